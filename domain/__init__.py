@@ -1,0 +1,1 @@
+"""The rules of the games: pure Deciders, no I/O, no clock, no global randomness."""

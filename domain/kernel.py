@@ -1,0 +1,115 @@
+"""The shared kernel: what every game's rules look like to the rest of Tablestream.
+
+Each game is a *Decider* (``Rules``): ``initial_state``, ``start``, ``decide``, ``evolve``,
+``is_terminal``, plus ``legal_commands`` and per-seat ``redact``. Commands and events are msgspec
+Structs in tagged unions with explicit, stable tags (field ``type``). Everything is pure: the only
+source of chance is the ``Chance`` object handed in, derived from committed seeds.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, ClassVar, Generic, Protocol, TypeVar
+
+import msgspec
+
+from domain.fairness import Chance
+
+Seat = int
+
+
+class Rejected(Exception):
+    """The rules refuse a command. ``code`` is stable snake_case; ``message`` is one human sentence.
+
+    A plain ``Rejected`` is a rule violation (HTTP 422); a ``Conflict`` is a refusal because of the
+    table's state rather than the command's content (HTTP 409: full, not started, game over).
+    """
+
+    kind: ClassVar[str] = "rule"
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.code!r}, {self.message!r})"
+
+
+class Conflict(Rejected):
+    kind: ClassVar[str] = "conflict"
+
+
+class Command(msgspec.Struct, tag_field="type", frozen=True, forbid_unknown_fields=True, kw_only=True):
+    """Base of every player command. Subclasses set an explicit ``tag`` (the wire ``type``)."""
+
+
+class Event(msgspec.Struct, tag_field="type", frozen=True, kw_only=True):
+    """Base of every stored event. Subclasses set an explicit ``tag``; past tense names."""
+
+
+class Options(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):
+    """Base of a game's table options; every field has a default and is recorded at creation."""
+
+
+S = TypeVar("S")
+C = TypeVar("C", bound=Command)
+E = TypeVar("E", bound=Event)
+O = TypeVar("O", bound=Options)
+
+
+class Rules(Protocol, Generic[S, C, E, O]):
+    """One game's rules. Implementations are stateless modules/objects; state is a frozen Struct.
+
+    ``evolve`` only records what ``decide`` decided: it never validates, never draws, never fails.
+    """
+
+    name: str  # the public game name: "skull", "six-nimmt", "skull-king"
+    options_type: type[O]
+    command_type: Any  # the tagged Union of this game's commands
+    event_type: Any  # the tagged Union of this game's events (table events excluded)
+    state_type: type[S]
+
+    def check_options(self, options: O, players: int) -> None:
+        """Raise ``Rejected`` (code ``invalid_options`` or ``bad_player_count``) for a table the rules refuse."""
+
+    def initial_state(self, options: O, players: int) -> S: ...
+
+    def start(self, state: S, chance: Chance) -> list[E]:
+        """The events that open play once every seat is taken (first player, first deal, ...)."""
+
+    def decide(self, state: S, command: C, seat: Seat, chance: Chance) -> list[E]:
+        """The events a command produces, or ``Rejected`` with a specific code."""
+
+    def evolve(self, state: S, event: E) -> S: ...
+
+    def is_terminal(self, state: S) -> bool: ...
+
+    def current_round(self, state: S) -> int:
+        """The 1-based round being played (whose seed is in use); draws before round 1 belong to 1."""
+
+    def rounds_completed(self, state: S) -> int:
+        """How many rounds are over, so their seeds may be revealed."""
+
+    def phase(self, state: S) -> str: ...
+
+    def to_act(self, state: S) -> list[Seat]:
+        """Seats whose command is awaited now."""
+
+    def legal_commands(self, state: S, seat: Seat) -> list[C]:
+        """Every command ``seat`` may send now, fully spelled out; empty when none."""
+
+    def redact(self, event: E, viewer: Seat | None) -> E:
+        """The event as ``viewer`` (``None``: a spectator) may see it during play."""
+
+    def scores(self, state: S) -> list[int]:
+        """Current totals per seat."""
+
+    def winners(self, state: S) -> list[Seat]:
+        """The winning seats once terminal (ties share); empty before."""
+
+
+def fold(rules: Rules[S, C, E, O], state: S, events: Sequence[E]) -> S:
+    for event in events:
+        state = rules.evolve(state, event)
+    return state

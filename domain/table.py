@@ -1,0 +1,239 @@
+"""The table: what every game shares around its rules.
+
+A table is created with options and a seed commitment, fills its seats, starts by itself when the
+last seat is taken, and keeps the fairness bookkeeping (seed reveals at round ends, fresh chains,
+the final result) in the same batch as the game events that triggered it. Game rules never see
+any of this; the table never sees a game's internals beyond the ``Rules`` protocol.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Literal, Union
+
+import msgspec
+
+from domain.fairness import CHAIN_LENGTH, Chance, SeedSource, chain_position, player_mix
+from domain.kernel import Command, Conflict, Event, Rejected, Rules, Seat
+
+MAX_NAME = 40
+MAX_CLIENT_SEED = 64
+RULES_VERSION = 1
+
+Status = Literal["waiting", "playing", "finished"]
+
+
+class TableCreated(Event, tag="table_created"):
+    game_id: str
+    game: str
+    players: int
+    options: dict[str, Any]
+    practice: bool
+    commitment: str  # s_0 of chain 0, hex
+    rules_version: int = RULES_VERSION
+
+
+class PlayerJoined(Event, tag="player_joined"):
+    seat: int
+    name: str
+    client_seed: str
+
+
+class GameStarted(Event, tag="game_started"):
+    mix: str  # hex of the players' entropy mix
+
+
+class SeedRevealed(Event, tag="seed_revealed"):
+    round: int
+    seed: str
+
+
+class SeedChainCommitted(Event, tag="seed_chain_committed"):
+    chain: int
+    first_round: int
+    commitment: str
+
+
+class GameFinished(Event, tag="game_finished"):
+    scores: list[int]
+    winners: list[int]
+
+
+TABLE_EVENTS: tuple[type[Event], ...] = (
+    TableCreated,
+    PlayerJoined,
+    GameStarted,
+    SeedRevealed,
+    SeedChainCommitted,
+    GameFinished,
+)
+
+
+class Player(msgspec.Struct, frozen=True):
+    seat: int
+    name: str
+    client_seed: str
+
+
+class TableState(msgspec.Struct, frozen=True, kw_only=True):
+    game_id: str
+    game: str
+    players: int
+    options: Any
+    practice: bool
+    commitments: tuple[str, ...]  # per chain, s_0 hex
+    seated: tuple[Player, ...] = ()
+    mix: str | None = None
+    status: Status = "waiting"
+    revealed: tuple[str, ...] = ()  # seed of round r at index r - 1
+    game_state: Any = None
+    winners: tuple[int, ...] = ()
+
+
+class Table:
+    """The Decider of a whole table, generic over one game's ``Rules``."""
+
+    def __init__(self, rules: Rules[Any, Any, Any, Any]) -> None:
+        self.rules = rules
+        self.name = rules.name
+        self.event_type: Any = Union[(*TABLE_EVENTS, *_members(rules.event_type))]  # noqa: UP007
+        self.command_type: Any = rules.command_type
+
+    # -- deciding --------------------------------------------------------------------------
+
+    def create(
+        self, game_id: str, players: Any, options: dict[str, Any], commitment: str, practice: bool
+    ) -> list[Event]:
+        """The ``table_created`` event, or ``Rejected`` for a player count or options the game refuses."""
+        if not isinstance(players, int) or isinstance(players, bool):
+            raise Rejected("bad_player_count", "The number of players must be a whole number.")
+        typed = self.parse_options(options)
+        self.rules.check_options(typed, players)
+        return [
+            TableCreated(
+                game_id=game_id,
+                game=self.name,
+                players=players,
+                options=msgspec.to_builtins(typed),
+                practice=practice,
+                commitment=commitment,
+            )
+        ]
+
+    def parse_options(self, options: dict[str, Any]) -> Any:
+        try:
+            return msgspec.convert(options, self.rules.options_type)
+        except msgspec.ValidationError as exc:
+            raise Rejected("invalid_options", f"The table options are invalid: {exc}.") from None
+
+    def join(self, state: TableState, name: str, client_seed: str, seeds: SeedSource) -> list[Event]:
+        """Take the next free seat; taking the last one starts the game in the same batch."""
+        if state.status != "waiting" or len(state.seated) >= state.players:
+            raise Conflict("table_full", "Every seat at this table is taken.")
+        name = name.strip()
+        if not 1 <= len(name) <= MAX_NAME:
+            raise Rejected("invalid_name", f"A player name must have 1 to {MAX_NAME} characters.")
+        if len(client_seed) > MAX_CLIENT_SEED:
+            raise Rejected("invalid_client_seed", f"A client seed has at most {MAX_CLIENT_SEED} characters.")
+        joined = PlayerJoined(seat=len(state.seated), name=name, client_seed=client_seed)
+        events: list[Event] = [joined]
+        if joined.seat + 1 < state.players:
+            return events
+        mix = player_mix(state.game_id, [p.client_seed for p in state.seated] + [client_seed])
+        started = GameStarted(mix=mix.hex())
+        events.append(started)
+        state = self.evolve(self.evolve(state, joined), started)
+        chance = Chance(seeds, mix)
+        return events + self._with_bookkeeping(state, self.rules.start(state.game_state, chance), chance)
+
+    def decide(self, state: TableState, command: Command, seat: Seat, seeds: SeedSource) -> list[Event]:
+        if state.status == "waiting":
+            raise Conflict("not_started", "The game has not started yet: seats are still open.")
+        if state.status == "finished":
+            raise Conflict("game_over", "The game is over; no more commands are accepted.")
+        if not 0 <= seat < state.players:
+            raise Rejected("not_seated", "Only a seated player may act.")
+        assert state.mix is not None
+        chance = Chance(seeds, bytes.fromhex(state.mix))
+        return self._with_bookkeeping(state, self.rules.decide(state.game_state, command, seat, chance), chance)
+
+    def _with_bookkeeping(self, state: TableState, game_events: list[Event], chance: Chance) -> list[Event]:
+        """Append seed reveals for rounds that ended, a fresh chain when one runs out, the result."""
+        rules = self.rules
+        before = rules.rounds_completed(state.game_state)
+        after_state = state.game_state
+        for event in game_events:
+            after_state = rules.evolve(after_state, event)
+        events = list(game_events)
+        terminal = rules.is_terminal(after_state)
+        completed = rules.rounds_completed(after_state)
+        for round_number in range(before + 1, completed + 1):
+            events.append(SeedRevealed(round=round_number, seed=chance.reveal(round_number)))
+        if not terminal:
+            next_chain, _ = chain_position(rules.current_round(after_state) + 1)
+            if next_chain >= len(state.commitments):
+                events.append(
+                    SeedChainCommitted(
+                        chain=next_chain,
+                        first_round=next_chain * CHAIN_LENGTH + 1,
+                        commitment=chance.chain_commitment(next_chain),
+                    )
+                )
+        else:
+            events.append(
+                GameFinished(scores=list(rules.scores(after_state)), winners=list(rules.winners(after_state)))
+            )
+        return events
+
+    # -- evolving --------------------------------------------------------------------------
+
+    def evolve(self, state: TableState | None, event: Event) -> TableState:
+        if isinstance(event, TableCreated):
+            options = msgspec.convert(event.options, self.rules.options_type)
+            return TableState(
+                game_id=event.game_id,
+                game=event.game,
+                players=event.players,
+                options=options,
+                practice=event.practice,
+                commitments=(event.commitment,),
+                game_state=self.rules.initial_state(options, event.players),
+            )
+        assert state is not None, "a table's first event is table_created"
+        if isinstance(event, PlayerJoined):
+            player = Player(seat=event.seat, name=event.name, client_seed=event.client_seed)
+            return msgspec.structs.replace(state, seated=(*state.seated, player))
+        if isinstance(event, GameStarted):
+            return msgspec.structs.replace(state, mix=event.mix, status="playing")
+        if isinstance(event, SeedRevealed):
+            return msgspec.structs.replace(state, revealed=(*state.revealed, event.seed))
+        if isinstance(event, SeedChainCommitted):
+            return msgspec.structs.replace(state, commitments=(*state.commitments, event.commitment))
+        if isinstance(event, GameFinished):
+            return msgspec.structs.replace(state, status="finished", winners=tuple(event.winners))
+        return msgspec.structs.replace(state, game_state=self.rules.evolve(state.game_state, event))
+
+    def fold(self, state: TableState | None, events: Sequence[Event]) -> TableState | None:
+        for event in events:
+            state = self.evolve(state, event)
+        return state
+
+    # -- seeing ----------------------------------------------------------------------------
+
+    def redact(self, event: Event, viewer: Seat | None, finished: bool) -> Event:
+        """What ``viewer`` may see of ``event``; once the game is over, everything."""
+        if finished or isinstance(event, TABLE_EVENTS):
+            return event
+        return self.rules.redact(event, viewer)
+
+    def to_act(self, state: TableState) -> list[Seat]:
+        return self.rules.to_act(state.game_state) if state.status == "playing" else []
+
+    def legal_commands(self, state: TableState, seat: Seat | None) -> list[Command]:
+        if state.status != "playing" or seat is None:
+            return []
+        return self.rules.legal_commands(state.game_state, seat)
+
+
+def _members(union: Any) -> tuple[Any, ...]:
+    return tuple(getattr(union, "__args__", (union,)))

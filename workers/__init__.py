@@ -1,0 +1,1 @@
+"""RQ jobs: projection catch-up, the lag sweeper, and bots."""
