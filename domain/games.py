@@ -2,30 +2,30 @@
 
 from __future__ import annotations
 
+import importlib
 from functools import cache
-from typing import Any
 
-from domain.kernel import Rejected, Rules
+from domain.kernel import Rejected
 from domain.table import Table
 
-
-def _all_rules() -> dict[str, Rules[Any, Any, Any, Any]]:
-    from domain.six_nimmt import RULES as SIX_NIMMT
-    from domain.skull import RULES as SKULL
-    from domain.skull_king import RULES as SKULL_KING
-
-    return {rules.name: rules for rules in (SKULL, SIX_NIMMT, SKULL_KING)}
+GAME_MODULES = {
+    "skull": "domain.skull",
+    "six-nimmt": "domain.six_nimmt",
+    "skull-king": "domain.skull_king",
+}
 
 
 @cache
-def tables() -> dict[str, Table]:
-    return {name: Table(rules) for name, rules in _all_rules().items()}
+def _table(name: str) -> Table:
+    return Table(importlib.import_module(GAME_MODULES[name]).RULES)
 
 
-def table_for(game: Any) -> Table:
+def game_names() -> list[str]:
+    return list(GAME_MODULES)
+
+
+def table_for(game: object) -> Table:
     """The table Decider of a game by its public name, or ``Rejected('unknown_game')``."""
-    found = tables().get(game) if isinstance(game, str) else None
-    if found is None:
-        names = ", ".join(sorted(tables()))
-        raise Rejected("unknown_game", f"Unknown game {game!r}; this server plays {names}.")
-    return found
+    if not isinstance(game, str) or game not in GAME_MODULES:
+        raise Rejected("unknown_game", f"Unknown game {game!r}; this server plays {', '.join(GAME_MODULES)}.")
+    return _table(game)

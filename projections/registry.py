@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
-from functools import cache
+import importlib
 from types import ModuleType
 
+VIEW_MODULES = {
+    "skull": "projections.skull",
+    "six-nimmt": "projections.six_nimmt",
+    "skull-king": "projections.skull_king",
+}
 
-@cache
-def game_views() -> dict[str, ModuleType]:
-    from projections import six_nimmt, skull, skull_king
 
-    return {"skull": skull, "six-nimmt": six_nimmt, "skull-king": skull_king}
+def views_for(game: str) -> ModuleType:
+    return importlib.import_module(VIEW_MODULES[game])

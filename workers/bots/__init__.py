@@ -1,18 +1,21 @@
-"""Bots: each picks a command from its own seat's view only (never the hidden state)."""
+"""Bots: each picks a command from its own seat's view only (never the hidden state).
+
+A bot module exposes ``choose(view, rng) -> command dict``; ``view`` is exactly what the API's
+``GET /games/{id}/view`` returns for the bot's seat, and the choice is one of ``view["legal"]``.
+"""
 
 from __future__ import annotations
 
+import importlib
 import random
-from functools import cache
-from typing import Any, Protocol
+from typing import Any
+
+BOT_MODULES = {
+    "skull": "workers.bots.skull",
+    "six-nimmt": "workers.bots.six_nimmt",
+    "skull-king": "workers.bots.skull_king",
+}
 
 
-class Bot(Protocol):
-    def choose(self, view: dict[str, Any], rng: random.Random) -> dict[str, Any]: ...
-
-
-@cache
-def bots() -> dict[str, Bot]:
-    from workers.bots import six_nimmt, skull, skull_king
-
-    return {"skull": skull, "six-nimmt": six_nimmt, "skull-king": skull_king}  # type: ignore[dict-item]
+def choose(game: str, view: dict[str, Any], rng: random.Random) -> dict[str, Any]:
+    return importlib.import_module(BOT_MODULES[game]).choose(view, rng)  # type: ignore[no-any-return]

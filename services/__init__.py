@@ -1,0 +1,1 @@
+"""The imperative shell: configuration, the Redis event store, command handling, the HTTP app, the CLI."""
