@@ -31,7 +31,7 @@ class CommandRecord(msgspec.Struct, frozen=True, kw_only=True):
     body: dict[str, Any]
 
 
-class StoredEvent(msgspec.Struct, frozen=True, kw_only=True):
+class StoredEvent(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
     version: int
     command_id: str
     event: msgspec.Raw
