@@ -1,0 +1,98 @@
+"""Read models of one table: each seat's view, the spectator view, the scoreboard, the lobby entry.
+
+Pure functions of the folded table state and its version: the same input gives the same bytes,
+whether a worker materialises them into Redis or the API computes one on demand.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+from domain.games import table_for
+from domain.table import TableState
+from projections.registry import views_for
+
+_encoder = msgspec.json.Encoder(order="deterministic")
+
+
+def seat_view(state: TableState, version: int, seat: int | None) -> dict[str, Any]:
+    """What ``seat`` (``None``: a spectator) may see of the table at ``version``."""
+    table = table_for(state.game)
+    rules, game_views = table.rules, views_for(state.game)
+    gs = state.game_state
+    started = state.status != "waiting"
+    players = []
+    for player in state.seated:
+        entry: dict[str, Any] = {"seat": player.seat, "name": player.name}
+        if started:
+            entry.update(game_views.player_public(gs, player.seat))
+        players.append(entry)
+    view: dict[str, Any] = {
+        "game": state.game,
+        "game_id": state.game_id,
+        "version": version,
+        "status": state.status,
+        "phase": rules.phase(gs) if started else "waiting_for_players",
+        "seat": seat,
+        "practice": state.practice,
+        "seats": state.players,
+        "options": msgspec.to_builtins(state.options),
+        "players": players,
+        "to_act": sorted(table.to_act(state)),
+        "legal": msgspec.to_builtins(table.legal_commands(state, seat)),
+        "scores": list(rules.scores(gs)) if started else [0] * state.players,
+        "winners": list(state.winners),
+        "fairness": {"commitments": list(state.commitments), "revealed_seeds": list(state.revealed)},
+    }
+    if started:
+        view.update(game_views.view(gs, seat))
+    return view
+
+
+def scoreboard(state: TableState, version: int) -> dict[str, Any]:
+    started = state.status != "waiting"
+    board: dict[str, Any] = {
+        "game": state.game,
+        "game_id": state.game_id,
+        "version": version,
+        "status": state.status,
+        "players": [{"seat": p.seat, "name": p.name} for p in state.seated],
+        "winners": list(state.winners),
+        "fairness": {"commitments": list(state.commitments), "revealed_seeds": list(state.revealed)},
+    }
+    if started:
+        board.update(views_for(state.game).scoreboard(state.game_state))
+    else:
+        board.update({"rounds": [], "totals": [0] * state.players})
+    return board
+
+
+def lobby_entry(state: TableState, version: int) -> dict[str, Any]:
+    return {
+        "game_id": state.game_id,
+        "game": state.game,
+        "seats": state.players,
+        "seats_taken": len(state.seated),
+        "status": state.status,
+        "practice": state.practice,
+        "version": version,
+    }
+
+
+def materialise(state: TableState, version: int) -> dict[str, bytes]:
+    """Every read model of the table as encoded bytes, keyed by their field in the views hash."""
+    fields = {f"seat:{seat}": encode(seat_view(state, version, seat)) for seat in range(state.players)}
+    fields["spectator"] = encode(seat_view(state, version, None))
+    fields["scores"] = encode(scoreboard(state, version))
+    fields["lobby"] = encode(lobby_entry(state, version))
+    return fields
+
+
+def view_field(seat: int | None) -> str:
+    return "spectator" if seat is None else f"seat:{seat}"
+
+
+def encode(model: dict[str, Any]) -> bytes:
+    return _encoder.encode(model)
