@@ -1,0 +1,56 @@
+#!/usr/bin/env python3
+"""One command for a fresh machine with only Python: make the virtualenv, install, run.
+
+    python3 deploy/local.py serve [tablestream serve flags]   # the service on its embedded Redis
+    python3 deploy/local.py test  [pytest flags]              # the whole test suite
+    python3 deploy/local.py demo  [tablestream demo flags]    # bots play through the real API
+
+The virtualenv lives in .venv next to pyproject.toml and is reinstalled only when pyproject.toml
+changes (its hash is kept in .venv/.installed).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+import sys
+import venv
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+VENV = ROOT / ".venv"
+BIN = VENV / "bin"
+STAMP = VENV / ".installed"
+
+
+def ensure_installed() -> None:
+    wanted = hashlib.sha256((ROOT / "pyproject.toml").read_bytes()).hexdigest()
+    if STAMP.exists() and STAMP.read_text() == wanted and (BIN / "tablestream").exists():
+        return
+    if not (BIN / "python").exists():
+        print("creating .venv ...", flush=True)
+        venv.EnvBuilder(with_pip=True).create(VENV)
+    print("installing tablestream and its test tools into .venv ...", flush=True)
+    pip = [str(BIN / "python"), "-m", "pip", "install", "--disable-pip-version-check", "-q"]
+    subprocess.run([*pip, "--upgrade", "pip"], check=True)
+    subprocess.run([*pip, "-e", f"{ROOT}[dev]"], check=True)
+    STAMP.write_text(wanted)
+
+
+def main(argv: list[str]) -> int:
+    if not argv or argv[0] not in {"serve", "test", "demo"}:
+        print(__doc__)
+        return 2
+    ensure_installed()
+    command, rest = argv[0], argv[1:]
+    os.chdir(ROOT)
+    if command == "test":
+        args = [str(BIN / "python"), "-m", "pytest", *rest]
+    else:
+        args = [str(BIN / "tablestream"), command, *rest]
+    os.execv(args[0], args)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

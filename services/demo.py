@@ -1,0 +1,148 @@
+"""``tablestream demo``: bots play whole games through the real HTTP API and narrate them.
+
+It starts the real stack - the embedded Redis (or ``--redis-url``), a projection worker process
+and the API under uvicorn on a free local port - then seats one bot per seat. Each bot reads only
+its own seat's view and sends one of the commands that view lists as legal.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import socket
+import tempfile
+import threading
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import httpx
+import uvicorn
+
+from services.app import create_app
+from services.cli import spawn_worker, stop_process
+from services.config import Settings
+from services.embedded import EmbeddedRedis
+from workers.bots import choose
+
+DEFAULT_PLAYERS = {"skull": 4, "six-nimmt": 4, "skull-king": 3}
+NAMES = ["Ada", "Brahim", "Chloé", "Dorota", "Emre", "Fatma", "Gaspard", "Hania", "Ines", "Jules", "Kasia", "Luc"]
+QUIET_FIELDS = {"type", "version"}
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+@contextmanager
+def local_stack(redis_url: str | None = None) -> Iterator[str]:
+    """The whole service on this machine; yields the API's base URL."""
+    with tempfile.TemporaryDirectory(prefix="tablestream-demo-") as tmp:
+        embedded = None
+        if redis_url is None:
+            embedded = EmbeddedRedis(Path(tmp) / "redis", durable=True)
+            embedded.start()
+            redis_url = embedded.url
+        worker = spawn_worker(redis_url, workers=1)
+        port = free_port()
+        config = uvicorn.Config(
+            create_app(replace(Settings(), redis_url=redis_url)),
+            host="127.0.0.1", port=port, log_level="warning", loop="uvloop", http="httptools",
+        )
+        server = uvicorn.Server(config)
+        thread = threading.Thread(target=server.run, daemon=True)
+        thread.start()
+        base = f"http://127.0.0.1:{port}"
+        try:
+            _wait_ready(base)
+            yield base
+        finally:
+            server.should_exit = True
+            thread.join(10)
+            stop_process(worker)
+            if embedded is not None:
+                embedded.stop()
+
+
+def _wait_ready(base: str, attempts: int = 200) -> None:
+    for _ in range(attempts):
+        try:
+            if httpx.get(f"{base}/healthz", timeout=1.0).status_code == 200:
+                return
+        except httpx.TransportError:
+            threading.Event().wait(0.05)
+    raise RuntimeError(f"the API at {base} did not come up")
+
+
+def play_game(client: httpx.Client, game: str, players: int, rng: random.Random, out: Any = print) -> dict[str, Any]:
+    """One complete game between bots; narrates public events; returns the final spectator view."""
+    created = client.post("/games", json={"game": game, "players": players, "options": {}})
+    created.raise_for_status()
+    game_id = created.json()["game_id"]
+    tokens = []
+    for seat in range(players):
+        joined = client.post(
+            f"/games/{game_id}/players", json={"name": NAMES[seat], "client_seed": f"{rng.getrandbits(64):x}"}
+        )
+        joined.raise_for_status()
+        tokens.append(joined.json()["token"])
+    out(f"== {game} {game_id}: {', '.join(NAMES[:players])}")
+    seen = 0
+    while True:
+        spectator = client.get(f"/games/{game_id}/events", params={"after": seen, "limit": 1000}).json()
+        for event in spectator["events"]:
+            out("  " + narrate(event))
+        seen = spectator["version"]
+        view = client.get(f"/games/{game_id}/view").json()
+        if view["status"] == "finished":
+            winners = ", ".join(NAMES[s] for s in view["winners"])
+            out(f"== winners: {winners}; scores {view['scores']}")
+            return view
+        for seat in view["to_act"]:
+            auth = {"Authorization": f"Bearer {tokens[seat]}"}
+            own = client.get(f"/games/{game_id}/view", headers=auth).json()
+            if not own["legal"]:
+                continue
+            command = choose(game, own, rng)
+            body = {"command_id": uuid.uuid4().hex, "command": command, "expected_version": own["version"]}
+            response = client.post(f"/games/{game_id}/commands", json=body, headers=auth)
+            if response.status_code == 409 and response.json()["error"]["code"] == "version_conflict":
+                continue
+            response.raise_for_status()
+
+
+def narrate(event: dict[str, Any]) -> str:
+    """A compact line for a public event: its version, its type and its visible fields."""
+    fields = []
+    for key, value in event.items():
+        if key in QUIET_FIELDS or value is None:
+            continue
+        if key == "seat" and isinstance(value, int) and value < len(NAMES):
+            value = NAMES[value]
+        text = value if isinstance(value, str | int | bool) else _short(value)
+        fields.append(f"{key}={text}")
+    return f"v{event['version']:<4} {event['type']:<22} {' '.join(fields)}"
+
+
+def _short(value: Any, limit: int = 60) -> str:
+    text = str(value).replace(" ", "")
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def run_demo(args: argparse.Namespace) -> int:
+    seed = args.seed if args.seed is not None else random.SystemRandom().getrandbits(32)
+    rng = random.Random(seed)
+    games = ["skull", "six-nimmt", "skull-king"] if args.game == "all" else [args.game]
+    print(f"bots' seed: {seed}")
+    with local_stack(args.redis_url) as base, httpx.Client(base_url=base, timeout=30.0) as client:
+        print(f"API at {base}")
+        for game in games:
+            for _ in range(args.games):
+                play_game(client, game, args.players or DEFAULT_PLAYERS[game], rng)
+    return 0
