@@ -1,0 +1,66 @@
+"""Who is awaited, and every command a seat may send now, fully spelled out.
+
+The property tests hold the rules to this list both ways: each command here is accepted, and any
+command not here is rejected.
+"""
+
+from __future__ import annotations
+
+from domain.kernel import Seat
+from domain.skull.commands import (
+    Bid,
+    ChooseFirstPlayer,
+    DiscardOwn,
+    DiscardPick,
+    Flip,
+    Pass,
+    PlaceDisc,
+    SkullCommand,
+)
+from domain.skull.state import DISC_ORDER, SkullState
+
+
+def to_act(state: SkullState) -> list[Seat]:
+    """Seats whose command is awaited: during the opening placement, every seat yet to place."""
+    if state.phase == "placement":
+        return [s for s in state.active() if not state.seats[s].stack]
+    awaited = {
+        "turns": state.turn,
+        "auction": state.turn,
+        "reveal": state.challenger,
+        "discard_pick": state.skull_owner,
+        "discard_own": state.challenger,
+        "choose_first_player": state.chooser,
+    }.get(state.phase)
+    return [] if awaited is None else [awaited]
+
+
+def legal_commands(state: SkullState, seat: Seat) -> list[SkullCommand]:
+    if seat not in to_act(state):
+        return []
+    mine = state.seats[seat]
+    phase = state.phase
+    if phase == "placement":
+        return _placements(mine.hand)
+    if phase == "turns":
+        return [*_placements(mine.hand), *_bids(state)]
+    if phase == "auction":
+        return [*_bids(state), Pass()]
+    if phase == "reveal":
+        return [Flip(seat=s) for s, other in enumerate(state.seats) if s != seat and other.face_down]
+    if phase == "discard_pick":
+        assert state.discard_order is not None, "a blind draw follows a shuffle"
+        return [DiscardPick(position=p) for p in range(len(state.discard_order))]
+    if phase == "discard_own":
+        return [DiscardOwn(disc=d) for d in DISC_ORDER if d in mine.owned]
+    if phase == "choose_first_player":
+        return [ChooseFirstPlayer(seat=s) for s in state.active()]
+    return []
+
+
+def _placements(hand: tuple[str, ...]) -> list[SkullCommand]:
+    return [PlaceDisc(disc=d) for d in DISC_ORDER if d in hand]
+
+
+def _bids(state: SkullState) -> list[SkullCommand]:
+    return [Bid(count=c) for c in range(state.bid + 1, state.on_mats() + 1)]

@@ -1,0 +1,96 @@
+"""The Skull rules as a pure Decider (shared/RULES.md, Skull section); ``RULES`` is the instance.
+
+Commands are decided in ``decide``, events recorded in ``evolve``, the reveal and the round's end
+in ``settle``, what a seat may send in ``legal``. This module ties them to ``domain.kernel.Rules``
+and says what each viewer may see of an event.
+"""
+
+from __future__ import annotations
+
+from msgspec.structs import replace
+
+from domain.fairness import Chance
+from domain.kernel import Rejected, Rules, Seat
+from domain.skull import decide as deciding
+from domain.skull import evolve as evolving
+from domain.skull.commands import SkullCommand
+from domain.skull.events import DiscLost, DiscPlaced, DiscsShuffled, RoundStarted, SkullEvent
+from domain.skull.legal import legal_commands, to_act
+from domain.skull.options import SkullOptions, player_range
+from domain.skull.state import SeatState, SkullState
+
+FIRST_PLAYER_LABEL = "first-player"
+
+
+class SkullRules:
+    name = "skull"
+    options_type = SkullOptions
+    command_type = SkullCommand
+    event_type = SkullEvent
+    state_type = SkullState
+
+    def check_options(self, options: SkullOptions, players: int) -> None:
+        low, high = player_range(options)
+        if not low <= players <= high:
+            more = "" if options.two_sets else " (or up to 12 with the two_sets option)"
+            raise Rejected("bad_player_count", f"Skull is played by {low} to {high} players{more}.")
+        if options.first_player is not None and options.first_player >= players:
+            raise Rejected("invalid_options", f"The first player must be a seat from 0 to {players - 1}.")
+
+    def initial_state(self, options: SkullOptions, players: int) -> SkullState:
+        return SkullState(options=options, seats=tuple(SeatState() for _ in range(players)))
+
+    def start(self, state: SkullState, chance: Chance) -> list[SkullEvent]:
+        """Round 1 begins; its first player is the table's choice or ``uniform(1, "first-player", n)``."""
+        named = state.options.first_player
+        if named is not None:
+            return [RoundStarted(round=1, first_player=named, reason="table")]
+        drawn = chance.uniform(1, FIRST_PLAYER_LABEL, state.players)
+        return [RoundStarted(round=1, first_player=drawn, reason="draw")]
+
+    def decide(
+        self, state: SkullState, command: SkullCommand, seat: Seat, chance: Chance
+    ) -> list[SkullEvent]:
+        return deciding.decide(state, command, seat, chance)
+
+    def evolve(self, state: SkullState, event: SkullEvent) -> SkullState:
+        return evolving.evolve(state, event)
+
+    def is_terminal(self, state: SkullState) -> bool:
+        return state.phase == "finished"
+
+    def current_round(self, state: SkullState) -> int:
+        """The round in progress; while the eliminated challenger names a first player, the next one."""
+        return state.round if state.phase == "finished" else state.rounds_completed + 1
+
+    def rounds_completed(self, state: SkullState) -> int:
+        return state.rounds_completed
+
+    def phase(self, state: SkullState) -> str:
+        return state.phase
+
+    def to_act(self, state: SkullState) -> list[Seat]:
+        return to_act(state)
+
+    def legal_commands(self, state: SkullState, seat: Seat) -> list[SkullCommand]:
+        return legal_commands(state, seat)
+
+    def redact(self, event: SkullEvent, viewer: Seat | None) -> SkullEvent:
+        """Hide a placed disc (unless it is the visibly distinct Last chance disc) and a lost disc
+        from everyone but their owner; the blind draw's order from everyone while the game runs."""
+        if isinstance(event, DiscPlaced) and event.disc != "last_chance" and viewer != event.seat:
+            return replace(event, disc=None)
+        if isinstance(event, DiscLost) and viewer != event.seat:
+            return replace(event, disc=None)
+        if isinstance(event, DiscsShuffled):
+            return replace(event, order=None)
+        return event
+
+    def scores(self, state: SkullState) -> list[int]:
+        return [seat.points for seat in state.seats]
+
+    def winners(self, state: SkullState) -> list[Seat]:
+        return state.winners() if state.phase == "finished" else []
+
+
+RULES: Rules[SkullState, SkullCommand, SkullEvent, SkullOptions] = SkullRules()
