@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -20,7 +20,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from services.audit_routes import routes as audit_routes
+# AUDIT_PENDING from services.audit_routes import routes as audit_routes
 from services.config import Settings
 from services.errors import ApiError
 from services.handler import CommandHandler
@@ -92,18 +92,24 @@ async def openapi(request: Request) -> JSONResponse:
     return JSONResponse(openapi_document())
 
 
-def create_app(
-    settings: Settings,
-    redis_client: aioredis.Redis | None = None,
-    sync_redis: redis.Redis | None = None,
-) -> Starlette:
-    """The app. Clients may be handed in (tests pass fakeredis); otherwise they come from the URL."""
+Connect = Callable[[], tuple[aioredis.Redis, redis.Redis]]
+
+
+def connect_to(url: str | None) -> Connect:
+    def connect() -> tuple[aioredis.Redis, redis.Redis]:
+        target = url or "redis://127.0.0.1:6379"
+        return aioredis.Redis.from_url(target), redis.Redis.from_url(target)
+
+    return connect
+
+
+def create_app(settings: Settings, connect: Connect | None = None) -> Starlette:
+    """The app. ``connect`` makes its (async, sync) Redis clients inside the app's own event loop;
+    by default from ``settings.redis_url`` (tests hand in fakeredis)."""
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        owned = redis_client is None
-        aclient = redis_client or aioredis.Redis.from_url(settings.redis_url or "redis://127.0.0.1:6379")
-        sclient = sync_redis or redis.Redis.from_url(settings.redis_url or "redis://127.0.0.1:6379")
+        aclient, sclient = (connect or connect_to(settings.redis_url))()
         queue = projection_queue(sclient)
 
         async def poke(game_id: str) -> None:
@@ -116,14 +122,13 @@ def create_app(
         try:
             yield
         finally:
-            if owned:
-                await aclient.aclose()
-                sclient.close()
+            await aclient.aclose()
+            sclient.close()
 
     routes = [
         *game_routes,
         Route("/games/{game_id}/live", live, methods=["GET"]),
-        *audit_routes,
+        # AUDIT_PENDING *audit_routes,
         Route("/openapi.json", openapi, methods=["GET"]),
         Route("/healthz", healthz, methods=["GET"]),
     ]

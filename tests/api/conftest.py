@@ -1,0 +1,117 @@
+"""The HTTP app under test, on fakeredis and on a real server, with its projection queue drainable."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import fakeredis
+import pytest
+import redis
+from rq import SimpleWorker
+from rq.serializers import JSONSerializer
+from starlette.testclient import TestClient
+
+from services.app import create_app, connect_to
+from services.config import Settings
+from services.embedded import EmbeddedRedis
+from workers.projector import projection_queue
+
+ADMIN_TOKEN = "operator-secret-token"
+
+
+@dataclass
+class Api:
+    """A test client plus what a test needs around it: the sync Redis and the worker."""
+
+    client: TestClient
+    sync: redis.Redis
+    tokens: dict[str, list[str]] = field(default_factory=dict)
+    _shared_game: str | None = None
+
+    def shared_game(self) -> str:
+        """One started Skull table reused across the examples of a hypothesis test."""
+        if self._shared_game is None:
+            self._shared_game = self.started()
+        return self._shared_game
+
+    def project(self) -> None:
+        """Run every queued projection poke to completion (an RQ SimpleWorker in burst mode)."""
+        queue = projection_queue(self.sync)
+        SimpleWorker([queue], connection=self.sync, serializer=JSONSerializer).work(burst=True)
+
+    def create(self, game: str = "skull", players: int = 3, **options: Any) -> str:
+        response = self.client.post("/games", json={"game": game, "players": players, "options": options})
+        assert response.status_code == 201, response.text
+        game_id: str = response.json()["game_id"]
+        self.tokens[game_id] = []
+        return game_id
+
+    def join(self, game_id: str, name: str = "P", client_seed: str | None = None) -> int:
+        body: dict[str, Any] = {"name": name}
+        if client_seed is not None:
+            body["client_seed"] = client_seed
+        response = self.client.post(f"/games/{game_id}/players", json=body)
+        assert response.status_code == 201, response.text
+        self.tokens[game_id].append(response.json()["token"])
+        seat: int = response.json()["seat"]
+        return seat
+
+    def started(self, game: str = "skull", players: int = 3, **options: Any) -> str:
+        game_id = self.create(game, players, **options)
+        for seat in range(players):
+            self.join(game_id, f"P{seat}", f"seed-{seat}")
+        return game_id
+
+    def auth(self, game_id: str, seat: int) -> dict[str, str]:
+        return {"Authorization": f"Bearer {self.tokens[game_id][seat]}"}
+
+    def send(self, game_id: str, seat: int, command: dict[str, Any], command_id: str | None = None,
+             expected_version: int | None = None) -> Any:
+        body: dict[str, Any] = {"command_id": command_id or uuid.uuid4().hex, "command": command}
+        if expected_version is not None:
+            body["expected_version"] = expected_version
+        return self.client.post(f"/games/{game_id}/commands", json=body, headers=self.auth(game_id, seat))
+
+    def view(self, game_id: str, seat: int | None = None, **params: Any) -> dict[str, Any]:
+        headers = self.auth(game_id, seat) if seat is not None else {}
+        response = self.client.get(f"/games/{game_id}/view", headers=headers, params=params)
+        assert response.status_code == 200, response.text
+        view: dict[str, Any] = response.json()
+        return view
+
+    def head(self, game_id: str) -> int:
+        version: int = self.client.get(f"/games/{game_id}/events", params={"limit": 1}).json()["version"]
+        return version
+
+
+@pytest.fixture(params=["fakeredis", pytest.param("redis", marks=pytest.mark.redis)])
+def api(request: pytest.FixtureRequest) -> Iterator[Api]:
+    settings = Settings(admin_token=ADMIN_TOKEN)
+    if request.param == "fakeredis":
+        server = fakeredis.FakeServer()
+        sync = fakeredis.FakeRedis(server=server)
+        app = create_app(settings, lambda: (fakeredis.FakeAsyncRedis(server=server), fakeredis.FakeRedis(server=server)))
+    else:
+        embedded: EmbeddedRedis = request.getfixturevalue("redis_server")
+        sync = redis.Redis.from_url(embedded.url)
+        sync.flushall()
+        app = create_app(settings, connect_to(embedded.url))
+    with TestClient(app, raise_server_exceptions=False) as client:
+        client.headers["X-Request-ID"] = f"test-{uuid.uuid4().hex[:8]}"
+        yield Api(client, sync)
+    sync.close()
+
+
+@pytest.fixture
+def fake_api() -> Iterator[Api]:
+    """The app on fakeredis only: for tests about HTTP behaviour, not about the backend."""
+    server = fakeredis.FakeServer()
+    app = create_app(
+        Settings(admin_token=ADMIN_TOKEN),
+        lambda: (fakeredis.FakeAsyncRedis(server=server), fakeredis.FakeRedis(server=server)),
+    )
+    with TestClient(app, raise_server_exceptions=False) as client:
+        yield Api(client, fakeredis.FakeRedis(server=server))

@@ -1,0 +1,130 @@
+"""Commands over HTTP: acceptance, idempotency, concurrency control, and every kind of bad input."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.api.conftest import Api
+
+FLOWER = {"type": "place_disc", "disc": "flower"}
+
+
+def test_an_accepted_command_answers_its_version_events_and_a_receipt(api: Api) -> None:
+    game_id = api.started()
+    head = api.head(game_id)
+    response = api.send(game_id, 0, FLOWER)
+    assert response.status_code == 200, response.text
+    body = response.json()
+    assert body["version"] > head
+    assert body["events"][0]["version"] == head + 1
+    assert body["receipt"]["game_id"] == game_id
+    assert body["receipt"]["version"] == body["version"]
+    assert len(body["receipt"]["hash"]) == 64
+
+
+def test_a_repeated_command_id_with_the_same_body_gets_the_same_answer_and_appends_nothing(api: Api) -> None:
+    game_id = api.started()
+    first = api.send(game_id, 0, FLOWER, command_id="same")
+    head = api.head(game_id)
+    again = api.send(game_id, 0, FLOWER, command_id="same")
+    assert again.status_code == 200
+    assert again.json() == first.json()
+    assert api.head(game_id) == head
+
+
+def test_a_command_id_reused_with_another_body_is_a_409(api: Api) -> None:
+    game_id = api.started()
+    api.send(game_id, 0, FLOWER, command_id="once")
+    head = api.head(game_id)
+    response = api.send(game_id, 0, {"type": "place_disc", "disc": "skull"}, command_id="once")
+    assert response.status_code == 409
+    assert response.json()["error"]["code"] == "command_id_reused"
+    assert api.head(game_id) == head
+
+
+def test_a_stale_expected_version_is_a_409_with_the_current_version(api: Api) -> None:
+    game_id = api.started()
+    head = api.head(game_id)
+    api.send(game_id, 1, FLOWER)
+    response = api.send(game_id, 0, FLOWER, expected_version=head)
+    assert response.status_code == 409
+    error = response.json()["error"]
+    assert error["code"] == "version_conflict"
+    assert error["current_version"] == api.head(game_id)
+
+
+def test_without_expected_version_the_server_decides_against_the_newest_state(api: Api) -> None:
+    game_id = api.started()
+    api.send(game_id, 1, FLOWER)
+    response = api.send(game_id, 0, FLOWER)
+    assert response.status_code == 200
+
+
+@pytest.mark.parametrize(
+    ("body", "status", "code"),
+    [
+        (b"{not json", 400, "malformed_json"),
+        (b"", 400, "malformed_json"),
+        (b"[]", 422, "invalid_request"),
+        (b'{"command_id": "x"}', 422, "invalid_request"),
+        (b'{"command_id": "", "command": {"type": "pass"}}', 422, "invalid_request"),
+        (b'{"command_id": "' + b"x" * 65 + b'", "command": {"type": "pass"}}', 422, "invalid_request"),
+        (b'{"command_id": "x", "command": {"type": "fly"}}', 422, "unknown_command"),
+        (b'{"command_id": "x", "command": {"disc": "flower"}}', 422, "invalid_command"),
+        (b'{"command_id": "x", "command": {"type": "place_disc", "disc": "rose"}}', 422, "invalid_command"),
+        (b'{"command_id": "x", "command": {"type": "place_disc"}}', 422, "invalid_command"),
+        (b'{"command_id": "x", "expected_version": -1, "command": {"type": "pass"}}', 422, "invalid_request"),
+        (b'{"command_id": "x", "command": {"type": "bid", "count": 3}}', 422, "wrong_phase"),
+    ],
+)
+def test_bad_input_gets_a_specific_4xx_and_appends_nothing(api: Api, body: bytes, status: int, code: str) -> None:
+    game_id = api.started()
+    head = api.head(game_id)
+    response = api.client.post(
+        f"/games/{game_id}/commands", content=body, headers={**api.auth(game_id, 0), "Content-Type": "application/json"}
+    )
+    assert response.status_code == status, response.text
+    assert response.json()["error"]["code"] == code
+    assert api.head(game_id) == head
+
+
+def test_commands_without_a_token_or_with_a_wrong_one_are_401(api: Api) -> None:
+    game_id = api.started()
+    body = {"command_id": "x", "command": FLOWER}
+    assert api.client.post(f"/games/{game_id}/commands", json=body).status_code == 401
+    wrong = {"Authorization": "Bearer not-a-token"}
+    assert api.client.post(f"/games/{game_id}/commands", json=body, headers=wrong).status_code == 401
+    other_game = api.started()
+    foreign = api.auth(other_game, 0)
+    assert api.client.post(f"/games/{game_id}/commands", json=body, headers=foreign).status_code == 401
+
+
+def test_a_token_acts_as_its_own_seat_only(api: Api) -> None:
+    game_id = api.started()
+    api.send(game_id, 2, FLOWER)
+    view = api.view(game_id, 2)
+    assert view["seat"] == 2
+    assert 2 not in view["to_act"]
+    assert 0 in view["to_act"]
+
+
+def test_a_command_before_the_game_starts_is_a_409(api: Api) -> None:
+    game_id = api.create("skull", 3)
+    api.join(game_id)
+    response = api.send(game_id, 0, FLOWER)
+    assert response.status_code == 409
+    assert response.json()["error"]["code"] == "not_started"
+
+
+def test_acting_when_not_awaited_is_a_422_naming_the_rule(api: Api) -> None:
+    game_id = api.started()
+    api.send(game_id, 0, FLOWER)
+    response = api.send(game_id, 0, FLOWER)
+    assert response.status_code == 422
+    assert response.json()["error"]["code"] != "internal_error"
+
+
+def test_every_response_carries_a_request_id(api: Api) -> None:
+    response = api.client.get("/healthz")
+    assert response.headers["x-request-id"].startswith("test-")
+    assert api.client.get("/nowhere").json()["error"]["code"] == "not_found"
