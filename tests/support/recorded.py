@@ -1,0 +1,124 @@
+"""Games recorded in memory exactly as the server stores them, for the export/verify/audit tests.
+
+``RecordedGame`` is a ``tests.support.play.Game`` that also appends every accepted request as one
+batch through ``records.encode_batch``, with the same ``CommandRecord`` the command handler
+writes: ``create`` (options minus the practice ``seed``), ``join``, ``command`` (the command as
+JSON builtins). ``play_random`` drives it unchanged, since it only calls ``act``.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import msgspec
+
+from domain.fairness import SecretSeeds
+from domain.games import table_for
+from domain.kernel import Command, Event
+from services.records import (
+    GENESIS_HASH,
+    CommandRecord,
+    Entry,
+    StoredEvent,
+    chain_hash,
+    decode_stored,
+    encode_batch,
+)
+from tests.support.play import Game, play_random, seeds_from
+
+
+@dataclass
+class RecordedGame(Game):
+    """A game in memory plus its stored stream; ``receipts`` are (version, hash) per request."""
+
+    entries: list[Entry] = field(default_factory=list)
+    receipts: list[tuple[int, str]] = field(default_factory=list)
+
+    def record(self, record: CommandRecord, events: list[Event]) -> list[Event]:
+        prev = self.entries[-1].hash if self.entries else GENESIS_HASH
+        batch = encode_batch(len(self.entries) + 1, prev, record, events)
+        self.entries.extend(batch)
+        self.receipts.append((batch[-1].version, batch[-1].hash))
+        return self.apply(events)
+
+    def act(self, seat: int, command: Command | dict[str, Any]) -> list[Event]:
+        if isinstance(command, dict):
+            command = msgspec.convert(command, self.table.command_type)
+        events = self.table.decide(self.state, command, seat, self.seeds)
+        record = CommandRecord(
+            id=f"cmd-{len(self.receipts)}", kind="command", seat=seat, body=msgspec.to_builtins(command)
+        )
+        return self.record(record, events)
+
+
+def new_recorded_game(
+    game: str,
+    players: int,
+    options: dict[str, Any] | None = None,
+    seed: int | str | bytes = 0,
+    client_seeds: Sequence[str] | None = None,
+    game_id: str | None = None,
+) -> RecordedGame:
+    """Create and fill a table as the server does; option ``seed`` (64 hex) makes a practice table."""
+    table = table_for(game)
+    options = dict(options or {})
+    practice_seed = options.pop("seed", None)
+    if practice_seed is not None:
+        secret = bytes.fromhex(practice_seed)
+        seeds = SecretSeeds(secret, secret)
+    else:
+        seeds = seeds_from(seed)
+    game_id = game_id or f"test-{game}-{seed}"
+    created = table.create(game_id, players, options, seeds.chain_commitment(0), practice_seed is not None)
+    state = table.fold(None, created)
+    assert state is not None
+    g = RecordedGame(table=table, seeds=seeds, state=state)
+    body = {"game": game, "players": players, "options": options}
+    g.record(CommandRecord(id="create", kind="create", body=body), created)
+    for seat in range(players):
+        client_seed = client_seeds[seat] if client_seeds else f"cs{seat}"
+        events = table.join(g.state, f"P{seat}", client_seed, seeds)
+        g.record(
+            CommandRecord(
+                id=f"join-{seat}", kind="join", body={"name": f"P{seat}", "client_seed": client_seed}
+            ),
+            events,
+        )
+    return g
+
+
+def recorded_random_game(
+    game: str, players: int, options: dict[str, Any] | None = None, seed: int = 0
+) -> RecordedGame:
+    """A whole random game, recorded: the streams the random suites would leave in Redis."""
+    g = new_recorded_game(game, players, options, seed=seed)
+    play_random(g, random.Random(seed))
+    return g
+
+
+def rewrite(
+    entries: Sequence[Entry], change: Callable[[list[tuple[StoredEvent, Any]]], list[tuple[StoredEvent, Any]]]
+) -> list[Entry]:
+    """A consistent rewrite, as an attacker holding the database would do it.
+
+    ``change`` edits the list of (stored record, event as builtins); every version, command record
+    and hash is then recomputed so that the hash chain is intact again.
+    """
+    decoded = [
+        (stored, msgspec.json.decode(stored.event))
+        for stored in map(decode_stored, (e.data for e in entries))
+    ]
+    changed = change(decoded)
+    out: list[Entry] = []
+    prev = GENESIS_HASH
+    for version, (stored, event) in enumerate(changed, start=1):
+        fresh = msgspec.structs.replace(
+            stored, version=version, event=msgspec.Raw(msgspec.json.encode(event))
+        )
+        data = msgspec.json.encode(fresh)
+        prev = chain_hash(prev, data)
+        out.append(Entry(version, data, prev))
+    return out
