@@ -158,7 +158,7 @@ class EmbeddedRedis:
     def _wait_ready(self, deadline: float) -> bool:
         """Poll PING until the deadline. ``False`` if the server exited (a lost port race)."""
         assert self._process is not None
-        with self._client(timeout=1.0) as client:
+        with self._client(timeout=0.25) as client:
             while time.monotonic() < deadline:
                 if self._process.poll() is not None:
                     return False

@@ -36,7 +36,9 @@ ViewWrite = Literal["written", "stale", "mismatch"]
 
 
 def _lua(name: str) -> str:
-    return resources.files("services").joinpath("lua", f"{name}.lua").read_text(encoding="utf-8")
+    # Anchored on "services.lua" (a namespace package of data files), not on "services": a stale
+    # editable install can make "services" a namespace whose path files() cannot read.
+    return resources.files("services.lua").joinpath(f"{name}.lua").read_text(encoding="utf-8")
 
 
 CREATE_LUA = _lua("create")
