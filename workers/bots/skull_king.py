@@ -17,6 +17,7 @@ from domain.skull_king.tricks import winning_index
 Command = dict[str, Any]
 
 _SPECIAL_POWER = {"escape": 0, "mermaid": 40, "pirate": 50, "skull-king": 60}
+_SPECIAL_SHARE = {"skull-king": 0.97, "pirate": 0.9, "scary-mary": 0.9, "mermaid": 0.88, "escape": 0.0}
 
 
 def power(card: str, declared: Any = None) -> int:
@@ -28,22 +29,23 @@ def power(card: str, declared: Any = None) -> int:
     return card_info.rank + (20 if card_info.suit == "black" else 0)
 
 
+def beaten_share(card: str) -> float:
+    """Roughly how often this card beats one other player's card, from the 66-card deck's make-up.
+
+    A black 13 loses only to the 9 characters; a plain card also loses to black and to higher cards
+    of its suit, and low plain cards rarely survive a suit being followed.
+    """
+    card_info = info(card)
+    if card_info.kind == "number":
+        if card_info.suit == "black":
+            return 0.5 + 0.028 * card_info.rank
+        return 0.3 + 0.033 * card_info.rank
+    return _SPECIAL_SHARE[card_info.kind]
+
+
 def trick_chance(card: str, players: int) -> float:
-    """How likely the card alone takes a trick; more opponents make every card weaker."""
-    kind = info(card).kind
-    crowd = 1.0 if players <= 3 else 0.85 if players == 4 else 0.75
-    if kind == "skull-king":
-        return 0.9
-    if kind in ("pirate", "scary-mary"):
-        return 0.75 * crowd
-    if kind == "mermaid":
-        return 0.5 * crowd
-    if kind == "escape":
-        return 0.0
-    rank = info(card).rank
-    if info(card).suit == "black":
-        return (0.55 if rank >= 11 else 0.3 if rank >= 8 else 0.1) * crowd
-    return (0.4 if rank == 13 else 0.25 if rank >= 11 else 0.05) * crowd
+    """How likely the card takes a trick: it must beat the card of every other player."""
+    return beaten_share(card) ** (players - 1)
 
 
 def choose_bid(view: dict[str, Any], legal: list[Command], rng: random.Random) -> Command:
