@@ -1,0 +1,99 @@
+"""Helpers shared by the Skull tests (domain, views, bot): set up a table, act, read the state.
+
+No tests live here; the module is named so that it belongs with the Skull tests.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from typing import Any
+
+import msgspec
+import pytest
+
+from domain.kernel import Command, Event, Rejected
+from domain.skull.events import SkullEvent
+from domain.skull.state import SkullState
+from tests.support.play import Game, new_game
+
+
+def skull_game(players: int = 4, seed: int | str = 0, **options: Any) -> Game:
+    """A started Skull table; seat 0 starts round 1 unless ``first_player`` says otherwise."""
+    options.setdefault("first_player", 0)
+    if options["first_player"] is None:
+        del options["first_player"]
+    return new_game("skull", players, options, seed=seed)
+
+
+def st(g: Game) -> SkullState:
+    state: SkullState = g.rules_state
+    return state
+
+
+def do(g: Game, seat: int, kind: str | Command, /, **fields: Any) -> list[Event]:
+    """``seat`` sends the command ``{"type": kind, **fields}`` as it comes off the wire (or a
+    ``Command`` built in Python, which msgspec never validates); returns the events it produced."""
+    return g.act(seat, kind if isinstance(kind, Command) else {"type": kind, **fields})
+
+
+def place(g: Game, discs: Sequence[str | None]) -> None:
+    """The opening placement: seat i places ``discs[i]`` (``None``: that seat has nothing to place)."""
+    for seat, disc in enumerate(discs):
+        if disc is not None:
+            do(g, seat, "place_disc", disc=disc)
+
+
+def rejected(g: Game, seat: int, kind: str | Command, /, **fields: Any) -> str:
+    """The code with which the rules refuse the command; the table state must not change."""
+    before = g.state
+    with pytest.raises(Rejected) as caught:
+        do(g, seat, kind, **fields)
+    assert g.state == before
+    assert caught.value.message.endswith(".")
+    return caught.value.code
+
+
+def skull_events(events: Sequence[Event]) -> list[SkullEvent]:
+    """Only the game's own events (no table bookkeeping such as seed reveals)."""
+    members = SkullEvent.__args__
+    return [e for e in events if isinstance(e, members)]
+
+
+def of_type(events: Sequence[Event], kind: type[Any]) -> list[Any]:
+    return [e for e in events if isinstance(e, kind)]
+
+
+def as_dicts(events: Sequence[Event]) -> list[dict[str, Any]]:
+    return [msgspec.to_builtins(e) for e in events]
+
+
+def random_options(rng: random.Random, two_sets: bool = False) -> dict[str, Any]:
+    """A random table configuration (the first player drawn fairly half of the time)."""
+    options: dict[str, Any] = {
+        "two_sets": two_sets,
+        "reveal_all_own_first": rng.random() < 0.5,
+        "first_after_elimination": rng.choice(["eliminated_chooses", "left_neighbour"]),
+        "last_chance": rng.random() < 0.5,
+    }
+    return options
+
+
+def challenge(g: Game, stacks: Sequence[Sequence[str]], challenger: int, bid: int) -> list[Event]:
+    """Play a round up to the reveal: each seat builds ``stacks[seat]`` (bottom first), the first
+    seat in turn with nothing more to place opens the auction, ``challenger`` bids ``bid`` and
+    everyone else passes. Returns the events of the command that ended the auction."""
+    place(g, [stack[0] if stack else None for stack in stacks])
+    placed = [1 if stack else 0 for stack in stacks]
+    while (seat := st(g).turn) is not None and placed[seat] < len(stacks[seat]):
+        do(g, seat, "place_disc", disc=stacks[seat][placed[seat]])
+        placed[seat] += 1
+    assert placed == [len(stack) for stack in stacks], "the script must let every stack be built"
+    opener = st(g).turn
+    assert opener is not None
+    events = do(g, opener, "bid", count=bid if opener == challenger else 1)
+    while st(g).phase == "auction":
+        seat = st(g).turn
+        assert seat is not None
+        events = do(g, seat, "bid", count=bid) if seat == challenger else do(g, seat, "pass")
+    return events
