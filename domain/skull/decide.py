@@ -169,6 +169,6 @@ def decide(state: SkullState, command: object, seat: Seat, chance: Chance) -> li
         raise Rejected("unknown_command", "Skull has no such command.")
     if not 0 <= seat < state.players:
         raise Rejected("not_seated", "Only a seated player may act.")
-    if state.seats[seat].eliminated and not isinstance(command, ChooseFirstPlayer):
+    if state.seats[seat].eliminated and seat != state.chooser:
         raise Rejected("eliminated", "You are out of the game and can no longer act.")
     return handler(state, command, seat, chance)
