@@ -16,7 +16,17 @@ from domain.skull.events import (
     RoundStarted,
 )
 from domain.table import GameFinished
-from tests.domain.test_skull_support import challenge, do, of_type, rejected, skull_events, skull_game, st
+from tests.domain.test_skull_support import (
+    challenge,
+    do,
+    of_type,
+    opponents_skull_round,
+    own_skull_round,
+    rejected,
+    skull_events,
+    skull_game,
+    st,
+)
 from tests.support.play import Game
 
 F, S = "flower", "skull"
@@ -26,35 +36,6 @@ def fail_on_opponents_skull(g: Game) -> list[object]:
     """Seat 0 has two discs on its mat, two in hand, and runs into seat 2's skull."""
     challenge(g, [[F, F], [F, F], [S]], challenger=0, bid=4)
     return do(g, 0, "flip", seat=2)
-
-
-def own_skull_round(g: Game, loser: int, lose: str) -> list[object]:
-    """``loser`` puts his skull down first, opens with 1 and turns it himself; he gives up ``lose``."""
-    for seat in g.table.to_act(g.state):
-        hand = st(g).seats[seat].hand
-        do(g, seat, "place_disc", disc=S if seat == loser else (F if F in hand else hand[0]))
-    while (turn := st(g).turn) != loser:
-        assert turn is not None
-        do(g, turn, "place_disc", disc=st(g).seats[turn].hand[0])
-    do(g, loser, "bid", count=1)
-    while st(g).phase == "auction":
-        do(g, g.table.to_act(g.state)[0], "pass")
-    assert st(g).phase == "discard_own"
-    return do(g, loser, "discard_own", disc=lose)
-
-
-def opponents_skull_round(g: Game, loser: int, owner: int) -> list[object]:
-    """``loser`` opens a round he starts, bids his flower plus ``owner``'s skull and meets it."""
-    assert st(g).first_player == loser
-    for seat in g.table.to_act(g.state):
-        hand = st(g).seats[seat].hand
-        do(g, seat, "place_disc", disc=S if seat == owner else (F if F in hand else hand[0]))
-    do(g, loser, "bid", count=2)
-    while st(g).phase == "auction":
-        do(g, g.table.to_act(g.state)[0], "pass")
-    events = do(g, loser, "flip", seat=owner)
-    assert of_type(events, ChallengeFailed) == [ChallengeFailed(seat=loser, skull_owner=owner)]
-    return do(g, owner, "discard_pick", position=0)
 
 
 def test_on_an_opponents_skull_all_the_challengers_discs_are_shuffled_in_the_documented_order() -> None:

@@ -17,6 +17,8 @@ from domain.skull.events import SkullEvent
 from domain.skull.state import SkullState
 from tests.support.play import Game, new_game
 
+F, S = "flower", "skull"
+
 
 def skull_game(players: int = 4, seed: int | str = 0, **options: Any) -> Game:
     """A started Skull table; seat 0 starts round 1 unless ``first_player`` says otherwise."""
@@ -97,3 +99,32 @@ def challenge(g: Game, stacks: Sequence[Sequence[str]], challenger: int, bid: in
         assert seat is not None
         events = do(g, seat, "bid", count=bid) if seat == challenger else do(g, seat, "pass")
     return events
+
+
+def own_skull_round(g: Game, loser: int, lose: str) -> list[Event]:
+    """``loser`` puts his skull down first, opens with 1 and turns it himself; he gives up ``lose``."""
+    for seat in g.table.to_act(g.state):
+        hand = st(g).seats[seat].hand
+        do(g, seat, "place_disc", disc=S if seat == loser else (F if F in hand else hand[0]))
+    while (turn := st(g).turn) != loser:
+        assert turn is not None
+        do(g, turn, "place_disc", disc=st(g).seats[turn].hand[0])
+    do(g, loser, "bid", count=1)
+    while st(g).phase == "auction":
+        do(g, g.table.to_act(g.state)[0], "pass")
+    assert st(g).phase == "discard_own"
+    return do(g, loser, "discard_own", disc=lose)
+
+
+def opponents_skull_round(g: Game, loser: int, owner: int) -> list[Event]:
+    """``loser`` opens a round he starts, bids his flower plus ``owner``'s skull and meets it."""
+    assert st(g).first_player == loser
+    for seat in g.table.to_act(g.state):
+        hand = st(g).seats[seat].hand
+        do(g, seat, "place_disc", disc=S if seat == owner else (F if F in hand else hand[0]))
+    do(g, loser, "bid", count=2)
+    while st(g).phase == "auction":
+        do(g, g.table.to_act(g.state)[0], "pass")
+    do(g, loser, "flip", seat=owner)
+    assert st(g).phase == "discard_pick" and st(g).skull_owner == owner
+    return do(g, owner, "discard_pick", position=0)
