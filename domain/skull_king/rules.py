@@ -13,7 +13,7 @@ from __future__ import annotations
 import msgspec
 
 from domain.fairness import Chance
-from domain.kernel import Rejected, Seat, fold
+from domain.kernel import Rejected, Seat
 from domain.skull_king.cards import DECK, DECLARATIONS, SCARY_MARY, is_card, suit_of
 from domain.skull_king.commands import Bid, PlayCard, SkullKingCommand
 from domain.skull_king.events import (
@@ -104,22 +104,32 @@ def decide_play(state: SkullKingState, command: PlayCard, seat: Seat, chance: Ch
     trick = (*state.trick, Play(seat=seat, card=command.card, as_=command.as_))
     if len(trick) < state.players:
         return events
-    winner = winning_index(trick)
-    events.append(
-        TrickWon(
-            trick=len(state.taken) + 1,
-            winner=trick[winner].seat,
-            card=trick[winner].card,
-            bonus=trick_bonus(trick, winner, state.options),
-        )
-    )
+    events.append(take_trick(state, trick))
     if len(state.taken) + 1 < state.round:
         return events
-    after = fold(RULES, state, events)
-    events.append(score_round(after))
+    return events + end_round(state, events, chance)
+
+
+def take_trick(state: SkullKingState, trick: tuple[Play, ...]) -> TrickWon:
+    """The complete trick goes to the winning card's player, with what it may earn as a bonus."""
+    winner = winning_index(trick)
+    return TrickWon(
+        trick=len(state.taken) + 1,
+        winner=trick[winner].seat,
+        card=trick[winner].card,
+        bonus=trick_bonus(trick, winner, state.options),
+    )
+
+
+def end_round(state: SkullKingState, events: list[SkullKingEvent], chance: Chance) -> list[SkullKingEvent]:
+    """Score the round once ``events`` (its last card and trick) are applied; deal the next one."""
+    after = state
+    for event in events:
+        after = evolve(after, event)
+    ending: list[SkullKingEvent] = [score_round(after)]
     if state.round < ROUNDS:
-        events.append(deal(state.players, state.round + 1, (state.dealer + 1) % state.players, chance))
-    return events
+        ending.append(deal(state.players, state.round + 1, (state.dealer + 1) % state.players, chance))
+    return ending
 
 
 def score_round(state: SkullKingState) -> RoundScored:
