@@ -22,16 +22,19 @@ from domain.skull.state import DISC_ORDER, SkullState
 
 def to_act(state: SkullState) -> list[Seat]:
     """Seats whose command is awaited: during the opening placement, every seat yet to place."""
-    if state.phase == "placement":
+    phase = state.phase
+    if phase == "placement":
         return [s for s in state.active() if not state.seats[s].stack]
-    awaited = {
-        "turns": state.turn,
-        "auction": state.turn,
-        "reveal": state.challenger,
-        "discard_pick": state.skull_owner,
-        "discard_own": state.challenger,
-        "choose_first_player": state.chooser,
-    }.get(state.phase)
+    if phase in ("turns", "auction"):
+        awaited = state.turn
+    elif phase in ("reveal", "discard_own"):
+        awaited = state.challenger
+    elif phase == "discard_pick":
+        awaited = state.skull_owner
+    elif phase == "choose_first_player":
+        awaited = state.chooser
+    else:
+        awaited = None
     return [] if awaited is None else [awaited]
 
 

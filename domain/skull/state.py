@@ -36,7 +36,8 @@ WINNING_POINTS = 2
 
 def canonical(discs: Iterable[Disc]) -> tuple[Disc, ...]:
     """Discs sorted flowers first, then skulls, then the Last chance disc."""
-    return tuple(sorted(discs, key=DISC_ORDER.index))
+    given = tuple(discs)
+    return tuple(kind for kind in DISC_ORDER for _ in range(given.count(kind)))
 
 
 def without(discs: tuple[Disc, ...], disc: Disc) -> tuple[Disc, ...]:
