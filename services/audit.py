@@ -26,7 +26,7 @@ from domain.fairness import chain_position, verify_reveal
 from domain.kernel import Event
 from domain.table import Table
 from services.records import GENESIS_HASH, Entry, chain_hash
-from services.replay import SETUP, Batch, CorruptStream, Replay, replay, round_label
+from services.replay import SETUP, Batch, CorruptStream, Replay, encode, replay, round_label
 
 Viewer = Literal["operator", "player", "spectator"]
 VIEWERS: tuple[Viewer, ...] = ("operator", "player", "spectator")
@@ -88,9 +88,9 @@ class _Lens:
 
     def show(self, event: Event, number: int) -> Any:
         if self.over or (self.viewer == "operator" and self.finished(number)):
-            return msgspec.to_builtins(event)
+            return _json(event)
         seat = self.seat if self.finished(number) else None
-        return msgspec.to_builtins(self.table.redact(event, seat, finished=False))
+        return _json(self.table.redact(event, seat, finished=False))
 
     def round_header(self, number: int) -> dict[str, Any]:
         bucket: dict[str, Any] = {
@@ -115,6 +115,11 @@ class _Lens:
                 "ok": commitment is not None and verify_reveal(seed, index, commitment),
             }
         return bucket
+
+
+def _json(event: Event) -> Any:
+    """The event as JSON values (lists, not tuples), exactly as its stored bytes read back."""
+    return msgspec.json.decode(encode(event))
 
 
 def _compare(bucket: dict[str, Any], batch: Batch, index: int, version: int) -> None:

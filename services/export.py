@@ -38,6 +38,8 @@ class GameNotFinished(Exception):
 
 def build_export(entries: Sequence[Entry]) -> dict[str, Any]:
     """The export document of a finished game from its stored entries, in version order."""
+    if not entries:
+        raise GameNotFinished("The game has no events; only finished games can be exported.")
     table, created, items, problem = decode_entries(entries)
     if problem is not None or table is None or created is None:
         raise CorruptStream(problem or "the stream has no table_created")

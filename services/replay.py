@@ -209,16 +209,23 @@ def published_seeds(
     return revealed, commitments
 
 
-def group_batches(items: Sequence[Decoded]) -> list[Batch]:
-    """Split the stream where a record carries its command: one batch per accepted request."""
-    batches: list[Batch] = []
-    for item in items:
-        command = item.stored.command if item.stored is not None else None
-        if command is not None or not batches:
-            batches.append(Batch(items=[item], command=command))
-        else:
-            batches[-1].items.append(item)
-    return batches
+def _gather(items: Sequence[Decoded], position: int, batch: Batch) -> int:
+    """Take the records that follow a batch's first one, up to the next record with a command.
+
+    An unreadable record joins the batch only while the re-run still expects events: once the
+    batch is complete, a damaged record more likely opened the next batch (its command unreadable),
+    and filing it there names the right round in the report.
+    """
+    expected = len(batch.rerun) if batch.rerun is not None else 0
+    while position < len(items):
+        item = items[position]
+        if item.stored is not None and item.stored.command is not None:
+            break
+        if item.stored is None and len(batch.items) >= expected:
+            break
+        batch.items.append(item)
+        position += 1
+    return position
 
 
 def _run(table: Table, batch: Batch, created: TableCreated | None, seeds: ReplaySeeds) -> list[Event]:
@@ -321,27 +328,33 @@ def replay(entries: Sequence[Entry]) -> Replay:
     """Decode and re-run a whole stream; pure, tolerant of any tampering (it reports, never raises)."""
     table, created, items, problem = decode_entries(entries)
     revealed, commitments = published_seeds(items, created)
-    batches = group_batches(items)
-    result = Replay(items, table, created, batches, revealed, commitments, None, problem)
+    result = Replay(items, table, created, [], revealed, commitments, None, problem)
     if table is None:
+        result.batches = [Batch(items=list(items), command=None, error=problem)] if items else []
         return result
     seeds = RevealedSeeds(revealed, commitments)
     state: TableState | None = None
     lost_at: int | None = None
     last_round = SETUP
-    for batch in batches:
+    position = 0
+    while position < len(items):
+        first = items[position]
+        batch = Batch(items=[first], command=first.stored.command if first.stored is not None else None)
         kind = batch.command.kind if batch.command is not None else None
-        if state is not None and state.status != "waiting" and kind == "command":
+        if state is not None and state.status != "waiting" and kind not in ("create", "join"):
             last_round = table.rules.current_round(state.game_state)
         batch.round = SETUP if kind in ("create", "join") else last_round
-        if lost_at is not None:
+        if lost_at is None:
+            batch.state_before = state
+            _rerun(table, batch, created, seeds)
+        else:
             batch.error = f"not re-run: the table state is unknown since version {lost_at}"
-            continue
-        batch.state_before = state
-        _rerun(table, batch, created, seeds)
-        state = _advance(table, state, batch)
-        if state is None:
-            lost_at = batch.first_version
+        position = _gather(items, position + 1, batch)
+        result.batches.append(batch)
+        if lost_at is None:
+            state = _advance(table, state, batch)
+            if state is None:
+                lost_at = batch.first_version
     result.final = state
     return result
 

@@ -118,7 +118,9 @@ def _check_hash_chain(report: Report, entries: Sequence[Entry], rounds: Sequence
         if v != prev_version + 1:
             if v == prev_version:
                 detail = f"version {v} appears twice"
-            elif v > prev_version + 1:
+            elif v == prev_version + 2:
+                detail = f"version {v - 1} is missing (version {v} follows {prev_version})"
+            elif v > prev_version + 2:
                 detail = (
                     f"versions {prev_version + 1}-{v - 1} are missing (version {v} follows {prev_version})"
                 )

@@ -14,10 +14,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import msgspec
+from hypothesis import assume
+from hypothesis import strategies as st
 
 from domain.fairness import SecretSeeds
 from domain.games import table_for
-from domain.kernel import Command, Event
+from domain.kernel import Command, Event, Rejected
 from services.records import (
     GENESIS_HASH,
     CommandRecord,
@@ -122,3 +124,66 @@ def rewrite(
         prev = chain_hash(prev, data)
         out.append(Entry(version, data, prev))
     return out
+
+
+def _value_strategy(kind: msgspec.inspect.Type, default: Any) -> st.SearchStrategy[Any]:
+    """Values of one option field: every choice of a bool or Literal, a few small numbers for ints
+    (small, so that score and round limits keep random games short), ``None`` where allowed."""
+    if isinstance(kind, msgspec.inspect.BoolType):
+        return st.booleans()
+    if isinstance(kind, msgspec.inspect.LiteralType):
+        return st.sampled_from(list(kind.values))
+    if isinstance(kind, msgspec.inspect.IntType):
+        low = kind.ge if kind.ge is not None else 1
+        candidates = {low, low + 1, low + 2} | ({default} if isinstance(default, int) else set())
+        return st.sampled_from(sorted(candidates))
+    if isinstance(kind, msgspec.inspect.UnionType):
+        return st.one_of(*(_value_strategy(member, default) for member in kind.types))
+    if isinstance(kind, msgspec.inspect.NoneType):
+        return st.none()
+    return st.just(default)
+
+
+@st.composite
+def table_setups(draw: st.DrawFn, game: str) -> tuple[int, dict[str, Any]]:
+    """A player count and options the game accepts, drawn from the game's own options type, so the
+    suites cover every title without knowing its options."""
+    table = table_for(game)
+    info = msgspec.inspect.type_info(table.rules.options_type)
+    assert isinstance(info, msgspec.inspect.StructType)
+    options = {
+        f.name: draw(_value_strategy(f.type, f.default))
+        for f in info.fields
+        if f.default is not msgspec.NODEFAULT
+    }
+    counts = [n for n in range(1, 13) if _accepts(table, n, options)]
+    assume(counts)
+    return draw(st.sampled_from(counts)), options
+
+
+def _accepts(table: Any, players: int, options: dict[str, Any]) -> bool:
+    try:
+        table.create("probe", players, options, "00" * 32, practice=False)
+    except Rejected:
+        return False
+    return True
+
+
+def altered(event: dict[str, Any], players: int) -> dict[str, Any]:
+    """A plausible forgery of a recorded outcome: swap two different items of its first list field
+    (two hands, two discs), else shift its first number."""
+    out = dict(event)
+    for key, value in event.items():
+        if isinstance(value, list):
+            for i in range(len(value)):
+                for j in range(i + 1, len(value)):
+                    if value[i] != value[j]:
+                        swapped = list(value)
+                        swapped[i], swapped[j] = value[j], value[i]
+                        out[key] = swapped
+                        return out
+    for key, value in event.items():
+        if isinstance(value, int) and not isinstance(value, bool) and key != "round":
+            out[key] = (value + 1) % players if value < players else value + 1
+            return out
+    raise AssertionError(f"nothing to alter in {event}")
