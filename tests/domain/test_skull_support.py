@@ -14,7 +14,7 @@ import pytest
 
 from domain.kernel import Command, Event, Rejected
 from domain.skull.events import SkullEvent
-from domain.skull.state import SkullState
+from domain.skull.state import SkullState, canonical
 from tests.support.play import Game, new_game
 
 F, S = "flower", "skull"
@@ -128,3 +128,24 @@ def opponents_skull_round(g: Game, loser: int, owner: int) -> list[Event]:
     do(g, loser, "flip", seat=owner)
     assert st(g).phase == "discard_pick" and st(g).skull_owner == owner
     return do(g, owner, "discard_pick", position=0)
+
+
+def scramble(state: SkullState, keep: int | None, rng: random.Random) -> SkullState:
+    """``state`` with everything ``keep`` (``None``: a spectator) may not know replaced at random:
+    other seats' hands, face-down discs and losses, and the blind draw's order. The public Last
+    chance disc stays where it is. Invariants may break; what ``keep`` sees must not change."""
+
+    def kinds(discs: Sequence[str]) -> tuple[Any, ...]:
+        return tuple(d if d == "last_chance" else rng.choice((F, S)) for d in discs)
+
+    seats = []
+    for number, seat in enumerate(state.seats):
+        if number == keep:
+            seats.append(seat)
+            continue
+        down = seat.face_down
+        stack = kinds(seat.stack[:down]) + seat.stack[down:]
+        hand = canonical(kinds(seat.hand))
+        seats.append(msgspec.structs.replace(seat, hand=hand, stack=stack, lost=kinds(seat.lost)))
+    order = None if state.discard_order is None else kinds(state.discard_order)
+    return msgspec.structs.replace(state, seats=tuple(seats), discard_order=order)
