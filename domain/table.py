@@ -23,7 +23,7 @@ RULES_VERSION = 1
 Status = Literal["waiting", "playing", "finished"]
 
 
-class TableCreated(Event, tag="table_created"):
+class TableCreated(Event, tag="table_created", frozen=True):
     game_id: str
     game: str
     players: int
@@ -33,28 +33,28 @@ class TableCreated(Event, tag="table_created"):
     rules_version: int = RULES_VERSION
 
 
-class PlayerJoined(Event, tag="player_joined"):
+class PlayerJoined(Event, tag="player_joined", frozen=True):
     seat: int
     name: str
     client_seed: str
 
 
-class GameStarted(Event, tag="game_started"):
+class GameStarted(Event, tag="game_started", frozen=True):
     mix: str  # hex of the players' entropy mix
 
 
-class SeedRevealed(Event, tag="seed_revealed"):
+class SeedRevealed(Event, tag="seed_revealed", frozen=True):
     round: int
     seed: str
 
 
-class SeedChainCommitted(Event, tag="seed_chain_committed"):
+class SeedChainCommitted(Event, tag="seed_chain_committed", frozen=True):
     chain: int
     first_round: int
     commitment: str
 
 
-class GameFinished(Event, tag="game_finished"):
+class GameFinished(Event, tag="game_finished", frozen=True):
     scores: list[int]
     winners: list[int]
 
@@ -224,7 +224,8 @@ class Table:
         """What ``viewer`` may see of ``event``; once the game is over, everything."""
         if finished or isinstance(event, TABLE_EVENTS):
             return event
-        return self.rules.redact(event, viewer)
+        shown: Event = self.rules.redact(event, viewer)
+        return shown
 
     def to_act(self, state: TableState) -> list[Seat]:
         return self.rules.to_act(state.game_state) if state.status == "playing" else []
