@@ -8,12 +8,10 @@ the next deal. Rejection messages only mention what the seat may already know.
 
 from __future__ import annotations
 
-from typing import Any
-
 from msgspec.structs import replace
 
 from domain.fairness import Chance
-from domain.kernel import Rejected, Seat
+from domain.kernel import Rejected, Rules, Seat
 from domain.six_nimmt.cards import ROW_COUNT
 from domain.six_nimmt.commands import ChooseRow, DraftCard, SelectCard, SixNimmtCommand
 from domain.six_nimmt.events import CardDrafted, CardsDealt, CardSelected, CardsRevealed, SixNimmtEvent
@@ -94,8 +92,8 @@ class SixNimmtRules:
 
     name = "six-nimmt"
     options_type = SixNimmtOptions
-    command_type: Any = SixNimmtCommand
-    event_type: Any = SixNimmtEvent
+    command_type = SixNimmtCommand
+    event_type = SixNimmtEvent
     state_type = SixNimmtState
 
     def check_options(self, options: SixNimmtOptions, players: int) -> None:
@@ -130,9 +128,11 @@ class SixNimmtRules:
         return state.phase == "finished"
 
     def current_round(self, state: SixNimmtState) -> int:
+        """The round last dealt (the next deal happens in the batch that scores a round); 1 at first."""
         return max(state.round, 1)
 
     def rounds_completed(self, state: SixNimmtState) -> int:
+        """Scored rounds: once ``round_scored`` is recorded, that round's seed may be revealed."""
         return state.rounds_completed()
 
     def phase(self, state: SixNimmtState) -> str:
@@ -179,4 +179,4 @@ class SixNimmtRules:
         return [seat for seat, total in enumerate(state.totals) if total == best]
 
 
-RULES = SixNimmtRules()
+RULES: Rules[SixNimmtState, SixNimmtCommand, SixNimmtEvent, SixNimmtOptions] = SixNimmtRules()
