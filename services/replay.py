@@ -22,7 +22,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 import msgspec
 
@@ -238,7 +237,9 @@ def _run(table: Table, batch: Batch, created: TableCreated | None, seeds: Replay
         if state is not None or created is None:
             raise ValueError("a create after the table already exists")
         options = body.get("options")
-        if isinstance(options, dict) and "seed" in options:
+        if not isinstance(options, dict):
+            raise ValueError("the create record has no options object")
+        if "seed" in options:
             raise ValueError("the practice seed is stored in the stream; it must never be")
         if body.get("game") != created.game:
             raise ValueError(f"the create asked for {body.get('game')!r}, the table is {created.game!r}")
@@ -365,7 +366,3 @@ def final_result(replay_: Replay) -> GameFinished | None:
         if isinstance(item.event, GameFinished):
             return item.event
     return None
-
-
-def as_builtins(event: Event) -> Any:
-    return msgspec.to_builtins(event)

@@ -199,15 +199,25 @@ def _check_rerun(report: Report, rp: Replay) -> None:
             kind = _tag(batch.rerun[i])
             matched = batch.matches(i)
             if i in batch.chance:
-                bucket = report.round(batch.chance[i])
-                bucket.chance.append(ChanceOutcome(item.version, batch.chance[i], kind, matched))
-                report.passed(batch.chance[i], CHANCE, 0)
-                if not matched:
+                drawn_from = batch.chance[i]
+                pending = batch.is_pending(i)
+                report.round(drawn_from).chance.append(
+                    ChanceOutcome(item.version, drawn_from, kind, matched and not pending)
+                )
+                report.passed(drawn_from, CHANCE, 0)
+                if pending:
                     report.fail(
-                        batch.chance[i],
+                        drawn_from,
+                        CHANCE,
+                        f"version {item.version}: the recorded {kind} cannot be re-derived: "
+                        f"round {drawn_from}'s seed is never revealed",
+                    )
+                elif not matched:
+                    report.fail(
+                        drawn_from,
                         CHANCE,
                         f"version {item.version}: the recorded {kind} is not what round "
-                        f"{batch.chance[i]}'s seed draws",
+                        f"{drawn_from}'s seed draws",
                     )
             elif not matched:
                 clean = False
@@ -336,7 +346,7 @@ def _check_receipts(
     report: Report, entries: Sequence[Entry], rounds: Sequence[int], receipts: Sequence[tuple[int, str]]
 ) -> None:
     """A receipt proves a rewrite: the history must still hold that hash at that version."""
-    by_version = {}
+    by_version: dict[int, tuple[Entry, int]] = {}
     for entry, number in zip(entries, rounds, strict=True):
         by_version.setdefault(entry.version, (entry, number))
     for version, hash_ in receipts:

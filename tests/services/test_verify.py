@@ -303,6 +303,51 @@ def test_a_receipt_from_mid_game_no_longer_matches_after_a_rewrite_before_it(gam
     assert any(expected in f for f in report.failures()), report.render()
 
 
+def test_a_game_longer_than_one_seed_chain_verifies_against_both_commitments() -> None:
+    g = recorded_random_game("six-nimmt", 2, {"rounds": 66}, seed=1)
+    doc = export_of(g.entries)
+    assert len(doc["commitments"]) == 2
+    report = verify_export(doc)
+    assert report.ok, report.failures()
+    assert report.rounds[65].outcome("seed chain") == "ok" and report.rounds[66].seed
+
+    def forge(rows_: Rows) -> Rows:
+        index = next(i for i, (_, e) in enumerate(rows_) if e["type"] == "seed_revealed" and e["round"] == 65)
+        stored, event = rows_[index]
+        rows_[index] = (stored, {**event, "seed": "ab" * 32})
+        return rows_
+
+    assert failing(verify_export(export_of(rewrite(g.entries, forge))), "round 65: seed chain: ")
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_a_withheld_seed_is_named_and_its_outcomes_cannot_be_re_derived(game: str) -> None:
+    rows = stored_rows(doc_of(game))
+    index = next(i for i, r in enumerate(rows) if r["event"]["type"] == "seed_revealed")
+    round_number = rows[index]["event"]["round"]
+
+    def forge(rows_: Rows) -> Rows:
+        del rows_[index]
+        return rows_
+
+    report = verify_export(rewritten(game, forge))
+    assert failing(report, f"round {round_number}: seed chain: round {round_number} is over but its seed"), (
+        report.render()
+    )
+    if clean_report(game).rounds[round_number].chance:
+        assert any(
+            "cannot be re-derived" in f for f in failing(report, f"round {round_number}: chance outcomes")
+        )
+
+
+def test_a_stream_whose_first_record_is_garbage_is_reported_not_raised() -> None:
+    doc = doc_of("skull-king")
+    doc["entries"][0]["data"] = "garbage"
+    report = verify_export(doc)
+    assert failing(report, "setup: hash chain: broken at version 1")
+    assert failing(report, "setup: records: ")
+
+
 # -- the header is checked, never trusted -------------------------------------------------------
 
 
