@@ -9,6 +9,7 @@ recompute every hash, so only the seed chain, the re-run of the rules and receip
 from __future__ import annotations
 
 import json
+import random
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -20,8 +21,11 @@ from hypothesis import strategies as st
 
 from domain.games import game_names
 from services.export import build_export
+from services.handler import CommandHandler
 from services.records import Entry, StoredEvent
 from services.replay import decode_entries
+from services.store import EventStore
+from services.tokens import TokenStore
 from services.verify import UnreadableExport, main, verify_export, verify_file
 from services.verify_report import Report
 from tests.support.recorded import RecordedGame, altered, recorded_random_game, rewrite, table_setups
@@ -98,6 +102,35 @@ def test_the_report_gives_every_round_its_seed_checks_and_matched_chance_outcome
     assert sum(len(r.chance) for r in rounds) >= 1
     text = report.render()
     assert "VERIFIED" in text and f"round {rounds[-1].round}" in text
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("game", GAMES)
+async def test_a_game_recorded_by_the_real_command_handler_verifies_with_its_receipts(
+    game: str, fake_redis_async: Any
+) -> None:
+    """The verifier re-runs what the handler actually stored (random join ids, practice options)."""
+
+    async def no_poke(_: str) -> None:
+        return None
+
+    handler = CommandHandler(EventStore(fake_redis_async), TokenStore(fake_redis_async), no_poke)
+    game_id, _ = await handler.create(game, 3, {"seed": "7a" * 32})
+    for seat in range(3):
+        await handler.join(game_id, f"P{seat}", f"cs{seat}")
+    rng, receipts = random.Random(4), []
+    for step in range(5000):
+        folded = await handler.load(game_id)
+        if folded.state.status == "finished":
+            break
+        seat = rng.choice(sorted(folded.table.to_act(folded.state)))
+        command = rng.choice(folded.table.legal_commands(folded.state, seat))
+        outcome = await handler.command(game_id, seat, f"c{step}", msgspec.to_builtins(command), None)
+        receipts.append((outcome.version, outcome.hash))
+    doc = export_of(await handler.store.read(game_id, after=0))
+    assert doc["practice"] is True
+    report = verify_export(doc, receipts)
+    assert report.ok, report.render()
 
 
 # -- raw tampering: the hash chain names the version ------------------------------------------
