@@ -12,8 +12,8 @@ from typing import Any
 Command = dict[str, Any]
 
 SKULL_RATE = 0.25  # how often it places its skull when it may
-PLACE_RATE = 0.55  # how often it adds a disc rather than opening the auction
-TRUST = 0.5  # flowers it expects per opponent stack on top of its own
+PLACE_RATE = 0.3  # how often it adds a disc rather than opening the auction when it could bid safely
+TRUST = 0.75  # the share of opponent stacks it expects a flower on top of
 
 
 def choose(view: dict[str, Any], rng: random.Random) -> Command:
@@ -39,15 +39,14 @@ def _place_or_bid(view: dict[str, Any], legal: list[Command], rng: random.Random
     places = [c for c in legal if c["type"] == "place_disc"]
     bids = sorted((c for c in legal if c["type"] == "bid"), key=lambda c: int(c["count"]))
     passes = [c for c in legal if c["type"] == "pass"]
-    if places and (not bids or rng.random() < PLACE_RATE):
+    if not bids:  # the opening placement
         return _placement(places, rng)
-    if not bids:
-        return passes[0]
     target = _safe_count(view)
-    if passes and target < int(bids[0]["count"]):
-        return passes[0]
+    lowest = int(bids[0]["count"])
     if passes:  # an auction: raise by one while it still looks safe
-        return bids[0]
+        return bids[0] if lowest <= target else passes[0]
+    if places and (target < lowest or rng.random() < PLACE_RATE):
+        return _placement(places, rng)
     return next((c for c in reversed(bids) if int(c["count"]) <= target), bids[0])
 
 
@@ -64,8 +63,11 @@ def _placement(places: list[Command], rng: random.Random) -> Command:
 
 def _safe_count(view: dict[str, Any]) -> int:
     """How many flowers the bot believes it can turn: its own stack down to its skull (the server
-    turns its own stack first), plus a share of the opponents' stacks if its own stack is clean."""
+    turns its own stack first, all of it when the table reveals all own discs first), plus a share
+    of the opponents' stacks if its own stack is clean."""
     own: list[str] = view.get("own_stack") or []
+    if "skull" in own and view.get("options", {}).get("reveal_all_own_first"):
+        return 0
     safe_own = 0
     for disc in reversed(own):
         if disc == "skull":
@@ -73,7 +75,7 @@ def _safe_count(view: dict[str, Any]) -> int:
         safe_own += 1
     seat = view.get("seat")
     others = sum(1 for stack in view["stacks"] if stack["seat"] != seat and stack["size"] > 0)
-    return safe_own + int(others * TRUST)
+    return safe_own + round(others * TRUST)
 
 
 def _flip(view: dict[str, Any], legal: list[Command], rng: random.Random) -> Command:
