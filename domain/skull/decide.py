@@ -69,7 +69,7 @@ def _bid(state: SkullState, cmd: Bid, seat: Seat, chance: Chance) -> list[SkullE
 
 
 def _pass(state: SkullState, cmd: Pass, seat: Seat, chance: Chance) -> list[SkullEvent]:
-    _expect_phase(state, "auction", doing="pass (only a running auction can be passed)")
+    _expect_phase(state, "auction", doing="pass")
     _expect_turn(state, seat, state.turn)
     batch = Batch(state).add(PlayerPassed(seat=seat))
     if len(batch.state.in_auction()) == 1:
