@@ -91,6 +91,11 @@ class Rules(Protocol, Generic[S, C, E, O]):
     def rounds_completed(self, state: S) -> int:
         """How many rounds are over, so their seeds may be revealed."""
 
+    def withheld_rounds(self, state: S) -> frozenset[int]:
+        """Completed rounds whose seed must stay secret until the game ends, because the seed would
+        let anyone re-derive a chance outcome the rules keep hidden (Skull's blind draw of a lost
+        disc). Games whose hidden draws all come to light by the round's end return an empty set."""
+
     def phase(self, state: S) -> str: ...
 
     def to_act(self, state: S) -> list[Seat]:

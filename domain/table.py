@@ -85,7 +85,7 @@ class TableState(msgspec.Struct, frozen=True, kw_only=True):
     seated: tuple[Player, ...] = ()
     mix: str | None = None
     status: Status = "waiting"
-    revealed: tuple[str, ...] = ()  # seed of round r at index r - 1
+    revealed: dict[int, str] = msgspec.field(default_factory=dict)  # round -> its seed, hex
     game_state: Any = None
     winners: tuple[int, ...] = ()
 
@@ -139,7 +139,7 @@ class Table:
         events: list[Event] = [joined]
         if joined.seat + 1 < state.players:
             return events
-        mix = player_mix(state.game_id, [p.client_seed for p in state.seated] + [client_seed])
+        mix = player_mix(mix_scope(state), [p.client_seed for p in state.seated] + [client_seed])
         started = GameStarted(mix=mix.hex())
         events.append(started)
         state = self.evolve(self.evolve(state, joined), started)
@@ -160,15 +160,15 @@ class Table:
     def _with_bookkeeping(self, state: TableState, game_events: list[Event], chance: Chance) -> list[Event]:
         """Append seed reveals for rounds that ended, a fresh chain when one runs out, the result."""
         rules = self.rules
-        before = rules.rounds_completed(state.game_state)
         after_state = state.game_state
         for event in game_events:
             after_state = rules.evolve(after_state, event)
         events = list(game_events)
         terminal = rules.is_terminal(after_state)
-        completed = rules.rounds_completed(after_state)
-        for round_number in range(before + 1, completed + 1):
-            events.append(SeedRevealed(round=round_number, seed=chance.reveal(round_number)))
+        withheld = frozenset() if terminal else rules.withheld_rounds(after_state)
+        for round_number in range(1, rules.rounds_completed(after_state) + 1):
+            if round_number not in state.revealed and round_number not in withheld:
+                events.append(SeedRevealed(round=round_number, seed=chance.reveal(round_number)))
         if not terminal:
             next_chain, _ = chain_position(rules.current_round(after_state) + 1)
             if next_chain >= len(state.commitments):
@@ -206,7 +206,7 @@ class Table:
         if isinstance(event, GameStarted):
             return msgspec.structs.replace(state, mix=event.mix, status="playing")
         if isinstance(event, SeedRevealed):
-            return msgspec.structs.replace(state, revealed=(*state.revealed, event.seed))
+            return msgspec.structs.replace(state, revealed={**state.revealed, event.round: event.seed})
         if isinstance(event, SeedChainCommitted):
             return msgspec.structs.replace(state, commitments=(*state.commitments, event.commitment))
         if isinstance(event, GameFinished):
@@ -234,6 +234,13 @@ class Table:
         if state.status != "playing" or seat is None:
             return []
         return self.rules.legal_commands(state.game_state, seat)
+
+
+def mix_scope(state: TableState) -> str:
+    """What the players' mix binds besides their client seeds: the game id, so no two tables share
+    a deal - except practice tables, which bind their seed's commitment instead, so that the same
+    practice seed and client seeds deal the same cards at any table."""
+    return f"practice:{state.commitments[0]}" if state.practice else state.game_id
 
 
 def _members(union: Any) -> tuple[Any, ...]:

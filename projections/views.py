@@ -44,7 +44,7 @@ def seat_view(state: TableState, version: int, seat: int | None) -> dict[str, An
         "legal": msgspec.to_builtins(table.legal_commands(state, seat)),
         "scores": list(rules.scores(gs)) if started else [0] * state.players,
         "winners": list(state.winners),
-        "fairness": {"commitments": list(state.commitments), "revealed_seeds": list(state.revealed)},
+        "fairness": {"commitments": list(state.commitments), "revealed_seeds": _seeds(state)},
     }
     if started:
         view.update(game_views.view(gs, seat))
@@ -60,13 +60,17 @@ def scoreboard(state: TableState, version: int) -> dict[str, Any]:
         "status": state.status,
         "players": [{"seat": p.seat, "name": p.name} for p in state.seated],
         "winners": list(state.winners),
-        "fairness": {"commitments": list(state.commitments), "revealed_seeds": list(state.revealed)},
+        "fairness": {"commitments": list(state.commitments), "revealed_seeds": _seeds(state)},
     }
     if started:
         board.update(views_for(state.game).scoreboard(state.game_state))
     else:
         board.update({"rounds": [], "totals": [0] * state.players})
     return board
+
+
+def _seeds(state: TableState) -> dict[str, str]:
+    return {str(number): seed for number, seed in sorted(state.revealed.items())}
 
 
 def lobby_entry(state: TableState, version: int) -> dict[str, Any]:

@@ -135,6 +135,11 @@ class SixNimmtRules:
         """Scored rounds: once ``round_scored`` is recorded, that round's seed may be revealed."""
         return state.rounds_completed()
 
+    def withheld_rounds(self, state: SixNimmtState) -> frozenset[int]:
+        """None: every hand is played out and the rows are public by the end of a round; the unused cards
+        a seed would expose are hidden by no rule."""
+        return frozenset()
+
     def phase(self, state: SixNimmtState) -> str:
         return state.phase
 

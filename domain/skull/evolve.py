@@ -98,7 +98,7 @@ def _challenge_failed(state: SkullState, e: ChallengeFailed) -> SkullState:
 
 
 def _discs_shuffled(state: SkullState, e: DiscsShuffled) -> SkullState:
-    return replace(state, discard_order=e.order)
+    return replace(state, discard_order=e.order, blind_draw_rounds=(*state.blind_draw_rounds, state.round))
 
 
 def _disc_lost(state: SkullState, e: DiscLost) -> SkullState:

@@ -66,6 +66,11 @@ class SkullRules:
     def rounds_completed(self, state: SkullState) -> int:
         return state.rounds_completed
 
+    def withheld_rounds(self, state: SkullState) -> frozenset[int]:
+        """Rounds with a blind draw: their seed re-derives the shuffle, and with the public position
+        it would name the lost disc, which only its owner may know until the game ends."""
+        return frozenset(state.blind_draw_rounds)
+
     def phase(self, state: SkullState) -> str:
         return state.phase
 

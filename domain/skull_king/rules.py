@@ -275,6 +275,11 @@ class SkullKingRules:
         """A round is completed once its ``round_scored`` is recorded."""
         return len(state.history)
 
+    def withheld_rounds(self, state: SkullKingState) -> frozenset[int]:
+        """None: every dealt card is played by the end of a round; the unused cards a seed would expose are
+        hidden by no rule."""
+        return frozenset()
+
     def phase(self, state: SkullKingState) -> str:
         return state.phase
 
