@@ -67,9 +67,15 @@ class SkullRules:
         return state.rounds_completed
 
     def withheld_rounds(self, state: SkullState) -> frozenset[int]:
-        """Rounds with a blind draw: their seed re-derives the shuffle, and with the public position
-        it would name the lost disc, which only its owner may know until the game ends."""
-        return frozenset(state.blind_draw_rounds)
+        """Every completed round from the first blind draw on, sealed until the game ends.
+
+        A blind draw's seed re-derives the shuffle, and with the public position and the public
+        starting composition it would name the lost disc, which only its owner may know. Since
+        s_(r-1) = SHA-256(s_r), revealing any later round's seed would expose it too.
+        """
+        if not state.blind_draw_rounds:
+            return frozenset()
+        return frozenset(range(min(state.blind_draw_rounds), state.rounds_completed + 1))
 
     def phase(self, state: SkullState) -> str:
         return state.phase

@@ -109,7 +109,6 @@ class SkullState(msgspec.Struct, frozen=True, kw_only=True):
     last_chance_holder: int | None = None
     last_chance_given: tuple[int, ...] = ()
     history: tuple[RoundRecord, ...] = ()
-    first_blind_draw: int | None = None  # the first round whose seed would expose a lost disc
     blind_draw_rounds: tuple[int, ...] = ()  # rounds whose seed would expose a lost disc
 
     @property
