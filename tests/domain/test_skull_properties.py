@@ -57,6 +57,8 @@ def check_state(g: Game) -> None:
         assert holds == (1 if state.last_chance_holder == s else 0)
         assert 0 <= seat.turned <= len(seat.stack)
     assert len(state.flips) <= max(state.bid, len(state.seats[state.challenger or 0].stack))
+    if state.blind_draw_rounds:  # no published seed hashes down to a blind draw's seed
+        assert max(g.state.revealed, default=0) < min(state.blind_draw_rounds)
     to_act = table.to_act(g.state)
     assert to_act, f"nobody to act in phase {state.phase}"
     for seat in range(state.players):
@@ -105,7 +107,11 @@ def check_finished(g: Game) -> None:
     decoder = msgspec.json.Decoder(list[g.table.event_type])  # type: ignore[name-defined]
     stored = decoder.decode(msgspec.json.encode(g.events))
     assert g.table.fold(None, stored) == g.state
-    assert len(state.history) == state.rounds_completed == len(g.state.revealed)
+    assert (
+        sorted(g.state.revealed)
+        == list(range(1, state.rounds_completed + 1))
+        == [r.round for r in state.history]
+    )
 
 
 def table_options(options: dict[str, Any], players: int) -> dict[str, Any]:
