@@ -20,7 +20,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-# AUDIT_PENDING from services.audit_routes import routes as audit_routes
+from services.audit_routes import routes as audit_routes
 from services.config import Settings
 from services.errors import ApiError
 from services.handler import CommandHandler
@@ -128,7 +128,7 @@ def create_app(settings: Settings, connect: Connect | None = None) -> Starlette:
     routes = [
         *game_routes,
         Route("/games/{game_id}/live", live, methods=["GET"]),
-        # AUDIT_PENDING *audit_routes,
+        *audit_routes,
         Route("/openapi.json", openapi, methods=["GET"]),
         Route("/healthz", healthz, methods=["GET"]),
     ]

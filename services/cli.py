@@ -36,21 +36,23 @@ def main(argv: list[str] | None = None) -> int:
     demo.add_argument("--seed", type=int, default=None, help="the bots' choices; omit for a random one")
     demo.add_argument("--redis-url", default=None)
 
-    verify = commands.add_parser("verify", help="check an exported game offline (no Redis, no server)")
-    verify.add_argument("file", type=Path)
+    commands.add_parser(
+        "verify", help="check an exported game offline (no Redis, no server)", add_help=False
+    )
 
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["verify"]:
+        from services.verify import main as verify_main
+
+        return verify_main(argv[1:])  # its own flags: FILE [--receipt VERSION:HASH ...]
     args = parser.parse_args(argv)
     if args.command == "serve":
         return run_serve(args)
     if args.command == "worker":
         return run_worker(args)
-    if args.command == "demo":
-        from services.demo import run_demo
+    from services.demo import run_demo
 
-        return run_demo(args)
-    from services.verify import main as verify_main
-
-    return verify_main([str(args.file)])
+    return run_demo(args)
 
 
 def run_serve(args: argparse.Namespace) -> int:

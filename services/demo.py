@@ -80,8 +80,11 @@ def _wait_ready(base: str, attempts: int = 200) -> None:
     raise RuntimeError(f"the API at {base} did not come up")
 
 
-def play_game(client: httpx.Client, game: str, players: int, rng: random.Random, out: Any = print) -> dict[str, Any]:
-    """One complete game between bots; narrates public events; returns the final spectator view."""
+def play_game(
+    client: httpx.Client, game: str, players: int, rng: random.Random, out: Any = print
+) -> tuple[dict[str, Any], list[str]]:
+    """One complete game between bots; narrates public events; returns the final spectator view
+    and the seats' tokens."""
     created = client.post("/games", json={"game": game, "players": players, "options": {}})
     created.raise_for_status()
     game_id = created.json()["game_id"]
@@ -103,7 +106,7 @@ def play_game(client: httpx.Client, game: str, players: int, rng: random.Random,
         if view["status"] == "finished":
             winners = ", ".join(NAMES[s] for s in view["winners"])
             out(f"== winners: {winners}; scores {view['scores']}")
-            return view
+            return view, tokens
         for seat in view["to_act"]:
             auth = {"Authorization": f"Bearer {tokens[seat]}"}
             own = client.get(f"/games/{game_id}/view", headers=auth).json()

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import random
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -17,6 +18,7 @@ from starlette.testclient import TestClient
 from services.app import create_app, connect_to
 from services.config import Settings
 from services.embedded import EmbeddedRedis
+from workers.bots import choose
 from workers.projector import projection_queue
 
 ADMIN_TOKEN = "operator-secret-token"
@@ -29,6 +31,7 @@ class Api:
     client: TestClient
     sync: redis.Redis
     tokens: dict[str, list[str]] = field(default_factory=dict)
+    hosts: dict[str, str] = field(default_factory=dict)
     _shared_game: str | None = None
 
     def shared_game(self) -> str:
@@ -47,6 +50,7 @@ class Api:
         assert response.status_code == 201, response.text
         game_id: str = response.json()["game_id"]
         self.tokens[game_id] = []
+        self.hosts[game_id] = response.json()["host_token"]
         return game_id
 
     def join(self, game_id: str, name: str = "P", client_seed: str | None = None) -> int:
@@ -64,6 +68,16 @@ class Api:
         for seat in range(players):
             self.join(game_id, f"P{seat}", f"seed-{seat}")
         return game_id
+
+    def play_until(self, game_id: str, done: Callable[[dict[str, Any]], bool], seed: int = 0) -> dict[str, Any]:
+        """Let bots play every seat until ``done(spectator view)``; returns that view."""
+        rng = random.Random(seed)
+        while not done(view := self.view(game_id)):
+            assert view["status"] == "playing", "the game ended before the condition held"
+            for seat in view["to_act"]:
+                own = self.view(game_id, seat)
+                self.send(game_id, seat, choose(own["game"], own, rng), expected_version=own["version"])
+        return view
 
     def auth(self, game_id: str, seat: int) -> dict[str, str]:
         return {"Authorization": f"Bearer {self.tokens[game_id][seat]}"}

@@ -17,7 +17,8 @@ GAMES = [("skull", 4), ("six-nimmt", 3), ("skull-king", 3)]
 
 
 def finished_game(api: Api, game: str, players: int, seed: int) -> dict[str, Any]:
-    final = play_game(api.client, game, players, random.Random(seed), out=lambda line: None)
+    final, tokens = play_game(api.client, game, players, random.Random(seed), out=lambda line: None)
+    api.tokens[final["game_id"]] = tokens
     api.project()
     return final
 
