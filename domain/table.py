@@ -167,7 +167,7 @@ class Table:
         terminal = rules.is_terminal(after_state)
         withheld = frozenset() if terminal else rules.withheld_rounds(after_state)
         for round_number in range(1, rules.rounds_completed(after_state) + 1):
-            if round_number not in state.revealed and round_number not in withheld:
+            if round_number not in state.revealed and not _exposes(round_number, withheld):
                 events.append(SeedRevealed(round=round_number, seed=chance.reveal(round_number)))
         if not terminal:
             next_chain, _ = chain_position(rules.current_round(after_state) + 1)
@@ -234,6 +234,13 @@ class Table:
         if state.status != "playing" or seat is None:
             return []
         return self.rules.legal_commands(state.game_state, seat)
+
+
+def _exposes(round_number: int, withheld: frozenset[int]) -> bool:
+    """Would revealing this round's seed expose a withheld one? Within a chain s_(i-1) = SHA-256(s_i),
+    so a seed gives away every earlier seed of its chain."""
+    chain, _ = chain_position(round_number)
+    return any(w <= round_number and chain_position(w)[0] == chain for w in withheld)
 
 
 def mix_scope(state: TableState) -> str:
