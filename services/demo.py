@@ -8,6 +8,7 @@ its own seat's view and sends one of the commands that view lists as legal.
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import socket
 import tempfile
@@ -26,11 +27,13 @@ from services.app import create_app
 from services.cli import spawn_worker, stop_process
 from services.config import Settings
 from services.embedded import EmbeddedRedis
+from services.logging import LEVEL_VARIABLE, configure
 from workers.bots import choose
 
 DEFAULT_PLAYERS = {"skull": 4, "six-nimmt": 4, "skull-king": 3}
 NAMES = ["Ada", "Brahim", "Chloé", "Dorota", "Emre", "Fatma", "Gaspard", "Hania", "Ines", "Jules", "Kasia", "Luc"]
 QUIET_FIELDS = {"type", "version"}
+SEAT_FIELDS = {"seat", "winner", "picker", "skull_owner", "first_player", "challenger", "chooser", "drafter"}
 
 
 def free_port() -> int:
@@ -126,7 +129,7 @@ def narrate(event: dict[str, Any]) -> str:
     for key, value in event.items():
         if key in QUIET_FIELDS or value is None:
             continue
-        if key == "seat" and isinstance(value, int) and value < len(NAMES):
+        if key in SEAT_FIELDS and isinstance(value, int) and value < len(NAMES):
             value = NAMES[value]
         text = value if isinstance(value, str | int | bool) else _short(value)
         fields.append(f"{key}={text}")
@@ -139,6 +142,8 @@ def _short(value: Any, limit: int = 60) -> str:
 
 
 def run_demo(args: argparse.Namespace) -> int:
+    os.environ.setdefault(LEVEL_VARIABLE, "warning")  # the narration is the output; logs only for trouble
+    configure()
     seed = args.seed if args.seed is not None else random.SystemRandom().getrandbits(32)
     rng = random.Random(seed)
     games = ["skull", "six-nimmt", "skull-king"] if args.game == "all" else [args.game]
