@@ -30,7 +30,8 @@ def to_act(state: SkullState) -> list[Seat]:
     elif phase in ("reveal", "discard_own"):
         awaited = state.challenger
     elif phase == "discard_pick":
-        awaited = state.skull_owner
+        # inside the failing batch (time travel) the shuffle may not be recorded yet: nobody acts
+        awaited = state.skull_owner if state.discard_order is not None else None
     elif phase == "choose_first_player":
         awaited = state.chooser
     else:

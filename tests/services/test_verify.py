@@ -150,9 +150,10 @@ def test_changing_any_single_byte_of_any_entry_breaks_the_chain_at_its_version(
     doc["entries"][index]["data"] = text[:position] + char + text[position + 1 :]
     version = doc["entries"][index]["version"]
     report = verify_export(doc)
-    assert failing(report, f"{label_of(game, version)}: hash chain: broken at version {version}"), (
-        report.render()
-    )
+    # The break is named at its version. The round it is filed under is the untampered one, unless
+    # the changed byte was the batch's own command id, which moves the boundary the round is read from.
+    assert not report.ok
+    assert f"hash chain: broken at version {version}" in report.render(), report.render()
 
 
 def _position_in(text: str, start_marker: str) -> int:
