@@ -149,7 +149,7 @@ def parse_append(reply: Sequence[Any]) -> AppendResult:
 
 
 class RangeReader:
-    """Pages through ``XRANGE`` from just after ``after``, checking that versions are contiguous.
+    """Pages through ``XRANGE`` (exclusive start) after version ``after``, checking contiguity.
 
     Sans-I/O: the caller runs each ``request()`` (XRANGE key min max count) and ``feed``s the reply
     until ``request()`` returns ``None``; ``entries`` then holds the result.
@@ -160,32 +160,32 @@ class RangeReader:
             raise ValueError("after and limit must not be negative")
         self.key = game_keys(game_id).events
         self.entries: list[Entry] = []
-        self._next = after + 1
+        self._after = after
         self._last = last
-        self._max = "+" if last is None else f"0-{last}"
         self._remaining = limit
-        self._done = limit == 0 or (last is not None and last < self._next)
+        self._asked = 0
+        self._done = limit == 0 or (last is not None and last <= after)
 
     def request(self) -> tuple[str, str, str, int] | None:
         if self._done:
             return None
-        count = PAGE if self._remaining is None else min(PAGE, self._remaining)
-        return self.key, f"0-{self._next}", self._max, count
+        self._asked = PAGE if self._remaining is None else min(PAGE, self._remaining)
+        high = "+" if self._last is None else f"0-{self._last}"
+        return self.key, f"(0-{self._after}", high, self._asked
 
     def feed(self, reply: Sequence[tuple[bytes, Mapping[bytes, bytes]]]) -> None:
         for stream_id, fields in reply:
             version = version_of(stream_id)
-            if version != self._next:
-                raise BrokenStream(f"{self.key}: expected version {self._next}, found {version}")
+            if version != self._after + 1:
+                raise BrokenStream(f"{self.key}: expected version {self._after + 1}, found {version}")
             self.entries.append(Entry(version, fields[b"d"], _text(fields[b"h"])))
-            self._next += 1
+            self._after = version
         if self._remaining is not None:
             self._remaining -= len(reply)
-        asked = PAGE if self._remaining is None else len(reply) + self._remaining
         self._done = (
-            len(reply) < min(PAGE, asked)
+            len(reply) < self._asked
             or self._remaining == 0
-            or (self._last is not None and self._next > self._last)
+            or (self._last is not None and self._after >= self._last)
         )
 
 
