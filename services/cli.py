@@ -74,6 +74,10 @@ def run_serve(args: argparse.Namespace) -> int:
         worker = spawn_worker(url, workers=1)
     settings = replace(settings, redis_url=url)
     print(f"Tablestream is serving on http://{args.host}:{args.port}  (Redis: {url})", flush=True)
+    # uvicorn shuts down gracefully on SIGTERM/SIGINT, then re-raises the signal; a handler of our own
+    # receives it instead of dying, so that the worker and the embedded Redis are stopped too.
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(signum, lambda *_: None)
     try:
         if args.api_workers > 1:
             os.environ["TABLESTREAM_REDIS_URL"] = url
