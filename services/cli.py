@@ -68,8 +68,7 @@ def run_serve(args: argparse.Namespace) -> int:
     embedded = worker = None
     if url is None:
         data_dir = args.data_dir or settings.data_dir
-        embedded = EmbeddedRedis(Path(data_dir) / "redis", durable=True)
-        embedded.start()
+        embedded = EmbeddedRedis(Path(data_dir) / "redis", durable=True)  # started and answering
         url = embedded.url
         worker = spawn_worker(url, workers=1)
     settings = replace(settings, redis_url=url)
@@ -100,8 +99,11 @@ def run_serve(args: argparse.Namespace) -> int:
 
 def spawn_worker(url: str, workers: int) -> subprocess.Popen[bytes]:
     """A projection worker in its own process (RQ workers own their process's signals)."""
+    from services.embedded import die_with_parent
+
     return subprocess.Popen(
-        [sys.executable, "-m", "services.cli", "worker", "--redis-url", url, "--workers", str(workers)]
+        [sys.executable, "-m", "services.cli", "worker", "--redis-url", url, "--workers", str(workers)],
+        preexec_fn=die_with_parent,  # a killed serve or demo leaves no worker behind
     )
 
 

@@ -49,8 +49,7 @@ def local_stack(redis_url: str | None = None) -> Iterator[str]:
     with tempfile.TemporaryDirectory(prefix="tablestream-demo-") as tmp:
         embedded = None
         if redis_url is None:
-            embedded = EmbeddedRedis(Path(tmp) / "redis", durable=True)
-            embedded.start()
+            embedded = EmbeddedRedis(Path(tmp) / "redis", durable=True)  # started and answering
             redis_url = embedded.url
         worker = spawn_worker(redis_url, workers=1)
         port = free_port()

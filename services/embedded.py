@@ -65,7 +65,7 @@ def _load_prctl() -> Any:
 _prctl = _load_prctl()  # looked up before any fork: the child must not dlopen
 
 
-def _die_with_parent() -> None:
+def die_with_parent() -> None:
     """In the child before exec: ask Linux to SIGTERM the server when the thread that started it
     dies, so a killed test run or CLI leaves no server behind. Start servers from a long-lived
     thread (the main one)."""
@@ -139,7 +139,7 @@ class EmbeddedRedis:
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.DEVNULL,
-                preexec_fn=_die_with_parent,
+                preexec_fn=die_with_parent,
             )
             if self._wait_ready(time.monotonic() + timeout):
                 return self
