@@ -98,7 +98,7 @@ class DrawStream:
                 return x % n
 
     def shuffle(self, items: Sequence[T]) -> list[T]:
-        """Fisher-Yates from the given canonical order: for i = len-1 down to 1, swap a[i], a[uniform(i+1)]."""
+        """Fisher-Yates from the canonical order: for i = len-1 down to 1, swap a[i], a[uniform(i + 1)]."""
         out = list(items)
         for i in range(len(out) - 1, 0, -1):
             j = self.uniform(i + 1)

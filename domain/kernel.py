@@ -55,25 +55,25 @@ class Options(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=T
 S = TypeVar("S")
 C = TypeVar("C", bound=Command)
 E = TypeVar("E", bound=Event)
-O = TypeVar("O", bound=Options)
+Opt = TypeVar("Opt", bound=Options)
 
 
-class Rules(Protocol, Generic[S, C, E, O]):
+class Rules(Protocol, Generic[S, C, E, Opt]):
     """One game's rules. Implementations are stateless modules/objects; state is a frozen Struct.
 
     ``evolve`` only records what ``decide`` decided: it never validates, never draws, never fails.
     """
 
     name: str  # the public game name: "skull", "six-nimmt", "skull-king"
-    options_type: type[O]
+    options_type: type[Opt]
     command_type: Any  # the tagged Union of this game's commands
     event_type: Any  # the tagged Union of this game's events (table events excluded)
     state_type: type[S]
 
-    def check_options(self, options: O, players: int) -> None:
-        """Raise ``Rejected`` (code ``invalid_options`` or ``bad_player_count``) for a table the rules refuse."""
+    def check_options(self, options: Opt, players: int) -> None:
+        """Raise ``Rejected`` (``invalid_options``, ``bad_player_count``) for a table the rules refuse."""
 
-    def initial_state(self, options: O, players: int) -> S: ...
+    def initial_state(self, options: Opt, players: int) -> S: ...
 
     def start(self, state: S, chance: Chance) -> list[E]:
         """The events that open play once every seat is taken (first player, first deal, ...)."""
@@ -114,7 +114,7 @@ class Rules(Protocol, Generic[S, C, E, O]):
         """The winning seats once terminal (ties share); empty before."""
 
 
-def fold(rules: Rules[S, C, E, O], state: S, events: Sequence[E]) -> S:
+def fold(rules: Rules[S, C, E, Opt], state: S, events: Sequence[E]) -> S:
     for event in events:
         state = rules.evolve(state, event)
     return state

@@ -96,7 +96,7 @@ class Table:
     def __init__(self, rules: Rules[Any, Any, Any, Any]) -> None:
         self.rules = rules
         self.name = rules.name
-        self.event_type: Any = Union[(*TABLE_EVENTS, *_members(rules.event_type))]  # noqa: UP007
+        self.event_type: Any = Union[(*TABLE_EVENTS, *_members(rules.event_type))]
         self.command_type: Any = rules.command_type
 
     # -- deciding --------------------------------------------------------------------------
@@ -155,7 +155,9 @@ class Table:
             raise Rejected("not_seated", "Only a seated player may act.")
         assert state.mix is not None
         chance = Chance(seeds, bytes.fromhex(state.mix))
-        return self._with_bookkeeping(state, self.rules.decide(state.game_state, command, seat, chance), chance)
+        return self._with_bookkeeping(
+            state, self.rules.decide(state.game_state, command, seat, chance), chance
+        )
 
     def _with_bookkeeping(self, state: TableState, game_events: list[Event], chance: Chance) -> list[Event]:
         """Append seed reveals for rounds that ended, a fresh chain when one runs out, the result."""

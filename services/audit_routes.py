@@ -20,7 +20,9 @@ async def get_audit(request: Request) -> JSONResponse:
     caller = await identify(request, game_id)
     await ts.handler.load(game_id)  # 404 for an unknown game
     entries = await ts.store.read(game_id)
-    viewer = "operator" if caller.role == "operator" else ("player" if caller.seat is not None else "spectator")
+    viewer = (
+        "operator" if caller.role == "operator" else ("player" if caller.seat is not None else "spectator")
+    )
     return JSONResponse(build_audit(entries, viewer, caller.seat))
 
 

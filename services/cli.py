@@ -17,12 +17,16 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="tablestream", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
 
-    serve = commands.add_parser("serve", help="run the HTTP API (and, without --redis-url, Redis and a worker)")
+    serve = commands.add_parser(
+        "serve", help="run the HTTP API (and, without --redis-url, Redis and a worker)"
+    )
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int, default=8000)
     serve.add_argument("--redis-url", default=None, help="use this Redis; default: a private embedded server")
     serve.add_argument("--data-dir", type=Path, default=None, help="where the embedded server keeps its data")
-    serve.add_argument("--api-workers", type=int, default=1, help="API processes (needs --redis-url when > 1)")
+    serve.add_argument(
+        "--api-workers", type=int, default=1, help="API processes (needs --redis-url when > 1)"
+    )
 
     worker = commands.add_parser("worker", help="run a pool of RQ projection workers and the lag sweeper")
     worker.add_argument("--redis-url", required=True)
@@ -36,9 +40,7 @@ def main(argv: list[str] | None = None) -> int:
     demo.add_argument("--seed", type=int, default=None, help="the bots' choices; omit for a random one")
     demo.add_argument("--redis-url", default=None)
 
-    commands.add_parser(
-        "verify", help="check an exported game offline (no Redis, no server)", add_help=False
-    )
+    commands.add_parser("verify", help="check an exported game offline (no Redis, no server)", add_help=False)
 
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["verify"]:
@@ -81,13 +83,22 @@ def run_serve(args: argparse.Namespace) -> int:
         if args.api_workers > 1:
             os.environ["TABLESTREAM_REDIS_URL"] = url
             uvicorn.run(
-                "services.asgi:app", host=args.host, port=args.port, workers=args.api_workers,
-                loop="uvloop", http="httptools", log_level="warning",
+                "services.asgi:app",
+                host=args.host,
+                port=args.port,
+                workers=args.api_workers,
+                loop="uvloop",
+                http="httptools",
+                log_level="warning",
             )
         else:
             uvicorn.run(
-                create_app(settings), host=args.host, port=args.port,
-                loop="uvloop", http="httptools", log_level="warning",
+                create_app(settings),
+                host=args.host,
+                port=args.port,
+                loop="uvloop",
+                http="httptools",
+                log_level="warning",
             )
     finally:
         if worker is not None:
@@ -135,11 +146,16 @@ def run_worker(args: argparse.Namespace) -> int:
     sweeper.start()
     try:
         if args.workers <= 1:
-            SimpleWorker([queue], connection=connection, serializer=JSONSerializer).work(logging_level="WARNING")
+            SimpleWorker([queue], connection=connection, serializer=JSONSerializer).work(
+                logging_level="WARNING"
+            )
         else:
             pool = WorkerPool(
-                [QUEUE_NAME], connection=connection, num_workers=args.workers,
-                worker_class=SimpleWorker, serializer=JSONSerializer,
+                [QUEUE_NAME],
+                connection=connection,
+                num_workers=args.workers,
+                worker_class=SimpleWorker,
+                serializer=JSONSerializer,
             )
             pool.start(logging_level="WARNING")
     finally:

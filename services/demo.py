@@ -31,7 +31,20 @@ from services.logging import LEVEL_VARIABLE, configure
 from workers.bots import choose
 
 DEFAULT_PLAYERS = {"skull": 4, "six-nimmt": 4, "skull-king": 3}
-NAMES = ["Ada", "Brahim", "Chloé", "Dorota", "Emre", "Fatma", "Gaspard", "Hania", "Ines", "Jules", "Kasia", "Luc"]
+NAMES = [
+    "Ada",
+    "Brahim",
+    "Chloé",
+    "Dorota",
+    "Emre",
+    "Fatma",
+    "Gaspard",
+    "Hania",
+    "Ines",
+    "Jules",
+    "Kasia",
+    "Luc",
+]
 QUIET_FIELDS = {"type", "version"}
 SEAT_FIELDS = {"seat", "winner", "picker", "skull_owner", "first_player", "challenger", "chooser", "drafter"}
 
@@ -55,14 +68,18 @@ def local_stack(redis_url: str | None = None) -> Iterator[str]:
         port = free_port()
         config = uvicorn.Config(
             create_app(replace(Settings(), redis_url=redis_url)),
-            host="127.0.0.1", port=port, log_level="warning", loop="uvloop", http="httptools",
+            host="127.0.0.1",
+            port=port,
+            log_level="warning",
+            loop="uvloop",
+            http="httptools",
         )
         server = uvicorn.Server(config)
         thread = threading.Thread(target=server.run, daemon=True)
         thread.start()
         base = f"http://127.0.0.1:{port}"
         try:
-            _wait_ready(base)
+            wait_ready(base)
             yield base
         finally:
             server.should_exit = True
@@ -72,7 +89,7 @@ def local_stack(redis_url: str | None = None) -> Iterator[str]:
                 embedded.stop()
 
 
-def _wait_ready(base: str, attempts: int = 200) -> None:
+def wait_ready(base: str, attempts: int = 200) -> None:
     for _ in range(attempts):
         try:
             if httpx.get(f"{base}/healthz", timeout=1.0).status_code == 200:

@@ -68,7 +68,6 @@ def advance(game_id: str, folded: Folded | None, entries: Sequence[Entry]) -> Fo
     return Folded(game_id, table, state, version, entries[-1].hash)
 
 
-
 def seeds_from_secret(secret: dict[str, str]) -> SecretSeeds:
     return SecretSeeds(bytes.fromhex(secret["root"]), bytes.fromhex(secret["master"]))
 

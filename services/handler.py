@@ -19,6 +19,7 @@ import structlog
 from domain.fairness import SecretSeeds
 from domain.games import table_for
 from domain.kernel import Command, Event, Rejected
+from domain.table import Table
 from services.errors import ApiError, from_rejection, not_found
 from services.folding import Folded, StateCache, advance, decode_entries, seeds_from_secret
 from services.records import GENESIS_HASH, CommandRecord, command_fingerprint, encode_batch
@@ -38,6 +39,7 @@ class Outcome:
     """An accepted (or replayed) command: the batch it appended and the receipt for its head."""
 
     game_id: str
+    table: Table
     first: int
     version: int
     events: list[tuple[int, Event]]
@@ -97,7 +99,9 @@ class CommandHandler:
         seeds = SecretSeeds(root, master)
         game_id = secrets.token_hex(8)
         try:
-            events = table.create(game_id, players, options, seeds.chain_commitment(0), practice_seed is not None)
+            events = table.create(
+                game_id, players, options, seeds.chain_commitment(0), practice_seed is not None
+            )
         except Rejected as rejected:
             raise from_rejection(rejected) from None
         record = CommandRecord(
@@ -163,7 +167,9 @@ class CommandHandler:
                     events = folded.table.decide(folded.state, command, seat, seeds)
                 except Rejected as rejected:
                     raise from_rejection(rejected) from None
-                record = CommandRecord(id=command_id, kind="command", seat=seat, body=msgspec.to_builtins(command))
+                record = CommandRecord(
+                    id=command_id, kind="command", seat=seat, body=msgspec.to_builtins(command)
+                )
                 outcome = await self._append(folded, record, events, seat, fingerprint)
                 if isinstance(outcome, Outcome):
                     outcome_name = "dup" if outcome.duplicate else "ok"
@@ -203,6 +209,7 @@ class CommandHandler:
             await self.poke(folded.game_id)
             return Outcome(
                 folded.game_id,
+                folded.table,
                 result.first,
                 result.last,
                 list(zip(range(result.first, result.last + 1), events, strict=True)),
@@ -229,6 +236,7 @@ class CommandHandler:
         entries = await self.store.read(game_id, after=first - 1, limit=last - first + 1)
         return Outcome(
             game_id,
+            folded.table,
             first,
             last,
             decode_entries(folded.table, entries),
@@ -268,7 +276,9 @@ def _secret_material(practice_seed: Any) -> tuple[bytes, bytes]:
     try:
         seed = bytes.fromhex(practice_seed)
     except ValueError:
-        raise ApiError(422, "invalid_options", "The option 'seed' must be 64 hexadecimal characters.") from None
+        raise ApiError(
+            422, "invalid_options", "The option 'seed' must be 64 hexadecimal characters."
+        ) from None
     return seed, seed
 
 

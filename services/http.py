@@ -73,7 +73,9 @@ async def identify(request: Request, game_id: str) -> Caller:
     return Caller("seat", int(role))
 
 
-def int_query(request: Request, name: str, default: int | None, low: int = 0, high: int | None = None) -> int | None:
+def int_query(
+    request: Request, name: str, default: int | None, low: int = 0, high: int | None = None
+) -> int | None:
     raw = request.query_params.get(name)
     if raw is None:
         return default

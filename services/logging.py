@@ -14,7 +14,9 @@ LEVEL_VARIABLE = "TABLESTREAM_LOG_LEVEL"
 def configure(json: bool = True, level: int | None = None, cache: bool = True) -> None:
     """JSON lines on stderr; the level comes from ``TABLESTREAM_LOG_LEVEL`` (default ``info``)."""
     if level is None:
-        level = logging.getLevelNamesMapping().get(os.environ.get(LEVEL_VARIABLE, "info").upper(), logging.INFO)
+        level = logging.getLevelNamesMapping().get(
+            os.environ.get(LEVEL_VARIABLE, "info").upper(), logging.INFO
+        )
     renderer: structlog.types.Processor = (
         structlog.processors.JSONRenderer() if json else structlog.dev.ConsoleRenderer()
     )

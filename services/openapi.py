@@ -14,7 +14,10 @@ REF = "#/components/schemas/{name}"
 
 
 def _error(description: str) -> dict[str, Any]:
-    return {"description": description, "content": {"application/json": {"schema": {"$ref": REF.format(name="Error")}}}}
+    return {
+        "description": description,
+        "content": {"application/json": {"schema": {"$ref": REF.format(name="Error")}}},
+    }
 
 
 def _ok(description: str, schema: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -31,8 +34,13 @@ BEARER = [{"bearer": []}, {}]
 
 
 def _query(name: str, description: str) -> dict[str, Any]:
-    return {"name": name, "in": "query", "required": False, "schema": {"type": "integer", "minimum": 0},
-            "description": description}
+    return {
+        "name": name,
+        "in": "query",
+        "required": False,
+        "schema": {"type": "integer", "minimum": 0},
+        "description": description,
+    }
 
 
 @cache
@@ -44,8 +52,13 @@ def openapi_document() -> dict[str, Any]:
     components["Error"] = {
         "type": "object",
         "required": ["error"],
-        "properties": {"error": {"type": "object", "required": ["code", "message"], "properties": {
-            "code": {"type": "string"}, "message": {"type": "string"}}}},
+        "properties": {
+            "error": {
+                "type": "object",
+                "required": ["code", "message"],
+                "properties": {"code": {"type": "string"}, "message": {"type": "string"}},
+            }
+        },
     }
     components["Command"] = {"anyOf": commands}
     send_schema = components["SendCommand"]
@@ -54,46 +67,96 @@ def openapi_document() -> dict[str, Any]:
     game = {"parameters": [GAME_ID]}
     paths: dict[str, Any] = {
         "/games": {
-            "post": {"summary": "Create a table", "requestBody": _body("CreateGame"),
-                     "responses": {"201": _ok("The table id and the host token"), **bad}},
+            "post": {
+                "summary": "Create a table",
+                "requestBody": _body("CreateGame"),
+                "responses": {"201": _ok("The table id and the host token"), **bad},
+            },
             "get": {"summary": "The lobby: open and running tables", "responses": {"200": _ok("Tables")}},
         },
-        "/games/{game_id}/players": {**game, "post": {
-            "summary": "Take the next seat; the last seat starts the game", "requestBody": _body("JoinGame"),
-            "responses": {"201": _ok("The seat and its token"), "409": _error("Full or started"), **bad}}},
-        "/games/{game_id}/commands": {**game, "post": {
-            "summary": "Send a command as the token's seat", "security": [{"bearer": []}],
-            "requestBody": _body("SendCommand"),
-            "responses": {"200": _ok("Version, the events as this seat sees them, and a receipt"),
-                          "401": _error("Bad or missing token"), "409": _error("Conflict, reuse or game over"),
-                          **bad}}},
-        "/games/{game_id}/view": {**game, "get": {
-            "summary": "The caller's view (a spectator's without a token)", "security": BEARER,
-            "parameters": [_query("at", "Time travel: the view as it was at this version")],
-            "responses": {"200": _ok("The view"), "404": _error("No such game")}}},
-        "/games/{game_id}/events": {**game, "get": {
-            "summary": "Events as the caller may see them", "security": BEARER,
-            "parameters": [_query("after", "Only versions after this"), _query("limit", "At most this many")],
-            "responses": {"200": _ok("Events and the head version")}}},
-        "/games/{game_id}/scores": {**game, "get": {"summary": "The scoreboard",
-                                                     "responses": {"200": _ok("Per round and totals")}}},
-        "/games/{game_id}/live": {**game, "get": {
-            "summary": "Server-sent events: one message per version with the caller's view", "security": BEARER,
-            "responses": {"200": {"description": "text/event-stream; resumes from Last-Event-ID"}}}},
-        "/games/{game_id}/audit": {**game, "get": {
-            "summary": "Per finished round: seed, chain check, chance outcomes, events", "security": BEARER,
-            "responses": {"200": _ok("The audit")}}},
-        "/games/{game_id}/export": {**game, "get": {
-            "summary": "A finished game as one self-contained document for the offline verifier",
-            "responses": {"200": _ok("The export"), "409": _error("Game not finished")}}},
+        "/games/{game_id}/players": {
+            **game,
+            "post": {
+                "summary": "Take the next seat; the last seat starts the game",
+                "requestBody": _body("JoinGame"),
+                "responses": {"201": _ok("The seat and its token"), "409": _error("Full or started"), **bad},
+            },
+        },
+        "/games/{game_id}/commands": {
+            **game,
+            "post": {
+                "summary": "Send a command as the token's seat",
+                "security": [{"bearer": []}],
+                "requestBody": _body("SendCommand"),
+                "responses": {
+                    "200": _ok("Version, the events as this seat sees them, and a receipt"),
+                    "401": _error("Bad or missing token"),
+                    "409": _error("Conflict, reuse or game over"),
+                    **bad,
+                },
+            },
+        },
+        "/games/{game_id}/view": {
+            **game,
+            "get": {
+                "summary": "The caller's view (a spectator's without a token)",
+                "security": BEARER,
+                "parameters": [_query("at", "Time travel: the view as it was at this version")],
+                "responses": {"200": _ok("The view"), "404": _error("No such game")},
+            },
+        },
+        "/games/{game_id}/events": {
+            **game,
+            "get": {
+                "summary": "Events as the caller may see them",
+                "security": BEARER,
+                "parameters": [
+                    _query("after", "Only versions after this"),
+                    _query("limit", "At most this many"),
+                ],
+                "responses": {"200": _ok("Events and the head version")},
+            },
+        },
+        "/games/{game_id}/scores": {
+            **game,
+            "get": {"summary": "The scoreboard", "responses": {"200": _ok("Per round and totals")}},
+        },
+        "/games/{game_id}/live": {
+            **game,
+            "get": {
+                "summary": "Server-sent events: one message per version with the caller's view",
+                "security": BEARER,
+                "responses": {"200": {"description": "text/event-stream; resumes from Last-Event-ID"}},
+            },
+        },
+        "/games/{game_id}/audit": {
+            **game,
+            "get": {
+                "summary": "Per finished round: seed, chain check, chance outcomes, events",
+                "security": BEARER,
+                "responses": {"200": _ok("The audit")},
+            },
+        },
+        "/games/{game_id}/export": {
+            **game,
+            "get": {
+                "summary": "A finished game as one self-contained document for the offline verifier",
+                "responses": {"200": _ok("The export"), "409": _error("Game not finished")},
+            },
+        },
         "/healthz": {"get": {"summary": "Liveness and Redis reachability", "responses": {"200": _ok("ok")}}},
     }
     del create, join, send
     return {
         "openapi": "3.1.0",
-        "info": {"title": "Tablestream", "version": "1",
-                 "description": "Skull, 6 nimmt! and Skull King: event-sourced, provably fair, auditable."},
+        "info": {
+            "title": "Tablestream",
+            "version": "1",
+            "description": "Skull, 6 nimmt! and Skull King: event-sourced, provably fair, auditable.",
+        },
         "paths": paths,
-        "components": {"schemas": components,
-                       "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}}},
+        "components": {
+            "schemas": components,
+            "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}},
+        },
     }

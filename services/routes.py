@@ -70,9 +70,10 @@ async def send_command(request: Request) -> JSONResponse:
     if caller.seat is None:
         raise ApiError(403, "not_a_player", "Only a seated player's token may send commands.")
     body = convert(await read_json(request), SendCommand)
-    outcome = await ts.handler.command(game_id, caller.seat, body.command_id, body.command, body.expected_version)
-    folded = await ts.handler.load(game_id)
-    events = [event_json(folded.table, v, e, caller.seat, outcome.finished) for v, e in outcome.events]
+    outcome = await ts.handler.command(
+        game_id, caller.seat, body.command_id, body.command, body.expected_version
+    )
+    events = [event_json(outcome.table, v, e, caller.seat, outcome.finished) for v, e in outcome.events]
     return JSONResponse({"version": outcome.version, "events": events, "receipt": outcome.receipt()})
 
 
@@ -103,14 +104,16 @@ async def get_events(request: Request) -> JSONResponse:
     folded = await ts.handler.load(game_id)
     entries = await ts.store.read(game_id, after=after, limit=limit)
     full = folded.state.status == "finished" or caller.role == "operator"
-    events = [event_json(folded.table, v, e, caller.seat, full) for v, e in decode_entries(folded.table, entries)]
+    events = [
+        event_json(folded.table, v, e, caller.seat, full) for v, e in decode_entries(folded.table, entries)
+    ]
     return JSONResponse({"events": events, "version": folded.version})
 
 
 async def get_scores(request: Request) -> JSONResponse:
     game_id = request.path_params["game_id"]
     ts = services(request)
-    checkpoint, data = await ts.store.read_view(game_id, "scores")
+    _, data = await ts.store.read_view(game_id, "scores")
     if data is None:
         folded = await ts.handler.load(game_id)
         data = encode(scoreboard(folded.state, folded.version))

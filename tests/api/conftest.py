@@ -15,7 +15,7 @@ from rq import SimpleWorker
 from rq.serializers import JSONSerializer
 from starlette.testclient import TestClient
 
-from services.app import create_app, connect_to
+from services.app import connect_to, create_app
 from services.config import Settings
 from services.embedded import EmbeddedRedis
 from workers.bots import choose
@@ -69,7 +69,9 @@ class Api:
             self.join(game_id, f"P{seat}", f"seed-{seat}")
         return game_id
 
-    def play_until(self, game_id: str, done: Callable[[dict[str, Any]], bool], seed: int = 0) -> dict[str, Any]:
+    def play_until(
+        self, game_id: str, done: Callable[[dict[str, Any]], bool], seed: int = 0
+    ) -> dict[str, Any]:
         """Let bots play every seat until ``done(spectator view)``; returns that view."""
         rng = random.Random(seed)
         while not done(view := self.view(game_id)):
@@ -82,8 +84,14 @@ class Api:
     def auth(self, game_id: str, seat: int) -> dict[str, str]:
         return {"Authorization": f"Bearer {self.tokens[game_id][seat]}"}
 
-    def send(self, game_id: str, seat: int, command: dict[str, Any], command_id: str | None = None,
-             expected_version: int | None = None) -> Any:
+    def send(
+        self,
+        game_id: str,
+        seat: int,
+        command: dict[str, Any],
+        command_id: str | None = None,
+        expected_version: int | None = None,
+    ) -> Any:
         body: dict[str, Any] = {"command_id": command_id or uuid.uuid4().hex, "command": command}
         if expected_version is not None:
             body["expected_version"] = expected_version
@@ -107,7 +115,9 @@ def api(request: pytest.FixtureRequest) -> Iterator[Api]:
     if request.param == "fakeredis":
         server = fakeredis.FakeServer()
         sync = fakeredis.FakeRedis(server=server)
-        app = create_app(settings, lambda: (fakeredis.FakeAsyncRedis(server=server), fakeredis.FakeRedis(server=server)))
+        app = create_app(
+            settings, lambda: (fakeredis.FakeAsyncRedis(server=server), fakeredis.FakeRedis(server=server))
+        )
     else:
         embedded: EmbeddedRedis = request.getfixturevalue("redis_server")
         sync = redis.Redis.from_url(embedded.url)

@@ -88,18 +88,27 @@ def test_the_audit_shows_only_revealed_seeds(api: Api) -> None:
         assert seed in text
 
 
-def test_tablestream_verify_checks_an_exported_file_and_names_a_tampered_round(api: Api, tmp_path: Path) -> None:
+def test_tablestream_verify_checks_an_exported_file_and_names_a_tampered_round(
+    api: Api, tmp_path: Path
+) -> None:
     final = finished(api, "skull", 3, seed=4)
     doc = api.client.get(f"/games/{final['game_id']}/export").json()
     good = tmp_path / "game.json"
     good.write_text(json.dumps(doc))
-    run = subprocess.run([sys.executable, "-m", "services.cli", "verify", str(good)], capture_output=True, text=True)
+    run = subprocess.run(
+        [sys.executable, "-m", "services.cli", "verify", str(good)], capture_output=True, text=True
+    )
     assert run.returncode == 0, run.stdout + run.stderr
     entry = doc["entries"][len(doc["entries"]) // 2]
-    entry["data"] = entry["data"].replace('"seat":1', '"seat":2', 1) if '"seat":1' in entry["data"] else (
-        entry["data"][:-2] + " }")
+    entry["data"] = (
+        entry["data"].replace('"seat":1', '"seat":2', 1)
+        if '"seat":1' in entry["data"]
+        else (entry["data"][:-2] + " }")
+    )
     bad = tmp_path / "tampered.json"
     bad.write_text(json.dumps(doc))
-    run = subprocess.run([sys.executable, "-m", "services.cli", "verify", str(bad)], capture_output=True, text=True)
+    run = subprocess.run(
+        [sys.executable, "-m", "services.cli", "verify", str(bad)], capture_output=True, text=True
+    )
     assert run.returncode == 1
     assert "round" in run.stdout and "hash chain" in run.stdout

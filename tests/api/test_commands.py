@@ -77,11 +77,15 @@ def test_without_expected_version_the_server_decides_against_the_newest_state(ap
         (b'{"command_id": "x", "command": {"type": "bid", "count": 3}}', 422, "wrong_phase"),
     ],
 )
-def test_bad_input_gets_a_specific_4xx_and_appends_nothing(api: Api, body: bytes, status: int, code: str) -> None:
+def test_bad_input_gets_a_specific_4xx_and_appends_nothing(
+    api: Api, body: bytes, status: int, code: str
+) -> None:
     game_id = api.started()
     head = api.head(game_id)
     response = api.client.post(
-        f"/games/{game_id}/commands", content=body, headers={**api.auth(game_id, 0), "Content-Type": "application/json"}
+        f"/games/{game_id}/commands",
+        content=body,
+        headers={**api.auth(game_id, 0), "Content-Type": "application/json"},
     )
     assert response.status_code == status, response.text
     assert response.json()["error"]["code"] == code

@@ -10,12 +10,26 @@ from hypothesis import strategies as st
 from tests.api.conftest import Api
 
 json_values = st.recursive(
-    st.none() | st.booleans() | st.integers(-(2**70), 2**70) | st.floats(allow_nan=False, allow_infinity=False) | st.text(max_size=20),
+    st.none()
+    | st.booleans()
+    | st.integers(-(2**70), 2**70)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=20),
     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=10), inner, max_size=4),
     max_leaves=12,
 )
 command_types = st.sampled_from(
-    ["place_disc", "bid", "pass", "flip", "discard_pick", "discard_own", "choose_first_player", "select_card", "x"]
+    [
+        "place_disc",
+        "bid",
+        "pass",
+        "flip",
+        "discard_pick",
+        "discard_own",
+        "choose_first_player",
+        "select_card",
+        "x",
+    ]
 )
 commands = st.fixed_dictionaries(
     {"type": command_types},
@@ -28,7 +42,9 @@ bodies = st.one_of(
         optional={"expected_version": json_values},
     ),
 )
-SETTINGS = settings(max_examples=150, suppress_health_check=[HealthCheck.function_scoped_fixture], deadline=None)
+SETTINGS = settings(
+    max_examples=150, suppress_health_check=[HealthCheck.function_scoped_fixture], deadline=None
+)
 
 
 @SETTINGS
@@ -36,7 +52,9 @@ SETTINGS = settings(max_examples=150, suppress_health_check=[HealthCheck.functio
 def test_random_command_bodies_get_a_4xx_or_a_200_never_a_5xx(fake_api: Api, body: Any) -> None:
     game_id = fake_api.shared_game()
     before = fake_api.head(game_id)
-    response = fake_api.client.post(f"/games/{game_id}/commands", json=body, headers=fake_api.auth(game_id, 0))
+    response = fake_api.client.post(
+        f"/games/{game_id}/commands", json=body, headers=fake_api.auth(game_id, 0)
+    )
     assert response.status_code < 500, response.text
     if response.status_code != 200:
         assert set(response.json()["error"]) >= {"code", "message"}
@@ -44,9 +62,18 @@ def test_random_command_bodies_get_a_4xx_or_a_200_never_a_5xx(fake_api: Api, bod
 
 
 @SETTINGS
-@given(body=st.one_of(json_values, st.fixed_dictionaries(
-    {"game": st.sampled_from(["skull", "six-nimmt", "skull-king"]) | json_values, "players": json_values},
-    optional={"options": json_values})))
+@given(
+    body=st.one_of(
+        json_values,
+        st.fixed_dictionaries(
+            {
+                "game": st.sampled_from(["skull", "six-nimmt", "skull-king"]) | json_values,
+                "players": json_values,
+            },
+            optional={"options": json_values},
+        ),
+    )
+)
 def test_random_table_bodies_never_get_a_5xx(fake_api: Api, body: Any) -> None:
     response = fake_api.client.post("/games", json=body)
     assert response.status_code < 500, response.text

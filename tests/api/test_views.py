@@ -12,8 +12,19 @@ def test_a_view_always_has_the_contract_fields(api: Api) -> None:
     game_id = api.started()
     for seat in (None, 0):
         view = api.view(game_id, seat)
-        for name in ("game", "game_id", "version", "status", "phase", "seat", "players", "to_act", "legal",
-                     "scores", "winners"):
+        for name in (
+            "game",
+            "game_id",
+            "version",
+            "status",
+            "phase",
+            "seat",
+            "players",
+            "to_act",
+            "legal",
+            "scores",
+            "winners",
+        ):
             assert name in view
         assert view["seat"] == seat
     assert api.view(game_id)["legal"] == []
@@ -110,8 +121,15 @@ def test_the_scoreboard_is_served_for_a_running_game(api: Api) -> None:
 def test_openapi_describes_every_route_and_every_game_command(api: Api) -> None:
     doc = api.client.get("/openapi.json").json()
     assert doc["openapi"].startswith("3.1")
-    for path in ("/games", "/games/{game_id}/players", "/games/{game_id}/commands", "/games/{game_id}/view",
-                 "/games/{game_id}/events", "/games/{game_id}/scores", "/games/{game_id}/live"):
+    for path in (
+        "/games",
+        "/games/{game_id}/players",
+        "/games/{game_id}/commands",
+        "/games/{game_id}/view",
+        "/games/{game_id}/events",
+        "/games/{game_id}/scores",
+        "/games/{game_id}/live",
+    ):
         assert path in doc["paths"]
     text = api.client.get("/openapi.json").text
     for tag in ("place_disc", "select_card", "play_card", "choose_row", "discard_pick"):

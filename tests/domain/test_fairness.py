@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import itertools
 
 import pytest
 from hypothesis import given
@@ -28,7 +29,7 @@ def test_each_seed_of_the_chain_hashes_to_the_one_before_it() -> None:
     chain = seed_chain(b"\x01" * 32)
     assert len(chain) == CHAIN_LENGTH + 1
     assert chain[-1] == b"\x01" * 32
-    for earlier, later in zip(chain, chain[1:], strict=False):
+    for earlier, later in itertools.pairwise(chain):
         assert hashlib.sha256(later).digest() == earlier
 
 

@@ -23,7 +23,11 @@ def test_creation_records_the_full_options_with_their_defaults() -> None:
 
 @pytest.mark.parametrize(
     ("players", "options", "code"),
-    [(2, {}, "bad_player_count"), (3, {"nope": 1}, "invalid_options"), (3, {"two_sets": "x"}, "invalid_options")],
+    [
+        (2, {}, "bad_player_count"),
+        (3, {"nope": 1}, "invalid_options"),
+        (3, {"two_sets": "x"}, "invalid_options"),
+    ],
 )
 def test_creation_refuses_what_the_rules_refuse(players: int, options: dict, code: str) -> None:
     with pytest.raises(Rejected) as refused:
@@ -47,8 +51,10 @@ def test_the_last_join_starts_the_game_in_the_same_batch() -> None:
     assert full.value.code == "table_full"
 
 
-@pytest.mark.parametrize(("name", "seed", "code"), [("", "", "invalid_name"), ("x" * 41, "", "invalid_name"),
-                                                    ("Ok", "s" * 65, "invalid_client_seed")])
+@pytest.mark.parametrize(
+    ("name", "seed", "code"),
+    [("", "", "invalid_name"), ("x" * 41, "", "invalid_name"), ("Ok", "s" * 65, "invalid_client_seed")],
+)
 def test_a_bad_name_or_client_seed_is_refused(name: str, seed: str, code: str) -> None:
     table = table_for("skull")
     state = table.fold(None, table.create("g", 3, {}, "00" * 32, practice=False))
@@ -75,7 +81,9 @@ def test_every_seed_is_revealed_by_the_end_and_checks_against_the_commitment(gam
     players = {"skull": 3, "six-nimmt": 4, "skull-king": 2}[game]
     g = play_random(new_game(game, players, seed=5), random.Random(5))
     reveals = [e for e in g.events if isinstance(e, SeedRevealed)]
-    assert sorted(e.round for e in reveals) == list(range(1, g.table.rules.rounds_completed(g.rules_state) + 1))
+    assert sorted(e.round for e in reveals) == list(
+        range(1, g.table.rules.rounds_completed(g.rules_state) + 1)
+    )
     for reveal in reveals:
         chain, index = chain_position(reveal.round)
         assert verify_reveal(bytes.fromhex(reveal.seed), index, g.state.commitments[chain])

@@ -18,7 +18,9 @@ PLAYERS = {"skull": (3, 6), "six-nimmt": (2, 10), "skull-king": (2, 6)}
 @pytest.mark.parametrize("game", sorted(PLAYERS))
 @settings(max_examples=8)
 @given(data=st.data())
-def test_every_read_model_is_defined_at_every_version_of_a_random_game(game: str, data: st.DataObject) -> None:
+def test_every_read_model_is_defined_at_every_version_of_a_random_game(
+    game: str, data: st.DataObject
+) -> None:
     low, high = PLAYERS[game]
     players = data.draw(st.integers(low, high), label="players")
     seed = data.draw(st.integers(0, 2**32), label="seed")

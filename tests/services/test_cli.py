@@ -39,7 +39,10 @@ def serving(data_dir: Path) -> Iterator[tuple[str, subprocess.Popen[str]]]:
     port = free_port()
     process = subprocess.Popen(
         [sys.executable, "-m", "services.cli", "serve", "--port", str(port), "--data-dir", str(data_dir)],
-        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env={**os.environ, "TABLESTREAM_LOG_LEVEL": "warning"},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        env={**os.environ, "TABLESTREAM_LOG_LEVEL": "warning"},
     )
     base = f"http://127.0.0.1:{port}"
     try:
@@ -57,8 +60,10 @@ def test_serve_prints_its_url_keeps_games_across_a_restart_and_stops_cleanly(tmp
         for name in ("Ada", "Bo", "Cy"):
             httpx.post(f"{base}/games/{game_id}/players", json={"name": name}).raise_for_status()
         # the in-process worker projects the lobby without anyone asking
-        wait_for(lambda: any(g["game_id"] == game_id for g in httpx.get(f"{base}/games").json()["games"]),
-                 "the projection worker to list the game")
+        wait_for(
+            lambda: any(g["game_id"] == game_id for g in httpx.get(f"{base}/games").json()["games"]),
+            "the projection worker to list the game",
+        )
         process.send_signal(signal.SIGTERM)
         assert process.wait(30) == 0
         assert base in (process.stdout.read() if process.stdout else "")
@@ -71,7 +76,9 @@ def test_serve_prints_its_url_keeps_games_across_a_restart_and_stops_cleanly(tmp
 def test_demo_plays_every_game_to_its_winners_through_the_http_api() -> None:
     run = subprocess.run(
         [sys.executable, "-m", "services.cli", "demo", "--game", "all", "--seed", "1"],
-        capture_output=True, text=True, timeout=300,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert run.returncode == 0, run.stderr[-2000:]
     assert run.stdout.count("== winners:") == 3

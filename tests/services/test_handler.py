@@ -34,7 +34,9 @@ async def started_table(handler: CommandHandler, players: int) -> str:
     return game_id
 
 
-async def test_eight_concurrent_writers_at_one_expected_version_exactly_one_wins(store_backend: Clients) -> None:
+async def test_eight_concurrent_writers_at_one_expected_version_exactly_one_wins(
+    store_backend: Clients,
+) -> None:
     setup = handler_on(store_backend)
     game_id = await started_table(setup, 8)
     version = (await setup.load(game_id)).version
@@ -55,7 +57,9 @@ async def test_eight_concurrent_writers_at_one_expected_version_exactly_one_wins
     assert (await setup.load(game_id)).version == winners[0]
 
 
-async def test_without_expected_version_every_concurrent_writer_is_applied_in_turn(store_backend: Clients) -> None:
+async def test_without_expected_version_every_concurrent_writer_is_applied_in_turn(
+    store_backend: Clients,
+) -> None:
     setup = handler_on(store_backend)
     game_id = await started_table(setup, 8)
     before = (await setup.load(game_id)).version

@@ -95,4 +95,3 @@ def play_random(g: Game, rng: random.Random, max_steps: int = 20_000) -> Game:
         assert legal, f"seat {seat} is to act but has no legal command"
         g.act(seat, rng.choice(legal))
     raise AssertionError(f"game did not finish within {max_steps} steps")
-

@@ -66,7 +66,9 @@ async def test_a_late_projection_never_moves_the_checkpoint_backwards(store_back
     assert store.checkpoint(game_id) == head
 
 
-async def test_duplicate_and_reordered_pokes_through_rq_leave_views_at_the_head(store_backend: Clients) -> None:
+async def test_duplicate_and_reordered_pokes_through_rq_leave_views_at_the_head(
+    store_backend: Clients,
+) -> None:
     sync = store_backend[0]
     games = [await played_game(store_backend, commands) for commands in (1, 2, 3)]
     queue = projection_queue(sync)
