@@ -90,6 +90,7 @@ def run_serve(args: argparse.Namespace) -> int:
                 loop="uvloop",
                 http="httptools",
                 log_level="warning",
+                timeout_graceful_shutdown=10,  # live streams of running games never end by themselves
             )
         else:
             uvicorn.run(
@@ -99,6 +100,7 @@ def run_serve(args: argparse.Namespace) -> int:
                 loop="uvloop",
                 http="httptools",
                 log_level="warning",
+                timeout_graceful_shutdown=10,  # live streams of running games never end by themselves
             )
     finally:
         if worker is not None:

@@ -73,6 +73,7 @@ def local_stack(redis_url: str | None = None) -> Iterator[str]:
             log_level="warning",
             loop="uvloop",
             http="httptools",
+            timeout_graceful_shutdown=5,  # live streams of running games would otherwise hold it open
         )
         server = uvicorn.Server(config)
         thread = threading.Thread(target=server.run, daemon=True)

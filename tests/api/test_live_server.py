@@ -1,0 +1,85 @@
+"""Live updates from a real server (uvicorn, the embedded Redis, a worker process): a waiting
+subscriber learns of each new version as it happens, and a reconnect resumes without gaps."""
+
+from __future__ import annotations
+
+import queue
+import threading
+from collections.abc import Iterator
+from typing import Any
+
+import httpx
+import msgspec
+import pytest
+
+from services.demo import local_stack
+
+pytestmark = pytest.mark.redis
+DEADLINE = 20.0
+
+
+@pytest.fixture(scope="module")
+def base() -> Iterator[str]:
+    with local_stack() as url:
+        yield url
+
+
+def started(client: httpx.Client) -> tuple[str, list[str]]:
+    game_id = client.post("/games", json={"game": "skull", "players": 3}).json()["game_id"]
+    tokens = [client.post(f"/games/{game_id}/players", json={"name": n}).json()["token"] for n in "ABC"]
+    return game_id, tokens
+
+
+def listen(base: str, game_id: str, headers: dict[str, str], out: queue.Queue[Any]) -> threading.Thread:
+    """Read the SSE stream in a thread, putting each (id, view) on ``out``."""
+
+    def run() -> None:
+        with (
+            httpx.Client(base_url=base, timeout=DEADLINE) as client,
+            client.stream("GET", f"/games/{game_id}/live", headers=headers) as response,
+        ):
+            event_id = None
+            for line in response.iter_lines():
+                if line.startswith("id: "):
+                    event_id = int(line[4:])
+                elif line.startswith("data: "):
+                    out.put((event_id, msgspec.json.decode(line[6:])))
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    return thread
+
+
+def test_a_subscriber_receives_every_new_version_with_its_own_view(base: str) -> None:
+    with httpx.Client(base_url=base) as client:
+        game_id, tokens = started(client)
+        head = client.get(f"/games/{game_id}/events").json()["version"]
+        messages: queue.Queue[Any] = queue.Queue()
+        listen(base, game_id, {"Authorization": f"Bearer {tokens[0]}"}, messages)
+        first_id, first_view = messages.get(timeout=DEADLINE)
+        assert first_id == head and first_view["seat"] == 0
+        auth = {"Authorization": f"Bearer {tokens[1]}"}
+        body = {"command_id": "c1", "command": {"type": "place_disc", "disc": "skull"}}
+        version = client.post(f"/games/{game_id}/commands", json=body, headers=auth).json()["version"]
+        ids = []
+        while not ids or ids[-1] < version:
+            event_id, view = messages.get(timeout=DEADLINE)
+            ids.append(event_id)
+            assert view["seat"] == 0 and view["version"] == event_id
+        assert ids == list(range(head + 1, version + 1))
+
+
+def test_a_reconnect_with_last_event_id_resumes_exactly_after_it(base: str) -> None:
+    with httpx.Client(base_url=base) as client:
+        game_id, tokens = started(client)
+        for seat in (0, 1):
+            body = {"command_id": f"c{seat}", "command": {"type": "place_disc", "disc": "flower"}}
+            client.post(
+                f"/games/{game_id}/commands", json=body, headers={"Authorization": f"Bearer {tokens[seat]}"}
+            )
+        head = client.get(f"/games/{game_id}/events").json()["version"]
+        messages: queue.Queue[Any] = queue.Queue()
+        listen(base, game_id, {"Last-Event-ID": str(head - 2)}, messages)
+        received = [messages.get(timeout=DEADLINE)[0] for _ in range(2)]
+        assert received == [head - 1, head]
+        assert messages.empty()
