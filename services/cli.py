@@ -9,6 +9,7 @@ import subprocess
 import sys
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 from services.config import Settings
 
@@ -25,7 +26,7 @@ def main(argv: list[str] | None = None) -> int:
     serve.add_argument("--redis-url", default=None, help="use this Redis; default: a private embedded server")
     serve.add_argument("--data-dir", type=Path, default=None, help="where the embedded server keeps its data")
     serve.add_argument(
-        "--api-workers", type=int, default=1, help="API processes (needs --redis-url when > 1)"
+        "--api-workers", type=int, default=1, help="API processes sharing the port"
     )
 
     worker = commands.add_parser("worker", help="run a pool of RQ projection workers and the lag sweeper")
@@ -80,28 +81,19 @@ def run_serve(args: argparse.Namespace) -> int:
     for signum in (signal.SIGTERM, signal.SIGINT):
         signal.signal(signum, lambda *_: None)
     try:
+        server: dict[str, Any] = {
+            "host": args.host,
+            "port": args.port,
+            "loop": "uvloop",
+            "http": "httptools",
+            "log_level": "warning",
+            "timeout_graceful_shutdown": 10,  # live streams of running games never end by themselves
+        }
         if args.api_workers > 1:
             os.environ["TABLESTREAM_REDIS_URL"] = url
-            uvicorn.run(
-                "services.asgi:app",
-                host=args.host,
-                port=args.port,
-                workers=args.api_workers,
-                loop="uvloop",
-                http="httptools",
-                log_level="warning",
-                timeout_graceful_shutdown=10,  # live streams of running games never end by themselves
-            )
+            uvicorn.run("services.asgi:app", workers=args.api_workers, **server)
         else:
-            uvicorn.run(
-                create_app(settings),
-                host=args.host,
-                port=args.port,
-                loop="uvloop",
-                http="httptools",
-                log_level="warning",
-                timeout_graceful_shutdown=10,  # live streams of running games never end by themselves
-            )
+            uvicorn.run(create_app(settings), **server)
     finally:
         if worker is not None:
             stop_process(worker)
