@@ -156,16 +156,21 @@ class EmbeddedRedis:
         )
 
     def _wait_ready(self, deadline: float) -> bool:
-        """Poll PING until the deadline. ``False`` if the server exited (a lost port race)."""
+        """Poll until our server answers, or the deadline. ``False`` if it exited (a lost port race).
+
+        The answer must come from our own process: another server that won the race for the port
+        would answer PING too, and tests flushing it would wipe someone else's data.
+        """
         assert self._process is not None
         with self._client(timeout=0.25) as client:
             while time.monotonic() < deadline:
                 if self._process.poll() is not None:
                     return False
                 try:
-                    if client.ping():
+                    client.ping()  # fails while the AOF is still loading
+                    if int(client.info("server")["process_id"]) == self._process.pid:
                         return True
-                except redis.RedisError:  # refused, or still loading the AOF
+                except redis.RedisError:  # refused, or loading
                     pass
                 time.sleep(POLL_INTERVAL)
         self.kill()

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 import redis
 
+from services import embedded
 from services.embedded import EmbeddedRedis, EmbeddedRedisError, server_binary
 
 pytestmark = pytest.mark.redis
@@ -66,3 +67,18 @@ def test_a_taken_fixed_port_fails_fast_with_the_log_path(tmp_path: Path) -> None
         taken.listen()
         with pytest.raises(EmbeddedRedisError, match=r"valkey\.log"):
             EmbeddedRedis(tmp_path, port=taken.getsockname()[1], durable=False)
+
+
+def test_a_server_that_loses_the_race_for_its_port_moves_to_another(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Another server answering on the chosen port must not be mistaken for ours."""
+    with EmbeddedRedis(tmp_path / "a", durable=False) as first:
+        offered = iter([first.port])
+        real_free_port = embedded.free_port
+        monkeypatch.setattr(embedded, "free_port", lambda: next(offered, None) or real_free_port())
+        with EmbeddedRedis(tmp_path / "b", durable=False) as second:
+            assert second.port != first.port
+            with redis.Redis.from_url(second.url) as client:
+                assert int(client.info("server")["process_id"]) == second.pid
+        assert first.running
