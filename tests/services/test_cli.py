@@ -15,8 +15,14 @@ from typing import Any
 
 import httpx
 import pytest
+import redis as redis_py
+from starlette.testclient import TestClient
 
+from services.app import connect_to, create_app
+from services.config import Settings
 from services.demo import free_port
+from services.store_sync import SyncEventStore
+from workers.projector import projection_queue
 
 pytestmark = pytest.mark.redis
 DEADLINE = 30.0
@@ -84,3 +90,26 @@ def test_demo_plays_every_game_to_its_winners_through_the_http_api() -> None:
     assert run.stdout.count("== winners:") == 3
     for game in ("skull", "six-nimmt", "skull-king"):
         assert f"== {game} " in run.stdout
+
+
+def test_the_worker_pool_projects_queued_games_and_its_sweeper_finds_unpoked_ones(real_redis: Any) -> None:
+    where = real_redis.connection_pool.connection_kwargs
+    redis_url = f"redis://{where['host']}:{where['port']}/0"
+    with TestClient(create_app(Settings(), connect_to(redis_url))) as client:
+        poked = client.post("/games", json={"game": "skull", "players": 3}).json()["game_id"]
+        projection_queue(redis_py.Redis.from_url(redis_url)).empty()  # this one's pokes are lost
+        unpoked = client.post("/games", json={"game": "skull", "players": 3}).json()["game_id"]
+        projection_queue(redis_py.Redis.from_url(redis_url)).empty()
+        client.post(f"/games/{poked}/players", json={"name": "A"})  # a fresh poke for the first game
+    store = SyncEventStore(real_redis)
+    worker = subprocess.Popen(
+        [sys.executable, "-m", "services.cli", "worker", "--redis-url", redis_url, "--workers", "2",
+         "--sweep-seconds", "0.2"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    try:
+        for game_id in (poked, unpoked):
+            wait_for(lambda g=game_id: store.checkpoint(g) == store.head(g) > 0, f"projection of {game_id}")
+    finally:
+        worker.send_signal(signal.SIGTERM)
+        assert worker.wait(30) == 0
