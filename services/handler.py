@@ -110,7 +110,7 @@ class CommandHandler:
         entry = encode_batch(1, GENESIS_HASH, record, events)[0]
         await self.store.create(game_id, {"root": root.hex(), "master": master.hex()}, entry)
         host_token = await self.tokens.issue(game_id, "host")
-        await self.poke(game_id)
+        await self._poke(game_id)
         log.info("table_created", game_id=game_id, game=game, players=players, outcome="ok")
         return game_id, host_token
 
@@ -206,7 +206,7 @@ class CommandHandler:
         if result.status == "ok":
             new = advance(folded.game_id, folded, entries)
             self.cache.put(new)
-            await self.poke(folded.game_id)
+            await self._poke(folded.game_id)
             return Outcome(
                 folded.game_id,
                 folded.table,
@@ -221,6 +221,14 @@ class CommandHandler:
             assert replayed is not None
             return replayed
         return result.head if seat is not None else None
+
+    async def _poke(self, game_id: str) -> None:
+        """Tell the projections; the events are already stored, so a failed poke must not fail the
+        command: the sweeper finds any game whose projection lags."""
+        try:
+            await self.poke(game_id)
+        except Exception:
+            log.warning("poke_failed", game_id=game_id, exc_info=True)
 
     async def _replay(self, game_id: str, command_id: str, fingerprint: str) -> Outcome | None:
         """The original answer of a command id already seen, or ``None`` for a new one."""

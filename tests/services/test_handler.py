@@ -104,3 +104,14 @@ async def test_every_command_leaves_one_canonical_log_line(store_backend: Client
         assert line["game_id"] == game_id
         assert line["command_id"] in {"cmd-1", "cmd-2"}
         assert line["duration_ms"] >= 0
+
+
+async def test_a_failed_projection_poke_does_not_fail_a_stored_command(store_backend: Clients) -> None:
+    async def broken_poke(game_id: str) -> None:
+        raise ConnectionError("the queue is unreachable")
+
+    handler = handler_on(store_backend)
+    game_id = await started_table(handler, 3)
+    handler.poke = broken_poke
+    outcome = await handler.command(game_id, 0, "stored", FLOWER, None)
+    assert (await handler.load(game_id)).version == outcome.version
