@@ -11,7 +11,7 @@ hidden bids, placed discs) that no seat may see yet, and the seeds of running ro
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from domain.kernel import Event
@@ -52,6 +52,22 @@ def build_export(entries: Sequence[Entry]) -> dict[str, Any]:
         raise GameNotFinished()
     return {
         "format": FORMAT,
+        **table_facts(created, events),
+        "commitments": _commitments(created, events),
+        "revealed_seeds": {str(e.round): e.seed for e in events if isinstance(e, SeedRevealed)},
+        "entries": [
+            {"version": entry.version, "hash": entry.hash, "data": entry.data.decode("utf-8")}
+            for entry in entries
+        ],
+        "head": {"version": entries[-1].version, "hash": entries[-1].hash},
+        "scores": list(finished.scores),
+        "winners": list(finished.winners),
+    }
+
+
+def table_facts(created: TableCreated, events: Iterable[Event | None]) -> dict[str, Any]:
+    """The table as the export's header states it: what a reader takes without replaying."""
+    return {
         "game_id": created.game_id,
         "game": created.game,
         "players": created.players,
@@ -62,15 +78,6 @@ def build_export(entries: Sequence[Entry]) -> dict[str, Any]:
             for e in events
             if isinstance(e, PlayerJoined)
         ],
-        "commitments": _commitments(created, events),
-        "revealed_seeds": {str(e.round): e.seed for e in events if isinstance(e, SeedRevealed)},
-        "entries": [
-            {"version": entry.version, "hash": entry.hash, "data": entry.data.decode("utf-8")}
-            for entry in entries
-        ],
-        "head": {"version": entries[-1].version, "hash": entries[-1].hash},
-        "scores": list(finished.scores),
-        "winners": list(finished.winners),
     }
 
 

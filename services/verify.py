@@ -27,8 +27,8 @@ from pathlib import Path
 from typing import Any
 
 from domain.fairness import CHAIN_LENGTH, chain_position, verify_reveal
-from domain.table import PlayerJoined, SeedChainCommitted, SeedRevealed
-from services.export import FORMAT
+from domain.table import SeedChainCommitted, SeedRevealed
+from services.export import FORMAT, table_facts
 from services.records import GENESIS_HASH, Entry, chain_hash, encode_batch
 from services.replay import SETUP, Replay, final_result, replay
 from services.verify_report import (
@@ -302,18 +302,7 @@ def _check_header(
     """The header's copies of stream facts must be those facts: a reader may rely on them."""
     created = rp.created
     assert created is not None
-    facts: dict[str, Any] = {
-        "game_id": created.game_id,
-        "game": created.game,
-        "players": created.players,
-        "options": created.options,
-        "practice": created.practice,
-        "seats": [
-            {"seat": e.seat, "name": e.name, "client_seed": e.client_seed}
-            for e in (item.event for item in rp.items)
-            if isinstance(e, PlayerJoined)
-        ],
-    }
+    facts = table_facts(created, (item.event for item in rp.items))
     for key, value in facts.items():
         if doc.get(key) != value:
             report.fail(SETUP, HEADER, f"{key} {doc.get(key)!r} is not the stream's {value!r}")
