@@ -101,11 +101,17 @@ def wait_ready(base: str, attempts: int = 200) -> None:
 
 
 def play_game(
-    client: httpx.Client, game: str, players: int, rng: random.Random, out: Any = print
+    client: httpx.Client,
+    game: str,
+    players: int,
+    rng: random.Random,
+    out: Any = print,
+    options: dict[str, Any] | None = None,
 ) -> tuple[dict[str, Any], list[str]]:
     """One complete game between bots; narrates public events; returns the final spectator view
-    and the seats' tokens."""
-    created = client.post("/games", json={"game": game, "players": players, "options": {}})
+    and the seats' tokens. With a practice ``seed`` in ``options`` and a seeded ``rng`` the whole
+    game is reproducible."""
+    created = client.post("/games", json={"game": game, "players": players, "options": options or {}})
     created.raise_for_status()
     game_id = created.json()["game_id"]
     tokens = []

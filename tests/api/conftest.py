@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import random
 import uuid
 from collections.abc import Callable, Iterator
@@ -107,6 +108,11 @@ class Api:
     def head(self, game_id: str) -> int:
         version: int = self.client.get(f"/games/{game_id}/events", params={"limit": 1}).json()["version"]
         return version
+
+
+def practice(game: str, seed: int) -> dict[str, str]:
+    """Options of a practice table: fixed deals, so that with seeded bots the game replays exactly."""
+    return {"seed": hashlib.sha256(f"{game}-{seed}".encode()).hexdigest()}
 
 
 @pytest.fixture(params=["fakeredis", pytest.param("redis", marks=pytest.mark.redis)])

@@ -17,13 +17,15 @@ from projections.views import seat_view
 from services.demo import play_game
 from services.records import decode_stored
 from services.verify import verify_export
-from tests.api.conftest import ADMIN_TOKEN, Api
+from tests.api.conftest import ADMIN_TOKEN, Api, practice
 
 OPERATOR = {"Authorization": f"Bearer {ADMIN_TOKEN}"}
 
 
 def finished(api: Api, game: str = "skull", players: int = 3, seed: int = 1) -> dict[str, Any]:
-    final, tokens = play_game(api.client, game, players, random.Random(seed), out=lambda line: None)
+    final, tokens = play_game(
+        api.client, game, players, random.Random(seed), out=lambda line: None, options=practice(game, seed)
+    )
     api.tokens[final["game_id"]] = tokens
     return final
 

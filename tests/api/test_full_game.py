@@ -11,13 +11,15 @@ import pytest
 from domain.games import table_for
 from projections.views import seat_view
 from services.demo import play_game
-from tests.api.conftest import Api
+from tests.api.conftest import Api, practice
 
 GAMES = [("skull", 4), ("six-nimmt", 3), ("skull-king", 3)]
 
 
 def finished_game(api: Api, game: str, players: int, seed: int) -> dict[str, Any]:
-    final, tokens = play_game(api.client, game, players, random.Random(seed), out=lambda line: None)
+    final, tokens = play_game(
+        api.client, game, players, random.Random(seed), out=lambda line: None, options=practice(game, seed)
+    )
     api.tokens[final["game_id"]] = tokens
     api.project()
     return final
