@@ -34,16 +34,19 @@ def listen(base: str, game_id: str, headers: dict[str, str], out: queue.Queue[An
     """Read the SSE stream in a thread, putting each (id, view) on ``out``."""
 
     def run() -> None:
-        with (
-            httpx.Client(base_url=base, timeout=DEADLINE) as client,
-            client.stream("GET", f"/games/{game_id}/live", headers=headers) as response,
-        ):
-            event_id = None
-            for line in response.iter_lines():
-                if line.startswith("id: "):
-                    event_id = int(line[4:])
-                elif line.startswith("data: "):
-                    out.put((event_id, msgspec.json.decode(line[6:])))
+        try:
+            with (
+                httpx.Client(base_url=base, timeout=DEADLINE) as client,
+                client.stream("GET", f"/games/{game_id}/live", headers=headers) as response,
+            ):
+                event_id = None
+                for line in response.iter_lines():
+                    if line.startswith("id: "):
+                        event_id = int(line[4:])
+                    elif line.startswith("data: "):
+                        out.put((event_id, msgspec.json.decode(line[6:])))
+        except httpx.HTTPError:
+            return  # the stack shuts down with this stream open (a running game's never ends)
 
     thread = threading.Thread(target=run, daemon=True)
     thread.start()
