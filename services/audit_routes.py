@@ -8,14 +8,14 @@ from starlette.routing import Route
 from services.audit import build_audit
 from services.errors import ApiError
 from services.export import GameNotFinished, build_export
-from services.http import JSONResponse, identify
+from services.http import JSONResponse, game_id_of, identify
 from services.state import services
 
 
 async def get_audit(request: Request) -> JSONResponse:
     """Per finished round: the seed and its check, each chance outcome re-derived, the events; full
     detail for everyone once the game is over and for the operator (admin token) during play."""
-    game_id = request.path_params["game_id"]
+    game_id = game_id_of(request)
     ts = services(request)
     caller = await identify(request, game_id)
     await ts.handler.load(game_id)  # 404 for an unknown game
@@ -27,7 +27,7 @@ async def get_audit(request: Request) -> JSONResponse:
 
 
 async def get_export(request: Request) -> JSONResponse:
-    game_id = request.path_params["game_id"]
+    game_id = game_id_of(request)
     ts = services(request)
     await ts.handler.load(game_id)
     entries = await ts.store.read(game_id)

@@ -25,9 +25,7 @@ def main(argv: list[str] | None = None) -> int:
     serve.add_argument("--port", type=int, default=8000)
     serve.add_argument("--redis-url", default=None, help="use this Redis; default: a private embedded server")
     serve.add_argument("--data-dir", type=Path, default=None, help="where the embedded server keeps its data")
-    serve.add_argument(
-        "--api-workers", type=int, default=1, help="API processes sharing the port"
-    )
+    serve.add_argument("--api-workers", type=int, default=1, help="API processes sharing the port")
 
     worker = commands.add_parser("worker", help="run a pool of RQ projection workers and the lag sweeper")
     worker.add_argument("--redis-url", required=True)

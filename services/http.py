@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hmac
+import re
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -10,7 +11,7 @@ import msgspec
 from starlette.requests import Request
 from starlette.responses import Response
 
-from services.errors import ApiError
+from services.errors import ApiError, not_found
 
 Role = Literal["seat", "spectator", "host", "operator"]
 
@@ -30,8 +31,18 @@ class Caller:
     seat: int | None = None
 
 
+MAX_BODY = 64 * 1024  # the largest command is a few hundred bytes
+
+
 async def read_json(request: Request) -> Any:
-    body = await request.body()
+    declared = request.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > MAX_BODY:
+        raise ApiError(413, "body_too_large", f"A request body may have at most {MAX_BODY} bytes.")
+    body = b""
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > MAX_BODY:
+            raise ApiError(413, "body_too_large", f"A request body may have at most {MAX_BODY} bytes.")
     if not body:
         raise ApiError(400, "malformed_json", "The request body must be a JSON document.")
     try:
@@ -45,6 +56,17 @@ def convert(data: Any, type_: type[Any], code: str = "invalid_request") -> Any:
         return msgspec.convert(data, type_)
     except msgspec.ValidationError as exc:
         raise ApiError(422, code, f"The request is invalid: {exc}.") from None
+
+
+GAME_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
+
+
+def game_id_of(request: Request) -> str:
+    """The game id of the path; one that no game can have is a 404 like any unknown game."""
+    game_id: str = request.path_params["game_id"]
+    if not GAME_ID.fullmatch(game_id):
+        raise not_found(game_id)
+    return game_id
 
 
 def bearer(request: Request) -> str | None:

@@ -18,7 +18,7 @@ from starlette.responses import StreamingResponse
 from projections.views import encode, seat_view
 from services.errors import ApiError
 from services.folding import Folded, advance
-from services.http import identify
+from services.http import game_id_of, identify
 from services.keys import game_keys
 from services.state import Services, services
 
@@ -26,7 +26,7 @@ HEARTBEAT_SECONDS = 15.0
 
 
 async def live(request: Request) -> StreamingResponse:
-    game_id = request.path_params["game_id"]
+    game_id = game_id_of(request)
     ts = services(request)
     caller = await identify(request, game_id)
     head = await ts.handler.load(game_id)

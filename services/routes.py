@@ -13,7 +13,7 @@ from domain.table import Table
 from projections.views import encode, scoreboard, seat_view, view_field
 from services.errors import ApiError
 from services.folding import Folded, decode_entries
-from services.http import JSONResponse, convert, identify, int_query, read_json
+from services.http import JSONResponse, convert, game_id_of, identify, int_query, read_json
 from services.state import services
 
 MAX_EVENTS_PAGE = 1000
@@ -55,14 +55,14 @@ async def lobby(request: Request) -> JSONResponse:
 
 
 async def join_game(request: Request) -> JSONResponse:
-    game_id = request.path_params["game_id"]
+    game_id = game_id_of(request)
     body = convert(await read_json(request), JoinGame)
     seat, token = await services(request).handler.join(game_id, body.name, body.client_seed)
     return JSONResponse({"seat": seat, "token": token}, status_code=201)
 
 
 async def send_command(request: Request) -> JSONResponse:
-    game_id = request.path_params["game_id"]
+    game_id = game_id_of(request)
     ts = services(request)
     caller = await identify(request, game_id)
     if caller.role == "spectator":
@@ -78,7 +78,7 @@ async def send_command(request: Request) -> JSONResponse:
 
 
 async def get_view(request: Request) -> JSONResponse:
-    game_id = request.path_params["game_id"]
+    game_id = game_id_of(request)
     ts = services(request)
     caller = await identify(request, game_id)
     at = int_query(request, "at", None, low=1)
@@ -96,7 +96,7 @@ async def get_view(request: Request) -> JSONResponse:
 
 
 async def get_events(request: Request) -> JSONResponse:
-    game_id = request.path_params["game_id"]
+    game_id = game_id_of(request)
     ts = services(request)
     caller = await identify(request, game_id)
     after = int_query(request, "after", 0) or 0
@@ -111,7 +111,7 @@ async def get_events(request: Request) -> JSONResponse:
 
 
 async def get_scores(request: Request) -> JSONResponse:
-    game_id = request.path_params["game_id"]
+    game_id = game_id_of(request)
     ts = services(request)
     _, data = await ts.store.read_view(game_id, "scores")
     if data is None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import quote
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -84,3 +85,28 @@ def test_random_table_bodies_never_get_a_5xx(fake_api: Api, body: Any) -> None:
 def test_random_bytes_as_a_body_are_a_clean_400_or_422(fake_api: Api, raw: bytes) -> None:
     response = fake_api.client.post("/games", content=raw, headers={"Content-Type": "application/json"})
     assert response.status_code in (201, 400, 422), response.text
+
+
+ENDPOINTS = [("GET", "view"), ("GET", "events"), ("GET", "scores"), ("GET", "audit"), ("GET", "export"),
+             ("POST", "players"), ("POST", "commands")]  # fmt: skip
+
+
+@SETTINGS
+@given(
+    game_id=st.text(min_size=1, max_size=80), endpoint=st.sampled_from(ENDPOINTS), token=st.text(max_size=40)
+)
+def test_any_game_id_and_token_in_the_path_gets_a_4xx_never_a_5xx(
+    fake_api: Api, game_id: str, endpoint: tuple[str, str], token: str
+) -> None:
+    method, name = endpoint
+    headers = {"Authorization": f"Bearer {token}"} if token.isascii() and token.isprintable() else {}
+    path = f"/games/{quote(game_id, safe='')}/{name}"
+    body = {"name": "x", "command_id": "c", "command": {"type": "pass"}} if method == "POST" else None
+    response = fake_api.client.request(method, path, json=body, headers=headers)
+    assert 400 <= response.status_code < 500, response.text
+
+
+def test_a_body_over_the_limit_is_refused_with_413(fake_api: Api) -> None:
+    response = fake_api.client.post("/games", content=b"[" + b"0," * 40_000 + b"0]")
+    assert response.status_code == 413
+    assert response.json()["error"]["code"] == "body_too_large"
