@@ -49,6 +49,8 @@ async def read_json(request: Request) -> Any:
         return msgspec.json.decode(body)
     except msgspec.DecodeError as exc:
         raise ApiError(400, "malformed_json", f"The request body is not valid JSON: {exc}.") from None
+    except RecursionError:
+        raise ApiError(400, "malformed_json", "The request body is nested too deeply.") from None
 
 
 def convert(data: Any, type_: type[Any], code: str = "invalid_request") -> Any:

@@ -110,3 +110,9 @@ def test_a_body_over_the_limit_is_refused_with_413(fake_api: Api) -> None:
     response = fake_api.client.post("/games", content=b"[" + b"0," * 40_000 + b"0]")
     assert response.status_code == 413
     assert response.json()["error"]["code"] == "body_too_large"
+
+
+def test_json_nested_too_deeply_is_a_clean_400(fake_api: Api) -> None:
+    response = fake_api.client.post("/games", content=b"[" * 30_000 + b"]" * 30_000)
+    assert response.status_code == 400
+    assert response.json()["error"]["code"] == "malformed_json"
