@@ -5,7 +5,7 @@ from __future__ import annotations
 from starlette.requests import Request
 from starlette.routing import Route
 
-from services.audit import build_audit
+from services.audit import Viewer, build_audit
 from services.errors import ApiError
 from services.export import GameNotFinished, build_export
 from services.http import JSONResponse, game_id_of, identify
@@ -20,9 +20,11 @@ async def get_audit(request: Request) -> JSONResponse:
     caller = await identify(request, game_id)
     await ts.handler.load(game_id)  # 404 for an unknown game
     entries = await ts.store.read(game_id)
-    viewer = (
-        "operator" if caller.role == "operator" else ("player" if caller.seat is not None else "spectator")
-    )
+    viewer: Viewer = "spectator"
+    if caller.role == "operator":
+        viewer = "operator"
+    elif caller.seat is not None:
+        viewer = "player"
     return JSONResponse(build_audit(entries, viewer, caller.seat))
 
 

@@ -139,7 +139,7 @@ class CommandHandler:
                 body={"name": name, "client_seed": client_seed},
             )
             outcome = await self._append(folded, record, events, seat=None)
-            if outcome is not None:
+            if isinstance(outcome, Outcome):
                 log.info("player_joined", game_id=game_id, seat=seat, outcome="ok")
                 return seat, token
         raise _contention()
@@ -196,9 +196,8 @@ class CommandHandler:
         events: Sequence[Event],
         seat: int | None,
         fingerprint: str = "",
-    ) -> Outcome | int | None:
-        """Append a decided batch. Returns the outcome, or the newer head version after a lost race
-        (``None`` for a lost race of a join, which simply retries)."""
+    ) -> Outcome | int:
+        """Append a decided batch. Returns the outcome, or the newer head version after a lost race."""
         entries = encode_batch(folded.version + 1, folded.hash, record, events)
         result = await self.store.append(
             folded.game_id, folded.version, record.id, fingerprint or record.id, seat, entries
@@ -220,7 +219,7 @@ class CommandHandler:
             replayed = await self._replay(folded.game_id, record.id, fingerprint)
             assert replayed is not None
             return replayed
-        return result.head if seat is not None else None
+        return result.head
 
     async def _poke(self, game_id: str) -> None:
         """Tell the projections; the events are already stored, so a failed poke must not fail the

@@ -30,7 +30,7 @@ def _body(name: str) -> dict[str, Any]:
 
 
 GAME_ID = {"name": "game_id", "in": "path", "required": True, "schema": {"type": "string"}}
-BEARER = [{"bearer": []}, {}]
+BEARER: list[dict[str, list[str]]] = [{"bearer": []}, {}]
 
 
 def _query(name: str, description: str) -> dict[str, Any]:
