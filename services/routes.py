@@ -101,8 +101,8 @@ async def get_events(request: Request) -> JSONResponse:
     caller = await identify(request, game_id)
     after = int_query(request, "after", 0) or 0
     limit = int_query(request, "limit", 100, low=1, high=MAX_EVENTS_PAGE) or 100
-    folded = await ts.handler.load(game_id)
     entries = await ts.store.read(game_id, after=after, limit=limit)
+    folded = await ts.handler.load(game_id)  # after the read: its head is never behind the page
     full = folded.state.status == "finished" or caller.role == "operator"
     events = [
         event_json(folded.table, v, e, caller.seat, full) for v, e in decode_entries(folded.table, entries)
