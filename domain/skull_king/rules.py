@@ -28,7 +28,7 @@ from domain.skull_king.events import (
 )
 from domain.skull_king.options import MAX_PLAYERS, MIN_PLAYERS, ROUNDS, SkullKingOptions
 from domain.skull_king.scoring import bonus_counted, round_score
-from domain.skull_king.state import Play, RoundResult, SkullKingState, TakenTrick
+from domain.skull_king.state import Play, SkullKingState, TakenTrick
 from domain.skull_king.tricks import lead_suit, may_play, playable, trick_bonus, winning_index
 
 replace = msgspec.structs.replace
@@ -195,16 +195,8 @@ def _taken(state: SkullKingState, event: TrickWon) -> SkullKingState:
 
 
 def _scored(state: SkullKingState, event: RoundScored) -> SkullKingState:
-    line = RoundResult(
-        round=event.round,
-        bids=event.bids,
-        tricks=event.tricks,
-        bonuses=event.bonuses,
-        scores=event.scores,
-        totals=event.totals,
-    )
     phase = "finished" if event.round >= ROUNDS else "scoring"
-    return replace(state, history=(*state.history, line), totals=event.totals, phase=phase)
+    return replace(state, history=(*state.history, event), totals=event.totals, phase=phase)
 
 
 def evolve(state: SkullKingState, event: SkullKingEvent) -> SkullKingState:

@@ -7,6 +7,7 @@ from typing import Literal
 import msgspec
 
 from domain.skull_king.cards import Declaration
+from domain.skull_king.events import RoundScored
 from domain.skull_king.options import SkullKingOptions
 
 Phase = Literal["waiting", "bidding", "playing", "scoring", "finished"]
@@ -27,17 +28,6 @@ class TakenTrick(msgspec.Struct, frozen=True):
     plays: tuple[Play, ...]
     winner: int
     bonus: int
-
-
-class RoundResult(msgspec.Struct, frozen=True):
-    """One line of the score pad: per seat bid, tricks, bonus counted, round score, running total."""
-
-    round: int
-    bids: tuple[int, ...]
-    tricks: tuple[int, ...]
-    bonuses: tuple[int, ...]
-    scores: tuple[int, ...]
-    totals: tuple[int, ...]
 
 
 class SkullKingState(msgspec.Struct, frozen=True, kw_only=True):
@@ -63,7 +53,7 @@ class SkullKingState(msgspec.Struct, frozen=True, kw_only=True):
     taken: tuple[TakenTrick, ...] = ()
     won: tuple[int, ...] = ()
     bonuses: tuple[int, ...] = ()
-    history: tuple[RoundResult, ...] = ()
+    history: tuple[RoundScored, ...] = ()  # the score pad, one line per finished round
     totals: tuple[int, ...] = ()
 
     def turn(self) -> int | None:
