@@ -32,6 +32,7 @@ from services.routes import routes as game_routes
 from services.state import Services
 from services.store import EventStore
 from services.tokens import TokenStore
+from services.web import web_routes
 from workers.projector import enqueue_poke, projection_queue
 
 log = structlog.get_logger("tablestream.http")
@@ -126,6 +127,7 @@ def create_app(settings: Settings, connect: Connect | None = None) -> Starlette:
             sclient.close()
 
     routes = [
+        *web_routes(),
         *game_routes,
         Route("/games/{game_id}/live", live, methods=["GET"]),
         *audit_routes,

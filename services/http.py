@@ -82,10 +82,12 @@ def bearer(request: Request) -> str | None:
 
 
 async def identify(request: Request, game_id: str) -> Caller:
-    """Who is asking: a seat, the host, the operator (admin token), or - without a token - a spectator."""
+    """Who is asking: a seat, the host, the operator (admin token), or - without a token - a spectator.
+
+    The bearer header wins; without one a browser's ``ts_seat_<id>`` / ``ts_host_<id>`` cookie counts."""
     token = bearer(request)
     if token is None:
-        return Caller("spectator")
+        return await _from_cookies(request, game_id)
     admin = request.app.state.ts.settings.admin_token
     if admin and hmac.compare_digest(token.encode(), admin.encode()):
         return Caller("operator")
@@ -95,6 +97,22 @@ async def identify(request: Request, game_id: str) -> Caller:
     if role == "host":
         return Caller("host")
     return Caller("seat", int(role))
+
+
+async def _from_cookies(request: Request, game_id: str) -> Caller:
+    """A browser's caller: its seat cookie, else its host cookie (both HttpOnly, set when it joined or
+    created the table); a cookie that is no longer valid is ignored, leaving a spectator."""
+    tokens = request.app.state.ts.tokens
+    for kind in ("seat", "host"):
+        token = request.cookies.get(f"ts_{kind}_{game_id}")
+        if not token:
+            continue
+        role = await tokens.role(game_id, token)
+        if role == "host":
+            return Caller("host")
+        if role is not None:
+            return Caller("seat", int(role))
+    return Caller("spectator")
 
 
 def int_query(

@@ -15,6 +15,7 @@ from services.errors import ApiError
 from services.folding import Folded, decode_entries
 from services.http import JSONResponse, convert, game_id_of, identify, int_query, read_json
 from services.state import services
+from services.web import language_of, set_token_cookie, with_text
 
 MAX_EVENTS_PAGE = 1000
 
@@ -45,7 +46,9 @@ def event_json(table: Table, version: int, event: Event, seat: int | None, full:
 async def create_game(request: Request) -> JSONResponse:
     body = convert(await read_json(request), CreateGame)
     game_id, host_token = await services(request).handler.create(body.game, body.players, body.options)
-    return JSONResponse({"game_id": game_id, "host_token": host_token}, status_code=201)
+    response = JSONResponse({"game_id": game_id, "host_token": host_token}, status_code=201)
+    set_token_cookie(request, response, "host", game_id, host_token)
+    return response
 
 
 async def lobby(request: Request) -> JSONResponse:
@@ -58,7 +61,9 @@ async def join_game(request: Request) -> JSONResponse:
     game_id = game_id_of(request)
     body = convert(await read_json(request), JoinGame)
     seat, token = await services(request).handler.join(game_id, body.name, body.client_seed)
-    return JSONResponse({"seat": seat, "token": token}, status_code=201)
+    response = JSONResponse({"seat": seat, "token": token}, status_code=201)
+    set_token_cookie(request, response, "seat", game_id, token)
+    return response
 
 
 async def send_command(request: Request) -> JSONResponse:
@@ -101,12 +106,14 @@ async def get_events(request: Request) -> JSONResponse:
     caller = await identify(request, game_id)
     after = int_query(request, "after", 0) or 0
     limit = int_query(request, "limit", 100, low=1, high=MAX_EVENTS_PAGE) or 100
+    lang = language_of(request)
     entries = await ts.store.read(game_id, after=after, limit=limit)
     folded = await ts.handler.load(game_id)  # after the read: its head is never behind the page
     full = folded.state.status == "finished" or caller.role == "operator"
     events = [
         event_json(folded.table, v, e, caller.seat, full) for v, e in decode_entries(folded.table, entries)
     ]
+    with_text(folded.state.game, events, [p.name for p in folded.state.seated], lang)
     return JSONResponse({"events": events, "version": folded.version})
 
 
