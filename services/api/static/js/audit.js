@@ -1,0 +1,111 @@
+// The fairness audit: the server's checks per round, and each revealed seed hashed down to the
+// published commitment right here in the browser (WebCrypto SHA-256).
+import { games } from "./api.js";
+import { t, onLangChange } from "./i18n.js";
+import { TITLES } from "./names.js";
+import { h, mount } from "./ui.js";
+
+const CHAIN_LENGTH = 64;
+
+function hexToBytes(hex) {
+  const out = new Uint8Array(hex.length / 2);
+  for (let i = 0; i < out.length; i++) out[i] = parseInt(hex.substr(i * 2, 2), 16);
+  return out;
+}
+
+function bytesToHex(bytes) {
+  return Array.from(new Uint8Array(bytes), (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/** True when SHA-256 applied ``index`` times to the revealed seed gives ``commitment`` (FAIRNESS.md). */
+export async function seedReachesCommitment(seedHex, index, commitment) {
+  let value = hexToBytes(seedHex);
+  for (let i = 0; i < index; i++) value = new Uint8Array(await crypto.subtle.digest("SHA-256", value));
+  return bytesToHex(value) === commitment;
+}
+
+function mark(state) {
+  const cls = state === true ? "ok" : state === false ? "bad" : "wait";
+  const text = state === true ? t("audit.passed") : state === false ? t("audit.failed") : t("audit.pending");
+  return h("span", { class: `mark ${cls}`, text });
+}
+
+function check(label, state, extra = {}) {
+  return h("div", { class: "check", ...extra }, mark(state), h("span", { text: label }));
+}
+
+export async function render(main, id) {
+  let doc;
+  const browserResults = new Map();
+
+  async function load() {
+    try {
+      doc = await games.audit(id);
+    } catch (error) {
+      mount(main, h("p", { class: "panel", text: error.message }));
+      return;
+    }
+    draw();
+    await runBrowserChecks();
+  }
+
+  async function runBrowserChecks() {
+    const usable = globalThis.crypto && crypto.subtle;
+    for (const round of doc.rounds) {
+      if (!round.seed) continue;
+      if (!usable) { browserResults.set(round.round, null); continue; }
+      const chain = Math.floor((round.round - 1) / CHAIN_LENGTH);
+      const index = ((round.round - 1) % CHAIN_LENGTH) + 1;
+      const commitment = doc.commitments[chain];
+      browserResults.set(round.round, commitment ? await seedReachesCommitment(round.seed, index, commitment) : false);
+    }
+    draw();
+    if (location.hash) document.getElementById(location.hash.slice(1))?.scrollIntoView();
+  }
+
+  function draw() {
+    const results = [];
+    const sections = doc.rounds.map((round) => {
+      const chance = round.chance_outcomes.length ? round.chance_outcomes.every((c) => c.matched) : null;
+      const browser = browserResults.has(round.round) ? browserResults.get(round.round) : undefined;
+      const checks = [];
+      if (round.seed) {
+        checks.push(check(t("audit.serverCheck"), round.seed_check ? round.seed_check.ok : null));
+        const el = check(t("audit.browserCheck"), browser === undefined ? null : browser,
+          { "data-testid": `browser-check-${round.round}`, "data-result": browser === true ? "passed" : browser === false ? "failed" : "pending" });
+        if (browser === undefined) el.querySelector(".mark").textContent = t("audit.checking");
+        if (browser === null) el.querySelector(".mark").textContent = t("audit.noCrypto");
+        checks.push(el);
+        results.push(round.seed_check && round.seed_check.ok, browser);
+      }
+      if (round.rules_match !== null) { checks.push(check(t("audit.rules"), round.rules_match)); results.push(round.rules_match); }
+      if (chance !== null) { checks.push(check(`${t("audit.chance")} (${round.chance_outcomes.length})`, chance)); results.push(chance); }
+      if (!round.finished) checks.push(check(t("audit.pending"), null));
+      const title = round.round === 0 ? t("audit.setup") : t("audit.round", { n: round.round });
+      return h("section", { class: "panel", id: `round-${round.round}`, "data-testid": "audit-round" },
+        h("h2", { text: title }),
+        round.seed ? h("p", {}, h("span", { class: "muted", text: t("audit.seed") + ": " }), h("span", { class: "mono", text: round.seed })) : null,
+        checks,
+        h("details", { class: "events" }, h("summary", { text: t("audit.events", { n: round.events.length }) }),
+          h("pre", { text: round.events.map((e) => `v${e.version} ${JSON.stringify(e.event)}`).join("\n") })));
+    });
+    results.unshift(doc.hash_chain.ok);
+    const ok = results.filter((r) => r === true).length;
+    mount(main, h("div", { class: "audit" },
+      h("div", { class: "table-head" }, h("h1", { text: `${t("audit.title")} · ${TITLES[doc.game] || doc.game}` }),
+        h("span", { class: `badge ${doc.status}`, text: t("status." + doc.status) }),
+        h("a", { class: "button small ghost", href: `/tables/${id}`, "data-nav": "", text: "↩" })),
+      h("section", { class: "panel" },
+        h("p", { class: "summary" + (ok === results.length ? " ok" : ""), "data-testid": "audit-summary",
+          text: t("audit.summary", { ok, n: results.length }) }),
+        h("p", { class: "muted", text: t("audit.explain") }),
+        check(t("audit.hashChain"), doc.hash_chain.ok, { "data-testid": "hash-chain" }),
+        doc.commitments.map((c) => h("p", {}, h("span", { class: "muted", text: t("audit.commitment") + ": " }), h("span", { class: "mono", text: c })))),
+      h("div", { class: "audit-rounds" }, sections)));
+  }
+
+  mount(main, h("p", { text: t("common.loading") }));
+  await load();
+  const off = onLangChange(() => doc && draw());
+  return off;
+}

@@ -1,0 +1,34 @@
+// Helpers shared by the game boards: legal commands as real buttons.
+import { h } from "../ui.js";
+
+export function legal(view, type) {
+  return (view.legal || []).filter((command) => command.type === type);
+}
+
+export function keyOf(command) {
+  return Object.entries(command).sort().map(([k, v]) => `${k}=${v}`).join("&");
+}
+
+/** A button that sends ``command``; disabled (still visible) when ``command`` is null. */
+export function action(ctx, command, content, { cls = "", label = null, fallbackKey = null } = {}) {
+  return h("button", {
+    type: "button",
+    class: `act ${cls}`,
+    disabled: !command,
+    "aria-label": label,
+    "data-key": command ? keyOf(command) : fallbackKey,
+    "data-act": command ? command.type : null,
+    onclick: command ? (event) => {
+      event.currentTarget.disabled = true;
+      ctx.send(command);
+    } : null,
+  }, content);
+}
+
+/** Buttons for every legal command the board did not place itself, so no move is ever unreachable. */
+export function leftovers(view, ctx, handled) {
+  const rest = (view.legal || []).filter((command) => !handled.has(command.type));
+  if (!rest.length) return null;
+  return h("div", { class: "controls" }, rest.map((command) =>
+    action(ctx, command, Object.entries(command).map(([k, v]) => (k === "type" ? v.replaceAll("_", " ") : `${k} ${v}`)).join(" · "))));
+}

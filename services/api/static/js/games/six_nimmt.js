@@ -1,0 +1,70 @@
+// 6 nimmt!: the four rows with bullheads per card, your hand, who has chosen, penalties.
+import { h } from "../ui.js";
+import { t } from "../i18n.js";
+import { bullheadClass } from "../names.js";
+import { action, legal, leftovers } from "./common.js";
+
+const BULLHEADS = (card) => (card === 55 ? 7 : card % 11 === 0 ? 5 : card % 10 === 0 ? 3 : card % 5 === 0 ? 2 : 1);
+
+export function card(number, { small = false, owner = null } = {}) {
+  const n = BULLHEADS(number);
+  return h("span", { class: `ncard ${bullheadClass(n)}` + (small ? " small" : ""),
+    "aria-label": `${number}, ${t("nimmt.bullheads", { n })}` },
+    h("span", { class: "heads", "aria-hidden": "true", text: "▼".repeat(n) }),
+    h("span", { class: "num", "aria-hidden": "true", text: String(number) }),
+    owner ? h("span", { class: "owner", "aria-hidden": "true", text: owner }) : null);
+}
+
+export function round(view) {
+  const total = view.options && view.options.rounds;
+  const r = total ? t("table.roundOf", { n: view.round, total }) : t("table.round", { n: view.round });
+  return `${r} · ${t("nimmt.turn", { n: Math.min(10, Math.max(1, view.turn)) })}`;
+}
+
+export function stat(view, p) {
+  const chosen = view.phase === "selecting" ? (p.has_selected ? ` · ✓ ${t("nimmt.selected")}` : ` · ${t("nimmt.selecting")}`) : "";
+  return `▼ ${p.penalty}${chosen}`;
+}
+
+export function prompt(view) {
+  if (legal(view, "choose_row").length) return t("nimmt.chooseRow");
+  if (legal(view, "draft_card").length) return t("nimmt.draft");
+  if (legal(view, "select_card").length) return t("nimmt.pick");
+  return null;
+}
+
+export function board(view, ctx) {
+  const take = new Map(legal(view, "choose_row").map((c) => [c.row, c]));
+  const rows = view.rows.map((row, index) => {
+    const command = take.get(index);
+    const cards = row.cards.map((c) => card(c.card));
+    const slots = [];
+    for (let i = row.cards.length; i < 5; i++) slots.push(h("span", { class: "slot" + (i === 4 ? " sixth" : ""), "aria-hidden": "true" }));
+    return h("div", { class: "nrow" + (command ? " choosable" : ""), "data-testid": `row-${index}` },
+      h("span", { class: "row-label" }, h("span", { text: t("nimmt.row", { n: index + 1 }) }),
+        h("span", { class: "row-heads", text: `▼ ${row.bullheads}` })),
+      h("div", { class: "row-cards" }, cards, slots),
+      command ? action(ctx, command, t("nimmt.takeRow", { n: index + 1 }), { cls: "primary take" }) : null);
+  });
+  const parts = [h("section", { class: "rows", "aria-label": t("nimmt.rows") }, rows)];
+
+  if (view.pending && view.pending.length) {
+    parts.push(h("div", { class: "chips" }, h("span", { class: "controls-label", text: t("nimmt.revealed") }),
+      view.pending.map((p) => card(p.card, { small: true, owner: ctx.name(p.seat) }))));
+  }
+  const draft = legal(view, "draft_card");
+  if (view.draft && view.draft.cards.length) {
+    const byCard = new Map(draft.map((c) => [c.card, c]));
+    parts.push(h("section", { class: "hand-area" }, h("h2", { text: t("nimmt.draft") }),
+      h("div", { class: "hand" }, view.draft.cards.map((c) => action(ctx, byCard.get(c) || null, card(c), { cls: "card-btn", fallbackKey: `draft-${c}` })))));
+  }
+  if (view.hand) {
+    const select = new Map(legal(view, "select_card").map((c) => [c.card, c]));
+    parts.push(h("section", { class: "hand-area", "aria-labelledby": "hand-title" },
+      h("h2", { id: "hand-title" }, t("nimmt.hand"),
+        view.selection !== null && view.selection !== undefined ? h("span", { class: "chip strong", text: t("nimmt.yourPick", { card: view.selection }) }) : null),
+      h("div", { class: "hand" }, view.hand.map((c) => action(ctx, select.get(c) || null, card(c), { cls: "card-btn", fallbackKey: `hand-${c}` })))));
+  }
+  parts.push(leftovers(view, ctx, new Set(["select_card", "choose_row", "draft_card"])));
+  return h("div", { class: "game six-nimmt" }, parts);
+}

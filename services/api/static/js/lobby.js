@@ -1,0 +1,188 @@
+// The lobby: create a table of any game (form built from GET /games/options), list and join tables.
+import { games, ApiError } from "./api.js";
+import { t, onLangChange } from "./i18n.js";
+import { TITLES } from "./names.js";
+import { h, mount, randomHex, store, toast } from "./ui.js";
+import { navigate } from "./app.js";
+
+const BLURBS = {
+  skull: "✿ ☠",
+  "six-nimmt": "104 · ▼",
+  "skull-king": "☀ ♥ ⚓ ☠ ♛",
+};
+
+export function hosted() {
+  return store("tablestream.hosted") || [];
+}
+
+export function rememberHosted(id) {
+  store("tablestream.hosted", [id, ...hosted().filter((x) => x !== id)].slice(0, 50));
+}
+
+export async function fillWithBots(id) {
+  try {
+    await games.bots(id);
+  } catch (error) {
+    toast(error instanceof ApiError && error.status === 404 ? t("lobby.botsMissing") : error.message);
+  }
+}
+
+export async function render(main) {
+  let schema = null;
+  let selected = store("tablestream.game") || "skull";
+  let timer = null;
+  const formBox = h("section", { class: "panel create", "aria-labelledby": "create-title" });
+  const listBox = h("section", { class: "panel tables", "aria-labelledby": "tables-title" });
+
+  function draw() {
+    mount(main,
+      h("div", { class: "hero" }, h("h1", { text: "Tablestream" }), h("p", { text: t("lobby.hero") })),
+      h("div", { class: "lobby-grid" }, formBox, listBox));
+    drawForm();
+    drawList();
+  }
+
+  function optionField(option) {
+    const id = `opt-${option.name}`;
+    const label = h("label", { for: id, class: "opt-name", text: option.name.replaceAll("_", " ") });
+    let input;
+    if (option.type === "boolean") {
+      input = h("input", { id, type: "checkbox", name: option.name, checked: option.default === true });
+      return h("div", { class: "field check" }, input, label, h("p", { class: "help", text: option.description }));
+    }
+    if (option.type === "choice") {
+      input = h("select", { id, name: option.name },
+        option.values.map((v) => h("option", { value: v, selected: v === option.default, text: v })));
+    } else {
+      input = h("input", { id, name: option.name, type: option.type === "integer" ? "number" : "text",
+        inputmode: option.type === "integer" ? "numeric" : null,
+        min: option.minimum ?? null, max: option.maximum ?? null,
+        value: option.default ?? "", placeholder: option.nullable ? t("lobby.unset") : null });
+    }
+    return h("div", { class: "field" }, label, input, h("p", { class: "help", text: option.description }));
+  }
+
+  function drawForm() {
+    if (!schema) return mount(formBox, h("p", { text: t("common.loading") }));
+    const game = schema.games.find((g) => g.game === selected) || schema.games[0];
+    const players = game.players;
+    const maxPlayers = players.max_with_two_sets || players.max;
+    const name = h("input", { id: "name", name: "name", required: true, maxlength: 40, autocomplete: "nickname",
+      value: store("tablestream.name") || "" });
+    const form = h("form", { class: "create-form", "data-testid": "create-form", onsubmit: create },
+      h("fieldset", { class: "games" }, h("legend", { text: t("lobby.game") }),
+        schema.games.map((g) => h("label", { class: "game-choice" + (g.game === game.game ? " on" : "") },
+          h("input", { type: "radio", name: "game", value: g.game, checked: g.game === game.game,
+            onchange: () => { selected = g.game; store("tablestream.game", selected); drawForm(); } }),
+          h("span", { class: "game-title", text: g.title }),
+          h("span", { class: "game-blurb", "aria-hidden": "true", text: BLURBS[g.game] || "" }),
+          h("span", { class: "game-players", text: `${g.players.min}–${g.players.max_with_two_sets || g.players.max}` })))),
+      h("div", { class: "row2" },
+        h("div", { class: "field" }, h("label", { for: "name", text: t("lobby.name") }), name),
+        h("div", { class: "field" }, h("label", { for: "players", text: t("lobby.players") }),
+          h("input", { id: "players", name: "players", type: "number", min: players.min, max: maxPlayers,
+            value: Math.max(players.min, Math.min(players.max, 3)), required: true }))),
+      h("details", { class: "options" }, h("summary", { text: t("lobby.options") }),
+        game.options.map(optionField),
+        h("div", { class: "field" }, h("label", { for: "seed", text: t("lobby.seed") }),
+          h("div", { class: "inline" },
+            h("input", { id: "seed", name: "seed", pattern: "[0-9a-f]{64}", maxlength: 64, spellcheck: "false",
+              class: "mono" }),
+            h("button", { type: "button", class: "ghost", text: t("lobby.random"),
+              onclick: () => { form.elements.seed.value = randomHex(32); } })),
+          h("p", { class: "help", text: t("lobby.seedHelp") })),
+        h("div", { class: "field" }, h("label", { for: "client-seed", text: t("lobby.clientSeed") }),
+          h("input", { id: "client-seed", name: "client_seed", maxlength: 64 }),
+          h("p", { class: "help", text: t("lobby.clientSeedHelp") }))),
+      h("button", { type: "submit", class: "primary", "data-testid": "create", text: t("lobby.createBtn") }));
+    mount(formBox, h("h2", { id: "create-title", text: t("lobby.create") }), form);
+
+    async function create(event) {
+      event.preventDefault();
+      const data = form.elements;
+      const who = data.name.value.trim();
+      if (!who) return toast(t("lobby.nameRequired"));
+      store("tablestream.name", who);
+      const options = {};
+      for (const option of game.options) {
+        const input = data[option.name];
+        if (option.type === "boolean") {
+          if (input.checked !== option.default) options[option.name] = input.checked;
+        } else if (input.value === "") {
+          if (!option.nullable) options[option.name] = option.default;
+        } else {
+          const value = option.type === "integer" ? Number(input.value) : input.value;
+          if (value !== option.default) options[option.name] = value;
+        }
+      }
+      if (data.seed.value) options.seed = data.seed.value.toLowerCase();
+      try {
+        const created = await games.create(game.game, Number(data.players.value), options);
+        rememberHosted(created.game_id);
+        await games.join(created.game_id, who, data.client_seed.value || null);
+        navigate(`/tables/${created.game_id}`);
+      } catch (error) {
+        toast(error.message);
+      }
+    }
+  }
+
+  async function drawList() {
+    let lobby;
+    try {
+      lobby = await games.lobby();
+    } catch (error) {
+      return mount(listBox, h("p", { class: "error", text: error.message }));
+    }
+    const mine = new Set(hosted());
+    const rows = lobby.games.map((g) => {
+      const open = g.status === "waiting" && g.seats_taken < g.seats;
+      const joinForm = h("form", { class: "join-inline", hidden: true, onsubmit: async (event) => {
+        event.preventDefault();
+        const who = joinForm.elements.name.value.trim();
+        if (!who) return toast(t("lobby.nameRequired"));
+        store("tablestream.name", who);
+        try {
+          await games.join(g.game_id, who, joinForm.elements.client_seed.value || null);
+          navigate(`/tables/${g.game_id}`);
+        } catch (error) { toast(error.message); }
+      } },
+        h("label", { class: "sr-only", for: `jn-${g.game_id}`, text: t("lobby.name") }),
+        h("input", { id: `jn-${g.game_id}`, name: "name", placeholder: t("lobby.name"), maxlength: 40,
+          value: store("tablestream.name") || "" }),
+        h("label", { class: "sr-only", for: `js-${g.game_id}`, text: t("lobby.clientSeed") }),
+        h("input", { id: `js-${g.game_id}`, name: "client_seed", placeholder: t("lobby.clientSeed"), maxlength: 64 }),
+        h("button", { type: "submit", class: "primary small", text: t("table.joinBtn") }));
+      return h("li", { class: "table-row", "data-game-id": g.game_id },
+        h("div", { class: "table-info" },
+          h("span", { class: "game-title", text: TITLES[g.game] || g.game }),
+          h("span", { class: `badge ${g.status}`, text: t("status." + g.status) }),
+          g.practice ? h("span", { class: "badge", text: t("lobby.practice") }) : null,
+          mine.has(g.game_id) ? h("span", { class: "badge host", text: t("lobby.host") }) : null,
+          h("span", { class: "muted", text: t("lobby.seats", { taken: g.seats_taken, seats: g.seats }) })),
+        h("div", { class: "table-actions" },
+          open ? h("button", { class: "primary small", text: t("lobby.join"),
+            onclick: () => { joinForm.hidden = !joinForm.hidden; if (!joinForm.hidden) joinForm.elements.name.focus(); } }) : null,
+          open && mine.has(g.game_id) ? h("button", { class: "small", text: t("lobby.bots"),
+            onclick: async () => { await fillWithBots(g.game_id); drawList(); } }) : null,
+          h("a", { class: "button small ghost", href: `/tables/${g.game_id}`, "data-nav": "", text: t("lobby.spectate") })),
+        joinForm);
+    });
+    const focused = listBox.contains(document.activeElement);
+    if (focused) return; // do not yank the list away from someone typing in it
+    mount(listBox, h("h2", { id: "tables-title", text: t("lobby.open") }),
+      rows.length ? h("ul", { class: "table-list", "data-testid": "tables" }, rows)
+        : h("p", { class: "empty", text: t("lobby.none") }));
+  }
+
+  draw();
+  try {
+    schema = await games.options();
+  } catch (error) {
+    toast(error.message);
+  }
+  drawForm();
+  timer = setInterval(drawList, 4000);
+  const off = onLangChange(draw);
+  return () => { clearInterval(timer); off(); };
+}
