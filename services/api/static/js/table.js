@@ -78,7 +78,8 @@ export async function render(main, id) {
   const logBox = h("section", { class: "panel log-panel", "aria-labelledby": "log-title" },
     h("h2", { id: "log-title", text: t("table.log") }), logList);
   side.append(players, logBox);
-  mount(main, h("div", { class: "table-page" }, header, prompt, h("div", { class: "table-grid" }, board, side)));
+  const root = h("div", { class: "table-page", "data-testid": "table" }, header, prompt, h("div", { class: "table-grid" }, board, side));
+  mount(main, root);
 
   function send(command) {
     return games.send(id, command, randomId()).then(refresh, (error) => {
@@ -112,6 +113,7 @@ export async function render(main, id) {
         }
         if (atBottom || logList.childElementCount < 12) logList.scrollTop = logList.scrollHeight;
       }
+      logList.dataset.logged = String(logged);
     }).catch((error) => toast(error.message));
     return logChain;
   }
@@ -125,6 +127,7 @@ export async function render(main, id) {
 
   function show(next, at = Date.now()) {
     if (view && next.version < view.version) return;
+    if (view && view.seat !== null && next.seat === null) return; // a spectator stream from before joining
     if (view && next.version === view.version && next.seat === view.seat && !next.clock) return;
     view = next;
     receivedAt = at;
@@ -147,6 +150,7 @@ export async function render(main, id) {
   function draw() {
     const focusKey = document.activeElement && document.activeElement.dataset ? document.activeElement.dataset.key : null;
     const mine = view.seat !== null && view.to_act.includes(view.seat) && view.status === "playing";
+    Object.assign(root.dataset, { version: view.version, status: view.status, seat: view.seat ?? "", game: view.game });
     mount(header,
       h("h1", {}, TITLES[view.game] || view.game),
       h("span", { class: `badge ${view.status}`, text: t("status." + view.status) }),
@@ -200,7 +204,10 @@ export async function render(main, id) {
         store("tablestream.name", who);
         try {
           await games.join(id, who, form.elements.client_seed.value || null);
-          refresh();
+          // The stream was opened as a spectator: open it again with the new seat cookie.
+          if (source) source.close();
+          await refresh();
+          if (view.status !== "finished") connect();
         } catch (error) { toast(error.message); }
       } },
         h("h2", { text: t("table.join") }),

@@ -1,0 +1,107 @@
+"""A real server (``tablestream serve`` on its embedded Redis, with its projection worker) and a real
+headless Chromium driven by Playwright. Chromium is Debian's ``/usr/bin/chromium`` (CI installs
+it); Playwright never downloads a browser of its own here."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+import pytest
+
+CHROMIUM = Path(os.environ.get("TABLESTREAM_CHROMIUM", "/usr/bin/chromium"))
+SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
+STARTUP_SECONDS = 60.0
+
+if not CHROMIUM.exists():
+    pytest.skip(f"no Chromium at {CHROMIUM} (apt-get install chromium)", allow_module_level=True)
+
+sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is a dev dependency")
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+@dataclass(frozen=True)
+class Server:
+    url: str
+    process: subprocess.Popen[bytes]
+
+
+def wait_for(condition, deadline: float, what: str) -> None:  # type: ignore[no-untyped-def]
+    """Poll ``condition`` until it holds or the deadline (a monotonic time) passes."""
+    while not condition():
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"timed out waiting for {what}")
+        time.sleep(0.05)
+
+
+@pytest.fixture(scope="session")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    port = _free_port()
+    data_dir = tmp_path_factory.mktemp("tablestream-data")
+    log = (data_dir / "server.log").open("wb")
+    process = subprocess.Popen(
+        [sys.executable, "-m", "services.cli", "serve", "--port", str(port), "--data-dir", str(data_dir)],
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        cwd=Path(__file__).resolve().parents[2],
+    )
+    url = f"http://127.0.0.1:{port}"
+
+    def healthy() -> bool:
+        if process.poll() is not None:
+            raise RuntimeError(f"the server exited: {(data_dir / 'server.log').read_text()[-2000:]}")
+        try:
+            return httpx.get(f"{url}/healthz", timeout=1.0).status_code == 200
+        except httpx.HTTPError:
+            return False
+
+    try:
+        wait_for(healthy, time.monotonic() + STARTUP_SECONDS, "the server to answer /healthz")
+        yield Server(url, process)
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+        log.close()
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[object]:
+    with sync_api.sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(
+            executable_path=str(CHROMIUM), headless=True, args=["--no-sandbox", "--disable-gpu"]
+        )
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def screenshots() -> Path:
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    return SCREENSHOTS
+
+
+@pytest.fixture(autouse=True)
+def no_script_errors() -> Iterator[None]:
+    """Every browser test also fails on an uncaught error in the page's scripts."""
+    from tests.browser.play import PAGE_ERRORS
+
+    PAGE_ERRORS.clear()
+    yield
+    assert not PAGE_ERRORS, PAGE_ERRORS

@@ -1,0 +1,85 @@
+"""Two browsers play whole games against each other through the web client's controls only."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+
+from tests.browser.conftest import Server
+from tests.browser.play import create_table, finished, join_table, play, player, status
+
+pytestmark = pytest.mark.browser
+
+
+def test_two_browsers_play_a_whole_game_of_six_nimmt_to_the_end_screen(
+    server: Server, browser, screenshots: Path
+) -> None:
+    host = player(browser, server.url)
+    guest = player(browser, server.url)
+    host.goto("/")
+    host.screenshot(path=screenshots / "lobby.png", full_page=True)
+    game_id = create_table(host, "6 nimmt!", "Ada", 2, rounds=1)
+    join_table(guest, game_id, "Brook")
+    host.wait_for_selector("[data-testid=table][data-status=playing]")
+
+    def shoot(moves: int) -> None:
+        if moves == 9:
+            host.screenshot(path=screenshots / "six-nimmt-table.png", full_page=True)
+
+    play([host, guest], random.Random(6), finished([host, guest]), on_move=shoot)
+
+    for page in (host, guest):
+        page.wait_for_selector("[data-testid=end-screen]")
+        assert "won" in page.inner_text("[data-testid=winners]")
+    assert host.locator("[data-testid=log] li").count() > 10
+    host.context.close()
+    guest.context.close()
+
+
+def test_two_browsers_play_a_whole_game_of_skull_king_to_the_end_screen(
+    server: Server, browser, screenshots: Path
+) -> None:
+    host = player(browser, server.url)
+    guest = player(browser, server.url)
+    game_id = create_table(host, "Skull King", "Ada", 2)
+    join_table(guest, game_id, "Brook")
+    host.wait_for_selector("[data-testid=table][data-status=playing]")
+
+    def shoot(moves: int) -> None:
+        if moves == 14:
+            host.screenshot(path=screenshots / "skull-king-table.png", full_page=True)
+
+    play([host, guest], random.Random(7), finished([host, guest]), seconds=55, on_move=shoot)
+
+    for page in (host, guest):
+        page.wait_for_selector("[data-testid=end-screen]")
+        assert status(page) == "finished"
+    host.screenshot(path=screenshots / "skull-king-end.png", full_page=True)
+    host.context.close()
+    guest.context.close()
+
+
+def test_three_browsers_play_skull_with_discs_mats_and_bids_as_controls(
+    server: Server, browser, screenshots: Path
+) -> None:
+    pages = [player(browser, server.url) for _ in range(3)]
+    game_id = create_table(pages[0], "Skull", "Ada", 3)
+    join_table(pages[1], game_id, "Brook")
+    join_table(pages[2], game_id, "Cyd")
+    pages[0].wait_for_selector("[data-testid=table][data-status=playing]")
+    assert pages[0].locator("[data-testid=mat-2]").count() == 1
+
+    seen_bid = []
+
+    def bidding_seen() -> bool:
+        if any(page.locator("button[data-act=bid]").count() for page in pages):
+            seen_bid.append(True)
+        return len(seen_bid) > 0 and pages[0].locator(".disc.up").count() > 0 or finished(pages)()
+
+    play(pages, random.Random(3), bidding_seen, seconds=30)
+    pages[0].screenshot(path=screenshots / "skull-table.png", full_page=True)
+    assert seen_bid
+    for page in pages:
+        page.context.close()
