@@ -76,7 +76,8 @@ def test_three_browsers_play_skull_with_discs_mats_and_bids_as_controls(
     def bidding_seen() -> bool:
         if any(page.locator("button[data-act=bid]").count() for page in pages):
             seen_bid.append(True)
-        return len(seen_bid) > 0 and pages[0].locator(".disc.up").count() > 0 or finished(pages)()
+        flipped = pages[0].locator(".mat .disc.up").count() > 0
+        return (bool(seen_bid) and flipped) or finished(pages)()
 
     play(pages, random.Random(3), bidding_seen, seconds=30)
     pages[0].screenshot(path=screenshots / "skull-table.png", full_page=True)
