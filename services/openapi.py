@@ -33,6 +33,15 @@ GAME_ID = {"name": "game_id", "in": "path", "required": True, "schema": {"type":
 BEARER: list[dict[str, list[str]]] = [{"bearer": []}, {}]
 
 
+LANG = {
+    "name": "lang",
+    "in": "query",
+    "required": False,
+    "schema": {"type": "string", "enum": ["en", "pl", "fr", "tr"]},
+    "description": "Add each event's narrated sentence in this language under 'text'",
+}
+
+
 def _query(name: str, description: str) -> dict[str, Any]:
     return {
         "name": name,
@@ -113,8 +122,9 @@ def openapi_document() -> dict[str, Any]:
                 "parameters": [
                     _query("after", "Only versions after this"),
                     _query("limit", "At most this many"),
+                    LANG,
                 ],
-                "responses": {"200": _ok("Events and the head version")},
+                "responses": {"200": _ok("Events and the head version (with 'text' when lang is given)")},
             },
         },
         "/games/{game_id}/scores": {
@@ -142,6 +152,20 @@ def openapi_document() -> dict[str, Any]:
             "get": {
                 "summary": "A finished game as one self-contained document for the offline verifier",
                 "responses": {"200": _ok("The export"), "409": _error("Game not finished")},
+            },
+        },
+        "/games/options": {
+            "get": {
+                "summary": "Per game: title, player counts, every table option with its meaning",
+                "responses": {"200": _ok("The options schema")},
+            },
+        },
+        "/games/{game_id}/replay": {
+            **game,
+            "get": {
+                "summary": "A finished game at one version: every view and the full event",
+                "parameters": [_query("at", "The version (default: the last)"), LANG],
+                "responses": {"200": _ok("The replay step"), "409": _error("Game not finished")},
             },
         },
         "/healthz": {"get": {"summary": "Liveness and Redis reachability", "responses": {"200": _ok("ok")}}},

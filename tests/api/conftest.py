@@ -110,6 +110,13 @@ class Api:
         return version
 
 
+def bearer_only(client: TestClient) -> TestClient:
+    """Forget the token cookies the server sets for browsers after every response: these tests speak
+    as bearer clients, and a remembered seat cookie would turn their spectator reads into a seat's."""
+    client.event_hooks["response"].append(lambda response: client.cookies.clear())
+    return client
+
+
 def practice(game: str, seed: int) -> dict[str, str]:
     """Options of a practice table: fixed deals, so that with seeded bots the game replays exactly."""
     return {"seed": hashlib.sha256(f"{game}-{seed}".encode()).hexdigest()}
@@ -131,7 +138,7 @@ def api(request: pytest.FixtureRequest) -> Iterator[Api]:
         app = create_app(settings, connect_to(embedded.url))
     with TestClient(app, raise_server_exceptions=False) as client:
         client.headers["X-Request-ID"] = f"test-{uuid.uuid4().hex[:8]}"
-        yield Api(client, sync)
+        yield Api(bearer_only(client), sync)
     sync.close()
 
 
@@ -144,4 +151,4 @@ def fake_api() -> Iterator[Api]:
         lambda: (fakeredis.FakeAsyncRedis(server=server), fakeredis.FakeRedis(server=server)),
     )
     with TestClient(app, raise_server_exceptions=False) as client:
-        yield Api(client, fakeredis.FakeRedis(server=server))
+        yield Api(bearer_only(client), fakeredis.FakeRedis(server=server))

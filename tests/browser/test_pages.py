@@ -19,20 +19,28 @@ pytestmark = pytest.mark.browser
 
 
 def _log_versions(page) -> list[int]:  # type: ignore[no-untyped-def]
-    return [int(v) for v in page.eval_on_selector_all("[data-testid=log] li", "els => els.map(e => e.dataset.version)")]
+    return [
+        int(v)
+        for v in page.eval_on_selector_all("[data-testid=log] li", "els => els.map(e => e.dataset.version)")
+    ]
 
 
 def _wait_log_caught_up(page) -> None:  # type: ignore[no-untyped-def]
     page.wait_for_function(
-        "() => { const t = document.querySelector('[data-testid=table]'), l = document.querySelector('[data-testid=log]');"
+        "() => { const t = document.querySelector('[data-testid=table]');"
+        " const l = document.querySelector('[data-testid=log]');"
         " return t && l && Number(l.dataset.logged || 0) >= Number(t.dataset.version); }"
     )
 
 
-def _bot_game(server: Server, game: str, players: int, options: dict[str, Any], bots: int) -> tuple[str, list[str]]:
+def _bot_game(
+    server: Server, game: str, players: int, options: dict[str, Any], bots: int
+) -> tuple[str, list[str]]:
     """A table with ``bots`` seats taken over HTTP; returns its id and their seat tokens."""
     with httpx.Client(base_url=server.url) as client:
-        game_id = client.post("/games", json={"game": game, "players": players, "options": options}).json()["game_id"]
+        game_id = client.post("/games", json={"game": game, "players": players, "options": options}).json()[
+            "game_id"
+        ]
         tokens = [
             client.post(f"/games/{game_id}/players", json={"name": f"Bot {i + 1}"}).json()["token"]
             for i in range(bots)
@@ -56,11 +64,15 @@ def _bots_play(server: Server, game_id: str, tokens: list[str], seed: int, moves
                 return
             for token, view in movers:
                 body = {"command_id": uuid.uuid4().hex, "command": choose(view["game"], view, rng)}
-                client.post(f"/games/{game_id}/commands", json=body, headers={"Authorization": f"Bearer {token}"})
+                client.post(
+                    f"/games/{game_id}/commands", json=body, headers={"Authorization": f"Bearer {token}"}
+                )
                 made += 1
 
 
-def test_a_reload_mid_game_resumes_the_same_seat_and_log_without_gap_or_duplicate(server: Server, browser) -> None:
+def test_a_reload_mid_game_resumes_the_same_seat_and_log_without_gap_or_duplicate(
+    server: Server, browser
+) -> None:
     host = player(browser, server.url)
     guest = player(browser, server.url)
     game_id = create_table(host, "6 nimmt!", "Ada", 2, rounds=1)
@@ -88,7 +100,9 @@ def test_a_reload_mid_game_resumes_the_same_seat_and_log_without_gap_or_duplicat
     guest.context.close()
 
 
-def test_a_table_page_fits_a_phone_and_plays_by_touch_sized_buttons(server: Server, browser, screenshots: Path) -> None:
+def test_a_table_page_fits_a_phone_and_plays_by_touch_sized_buttons(
+    server: Server, browser, screenshots: Path
+) -> None:
     game_id, tokens = _bot_game(server, "six-nimmt", 2, {"rounds": 1}, bots=1)
     phone = player(browser, server.url, width=390, height=844)
     join_table(phone, game_id, "Ada")
@@ -137,7 +151,7 @@ def test_the_replay_steps_through_a_finished_game_and_the_audit_checks_its_seeds
     _bots_play(server, game_id, tokens, seed=3, moves=None)
     page = player(browser, server.url)
     page.goto(f"/replay/{game_id}")
-    page.wait_for_selector("[data-testid=position]")
+    page.wait_for_function("() => document.querySelector('[data-testid=position]')?.textContent")
     head = int(page.get_attribute("[data-testid=scrub]", "max") or 0)
     assert head > 20
     page.click("[data-testid=next]")
@@ -147,7 +161,9 @@ def test_the_replay_steps_through_a_finished_game_and_the_audit_checks_its_seeds
     page.keyboard.press("ArrowLeft")
     page.wait_for_function("() => document.querySelector('[data-testid=scrub]').value === '2'")
     page.fill("[data-testid=scrub]", str(head // 2))
-    page.wait_for_function(f"() => document.querySelector('[data-testid=position]').textContent.includes('{head // 2}')")
+    page.wait_for_function(
+        f"() => document.querySelector('[data-testid=position]').textContent.includes('{head // 2}')"
+    )
     assert page.locator(".seat-views .panel").count() == 2  # every seat's hand, revealed
     page.screenshot(path=screenshots / "replay.png", full_page=True)
     page.click("[data-testid=last]")
