@@ -4,6 +4,7 @@ audit page of a finished game."""
 from __future__ import annotations
 
 import random
+import time
 import uuid
 from pathlib import Path
 from typing import Any
@@ -53,6 +54,7 @@ def _bots_play(server: Server, game_id: str, tokens: list[str], seed: int, moves
     moves (None: until the game is over) or until none of them may move."""
     rng = random.Random(seed)
     made = 0
+    deadline = time.monotonic() + 30
     with httpx.Client(base_url=server.url) as client:
         while moves is None or made < moves:
             views = [
@@ -60,8 +62,10 @@ def _bots_play(server: Server, game_id: str, tokens: list[str], seed: int, moves
                 for token in tokens
             ]
             movers = [(token, view) for token, view in zip(tokens, views, strict=True) if view["legal"]]
-            if not movers or views[0]["status"] == "finished":
+            if views[0]["status"] == "finished" or (not movers and moves is not None):
                 return
+            # Playing to the end: a seat's view may lag behind the other seat's last move for a moment.
+            assert time.monotonic() < deadline, "the bots' game did not end"
             for token, view in movers:
                 body = {"command_id": uuid.uuid4().hex, "command": choose(view["game"], view, rng)}
                 client.post(
