@@ -81,8 +81,10 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
         log.close()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser() -> Iterator[object]:
+    # Module scope: Playwright's sync API runs an event loop in this thread while it is open, which
+    # the anyio tests of later modules could not share.
     with sync_api.sync_playwright() as playwright:
         chromium = playwright.chromium.launch(
             executable_path=str(CHROMIUM), headless=True, args=["--no-sandbox", "--disable-gpu"]

@@ -120,6 +120,7 @@ export async function render(main, id) {
 
   function resetLog() {
     logged = 0;
+    logList.dataset.logged = "0";
     logList.replaceChildren();
     logBox.querySelector("h2").textContent = t("table.log");
     if (view) syncLog(view.version);
