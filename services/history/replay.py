@@ -1,6 +1,6 @@
 """Re-running a recorded stream through the rules, offline: the shared core of verify and audit.
 
-A stream is what ``services.records`` stores: batches of events, the first entry of each batch
+A stream is what ``services.history.records`` stores: batches of events, the first entry of each batch
 carrying the command that produced it. Replaying one batch means asking the table Decider again,
 with the seeds the stream itself revealed (``RevealedSeeds``), exactly as the server did:
 ``table.create`` for ``create``, ``table.join`` for ``join``, ``table.decide`` for ``command``.
@@ -37,7 +37,7 @@ from domain.table import (
     TableCreated,
     TableState,
 )
-from services.records import CommandRecord, Entry, StoredEvent, decode_stored
+from services.history.records import CommandRecord, Entry, StoredEvent, decode_stored, encode_event
 
 SETUP = 0
 _STAND_IN_SALTS = (b"a", b"b", b"c")
@@ -47,11 +47,6 @@ _encoder = msgspec.json.Encoder()
 
 class CorruptStream(ValueError):
     """A stored stream that cannot be read back at all (no readable ``table_created``)."""
-
-
-def encode(event: Event) -> bytes:
-    """The exact bytes the server stores for an event (``records.encode_batch`` uses the same encoder)."""
-    return _encoder.encode(event)
 
 
 def round_label(round_number: int) -> str:
@@ -138,7 +133,7 @@ class Batch:
     def matches(self, index: int) -> bool:
         """Whether the stored event at ``index`` is byte for byte what the rules produced."""
         raw = self.items[index].raw
-        return self.rerun is not None and index < len(self.rerun) and raw == encode(self.rerun[index])
+        return self.rerun is not None and index < len(self.rerun) and raw == encode_event(self.rerun[index])
 
 
 @dataclass
@@ -163,7 +158,7 @@ class Replay:
         return [(item, batch, i) for batch in self.batches for i, item in enumerate(batch.items)]
 
 
-def decode_entries(
+def decode_stream(
     entries: Sequence[Entry],
 ) -> tuple[Table | None, TableCreated | None, list[Decoded], str | None]:
     """Decode every entry with the table named by the first event; never raises on bad bytes."""
@@ -281,11 +276,11 @@ def _rerun(table: Table, batch: Batch, created: TableCreated | None, revealed: R
         return
     batch.rerun = outcome
     batch.pending = {r for r in seeds.requested if _unrevealed(revealed, r)}
-    plain = [encode(event) for event in outcome]
+    plain = [encode_event(event) for event in outcome]
     for round_number in sorted(seeds.requested):
         for salt in _STAND_IN_SALTS:
             other = _attempt(table, batch, created, ReplaySeeds(revealed, round_number, salt))
-            alt = [] if isinstance(other, str) else [encode(event) for event in other]
+            alt = [] if isinstance(other, str) else [encode_event(event) for event in other]
             for index, event in enumerate(outcome):
                 if isinstance(event, TABLE_EVENTS):
                     continue
@@ -327,7 +322,7 @@ def _advance(table: Table, state: TableState | None, batch: Batch) -> TableState
 
 def replay(entries: Sequence[Entry]) -> Replay:
     """Decode and re-run a whole stream; pure, tolerant of any tampering (it reports, never raises)."""
-    table, created, items, problem = decode_entries(entries)
+    table, created, items, problem = decode_stream(entries)
     revealed, commitments = published_seeds(items, created)
     result = Replay(items, table, created, [], revealed, commitments, None, problem)
     if table is None:

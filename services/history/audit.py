@@ -1,7 +1,7 @@
 """The audit of a game for one viewer (shared/FAIRNESS.md "Audit"), running or finished.
 
 Per round whose seed is revealed: the seed, its check against the chain's commitment, every chance
-outcome re-derived from it and compared with the recorded one (``services.replay``), whether the
+outcome re-derived from it and compared with the recorded one (``services.history.replay``), whether the
 round's events are what the rules produce, and the round's events. Those events are shown in full
 once the game is over, or to the operator (the auditor role) while it runs; to a player or a
 spectator while it runs, exactly as ``table.redact(event, seat, finished=False)`` shows them.
@@ -11,7 +11,7 @@ A round not finished yet shows only public information: its events as a spectato
 peek at a running round), no seed, no chance check. Only seeds the stream has revealed can appear:
 the audit reads the stored stream alone and never holds a server secret.
 
-Round buckets are those of ``services.replay``: 0 is "setup" (create and joins) and counts as
+Round buckets are those of ``services.history.replay``: 0 is "setup" (create and joins) and counts as
 finished with round 1; a chance outcome sits in the round whose seed drew it.
 """
 
@@ -25,8 +25,8 @@ import msgspec
 from domain.fairness import chain_position, verify_reveal
 from domain.kernel import Event
 from domain.table import Table
-from services.records import GENESIS_HASH, Entry, chain_hash
-from services.replay import SETUP, Batch, CorruptStream, Replay, encode, replay, round_label
+from services.history.records import GENESIS_HASH, Entry, chain_hash, encode_event
+from services.history.replay import SETUP, Batch, CorruptStream, Replay, replay, round_label
 
 Viewer = Literal["operator", "player", "spectator"]
 VIEWERS: tuple[Viewer, ...] = ("operator", "player", "spectator")
@@ -119,7 +119,7 @@ class _Lens:
 
 def _json(event: Event) -> Any:
     """The event as JSON values (lists, not tuples), exactly as its stored bytes read back."""
-    return msgspec.json.decode(encode(event))
+    return msgspec.json.decode(encode_event(event))
 
 
 def _compare(bucket: dict[str, Any], batch: Batch, index: int, version: int) -> None:

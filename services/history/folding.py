@@ -11,11 +11,10 @@ from typing import Any
 
 import msgspec
 
-from domain.fairness import SecretSeeds
 from domain.games import table_for
 from domain.kernel import Event
 from domain.table import Table, TableCreated, TableState
-from services.records import Entry, StoredEvent, decode_stored
+from services.history.records import Entry, StoredEvent, decode_stored
 
 _created_decoder = msgspec.json.Decoder(TableCreated)
 
@@ -47,7 +46,7 @@ def decode_event(table: Table, stored: StoredEvent) -> Event:
     return event
 
 
-def decode_entries(table: Table, entries: Sequence[Entry]) -> list[tuple[int, Event]]:
+def decode_events(table: Table, entries: Sequence[Entry]) -> list[tuple[int, Event]]:
     return [(entry.version, decode_event(table, decode_stored(entry.data))) for entry in entries]
 
 
@@ -66,10 +65,6 @@ def advance(game_id: str, folded: Folded | None, entries: Sequence[Entry]) -> Fo
         version = entry.version
     assert state is not None
     return Folded(game_id, table, state, version, entries[-1].hash)
-
-
-def seeds_from_secret(secret: dict[str, str]) -> SecretSeeds:
-    return SecretSeeds(bytes.fromhex(secret["root"]), bytes.fromhex(secret["master"]))
 
 
 class StateCache:

@@ -1,37 +1,35 @@
 """The offline verifier of an exported game (shared/FAIRNESS.md): trust nothing but the rules.
 
-It needs no Redis and no server: only the export document (``services.export``). It checks
+It needs no Redis and no server: only the export document (``services.history.export``). It checks
 
 1. the hash chain, link by link, with versions contiguous from 1 (no gap, duplicate or swap);
 2. the seed chain: each revealed seed hashes to its chain's commitment, chain 0's commitment is
    the one ``table_created`` published, every round of a finished game has its seed revealed;
-3. the rules: every stored batch is re-run (``services.replay``) and must come out byte for byte
+3. the rules: every stored batch is re-run (``services.history.replay``) and must come out byte for byte
    as stored, command record and framing included;
 4. every chance outcome: re-derived from the revealed seed and compared, filed under its round;
 5. the final scores and winners against the rules and the export's header.
 
 An export's header (seats, seeds, scores, head) is a convenience for readers; it is checked
 against the stream, never trusted. The report is per round (bucket 0 is "setup": the create and
-join requests; see ``services.replay`` for how events are filed), and each failure names its
+join requests; see ``services.history.replay`` for how events are filed), and each failure names its
 round and check, e.g. ``round 3: hash chain: broken at version 57 (...)``.
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import re
-import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from domain.fairness import CHAIN_LENGTH, chain_position, verify_reveal
 from domain.table import SeedChainCommitted, SeedRevealed
-from services.export import FORMAT, table_facts
-from services.records import GENESIS_HASH, Entry, chain_hash, encode_batch
-from services.replay import SETUP, Replay, final_result, replay
-from services.verify_report import (
+from services.history.export import FORMAT, table_facts
+from services.history.records import GENESIS_HASH, Entry, chain_hash, encode_batch
+from services.history.replay import SETUP, Replay, final_result, replay
+from services.history.verify_report import (
     CHANCE,
     HASH_CHAIN,
     HEADER,
@@ -44,7 +42,7 @@ from services.verify_report import (
     Report,
 )
 
-_HEX64 = re.compile(r"[0-9a-f]{64}")
+HEX64 = re.compile(r"[0-9a-f]{64}")
 
 
 class UnreadableExport(ValueError):
@@ -127,7 +125,7 @@ def _check_hash_chain(report: Report, entries: Sequence[Entry], rounds: Sequence
             else:
                 detail = f"version {v} is out of order (it follows version {prev_version})"
             report.fail(number, HASH_CHAIN, detail)
-        expected = chain_hash(prev_hash, entry.data) if _HEX64.fullmatch(prev_hash) else None
+        expected = chain_hash(prev_hash, entry.data) if HEX64.fullmatch(prev_hash) else None
         if expected != entry.hash:
             report.fail(
                 number, HASH_CHAIN, f"broken at version {v}: its hash is not SHA-256(previous hash || data)"
@@ -253,7 +251,7 @@ def _check_seeds(report: Report, rp: Replay) -> None:
         report.round(r).seed = event.seed
         chain, index = chain_position(r)
         commitment = rp.commitments.get(chain)
-        if not _HEX64.fullmatch(event.seed):
+        if not HEX64.fullmatch(event.seed):
             report.fail(r, SEED_CHAIN, f"version {v}: the revealed seed is not 32 bytes of hex")
         elif commitment is None:
             report.fail(r, SEED_CHAIN, f"version {v}: chain {chain} has no commitment")
@@ -353,34 +351,3 @@ def _check_receipts(
 
 def _tag(event: Any) -> str:
     return str(type(event).__struct_config__.tag)
-
-
-def _receipt(text: str) -> tuple[int, str]:
-    version, _, hash_ = text.partition(":")
-    if not version.isdigit() or not _HEX64.fullmatch(hash_):
-        raise argparse.ArgumentTypeError(f"a receipt is VERSION:HASH (64 hex digits), not {text!r}")
-    return int(version), hash_
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """``tablestream verify FILE [--receipt V:HASH ...]``: 0 verified, 1 a check failed, 2 unreadable."""
-    parser = argparse.ArgumentParser(
-        prog="tablestream verify", description="Verify an exported game offline."
-    )
-    parser.add_argument("file", help="the JSON document from GET /games/{id}/export")
-    parser.add_argument(
-        "--receipt",
-        type=_receipt,
-        action="append",
-        default=[],
-        metavar="VERSION:HASH",
-        help="a receipt kept from a command response; the history must still hold it",
-    )
-    args = parser.parse_args(argv)
-    try:
-        report = verify_file(args.file, args.receipt)
-    except UnreadableExport as exc:
-        print(f"tablestream verify: cannot read {args.file}: {exc}", file=sys.stderr)
-        return 2
-    print(report.render())
-    return 0 if report.ok else 1

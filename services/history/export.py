@@ -16,8 +16,8 @@ from typing import Any
 
 from domain.kernel import Event
 from domain.table import GameFinished, PlayerJoined, SeedChainCommitted, SeedRevealed, TableCreated
-from services.records import Entry
-from services.replay import CorruptStream, decode_entries
+from services.history.records import Entry
+from services.history.replay import CorruptStream, decode_stream
 
 __all__ = ["FORMAT", "CorruptStream", "GameNotFinished", "build_export"]
 
@@ -40,7 +40,7 @@ def build_export(entries: Sequence[Entry]) -> dict[str, Any]:
     """The export document of a finished game from its stored entries, in version order."""
     if not entries:
         raise GameNotFinished("The game has no events; only finished games can be exported.")
-    table, created, items, problem = decode_entries(entries)
+    table, created, items, problem = decode_stream(entries)
     if problem is not None or table is None or created is None:
         raise CorruptStream(problem or "the stream has no table_created")
     unreadable = [item.version for item in items if item.event is None]

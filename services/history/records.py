@@ -50,6 +50,11 @@ _encoder = msgspec.json.Encoder()
 _stored_decoder = msgspec.json.Decoder(StoredEvent)
 
 
+def encode_event(event: Event) -> bytes:
+    """The exact bytes stored for an event inside its ``StoredEvent`` (the re-run compares these)."""
+    return _encoder.encode(event)
+
+
 def chain_hash(prev_hash: str, data: bytes) -> str:
     return hashlib.sha256(bytes.fromhex(prev_hash) + data).hexdigest()
 
@@ -63,7 +68,7 @@ def encode_batch(
         stored = StoredEvent(
             version=first_version + offset,
             command_id=command.id,
-            event=msgspec.Raw(_encoder.encode(event)),
+            event=msgspec.Raw(encode_event(event)),
             command=command if offset == 0 else None,
         )
         data = _encoder.encode(stored)

@@ -1,6 +1,6 @@
 """The verifier's report: per round bucket, which checks ran, which failed, and the chance outcomes.
 
-Kept apart from the checks (``services.verify``) so that the CLI, the API and tests read one shape:
+Kept apart from the checks (``services.history.verify``) so that the CLI, the API and tests read one shape:
 ``Report.ok``, ``Report.failures()`` (each ``"<round>: <check>: <detail>"``) and ``Report.render()``.
 """
 
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from services.replay import round_label
+from services.history.replay import round_label
 
 HASH_CHAIN = "hash chain"
 RECORDS = "records"
