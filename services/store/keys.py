@@ -28,6 +28,7 @@ class GameKeys(NamedTuple):
     seats: str  # hash: seat -> last version appended by that seat's commands
     secret: str  # hash: root, master (hex); never in the stream
     views: str  # hash: checkpoint plus projection fields (opaque bytes)
+    tokens: str  # hash: SHA-256 of a bearer token -> "host" or the seat number
     live: str  # pub/sub channel: the projected version after each views write
 
 
@@ -46,6 +47,7 @@ def game_keys(game_id: str) -> GameKeys:
         seats=tag + ":seats",
         secret=tag + ":secret",
         views=tag + ":views",
+        tokens=tag + ":tokens",
         live=tag + ":live",
     )
 

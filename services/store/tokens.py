@@ -7,9 +7,7 @@ import secrets
 
 import redis.asyncio as aioredis
 
-
-def _key(game_id: str) -> str:
-    return f"ts:{{{game_id}}}:tokens"
+from services.store.keys import game_keys
 
 
 def _digest(token: str) -> str:
@@ -27,9 +25,9 @@ class TokenStore:
 
     async def bind(self, game_id: str, token: str, role: str) -> None:
         """Bind before the seat is taken: a join that then loses its race rebinds the same token."""
-        await self._redis.hset(_key(game_id), _digest(token), role)
+        await self._redis.hset(game_keys(game_id).tokens, _digest(token), role)
 
     async def role(self, game_id: str, token: str) -> str | None:
         """``"host"``, a seat number as a string, or ``None`` for an unknown token."""
-        value = await self._redis.hget(_key(game_id), _digest(token))
+        value = await self._redis.hget(game_keys(game_id).tokens, _digest(token))
         return value.decode() if isinstance(value, bytes) else value
