@@ -11,7 +11,7 @@ import structlog
 LEVEL_VARIABLE = "TABLESTREAM_LOG_LEVEL"
 
 
-def configure(json: bool = True, level: int | None = None, cache: bool = True) -> None:
+def configure_logging(json: bool = True, level: int | None = None, cache: bool = True) -> None:
     """JSON lines on stderr; the level comes from ``TABLESTREAM_LOG_LEVEL`` (default ``info``)."""
     if level is None:
         level = logging.getLevelNamesMapping().get(
