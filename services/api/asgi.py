@@ -1,8 +1,8 @@
-"""The app for ``uvicorn services.asgi:app`` (several API processes): configured from the environment."""
+"""The app for ``uvicorn services.api.asgi:app`` (several API processes): configured from the environment."""
 
-from services.app import create_app
+from services.api.app import create_app
 from services.config import Settings
-from services.logging import configure
+from services.structured_logging import configure_logging
 
-configure()
+configure_logging()
 app = create_app(Settings.from_env())

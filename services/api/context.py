@@ -4,24 +4,26 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import redis.asyncio as aioredis
 from starlette.requests import HTTPConnection
 
+from services.callers import Callers
+from services.commands import GameCommands
 from services.config import Settings
-from services.handler import CommandHandler
-from services.store import EventStore
-from services.tokens import TokenStore
+from services.queries import GameQueries
+from services.store.event_store import EventStore
+from services.store.live_updates import LiveUpdates
 
 
-@dataclass
-class Services:
+@dataclass(frozen=True)
+class AppContext:
     settings: Settings
-    redis: aioredis.Redis
     store: EventStore
-    tokens: TokenStore
-    handler: CommandHandler
+    callers: Callers
+    commands: GameCommands
+    queries: GameQueries
+    live: LiveUpdates
 
 
-def services(conn: HTTPConnection) -> Services:
-    found: Services = conn.app.state.ts
+def app_context(conn: HTTPConnection) -> AppContext:
+    found: AppContext = conn.app.state.context
     return found

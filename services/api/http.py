@@ -1,19 +1,22 @@
-"""HTTP plumbing shared by the routes: JSON in and out, callers and their tokens, query parameters."""
+"""HTTP plumbing shared by the routes: JSON in and out, path and query values, the caller."""
 
 from __future__ import annotations
 
-import hmac
 import re
-from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, TypeVar
 
 import msgspec
 from starlette.requests import Request
 from starlette.responses import Response
 
-from services.errors import ApiError, not_found
+from services.api.context import app_context
+from services.callers import Caller
+from services.errors import InvalidError, MalformedError, TooLargeError, UnauthorizedError, game_not_found
 
-Role = Literal["seat", "spectator", "host", "operator"]
+T = TypeVar("T")
+
+MAX_BODY = 64 * 1024  # the largest command is a few hundred bytes
+GAME_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 
 _encoder = msgspec.json.Encoder()
 
@@ -25,49 +28,36 @@ class JSONResponse(Response):
         return content if isinstance(content, bytes) else _encoder.encode(content)
 
 
-@dataclass(frozen=True)
-class Caller:
-    role: Role
-    seat: int | None = None
-
-
-MAX_BODY = 64 * 1024  # the largest command is a few hundred bytes
-
-
-async def read_json(request: Request) -> Any:
+async def read_body(request: Request, body_type: type[T]) -> T:
+    """The request body as ``body_type``: 413 past ``MAX_BODY``, 400 if not JSON, 422 if not that shape."""
+    too_large = TooLargeError("body_too_large", f"A request body may have at most {MAX_BODY} bytes.")
     declared = request.headers.get("content-length", "")
     if declared.isdigit() and int(declared) > MAX_BODY:
-        raise ApiError(413, "body_too_large", f"A request body may have at most {MAX_BODY} bytes.")
+        raise too_large
     body = b""
     async for chunk in request.stream():
         body += chunk
         if len(body) > MAX_BODY:
-            raise ApiError(413, "body_too_large", f"A request body may have at most {MAX_BODY} bytes.")
+            raise too_large
     if not body:
-        raise ApiError(400, "malformed_json", "The request body must be a JSON document.")
+        raise MalformedError("malformed_json", "The request body must be a JSON document.")
     try:
-        return msgspec.json.decode(body)
+        data = msgspec.json.decode(body)
     except msgspec.DecodeError as exc:
-        raise ApiError(400, "malformed_json", f"The request body is not valid JSON: {exc}.") from None
+        raise MalformedError("malformed_json", f"The request body is not valid JSON: {exc}.") from None
     except RecursionError:
-        raise ApiError(400, "malformed_json", "The request body is nested too deeply.") from None
-
-
-def convert(data: Any, type_: type[Any], code: str = "invalid_request") -> Any:
+        raise MalformedError("malformed_json", "The request body is nested too deeply.") from None
     try:
-        return msgspec.convert(data, type_)
+        return msgspec.convert(data, body_type)
     except msgspec.ValidationError as exc:
-        raise ApiError(422, code, f"The request is invalid: {exc}.") from None
-
-
-GAME_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
+        raise InvalidError("invalid_request", f"The request is invalid: {exc}.") from None
 
 
 def game_id_of(request: Request) -> str:
     """The game id of the path; one that no game can have is a 404 like any unknown game."""
     game_id: str = request.path_params["game_id"]
     if not GAME_ID.fullmatch(game_id):
-        raise not_found(game_id)
+        raise game_not_found(game_id)
     return game_id
 
 
@@ -77,37 +67,29 @@ def bearer(request: Request) -> str | None:
         return None
     scheme, _, token = header.partition(" ")
     if scheme.lower() != "bearer" or not token.strip():
-        raise ApiError(401, "unauthorized", "Send the token as 'Authorization: Bearer <token>'.")
+        raise UnauthorizedError("unauthorized", "Send the token as 'Authorization: Bearer <token>'.")
     return token.strip()
 
 
-async def identify(request: Request, game_id: str) -> Caller:
-    """Who is asking: a seat, the host, the operator (admin token), or - without a token - a spectator."""
-    token = bearer(request)
-    if token is None:
-        return Caller("spectator")
-    admin = request.app.state.ts.settings.admin_token
-    if admin and hmac.compare_digest(token.encode(), admin.encode()):
-        return Caller("operator")
-    role = await request.app.state.ts.tokens.role(game_id, token)
-    if role is None:
-        raise ApiError(401, "unauthorized", "The token is not valid for this game.")
-    if role == "host":
-        return Caller("host")
-    return Caller("seat", int(role))
+async def caller_of(request: Request, game_id: str) -> Caller:
+    """Who is asking (see ``services.callers``), from the ``Authorization`` header."""
+    return await app_context(request).callers.identify(game_id, bearer(request))
 
 
-def int_query(
-    request: Request, name: str, default: int | None, low: int = 0, high: int | None = None
-) -> int | None:
+def int_query(request: Request, name: str, default: int, low: int = 0, high: int | None = None) -> int:
+    value = optional_int_query(request, name, low, high)
+    return default if value is None else value
+
+
+def optional_int_query(request: Request, name: str, low: int = 0, high: int | None = None) -> int | None:
     raw = request.query_params.get(name)
     if raw is None:
-        return default
+        return None
     try:
         value = int(raw)
     except ValueError:
-        raise ApiError(422, "invalid_query", f"The query parameter {name!r} must be an integer.") from None
+        raise InvalidError("invalid_query", f"The query parameter {name!r} must be an integer.") from None
     if value < low or (high is not None and value > high):
         bounds = f"between {low} and {high}" if high is not None else f"at least {low}"
-        raise ApiError(422, "invalid_query", f"The query parameter {name!r} must be {bounds}.")
+        raise InvalidError("invalid_query", f"The query parameter {name!r} must be {bounds}.")
     return value

@@ -8,7 +8,7 @@ from typing import Any
 import msgspec
 
 from domain.games import game_names, table_for
-from services.routes import CreateGame, JoinGame, SendCommand
+from services.api.bodies import CreateGame, JoinGame, SendCommand
 
 REF = "#/components/schemas/{name}"
 
