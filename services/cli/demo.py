@@ -10,11 +10,10 @@ from __future__ import annotations
 import argparse
 import os
 import random
-import socket
 import tempfile
 import threading
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
@@ -23,14 +22,16 @@ from typing import Any
 import httpx
 import uvicorn
 
-from services.app import create_app
-from services.cli import spawn_worker, stop_process
+from domain.games import game_names, table_for
+from domain.kernel import Rejected
+from services.api.app import create_app
+from services.cli.processes import spawn_worker, stop_process, wait_ready
 from services.config import Settings
-from services.embedded import EmbeddedRedis
-from services.logging import LEVEL_VARIABLE, configure
-from workers.bots import choose
+from services.store.embedded import EmbeddedRedis, free_port
+from services.structured_logging import LEVEL_VARIABLE, configure_logging
+from workers.bots import choose  # the demo's players; bots import only the domain and projections
 
-DEFAULT_PLAYERS = {"skull": 4, "six-nimmt": 4, "skull-king": 3}
+ALL_GAMES = "all"
 NAMES = [
     "Ada",
     "Brahim",
@@ -49,11 +50,25 @@ QUIET_FIELDS = {"type", "version"}
 SEAT_FIELDS = {"seat", "winner", "picker", "skull_owner", "first_player", "challenger", "chooser", "drafter"}
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--game", choices=[*game_names(), ALL_GAMES], default=game_names()[0])
+    parser.add_argument("--games", type=int, default=1)
+    parser.add_argument("--players", type=int, default=None)
+    parser.add_argument("--seed", type=int, default=None, help="the bots' choices; omit for a random one")
+    parser.add_argument("--redis-url", default=None)
+
+
+def default_players(game: str) -> int:
+    """Seats at a demo table of ``game``: four where the rules allow it, else the nearest count they
+    accept. (To become ``domain.games.spec(game).default_players`` once the registry has it.)"""
+    table = table_for(game)
+    for players in (4, 3, 5, 2, 6, 7, 8, 9, 10):
+        try:
+            table.create("demo", players, {}, "", practice=False)
+        except Rejected:
+            continue
+        return players
+    raise ValueError(f"{game} accepts no table of 2 to 10 players")
 
 
 @contextmanager
@@ -90,22 +105,12 @@ def local_stack(redis_url: str | None = None) -> Iterator[str]:
                 embedded.stop()
 
 
-def wait_ready(base: str, attempts: int = 200) -> None:
-    for _ in range(attempts):
-        try:
-            if httpx.get(f"{base}/healthz", timeout=1.0).status_code == 200:
-                return
-        except httpx.TransportError:
-            threading.Event().wait(0.05)
-    raise RuntimeError(f"the API at {base} did not come up")
-
-
 def play_game(
     client: httpx.Client,
     game: str,
     players: int,
     rng: random.Random,
-    out: Any = print,
+    out: Callable[[str], object] = print,
     options: dict[str, Any] | None = None,
 ) -> tuple[dict[str, Any], list[str]]:
     """One complete game between bots; narrates public events; returns the final spectator view
@@ -164,16 +169,16 @@ def _short(value: Any, limit: int = 60) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def run_demo(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace) -> int:
     os.environ.setdefault(LEVEL_VARIABLE, "warning")  # the narration is the output; logs only for trouble
-    configure()
+    configure_logging()
     seed = args.seed if args.seed is not None else random.SystemRandom().getrandbits(32)
     rng = random.Random(seed)
-    games = ["skull", "six-nimmt", "skull-king"] if args.game == "all" else [args.game]
+    games = game_names() if args.game == ALL_GAMES else [args.game]
     print(f"bots' seed: {seed}")
     with local_stack(args.redis_url) as base, httpx.Client(base_url=base, timeout=30.0) as client:
         print(f"API at {base}")
         for game in games:
             for _ in range(args.games):
-                play_game(client, game, args.players or DEFAULT_PLAYERS[game], rng)
+                play_game(client, game, args.players or default_players(game), rng)
     return 0
