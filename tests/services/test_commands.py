@@ -7,10 +7,10 @@ import asyncio
 import pytest
 import structlog
 
-from services.errors import ApiError
-from services.handler import CommandHandler
-from services.store import EventStore
-from services.tokens import TokenStore
+from services.commands import GameCommands
+from services.errors import AppError
+from services.store.event_store import EventStore
+from services.store.tokens import TokenStore
 from tests.conftest import Clients
 
 pytestmark = pytest.mark.anyio
@@ -21,13 +21,13 @@ async def no_poke(game_id: str) -> None:
     return None
 
 
-def handler_on(clients: Clients) -> CommandHandler:
+def handler_on(clients: Clients) -> GameCommands:
     """A handler with its own cache, as a separate API process would have."""
     async_client = clients[1]
-    return CommandHandler(EventStore(async_client), TokenStore(async_client), no_poke)
+    return GameCommands(EventStore(async_client), TokenStore(async_client), no_poke)
 
 
-async def started_table(handler: CommandHandler, players: int) -> str:
+async def started_table(handler: GameCommands, players: int) -> str:
     game_id, _ = await handler.create("skull", players, {"two_sets": players > 6})
     for seat in range(players):
         await handler.join(game_id, f"P{seat}", "")
@@ -47,7 +47,7 @@ async def test_eight_concurrent_writers_at_one_expected_version_exactly_one_wins
     async def write(seat: int) -> int | str:
         try:
             return (await writers[seat].command(game_id, seat, f"c{seat}", FLOWER, version)).version
-        except ApiError as error:
+        except AppError as error:
             return error.code
 
     results = await asyncio.gather(*(write(seat) for seat in range(8)))
@@ -81,7 +81,7 @@ async def test_a_retried_command_id_appends_nothing_even_from_another_process(st
     assert (replay.first, replay.version, replay.hash) == (original.first, original.version, original.hash)
     assert replay.duplicate
     assert (await first.load(game_id)).version == original.version
-    with pytest.raises(ApiError) as reused:
+    with pytest.raises(AppError) as reused:
         await second.command(game_id, 0, "retry-me", {"type": "place_disc", "disc": "skull"}, None)
     assert reused.value.code == "command_id_reused"
 
@@ -93,7 +93,7 @@ async def test_every_command_leaves_one_canonical_log_line(store_backend: Client
     try:
         with structlog.testing.capture_logs(processors=[structlog.contextvars.merge_contextvars]) as logs:
             await handler.command(game_id, 0, "cmd-1", FLOWER, None)
-            with pytest.raises(ApiError):
+            with pytest.raises(AppError):
                 await handler.command(game_id, 0, "cmd-2", FLOWER, None)
     finally:
         structlog.contextvars.clear_contextvars()
@@ -112,6 +112,6 @@ async def test_a_failed_projection_poke_does_not_fail_a_stored_command(store_bac
 
     handler = handler_on(store_backend)
     game_id = await started_table(handler, 3)
-    handler.poke = broken_poke
+    handler.notify = broken_poke
     outcome = await handler.command(game_id, 0, "stored", FLOWER, None)
     assert (await handler.load(game_id)).version == outcome.version

@@ -18,11 +18,12 @@ import pytest
 import redis as redis_py
 from starlette.testclient import TestClient
 
-from services.app import connect_to, create_app
+from services.api.app import create_app
 from services.config import Settings
-from services.demo import free_port
-from services.store_sync import SyncEventStore
-from workers.projector import projection_queue
+from services.store.connection import connect_to
+from services.store.embedded import free_port
+from services.store.event_store import SyncEventStore
+from services.store.queue import projection_queue
 
 pytestmark = pytest.mark.redis
 DEADLINE = 30.0

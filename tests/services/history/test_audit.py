@@ -16,10 +16,10 @@ from hypothesis import strategies as st
 
 from domain.games import game_names
 from domain.table import SeedRevealed
-from services.audit import build_audit
-from services.export import build_export
-from services.replay import decode_entries
-from services.verify import verify_export
+from services.history.audit import build_audit
+from services.history.export import build_export
+from services.history.replay import decode_stream
+from services.history.verify import verify_export
 from tests.support.recorded import RecordedGame, altered, recorded_random_game, rewrite, table_setups
 
 GAMES = game_names()
@@ -50,7 +50,7 @@ def test_a_running_game_audit_never_shows_an_unrevealed_seed_or_hidden_informati
     g = recorded_random_game(game, players, options, seed=seed)
     cut = data.draw(st.sampled_from([v for v, _ in g.receipts[players:-1]]))
     entries = g.entries[:cut]
-    table, _, items, _ = decode_entries(entries)
+    table, _, items, _ = decode_stream(entries)
     assert table is not None
     events = {item.version: item.event for item in items}
     revealed = {e.round for e in events.values() if isinstance(e, SeedRevealed)}
@@ -81,7 +81,7 @@ def test_a_running_game_audit_never_shows_an_unrevealed_seed_or_hidden_informati
 def test_a_finished_game_audit_shows_every_round_in_full_with_seeds_and_outcomes_checked(game: str) -> None:
     g = recorded_random_game(game, 4, seed=11)
     report = verify_export(json.loads(json.dumps(build_export(g.entries))))
-    _, _, items, _ = decode_entries(g.entries)
+    _, _, items, _ = decode_stream(g.entries)
     full = {item.version: shown(item.event) for item in items}
     for viewer, seat in viewers(4):
         audit = build_audit(g.entries, viewer, seat)  # type: ignore[arg-type]

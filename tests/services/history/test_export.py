@@ -12,10 +12,10 @@ from domain.fairness import SecretSeeds
 from domain.games import game_names, table_for
 from domain.kernel import Event
 from domain.table import GameFinished, PlayerJoined, SeedRevealed, TableCreated
-from services.export import FORMAT, CorruptStream, GameNotFinished, build_export
-from services.records import Entry
-from services.replay import decode_entries
-from services.verify import verify_export
+from services.history.export import FORMAT, CorruptStream, GameNotFinished, build_export
+from services.history.records import Entry
+from services.history.replay import decode_stream
+from services.history.verify import verify_export
 from tests.support.play import play_random
 from tests.support.recorded import new_recorded_game, recorded_random_game
 
@@ -24,7 +24,7 @@ PRACTICE_SEED = "5eed" * 16
 
 
 def events_of(entries: list[Entry]) -> list[Event]:
-    _, _, items, _ = decode_entries(entries)
+    _, _, items, _ = decode_stream(entries)
     return [item.event for item in items if item.event is not None]
 
 

@@ -20,14 +20,15 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from domain.games import game_names
-from services.export import build_export
-from services.handler import CommandHandler
-from services.records import Entry, StoredEvent
-from services.replay import decode_entries
-from services.store import EventStore
-from services.tokens import TokenStore
-from services.verify import UnreadableExport, main, verify_export, verify_file
-from services.verify_report import Report
+from services.cli.verify import main
+from services.commands import GameCommands
+from services.history.export import build_export
+from services.history.records import Entry, StoredEvent
+from services.history.replay import decode_stream
+from services.history.verify import UnreadableExport, verify_export, verify_file
+from services.history.verify_report import Report
+from services.store.event_store import EventStore
+from services.store.tokens import TokenStore
 from tests.support.recorded import RecordedGame, altered, recorded_random_game, rewrite, table_setups
 
 GAMES = game_names()
@@ -114,7 +115,7 @@ async def test_a_game_recorded_by_the_real_command_handler_verifies_with_its_rec
     async def no_poke(_: str) -> None:
         return None
 
-    handler = CommandHandler(EventStore(fake_redis_async), TokenStore(fake_redis_async), no_poke)
+    handler = GameCommands(EventStore(fake_redis_async), TokenStore(fake_redis_async), no_poke)
     game_id, _ = await handler.create(game, 3, {"seed": "7a" * 32})
     for seat in range(3):
         await handler.join(game_id, f"P{seat}", f"cs{seat}")
@@ -235,7 +236,7 @@ def test_a_consistently_rewritten_chance_outcome_fails_the_re_derivation_of_its_
 @pytest.mark.parametrize("game", GAMES)
 def test_a_consistently_rewritten_command_fails_the_re_run_of_its_round(game: str) -> None:
     g = recorded(game)
-    table, _, items, _ = decode_entries(g.entries)
+    table, _, items, _ = decode_stream(g.entries)
     assert table is not None
     rows = stored_rows(doc_of(game))
     for index in range(len(rows) // 2, len(rows)):

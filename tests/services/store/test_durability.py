@@ -18,10 +18,10 @@ from redis.asyncio.retry import Retry as AsyncRetry
 from redis.backoff import NoBackoff
 from redis.retry import Retry
 
-from services.embedded import EmbeddedRedis
-from services.records import GENESIS_HASH, Entry, chain_hash
-from services.store import AppendResult, EventStore
-from services.store_sync import SyncEventStore
+from services.history.records import GENESIS_HASH, Entry, chain_hash
+from services.store.embedded import EmbeddedRedis
+from services.store.event_store import EventStore, SyncEventStore
+from services.store.operations import AppendResult
 from tests.conftest import make_batch
 
 pytestmark = [pytest.mark.redis, pytest.mark.anyio]

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 import redis
 
-from services import embedded
-from services.embedded import EmbeddedRedis, EmbeddedRedisError, server_binary
+from services.store import embedded
+from services.store.embedded import EmbeddedRedis, EmbeddedRedisError, server_binary
 
 pytestmark = pytest.mark.redis
 

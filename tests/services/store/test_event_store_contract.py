@@ -21,11 +21,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import services
-import services.store
-from services.keys import game_keys
-from services.records import GENESIS_HASH, Entry, chain_hash
-from services.store import AppendResult, BrokenStream, EventStore
-from services.store_sync import SyncEventStore
+import services.store.operations
+from services.history.records import GENESIS_HASH, Entry, chain_hash
+from services.store.event_store import EventStore, SyncEventStore
+from services.store.keys import game_keys
+from services.store.operations import AppendResult, BrokenStream
 from tests.conftest import Clients, make_batch
 
 pytestmark = pytest.mark.anyio
@@ -93,33 +93,29 @@ def test_read_after_and_limit_page_through_the_stream_exactly(
     after: int,
     limit: int | None,
 ) -> None:
-    monkeypatch.setattr(services.store, "PAGE", 3)  # cross page boundaries with small streams
+    monkeypatch.setattr(services.store.operations, "PAGE", 3)  # cross page boundaries with small streams
     game_id = f"g{time.monotonic_ns()}"
     log = start(sync_store, game_id)
     for count in sizes:
         grow(sync_store, game_id, log, count)
     expected = log[after:] if limit is None else log[after : after + limit]
     assert sync_store.read(game_id, after=after, limit=limit) == expected
-    first, last = after + 1, after + (limit or 0)
-    assert sync_store.read_range(game_id, first, last) == log[after:last]
 
 
 async def test_the_async_store_reads_what_the_sync_store_wrote(
     sync_store: SyncEventStore, event_store: EventStore, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(services.store, "PAGE", 2)
+    monkeypatch.setattr(services.store.operations, "PAGE", 2)
     log = start(sync_store, "g1")
     grow(sync_store, "g1", log, 3)
     assert await event_store.read("g1") == log
     assert await event_store.read("g1", after=1, limit=2) == log[1:3]
-    assert await event_store.read_range("g1", 2, 4) == log[1:4]
     assert await event_store.head("g1") == 4
-    assert await event_store.exists("g1") and not await event_store.exists("nope")
+    assert await event_store.head("nope") == 0
 
 
 def test_an_unknown_game_has_head_zero_and_no_entries(sync_store: SyncEventStore) -> None:
     assert sync_store.head("nope") == 0
-    assert not sync_store.exists("nope")
     assert sync_store.read("nope") == []
     assert sync_store.secret("nope") is None
     assert sync_store.command_entry("nope", "c") is None
@@ -352,7 +348,7 @@ async def test_scanning_finds_every_game_once(sync_store: SyncEventStore, event_
     sync_store.write_views("g0", 0, 1, {})
     sync_store.put_lobby("g0", b"{}")
     assert sorted(sync_store.scan_games()) == sorted(games)
-    assert sorted([g async for g in event_store.scan_games()]) == sorted(games)
+    assert sorted(await event_store.scan_games()) == sorted(games)
 
 
 # -- guards --------------------------------------------------------------------------------------------
