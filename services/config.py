@@ -14,8 +14,7 @@ class Settings:
     redis_url: str | None = None
     admin_token: str | None = None  # the operator's audit token; never a player's or host's
     data_dir: Path = Path(platformdirs.user_data_dir("tablestream"))
-    live_poll_seconds: float = 1.0
-    log_json: bool = True
+    live_poll_seconds: float = 1.0  # how long a live stream waits for a wake-up before re-reading
 
     @classmethod
     def from_env(cls) -> Settings:

@@ -17,10 +17,9 @@ import redis.asyncio as aioredis
 from hypothesis import HealthCheck, settings
 
 from domain.kernel import Event
-from services.embedded import EmbeddedRedis
-from services.records import GENESIS_HASH, CommandRecord, Entry, encode_batch
-from services.store import EventStore
-from services.store_sync import SyncEventStore
+from services.history.records import GENESIS_HASH, CommandRecord, Entry, encode_batch
+from services.store.embedded import EmbeddedRedis
+from services.store.event_store import EventStore, SyncEventStore
 
 # -- hypothesis: random by default, every failure printed with a blob to replay it --------------------
 

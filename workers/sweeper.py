@@ -11,8 +11,8 @@ import threading
 import structlog
 from rq import Queue
 
-from services.store_sync import SyncEventStore
-from workers.projector import enqueue_poke
+from services.store.event_store import SyncEventStore
+from services.store.queue import enqueue_projection
 
 log = structlog.get_logger("tablestream.sweeper")
 
@@ -21,7 +21,7 @@ def sweep(store: SyncEventStore, queue: Queue) -> list[str]:
     """Poke each lagging game once; returns their ids."""
     lagging = [gid for gid in store.scan_games() if store.checkpoint(gid) < store.head(gid)]
     for game_id in lagging:
-        enqueue_poke(queue, game_id, reason="sweep")
+        enqueue_projection(queue, game_id, reason="sweep")
     if lagging:
         log.info("swept", lagging=len(lagging))
     return lagging

@@ -16,11 +16,12 @@ from rq import SimpleWorker
 from rq.serializers import JSONSerializer
 from starlette.testclient import TestClient
 
-from services.app import connect_to, create_app
+from services.api.app import create_app
 from services.config import Settings
-from services.embedded import EmbeddedRedis
+from services.store.connection import connect_to
+from services.store.embedded import EmbeddedRedis
+from services.store.queue import projection_queue
 from workers.bots import choose
-from workers.projector import projection_queue
 
 ADMIN_TOKEN = "operator-secret-token"
 

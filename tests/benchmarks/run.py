@@ -33,15 +33,14 @@ from typing import Any
 import msgspec
 import redis.asyncio as aioredis
 
-from services.cli import stop_process
-from services.demo import free_port, wait_ready
-from services.embedded import EmbeddedRedis
-from services.errors import ApiError
-from services.folding import advance, decode_entries, table_of
-from services.handler import CommandHandler
-from services.records import GENESIS_HASH, CommandRecord, encode_batch
-from services.store import EventStore
-from services.tokens import TokenStore
+from services.cli.processes import stop_process, wait_ready
+from services.commands import GameCommands
+from services.errors import AppError
+from services.history.folding import advance, decode_events, table_of
+from services.history.records import GENESIS_HASH, CommandRecord, encode_batch
+from services.store.embedded import EmbeddedRedis, free_port
+from services.store.event_store import EventStore
+from services.store.tokens import TokenStore
 from tests.conftest import Noted
 
 
@@ -113,7 +112,7 @@ async def bench_command(url: str, seconds: float) -> None:
     async def no_poke(game_id: str) -> None:
         return None
 
-    handler = CommandHandler(EventStore(client), TokenStore(client), no_poke)
+    handler = GameCommands(EventStore(client), TokenStore(client), no_poke)
     games: list[str] = []
     for _ in range(200):
         game_id, _ = await handler.create("skull", 6, {})
@@ -129,7 +128,7 @@ async def bench_command(url: str, seconds: float) -> None:
             return
         seat = rng.choice(folded.table.to_act(folded.state))
         choice = msgspec.to_builtins(rng.choice(folded.table.legal_commands(folded.state, seat)))
-        with contextlib.suppress(ApiError):  # another caller moved this game on first: as for players
+        with contextlib.suppress(AppError):  # another caller moved this game on first: as for players
             await handler.command(game_id, seat, f"c{i}", choice, None)
 
     done, spent = await timed(seconds, command, callers=16)
@@ -149,7 +148,7 @@ async def bench_fold(url: str) -> None:
     total = sum(len(e) for e in entries_by_game)
     start = time.perf_counter()
     for entries in entries_by_game:
-        decode_entries(table_of(entries), entries)
+        decode_events(table_of(entries), entries)
     decode_only = time.perf_counter() - start
     start = time.perf_counter()
     for entries in entries_by_game:

@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from domain.fairness import SecretSeeds
 from domain.games import table_for
 from domain.kernel import Command, Event, Rejected
-from services.records import (
+from services.history.records import (
     GENESIS_HASH,
     CommandRecord,
     Entry,

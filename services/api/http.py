@@ -1,0 +1,95 @@
+"""HTTP plumbing shared by the routes: JSON in and out, path and query values, the caller."""
+
+from __future__ import annotations
+
+import re
+from typing import Any, TypeVar
+
+import msgspec
+from starlette.requests import Request
+from starlette.responses import Response
+
+from services.api.context import app_context
+from services.callers import Caller
+from services.errors import InvalidError, MalformedError, TooLargeError, UnauthorizedError, game_not_found
+
+T = TypeVar("T")
+
+MAX_BODY = 64 * 1024  # the largest command is a few hundred bytes
+GAME_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
+
+_encoder = msgspec.json.Encoder()
+
+
+class JSONResponse(Response):
+    media_type = "application/json"
+
+    def render(self, content: Any) -> bytes:
+        return content if isinstance(content, bytes) else _encoder.encode(content)
+
+
+async def read_body(request: Request, body_type: type[T]) -> T:
+    """The request body as ``body_type``: 413 past ``MAX_BODY``, 400 if not JSON, 422 if not that shape."""
+    too_large = TooLargeError("body_too_large", f"A request body may have at most {MAX_BODY} bytes.")
+    declared = request.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > MAX_BODY:
+        raise too_large
+    body = b""
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > MAX_BODY:
+            raise too_large
+    if not body:
+        raise MalformedError("malformed_json", "The request body must be a JSON document.")
+    try:
+        data = msgspec.json.decode(body)
+    except msgspec.DecodeError as exc:
+        raise MalformedError("malformed_json", f"The request body is not valid JSON: {exc}.") from None
+    except RecursionError:
+        raise MalformedError("malformed_json", "The request body is nested too deeply.") from None
+    try:
+        return msgspec.convert(data, body_type)
+    except msgspec.ValidationError as exc:
+        raise InvalidError("invalid_request", f"The request is invalid: {exc}.") from None
+
+
+def game_id_of(request: Request) -> str:
+    """The game id of the path; one that no game can have is a 404 like any unknown game."""
+    game_id: str = request.path_params["game_id"]
+    if not GAME_ID.fullmatch(game_id):
+        raise game_not_found(game_id)
+    return game_id
+
+
+def bearer(request: Request) -> str | None:
+    header = request.headers.get("authorization")
+    if header is None:
+        return None
+    scheme, _, token = header.partition(" ")
+    if scheme.lower() != "bearer" or not token.strip():
+        raise UnauthorizedError("unauthorized", "Send the token as 'Authorization: Bearer <token>'.")
+    return token.strip()
+
+
+async def caller_of(request: Request, game_id: str) -> Caller:
+    """Who is asking (see ``services.callers``), from the ``Authorization`` header."""
+    return await app_context(request).callers.identify(game_id, bearer(request))
+
+
+def int_query(request: Request, name: str, default: int, low: int = 0, high: int | None = None) -> int:
+    value = optional_int_query(request, name, low, high)
+    return default if value is None else value
+
+
+def optional_int_query(request: Request, name: str, low: int = 0, high: int | None = None) -> int | None:
+    raw = request.query_params.get(name)
+    if raw is None:
+        return None
+    try:
+        value = int(raw)
+    except ValueError:
+        raise InvalidError("invalid_query", f"The query parameter {name!r} must be an integer.") from None
+    if value < low or (high is not None and value > high):
+        bounds = f"between {low} and {high}" if high is not None else f"at least {low}"
+        raise InvalidError("invalid_query", f"The query parameter {name!r} must be {bounds}.")
+    return value

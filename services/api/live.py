@@ -1,0 +1,83 @@
+"""Live updates as server-sent events: one message per new version with the caller's view.
+
+Each message carries ``id: <version>``; a client reconnecting with ``Last-Event-ID`` gets every
+version after it, in order, with no gap and no duplicate. The stream folds the stored events
+itself (the same pure view functions as the projections), so it never waits on a lagging worker;
+a wake-up on the game's channel (published on every append and every projection) or a short poll
+tells it to read the tail. It ends when the game is over or the client goes away.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import AsyncIterator
+
+from starlette.requests import Request
+from starlette.responses import StreamingResponse
+
+from services.api.context import AppContext, app_context
+from services.api.http import caller_of, game_id_of
+from services.errors import InvalidError
+from services.history.folding import Folded
+from services.queries import rendered_view
+
+HEARTBEAT_SECONDS = 15.0
+
+
+async def live(request: Request) -> StreamingResponse:
+    game_id = game_id_of(request)
+    context = app_context(request)
+    caller = await caller_of(request, game_id)
+    head = await context.queries.load(game_id)
+    resume = _last_event_id(request)
+    if resume is not None and resume > head.version:
+        raise InvalidError("invalid_last_event_id", f"The game is at version {head.version}, not {resume}.")
+    return StreamingResponse(
+        _stream(request, context, game_id, caller.seat, head, resume),
+        media_type="text/event-stream",
+        headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"},
+    )
+
+
+def _last_event_id(request: Request) -> int | None:
+    raw = request.headers.get("last-event-id") or request.query_params.get("last_event_id")
+    if raw is None:
+        return None
+    try:
+        value = int(raw)
+    except ValueError:
+        raise InvalidError("invalid_last_event_id", "Last-Event-ID must be a version number.") from None
+    if value < 0:
+        raise InvalidError("invalid_last_event_id", "Last-Event-ID must not be negative.")
+    return value
+
+
+def _message(folded: Folded, seat: int | None) -> bytes:
+    return b"id: %d\nevent: view\ndata: %s\n\n" % (folded.version, rendered_view(folded, seat))
+
+
+async def _stream(
+    request: Request, context: AppContext, game_id: str, seat: int | None, head: Folded, resume: int | None
+) -> AsyncIterator[bytes]:
+    queries = context.queries
+    async with context.live.subscribe(game_id) as wakeups:  # before reading the tail: no lost wake-up
+        cursor: Folded | None
+        if resume is None:
+            cursor = head
+            yield _message(head, seat)
+        else:
+            cursor = await queries.load_at(game_id, resume) if resume > 0 else None
+        quiet_since = time.monotonic()
+        while True:
+            for folded in await queries.successors(game_id, cursor):
+                cursor = folded
+                yield _message(cursor, seat)
+                quiet_since = time.monotonic()
+            if cursor is not None and cursor.state.status == "finished":
+                return
+            if await request.is_disconnected():
+                return
+            await wakeups.wait(context.settings.live_poll_seconds)
+            if time.monotonic() - quiet_since >= HEARTBEAT_SECONDS:
+                yield b": keep-alive\n\n"
+                quiet_since = time.monotonic()

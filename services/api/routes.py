@@ -1,0 +1,75 @@
+"""The routes of API.md: tables and lobby, commands, views, events, scores."""
+
+from __future__ import annotations
+
+from starlette.requests import Request
+from starlette.routing import Route
+
+from services.api.bodies import CreateGame, JoinGame, SendCommand
+from services.api.context import app_context
+from services.api.http import JSONResponse, caller_of, game_id_of, int_query, optional_int_query, read_body
+from services.queries import shown_event
+
+MAX_EVENTS_PAGE = 1000
+
+
+async def create_game(request: Request) -> JSONResponse:
+    body = await read_body(request, CreateGame)
+    game_id, host_token = await app_context(request).commands.create(body.game, body.players, body.options)
+    return JSONResponse({"game_id": game_id, "host_token": host_token}, status_code=201)
+
+
+async def lobby(request: Request) -> JSONResponse:
+    limit = int_query(request, "limit", 100, low=1, high=1000)
+    return JSONResponse({"games": await app_context(request).queries.lobby(limit)})
+
+
+async def join_game(request: Request) -> JSONResponse:
+    game_id = game_id_of(request)
+    body = await read_body(request, JoinGame)
+    seat, token = await app_context(request).commands.join(game_id, body.name, body.client_seed or "")
+    return JSONResponse({"seat": seat, "token": token}, status_code=201)
+
+
+async def send_command(request: Request) -> JSONResponse:
+    game_id = game_id_of(request)
+    seat = (await caller_of(request, game_id)).acting_seat()
+    body = await read_body(request, SendCommand)
+    outcome = await app_context(request).commands.command(
+        game_id, seat, body.command_id, body.command, body.expected_version
+    )
+    events = [shown_event(outcome.table, v, e, seat, outcome.finished) for v, e in outcome.events]
+    return JSONResponse({"version": outcome.version, "events": events, "receipt": outcome.receipt()})
+
+
+async def get_view(request: Request) -> JSONResponse:
+    game_id = game_id_of(request)
+    caller = await caller_of(request, game_id)
+    at = optional_int_query(request, "at", low=1)
+    queries = app_context(request).queries
+    if at is not None:
+        return JSONResponse(await queries.view_at(game_id, caller.seat, at))
+    return JSONResponse(await queries.view(game_id, caller.seat))
+
+
+async def get_events(request: Request) -> JSONResponse:
+    game_id = game_id_of(request)
+    caller = await caller_of(request, game_id)
+    after = int_query(request, "after", 0)
+    limit = int_query(request, "limit", 100, low=1, high=MAX_EVENTS_PAGE)
+    return JSONResponse(await app_context(request).queries.events(game_id, caller, after, limit))
+
+
+async def get_scores(request: Request) -> JSONResponse:
+    return JSONResponse(await app_context(request).queries.scores(game_id_of(request)))
+
+
+routes = [
+    Route("/games", create_game, methods=["POST"]),
+    Route("/games", lobby, methods=["GET"]),
+    Route("/games/{game_id}/players", join_game, methods=["POST"]),
+    Route("/games/{game_id}/commands", send_command, methods=["POST"]),
+    Route("/games/{game_id}/view", get_view, methods=["GET"]),
+    Route("/games/{game_id}/events", get_events, methods=["GET"]),
+    Route("/games/{game_id}/scores", get_scores, methods=["GET"]),
+]

@@ -1,0 +1,184 @@
+"""``tablestream demo``: bots play whole games through the real HTTP API and narrate them.
+
+It starts the real stack - the embedded Redis (or ``--redis-url``), a projection worker process
+and the API under uvicorn on a free local port - then seats one bot per seat. Each bot reads only
+its own seat's view and sends one of the commands that view lists as legal.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import tempfile
+import threading
+import uuid
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import httpx
+import uvicorn
+
+from domain.games import game_names, table_for
+from domain.kernel import Rejected
+from services.api.app import create_app
+from services.cli.processes import spawn_worker, stop_process, wait_ready
+from services.config import Settings
+from services.store.embedded import EmbeddedRedis, free_port
+from services.structured_logging import LEVEL_VARIABLE, configure_logging
+from workers.bots import choose  # the demo's players; bots import only the domain and projections
+
+ALL_GAMES = "all"
+NAMES = [
+    "Ada",
+    "Brahim",
+    "Chloé",
+    "Dorota",
+    "Emre",
+    "Fatma",
+    "Gaspard",
+    "Hania",
+    "Ines",
+    "Jules",
+    "Kasia",
+    "Luc",
+]
+QUIET_FIELDS = {"type", "version"}
+SEAT_FIELDS = {"seat", "winner", "picker", "skull_owner", "first_player", "challenger", "chooser", "drafter"}
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--game", choices=[*game_names(), ALL_GAMES], default=game_names()[0])
+    parser.add_argument("--games", type=int, default=1)
+    parser.add_argument("--players", type=int, default=None)
+    parser.add_argument("--seed", type=int, default=None, help="the bots' choices; omit for a random one")
+    parser.add_argument("--redis-url", default=None)
+
+
+def default_players(game: str) -> int:
+    """Seats at a demo table of ``game``: four where the rules allow it, else the nearest count they
+    accept. (To become ``domain.games.spec(game).default_players`` once the registry has it.)"""
+    table = table_for(game)
+    for players in (4, 3, 5, 2, 6, 7, 8, 9, 10):
+        try:
+            table.create("demo", players, {}, "", practice=False)
+        except Rejected:
+            continue
+        return players
+    raise ValueError(f"{game} accepts no table of 2 to 10 players")
+
+
+@contextmanager
+def local_stack(redis_url: str | None = None) -> Iterator[str]:
+    """The whole service on this machine; yields the API's base URL."""
+    with tempfile.TemporaryDirectory(prefix="tablestream-demo-") as tmp:
+        embedded = None
+        if redis_url is None:
+            embedded = EmbeddedRedis(Path(tmp) / "redis", durable=True)  # started and answering
+            redis_url = embedded.url
+        worker = spawn_worker(redis_url, workers=1)
+        port = free_port()
+        config = uvicorn.Config(
+            create_app(replace(Settings(), redis_url=redis_url)),
+            host="127.0.0.1",
+            port=port,
+            log_level="warning",
+            loop="uvloop",
+            http="httptools",
+            timeout_graceful_shutdown=5,  # live streams of running games would otherwise hold it open
+        )
+        server = uvicorn.Server(config)
+        thread = threading.Thread(target=server.run, daemon=True)
+        thread.start()
+        base = f"http://127.0.0.1:{port}"
+        try:
+            wait_ready(base)
+            yield base
+        finally:
+            server.should_exit = True
+            thread.join(10)
+            stop_process(worker)
+            if embedded is not None:
+                embedded.stop()
+
+
+def play_game(
+    client: httpx.Client,
+    game: str,
+    players: int,
+    rng: random.Random,
+    out: Callable[[str], object] = print,
+    options: dict[str, Any] | None = None,
+) -> tuple[dict[str, Any], list[str]]:
+    """One complete game between bots; narrates public events; returns the final spectator view
+    and the seats' tokens. With a practice ``seed`` in ``options`` and a seeded ``rng`` the whole
+    game is reproducible."""
+    created = client.post("/games", json={"game": game, "players": players, "options": options or {}})
+    created.raise_for_status()
+    game_id = created.json()["game_id"]
+    tokens = []
+    for seat in range(players):
+        joined = client.post(
+            f"/games/{game_id}/players", json={"name": NAMES[seat], "client_seed": f"{rng.getrandbits(64):x}"}
+        )
+        joined.raise_for_status()
+        tokens.append(joined.json()["token"])
+    out(f"== {game} {game_id}: {', '.join(NAMES[:players])}")
+    seen = 0
+    while True:
+        spectator = client.get(f"/games/{game_id}/events", params={"after": seen, "limit": 1000}).json()
+        for event in spectator["events"]:
+            out("  " + narrate(event))
+        seen = spectator["version"]
+        view = client.get(f"/games/{game_id}/view").json()
+        if view["status"] == "finished":
+            winners = ", ".join(NAMES[s] for s in view["winners"])
+            out(f"== winners: {winners}; scores {view['scores']}")
+            return view, tokens
+        for seat in view["to_act"]:
+            auth = {"Authorization": f"Bearer {tokens[seat]}"}
+            own = client.get(f"/games/{game_id}/view", headers=auth).json()
+            if not own["legal"]:
+                continue
+            command = choose(game, own, rng)
+            body = {"command_id": uuid.uuid4().hex, "command": command, "expected_version": own["version"]}
+            response = client.post(f"/games/{game_id}/commands", json=body, headers=auth)
+            if response.status_code == 409 and response.json()["error"]["code"] == "version_conflict":
+                continue
+            response.raise_for_status()
+
+
+def narrate(event: dict[str, Any]) -> str:
+    """A compact line for a public event: its version, its type and its visible fields."""
+    fields = []
+    for key, value in event.items():
+        if key in QUIET_FIELDS or value is None:
+            continue
+        if key in SEAT_FIELDS and isinstance(value, int) and value < len(NAMES):
+            value = NAMES[value]
+        text = value if isinstance(value, str | int | bool) else _short(value)
+        fields.append(f"{key}={text}")
+    return f"v{event['version']:<4} {event['type']:<22} {' '.join(fields)}"
+
+
+def _short(value: Any, limit: int = 60) -> str:
+    text = str(value).replace(" ", "")
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def run(args: argparse.Namespace) -> int:
+    os.environ.setdefault(LEVEL_VARIABLE, "warning")  # the narration is the output; logs only for trouble
+    configure_logging()
+    seed = args.seed if args.seed is not None else random.SystemRandom().getrandbits(32)
+    rng = random.Random(seed)
+    games = game_names() if args.game == ALL_GAMES else [args.game]
+    print(f"bots' seed: {seed}")
+    with local_stack(args.redis_url) as base, httpx.Client(base_url=base, timeout=30.0) as client:
+        print(f"API at {base}")
+        for game in games:
+            for _ in range(args.games):
+                play_game(client, game, args.players or default_players(game), rng)
+    return 0

@@ -1,0 +1,129 @@
+"""The read side: the lobby, views (now or at a past version), events, scores, audits and exports.
+
+Reads never go through the write side. Materialised views are served as the projection worker
+stored them; when a projection lags behind what a caller must see, the same pure view is computed
+here from the folded table (the cache may be shared with the write side of the same process).
+Audits and exports read the stream once and fold nothing to answer for an unknown game.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+from domain.kernel import Event
+from domain.table import Table
+from projections.views import encode, scoreboard, seat_view, view_field
+from services.callers import Caller
+from services.errors import ConflictError, InvalidError, game_not_found
+from services.history.audit import Viewer, build_audit
+from services.history.export import GameNotFinished, build_export
+from services.history.folding import Folded, StateCache, advance, decode_events
+from services.history.records import Entry
+from services.store.event_store import EventStore
+
+
+def shown_event(table: Table, version: int, event: Event, seat: int | None, full: bool) -> dict[str, Any]:
+    """An event as a caller may see it, with its version; ``full`` shows hidden details."""
+    shown = table.redact(event, seat, finished=full)
+    return {"version": version, **msgspec.to_builtins(shown)}
+
+
+def rendered_view(folded: Folded, seat: int | None) -> bytes:
+    """The JSON view of ``seat`` (``None``: a spectator) of a folded table."""
+    return encode(seat_view(folded.state, folded.version, seat))
+
+
+class GameQueries:
+    def __init__(self, store: EventStore, cache: StateCache | None = None) -> None:
+        self.store = store
+        self.cache = cache if cache is not None else StateCache()
+
+    async def load(self, game_id: str) -> Folded:
+        """The table folded to the newest stored version; ``game_not_found`` for an unknown game."""
+        folded = await self.store.load(game_id, self.cache)
+        if folded is None:
+            raise game_not_found(game_id)
+        return folded
+
+    async def load_at(self, game_id: str, version: int) -> Folded:
+        """The table as it was at ``version`` (time travel); folded from the start, never cached."""
+        entries = await self.store.read(game_id, after=0, limit=version)
+        if not entries:
+            raise game_not_found(game_id)
+        return advance(game_id, None, entries)
+
+    async def successors(self, game_id: str, cursor: Folded | None) -> list[Folded]:
+        """The table at every stored version after ``cursor`` (``None``: from the start), in order."""
+        folded: list[Folded] = []
+        for entry in await self.store.read(game_id, after=cursor.version if cursor else 0):
+            cursor = advance(game_id, cursor, [entry])
+            folded.append(cursor)
+        return folded
+
+    async def lobby(self, limit: int) -> list[dict[str, Any]]:
+        """Open and running tables, newest first."""
+        entries = [msgspec.json.decode(raw) for raw in await self.store.lobby(limit)]
+        return [entry for entry in entries if entry["status"] != "finished"]
+
+    async def view(self, game_id: str, seat: int | None) -> bytes:
+        """The caller's view at the head, never older than the seat's own last command."""
+        checkpoint, data = await self.store.read_view(game_id, view_field(seat))
+        required = await self.store.seat_version(game_id, seat) if seat is not None else 0
+        if data is None or checkpoint < required:
+            # The projection lags behind this seat's own last command (or has not run yet): compute the
+            # same pure view here so that a seat always reads its own writes.
+            data = rendered_view(await self.load(game_id), seat)
+        return data
+
+    async def view_at(self, game_id: str, seat: int | None, version: int) -> bytes:
+        """The caller's view as it was at ``version``."""
+        head = (await self.load(game_id)).version
+        if version > head:
+            raise InvalidError("invalid_query", f"The game is at version {head}; 'at' cannot be {version}.")
+        return rendered_view(await self.load_at(game_id, version), seat)
+
+    async def events(self, game_id: str, caller: Caller, after: int, limit: int) -> dict[str, Any]:
+        """A page of events as the caller may see them, and the head version."""
+        entries = await self.store.read(game_id, after=after, limit=limit)
+        folded = await self.load(game_id)  # after the read: its head is never behind the page
+        full = folded.state.status == "finished" or caller.role == "operator"
+        events = [
+            shown_event(folded.table, version, event, caller.seat, full)
+            for version, event in decode_events(folded.table, entries)
+        ]
+        return {"events": events, "version": folded.version}
+
+    async def scores(self, game_id: str) -> bytes:
+        _, data = await self.store.read_view(game_id, "scores")
+        if data is None:
+            folded = await self.load(game_id)
+            data = encode(scoreboard(folded.state, folded.version))
+        return data
+
+    async def audit(self, game_id: str, caller: Caller) -> dict[str, Any]:
+        """Per round: the seed and its check, each chance outcome re-derived, the events; full detail
+        for everyone once the game is over and for the operator during play."""
+        entries = await self._stream(game_id)
+        viewer: Viewer = "spectator"
+        if caller.role == "operator":
+            viewer = "operator"
+        elif caller.seat is not None:
+            viewer = "player"
+        return build_audit(entries, viewer, caller.seat)
+
+    async def export(self, game_id: str) -> dict[str, Any]:
+        """A finished game as one document for the offline verifier."""
+        entries = await self._stream(game_id)
+        try:
+            return build_export(entries)
+        except GameNotFinished:
+            raise ConflictError("game_not_finished", "A game can be exported once it is over.") from None
+
+    async def _stream(self, game_id: str) -> list[Entry]:
+        """The whole stored stream, read once; an empty one is an unknown game."""
+        entries = await self.store.read(game_id)
+        if not entries:
+            raise game_not_found(game_id)
+        return entries
