@@ -13,7 +13,7 @@ import random
 import tempfile
 import threading
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
@@ -24,6 +24,7 @@ import uvicorn
 
 from domain.games import game_names, table_for
 from domain.kernel import Rejected
+from projections.narration import narrate
 from services.api.app import create_app
 from services.cli.processes import spawn_worker, stop_process, wait_ready
 from services.config import Settings
@@ -46,8 +47,6 @@ NAMES = [
     "Kasia",
     "Luc",
 ]
-QUIET_FIELDS = {"type", "version"}
-SEAT_FIELDS = {"seat", "winner", "picker", "skull_owner", "first_player", "challenger", "chooser", "drafter"}
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -131,7 +130,7 @@ def play_game(
     while True:
         spectator = client.get(f"/games/{game_id}/events", params={"after": seen, "limit": 1000}).json()
         for event in spectator["events"]:
-            out("  " + narrate(event))
+            out("  " + narrate_line(game, event, NAMES[:players]))
         seen = spectator["version"]
         view = client.get(f"/games/{game_id}/view").json()
         if view["status"] == "finished":
@@ -151,22 +150,9 @@ def play_game(
             response.raise_for_status()
 
 
-def narrate(event: dict[str, Any]) -> str:
-    """A compact line for a public event: its version, its type and its visible fields."""
-    fields = []
-    for key, value in event.items():
-        if key in QUIET_FIELDS or value is None:
-            continue
-        if key in SEAT_FIELDS and isinstance(value, int) and value < len(NAMES):
-            value = NAMES[value]
-        text = value if isinstance(value, str | int | bool) else _short(value)
-        fields.append(f"{key}={text}")
-    return f"v{event['version']:<4} {event['type']:<22} {' '.join(fields)}"
-
-
-def _short(value: Any, limit: int = 60) -> str:
-    text = str(value).replace(" ", "")
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+def narrate_line(game: str, event: dict[str, Any], names: Sequence[str]) -> str:
+    """One line of the demo's log: the event's version and its English sentence."""
+    return f"v{event['version']:<4} {narrate(game, event, names)}"
 
 
 def run(args: argparse.Namespace) -> int:
