@@ -4,6 +4,10 @@ Each game is a *Decider* (``Rules``): ``initial_state``, ``start``, ``decide``, 
 ``is_terminal``, plus ``legal_commands`` and per-seat ``redact``. Commands and events are msgspec
 Structs in tagged unions with explicit, stable tags (field ``type``). Everything is pure: the only
 source of chance is the ``Chance`` object handed in, derived from committed seeds.
+
+What every game builds its Decider from: ``Deciders`` and ``Evolvers`` (one small function per
+command or event type), ``Unfolding`` (a decision made in steps, each on the state the previous
+events lead to) and ``fold``, the one place events are folded into a state.
 """
 
 from __future__ import annotations
