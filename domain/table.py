@@ -14,7 +14,7 @@ from typing import Any, Literal, Union
 import msgspec
 
 from domain.fairness import CHAIN_LENGTH, Chance, SeedSource, chain_position, player_mix
-from domain.kernel import Command, Conflict, Event, Rejected, Rules, Seat
+from domain.kernel import Command, Conflict, Event, Rejected, Rules, Seat, Unfolding, fold
 
 MAX_NAME = 40
 MAX_CLIENT_SEED = 64
@@ -136,15 +136,16 @@ class Table:
         if len(client_seed) > MAX_CLIENT_SEED:
             raise Rejected("invalid_client_seed", f"A client seed has at most {MAX_CLIENT_SEED} characters.")
         joined = PlayerJoined(seat=len(state.seated), name=name, client_seed=client_seed)
-        events: list[Event] = [joined]
+        batch: Unfolding[TableState, Event] = Unfolding(self, state).add(joined)
         if joined.seat + 1 < state.players:
-            return events
+            return batch.events
         mix = player_mix(mix_scope(state), [p.client_seed for p in state.seated] + [client_seed])
-        started = GameStarted(mix=mix.hex())
-        events.append(started)
-        state = self.evolve(self.evolve(state, joined), started)
+        batch.add(GameStarted(mix=mix.hex()))
         chance = Chance(seeds, mix)
-        return events + self._with_bookkeeping(state, self.rules.start(state.game_state, chance), chance)
+        started = batch.state
+        return batch.events + self._with_bookkeeping(
+            started, self.rules.start(started.game_state, chance), chance
+        )
 
     def decide(self, state: TableState, command: Command, seat: Seat, seeds: SeedSource) -> list[Event]:
         if state.status == "waiting":
@@ -162,9 +163,7 @@ class Table:
     def _with_bookkeeping(self, state: TableState, game_events: list[Event], chance: Chance) -> list[Event]:
         """Append seed reveals for rounds that ended, a fresh chain when one runs out, the result."""
         rules = self.rules
-        after_state = state.game_state
-        for event in game_events:
-            after_state = rules.evolve(after_state, event)
+        after_state = fold(rules, state.game_state, game_events)
         events = list(game_events)
         terminal = rules.is_terminal(after_state)
         withheld = frozenset() if terminal else rules.withheld_rounds(after_state)
@@ -216,9 +215,7 @@ class Table:
         return msgspec.structs.replace(state, game_state=self.rules.evolve(state.game_state, event))
 
     def fold(self, state: TableState | None, events: Sequence[Event]) -> TableState | None:
-        for event in events:
-            state = self.evolve(state, event)
-        return state
+        return fold(self, state, events)
 
     # -- seeing ----------------------------------------------------------------------------
 
