@@ -90,7 +90,6 @@ def materialise(state: TableState, version: int) -> dict[str, bytes]:
     fields = {f"seat:{seat}": encode(seat_view(state, version, seat)) for seat in range(state.players)}
     fields["spectator"] = encode(seat_view(state, version, None))
     fields["scores"] = encode(scoreboard(state, version))
-    fields["lobby"] = encode(lobby_entry(state, version))
     return fields
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import importlib
 import inspect
 import random
@@ -19,6 +20,7 @@ from domain.kernel import Command, Deciders, Event, Evolvers, Options, Rejected,
 from domain.table import TABLE_EVENTS
 from projections.registry import GameViews, views_for
 from projections.views import seat_view
+from services.cli import demo
 from tests.support.play import new_game
 from workers.bots import Bot, bot_for, choose
 
@@ -183,3 +185,13 @@ def test_bots_of_the_registry_play_a_default_table_to_its_end(game: GameSpec) ->
         g.act(seat, choose(game.name, view, rng))
     assert g.state.status == "finished" and g.state.winners
     assert views_for(game.name).scoreboard(g.rules_state)["totals"] == game.rules.scores(g.rules_state)
+
+
+@pytest.mark.parametrize("game", SPECS, ids=by_name)
+def test_the_demo_offers_every_registered_game_with_its_default_table(game: GameSpec) -> None:
+    """The demo reads its games and seat counts from the registry (the CLI test plays them all)."""
+    parser = argparse.ArgumentParser()
+    demo.add_arguments(parser)
+    args = parser.parse_args(["--game", game.name])
+    assert args.game == game.name
+    table_for(game.name).create("demo", game.default_players, {}, "", practice=False)

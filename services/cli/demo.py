@@ -22,8 +22,7 @@ from typing import Any
 import httpx
 import uvicorn
 
-from domain.games import game_names, table_for
-from domain.kernel import Rejected
+from domain.games import game_names, spec
 from projections.narration import narrate
 from services.api.app import create_app
 from services.cli.processes import spawn_worker, stop_process, wait_ready
@@ -55,19 +54,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--players", type=int, default=None)
     parser.add_argument("--seed", type=int, default=None, help="the bots' choices; omit for a random one")
     parser.add_argument("--redis-url", default=None)
-
-
-def default_players(game: str) -> int:
-    """Seats at a demo table of ``game``: four where the rules allow it, else the nearest count they
-    accept. (To become ``domain.games.spec(game).default_players`` once the registry has it.)"""
-    table = table_for(game)
-    for players in (4, 3, 5, 2, 6, 7, 8, 9, 10):
-        try:
-            table.create("demo", players, {}, "", practice=False)
-        except Rejected:
-            continue
-        return players
-    raise ValueError(f"{game} accepts no table of 2 to 10 players")
 
 
 @contextmanager
@@ -166,5 +152,5 @@ def run(args: argparse.Namespace) -> int:
         print(f"API at {base}")
         for game in games:
             for _ in range(args.games):
-                play_game(client, game, args.players or default_players(game), rng)
+                play_game(client, game, args.players or spec(game).default_players, rng)
     return 0

@@ -56,15 +56,14 @@ def advance(game_id: str, folded: Folded | None, entries: Sequence[Entry]) -> Fo
         assert folded is not None
         return folded
     table = folded.table if folded else table_of(entries)
-    state: TableState | None = folded.state if folded else None
     version = folded.version if folded else 0
-    for entry in entries:
-        if entry.version != version + 1:
+    for offset, entry in enumerate(entries, start=1):
+        if entry.version != version + offset:
             raise ValueError(f"entries of {game_id} are not contiguous at version {entry.version}")
-        state = table.evolve(state, decode_event(table, decode_stored(entry.data)))
-        version = entry.version
+    events = [decode_event(table, decode_stored(entry.data)) for entry in entries]
+    state = table.fold(folded.state if folded else None, events)
     assert state is not None
-    return Folded(game_id, table, state, version, entries[-1].hash)
+    return Folded(game_id, table, state, entries[-1].version, entries[-1].hash)
 
 
 class StateCache:
