@@ -1,11 +1,11 @@
-"""``tablestream``: serve, worker, demo, verify (one module per command)."""
+"""``tablestream``: serve, worker, demo, verify, bench (one module per command)."""
 
 from __future__ import annotations
 
 import argparse
 import sys
 
-from services.cli import demo, serve, verify, worker
+from services.cli import bench, demo, serve, verify, worker
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -18,6 +18,9 @@ def main(argv: list[str] | None = None) -> int:
         commands.add_parser("worker", help="run a pool of RQ projection workers and the lag sweeper")
     )
     demo.add_arguments(commands.add_parser("demo", help="bots play complete games through the real HTTP API"))
+    bench.add_arguments(
+        commands.add_parser("bench", help="measure the service beside bare baselines on the same Redis")
+    )
     commands.add_parser("verify", help="check an exported game offline (no Redis, no server)", add_help=False)
 
     argv = list(sys.argv[1:] if argv is None else argv)
@@ -28,4 +31,6 @@ def main(argv: list[str] | None = None) -> int:
         return serve.run(args)
     if args.command == "worker":
         return worker.run(args)
+    if args.command == "bench":
+        return bench.run(args)
     return demo.run(args)
