@@ -21,6 +21,7 @@ UNITS = (
     "services.store",
     "services.api",
     "services.cli",
+    "services.bench",  # the benchmark harness: measures the stack from outside, never on the hot path
     "services",  # the application layer: commands, queries, callers, errors, config
     "workers.bots",
     "workers",
@@ -118,19 +119,30 @@ def test_the_history_code_reaches_no_redis_starlette_or_rq(external: str) -> Non
     assert not graph().chain_exists(importer="services.history", imported=external, as_packages=True)
 
 
-def test_only_the_api_imports_starlette() -> None:
+def test_only_the_api_and_the_bench_baselines_import_starlette() -> None:
     importers = graph().find_modules_that_directly_import("starlette")
     assert importers, "the API imports starlette, so the check would find it"
-    assert {m for m in importers if not within(m, "services.api")} == set()
+    assert {m for m in importers if not within(m, "services.api") and m != "services.bench.server"} == set()
 
 
-def test_only_the_store_imports_redis_and_rq_among_the_services() -> None:
-    importers = graph().find_modules_that_directly_import(
-        "redis"
-    ) | graph().find_modules_that_directly_import("rq")
-    services = {m for m in importers if within(m, "services")}
+def test_only_the_store_imports_redis_and_rq_among_the_services_but_the_bench_redis() -> None:
+    redis_importers = graph().find_modules_that_directly_import("redis")
+    rq_importers = graph().find_modules_that_directly_import("rq")
+    services = {m for m in redis_importers | rq_importers if within(m, "services")}
     assert services, "the store imports redis, so the check would find it"
-    assert {m for m in services if not within(m, "services.store")} == set()
+    outside = {m for m in services if not within(m, "services.store")}
+    assert {m for m in outside if not within(m, "services.bench") or m in rq_importers} == set()
+
+
+def test_only_the_bench_command_imports_the_bench() -> None:
+    importers = {
+        module
+        for module in graph().modules
+        if internal(module) and not within(module, "services.bench")
+        for imported in imports_of(module)
+        if within(imported, "services.bench")
+    }
+    assert importers == {"services.cli.bench"}
 
 
 def test_nothing_in_services_imports_the_workers_but_the_demo_its_bots() -> None:
@@ -162,6 +174,9 @@ def test_the_workers_use_the_store_and_the_history_never_the_api_or_the_cli() ->
         ("services.store", "services.api"),
         ("services.store", "services.cli"),
         ("services.api", "services.cli"),
+        ("services.bench", "services.cli"),
+        ("services.store", "services.bench"),
+        ("services.api", "services.bench"),
     ],
 )
 def test_a_lower_layer_never_imports_a_higher_one(lower: str, higher: str) -> None:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from services.bench import peer, wrk
 from services.bench.players import Players, percentile
-from services.bench.report import Row, cpu_split, kib, micros, mib, millis, skipped
+from services.bench.report import Row, cpu_split, kib, mib, micros, millis, skipped
 from services.bench.run import (
     Measured,
     Options,
@@ -37,13 +37,16 @@ def bench(options: Options, emit: Callable[[str], object] = print) -> list[Row]:
         emit(row.render())
 
     configure_logging(level=logging.WARNING)  # the in-process command path of the peer row logs too
-    mode = "smoke (tiny counts, figures not meaningful)" if options.smoke else f"{options.seconds:g} s per row"
+    mode = (
+        "smoke (tiny counts, figures not meaningful)" if options.smoke else f"{options.seconds:g} s per row"
+    )
     emit(f"tablestream bench: {mode}; Redis with AOF appendfsync always; one API process, one worker")
     if not wrk.available():
         emit(f"NOTE: {NO_WRK}")
-    with tempfile.TemporaryDirectory(prefix="tablestream-bench-") as tmp, running_stack(
-        Path(tmp), options.profile_dir
-    ) as stack:
+    with (
+        tempfile.TemporaryDirectory(prefix="tablestream-bench-") as tmp,
+        running_stack(Path(tmp), options.profile_dir) as stack,
+    ):
         players = Players(stack.port, options.clients)
         try:
             _rows(stack, players, options, add)
@@ -65,18 +68,37 @@ def _rows(stack: Stack, players: Players, options: Options, add: Callable[[Row],
         bare = measure_wrk(stack, "/bench/ping", seconds)
         health = measure_wrk(stack, "/healthz", seconds)
         ratio = health.per_request / bare.per_request
-        add(Row("GET /healthz vs bare /bench/ping (wrk -c64)", health.figure(), bare.figure(), ratio,
-                "<= 1.3x CPU/req", ratio <= 1.3))
+        add(
+            Row(
+                "GET /healthz vs bare /bench/ping (wrk -c64)",
+                health.figure(),
+                bare.figure(),
+                ratio,
+                "<= 1.3x CPU/req",
+                ratio <= 1.3,
+            )
+        )
         append = measure_wrk(stack, "/bench/append", seconds)
         add(Row("bare one-Lua-append /bench/append (wrk -c64)", append.figure()))
         rotation = [(f"/games/{t.game_id}/view", t.tokens[0]) for share in tables for t in share]
         view = measure_wrk(stack, "/games/{id}/view", seconds, rotation=rotation)
         ratio = view.per_request / bare.per_request
-        add(Row(f"projected seat view ({len(rotation)} tables) vs /bench/ping", view.figure(), bare.figure(),
-                ratio, "<= 2x CPU/req", ratio <= 2.0))
+        add(
+            Row(
+                f"projected seat view ({len(rotation)} tables) vs /bench/ping",
+                view.figure(),
+                bare.figure(),
+                ratio,
+                "<= 2x CPU/req",
+                ratio <= 2.0,
+            )
+        )
     else:
-        for name in ("GET /healthz vs bare /bench/ping", "bare one-Lua-append /bench/append",
-                     "projected seat view vs /bench/ping"):
+        for name in (
+            "GET /healthz vs bare /bench/ping",
+            "bare one-Lua-append /bench/append",
+            "projected seat view vs /bench/ping",
+        ):
             add(skipped(name, NO_WRK))
 
     # A full command: HTTP, rules, append with dedup and chain, projection; the server's CPU per
@@ -95,9 +117,20 @@ def _rows(stack: Stack, players: Players, options: Options, add: Callable[[Row],
     if append is not None and view is not None and tally.commands:
         net = (cpu.total - tally.views * view.per_request) / tally.commands
         ratio = net / append.per_request
-        notes.append(f"net of views: {micros(net)} per command vs {micros(append.per_request)} per bare append")
-        add(Row("full command vs bare one-Lua-append", figure, append.figure(), ratio,
-                "<= 2x CPU/req, projection included", ratio <= 2.0, notes))
+        notes.append(
+            f"net of views: {micros(net)} per command vs {micros(append.per_request)} per bare append"
+        )
+        add(
+            Row(
+                "full command vs bare one-Lua-append",
+                figure,
+                append.figure(),
+                ratio,
+                "<= 2x CPU/req, projection included",
+                ratio <= 2.0,
+                notes,
+            )
+        )
     else:
         add(Row("full command (no wrk baseline)", figure, notes=notes))
 
@@ -109,14 +142,18 @@ def _rows(stack: Stack, players: Players, options: Options, add: Callable[[Row],
             tally, tables, elapsed, _ = play_row(stack, players, tables, seconds, rate=rate)
             lags = projected.lags(tally.accepted)
             p50, p99 = percentile(lags, 0.5), percentile(lags, 0.99)
-            add(Row(
-                f"projection lag at {fraction:g} x top rate",
-                f"p50 {millis(p50)} p99 {millis(p99)} over {len(lags)} commands "
-                f"(asked {rate:,.0f}/s, got {tally.commands / elapsed if elapsed else 0:,.0f}/s)",
-                target=f"p99 < {limit * 1000:.0f} ms",
-                met=p99 < limit,
-                notes=[f"{tally.stale_views} of {tally.views} view reads older than the last accepted command"],
-            ))
+            add(
+                Row(
+                    f"projection lag at {fraction:g} x top rate",
+                    f"p50 {millis(p50)} p99 {millis(p99)} over {len(lags)} commands "
+                    f"(asked {rate:,.0f}/s, got {tally.commands / elapsed if elapsed else 0:,.0f}/s)",
+                    target=f"p99 < {limit * 1000:.0f} ms",
+                    met=p99 < limit,
+                    notes=[
+                        f"{tally.stale_views} of {tally.views} view reads older than the last command"
+                    ],
+                )
+            )
     finally:
         projected.close()
 
@@ -128,12 +165,14 @@ def _rows(stack: Stack, players: Players, options: Options, add: Callable[[Row],
     game_ids = [t.game_id for share in finished for t in share]
     grown = used_memory(stack.redis.url) - before
     events = stream_events(stack.redis.url, game_ids)
-    add(Row(
-        "Redis memory per finished game",
-        f"{kib(grown / max(1, len(game_ids)))} per game, {grown / max(1, events):,.0f} B per event "
-        f"({len(game_ids)} Skull King games, {events} events)",
-        notes=["INFO used_memory before/after; includes views, dedup records, lobby and RQ job keys"],
-    ))
+    add(
+        Row(
+            "Redis memory per finished game",
+            f"{kib(grown / max(1, len(game_ids)))} per game, {grown / max(1, events):,.0f} B per event "
+            f"({len(game_ids)} Skull King games, {events} events)",
+            notes=["INFO used_memory before/after; includes views, dedup records, lobby and RQ job keys"],
+        )
+    )
     replay, ours_rebuild = replay_row(stack.redis.url, game_ids)
     add(replay)
     add(_capacity(stack, players, options))
@@ -160,8 +199,10 @@ def _capacity(stack: Stack, players: Players, options: Options) -> Row:
         f"redis {mib(rss['redis'])}",
         target="10,000 tables on one Redis and one API process",
         met=tally.commands >= count if count >= 10_000 else None,
-        notes=[f"{requests} setup requests, {tally.commands} moves, {tally.views} views; "
-               f"{cpu_split(cpu, requests + tally.commands + tally.views)}"],
+        notes=[
+            f"{requests} setup requests, {tally.commands} moves, {tally.views} views; "
+            f"{cpu_split(cpu, requests + tally.commands + tally.views)}"
+        ],
     )
 
 
@@ -172,17 +213,25 @@ def _peer_rows(stack: Stack, options: Options, ours_rebuild: float) -> list[Row]
     for label in ("sqlite", "popo"):
         figures = peer.peer(label, seconds)
         ratio = ours / figures.commands_per_second
-        rows.append(Row(
-            f"per-command appends, 64 callers vs {figures.label}",
-            f"{ours:,.0f} commands/s (in-process command path, Redis AOF always)",
-            f"{figures.commands_per_second:,.0f} saves/s",
-            ratio, ">= 5x", ratio >= 5.0,
-        ))
+        rows.append(
+            Row(
+                f"per-command appends, 64 callers vs {figures.label}",
+                f"{ours:,.0f} commands/s (in-process command path, Redis AOF always)",
+                f"{figures.commands_per_second:,.0f} saves/s",
+                ratio,
+                ">= 5x",
+                ratio >= 5.0,
+            )
+        )
         ratio = ours_rebuild / figures.rebuild_events_per_second
-        rows.append(Row(
-            f"rebuild vs {figures.label}",
-            f"{ours_rebuild:,.0f} events/s (read + decode + fold)",
-            f"{figures.rebuild_events_per_second:,.0f} events/s (repository.get)",
-            ratio, ">= 8x", ratio >= 8.0,
-        ))
+        rows.append(
+            Row(
+                f"rebuild vs {figures.label}",
+                f"{ours_rebuild:,.0f} events/s (read + decode + fold)",
+                f"{figures.rebuild_events_per_second:,.0f} events/s (repository.get)",
+                ratio,
+                ">= 8x",
+                ratio >= 8.0,
+            )
+        )
     return rows

@@ -84,7 +84,7 @@ def _aggregate() -> Any:
     """The peer's aggregate class, defined once (the library registers each class by its topic)."""
     from eventsourcing.domain import Aggregate, event
 
-    class Seat(Aggregate):  # type: ignore[misc]
+    class Seat(Aggregate):
         @event("Opened")
         def __init__(self, name: str) -> None:
             self.name = name
@@ -106,7 +106,7 @@ def peer(label: str, seconds: float, rebuild_rounds: int = 3) -> PeerFigures:
         env = {"PERSISTENCE_MODULE": "eventsourcing.popo"}
         if label == "sqlite":
             env = {"PERSISTENCE_MODULE": "eventsourcing.sqlite", "SQLITE_DBNAME": str(Path(tmp) / "es.db")}
-        app = Application(env=env)
+        app: Any = Application(env=env)
         aggregates = [seat_class(f"table {i}") for i in range(CALLERS)]
         for aggregate in aggregates:
             app.save(aggregate)

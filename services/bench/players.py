@@ -21,6 +21,7 @@ import msgspec
 
 GAME = "skull-king"
 PLAYERS = 4
+STALE_BACKOFF = 0.005  # a client that read a stale view reads that table again after this
 
 
 @dataclass
@@ -30,6 +31,7 @@ class Table:
     last_written: int = 0
     next_seat: int = 0
     finished: bool = False
+    not_before: float = 0.0  # after a stale view: when to read this table again
 
 
 @dataclass
@@ -89,6 +91,7 @@ class Client:
         assert status == 200, view
         if view["version"] < table.last_written:
             tally.stale_views += 1
+            table.not_before = time.monotonic() + STALE_BACKOFF
             return False
         if view["status"] == "finished":
             table.finished = True
@@ -97,7 +100,10 @@ class Client:
         if not view["legal"]:
             table.next_seat = view["to_act"][0] if view["to_act"] else (seat + 1) % PLAYERS
             return False
-        body = {"command_id": f"{table.game_id}-{view['version']}-{seat}", "command": rng.choice(view["legal"])}
+        body = {
+            "command_id": f"{table.game_id}-{view['version']}-{seat}",
+            "command": rng.choice(view["legal"]),
+        }
         started = time.monotonic()
         status, answer = self.call("POST", f"/games/{table.game_id}/commands", body, token=table.tokens[seat])
         done = time.monotonic()
@@ -142,6 +148,8 @@ def _play(job: Job) -> tuple[Tally, list[Table]]:
             sent = 0
             while sent < job.moves and not table.finished:
                 sent += client.step(table, rng, tally)
+                if not sent:
+                    time.sleep(max(0.0, table.not_before - time.monotonic()))  # back off a stale view
         return tally, tables
     while time.monotonic() < job.start:
         time.sleep(min(0.01, max(0.0, job.start - time.monotonic())))  # waiting for the shared start
@@ -153,6 +161,11 @@ def _play(job: Job) -> tuple[Tally, list[Table]]:
             break
         table = playing[index % len(playing)]
         index += 1
+        wait = table.not_before - time.monotonic()
+        if wait > 0:
+            if all(t.not_before > time.monotonic() for t in playing):
+                time.sleep(min(wait, STALE_BACKOFF))  # every table waits on its projection: back off
+            continue
         if job.rate is not None:
             wait = due - time.monotonic()
             if wait > 0:
@@ -217,6 +230,7 @@ class Players:
         for tally, _ in results:
             total.add(tally)
         return total, [held for _, held in results], elapsed
+
 
 def percentile(values: Sequence[float], fraction: float) -> float:
     if not values:

@@ -2,23 +2,21 @@
 
 from __future__ import annotations
 
-import asyncio
 import math
-import tempfile
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-import msgspec
 import redis
 
-from services.bench import peer, wrk
-from services.bench.players import Players, Table, Tally, percentile
+from services.bench import wrk
+from services.bench.players import Players, Table, Tally
 from services.bench.procs import CpuSample
-from services.bench.report import Row, cpu_split, kib, mib, micros, millis, skipped
-from services.bench.stack import Stack, running_stack
+from services.bench.report import Row, cpu_split, millis
+from services.bench.stack import Stack
 from services.history.folding import advance, decode_event, table_of
 from services.history.records import decode_stored
 from services.store.event_store import SyncEventStore
@@ -60,7 +58,9 @@ class Measured:
         return self.cpu.total / self.result.requests if self.result.requests else math.nan
 
 
-def measure_wrk(stack: Stack, path: str, seconds: float, rotation: list[tuple[str, str | None]] | None = None) -> Measured:
+def measure_wrk(
+    stack: Stack, path: str, seconds: float, rotation: Sequence[tuple[str, str | None]] | None = None
+) -> Measured:
     servers = stack.servers()
     before = servers.cpu()
     result = wrk.run(stack.base, path, seconds, rotation=rotation)
@@ -72,7 +72,8 @@ class Projected:
 
     def __init__(self, url: str) -> None:
         self._client = redis.Redis.from_url(url)
-        self._pubsub = self._client.pubsub(ignore_subscribe_messages=True)
+        pubsub: Any = self._client.pubsub  # redis-py leaves pubsub unannotated
+        self._pubsub = pubsub(ignore_subscribe_messages=True)
         self._pubsub.psubscribe("ts:{*}:live")
         self.seen: dict[str, list[tuple[int, float]]] = {}
         self._stop = threading.Event()
@@ -120,8 +121,9 @@ def drain(stack: Stack, tables: list[list[Table]], timeout: float = 120.0) -> No
     client.close()
 
 
-def play_row(stack: Stack, players: Players, tables: list[list[Table]], seconds: float,
-             rate: float | None = None) -> tuple[Tally, list[list[Table]], float, CpuSample]:
+def play_row(
+    stack: Stack, players: Players, tables: list[list[Table]], seconds: float, rate: float | None = None
+) -> tuple[Tally, list[list[Table]], float, CpuSample]:
     servers = stack.servers()
     before = servers.cpu()
     tally, tables, elapsed = players.play(tables, seconds=seconds, rate=rate)
@@ -147,7 +149,7 @@ def replay_row(url: str, game_ids: list[str]) -> tuple[Row, float]:
         return advance(game_id, None, store.read(game_id))
 
     def bare(game_id: str) -> object:
-        entries = client.xrange(game_keys(game_id).events, "-", "+")
+        entries: Any = client.xrange(game_keys(game_id).events, "-", "+")
         table = table_of(streams[game_id])
         return [decode_event(table, decode_stored(fields[b"d"])) for _, fields in entries]
 
