@@ -149,9 +149,7 @@ def _rows(stack: Stack, players: Players, options: Options, add: Callable[[Row],
                     f"(asked {rate:,.0f}/s, got {tally.commands / elapsed if elapsed else 0:,.0f}/s)",
                     target=f"p99 < {limit * 1000:.0f} ms",
                     met=p99 < limit,
-                    notes=[
-                        f"{tally.stale_views} of {tally.views} view reads older than the last command"
-                    ],
+                    notes=[f"{tally.stale_views} of {tally.views} view reads older than the last command"],
                 )
             )
     finally:
