@@ -320,3 +320,21 @@ def test_no_response_of_a_full_flow_shows_an_account_token_a_password_or_its_has
         assert everything.count(secret) == 1, f"a token ({secret[:6]}...) shows up again"
     assert password not in everything and "argon2" not in everything
     assert "token_hash" not in everything and "password_hash" not in everything
+
+
+def test_openapi_describes_the_account_routes_and_their_bodies(fake_api: Api) -> None:
+    doc = fake_api.client.get("/openapi.json").json()
+    for path, method in [
+        ("/accounts", "post"),
+        ("/accounts/login", "post"),
+        ("/accounts/me", "get"),
+        ("/accounts/me/password", "post"),
+        ("/accounts/{name_or_id}", "get"),
+        ("/accounts/{account_id}/history", "get"),
+        ("/leaderboards/{game}", "get"),
+    ]:
+        assert method in doc["paths"][path], path
+    schemas = doc["components"]["schemas"]
+    assert {"Register", "Login", "SetPassword"} <= set(schemas)
+    assert "password" in schemas["Register"]["properties"]
+    assert "name" not in schemas["JoinGame"].get("required", [])
