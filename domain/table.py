@@ -39,6 +39,17 @@ class PlayerJoined(Event, tag="player_joined", frozen=True):
     client_seed: str
 
 
+class SeatClaimed(Event, tag="seat_claimed", frozen=True):
+    """The player at ``seat`` is the registered account ``account_id`` (public, like the name).
+
+    A separate event rather than a field of ``player_joined``: streams written before accounts
+    existed must re-run to the same bytes, so ``player_joined`` keeps its exact encoding."""
+
+    seat: int
+    account_id: str
+    display_name: str
+
+
 class GameStarted(Event, tag="game_started", frozen=True):
     mix: str  # hex of the players' entropy mix
 
@@ -62,6 +73,7 @@ class GameFinished(Event, tag="game_finished", frozen=True):
 TABLE_EVENTS: tuple[type[Event], ...] = (
     TableCreated,
     PlayerJoined,
+    SeatClaimed,
     GameStarted,
     SeedRevealed,
     SeedChainCommitted,
@@ -69,10 +81,18 @@ TABLE_EVENTS: tuple[type[Event], ...] = (
 )
 
 
+class Account(msgspec.Struct, frozen=True):
+    """A registered account taking a seat: its stable id and its display name."""
+
+    id: str
+    name: str
+
+
 class Player(msgspec.Struct, frozen=True):
     seat: int
     name: str
     client_seed: str
+    account: Account | None = None
 
 
 class TableState(msgspec.Struct, frozen=True, kw_only=True):
@@ -126,10 +146,20 @@ class Table:
         except msgspec.ValidationError as exc:
             raise Rejected("invalid_options", f"The table options are invalid: {exc}.") from None
 
-    def join(self, state: TableState, name: str, client_seed: str, seeds: SeedSource) -> list[Event]:
-        """Take the next free seat; taking the last one starts the game in the same batch."""
+    def join(
+        self,
+        state: TableState,
+        name: str,
+        client_seed: str,
+        seeds: SeedSource,
+        account: Account | None = None,
+    ) -> list[Event]:
+        """Take the next free seat; taking the last one starts the game in the same batch. With an
+        ``account`` the seat is also claimed for it (``seat_claimed`` right after ``player_joined``)."""
         if state.status != "waiting" or len(state.seated) >= state.players:
             raise Conflict("table_full", "Every seat at this table is taken.")
+        if account is not None and any(p.account and p.account.id == account.id for p in state.seated):
+            raise Conflict("already_seated", "This account already has a seat at this table.")
         name = name.strip()
         if not 1 <= len(name) <= MAX_NAME:
             raise Rejected("invalid_name", f"A player name must have 1 to {MAX_NAME} characters.")
@@ -137,6 +167,8 @@ class Table:
             raise Rejected("invalid_client_seed", f"A client seed has at most {MAX_CLIENT_SEED} characters.")
         joined = PlayerJoined(seat=len(state.seated), name=name, client_seed=client_seed)
         batch: Unfolding[TableState, Event] = Unfolding(self, state).add(joined)
+        if account is not None:
+            batch.add(SeatClaimed(seat=joined.seat, account_id=account.id, display_name=account.name))
         if joined.seat + 1 < state.players:
             return batch.events
         mix = player_mix(mix_scope(state), [p.client_seed for p in state.seated] + [client_seed])
@@ -204,6 +236,13 @@ class Table:
         if isinstance(event, PlayerJoined):
             player = Player(seat=event.seat, name=event.name, client_seed=event.client_seed)
             return msgspec.structs.replace(state, seated=(*state.seated, player))
+        if isinstance(event, SeatClaimed):
+            account = Account(id=event.account_id, name=event.display_name)
+            seated = tuple(
+                msgspec.structs.replace(p, account=account) if p.seat == event.seat else p
+                for p in state.seated
+            )
+            return msgspec.structs.replace(state, seated=seated)
         if isinstance(event, GameStarted):
             return msgspec.structs.replace(state, mix=event.mix, status="playing")
         if isinstance(event, SeedRevealed):

@@ -75,6 +75,7 @@ EN: dict[str, str] = {
     "table.bot_took_over.timeouts": "too many timeouts",
     "table.bot_took_over.host": "the host's decision",
     "table.bot_seated": "Bot {name} takes seat {number}",
+    "table.seat_claimed": "{name} plays as the registered player {account}",
     "table.turn_timed_out": "{name} ran out of time",
     "table.table_expired": "The table has expired",
     # Skull
@@ -193,6 +194,7 @@ PL: dict[str, str] = {
     "table.bot_took_over.timeouts": "zbyt wiele przekroczeń czasu",
     "table.bot_took_over.host": "decyzja gospodarza",
     "table.bot_seated": "Bot {name} zajmuje miejsce {number}",
+    "table.seat_claimed": "{name} gra jako zarejestrowany gracz {account}",
     "table.turn_timed_out": "{name}: koniec czasu",
     "table.table_expired": "Stół wygasł",
     "skull.disc.flower": "kwiat",
@@ -314,6 +316,7 @@ FR: dict[str, str] = {
     "table.bot_took_over.timeouts": "trop de temps dépassés",
     "table.bot_took_over.host": "décision de l'hôte",
     "table.bot_seated": "Le bot {name} prend la place {number}",
+    "table.seat_claimed": "{name} joue en tant que joueur inscrit {account}",
     "table.turn_timed_out": "Temps écoulé pour {name}",
     "table.table_expired": "La table a expiré",
     "skull.disc.flower": "une fleur",
@@ -437,6 +440,7 @@ TR: dict[str, str] = {
     "table.bot_took_over.timeouts": "çok fazla süre aşımı",
     "table.bot_took_over.host": "masa sahibinin kararı",
     "table.bot_seated": "Bot {name} {number}. koltuğa oturdu",
+    "table.seat_claimed": "{name}, kayıtlı oyuncu {account} olarak oynuyor",
     "table.turn_timed_out": "{name}: süre doldu",
     "table.table_expired": "Masanın süresi doldu",
     "skull.disc.flower": "gül",
@@ -650,6 +654,9 @@ TABLE: dict[str, Callable[[_Say, Mapping[str, Any]], str]] = {
     "seat_left": lambda say, e: say("table.seat_left", name=say.name(e["seat"])),
     "bot_took_over": _bot_took_over,
     "bot_seated": _bot_seated,
+    "seat_claimed": lambda say, e: say(
+        "table.seat_claimed", name=say.name(e["seat"]), account=e.get("display_name") or e["account_id"]
+    ),
     "turn_timed_out": lambda say, e: say("table.turn_timed_out", name=say.name(e["seat"])),
     "table_expired": lambda say, e: say("table.table_expired"),
 }

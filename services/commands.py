@@ -21,7 +21,7 @@ import structlog
 from domain.fairness import SecretSeeds
 from domain.games import table_for
 from domain.kernel import Command, Event, Rejected
-from domain.table import Table
+from domain.table import Account, Table
 from services.errors import AppError, ConflictError, InvalidError, from_rejection, game_not_found
 from services.history.folding import Folded, StateCache, advance, decode_events
 from services.history.records import GENESIS_HASH, CommandRecord, command_fingerprint, encode_batch
@@ -108,14 +108,21 @@ class GameCommands:
         log.info("table_created", game_id=game_id, game=game, players=players, outcome="ok")
         return game_id, host_token
 
-    async def join(self, game_id: str, name: str, client_seed: str = "") -> tuple[int, str]:
-        """Seat a player at the next free seat; returns the seat and its token."""
+    async def join(
+        self, game_id: str, name: str, client_seed: str = "", account: Account | None = None
+    ) -> tuple[int, str]:
+        """Seat a player at the next free seat; returns the seat and its token. With an ``account``
+        the seat is claimed for it, and the join record names the account so that a re-run of the
+        stream (the verifier) claims it again; joins without one are recorded as before."""
         seeds = await self.seeds(game_id)
         token = secrets.token_urlsafe(24)
+        body: dict[str, Any] = {"name": name, "client_seed": client_seed}
+        if account is not None:
+            body |= {"account_id": account.id, "account_name": account.name}
         for _ in range(MAX_ATTEMPTS):
             folded = await self.load(game_id)
             try:
-                events = folded.table.join(folded.state, name, client_seed, seeds)
+                events = folded.table.join(folded.state, name, client_seed, seeds, account)
             except Rejected as rejected:
                 raise from_rejection(rejected) from None
             seat = len(folded.state.seated)
@@ -124,7 +131,7 @@ class GameCommands:
             record = CommandRecord(
                 id=f"join-{seat}-{secrets.token_hex(4)}",
                 kind="join",
-                body={"name": name, "client_seed": client_seed},
+                body=body,
             )
             outcome = await self._append(folded, record, events, seat=None)
             if isinstance(outcome, CommandOutcome):

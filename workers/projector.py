@@ -15,6 +15,7 @@ from rq import get_current_job
 from projections.views import lobby_entry, materialise
 from services.history.folding import StateCache
 from services.store.event_store import SyncEventStore
+from workers.ratings import RatingsRecorder
 
 MAX_CAS_ROUNDS = 20
 
@@ -23,15 +24,21 @@ _cache = StateCache()
 
 
 class Projector:
-    def __init__(self, store: SyncEventStore, cache: StateCache | None = None) -> None:
+    def __init__(
+        self, store: SyncEventStore, cache: StateCache | None = None, ratings: RatingsRecorder | None = None
+    ) -> None:
         self.store = store
         self.cache = cache if cache is not None else StateCache()
+        self.ratings = ratings if ratings is not None else RatingsRecorder(store)
 
     def catch_up(self, game_id: str) -> int:
-        """Project ``game_id`` to its head; returns the checkpoint it leaves behind."""
+        """Project ``game_id`` to its head; returns the checkpoint it leaves behind. A finished game
+        is also recorded in its players' histories and ratings (once, however often it is poked)."""
         for _ in range(MAX_CAS_ROUNDS):
             checkpoint = self.store.checkpoint(game_id)
             folded = self.store.load(game_id, self.cache)
+            if folded is not None and folded.state.status == "finished":
+                self.ratings.record(folded)
             if folded is None or folded.version <= checkpoint:
                 return checkpoint
             fields = materialise(folded.state, folded.version)

@@ -10,6 +10,8 @@ from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.routing import Route
 
+from services.accounts import Accounts
+from services.api.account_routes import routes as account_routes
 from services.api.context import AppContext, app_context
 from services.api.error_responses import EXCEPTION_HANDLERS
 from services.api.history_routes import routes as history_routes
@@ -22,6 +24,7 @@ from services.callers import Callers
 from services.commands import GameCommands
 from services.config import Settings
 from services.history.folding import StateCache
+from services.players import PlayerQueries
 from services.queries import GameQueries
 from services.store.connection import Connect, connect_to
 from services.store.event_store import EventStore
@@ -56,6 +59,8 @@ def create_app(settings: Settings, connect: Connect | None = None) -> Starlette:
             commands=GameCommands(store, tokens, AppendNotifier(store, projection_queue(sclient)), cache),
             queries=GameQueries(store, cache),
             live=LiveUpdates(aclient),
+            accounts=Accounts(store),
+            players=PlayerQueries(store),
         )
         try:
             yield
@@ -67,6 +72,7 @@ def create_app(settings: Settings, connect: Connect | None = None) -> Starlette:
         *game_routes,
         Route("/games/{game_id}/live", live, methods=["GET"]),
         *history_routes,
+        *account_routes,
         Route("/openapi.json", openapi, methods=["GET"]),
         Route("/healthz", healthz, methods=["GET"]),
     ]

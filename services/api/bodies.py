@@ -14,7 +14,7 @@ class CreateGame(msgspec.Struct, forbid_unknown_fields=True):
 
 
 class JoinGame(msgspec.Struct, forbid_unknown_fields=True):
-    name: str
+    name: str | None = None  # required without an account token; with one it defaults to its name
     client_seed: Annotated[str, msgspec.Meta(max_length=64)] | None = None
 
 
@@ -22,3 +22,17 @@ class SendCommand(msgspec.Struct, forbid_unknown_fields=True):
     command_id: Annotated[str, msgspec.Meta(min_length=1, max_length=64)]
     command: dict[str, Any]
     expected_version: Annotated[int, msgspec.Meta(ge=0)] | None = None
+
+
+class Register(msgspec.Struct, forbid_unknown_fields=True):
+    name: Annotated[str, msgspec.Meta(max_length=200)]
+    password: Annotated[str, msgspec.Meta(max_length=1024)] | None = None
+
+
+class Login(msgspec.Struct, forbid_unknown_fields=True):
+    name: Annotated[str, msgspec.Meta(max_length=200)]
+    password: Annotated[str, msgspec.Meta(max_length=1024)]
+
+
+class SetPassword(msgspec.Struct, forbid_unknown_fields=True):
+    password: Annotated[str, msgspec.Meta(max_length=1024)]

@@ -6,9 +6,11 @@ from dataclasses import dataclass
 
 from starlette.requests import HTTPConnection
 
+from services.accounts import Accounts
 from services.callers import Callers
 from services.commands import GameCommands
 from services.config import Settings
+from services.players import PlayerQueries
 from services.queries import GameQueries
 from services.store.event_store import EventStore
 from services.store.live_updates import LiveUpdates
@@ -22,6 +24,8 @@ class AppContext:
     commands: GameCommands
     queries: GameQueries
     live: LiveUpdates
+    accounts: Accounts
+    players: PlayerQueries
 
 
 def app_context(conn: HTTPConnection) -> AppContext:

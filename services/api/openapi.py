@@ -8,7 +8,7 @@ from typing import Any
 import msgspec
 
 from domain.games import game_names, table_for
-from services.api.bodies import CreateGame, JoinGame, SendCommand
+from services.api.bodies import CreateGame, JoinGame, Login, Register, SendCommand, SetPassword
 
 REF = "#/components/schemas/{name}"
 
@@ -43,12 +43,82 @@ def _query(name: str, description: str) -> dict[str, Any]:
     }
 
 
+ACCOUNT: dict[str, Any] = {"security": [{"bearer": []}]}
+PAGE = [_query("offset", "Skip this many"), _query("limit", "At most this many (1-100, default 20)")]
+ACCOUNT_PATHS: dict[str, Any] = {
+    "/accounts": {
+        "post": {
+            "summary": "Register a display name (unique up to case, width and lookalike characters)",
+            "requestBody": _body("Register"),
+            "responses": {
+                "201": _ok("account_id, name and the account token"),
+                "409": _error("name_taken"),
+                "422": _error("invalid_name, name_confusable, name_mixed_script, invalid_password"),
+            },
+        }
+    },
+    "/accounts/login": {
+        "post": {
+            "summary": "A fresh account token for a name and its password",
+            "requestBody": _body("Login"),
+            "responses": {
+                "200": _ok("account_id, name and a new token"),
+                "401": _error("invalid_credentials"),
+            },
+        }
+    },
+    "/accounts/me": {
+        "get": {
+            **ACCOUNT,
+            "summary": "The token's account: public profile, ratings, has_password",
+            "responses": {"200": _ok("The account"), "401": _error("Bad or missing account token")},
+        }
+    },
+    "/accounts/me/password": {
+        "post": {
+            **ACCOUNT,
+            "summary": "Set or change the password (Argon2id-hashed; enables /accounts/login)",
+            "requestBody": _body("SetPassword"),
+            "responses": {
+                "200": _ok("Done"),
+                "401": _error("Bad account token"),
+                "422": _error("Bad password"),
+            },
+        }
+    },
+    "/accounts/{name_or_id}": {
+        "parameters": [{"name": "name_or_id", "in": "path", "required": True, "schema": {"type": "string"}}],
+        "get": {
+            "summary": "A public profile: account id, display name, rating per game",
+            "responses": {"200": _ok("The profile"), "404": _error("account_not_found")},
+        },
+    },
+    "/accounts/{account_id}/history": {
+        "parameters": [{"name": "account_id", "in": "path", "required": True, "schema": {"type": "string"}}],
+        "get": {
+            "summary": "Finished games of an account, newest first: seats, result, rating change, links",
+            "parameters": PAGE,
+            "responses": {"200": _ok("total, offset, limit, games"), "404": _error("account_not_found")},
+        },
+    },
+    "/leaderboards/{game}": {
+        "parameters": [{"name": "game", "in": "path", "required": True, "schema": {"type": "string"}}],
+        "get": {
+            "summary": "Rated accounts of a game, best first (rating = mu - 3 sigma, Plackett-Luce)",
+            "parameters": PAGE,
+            "responses": {"200": _ok("total, offset, limit, entries"), "404": _error("unknown_game")},
+        },
+    },
+}
+
+
 @cache
 def openapi_document() -> dict[str, Any]:
     command_unions = {table_for(name).command_type for name in game_names()}
     (create, join, send, *commands), components = msgspec.json.schema_components(
-        [CreateGame, JoinGame, SendCommand, *command_unions], ref_template=REF
+        [CreateGame, JoinGame, SendCommand, Register, Login, SetPassword, *command_unions], ref_template=REF
     )
+    commands = commands[3:]  # the account bodies are components, referenced by name
     components["Error"] = {
         "type": "object",
         "required": ["error"],
@@ -78,8 +148,16 @@ def openapi_document() -> dict[str, Any]:
             **game,
             "post": {
                 "summary": "Take the next seat; the last seat starts the game",
+                "description": "With 'Authorization: Bearer <account token>' the seat is the account's "
+                "(name optional, defaults to the display name); without it the seat is anonymous.",
+                "security": [{"bearer": []}, {}],
                 "requestBody": _body("JoinGame"),
-                "responses": {"201": _ok("The seat and its token"), "409": _error("Full or started"), **bad},
+                "responses": {
+                    "201": _ok("The seat and its token"),
+                    "401": _error("Bad account token"),
+                    "409": _error("Full, started, or the account already sits here"),
+                    **bad,
+                },
             },
         },
         "/games/{game_id}/commands": {
@@ -144,6 +222,7 @@ def openapi_document() -> dict[str, Any]:
                 "responses": {"200": _ok("The export"), "409": _error("Game not finished")},
             },
         },
+        **ACCOUNT_PATHS,
         "/healthz": {"get": {"summary": "Liveness and Redis reachability", "responses": {"200": _ok("ok")}}},
     }
     del create, join, send

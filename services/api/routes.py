@@ -5,9 +5,19 @@ from __future__ import annotations
 from starlette.requests import Request
 from starlette.routing import Route
 
+from domain.table import Account
 from services.api.bodies import CreateGame, JoinGame, SendCommand
 from services.api.context import app_context
-from services.api.http import JSONResponse, caller_of, game_id_of, int_query, optional_int_query, read_body
+from services.api.http import (
+    JSONResponse,
+    bearer,
+    caller_of,
+    game_id_of,
+    int_query,
+    optional_int_query,
+    read_body,
+)
+from services.errors import InvalidError
 from services.queries import shown_event
 
 MAX_EVENTS_PAGE = 1000
@@ -27,7 +37,16 @@ async def lobby(request: Request) -> JSONResponse:
 async def join_game(request: Request) -> JSONResponse:
     game_id = game_id_of(request)
     body = await read_body(request, JoinGame)
-    seat, token = await app_context(request).commands.join(game_id, body.name, body.client_seed or "")
+    context = app_context(request)
+    token = bearer(request)
+    account = None
+    if token is not None:  # an account token: the seat is the account's
+        state = await context.accounts.authenticate(token)
+        account = Account(id=state.account_id, name=state.display_name)
+    name = body.name if body.name is not None else account.name if account is not None else None
+    if name is None:
+        raise InvalidError("invalid_name", "A player name is required (or join with an account token).")
+    seat, token = await context.commands.join(game_id, name, body.client_seed or "", account)
     return JSONResponse({"seat": seat, "token": token}, status_code=201)
 
 

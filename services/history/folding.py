@@ -87,3 +87,16 @@ class StateCache:
         self._items.move_to_end(folded.game_id)
         while len(self._items) > self._capacity:
             self._items.popitem(last=False)
+
+
+class _Tagged(msgspec.Struct):
+    type: str
+
+
+_tag_decoder = msgspec.json.Decoder(_Tagged)
+
+
+def event_tags(entries: Sequence[Entry]) -> set[str]:
+    """The tags (``type``) of every event in ``entries``, read without decoding the events: this
+    also sees event types the running code does not know."""
+    return {_tag_decoder.decode(decode_stored(entry.data).event).type for entry in entries}

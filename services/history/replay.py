@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import msgspec
 
@@ -30,6 +31,7 @@ from domain.games import table_for
 from domain.kernel import Event, Rejected
 from domain.table import (
     TABLE_EVENTS,
+    Account,
     GameFinished,
     SeedChainCommitted,
     SeedRevealed,
@@ -247,13 +249,23 @@ def _run(table: Table, batch: Batch, created: TableCreated | None, seeds: Replay
         name, client_seed = body.get("name"), body.get("client_seed")
         if not isinstance(name, str) or not isinstance(client_seed, str):
             raise ValueError("the join record lacks a name or client seed")
-        return table.join(state, name, client_seed, seeds)
+        return table.join(state, name, client_seed, seeds, _account_of(body))
     if record.seat is None:
         raise ValueError("a command without an acting seat")
     command = msgspec.convert(body, table.command_type)
     if _encoder.encode(msgspec.to_builtins(command)) != _encoder.encode(body):
         raise ValueError("the command body is not as the server writes it")
     return table.decide(state, command, record.seat, seeds)
+
+
+def _account_of(body: dict[str, Any]) -> Account | None:
+    """The account a join claimed the seat for (recorded only by joins with an account)."""
+    if "account_id" not in body:
+        return None
+    account_id, account_name = body.get("account_id"), body.get("account_name")
+    if not isinstance(account_id, str) or not isinstance(account_name, str):
+        raise ValueError("the join record names an account without its id and name")
+    return Account(id=account_id, name=account_name)
 
 
 def _attempt(

@@ -7,6 +7,7 @@ game into one slot), so the lobby is written with plain commands.
 
 from __future__ import annotations
 
+import hashlib
 from typing import NamedTuple
 
 PREFIX = "ts"
@@ -63,3 +64,58 @@ def game_id_of_events_key(key: bytes | str) -> str | None:
     if not game_id or "{" in game_id or "}" in game_id:
         return None
     return game_id
+
+
+# -- accounts -------------------------------------------------------------------------------------
+
+ACCOUNT_ID_LENGTH = 16  # hex characters
+
+
+def account_events_key(account_id: str) -> str:
+    """An account's own stream (its own slot: the hash tag is the account)."""
+    return f"{PREFIX}:{{acct:{check_game_id(account_id)}}}:events"
+
+
+def name_claim_key(skeleton: str) -> str:
+    """The claim on a name's skeleton: a string holding the account id (SET NX claims it). Hashed so
+    that no name can put braces, hence a hash tag, into the key."""
+    return f"{PREFIX}:name:{hashlib.sha256(skeleton.encode()).hexdigest()}"
+
+
+# -- players' read models: ratings, histories, leaderboards ------------------------------------------
+# All in one slot (tag {ratings}): one script records a finished game in every account it touches.
+
+RATINGS_TAG = f"{PREFIX}:{{ratings}}"
+
+
+class RatingsKeys(NamedTuple):
+    seq: str  # counter: the finish sequence, one per recorded game
+    log: str  # stream 0-<seq>: g (game id), t (finish time, unix seconds): the order a rebuild replays
+    finished: str  # hash: game id -> its sequence (the "already recorded" marker)
+    records: str  # hash: game id -> JSON history record
+    names: str  # hash: account id -> display name
+
+
+RATINGS = RatingsKeys(
+    seq=RATINGS_TAG + ":seq",
+    log=RATINGS_TAG + ":log",
+    finished=RATINGS_TAG + ":finished",
+    records=RATINGS_TAG + ":records",
+    names=RATINGS_TAG + ":names",
+)
+RATINGS_DERIVED_PATTERN = RATINGS_TAG + ":*"
+
+
+def rating_key(game: str) -> str:
+    """hash: account id -> JSON rating (mu, sigma, games) in ``game``."""
+    return f"{RATINGS_TAG}:rating:{game}"
+
+
+def board_key(game: str) -> str:
+    """zset: account id -> displayed rating (ordinal) in ``game``."""
+    return f"{RATINGS_TAG}:board:{game}"
+
+
+def history_key(account_id: str) -> str:
+    """zset: game id -> finish sequence, the games an account played."""
+    return f"{RATINGS_TAG}:history:{account_id}"

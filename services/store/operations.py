@@ -35,7 +35,7 @@ SCAN_COUNT = 500
 
 ViewWrite = Literal["written", "stale", "mismatch"]
 VIEW_WRITES: tuple[ViewWrite, ...] = ("written", "stale", "mismatch")
-ScriptName = Literal["create", "append", "write_views"]
+ScriptName = Literal["create", "append", "write_views", "account_append", "release_name", "record_finish"]
 
 
 def _lua(name: str) -> str:
@@ -44,7 +44,15 @@ def _lua(name: str) -> str:
     return resources.files("services.store.lua").joinpath(f"{name}.lua").read_text(encoding="utf-8")
 
 
-SCRIPTS: dict[ScriptName, str] = {name: _lua(name) for name in ("create", "append", "write_views")}
+SCRIPT_NAMES: tuple[ScriptName, ...] = (
+    "create",
+    "append",
+    "write_views",
+    "account_append",
+    "release_name",
+    "record_finish",
+)
+SCRIPTS: dict[ScriptName, str] = {name: _lua(name) for name in SCRIPT_NAMES}
 
 
 # -- requests -------------------------------------------------------------------------------------

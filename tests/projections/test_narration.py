@@ -24,6 +24,7 @@ from domain.table import (
     GameFinished,
     GameStarted,
     PlayerJoined,
+    SeatClaimed,
     SeedChainCommitted,
     SeedRevealed,
     TableCreated,
@@ -41,6 +42,7 @@ PLACEHOLDER = re.compile(r"[{}]")
 TABLE_SAMPLES: list[Event | dict[str, Any]] = [
     TableCreated(game_id="g1", game="skull", players=4, options={}, practice=False, commitment=HEX),
     PlayerJoined(seat=1, name="Bart", client_seed="cs"),
+    SeatClaimed(seat=1, account_id="0123456789abcdef", display_name="Bart"),
     GameStarted(mix=HEX),
     SeedRevealed(round=2, seed=HEX),
     SeedChainCommitted(chain=1, first_round=101, commitment=HEX),
