@@ -101,7 +101,7 @@ class GameCommands:
         record = CommandRecord(
             id="create", kind="create", body={"game": game, "players": players, "options": options}
         )
-        entry = encode_batch(1, GENESIS_HASH, record, events)[0]
+        entry = encode_batch(1, GENESIS_HASH, record, events, fresh_salts(len(events)))[0]
         await self.store.create(game_id, {"root": root.hex(), "master": master.hex()}, entry)
         host_token = await self.tokens.issue(game_id, "host")
         await self._notify(game_id)
@@ -191,7 +191,7 @@ class GameCommands:
         fingerprint: str = "",
     ) -> CommandOutcome | int:
         """Append a decided batch. Returns the outcome, or the newer head version after a lost race."""
-        entries = encode_batch(folded.version + 1, folded.hash, record, events)
+        entries = encode_batch(folded.version + 1, folded.hash, record, events, fresh_salts(len(events)))
         result = await self.store.append(
             folded.game_id, folded.version, record.id, fingerprint or record.id, seat, entries
         )
@@ -244,6 +244,11 @@ class GameCommands:
             folded.state.status == "finished",
             duplicate=True,
         )
+
+
+def fresh_salts(count: int) -> list[str]:
+    """One 128-bit salt per entry to store, from the CSPRNG (shared/FAIRNESS.md "Hiding")."""
+    return [secrets.token_hex(16) for _ in range(count)]
 
 
 def _decode_command(folded: Folded, body: Mapping[str, Any]) -> Command:

@@ -34,7 +34,7 @@ import msgspec
 import redis.asyncio as aioredis
 
 from services.cli.processes import stop_process, wait_ready
-from services.commands import GameCommands
+from services.commands import GameCommands, fresh_salts
 from services.errors import AppError
 from services.history.folding import advance, decode_events, table_of
 from services.history.records import GENESIS_HASH, CommandRecord, encode_batch
@@ -72,7 +72,7 @@ async def bench_append(url: str, label: str, seconds: float) -> None:
     client = aioredis.Redis.from_url(url)
     store = EventStore(client)
     payload = encode_batch(
-        1, GENESIS_HASH, CommandRecord(id="x", kind="command", seat=0, body={}), [Noted(n=1)]
+        1, GENESIS_HASH, CommandRecord(id="x", kind="command", seat=0, body={}), [Noted(n=1)], fresh_salts(1)
     )
     heads: dict[str, int] = {}
     hashes: dict[str, str] = {}
@@ -84,7 +84,9 @@ async def bench_append(url: str, label: str, seconds: float) -> None:
         game = f"g{i // 1_000_000}-{i % 1000}"  # each caller appends to its own 1,000 games
         version = heads.get(game, 0)
         record = CommandRecord(id=f"c{i}", kind="command", seat=0, body={})
-        entries = encode_batch(version + 1, hashes.get(game, GENESIS_HASH), record, [Noted(n=i)])
+        entries = encode_batch(
+            version + 1, hashes.get(game, GENESIS_HASH), record, [Noted(n=i)], fresh_salts(1)
+        )
         if version == 0:  # a stream begins with create(); counted like an append
             assert await store.create(game, {"root": "00", "master": "00"}, entries[0])
             heads[game], hashes[game] = 1, entries[0].hash
