@@ -4,7 +4,9 @@ workers (bots, turn timers) call the same methods with typed values.
 
 Without ``expected_version`` a lost race is retried against the newest state (the events of the
 other writer are folded in and the rules decide again); with it, a stale version is the caller's
-409. A command id seen before answers exactly as the first time and appends nothing.
+409. A command id seen before (ids are scoped per seat) answers exactly as the first time and appends
+nothing, even when the first send is still running: a retry refused by the state its original made
+answers with the original's outcome.
 """
 
 from __future__ import annotations
@@ -145,21 +147,32 @@ class GameCommands:
         outcome_name = "rejected"
         try:
             fingerprint = command_fingerprint(seat, {"command": body, "expected_version": expected_version})
-            previous = await self._replay(game_id, command_id, fingerprint)
+            previous = await self._replay(game_id, seat, command_id, fingerprint)
             if previous is not None:
                 outcome_name = "dup"
                 return previous
             seeds = await self.seeds(game_id)
             for _ in range(MAX_ATTEMPTS):
                 folded = await self.load(game_id)
-                command = _decode_command(folded, body)
-                if expected_version is not None and expected_version != folded.version:
-                    outcome_name = "conflict"
-                    raise _version_conflict(folded.version)
                 try:
-                    events = folded.table.decide(folded.state, command, seat, seeds)
-                except Rejected as rejected:
-                    raise from_rejection(rejected) from None
+                    command = _decode_command(folded, body)
+                    if expected_version is not None and expected_version != folded.version:
+                        outcome_name = "conflict"
+                        raise _version_conflict(folded.version)
+                    try:
+                        events = folded.table.decide(folded.state, command, seat, seeds)
+                    except Rejected as rejected:
+                        raise from_rejection(rejected) from None
+                except AppError:
+                    # An identical retry racing its original may have loaded the state the original
+                    # made (and be refused by it: "already placed"). The append script writes the
+                    # dedup record in the same atomic step as the events, so if the loaded state
+                    # holds them, the record is visible now: answer as the original did.
+                    previous = await self._replay(game_id, seat, command_id, fingerprint)
+                    if previous is not None:
+                        outcome_name = "dup"
+                        return previous
+                    raise
                 record = CommandRecord(
                     id=command_id, kind="command", seat=seat, body=msgspec.to_builtins(command)
                 )
@@ -209,7 +222,7 @@ class GameCommands:
                 new.state.status == "finished",
             )
         if result.status == "dup":
-            replayed = await self._replay(folded.game_id, record.id, fingerprint)
+            replayed = await self._replay(folded.game_id, seat, record.id, fingerprint)
             assert replayed is not None
             return replayed
         return result.head
@@ -222,9 +235,11 @@ class GameCommands:
         except Exception:
             log.warning("notify_failed", game_id=game_id, exc_info=True)
 
-    async def _replay(self, game_id: str, command_id: str, fingerprint: str) -> CommandOutcome | None:
-        """The original answer of a command id already seen, or ``None`` for a new one."""
-        entry = await self.store.command_entry(game_id, command_id)
+    async def _replay(
+        self, game_id: str, seat: int | None, command_id: str, fingerprint: str
+    ) -> CommandOutcome | None:
+        """The original answer of a command id this seat already used, or ``None`` for a new one."""
+        entry = await self.store.command_entry(game_id, command_id, seat=seat)
         if entry is None:
             return None
         stored_fingerprint, first, last = entry
