@@ -28,6 +28,7 @@ from services.errors import AppError, ConflictError, InvalidError, from_rejectio
 from services.history.folding import Folded, StateCache, advance, decode_events
 from services.history.records import GENESIS_HASH, CommandRecord, command_fingerprint, encode_batch
 from services.store.event_store import EventStore
+from services.store.idempotency import IdempotencyStore
 from services.store.tokens import TokenStore
 
 MAX_ATTEMPTS = 25
@@ -67,6 +68,7 @@ class GameCommands:
         self.notify = notify
         self.cache = cache if cache is not None else StateCache()
         self._seeds: dict[str, SecretSeeds] = {}
+        self.idempotency = IdempotencyStore(store.redis)
 
     async def load(self, game_id: str) -> Folded:
         """The table folded to the newest stored version; ``game_not_found`` for an unknown game."""
@@ -83,8 +85,36 @@ class GameCommands:
             self._seeds[game_id] = SecretSeeds(bytes.fromhex(secret["root"]), bytes.fromhex(secret["master"]))
         return self._seeds[game_id]
 
-    async def create(self, game: str, players: int, options: Mapping[str, Any]) -> tuple[str, str]:
-        """A new table; returns its id and the host's token."""
+    async def create(
+        self, game: str, players: int, options: Mapping[str, Any], idempotency_key: str | None = None
+    ) -> tuple[str, str]:
+        """A new table; returns its id and the host's token. With an ``idempotency_key`` (a client's
+        secret), the same key and body within 24 hours answer with the same table, creating nothing;
+        the same key with another body is a 409 ``idempotency_key_reused``."""
+        if idempotency_key is None:
+            return await self._create(game, players, options)
+        fingerprint = command_fingerprint(None, {"game": game, "players": players, "options": options})
+        claim = await self.idempotency.claim(idempotency_key, fingerprint)
+        if claim.state == "done":
+            log.info("table_created", game_id=claim.game_id, game=game, players=players, outcome="dup")
+            return claim.game_id, claim.host_token
+        if claim.state == "mismatch":
+            raise ConflictError(
+                "idempotency_key_reused", "This Idempotency-Key was already used with a different body."
+            )
+        if claim.state == "pending":
+            raise ConflictError(
+                "idempotency_key_in_use", "A request with this Idempotency-Key is still running; try again."
+            )
+        try:
+            game_id, host_token = await self._create(game, players, options)
+        except BaseException:
+            await self.idempotency.release(idempotency_key)
+            raise
+        await self.idempotency.finish(idempotency_key, fingerprint, game_id, host_token)
+        return game_id, host_token
+
+    async def _create(self, game: str, players: int, options: Mapping[str, Any]) -> tuple[str, str]:
         try:
             table = table_for(game)
         except Rejected as rejected:

@@ -17,6 +17,8 @@ LOBBY = f"{PREFIX}:lobby"  # hash: game id -> JSON summary bytes
 LOBBY_ORDER = f"{PREFIX}:lobby:order"  # zset: game id -> creation ordinal
 LOBBY_SEQ = f"{PREFIX}:lobby:seq"  # counter giving those ordinals
 
+IDEMPOTENCY_PREFIX = f"{PREFIX}:idempotency:"  # + SHA-256 of a client's Idempotency-Key (string, 24 h)
+
 CHECKPOINT_FIELD = "checkpoint"  # in the views hash: the version the views were projected at
 
 
