@@ -6,7 +6,9 @@ It needs no Redis and no server: only the export document (``services.history.ex
 2. the seed chain: each revealed seed hashes to its chain's commitment, chain 0's commitment is
    the one ``table_created`` published, every round of a finished game has its seed revealed;
 3. the rules: every stored batch is re-run (``services.history.replay``) and must come out byte for byte
-   as stored, command record and framing included;
+   as stored, command record and framing included (each entry's salt is taken from the entry and
+   hashed like any other byte; a malformed salt, or a missing one after the stream's first salted
+   entry, is a records failure; format 1 streams without salts verify as before);
 4. every chance outcome: re-derived from the revealed seed and compared, filed under its round;
 5. the final scores and winners against the rules and the export's header.
 
