@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from functools import cache
-from typing import Any
+from typing import Annotated, Any
 
 import msgspec
 
@@ -43,7 +43,9 @@ IDEMPOTENCY_KEY = {
     "name": "Idempotency-Key",
     "in": "header",
     "required": False,
-    "schema": {"type": "string", "minLength": MIN_KEY, "maxLength": MAX_KEY, "pattern": "^[!-~]+$"},
+    "schema": msgspec.json.schema(
+        Annotated[str, msgspec.Meta(min_length=MIN_KEY, max_length=MAX_KEY, pattern="^[!-~]+$")]
+    ),
     "description": "A secret of the client (16-128 visible ASCII characters): the same key and body "
     "within 24 hours answer with the same table and host token, creating nothing.",
 }
