@@ -4,7 +4,9 @@ workers (bots, turn timers) call the same methods with typed values.
 
 Without ``expected_version`` a lost race is retried against the newest state (the events of the
 other writer are folded in and the rules decide again); with it, a stale version is the caller's
-409. A command id seen before answers exactly as the first time and appends nothing.
+409. A command id seen before (ids are scoped per seat) answers exactly as the first time and appends
+nothing, even when the first send is still running: a retry refused by the state its original made
+answers with the original's outcome.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from services.errors import AppError, ConflictError, InvalidError, from_rejectio
 from services.history.folding import Folded, StateCache, advance, decode_events
 from services.history.records import GENESIS_HASH, CommandRecord, command_fingerprint, encode_batch
 from services.store.event_store import EventStore
+from services.store.idempotency import IdempotencyStore
 from services.store.tokens import TokenStore
 
 MAX_ATTEMPTS = 25
@@ -65,6 +68,7 @@ class GameCommands:
         self.notify = notify
         self.cache = cache if cache is not None else StateCache()
         self._seeds: dict[str, SecretSeeds] = {}
+        self.idempotency = IdempotencyStore(store.redis)
 
     async def load(self, game_id: str) -> Folded:
         """The table folded to the newest stored version; ``game_not_found`` for an unknown game."""
@@ -81,8 +85,36 @@ class GameCommands:
             self._seeds[game_id] = SecretSeeds(bytes.fromhex(secret["root"]), bytes.fromhex(secret["master"]))
         return self._seeds[game_id]
 
-    async def create(self, game: str, players: int, options: Mapping[str, Any]) -> tuple[str, str]:
-        """A new table; returns its id and the host's token."""
+    async def create(
+        self, game: str, players: int, options: Mapping[str, Any], idempotency_key: str | None = None
+    ) -> tuple[str, str]:
+        """A new table; returns its id and the host's token. With an ``idempotency_key`` (a client's
+        secret), the same key and body within 24 hours answer with the same table, creating nothing;
+        the same key with another body is a 409 ``idempotency_key_reused``."""
+        if idempotency_key is None:
+            return await self._create(game, players, options)
+        fingerprint = command_fingerprint(None, {"game": game, "players": players, "options": options})
+        claim = await self.idempotency.claim(idempotency_key, fingerprint)
+        if claim.state == "done":
+            log.info("table_created", game_id=claim.game_id, game=game, players=players, outcome="dup")
+            return claim.game_id, claim.host_token
+        if claim.state == "mismatch":
+            raise ConflictError(
+                "idempotency_key_reused", "This Idempotency-Key was already used with a different body."
+            )
+        if claim.state == "pending":
+            raise ConflictError(
+                "idempotency_key_in_use", "A request with this Idempotency-Key is still running; try again."
+            )
+        try:
+            game_id, host_token = await self._create(game, players, options)
+        except BaseException:
+            await self.idempotency.release(idempotency_key)
+            raise
+        await self.idempotency.finish(idempotency_key, fingerprint, game_id, host_token)
+        return game_id, host_token
+
+    async def _create(self, game: str, players: int, options: Mapping[str, Any]) -> tuple[str, str]:
         try:
             table = table_for(game)
         except Rejected as rejected:
@@ -101,7 +133,7 @@ class GameCommands:
         record = CommandRecord(
             id="create", kind="create", body={"game": game, "players": players, "options": options}
         )
-        entry = encode_batch(1, GENESIS_HASH, record, events)[0]
+        entry = encode_batch(1, GENESIS_HASH, record, events, fresh_salts(len(events)))[0]
         await self.store.create(game_id, {"root": root.hex(), "master": master.hex()}, entry)
         host_token = await self.tokens.issue(game_id, "host")
         await self._notify(game_id)
@@ -152,21 +184,32 @@ class GameCommands:
         outcome_name = "rejected"
         try:
             fingerprint = command_fingerprint(seat, {"command": body, "expected_version": expected_version})
-            previous = await self._replay(game_id, command_id, fingerprint)
+            previous = await self._replay(game_id, seat, command_id, fingerprint)
             if previous is not None:
                 outcome_name = "dup"
                 return previous
             seeds = await self.seeds(game_id)
             for _ in range(MAX_ATTEMPTS):
                 folded = await self.load(game_id)
-                command = _decode_command(folded, body)
-                if expected_version is not None and expected_version != folded.version:
-                    outcome_name = "conflict"
-                    raise _version_conflict(folded.version)
                 try:
-                    events = folded.table.decide(folded.state, command, seat, seeds)
-                except Rejected as rejected:
-                    raise from_rejection(rejected) from None
+                    command = _decode_command(folded, body)
+                    if expected_version is not None and expected_version != folded.version:
+                        outcome_name = "conflict"
+                        raise _version_conflict(folded.version)
+                    try:
+                        events = folded.table.decide(folded.state, command, seat, seeds)
+                    except Rejected as rejected:
+                        raise from_rejection(rejected) from None
+                except AppError:
+                    # An identical retry racing its original may have loaded the state the original
+                    # made (and be refused by it: "already placed"). The append script writes the
+                    # dedup record in the same atomic step as the events, so if the loaded state
+                    # holds them, the record is visible now: answer as the original did.
+                    previous = await self._replay(game_id, seat, command_id, fingerprint)
+                    if previous is not None:
+                        outcome_name = "dup"
+                        return previous
+                    raise
                 record = CommandRecord(
                     id=command_id, kind="command", seat=seat, body=msgspec.to_builtins(command)
                 )
@@ -198,7 +241,7 @@ class GameCommands:
         fingerprint: str = "",
     ) -> CommandOutcome | int:
         """Append a decided batch. Returns the outcome, or the newer head version after a lost race."""
-        entries = encode_batch(folded.version + 1, folded.hash, record, events)
+        entries = encode_batch(folded.version + 1, folded.hash, record, events, fresh_salts(len(events)))
         result = await self.store.append(
             folded.game_id, folded.version, record.id, fingerprint or record.id, seat, entries
         )
@@ -216,7 +259,7 @@ class GameCommands:
                 new.state.status == "finished",
             )
         if result.status == "dup":
-            replayed = await self._replay(folded.game_id, record.id, fingerprint)
+            replayed = await self._replay(folded.game_id, seat, record.id, fingerprint)
             assert replayed is not None
             return replayed
         return result.head
@@ -229,9 +272,11 @@ class GameCommands:
         except Exception:
             log.warning("notify_failed", game_id=game_id, exc_info=True)
 
-    async def _replay(self, game_id: str, command_id: str, fingerprint: str) -> CommandOutcome | None:
-        """The original answer of a command id already seen, or ``None`` for a new one."""
-        entry = await self.store.command_entry(game_id, command_id)
+    async def _replay(
+        self, game_id: str, seat: int | None, command_id: str, fingerprint: str
+    ) -> CommandOutcome | None:
+        """The original answer of a command id this seat already used, or ``None`` for a new one."""
+        entry = await self.store.command_entry(game_id, command_id, seat=seat)
         if entry is None:
             return None
         stored_fingerprint, first, last = entry
@@ -251,6 +296,11 @@ class GameCommands:
             folded.state.status == "finished",
             duplicate=True,
         )
+
+
+def fresh_salts(count: int) -> list[str]:
+    """One 128-bit salt per entry to store, from the CSPRNG (shared/FAIRNESS.md "Hiding")."""
+    return [secrets.token_hex(16) for _ in range(count)]
 
 
 def _decode_command(folded: Folded, body: Mapping[str, Any]) -> Command:

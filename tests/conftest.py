@@ -7,6 +7,7 @@ connections on the loop that uses them.
 
 from __future__ import annotations
 
+import hashlib
 import os
 from collections.abc import AsyncIterator, Callable, Iterator
 
@@ -128,7 +129,10 @@ def make_batch(first_version: int, count: int, command_id: str, prev_hash: str =
     """``count`` chained entries from ``first_version``, in the real stored format."""
     record = CommandRecord(id=command_id, kind="command", seat=0, body={"count": count})
     events = [Noted(n=first_version + i) for i in range(count)]
-    return encode_batch(first_version, prev_hash, record, events)
+    salts = [
+        hashlib.sha256(f"{command_id}-{first_version + i}".encode()).hexdigest()[:32] for i in range(count)
+    ]
+    return encode_batch(first_version, prev_hash, record, events, salts)
 
 
 @pytest.fixture

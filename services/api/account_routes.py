@@ -8,7 +8,7 @@ from starlette.routing import Route
 from domain.accounts import AccountState
 from services.api.bodies import Login, Register, SetPassword
 from services.api.context import app_context
-from services.api.http import JSONResponse, bearer, int_query, read_body
+from services.api.http import MAX_VERSION, JSONResponse, bearer, int_query, read_body
 from services.errors import NotFoundError, UnauthorizedError
 from services.players import public_account
 
@@ -59,13 +59,13 @@ async def history(request: Request) -> JSONResponse:
     account_id: str = request.path_params["account_id"]
     if await context.accounts.load(account_id) is None:
         raise NotFoundError("account_not_found", f"There is no account {account_id!r}.")
-    offset = int_query(request, "offset", 0)
+    offset = int_query(request, "offset", 0, high=MAX_VERSION)
     limit = int_query(request, "limit", 20, low=1, high=MAX_PAGE)
     return JSONResponse(await context.players.history(account_id, offset, limit))
 
 
 async def leaderboard(request: Request) -> JSONResponse:
-    offset = int_query(request, "offset", 0)
+    offset = int_query(request, "offset", 0, high=MAX_VERSION)
     limit = int_query(request, "limit", 20, low=1, high=MAX_PAGE)
     game: str = request.path_params["game"]
     return JSONResponse(await app_context(request).players.leaderboard(game, offset, limit))

@@ -6,6 +6,7 @@ import structlog
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import Response
+from starlette.routing import Route
 
 from services.api.http import JSONResponse
 from services.errors import AppError, ErrorKind
@@ -34,11 +35,25 @@ async def app_error(request: Request, exc: Exception) -> Response:
 
 
 async def http_error(request: Request, exc: Exception) -> Response:
-    """Starlette's own: an unknown endpoint or method."""
+    """Starlette's own: an unknown endpoint or method (a 405 names every allowed method in ``Allow``)."""
     assert isinstance(exc, HTTPException)
     code = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "http_error")
     message = "No such endpoint." if exc.status_code == 404 else str(exc.detail)
-    return JSONResponse(error_body(code, message), status_code=exc.status_code)
+    headers = dict(exc.headers or {})
+    if exc.status_code == 405:
+        allowed = allowed_methods(request)
+        headers["Allow"] = ", ".join(allowed)
+        message = f"This endpoint accepts {', '.join(allowed)} only."
+    return JSONResponse(error_body(code, message), status_code=exc.status_code, headers=headers)
+
+
+def allowed_methods(request: Request) -> list[str]:
+    """Every method some route of this path accepts (a path may be split over several routes)."""
+    methods: set[str] = set()
+    for route in getattr(request.app, "routes", []):
+        if isinstance(route, Route) and route.methods and route.path_regex.match(request.url.path):
+            methods |= route.methods
+    return sorted(methods)
 
 
 async def server_error(request: Request, exc: Exception) -> Response:

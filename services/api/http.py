@@ -16,6 +16,7 @@ from services.errors import InvalidError, MalformedError, TooLargeError, Unautho
 T = TypeVar("T")
 
 MAX_BODY = 64 * 1024  # the largest command is a few hundred bytes
+MAX_VERSION = 2**53 - 1  # the largest version a query may name (exact in JSON, far below Redis's 2^64)
 GAME_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 
 _encoder = msgspec.json.Encoder()

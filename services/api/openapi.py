@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 from functools import cache
-from typing import Any
+from typing import Annotated, Any
 
 import msgspec
 
 from domain.games import game_names, table_for
+from services.api.account_routes import MAX_PAGE as MAX_ACCOUNT_PAGE
 from services.api.bodies import CreateGame, JoinGame, Login, Register, SendCommand, SetPassword
+from services.api.http import MAX_VERSION
+from services.api.idempotency import MAX_KEY, MIN_KEY
+from services.api.routes import MAX_EVENTS_PAGE, MAX_LOBBY_PAGE
 
 REF = "#/components/schemas/{name}"
 
@@ -29,22 +33,54 @@ def _body(name: str) -> dict[str, Any]:
     return {"required": True, "content": {"application/json": {"schema": {"$ref": REF.format(name=name)}}}}
 
 
-GAME_ID = {"name": "game_id", "in": "path", "required": True, "schema": {"type": "string"}}
+GAME_ID = {
+    "name": "game_id",
+    "in": "path",
+    "required": True,
+    "schema": {"type": "string", "pattern": "^[A-Za-z0-9_-]{1,64}$"},
+}
 BEARER: list[dict[str, list[str]]] = [{"bearer": []}, {}]
+IDEMPOTENCY_KEY = {
+    "name": "Idempotency-Key",
+    "in": "header",
+    "required": False,
+    "schema": msgspec.json.schema(
+        Annotated[str, msgspec.Meta(min_length=MIN_KEY, max_length=MAX_KEY, pattern="^[!-~]+$")]
+    ),
+    "description": "A secret of the client (16-128 visible ASCII characters): the same key and body "
+    "within 24 hours answer with the same table and host token, creating nothing.",
+}
+ERRORS = {
+    400: "Malformed JSON",
+    401: "A bad or malformed token",
+    403: "A token that may not do this",
+    404: "No such game",
+    409: "A conflict with the table's state",
+    413: "The request body is too large",
+    422: "Invalid input or a rule violation",
+}
 
 
-def _query(name: str, description: str) -> dict[str, Any]:
+def _errors(*statuses: int, **descriptions: str) -> dict[str, Any]:
+    """Error answers (each the JSON error shape); ``descriptions`` override by status, e.g. s409=..."""
+    return {str(s): _error(descriptions.get(f"s{s}", ERRORS[s])) for s in statuses}
+
+
+def _query(name: str, description: str, minimum: int, maximum: int) -> dict[str, Any]:
     return {
         "name": name,
         "in": "query",
         "required": False,
-        "schema": {"type": "integer", "minimum": 0},
+        "schema": {"type": "integer", "minimum": minimum, "maximum": maximum},
         "description": description,
     }
 
 
 ACCOUNT: dict[str, Any] = {"security": [{"bearer": []}]}
-PAGE = [_query("offset", "Skip this many"), _query("limit", "At most this many (1-100, default 20)")]
+PAGE = [
+    _query("offset", "Skip this many", 0, MAX_VERSION),
+    _query("limit", "At most this many (default 20)", 1, MAX_ACCOUNT_PAGE),
+]
 ACCOUNT_PATHS: dict[str, Any] = {
     "/accounts": {
         "post": {
@@ -133,16 +169,25 @@ def openapi_document() -> dict[str, Any]:
     components["Command"] = {"anyOf": commands}
     send_schema = components["SendCommand"]
     send_schema["properties"]["command"] = {"$ref": REF.format(name="Command")}
-    bad = {"400": _error("Malformed JSON"), "422": _error("Invalid input or a rule violation")}
+    components["CreateGame"]["properties"]["game"] = {"enum": list(game_names())}
+    body_errors = (400, 413, 422)
     game = {"parameters": [GAME_ID]}
     paths: dict[str, Any] = {
         "/games": {
             "post": {
                 "summary": "Create a table",
+                "parameters": [IDEMPOTENCY_KEY],
                 "requestBody": _body("CreateGame"),
-                "responses": {"201": _ok("The table id and the host token"), **bad},
+                "responses": {
+                    "201": _ok("The table id and the host token"),
+                    **_errors(*body_errors, 409, s409="The Idempotency-Key was used with another body"),
+                },
             },
-            "get": {"summary": "The lobby: open and running tables", "responses": {"200": _ok("Tables")}},
+            "get": {
+                "summary": "The lobby: open and running tables",
+                "parameters": [_query("limit", "At most this many tables", 1, MAX_LOBBY_PAGE)],
+                "responses": {"200": _ok("Tables"), **_errors(422)},
+            },
         },
         "/games/{game_id}/players": {
             **game,
@@ -154,9 +199,14 @@ def openapi_document() -> dict[str, Any]:
                 "requestBody": _body("JoinGame"),
                 "responses": {
                     "201": _ok("The seat and its token"),
-                    "401": _error("Bad account token"),
-                    "409": _error("Full, started, or the account already sits here"),
-                    **bad,
+                    **_errors(
+                        *body_errors,
+                        401,
+                        404,
+                        409,
+                        s401="Bad account token",
+                        s409="Full, started, or the account already sits here",
+                    ),
                 },
             },
         },
@@ -168,9 +218,7 @@ def openapi_document() -> dict[str, Any]:
                 "requestBody": _body("SendCommand"),
                 "responses": {
                     "200": _ok("Version, the events as this seat sees them, and a receipt"),
-                    "401": _error("Bad or missing token"),
-                    "409": _error("Conflict, reuse or game over"),
-                    **bad,
+                    **_errors(*body_errors, 401, 403, 404, 409, s409="Conflict, reuse or game over"),
                 },
             },
         },
@@ -179,8 +227,8 @@ def openapi_document() -> dict[str, Any]:
             "get": {
                 "summary": "The caller's view (a spectator's without a token)",
                 "security": BEARER,
-                "parameters": [_query("at", "Time travel: the view as it was at this version")],
-                "responses": {"200": _ok("The view"), "404": _error("No such game")},
+                "parameters": [_query("at", "Time travel: the view at this version", 1, MAX_VERSION)],
+                "responses": {"200": _ok("The view"), **_errors(401, 404, 422)},
             },
         },
         "/games/{game_id}/events": {
@@ -189,22 +237,31 @@ def openapi_document() -> dict[str, Any]:
                 "summary": "Events as the caller may see them",
                 "security": BEARER,
                 "parameters": [
-                    _query("after", "Only versions after this"),
-                    _query("limit", "At most this many"),
+                    _query("after", "Only versions after this", 0, MAX_VERSION),
+                    _query("limit", "At most this many", 1, MAX_EVENTS_PAGE),
                 ],
-                "responses": {"200": _ok("Events and the head version")},
+                "responses": {"200": _ok("Events and the head version"), **_errors(401, 404, 422)},
             },
         },
         "/games/{game_id}/scores": {
             **game,
-            "get": {"summary": "The scoreboard", "responses": {"200": _ok("Per round and totals")}},
+            "get": {
+                "summary": "The scoreboard",
+                "responses": {"200": _ok("Per round and totals"), **_errors(404)},
+            },
         },
         "/games/{game_id}/live": {
             **game,
             "get": {
                 "summary": "Server-sent events: one message per version with the caller's view",
                 "security": BEARER,
-                "responses": {"200": {"description": "text/event-stream; resumes from Last-Event-ID"}},
+                "responses": {
+                    "200": {
+                        "description": "Resumes from Last-Event-ID",
+                        "content": {"text/event-stream": {"schema": {"type": "string"}}},
+                    },
+                    **_errors(401, 404, 422),
+                },
             },
         },
         "/games/{game_id}/audit": {
@@ -212,14 +269,14 @@ def openapi_document() -> dict[str, Any]:
             "get": {
                 "summary": "Per finished round: seed, chain check, chance outcomes, events",
                 "security": BEARER,
-                "responses": {"200": _ok("The audit")},
+                "responses": {"200": _ok("The audit"), **_errors(401, 404)},
             },
         },
         "/games/{game_id}/export": {
             **game,
             "get": {
                 "summary": "A finished game as one self-contained document for the offline verifier",
-                "responses": {"200": _ok("The export"), "409": _error("Game not finished")},
+                "responses": {"200": _ok("The export"), **_errors(404, 409, s409="Game not finished")},
             },
         },
         **ACCOUNT_PATHS,

@@ -9,6 +9,7 @@ from domain.table import Account
 from services.api.bodies import CreateGame, JoinGame, SendCommand
 from services.api.context import app_context
 from services.api.http import (
+    MAX_VERSION,
     JSONResponse,
     bearer,
     caller_of,
@@ -17,20 +18,25 @@ from services.api.http import (
     optional_int_query,
     read_body,
 )
+from services.api.idempotency import idempotency_key
 from services.errors import InvalidError
 from services.queries import shown_event
 
 MAX_EVENTS_PAGE = 1000
+MAX_LOBBY_PAGE = 1000
 
 
 async def create_game(request: Request) -> JSONResponse:
+    key = idempotency_key(request)
     body = await read_body(request, CreateGame)
-    game_id, host_token = await app_context(request).commands.create(body.game, body.players, body.options)
+    game_id, host_token = await app_context(request).commands.create(
+        body.game, body.players, body.options, idempotency_key=key
+    )
     return JSONResponse({"game_id": game_id, "host_token": host_token}, status_code=201)
 
 
 async def lobby(request: Request) -> JSONResponse:
-    limit = int_query(request, "limit", 100, low=1, high=1000)
+    limit = int_query(request, "limit", 100, low=1, high=MAX_LOBBY_PAGE)
     return JSONResponse({"games": await app_context(request).queries.lobby(limit)})
 
 
@@ -64,7 +70,7 @@ async def send_command(request: Request) -> JSONResponse:
 async def get_view(request: Request) -> JSONResponse:
     game_id = game_id_of(request)
     caller = await caller_of(request, game_id)
-    at = optional_int_query(request, "at", low=1)
+    at = optional_int_query(request, "at", low=1, high=MAX_VERSION)
     queries = app_context(request).queries
     if at is not None:
         return JSONResponse(await queries.view_at(game_id, caller.seat, at))
@@ -74,7 +80,7 @@ async def get_view(request: Request) -> JSONResponse:
 async def get_events(request: Request) -> JSONResponse:
     game_id = game_id_of(request)
     caller = await caller_of(request, game_id)
-    after = int_query(request, "after", 0)
+    after = int_query(request, "after", 0, high=MAX_VERSION)
     limit = int_query(request, "limit", 100, low=1, high=MAX_EVENTS_PAGE)
     return JSONResponse(await app_context(request).queries.events(game_id, caller, after, limit))
 

@@ -6,7 +6,9 @@ It needs no Redis and no server: only the export document (``services.history.ex
 2. the seed chain: each revealed seed hashes to its chain's commitment, chain 0's commitment is
    the one ``table_created`` published, every round of a finished game has its seed revealed;
 3. the rules: every stored batch is re-run (``services.history.replay``) and must come out byte for byte
-   as stored, command record and framing included;
+   as stored, command record and framing included (each entry's salt is taken from the entry and
+   hashed like any other byte; a malformed salt, or a missing one after the stream's first salted
+   entry, is a records failure; format 1 streams without salts verify as before);
 4. every chance outcome: re-derived from the revealed seed and compared, filed under its round;
 5. the final scores and winners against the rules and the export's header.
 
@@ -27,7 +29,7 @@ from typing import Any
 from domain.fairness import CHAIN_LENGTH, chain_position, verify_reveal
 from domain.table import SeedChainCommitted, SeedRevealed
 from services.history.export import FORMAT, table_facts
-from services.history.records import GENESIS_HASH, Entry, chain_hash, encode_batch
+from services.history.records import GENESIS_HASH, Entry, chain_hash, encode_batch, is_salt
 from services.history.replay import SETUP, Replay, final_result, replay
 from services.history.verify_report import (
     CHANCE,
@@ -138,18 +140,30 @@ def _check_hash_chain(report: Report, entries: Sequence[Entry], rounds: Sequence
 def _check_records(report: Report, rp: Replay, entries: Sequence[Entry]) -> None:
     """Readable records, the command on each batch's first record only, and the server's exact framing."""
     position = 0
+    salted_since: int | None = None  # the first version of stored format 2 (with a salt)
     for batch in rp.batches:
         prev_hash = entries[position - 1].hash if position else GENESIS_HASH
         position += len(batch.items)
+        salts = [item.stored.salt if item.stored is not None else None for item in batch.items]
+        well_formed = [salt if salt is None or is_salt(salt) else None for salt in salts]
         expected = None
         if batch.command is not None and batch.rerun is not None and len(batch.rerun) == len(batch.items):
-            expected = encode_batch(batch.first_version, prev_hash, batch.command, batch.rerun)
+            expected = encode_batch(batch.first_version, prev_hash, batch.command, batch.rerun, well_formed)
         for i, item in enumerate(batch.items):
             number, v = batch.event_round(i), item.version
             problems = []
             if item.problem is not None:
                 problems.append(item.problem)
             elif item.stored is not None:
+                if salts[i] is not None and well_formed[i] is None:
+                    problems.append("its salt is not 128 bits of lowercase hex")
+                elif salts[i] is not None and salted_since is None:
+                    salted_since = v
+                elif salts[i] is None and salted_since is not None:
+                    problems.append(
+                        f"it has no salt, though the stream is salted since version {salted_since}: "
+                        "its hidden fields could be guessed from its published hash"
+                    )
                 if item.stored.version != v:
                     problems.append(f"the record says version {item.stored.version}")
                 if batch.command is None:

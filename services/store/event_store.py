@@ -83,8 +83,10 @@ class EventStore:
     async def head(self, game_id: str) -> int:
         return await self.run(ops.head(game_id))
 
-    async def command_entry(self, game_id: str, command_id: str) -> tuple[str, int, int] | None:
-        return await self.run(ops.command_entry(game_id, command_id))
+    async def command_entry(
+        self, game_id: str, command_id: str, *, seat: int | None
+    ) -> tuple[str, int, int] | None:
+        return await self.run(ops.command_entry(game_id, command_id, seat=seat))
 
     async def seat_version(self, game_id: str, seat: int) -> int:
         return await self.run(ops.seat_version(game_id, seat))
@@ -169,8 +171,10 @@ class SyncEventStore:
     def head(self, game_id: str) -> int:
         return self.run(ops.head(game_id))
 
-    def command_entry(self, game_id: str, command_id: str) -> tuple[str, int, int] | None:
-        return self.run(ops.command_entry(game_id, command_id))
+    def command_entry(
+        self, game_id: str, command_id: str, *, seat: int | None
+    ) -> tuple[str, int, int] | None:
+        return self.run(ops.command_entry(game_id, command_id, seat=seat))
 
     def seat_version(self, game_id: str, seat: int) -> int:
         return self.run(ops.seat_version(game_id, seat))

@@ -18,6 +18,8 @@ LOBBY = f"{PREFIX}:lobby"  # hash: game id -> JSON summary bytes
 LOBBY_ORDER = f"{PREFIX}:lobby:order"  # zset: game id -> creation ordinal
 LOBBY_SEQ = f"{PREFIX}:lobby:seq"  # counter giving those ordinals
 
+IDEMPOTENCY_PREFIX = f"{PREFIX}:idempotency:"  # + SHA-256 of a client's Idempotency-Key (string, 24 h)
+
 CHECKPOINT_FIELD = "checkpoint"  # in the views hash: the version the views were projected at
 
 
@@ -25,7 +27,8 @@ class GameKeys(NamedTuple):
     """The keys of one game (all in one slot) and its pub/sub channel."""
 
     events: str  # stream, never trimmed: entries 0-<version> with fields d (bytes), h (hex hash)
-    commands: str  # hash: command id -> "<fingerprint> <first_version> <last_version>"
+    commands: str  # hash: command id -> "<fingerprint> <first> <last>" (legacy, unscoped: read only)
+    seat_commands: str  # hash: dedup_field(seat, command id) -> "<fingerprint> <first> <last>"
     seats: str  # hash: seat -> last version appended by that seat's commands
     secret: str  # hash: root, master (hex); never in the stream
     views: str  # hash: checkpoint plus projection fields (opaque bytes)
@@ -40,11 +43,19 @@ def check_game_id(game_id: str) -> str:
     return game_id
 
 
+def dedup_field(seat: int | None, command_id: str) -> str:
+    """A command id's field in ``seat_commands``: ids are scoped per seat, so two seats may use the
+    same id and no answer tells one seat about another's ids. ``<seat>:<id>``, or ``:<id>`` for a
+    request without a seat (joins); the seat is digits, so the first colon always ends it."""
+    return f"{'' if seat is None else seat}:{command_id}"
+
+
 def game_keys(game_id: str) -> GameKeys:
     tag = f"{PREFIX}:{{{check_game_id(game_id)}}}"
     return GameKeys(
         events=tag + EVENTS_SUFFIX,
         commands=tag + ":commands",
+        seat_commands=tag + ":seat-commands",
         seats=tag + ":seats",
         secret=tag + ":secret",
         views=tag + ":views",

@@ -17,8 +17,10 @@ from dataclasses import dataclass
 from importlib import resources
 from typing import Any, Literal, TypeVar
 
+import msgspec
+
 from services.history.folding import Folded, StateCache, advance
-from services.history.records import Entry
+from services.history.records import Entry, decode_stored
 from services.store.keys import (
     CHECKPOINT_FIELD,
     EVENTS_PATTERN,
@@ -26,6 +28,7 @@ from services.store.keys import (
     LOBBY_ORDER,
     LOBBY_SEQ,
     check_game_id,
+    dedup_field,
     game_id_of_events_key,
     game_keys,
 )
@@ -138,6 +141,8 @@ def parse_command(value: bytes | str | None) -> tuple[str, int, int] | None:
 
 def parse_append(reply: Sequence[Any]) -> AppendResult:
     status = _text(reply[0])
+    if status == "legacy":
+        status = "dup"
     if status == "ok":
         first, last = int(reply[1]), int(reply[2])
         return AppendResult("ok", first=first, last=last, head=last)
@@ -192,10 +197,46 @@ def append(
     if not command_id or not fingerprint:
         raise ValueError("an append needs a command id and a fingerprint")
     k = game_keys(game_id)
-    args: list[Any] = [expected, command_id, fingerprint, "" if seat is None else seat]
+    pairs: list[Any] = []
     for entry in entries:
-        args += [entry.data, entry.hash]
-    return parse_append((yield ScriptCall("append", [k.events, k.commands, k.seats], args)))
+        pairs += [entry.data, entry.hash]
+    legacy = command_id
+    while True:
+        args: list[Any] = [
+            expected,
+            dedup_field(seat, command_id),
+            fingerprint,
+            _seat_arg(seat),
+            legacy,
+            *pairs,
+        ]
+        reply = yield ScriptCall("append", [k.events, k.commands, k.seats, k.seat_commands], args)
+        if _text(reply[0]) == "legacy" and not (yield from _legacy_owned(game_id, reply[1], seat)):
+            legacy = ""  # another seat's id from before ids were scoped: free for this seat
+            continue
+        return parse_append(reply)
+
+
+def _seat_arg(seat: int | None) -> str | int:
+    return "" if seat is None else seat
+
+
+def _legacy_owned(game_id: str, value: bytes | str | None, seat: int | None) -> Operation[bool]:
+    """Whether a legacy (unscoped) dedup record was written by ``seat``: the first entry of the batch
+    it names holds the command record with its acting seat. Such records never change, so the
+    answer never goes stale."""
+    record = parse_command(value)
+    if record is None:
+        return False
+    _, first, _ = record
+    reply = yield Call(("XRANGE", game_keys(game_id).events, f"0-{first}", f"0-{first}"))
+    if not reply:
+        return False
+    try:
+        stored = decode_stored(reply[0][1][b"d"])
+    except (msgspec.DecodeError, UnicodeDecodeError):
+        return False
+    return stored.command is not None and stored.command.seat == seat
 
 
 # -- reads ----------------------------------------------------------------------------------------
@@ -260,9 +301,19 @@ def head(game_id: str) -> Operation[int]:
     return version_of(reply[0][0]) if reply else 0
 
 
-def command_entry(game_id: str, command_id: str) -> Operation[tuple[str, int, int] | None]:
-    """An appended command id's record, ``None`` if never seen."""
-    return parse_command((yield Call(("HGET", game_keys(game_id).commands, command_id))))
+def command_entry(
+    game_id: str, command_id: str, *, seat: int | None
+) -> Operation[tuple[str, int, int] | None]:
+    """The record of a command id ``seat`` appended, ``None`` if that seat never used it (another
+    seat's use of the same id is invisible). A legacy unscoped record counts only if ``seat`` wrote it."""
+    k = game_keys(game_id)
+    scoped = yield Call(("HGET", k.seat_commands, dedup_field(seat, command_id)))
+    if scoped is not None:
+        return parse_command(scoped)
+    legacy = yield Call(("HGET", k.commands, command_id))
+    if legacy is not None and (yield from _legacy_owned(game_id, legacy, seat)):
+        return parse_command(legacy)
+    return None
 
 
 def seat_version(game_id: str, seat: int) -> Operation[int]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from typing import Any
 
 import pytest
 import structlog
@@ -115,3 +116,40 @@ async def test_a_failed_projection_poke_does_not_fail_a_stored_command(store_bac
     handler.notify = broken_poke
     outcome = await handler.command(game_id, 0, "stored", FLOWER, None)
     assert (await handler.load(game_id)).version == outcome.version
+
+
+@pytest.mark.redis
+@pytest.mark.parametrize("expected", [False, True], ids=["without-expected-version", "with-expected-version"])
+async def test_an_identical_retry_racing_its_original_always_gets_the_original_answer(
+    real_redis: Any, real_redis_async: Any, expected: bool
+) -> None:
+    """Two API processes (separate clients and caches) get the same command id and body at once,
+    over many tables on a real server: both answer with the one appended batch, never a 422 or 409."""
+    clients: Clients = (real_redis, real_redis_async)
+    setup = handler_on(clients)
+    for iteration in range(60):
+        game_id = await started_table(setup, 3)
+        version = (await setup.load(game_id)).version
+        original, retry = handler_on(clients), handler_on(clients)
+        await asyncio.gather(original.load(game_id), retry.load(game_id))
+        expected_version = version if expected else None
+        a, b = await asyncio.gather(
+            original.command(game_id, 0, "c1", FLOWER, expected_version),
+            retry.command(game_id, 0, "c1", FLOWER, expected_version),
+        )
+        assert (a.first, a.version, a.hash) == (b.first, b.version, b.hash), iteration
+        assert sorted([a.duplicate, b.duplicate]) == [False, True], iteration
+        assert (await setup.load(game_id)).version == version + 1 == a.version
+
+
+async def test_two_seats_may_send_the_same_command_id_and_neither_learns_of_the_other(
+    store_backend: Clients,
+) -> None:
+    handler = handler_on(store_backend)
+    game_id = await started_table(handler, 3)
+    first = await handler.command(game_id, 0, "c1", FLOWER, None)
+    second = await handler.command(game_id, 1, "c1", {"type": "place_disc", "disc": "skull"}, None)
+    assert not first.duplicate and not second.duplicate
+    assert second.first == first.version + 1
+    again = await handler.command(game_id, 1, "c1", {"type": "place_disc", "disc": "skull"}, None)
+    assert again.duplicate and again.hash == second.hash

@@ -20,6 +20,7 @@ from domain.games import table_for
 from domain.kernel import Event
 from domain.table import Account
 from projections.ratings import finish_record, ranks, unrated_reason
+from services.commands import fresh_salts
 from services.history.folding import StateCache
 from services.history.records import GENESIS_HASH, CommandRecord, encode_batch
 from services.store import ratings as store_ratings
@@ -66,7 +67,7 @@ def store_game(store: SyncEventStore, game_id: str, plan: Plan) -> None:
         game_id, len(plan.seats), OPTIONS[plan.game], seeds.chain_commitment(0), plan.practice
     )
     record = CommandRecord(id="create", kind="create", body={"game": plan.game})
-    entries = encode_batch(1, GENESIS_HASH, record, created)
+    entries = encode_batch(1, GENESIS_HASH, record, created, fresh_salts(len(created)))
     assert store.create(game_id, {"root": "00", "master": "00"}, entries[0])
     state = table.fold(None, created)
     version, last_hash = 1, entries[-1].hash
@@ -76,7 +77,11 @@ def store_game(store: SyncEventStore, game_id: str, plan: Plan) -> None:
         nonlocal state, version, last_hash
         command_id = f"c{next(counter)}"
         batch = encode_batch(
-            version + 1, last_hash, CommandRecord(id=command_id, kind="command", body={}), events
+            version + 1,
+            last_hash,
+            CommandRecord(id=command_id, kind="command", body={}),
+            events,
+            fresh_salts(len(events)),
         )
         assert store.append(game_id, version, command_id, command_id, seat, batch).status == "ok"
         state = table.fold(state, events)

@@ -175,7 +175,11 @@ async def test_a_batch_in_flight_at_the_crash_is_either_whole_or_absent(durable:
         stored = after.read(game_id)
         command_id, pending = in_flight.get(game_id, ("", []))
         if pending and stored == log + pending:  # ran and was fsynced, but its reply was lost
-            assert after.command_entry(game_id, command_id) == ("fp", pending[0].version, pending[-1].version)
+            assert after.command_entry(game_id, command_id, seat=0) == (
+                "fp",
+                pending[0].version,
+                pending[-1].version,
+            )
         else:
             assert stored == log, game_id
-            assert not command_id or after.command_entry(game_id, command_id) is None
+            assert not command_id or after.command_entry(game_id, command_id, seat=0) is None

@@ -53,6 +53,7 @@ def snapshot(client: redis.Redis, game_id: str) -> tuple[Any, ...]:
     return (
         client.xrange(k.events),
         client.hgetall(k.commands),
+        client.hgetall(k.seat_commands),
         client.hgetall(k.seats),
         client.hgetall(k.secret),
     )
@@ -118,7 +119,7 @@ def test_an_unknown_game_has_head_zero_and_no_entries(sync_store: SyncEventStore
     assert sync_store.head("nope") == 0
     assert sync_store.read("nope") == []
     assert sync_store.secret("nope") is None
-    assert sync_store.command_entry("nope", "c") is None
+    assert sync_store.command_entry("nope", "c", seat=0) is None
 
 
 def test_the_head_comes_from_the_last_id_not_the_length(
@@ -191,7 +192,7 @@ def test_a_retried_command_id_appends_nothing_and_returns_the_original_range(
     reused = sync_store.append("g1", 3, "cmd", "fp-b", 3, make_batch(4, 1, "cmd", entries[-1].hash))
     assert reused == AppendResult("dup", first=2, last=3, fingerprint="fp-a")
     assert snapshot(store_backend[0], "g1") == before
-    assert sync_store.command_entry("g1", "cmd") == ("fp-a", 2, 3)
+    assert sync_store.command_entry("g1", "cmd", seat=3) == ("fp-a", 2, 3)
 
 
 async def test_dedup_survives_later_appends_and_seats_record_their_last_version(
@@ -203,15 +204,45 @@ async def test_dedup_survives_later_appends_and_seats_record_their_last_version(
     grow(sync_store, "g1", log, 2, seat=None)  # versions 5-6: no seat acted
     again = await event_store.append("g1", 1, "cmd-1", "fp-1", 1, make_batch(2, 2, "cmd-1", log[0].hash))
     assert again == AppendResult("dup", first=2, last=3, fingerprint="fp-1")
-    assert await event_store.command_entry("g1", "cmd-4") == ("fp-4", 5, 6)
+    assert await event_store.command_entry("g1", "cmd-4", seat=None) == ("fp-4", 5, 6)
     assert [await event_store.seat_version("g1", s) for s in (0, 1, 2)] == [4, 3, 0]
     assert await event_store.head("g1") == 6
+
+
+def test_two_seats_may_use_the_same_command_id_and_each_sees_only_its_own(sync_store: SyncEventStore) -> None:
+    log = start(sync_store, "g1")
+    first = make_batch(2, 1, "c1", log[-1].hash)
+    assert sync_store.append("g1", 1, "c1", "fp-seat-0", 0, first).status == "ok"
+    second = make_batch(3, 1, "c1", first[-1].hash)
+    assert sync_store.append("g1", 2, "c1", "fp-seat-1", 1, second) == AppendResult("ok", 3, 3, 3)
+    assert sync_store.command_entry("g1", "c1", seat=0) == ("fp-seat-0", 2, 2)
+    assert sync_store.command_entry("g1", "c1", seat=1) == ("fp-seat-1", 3, 3)
+    assert sync_store.command_entry("g1", "c1", seat=2) is None
+    assert sync_store.command_entry("g1", "c1", seat=None) is None
+
+
+def test_a_legacy_unscoped_dedup_record_still_dedups_for_its_own_seat_only(
+    sync_store: SyncEventStore, store_backend: Clients
+) -> None:
+    client = store_backend[0]
+    log = start(sync_store, "g1")
+    old = make_batch(2, 2, "c1", log[-1].hash)  # its command record says seat 0
+    for entry in old:  # as the store wrote a command before ids were scoped per seat
+        client.xadd(game_keys("g1").events, {"d": entry.data, "h": entry.hash}, id=f"0-{entry.version}")
+    client.hset(game_keys("g1").commands, "c1", "fp-old 2 3")
+    retry = sync_store.append("g1", 3, "c1", "fp-old", 0, make_batch(4, 1, "c1", old[-1].hash))
+    assert retry == AppendResult("dup", first=2, last=3, fingerprint="fp-old")
+    assert sync_store.command_entry("g1", "c1", seat=0) == ("fp-old", 2, 3)
+    assert sync_store.command_entry("g1", "c1", seat=1) is None
+    other = sync_store.append("g1", 3, "c1", "fp-new", 1, make_batch(4, 1, "c1", old[-1].hash))
+    assert other == AppendResult("ok", 4, 4, 4)
+    assert sync_store.command_entry("g1", "c1", seat=1) == ("fp-new", 4, 4)
 
 
 def test_a_fingerprint_with_spaces_round_trips(sync_store: SyncEventStore) -> None:
     log = start(sync_store, "g1")
     sync_store.append("g1", 1, "c", "a b  c", None, make_batch(2, 1, "c", log[-1].hash))
-    assert sync_store.command_entry("g1", "c") == ("a b  c", 2, 2)
+    assert sync_store.command_entry("g1", "c", seat=None) == ("a b  c", 2, 2)
 
 
 def test_a_conflict_writes_nothing(sync_store: SyncEventStore, store_backend: Clients) -> None:
@@ -221,7 +252,7 @@ def test_a_conflict_writes_nothing(sync_store: SyncEventStore, store_backend: Cl
     result = sync_store.append("g1", 1, "late", "fp", 0, make_batch(2, 1, "late", log[0].hash))
     assert result == AppendResult("conflict", head=3)
     assert snapshot(store_backend[0], "g1") == before
-    assert sync_store.command_entry("g1", "late") is None
+    assert sync_store.command_entry("g1", "late", seat=0) is None
 
 
 def test_entries_not_following_the_expected_version_are_refused_before_redis(
