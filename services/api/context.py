@@ -6,12 +6,14 @@ from dataclasses import dataclass
 
 from starlette.requests import HTTPConnection
 
+from services.api.rate_limits import RateLimits
+from services.api.stream_slots import StreamSlots
 from services.callers import Callers
 from services.commands import GameCommands
 from services.config import Settings
 from services.queries import GameQueries
 from services.store.event_store import EventStore
-from services.store.live_updates import LiveUpdates
+from services.store.live_updates import LiveHub
 
 
 @dataclass(frozen=True)
@@ -21,7 +23,9 @@ class AppContext:
     callers: Callers
     commands: GameCommands
     queries: GameQueries
-    live: LiveUpdates
+    live: LiveHub
+    stream_slots: StreamSlots
+    rate_limits: RateLimits
 
 
 def app_context(conn: HTTPConnection) -> AppContext:
