@@ -32,8 +32,7 @@ from services.structured_logging import LEVEL_VARIABLE, configure_logging
 from workers.bots import choose  # the demo's players; bots import only the domain and projections
 
 ALL_GAMES = "all"
-LOCAL_RATES = {"create_rate": "1000/second", "join_rate": "1000/second", "command_rate": "1000/second"}
-"""The demo's bots all play from 127.0.0.1: a private stack needs no per-client limits."""
+LOCAL_RATE = "1000/second"  # the demo's bots all play from 127.0.0.1: no per-client limits
 NAMES = [
     "Ada",
     "Brahim",
@@ -69,7 +68,15 @@ def local_stack(redis_url: str | None = None) -> Iterator[str]:
         worker = spawn_worker(redis_url, workers=1)
         port = free_port()
         config = uvicorn.Config(
-            create_app(replace(Settings(), redis_url=redis_url, **LOCAL_RATES)),
+            create_app(
+                replace(
+                    Settings(),
+                    redis_url=redis_url,
+                    create_rate=LOCAL_RATE,
+                    join_rate=LOCAL_RATE,
+                    command_rate=LOCAL_RATE,
+                )
+            ),
             host="127.0.0.1",
             port=port,
             log_level="warning",
