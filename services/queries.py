@@ -30,7 +30,6 @@ from services.history.folding import Folded, StateCache, advance, decode_events
 from services.history.records import Entry
 from services.store.event_store import EventStore
 
-
 K = TypeVar("K", bound=Hashable)
 V = TypeVar("V")
 

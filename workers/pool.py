@@ -31,7 +31,6 @@ from services.store.queue import QUEUE_NAME, projection_queue
 from services.structured_logging import configure_logging
 from workers.sweeper import Sweeper
 
-
 log = structlog.get_logger("tablestream.worker")
 
 BACKOFF_MIN = 0.1
