@@ -35,6 +35,7 @@ class Settings:
     live_queue_size: int = 16  # wake-ups buffered per stream; a slow stream drops extras, not memory
 
     # -- HTTP ----------------------------------------------------------------------------------------
+    header_timeout_seconds: float = 10.0  # request headers must be complete within this, else closed
     body_timeout_seconds: float = 10.0  # a request body must arrive within this, else 408
     keep_alive_seconds: int = 5  # uvicorn's timeout_keep_alive: idle connections are closed
     max_header_bytes: int = 16 * 1024  # uvicorn's h11_max_incomplete_event_size (h11 only)
