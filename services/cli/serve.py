@@ -27,7 +27,6 @@ from typing import IO, Any
 
 import structlog
 import uvicorn
-from starlette.applications import Starlette
 
 from services.api.app import create_app
 from services.api.protocol import with_header_timeout
@@ -144,7 +143,7 @@ class Supervisor(threading.Thread):
 class DrainingServer(uvicorn.Server):
     """On SIGTERM or Ctrl-C, end the app's live streams at once, then shut down as uvicorn does."""
 
-    def __init__(self, config: uvicorn.Config, app: Starlette) -> None:
+    def __init__(self, config: uvicorn.Config, app: Any) -> None:  # the Starlette app of create_app
         super().__init__(config)
         self.app = app
 
