@@ -206,6 +206,9 @@ def _serve(
         if args.api_workers > 1:
             os.environ["TABLESTREAM_REDIS_URL"] = url
             sock.close()  # uvicorn's supervisor binds again for its workers
+            # Its worker processes are spawned: the protocol must be importable by name, so these run
+            # without the header timeout (README: put a proxy with one in front of several workers).
+            options["http"] = "httptools"
             uvicorn.run("services.api.asgi:app", workers=args.api_workers, **options)
         else:
             app = create_app(settings)
