@@ -12,7 +12,17 @@ from typing import Any, ClassVar, Literal
 from domain.kernel import Rejected
 
 ErrorKind = Literal[
-    "malformed", "invalid", "rule", "unauthorized", "forbidden", "not_found", "conflict", "too_large"
+    "malformed",
+    "invalid",
+    "rule",
+    "unauthorized",
+    "forbidden",
+    "not_found",
+    "timeout",
+    "conflict",
+    "too_large",
+    "too_many",
+    "unavailable",
 ]
 
 
@@ -70,6 +80,32 @@ class ConflictError(AppError):
 
 class TooLargeError(AppError):
     kind = "too_large"
+
+
+class RequestTimeoutError(AppError):
+    """The client did not send its request in time."""
+
+    kind = "timeout"
+
+
+class RetryLaterError(AppError):
+    """Refused for now; ``retry_after`` seconds is a fair wait before trying again."""
+
+    def __init__(self, code: str, message: str, retry_after: int = 1, **details: Any) -> None:
+        super().__init__(code, message, **details)
+        self.retry_after = max(1, retry_after)
+
+
+class TooManyError(RetryLaterError):
+    """This client asked too often or holds too much (rate limits, live stream caps)."""
+
+    kind = "too_many"
+
+
+class UnavailableError(RetryLaterError):
+    """The service cannot answer right now (Redis down, a global cap reached)."""
+
+    kind = "unavailable"
 
 
 def game_not_found(game_id: str) -> NotFoundError:

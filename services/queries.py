@@ -4,12 +4,19 @@ Reads never go through the write side. Materialised views are served as the proj
 stored them; when a projection lags behind what a caller must see, the same pure view is computed
 here from the folded table (the cache may be shared with the write side of the same process).
 Audits and exports read the stream once and fold nothing to answer for an unknown game.
+
+Audits and time travel fold a whole stream: they run in a worker thread (the event loop keeps
+serving everyone else) and their results are kept in small LRU caches keyed by (game, version),
+so clients looping on the audit of a long game cost one fold per new version, not one per request.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from collections import OrderedDict
+from collections.abc import Hashable
+from typing import Any, Generic, TypeVar
 
+import anyio.to_thread
 import msgspec
 
 from domain.kernel import Event
@@ -22,6 +29,35 @@ from services.history.export import GameNotFinished, build_export
 from services.history.folding import Folded, StateCache, advance, decode_events
 from services.history.records import Entry
 from services.store.event_store import EventStore
+
+K = TypeVar("K", bound=Hashable)
+V = TypeVar("V")
+
+AUDIT_CACHE_SIZE = 256
+TIME_TRAVEL_CACHE_SIZE = 256
+
+
+class LRU(Generic[K, V]):
+    """A bounded least-recently-used map."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self._items: OrderedDict[K, V] = OrderedDict()
+
+    def get(self, key: K) -> V | None:
+        value = self._items.get(key)
+        if value is not None:
+            self._items.move_to_end(key)
+        return value
+
+    def put(self, key: K, value: V) -> None:
+        self._items[key] = value
+        self._items.move_to_end(key)
+        while len(self._items) > self.size:
+            self._items.popitem(last=False)
+
+    def __len__(self) -> int:
+        return len(self._items)
 
 
 def shown_event(table: Table, version: int, event: Event, seat: int | None, full: bool) -> dict[str, Any]:
@@ -39,6 +75,8 @@ class GameQueries:
     def __init__(self, store: EventStore, cache: StateCache | None = None) -> None:
         self.store = store
         self.cache = cache if cache is not None else StateCache()
+        self._audits: LRU[tuple[str, int, str, int | None], dict[str, Any]] = LRU(AUDIT_CACHE_SIZE)
+        self._past: LRU[tuple[str, int], Folded] = LRU(TIME_TRAVEL_CACHE_SIZE)
 
     async def load(self, game_id: str) -> Folded:
         """The table folded to the newest stored version; ``game_not_found`` for an unknown game."""
@@ -48,11 +86,17 @@ class GameQueries:
         return folded
 
     async def load_at(self, game_id: str, version: int) -> Folded:
-        """The table as it was at ``version`` (time travel); folded from the start, never cached."""
+        """The table as it was at ``version`` (time travel): folded from the start in a worker
+        thread, kept in an LRU by (game, version)."""
+        cached = self._past.get((game_id, version))
+        if cached is not None:
+            return cached
         entries = await self.store.read(game_id, after=0, limit=version)
         if not entries:
             raise game_not_found(game_id)
-        return advance(game_id, None, entries)
+        folded = await anyio.to_thread.run_sync(advance, game_id, None, entries)
+        self._past.put((game_id, folded.version), folded)
+        return folded
 
     async def successors(self, game_id: str, cursor: Folded | None) -> list[Folded]:
         """The table at every stored version after ``cursor`` (``None``: from the start), in order."""
@@ -105,13 +149,20 @@ class GameQueries:
     async def audit(self, game_id: str, caller: Caller) -> dict[str, Any]:
         """Per round: the seed and its check, each chance outcome re-derived, the events; full detail
         for everyone once the game is over and for the operator during play."""
-        entries = await self._stream(game_id)
         viewer: Viewer = "spectator"
         if caller.role == "operator":
             viewer = "operator"
         elif caller.seat is not None:
             viewer = "player"
-        return build_audit(entries, viewer, caller.seat)
+        head = await self.store.head(game_id)
+        key = (game_id, head, viewer, caller.seat)
+        cached = self._audits.get(key)
+        if cached is not None:
+            return cached
+        entries = await self._stream(game_id)
+        audit = await anyio.to_thread.run_sync(build_audit, entries, viewer, caller.seat)
+        self._audits.put((game_id, entries[-1].version, viewer, caller.seat), audit)
+        return audit
 
     async def export(self, game_id: str) -> dict[str, Any]:
         """A finished game as one document for the offline verifier."""

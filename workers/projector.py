@@ -3,7 +3,9 @@
 A poke carries only the game id. The job folds from what it already holds (a per-process cache of
 folded tables, else the stream from the start), materialises every view at the head, and writes
 them with compare-and-set on the checkpoint. A duplicate or late poke finds the checkpoint already
-at the head and changes nothing; two workers racing on one game cannot move it backwards.
+at the head and changes nothing; two workers racing on one game cannot move it backwards. Once
+the views are at the head, the game's mark in the dirty set is cleared (``ops.clear_dirty``), and
+a table that no longer waits for players stops counting against the cap on waiting tables.
 """
 
 from __future__ import annotations
@@ -34,6 +36,11 @@ class Projector:
     def catch_up(self, game_id: str) -> int:
         """Project ``game_id`` to its head; returns the checkpoint it leaves behind. A finished game
         is also recorded in its players' histories and ratings (once, however often it is poked)."""
+        checkpoint = self._project(game_id)
+        self.store.clear_dirty(game_id, checkpoint)
+        return checkpoint
+
+    def _project(self, game_id: str) -> int:
         for _ in range(MAX_CAS_ROUNDS):
             checkpoint = self.store.checkpoint(game_id)
             folded = self.store.load(game_id, self.cache)
@@ -45,6 +52,8 @@ class Projector:
             outcome = self.store.write_views(game_id, checkpoint, folded.version, fields)
             if outcome == "written":
                 self.store.put_lobby(game_id, msgspec.json.encode(lobby_entry(folded.state, folded.version)))
+                if folded.state.status != "waiting":
+                    self.store.not_waiting(game_id)
                 log.info("projected", game_id=game_id, checkpoint=folded.version, previous=checkpoint)
                 return folded.version
             if outcome == "stale":

@@ -7,13 +7,15 @@ from dataclasses import dataclass
 from starlette.requests import HTTPConnection
 
 from services.accounts import Accounts
+from services.api.rate_limits import RateLimits
+from services.api.stream_slots import StreamSlots
 from services.callers import Callers
 from services.commands import GameCommands
 from services.config import Settings
 from services.players import PlayerQueries
 from services.queries import GameQueries
 from services.store.event_store import EventStore
-from services.store.live_updates import LiveUpdates
+from services.store.live_updates import LiveHub
 
 
 @dataclass(frozen=True)
@@ -23,9 +25,11 @@ class AppContext:
     callers: Callers
     commands: GameCommands
     queries: GameQueries
-    live: LiveUpdates
     accounts: Accounts
     players: PlayerQueries
+    live: LiveHub
+    stream_slots: StreamSlots
+    rate_limits: RateLimits
 
 
 def app_context(conn: HTTPConnection) -> AppContext:

@@ -5,13 +5,21 @@ from __future__ import annotations
 import re
 from typing import Any, TypeVar
 
+import anyio
 import msgspec
 from starlette.requests import Request
 from starlette.responses import Response
 
 from services.api.context import app_context
 from services.callers import Caller
-from services.errors import InvalidError, MalformedError, TooLargeError, UnauthorizedError, game_not_found
+from services.errors import (
+    InvalidError,
+    MalformedError,
+    RequestTimeoutError,
+    TooLargeError,
+    UnauthorizedError,
+    game_not_found,
+)
 
 T = TypeVar("T")
 
@@ -30,16 +38,16 @@ class JSONResponse(Response):
 
 
 async def read_body(request: Request, body_type: type[T]) -> T:
-    """The request body as ``body_type``: 413 past ``MAX_BODY``, 400 if not JSON, 422 if not that shape."""
-    too_large = TooLargeError("body_too_large", f"A request body may have at most {MAX_BODY} bytes.")
+    """The request body as ``body_type``: 413 past ``MAX_BODY``, 408 when it does not arrive within
+    the body timeout (a slow sender holds no worker forever), 400 if not JSON, 422 if not that shape."""
     declared = request.headers.get("content-length", "")
     if declared.isdigit() and int(declared) > MAX_BODY:
-        raise too_large
-    body = b""
-    async for chunk in request.stream():
-        body += chunk
-        if len(body) > MAX_BODY:
-            raise too_large
+        raise TooLargeError("body_too_large", f"A request body may have at most {MAX_BODY} bytes.")
+    limit = app_context(request).settings.body_timeout_seconds
+    with anyio.move_on_after(limit) as scope:
+        body = await _receive_body(request)
+    if scope.cancelled_caught:
+        raise RequestTimeoutError("body_timeout", f"The request body did not arrive within {limit:g} s.")
     if not body:
         raise MalformedError("malformed_json", "The request body must be a JSON document.")
     try:
@@ -52,6 +60,15 @@ async def read_body(request: Request, body_type: type[T]) -> T:
         return msgspec.convert(data, body_type)
     except msgspec.ValidationError as exc:
         raise InvalidError("invalid_request", f"The request is invalid: {exc}.") from None
+
+
+async def _receive_body(request: Request) -> bytes:
+    body = b""
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > MAX_BODY:
+            raise TooLargeError("body_too_large", f"A request body may have at most {MAX_BODY} bytes.")
+    return body
 
 
 def game_id_of(request: Request) -> str:
@@ -94,3 +111,9 @@ def optional_int_query(request: Request, name: str, low: int = 0, high: int | No
         bounds = f"between {low} and {high}" if high is not None else f"at least {low}"
         raise InvalidError("invalid_query", f"The query parameter {name!r} must be {bounds}.")
     return value
+
+
+def client_address(request: Request) -> str:
+    """Who to count a request against (rate limits, stream caps): the peer address, which uvicorn
+    takes from ``X-Forwarded-For`` only when the proxy is trusted (``--forwarded-allow-ips``)."""
+    return request.client.host if request.client is not None else "unknown"

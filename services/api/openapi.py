@@ -148,6 +148,37 @@ ACCOUNT_PATHS: dict[str, Any] = {
 }
 
 
+RETRY_AFTER = {
+    "Retry-After": {"description": "Seconds to wait before retrying", "schema": {"type": "integer"}}
+}
+RATE_LIMITED = {
+    ("/games", "post"),
+    ("/games/{game_id}/players", "post"),
+    ("/games/{game_id}/commands", "post"),
+}
+CAPPED = {("/games/{game_id}/live", "get")}
+
+
+def _retry_later(description: str) -> dict[str, Any]:
+    return {**_error(description), "headers": RETRY_AFTER}
+
+
+def _add_refusals(paths: dict[str, Any]) -> None:
+    """The answers of hardening (README's Settings) every operation may give: 503 when Redis is
+    unreachable, 429 past a client's rate or stream cap, 408 when a body arrives too slowly."""
+    for path, item in paths.items():
+        for method, operation in item.items():
+            if method not in {"get", "post"} or path in {"/healthz", "/livez", "/openapi.json"}:
+                continue
+            responses = operation["responses"]
+            responses.setdefault("503", _retry_later("Redis unreachable, or a server-wide cap reached"))
+            if (path, method) in RATE_LIMITED:
+                responses.setdefault("429", _retry_later("Rate limited: too many from this client"))
+                responses.setdefault("408", _error("The request body did not arrive in time"))
+            if (path, method) in CAPPED:
+                responses.setdefault("429", _retry_later("Too many live streams from this client"))
+
+
 @cache
 def openapi_document() -> dict[str, Any]:
     command_unions = {table_for(name).command_type for name in game_names()}
@@ -280,8 +311,15 @@ def openapi_document() -> dict[str, Any]:
             },
         },
         **ACCOUNT_PATHS,
-        "/healthz": {"get": {"summary": "Liveness and Redis reachability", "responses": {"200": _ok("ok")}}},
+        "/healthz": {
+            "get": {
+                "summary": "Readiness: Redis answers and no projection lags past the threshold",
+                "responses": {"200": _ok("ok"), "503": _retry_later("Not ready: the reason is in the body")},
+            }
+        },
+        "/livez": {"get": {"summary": "Liveness: the process answers", "responses": {"200": _ok("alive")}}},
     }
+    _add_refusals(paths)
     del create, join, send
     return {
         "openapi": "3.1.0",

@@ -13,13 +13,14 @@ from services.api.http import (
     JSONResponse,
     bearer,
     caller_of,
+    client_address,
     game_id_of,
     int_query,
     optional_int_query,
     read_body,
 )
 from services.api.idempotency import idempotency_key
-from services.errors import InvalidError
+from services.errors import InvalidError, UnavailableError
 from services.queries import shown_event
 
 MAX_EVENTS_PAGE = 1000
@@ -27,9 +28,17 @@ MAX_LOBBY_PAGE = 1000
 
 
 async def create_game(request: Request) -> JSONResponse:
+    context = app_context(request)
+    await context.rate_limits.hit("create", client_address(request))
     key = idempotency_key(request)
     body = await read_body(request, CreateGame)
-    game_id, host_token = await app_context(request).commands.create(
+    cap = context.settings.max_waiting_tables
+    if await context.store.waiting_tables() >= cap:
+        raise UnavailableError(
+            "too_many_tables", f"{cap} tables are already waiting for players; join one or retry later.",
+            retry_after=30,
+        )  # fmt: skip
+    game_id, host_token = await context.commands.create(
         body.game, body.players, body.options, idempotency_key=key
     )
     return JSONResponse({"game_id": game_id, "host_token": host_token}, status_code=201)
@@ -42,6 +51,7 @@ async def lobby(request: Request) -> JSONResponse:
 
 async def join_game(request: Request) -> JSONResponse:
     game_id = game_id_of(request)
+    await app_context(request).rate_limits.hit("join", client_address(request))
     body = await read_body(request, JoinGame)
     context = app_context(request)
     token = bearer(request)
@@ -58,6 +68,7 @@ async def join_game(request: Request) -> JSONResponse:
 
 async def send_command(request: Request) -> JSONResponse:
     game_id = game_id_of(request)
+    await app_context(request).rate_limits.hit("command", client_address(request))
     seat = (await caller_of(request, game_id)).acting_seat()
     body = await read_body(request, SendCommand)
     outcome = await app_context(request).commands.command(

@@ -32,6 +32,7 @@ from services.structured_logging import LEVEL_VARIABLE, configure_logging
 from workers.bots import choose  # the demo's players; bots import only the domain and projections
 
 ALL_GAMES = "all"
+LOCAL_RATE = "1000/second"  # the demo's bots all play from 127.0.0.1: no per-client limits
 NAMES = [
     "Ada",
     "Brahim",
@@ -67,7 +68,15 @@ def local_stack(redis_url: str | None = None) -> Iterator[str]:
         worker = spawn_worker(redis_url, workers=1)
         port = free_port()
         config = uvicorn.Config(
-            create_app(replace(Settings(), redis_url=redis_url)),
+            create_app(
+                replace(
+                    Settings(),
+                    redis_url=redis_url,
+                    create_rate=LOCAL_RATE,
+                    join_rate=LOCAL_RATE,
+                    command_rate=LOCAL_RATE,
+                )
+            ),
             host="127.0.0.1",
             port=port,
             log_level="warning",

@@ -17,6 +17,7 @@ def spawn_worker(url: str, workers: int) -> subprocess.Popen[bytes]:
     return subprocess.Popen(
         worker_command(url, workers),
         preexec_fn=die_with_parent,  # a killed serve or demo leaves no worker behind
+        process_group=0,  # Ctrl-C in a terminal reaches the parent only; it stops us after draining
     )
 
 

@@ -140,6 +140,7 @@ class EmbeddedRedis:
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.DEVNULL,
                 preexec_fn=die_with_parent,
+                process_group=0,  # Ctrl-C in a terminal must not stop it before the API has drained
             )
             if self._wait_ready(time.monotonic() + timeout):
                 return self

@@ -117,6 +117,21 @@ class EventStore:
     async def scan_games(self) -> list[str]:
         return await self.run(ops.scan_games())
 
+    async def dirty_games(self, older_than_ms: int, limit: int) -> list[str]:
+        return await self.run(ops.dirty_games(older_than_ms, limit))
+
+    async def clear_dirty(self, game_id: str, projected: int) -> bool:
+        return await self.run(ops.clear_dirty(game_id, projected))
+
+    async def oldest_dirty_age_ms(self) -> int:
+        return await self.run(ops.oldest_dirty_age_ms())
+
+    async def waiting_tables(self) -> int:
+        return await self.run(ops.waiting_tables())
+
+    async def not_waiting(self, game_id: str) -> None:
+        await self.run(ops.not_waiting(game_id))
+
     async def ping(self) -> None:
         await self.run(ops.ping())
 
@@ -204,6 +219,21 @@ class SyncEventStore:
 
     def scan_games(self) -> list[str]:
         return self.run(ops.scan_games())
+
+    def dirty_games(self, older_than_ms: int, limit: int) -> list[str]:
+        return self.run(ops.dirty_games(older_than_ms, limit))
+
+    def clear_dirty(self, game_id: str, projected: int) -> bool:
+        return self.run(ops.clear_dirty(game_id, projected))
+
+    def oldest_dirty_age_ms(self) -> int:
+        return self.run(ops.oldest_dirty_age_ms())
+
+    def waiting_tables(self) -> int:
+        return self.run(ops.waiting_tables())
+
+    def not_waiting(self, game_id: str) -> None:
+        self.run(ops.not_waiting(game_id))
 
     def ping(self) -> None:
         self.run(ops.ping())

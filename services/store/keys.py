@@ -13,12 +13,16 @@ from typing import NamedTuple
 PREFIX = "ts"
 EVENTS_SUFFIX = ":events"
 EVENTS_PATTERN = f"{PREFIX}:{{*}}{EVENTS_SUFFIX}"  # SCAN MATCH for every game's stream
+LIVE_SUFFIX = ":live"
+LIVE_PATTERN = f"{PREFIX}:{{*}}{LIVE_SUFFIX}"  # PSUBSCRIBE: every game's live channel
 
 LOBBY = f"{PREFIX}:lobby"  # hash: game id -> JSON summary bytes
 LOBBY_ORDER = f"{PREFIX}:lobby:order"  # zset: game id -> creation ordinal
 LOBBY_SEQ = f"{PREFIX}:lobby:seq"  # counter giving those ordinals
 
 IDEMPOTENCY_PREFIX = f"{PREFIX}:idempotency:"  # + SHA-256 of a client's Idempotency-Key (string, 24 h)
+DIRTY = f"{PREFIX}:dirty"  # zset: game id -> ms since epoch when first marked as maybe lagging
+WAITING = f"{PREFIX}:waiting"  # zset: game id -> ms since epoch of creation, while it waits for players
 
 CHECKPOINT_FIELD = "checkpoint"  # in the views hash: the version the views were projected at
 
@@ -60,15 +64,24 @@ def game_keys(game_id: str) -> GameKeys:
         secret=tag + ":secret",
         views=tag + ":views",
         tokens=tag + ":tokens",
-        live=tag + ":live",
+        live=tag + LIVE_SUFFIX,
     )
 
 
 def game_id_of_events_key(key: bytes | str) -> str | None:
     """The game id in an events key found by SCAN, or ``None`` for a key that is not one."""
+    return _game_id_between(key, EVENTS_SUFFIX)
+
+
+def game_id_of_live_channel(channel: bytes | str) -> str | None:
+    """The game id of a live channel (a pattern subscriber's message), or ``None``."""
+    return _game_id_between(channel, LIVE_SUFFIX)
+
+
+def _game_id_between(key: bytes | str, suffix: str) -> str | None:
     text = key.decode() if isinstance(key, bytes) else key
     head = f"{PREFIX}:{{"
-    tail = "}" + EVENTS_SUFFIX
+    tail = "}" + suffix
     if not (text.startswith(head) and text.endswith(tail)):
         return None
     game_id = text[len(head) : -len(tail)]

@@ -12,6 +12,7 @@ only on the exact expected head, so a stream is always contiguous from 1.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Generator, Mapping, Sequence
 from dataclasses import dataclass
 from importlib import resources
@@ -23,10 +24,12 @@ from services.history.folding import Folded, StateCache, advance
 from services.history.records import Entry, decode_stored
 from services.store.keys import (
     CHECKPOINT_FIELD,
+    DIRTY,
     EVENTS_PATTERN,
     LOBBY,
     LOBBY_ORDER,
     LOBBY_SEQ,
+    WAITING,
     check_game_id,
     dedup_field,
     game_id_of_events_key,
@@ -175,6 +178,8 @@ def create(game_id: str, secret: Mapping[str, str], entry: Entry) -> Operation[b
     args: list[Any] = [entry.data, entry.hash]
     for field, value in secret.items():
         args += [field, value]
+    now = _now_ms()
+    yield Pipelined((Call(("ZADD", DIRTY, "NX", now, game_id)), Call(("ZADD", WAITING, "NX", now, game_id))))
     return bool((yield ScriptCall("create", [k.events, k.secret], args)))
 
 
@@ -201,6 +206,7 @@ def append(
     for entry in entries:
         pairs += [entry.data, entry.hash]
     legacy = command_id
+    yield from mark_dirty(game_id)  # before the append: a crash right after it still leaves a mark
     while True:
         args: list[Any] = [
             expected,
@@ -355,8 +361,74 @@ def checkpoint(game_id: str) -> Operation[int]:
 
 
 def publish_appended(game_id: str) -> Operation[None]:
-    """Wake the game's live streams after an append."""
-    yield Call(("PUBLISH", game_keys(game_id).live, b"appended"))
+    """After an append: mark the game dirty again (a projector may have cleared the mark between
+    our first mark and the append) and wake its live streams, in one round trip."""
+    check_game_id(game_id)
+    yield Pipelined(
+        (
+            Call(("ZADD", DIRTY, "NX", _now_ms(), game_id)),
+            Call(("PUBLISH", game_keys(game_id).live, b"appended")),
+        )
+    )
+
+
+# -- the dirty set: games whose projection may lag -------------------------------------------------
+#
+# Every write marks its game in one global sorted set (score: when it was first marked, in ms)
+# before appending and again after; the projector clears the mark once the game's checkpoint is at
+# its head and re-marks it if the head moved meanwhile. The sweeper reads only this set, so its
+# cost follows the games that lag, not every game ever stored. The set is global on purpose: the
+# Lua scripts stay within one game's slot, and a mark is a plain idempotent command.
+
+
+def _now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+def mark_dirty(game_id: str) -> Operation[None]:
+    """Mark a game as maybe lagging (keeps the time of the first mark)."""
+    check_game_id(game_id)
+    yield Call(("ZADD", DIRTY, "NX", _now_ms(), game_id))
+
+
+def dirty_games(older_than_ms: int, limit: int) -> Operation[list[str]]:
+    """Up to ``limit`` marked games, oldest mark first, marked at least ``older_than_ms`` ago."""
+    ids: list[bytes] = yield Call(
+        ("ZRANGEBYSCORE", DIRTY, "-inf", _now_ms() - older_than_ms, "LIMIT", 0, limit)
+    )
+    return [_text(game_id) for game_id in ids]
+
+
+def clear_dirty(game_id: str, projected: int) -> Operation[bool]:
+    """After projecting ``game_id`` to ``projected``: clear its mark, unless its head has moved
+    on (then it stays marked for the next job). ``True`` if the game is now clean."""
+    check_game_id(game_id)
+    yield Call(("ZREM", DIRTY, game_id))
+    now = yield from head(game_id)  # after the ZREM: an append racing it is seen here or re-marks
+    if now > projected:
+        yield from mark_dirty(game_id)
+        return False
+    return True
+
+
+def oldest_dirty_age_ms() -> Operation[int]:
+    """How long the longest-marked game has been marked (0: none)."""
+    reply: list[Any] = yield Call(("ZRANGE", DIRTY, 0, 0, "WITHSCORES"))
+    if not reply:
+        return 0
+    score = reply[0][1] if isinstance(reply[0], list | tuple) else reply[1]  # pairs, or flat (RESP2)
+    return max(0, _now_ms() - int(float(score)))
+
+
+def waiting_tables() -> Operation[int]:
+    """How many tables wait for players (the cap on open tables)."""
+    return int((yield Call(("ZCARD", WAITING))))
+
+
+def not_waiting(game_id: str) -> Operation[None]:
+    """The table started, ended or expired: it no longer counts against the cap."""
+    check_game_id(game_id)
+    yield Call(("ZREM", WAITING, game_id))
 
 
 def put_lobby(game_id: str, summary: bytes) -> Operation[None]:

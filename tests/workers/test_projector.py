@@ -90,7 +90,7 @@ async def test_the_sweeper_pokes_exactly_the_games_whose_projection_lags(store_b
     current, lagging = await played_game(store_backend), await played_game(store_backend)
     Projector(store, StateCache()).catch_up(current)
     queue = projection_queue(sync)
-    assert sweep(store, queue) == [lagging]
+    assert sweep(store, queue, grace_ms=0) == [lagging]
     SimpleWorker([queue], connection=sync, serializer=JSONSerializer).work(burst=True)
-    assert sweep(store, queue) == []
+    assert sweep(store, queue, grace_ms=0) == []
     assert store.checkpoint(lagging) == store.head(lagging)
