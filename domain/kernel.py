@@ -4,12 +4,16 @@ Each game is a *Decider* (``Rules``): ``initial_state``, ``start``, ``decide``, 
 ``is_terminal``, plus ``legal_commands`` and per-seat ``redact``. Commands and events are msgspec
 Structs in tagged unions with explicit, stable tags (field ``type``). Everything is pure: the only
 source of chance is the ``Chance`` object handed in, derived from committed seeds.
+
+What every game builds its Decider from: ``Deciders`` and ``Evolvers`` (one small function per
+command or event type), ``Unfolding`` (a decision made in steps, each on the state the previous
+events lead to) and ``fold``, the one place events are folded into a state.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any, ClassVar, Generic, Protocol, TypeVar
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any, ClassVar, Generic, Protocol, TypeVar, runtime_checkable
 
 import msgspec
 
@@ -56,8 +60,10 @@ S = TypeVar("S")
 C = TypeVar("C", bound=Command)
 E = TypeVar("E", bound=Event)
 Opt = TypeVar("Opt", bound=Options)
+E_contra = TypeVar("E_contra", contravariant=True)
 
 
+@runtime_checkable
 class Rules(Protocol, Generic[S, C, E, Opt]):
     """One game's rules. Implementations are stateless modules/objects; state is a frozen Struct.
 
@@ -114,7 +120,88 @@ class Rules(Protocol, Generic[S, C, E, Opt]):
         """The winning seats once terminal (ties share); empty before."""
 
 
-def fold(rules: Rules[S, C, E, Opt], state: S, events: Sequence[E]) -> S:
+# -- folding -----------------------------------------------------------------------------------
+
+
+class Evolves(Protocol[S, E_contra]):
+    """Anything that records events into a state: a game's ``Rules``, its ``Evolvers``, a table."""
+
+    def evolve(self, state: S, event: E_contra, /) -> S: ...
+
+
+def fold(rules: Evolves[S, E], state: S, events: Iterable[E]) -> S:
+    """The state after ``events``, in order: the one place Tablestream folds events."""
     for event in events:
         state = rules.evolve(state, event)
     return state
+
+
+class Unfolding(Generic[S, E]):
+    """The events one decision has produced so far, and the state they lead to.
+
+    A decision that unfolds in steps (a bid that ends the auction, a trick that ends the round)
+    ``add``s each event as it is decided; the next step then decides on ``state``, exactly the state
+    a replay of ``events`` will see.
+    """
+
+    def __init__(self, rules: Evolves[S, E], state: S) -> None:
+        self.rules = rules
+        self.state = state
+        self.events: list[E] = []
+
+    def add(self, *events: E) -> Unfolding[S, E]:
+        self.state = fold(self.rules, self.state, events)
+        self.events.extend(events)
+        return self
+
+
+# -- dispatching -----------------------------------------------------------------------------------
+
+Decide = Callable[[S, Any, Seat, Chance], list[E]]
+"""How one command type is decided: ``(state, command, seat, chance) -> events``."""
+
+Evolve = Callable[[S, Any], S]
+"""How one event type is recorded: ``(state, event) -> state``."""
+
+
+class Deciders(Generic[S, E]):
+    """A game's ``decide``: one small function per command type, looked up by the command's type.
+
+    ``admit`` runs first for every known command: the checks a game makes whatever the command
+    (a seated, not eliminated player). An unknown command is ``Rejected('unknown_command')``.
+    """
+
+    def __init__(
+        self,
+        game: str,
+        by_type: Mapping[type[Command], Decide[S, E]],
+        admit: Callable[[S, Seat], None] | None = None,
+    ) -> None:
+        self.game = game
+        self.by_type = dict(by_type)
+        self.admit = admit
+
+    def decide(self, state: S, command: Command, seat: Seat, chance: Chance) -> list[E]:
+        decide = self.by_type.get(type(command))
+        if decide is None:
+            raise Rejected("unknown_command", f"{self.game} knows only the commands {_spelled(self.tags())}.")
+        if self.admit is not None:
+            self.admit(state, seat)
+        return decide(state, command, seat, chance)
+
+    def tags(self) -> list[str]:
+        return [str(kind.__struct_config__.tag) for kind in self.by_type]
+
+
+class Evolvers(Generic[S, E]):
+    """A game's ``evolve``: one small function per event type, looked up by the event's type."""
+
+    def __init__(self, by_type: Mapping[type[Event], Evolve[S]]) -> None:
+        self.by_type = dict(by_type)
+
+    def evolve(self, state: S, event: E) -> S:
+        return self.by_type[type(event)](state, event)
+
+
+def _spelled(words: list[str]) -> str:
+    return words[0] if len(words) == 1 else f"{', '.join(words[:-1])} and {words[-1]}"

@@ -14,7 +14,7 @@ from typing import Any, Literal, Union
 import msgspec
 
 from domain.fairness import CHAIN_LENGTH, Chance, SeedSource, chain_position, player_mix
-from domain.kernel import Command, Conflict, Event, Rejected, Rules, Seat
+from domain.kernel import Command, Conflict, Event, Rejected, Rules, Seat, Unfolding, fold
 
 MAX_NAME = 40
 MAX_CLIENT_SEED = 64
@@ -37,6 +37,17 @@ class PlayerJoined(Event, tag="player_joined", frozen=True):
     seat: int
     name: str
     client_seed: str
+
+
+class SeatClaimed(Event, tag="seat_claimed", frozen=True):
+    """The player at ``seat`` is the registered account ``account_id`` (public, like the name).
+
+    A separate event rather than a field of ``player_joined``: streams written before accounts
+    existed must re-run to the same bytes, so ``player_joined`` keeps its exact encoding."""
+
+    seat: int
+    account_id: str
+    display_name: str
 
 
 class GameStarted(Event, tag="game_started", frozen=True):
@@ -62,6 +73,7 @@ class GameFinished(Event, tag="game_finished", frozen=True):
 TABLE_EVENTS: tuple[type[Event], ...] = (
     TableCreated,
     PlayerJoined,
+    SeatClaimed,
     GameStarted,
     SeedRevealed,
     SeedChainCommitted,
@@ -69,10 +81,18 @@ TABLE_EVENTS: tuple[type[Event], ...] = (
 )
 
 
+class Account(msgspec.Struct, frozen=True):
+    """A registered account taking a seat: its stable id and its display name."""
+
+    id: str
+    name: str
+
+
 class Player(msgspec.Struct, frozen=True):
     seat: int
     name: str
     client_seed: str
+    account: Account | None = None
 
 
 class TableState(msgspec.Struct, frozen=True, kw_only=True):
@@ -126,25 +146,38 @@ class Table:
         except msgspec.ValidationError as exc:
             raise Rejected("invalid_options", f"The table options are invalid: {exc}.") from None
 
-    def join(self, state: TableState, name: str, client_seed: str, seeds: SeedSource) -> list[Event]:
-        """Take the next free seat; taking the last one starts the game in the same batch."""
+    def join(
+        self,
+        state: TableState,
+        name: str,
+        client_seed: str,
+        seeds: SeedSource,
+        account: Account | None = None,
+    ) -> list[Event]:
+        """Take the next free seat; taking the last one starts the game in the same batch. With an
+        ``account`` the seat is also claimed for it (``seat_claimed`` right after ``player_joined``)."""
         if state.status != "waiting" or len(state.seated) >= state.players:
             raise Conflict("table_full", "Every seat at this table is taken.")
+        if account is not None and any(p.account and p.account.id == account.id for p in state.seated):
+            raise Conflict("already_seated", "This account already has a seat at this table.")
         name = name.strip()
         if not 1 <= len(name) <= MAX_NAME:
             raise Rejected("invalid_name", f"A player name must have 1 to {MAX_NAME} characters.")
         if len(client_seed) > MAX_CLIENT_SEED:
             raise Rejected("invalid_client_seed", f"A client seed has at most {MAX_CLIENT_SEED} characters.")
         joined = PlayerJoined(seat=len(state.seated), name=name, client_seed=client_seed)
-        events: list[Event] = [joined]
+        batch: Unfolding[TableState, Event] = Unfolding(self, state).add(joined)
+        if account is not None:
+            batch.add(SeatClaimed(seat=joined.seat, account_id=account.id, display_name=account.name))
         if joined.seat + 1 < state.players:
-            return events
+            return batch.events
         mix = player_mix(mix_scope(state), [p.client_seed for p in state.seated] + [client_seed])
-        started = GameStarted(mix=mix.hex())
-        events.append(started)
-        state = self.evolve(self.evolve(state, joined), started)
+        batch.add(GameStarted(mix=mix.hex()))
         chance = Chance(seeds, mix)
-        return events + self._with_bookkeeping(state, self.rules.start(state.game_state, chance), chance)
+        started = batch.state
+        return batch.events + self._with_bookkeeping(
+            started, self.rules.start(started.game_state, chance), chance
+        )
 
     def decide(self, state: TableState, command: Command, seat: Seat, seeds: SeedSource) -> list[Event]:
         if state.status == "waiting":
@@ -162,9 +195,7 @@ class Table:
     def _with_bookkeeping(self, state: TableState, game_events: list[Event], chance: Chance) -> list[Event]:
         """Append seed reveals for rounds that ended, a fresh chain when one runs out, the result."""
         rules = self.rules
-        after_state = state.game_state
-        for event in game_events:
-            after_state = rules.evolve(after_state, event)
+        after_state = fold(rules, state.game_state, game_events)
         events = list(game_events)
         terminal = rules.is_terminal(after_state)
         withheld = frozenset() if terminal else rules.withheld_rounds(after_state)
@@ -205,6 +236,13 @@ class Table:
         if isinstance(event, PlayerJoined):
             player = Player(seat=event.seat, name=event.name, client_seed=event.client_seed)
             return msgspec.structs.replace(state, seated=(*state.seated, player))
+        if isinstance(event, SeatClaimed):
+            account = Account(id=event.account_id, name=event.display_name)
+            seated = tuple(
+                msgspec.structs.replace(p, account=account) if p.seat == event.seat else p
+                for p in state.seated
+            )
+            return msgspec.structs.replace(state, seated=seated)
         if isinstance(event, GameStarted):
             return msgspec.structs.replace(state, mix=event.mix, status="playing")
         if isinstance(event, SeedRevealed):
@@ -216,9 +254,7 @@ class Table:
         return msgspec.structs.replace(state, game_state=self.rules.evolve(state.game_state, event))
 
     def fold(self, state: TableState | None, events: Sequence[Event]) -> TableState | None:
-        for event in events:
-            state = self.evolve(state, event)
-        return state
+        return fold(self, state, events)
 
     # -- seeing ----------------------------------------------------------------------------
 

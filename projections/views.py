@@ -11,7 +11,7 @@ from typing import Any
 import msgspec
 
 from domain.games import table_for
-from domain.table import TableState
+from domain.table import Player, TableState
 from projections.registry import views_for
 
 _encoder = msgspec.json.Encoder(order="deterministic")
@@ -25,7 +25,7 @@ def seat_view(state: TableState, version: int, seat: int | None) -> dict[str, An
     started = state.status != "waiting"
     players = []
     for player in state.seated:
-        entry: dict[str, Any] = {"seat": player.seat, "name": player.name}
+        entry: dict[str, Any] = {"seat": player.seat, "name": player.name, **_account(player)}
         if started:
             entry.update(game_views.player_public(gs, player.seat))
         players.append(entry)
@@ -58,7 +58,7 @@ def scoreboard(state: TableState, version: int) -> dict[str, Any]:
         "game_id": state.game_id,
         "version": version,
         "status": state.status,
-        "players": [{"seat": p.seat, "name": p.name} for p in state.seated],
+        "players": [{"seat": p.seat, "name": p.name, **_account(p)} for p in state.seated],
         "winners": list(state.winners),
         "fairness": {"commitments": list(state.commitments), "revealed_seeds": _seeds(state)},
     }
@@ -67,6 +67,13 @@ def scoreboard(state: TableState, version: int) -> dict[str, Any]:
     else:
         board.update({"rounds": [], "totals": [0] * state.players})
     return board
+
+
+def _account(player: Player) -> dict[str, Any]:
+    """A claimed seat's public account (id and display name); nothing for an anonymous seat."""
+    if player.account is None:
+        return {}
+    return {"account": {"id": player.account.id, "name": player.account.name}}
 
 
 def _seeds(state: TableState) -> dict[str, str]:
@@ -90,7 +97,6 @@ def materialise(state: TableState, version: int) -> dict[str, bytes]:
     fields = {f"seat:{seat}": encode(seat_view(state, version, seat)) for seat in range(state.players)}
     fields["spectator"] = encode(seat_view(state, version, None))
     fields["scores"] = encode(scoreboard(state, version))
-    fields["lobby"] = encode(lobby_entry(state, version))
     return fields
 
 

@@ -7,6 +7,7 @@ connections on the loop that uses them.
 
 from __future__ import annotations
 
+import hashlib
 import os
 from collections.abc import AsyncIterator, Callable, Iterator
 
@@ -17,10 +18,9 @@ import redis.asyncio as aioredis
 from hypothesis import HealthCheck, settings
 
 from domain.kernel import Event
-from services.embedded import EmbeddedRedis
-from services.records import GENESIS_HASH, CommandRecord, Entry, encode_batch
-from services.store import EventStore
-from services.store_sync import SyncEventStore
+from services.history.records import GENESIS_HASH, CommandRecord, Entry, encode_batch
+from services.store.embedded import EmbeddedRedis
+from services.store.event_store import EventStore, SyncEventStore
 
 # -- hypothesis: random by default, every failure printed with a blob to replay it --------------------
 
@@ -129,7 +129,10 @@ def make_batch(first_version: int, count: int, command_id: str, prev_hash: str =
     """``count`` chained entries from ``first_version``, in the real stored format."""
     record = CommandRecord(id=command_id, kind="command", seat=0, body={"count": count})
     events = [Noted(n=first_version + i) for i in range(count)]
-    return encode_batch(first_version, prev_hash, record, events)
+    salts = [
+        hashlib.sha256(f"{command_id}-{first_version + i}".encode()).hexdigest()[:32] for i in range(count)
+    ]
+    return encode_batch(first_version, prev_hash, record, events, salts)
 
 
 @pytest.fixture

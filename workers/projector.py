@@ -3,25 +3,22 @@
 A poke carries only the game id. The job folds from what it already holds (a per-process cache of
 folded tables, else the stream from the start), materialises every view at the head, and writes
 them with compare-and-set on the checkpoint. A duplicate or late poke finds the checkpoint already
-at the head and changes nothing; two workers racing on one game cannot move it backwards.
+at the head and changes nothing; two workers racing on one game cannot move it backwards. Once
+the views are at the head, the game's mark in the dirty set is cleared (``ops.clear_dirty``), and
+a table that no longer waits for players stops counting against the cap on waiting tables.
 """
 
 from __future__ import annotations
 
-from typing import Any
-
 import msgspec
-import redis
 import structlog
-from rq import Queue, Retry, get_current_job
-from rq.serializers import JSONSerializer
+from rq import get_current_job
 
 from projections.views import lobby_entry, materialise
-from services.folding import Folded, StateCache, advance
-from services.store_sync import SyncEventStore
+from services.history.folding import StateCache
+from services.store.event_store import SyncEventStore
+from workers.ratings import RatingsRecorder
 
-QUEUE_NAME = "projections"
-JOB = "workers.projector.project"
 MAX_CAS_ROUNDS = 20
 
 log = structlog.get_logger("tablestream.projector")
@@ -29,30 +26,34 @@ _cache = StateCache()
 
 
 class Projector:
-    def __init__(self, store: SyncEventStore, cache: StateCache | None = None) -> None:
+    def __init__(
+        self, store: SyncEventStore, cache: StateCache | None = None, ratings: RatingsRecorder | None = None
+    ) -> None:
         self.store = store
         self.cache = cache if cache is not None else StateCache()
-
-    def load(self, game_id: str) -> Folded | None:
-        cached = self.cache.get(game_id)
-        entries = self.store.read(game_id, after=cached.version if cached else 0)
-        if cached is None and not entries:
-            return None
-        folded = advance(game_id, cached, entries)
-        self.cache.put(folded)
-        return folded
+        self.ratings = ratings if ratings is not None else RatingsRecorder(store)
 
     def catch_up(self, game_id: str) -> int:
-        """Project ``game_id`` to its head; returns the checkpoint it leaves behind."""
+        """Project ``game_id`` to its head; returns the checkpoint it leaves behind. A finished game
+        is also recorded in its players' histories and ratings (once, however often it is poked)."""
+        checkpoint = self._project(game_id)
+        self.store.clear_dirty(game_id, checkpoint)
+        return checkpoint
+
+    def _project(self, game_id: str) -> int:
         for _ in range(MAX_CAS_ROUNDS):
             checkpoint = self.store.checkpoint(game_id)
-            folded = self.load(game_id)
+            folded = self.store.load(game_id, self.cache)
+            if folded is not None and folded.state.status == "finished":
+                self.ratings.record(folded)
             if folded is None or folded.version <= checkpoint:
                 return checkpoint
             fields = materialise(folded.state, folded.version)
             outcome = self.store.write_views(game_id, checkpoint, folded.version, fields)
             if outcome == "written":
                 self.store.put_lobby(game_id, msgspec.json.encode(lobby_entry(folded.state, folded.version)))
+                if folded.state.status != "waiting":
+                    self.store.not_waiting(game_id)
                 log.info("projected", game_id=game_id, checkpoint=folded.version, previous=checkpoint)
                 return folded.version
             if outcome == "stale":
@@ -61,24 +62,8 @@ class Projector:
 
 
 def project(game_id: str) -> int:
-    """RQ entry point (JSON serializer, ids only)."""
+    """RQ entry point (``services.store.queue.PROJECTION_JOB``; JSON serializer, ids only)."""
     job = get_current_job()
     assert job is not None, "project() runs inside an RQ job"
     with structlog.contextvars.bound_contextvars(game_id=game_id, job_id=job.id):
         return Projector(SyncEventStore(job.connection), _cache).catch_up(game_id)
-
-
-def projection_queue(connection: redis.Redis) -> Queue:
-    return Queue(QUEUE_NAME, connection=connection, serializer=JSONSerializer)
-
-
-def enqueue_poke(queue: Queue, game_id: str, **meta: Any) -> None:
-    """One poke per accepted command; retried on failure; no result kept."""
-    queue.enqueue_call(
-        JOB,
-        args=(game_id,),
-        result_ttl=0,
-        failure_ttl=7 * 24 * 3600,
-        retry=Retry(max=3),
-        meta=meta or None,
-    )

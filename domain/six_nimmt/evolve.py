@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from msgspec.structs import replace
 
+from domain.kernel import Evolvers
 from domain.six_nimmt.events import (
     CardDrafted,
     CardPlaced,
@@ -149,23 +150,17 @@ def _scored(state: SixNimmtState, event: RoundScored) -> SixNimmtState:
     )
 
 
-def evolve(state: SixNimmtState, event: SixNimmtEvent) -> SixNimmtState:
-    if isinstance(event, CardsDealt):
-        return _dealt(state, event)
-    if isinstance(event, DraftOpened):
-        return _draft_opened(state, event)
-    if isinstance(event, CardDrafted):
-        return _drafted(state, event)
-    if isinstance(event, DraftCompleted):
-        return _draft_completed(state, event)
-    if isinstance(event, CardSelected):
-        return _selected(state, event)
-    if isinstance(event, CardsRevealed):
-        return _revealed(state, event)
-    if isinstance(event, CardPlaced):
-        return _placed(state, event)
-    if isinstance(event, RowChoiceAwaited):
-        return _choice_awaited(state, event)
-    if isinstance(event, RowTaken):
-        return _taken(state, event)
-    return _scored(state, event)
+EVOLVERS: Evolvers[SixNimmtState, SixNimmtEvent] = Evolvers(
+    {
+        CardsDealt: _dealt,
+        DraftOpened: _draft_opened,
+        CardDrafted: _drafted,
+        DraftCompleted: _draft_completed,
+        CardSelected: _selected,
+        CardsRevealed: _revealed,
+        CardPlaced: _placed,
+        RowChoiceAwaited: _choice_awaited,
+        RowTaken: _taken,
+        RoundScored: _scored,
+    }
+)

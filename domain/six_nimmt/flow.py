@@ -1,13 +1,15 @@
 """How one command's batch of events unfolds: opening rounds, resolving a turn, scoring a round.
 
-``decide`` checks a command, then hands a ``Batch`` to these functions. A batch applies each event
-to a working copy of the state as it is emitted, so every later decision in the same batch (the
-next card to place, the end of the round, the next deal) reads exactly the state the events record.
+``decide`` checks a command, then hands its ``Unfolding`` (``domain.kernel``) to these functions. It
+applies each event to a working copy of the state as it is added, so every later decision in the
+same batch (the next card to place, the end of the round, the next deal) reads exactly the state the
+events record.
 """
 
 from __future__ import annotations
 
 from domain.fairness import Chance
+from domain.kernel import Unfolding
 from domain.six_nimmt.cards import (
     ROW_COUNT,
     ROW_LIMIT,
@@ -27,7 +29,6 @@ from domain.six_nimmt.events import (
     RowTaken,
     SixNimmtEvent,
 )
-from domain.six_nimmt.evolve import evolve
 from domain.six_nimmt.options import SixNimmtOptions
 from domain.six_nimmt.state import SixNimmtState
 
@@ -35,17 +36,8 @@ DEAL_LABEL = "deal"
 FIRST_DRAFTER_LABEL = "first-drafter"
 
 
-class Batch:
-    """The events of one command so far, and the state they lead to."""
-
-    def __init__(self, state: SixNimmtState) -> None:
-        self.state = state
-        self.events: list[SixNimmtEvent] = []
-
-    def add(self, *events: SixNimmtEvent) -> None:
-        for event in events:
-            self.events.append(event)
-            self.state = evolve(self.state, event)
+Batch = Unfolding[SixNimmtState, SixNimmtEvent]
+"""The events of one command so far and the state they lead to."""
 
 
 def open_round(batch: Batch, chance: Chance) -> None:

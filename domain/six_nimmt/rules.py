@@ -1,9 +1,8 @@
 """The rules of 6 nimmt! (shared/RULES.md) as a pure Decider; ``RULES`` is the instance the table uses.
 
-Each command has one small function that checks phase, turn and content, raising ``Rejected`` with a
-specific code, then lets a ``flow.Batch`` unfold every consequence in the same batch: the reveal
-when the last card is selected, the placements, a pause for a row choice, the round's scoring and
-the next deal. Rejection messages only mention what the seat may already know.
+Commands are decided in ``decide`` (a batch's consequences unfold in its helper ``flow``), events
+recorded in ``evolve``, what a seat may send in ``legal``. This module ties them to
+``domain.kernel.Rules`` and says what each viewer may see of an event.
 """
 
 from __future__ import annotations
@@ -12,79 +11,11 @@ from msgspec.structs import replace
 
 from domain.fairness import Chance
 from domain.kernel import Rejected, Rules, Seat
-from domain.six_nimmt.cards import ROW_COUNT
-from domain.six_nimmt.commands import ChooseRow, DraftCard, SelectCard, SixNimmtCommand
-from domain.six_nimmt.events import CardDrafted, CardsDealt, CardSelected, CardsRevealed, SixNimmtEvent
-from domain.six_nimmt.evolve import evolve
-from domain.six_nimmt.flow import Batch, close_draft_if_done, open_round, resolve, take_row
+from domain.six_nimmt import decide, evolve, legal
+from domain.six_nimmt.commands import SixNimmtCommand
+from domain.six_nimmt.events import CardsDealt, CardSelected, SixNimmtEvent
 from domain.six_nimmt.options import MAX_END_SCORE, MAX_PLAYERS, MAX_ROUNDS, MIN_PLAYERS, SixNimmtOptions
 from domain.six_nimmt.state import SixNimmtState, fresh_state
-
-_PHASE_SENTENCES = {
-    "drafting": "Cards are being drafted; selecting starts once every hand holds 10 cards.",
-    "selecting": "Cards are being selected for this turn.",
-    "resolving": "The turn's cards are being placed.",
-    "choosing_row": "A row choice is awaited before the turn can go on.",
-    "scoring": "The round is being scored.",
-    "finished": "The game is over.",
-    "waiting": "The game has not started yet.",
-}
-
-
-def _wrong_phase(state: SixNimmtState, wanted: str) -> Rejected:
-    return Rejected("wrong_phase", f"{_PHASE_SENTENCES[state.phase]} You cannot {wanted} now.")
-
-
-def _select_card(
-    state: SixNimmtState, command: SelectCard, seat: Seat, chance: Chance
-) -> list[SixNimmtEvent]:
-    if state.phase != "selecting":
-        raise _wrong_phase(state, "select a card")
-    if state.selected[seat] is not None:
-        raise Rejected(
-            "already_selected", "You have already selected your card this turn; a selection is final."
-        )
-    if command.card not in state.hands[seat]:
-        raise Rejected("card_not_in_hand", f"Card {command.card} is not in your hand.")
-    batch = Batch(state)
-    batch.add(CardSelected(seat=seat, card=command.card))
-    chosen = batch.state.selected
-    if all(card is not None for card in chosen):
-        batch.add(
-            CardsRevealed(turn=state.turn + 1, cards=tuple(card for card in chosen if card is not None))
-        )
-        resolve(batch, chance)
-    return batch.events
-
-
-def _choose_row(state: SixNimmtState, command: ChooseRow, seat: Seat, chance: Chance) -> list[SixNimmtEvent]:
-    if state.phase != "choosing_row" or state.awaiting is None:
-        raise _wrong_phase(state, "choose a row")
-    if seat != state.awaiting:
-        raise Rejected("not_your_choice", f"Seat {state.awaiting} chooses the row to take, not you.")
-    if not 0 <= command.row < ROW_COUNT:
-        raise Rejected(
-            "no_such_row", f"There is no row {command.row}; rows are numbered 0 to {ROW_COUNT - 1}."
-        )
-    batch = Batch(state)
-    take_row(batch, seat, command.row, state.pending[0], chosen=True)
-    resolve(batch, chance)
-    return batch.events
-
-
-def _draft_card(state: SixNimmtState, command: DraftCard, seat: Seat) -> list[SixNimmtEvent]:
-    if not state.options.tactical:
-        raise Rejected("wrong_phase", "This table does not draft: cards are dealt outside the tactical mode.")
-    if state.phase != "drafting" or state.drafter is None:
-        raise _wrong_phase(state, "draft a card")
-    if seat != state.drafter:
-        raise Rejected("not_your_turn", f"Seat {state.drafter} drafts now, not you.")
-    if command.card not in state.pool:
-        raise Rejected("card_not_available", f"Card {command.card} is not on the table to be drafted.")
-    batch = Batch(state)
-    batch.add(CardDrafted(seat=seat, card=command.card))
-    close_draft_if_done(batch)
-    return batch.events
 
 
 class SixNimmtRules:
@@ -108,21 +39,15 @@ class SixNimmtRules:
         return fresh_state(options, players)
 
     def start(self, state: SixNimmtState, chance: Chance) -> list[SixNimmtEvent]:
-        batch = Batch(state)
-        open_round(batch, chance)
-        return batch.events
+        return decide.start(state, chance)
 
     def decide(
         self, state: SixNimmtState, command: SixNimmtCommand, seat: Seat, chance: Chance
     ) -> list[SixNimmtEvent]:
-        if isinstance(command, SelectCard):
-            return _select_card(state, command, seat, chance)
-        if isinstance(command, ChooseRow):
-            return _choose_row(state, command, seat, chance)
-        return _draft_card(state, command, seat)
+        return decide.DECIDERS.decide(state, command, seat, chance)
 
     def evolve(self, state: SixNimmtState, event: SixNimmtEvent) -> SixNimmtState:
-        return evolve(state, event)
+        return evolve.EVOLVERS.evolve(state, event)
 
     def is_terminal(self, state: SixNimmtState) -> bool:
         return state.phase == "finished"
@@ -144,24 +69,10 @@ class SixNimmtRules:
         return state.phase
 
     def to_act(self, state: SixNimmtState) -> list[Seat]:
-        if state.phase == "selecting":
-            return [
-                seat for seat in range(state.players) if state.selected[seat] is None and state.hands[seat]
-            ]
-        if state.phase == "choosing_row" and state.awaiting is not None:
-            return [state.awaiting]
-        if state.phase == "drafting" and state.drafter is not None:
-            return [state.drafter]
-        return []
+        return legal.to_act(state)
 
     def legal_commands(self, state: SixNimmtState, seat: Seat) -> list[SixNimmtCommand]:
-        if seat not in self.to_act(state):
-            return []
-        if state.phase == "selecting":
-            return [SelectCard(card=card) for card in state.hands[seat]]
-        if state.phase == "choosing_row":
-            return [ChooseRow(row=row) for row in range(ROW_COUNT)]
-        return [DraftCard(card=card) for card in state.pool]
+        return legal.legal_commands(state, seat)
 
     def redact(self, event: SixNimmtEvent, viewer: Seat | None) -> SixNimmtEvent:
         """Other seats' dealt hands, the undealt rest and face-down cards stay hidden."""

@@ -6,15 +6,17 @@ know (its own discs, public counts), never another seat's hidden discs.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any, TypeGuard
+from typing import TypeGuard
 
 from domain.fairness import Chance
-from domain.kernel import Rejected, Seat
+from domain.kernel import Deciders, Rejected, Seat, Unfolding
 from domain.skull.commands import Bid, ChooseFirstPlayer, DiscardOwn, DiscardPick, Flip, Pass, PlaceDisc
 from domain.skull.events import BidMade, DiscLost, DiscPlaced, PlayerPassed, RoundStarted, SkullEvent
-from domain.skull.settle import Batch, flip, settle_loss, start_challenge
+from domain.skull.evolve import EVOLVERS
+from domain.skull.settle import flip, settle_loss, start_challenge
 from domain.skull.state import Phase, SkullState
+
+FIRST_PLAYER_LABEL = "first-player"
 
 _PHASE_WORDS: dict[Phase, str] = {
     "waiting": "the table is still filling",
@@ -28,6 +30,15 @@ _PHASE_WORDS: dict[Phase, str] = {
     "between_rounds": "the round is ending",
     "finished": "the game is over",
 }
+
+
+def start(state: SkullState, chance: Chance) -> list[SkullEvent]:
+    """Round 1 begins; its first player is the table's choice or ``uniform(1, "first-player", n)``."""
+    named = state.options.first_player
+    if named is not None:
+        return [RoundStarted(round=1, first_player=named, reason="table")]
+    drawn = chance.uniform(1, FIRST_PLAYER_LABEL, state.players)
+    return [RoundStarted(round=1, first_player=drawn, reason="draw")]
 
 
 def _expect_phase(state: SkullState, *phases: Phase, doing: str) -> None:
@@ -62,7 +73,7 @@ def _bid(state: SkullState, cmd: Bid, seat: Seat, chance: Chance) -> list[SkullE
         raise Rejected(
             "illegal_bid", f"Your bid must be from {state.bid + 1} to {ceiling}, the discs on the mats."
         )
-    batch = Batch(state).add(BidMade(seat=seat, count=cmd.count))
+    batch = Unfolding(EVOLVERS, state).add(BidMade(seat=seat, count=cmd.count))
     if cmd.count == ceiling:
         start_challenge(batch, chance)
     return batch.events
@@ -71,7 +82,7 @@ def _bid(state: SkullState, cmd: Bid, seat: Seat, chance: Chance) -> list[SkullE
 def _pass(state: SkullState, cmd: Pass, seat: Seat, chance: Chance) -> list[SkullEvent]:
     _expect_phase(state, "auction", doing="pass")
     _expect_turn(state, seat, state.turn)
-    batch = Batch(state).add(PlayerPassed(seat=seat))
+    batch = Unfolding(EVOLVERS, state).add(PlayerPassed(seat=seat))
     if len(batch.state.in_auction()) == 1:
         start_challenge(batch, chance)
     return batch.events
@@ -89,7 +100,7 @@ def _flip(state: SkullState, cmd: Flip, seat: Seat, chance: Chance) -> list[Skul
         raise Rejected(code, "Your own stack is turned for you; flip an opponent's disc.")
     if not state.seats[target].face_down:
         raise Rejected("stack_exhausted", f"Seat {target} has no face-down disc left.")
-    batch = Batch(state)
+    batch = Unfolding(EVOLVERS, state)
     flip(batch, target, chance)
     return batch.events
 
@@ -103,7 +114,7 @@ def _discard_pick(state: SkullState, cmd: DiscardPick, seat: Seat, chance: Chanc
     if not _is_int(position) or not 0 <= position < len(order):
         raise Rejected("illegal_position", f"Choose a position from 0 to {len(order) - 1}.")
     lost = DiscLost(seat=state.challenger, reason="drawn", position=position, disc=order[position])
-    batch = Batch(state).add(lost)
+    batch = Unfolding(EVOLVERS, state).add(lost)
     settle_loss(batch)
     return batch.events
 
@@ -113,7 +124,7 @@ def _discard_own(state: SkullState, cmd: DiscardOwn, seat: Seat, chance: Chance)
     _expect_turn(state, seat, state.challenger)
     if cmd.disc not in state.seats[seat].owned:
         raise Rejected("no_such_disc", f"You have no {_disc_name(cmd.disc)} to lose.")
-    batch = Batch(state).add(DiscLost(seat=seat, reason="chosen", disc=cmd.disc))
+    batch = Unfolding(EVOLVERS, state).add(DiscLost(seat=seat, reason="chosen", disc=cmd.disc))
     settle_loss(batch)
     return batch.events
 
@@ -149,26 +160,24 @@ def _is_int(value: object) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-Handler = Callable[[SkullState, Any, Seat, Chance], list[SkullEvent]]
-
-HANDLERS: dict[type[Any], Handler] = {
-    PlaceDisc: _place_disc,
-    Bid: _bid,
-    Pass: _pass,
-    Flip: _flip,
-    DiscardPick: _discard_pick,
-    DiscardOwn: _discard_own,
-    ChooseFirstPlayer: _choose_first_player,
-}
-
-
-def decide(state: SkullState, command: object, seat: Seat, chance: Chance) -> list[SkullEvent]:
-    """The events ``command`` from ``seat`` produces, or ``Rejected``."""
-    handler = HANDLERS.get(type(command))
-    if handler is None:
-        raise Rejected("unknown_command", "Skull has no such command.")
+def _admit(state: SkullState, seat: Seat) -> None:
+    """Whatever the command: a seated player, still in the game (or naming the next first player)."""
     if not 0 <= seat < state.players:
         raise Rejected("not_seated", "Only a seated player may act.")
     if state.seats[seat].eliminated and seat != state.chooser:
         raise Rejected("eliminated", "You are out of the game and can no longer act.")
-    return handler(state, command, seat, chance)
+
+
+DECIDERS: Deciders[SkullState, SkullEvent] = Deciders(
+    "Skull",
+    {
+        PlaceDisc: _place_disc,
+        Bid: _bid,
+        Pass: _pass,
+        Flip: _flip,
+        DiscardPick: _discard_pick,
+        DiscardOwn: _discard_own,
+        ChooseFirstPlayer: _choose_first_player,
+    },
+    admit=_admit,
+)

@@ -7,11 +7,11 @@ rebuilds exactly the state the rules decided on.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from msgspec.structs import replace
 
+from domain.kernel import Evolvers
 from domain.skull.events import (
     BidMade,
     ChallengeFailed,
@@ -153,25 +153,22 @@ def _first_player_choice_requested(state: SkullState, e: FirstPlayerChoiceReques
     return replace(state, phase="choose_first_player", chooser=e.seat)
 
 
-_EVOLVERS: dict[type[Any], Callable[[SkullState, Any], SkullState]] = {
-    RoundStarted: _round_started,
-    DiscPlaced: _disc_placed,
-    BidMade: _bid_made,
-    PlayerPassed: _player_passed,
-    ChallengeStarted: _challenge_started,
-    DiscFlipped: _disc_flipped,
-    ChallengeSucceeded: _challenge_succeeded,
-    ChallengeFailed: _challenge_failed,
-    DiscsShuffled: _discs_shuffled,
-    DiscLost: _disc_lost,
-    PlayerEliminated: _player_eliminated,
-    RoundEnded: _round_ended,
-    LastChanceReturned: _last_chance_returned,
-    LastChanceGiven: _last_chance_given,
-    FirstPlayerChoiceRequested: _first_player_choice_requested,
-}
-
-
-def evolve(state: SkullState, event: SkullEvent) -> SkullState:
-    """The state after ``event``."""
-    return _EVOLVERS[type(event)](state, event)
+EVOLVERS: Evolvers[SkullState, SkullEvent] = Evolvers(
+    {
+        RoundStarted: _round_started,
+        DiscPlaced: _disc_placed,
+        BidMade: _bid_made,
+        PlayerPassed: _player_passed,
+        ChallengeStarted: _challenge_started,
+        DiscFlipped: _disc_flipped,
+        ChallengeSucceeded: _challenge_succeeded,
+        ChallengeFailed: _challenge_failed,
+        DiscsShuffled: _discs_shuffled,
+        DiscLost: _disc_lost,
+        PlayerEliminated: _player_eliminated,
+        RoundEnded: _round_ended,
+        LastChanceReturned: _last_chance_returned,
+        LastChanceGiven: _last_chance_given,
+        FirstPlayerChoiceRequested: _first_player_choice_requested,
+    }
+)

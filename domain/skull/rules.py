@@ -1,8 +1,8 @@
 """The Skull rules as a pure Decider (shared/RULES.md, Skull section); ``RULES`` is the instance.
 
-Commands are decided in ``decide``, events recorded in ``evolve``, the reveal and the round's end
-in ``settle``, what a seat may send in ``legal``. This module ties them to ``domain.kernel.Rules``
-and says what each viewer may see of an event.
+Commands are decided in ``decide`` (the reveal and the round's end in its helper ``settle``), events
+recorded in ``evolve``, what a seat may send in ``legal``. This module ties them to
+``domain.kernel.Rules`` and says what each viewer may see of an event.
 """
 
 from __future__ import annotations
@@ -11,15 +11,11 @@ from msgspec.structs import replace
 
 from domain.fairness import Chance
 from domain.kernel import Rejected, Rules, Seat
-from domain.skull import decide as deciding
-from domain.skull import evolve as evolving
+from domain.skull import decide, evolve, legal
 from domain.skull.commands import SkullCommand
-from domain.skull.events import DiscLost, DiscPlaced, DiscsShuffled, RoundStarted, SkullEvent
-from domain.skull.legal import legal_commands, to_act
+from domain.skull.events import DiscLost, DiscPlaced, DiscsShuffled, SkullEvent
 from domain.skull.options import SkullOptions, player_range
 from domain.skull.state import SeatState, SkullState
-
-FIRST_PLAYER_LABEL = "first-player"
 
 
 class SkullRules:
@@ -41,20 +37,15 @@ class SkullRules:
         return SkullState(options=options, seats=tuple(SeatState() for _ in range(players)))
 
     def start(self, state: SkullState, chance: Chance) -> list[SkullEvent]:
-        """Round 1 begins; its first player is the table's choice or ``uniform(1, "first-player", n)``."""
-        named = state.options.first_player
-        if named is not None:
-            return [RoundStarted(round=1, first_player=named, reason="table")]
-        drawn = chance.uniform(1, FIRST_PLAYER_LABEL, state.players)
-        return [RoundStarted(round=1, first_player=drawn, reason="draw")]
+        return decide.start(state, chance)
 
     def decide(
         self, state: SkullState, command: SkullCommand, seat: Seat, chance: Chance
     ) -> list[SkullEvent]:
-        return deciding.decide(state, command, seat, chance)
+        return decide.DECIDERS.decide(state, command, seat, chance)
 
     def evolve(self, state: SkullState, event: SkullEvent) -> SkullState:
-        return evolving.evolve(state, event)
+        return evolve.EVOLVERS.evolve(state, event)
 
     def is_terminal(self, state: SkullState) -> bool:
         return state.phase == "finished"
@@ -81,10 +72,10 @@ class SkullRules:
         return state.phase
 
     def to_act(self, state: SkullState) -> list[Seat]:
-        return to_act(state)
+        return legal.to_act(state)
 
     def legal_commands(self, state: SkullState, seat: Seat) -> list[SkullCommand]:
-        return legal_commands(state, seat)
+        return legal.legal_commands(state, seat)
 
     def redact(self, event: SkullEvent, viewer: Seat | None) -> SkullEvent:
         """Hide a placed disc (unless it is the visibly distinct Last chance disc) and a lost disc

@@ -1,12 +1,13 @@
 """From the end of the auction to the next round: the reveal, its outcome, losses, who starts next.
 
-Each step appends events to a ``Batch`` that folds them as it goes, so the next step decides on
+Each step adds events to the command's ``Unfolding``, which folds them as it goes, so the next step decides on
 the state the previous events produced, exactly as a replay will see it.
 """
 
 from __future__ import annotations
 
 from domain.fairness import Chance
+from domain.kernel import Unfolding
 from domain.skull.commands import Disc
 from domain.skull.events import (
     ChallengeFailed,
@@ -24,24 +25,13 @@ from domain.skull.events import (
     RoundStarted,
     SkullEvent,
 )
-from domain.skull.evolve import evolve
 from domain.skull.state import SkullState
 
 DISCARD_LABEL = "discard"
 
 
-class Batch:
-    """The events one command produces, with the state they lead to."""
-
-    def __init__(self, state: SkullState) -> None:
-        self.state = state
-        self.events: list[SkullEvent] = []
-
-    def add(self, *events: SkullEvent) -> Batch:
-        for event in events:
-            self.events.append(event)
-            self.state = evolve(self.state, event)
-        return self
+Batch = Unfolding[SkullState, SkullEvent]
+"""The events of one command so far and the state they lead to (``domain.kernel.Unfolding``)."""
 
 
 def start_challenge(batch: Batch, chance: Chance) -> None:

@@ -16,13 +16,16 @@ from rq import SimpleWorker
 from rq.serializers import JSONSerializer
 from starlette.testclient import TestClient
 
-from services.app import connect_to, create_app
+from services.api.app import create_app
 from services.config import Settings
-from services.embedded import EmbeddedRedis
+from services.store.connection import connect_to
+from services.store.embedded import EmbeddedRedis
+from services.store.queue import projection_queue
 from workers.bots import choose
-from workers.projector import projection_queue
 
 ADMIN_TOKEN = "operator-secret-token"
+UNLIMITED = {"create_rate": "100000/second", "join_rate": "100000/second", "command_rate": "100000/second"}
+"""Tests about behaviour, not about abuse, send far more than a stranger may: no rate limits."""
 
 
 @dataclass
@@ -124,7 +127,7 @@ def practice(game: str, seed: int) -> dict[str, str]:
 
 @pytest.fixture(params=["fakeredis", pytest.param("redis", marks=pytest.mark.redis)])
 def api(request: pytest.FixtureRequest) -> Iterator[Api]:
-    settings = Settings(admin_token=ADMIN_TOKEN)
+    settings = Settings(admin_token=ADMIN_TOKEN, **UNLIMITED)
     if request.param == "fakeredis":
         server = fakeredis.FakeServer()
         sync = fakeredis.FakeRedis(server=server)
@@ -147,7 +150,7 @@ def fake_api() -> Iterator[Api]:
     """The app on fakeredis only: for tests about HTTP behaviour, not about the backend."""
     server = fakeredis.FakeServer()
     app = create_app(
-        Settings(admin_token=ADMIN_TOKEN),
+        Settings(admin_token=ADMIN_TOKEN, **UNLIMITED),
         lambda: (fakeredis.FakeAsyncRedis(server=server), fakeredis.FakeRedis(server=server)),
     )
     with TestClient(app, raise_server_exceptions=False) as client:

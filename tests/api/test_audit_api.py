@@ -14,9 +14,9 @@ import pytest
 
 from domain.games import table_for
 from projections.views import seat_view
-from services.demo import play_game
-from services.records import decode_stored
-from services.verify import verify_export
+from services.cli.demo import play_game
+from services.history.records import decode_stored
+from services.history.verify import verify_export
 from tests.api.conftest import ADMIN_TOKEN, Api, practice
 
 OPERATOR = {"Authorization": f"Bearer {ADMIN_TOKEN}"}

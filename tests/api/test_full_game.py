@@ -10,7 +10,7 @@ import pytest
 
 from domain.games import table_for
 from projections.views import seat_view
-from services.demo import play_game
+from services.cli.demo import play_game
 from tests.api.conftest import Api, practice
 
 GAMES = [("skull", 4), ("six-nimmt", 3), ("skull-king", 3)]

@@ -12,7 +12,7 @@ import httpx
 import msgspec
 import pytest
 
-from services.demo import local_stack
+from services.cli.demo import local_stack
 
 pytestmark = pytest.mark.redis
 DEADLINE = 20.0

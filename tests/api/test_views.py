@@ -53,10 +53,10 @@ def test_a_duplicate_or_late_poke_changes_no_view(api: Api) -> None:
     api.send(game_id, 0, FLOWER)
     api.project()
     before = api.sync.hgetall(f"ts:{{{game_id}}}:views")
-    from workers.projector import enqueue_poke, projection_queue
+    from services.store.queue import enqueue_projection, projection_queue
 
     for _ in range(3):
-        enqueue_poke(projection_queue(api.sync), game_id)
+        enqueue_projection(projection_queue(api.sync), game_id)
     api.project()
     assert api.sync.hgetall(f"ts:{{{game_id}}}:views") == before
 

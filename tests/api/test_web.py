@@ -7,7 +7,8 @@ import msgspec
 import pytest
 
 from domain.games import game_names, table_for
-from services.web import LANGUAGES, options_schema
+from projections.narration import LANGUAGES, narrate
+from services.api.web import options_schema
 from tests.api.conftest import Api, practice
 
 
@@ -103,6 +104,38 @@ def test_events_with_lang_carry_a_sentence_and_without_it_are_unchanged(fake_api
         assert all(isinstance(e["text"], str) and e["text"] for e in told)
     bad = fake_api.client.get(f"/games/{game_id}/events", params={"lang": "xx"})
     assert bad.status_code == 422 and bad.json()["error"]["code"] == "invalid_query"
+
+
+def test_event_sentences_name_the_seats_and_change_with_the_language(fake_api: Api) -> None:
+    game_id = fake_api.started("skull", 3)
+    said = {
+        lang: [
+            e["text"]
+            for e in fake_api.client.get(f"/games/{game_id}/events", params={"lang": lang}).json()["events"]
+        ]
+        for lang in LANGUAGES
+    }
+    names = [p["name"] for p in fake_api.view(game_id)["players"]]
+    joined = [text for text in said["en"] if "takes seat" in text]
+    assert [text.split(" takes seat")[0] for text in joined] == names
+    assert len({tuple(texts) for texts in said.values()}) == len(LANGUAGES)
+
+
+def test_each_caller_reads_the_sentences_of_the_events_as_it_sees_them(fake_api: Api) -> None:
+    game_id = fake_api.started("skull-king", 2)
+    assert fake_api.send(game_id, 0, {"type": "bid", "tricks": 0}).status_code == 200
+    names = [p["name"] for p in fake_api.view(game_id)["players"]]
+    for headers in ({}, fake_api.auth(game_id, 0), fake_api.auth(game_id, 1)):
+        params = {"lang": "fr"}
+        events = fake_api.client.get(f"/games/{game_id}/events", params=params, headers=headers).json()
+        for event in events["events"]:
+            shown = {k: v for k, v in event.items() if k != "text"}
+            assert event["text"] == narrate("skull-king", shown, names, "fr")
+    spectator = fake_api.client.get(f"/games/{game_id}/events", params={"lang": "en"}).json()["events"]
+    seat = fake_api.client.get(
+        f"/games/{game_id}/events", params={"lang": "en"}, headers=fake_api.auth(game_id, 0)
+    ).json()["events"]
+    assert spectator[-1]["text"] == "P0 places a bid" and seat[-1]["text"] == "P0 bids 0 tricks"
 
 
 def test_a_running_game_has_no_replay(fake_api: Api) -> None:

@@ -8,6 +8,7 @@ JSON builtins). ``play_random`` drives it unchanged, since it only calls ``act``
 
 from __future__ import annotations
 
+import hashlib
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -20,7 +21,7 @@ from hypothesis import strategies as st
 from domain.fairness import SecretSeeds
 from domain.games import table_for
 from domain.kernel import Command, Event, Rejected
-from services.records import (
+from services.history.records import (
     GENESIS_HASH,
     CommandRecord,
     Entry,
@@ -38,10 +39,18 @@ class RecordedGame(Game):
 
     entries: list[Entry] = field(default_factory=list)
     receipts: list[tuple[int, str]] = field(default_factory=list)
+    salted: bool = True  # False: stored format 1, as written before salts
+
+    def salts(self, first_version: int, count: int) -> list[str | None]:
+        """Replayable stand-ins for the server's random salts (``None`` in format 1)."""
+        if not self.salted:
+            return [None] * count
+        return [test_salt(f"{self.table.name}-{v}") for v in range(first_version, first_version + count)]
 
     def record(self, record: CommandRecord, events: list[Event]) -> list[Event]:
         prev = self.entries[-1].hash if self.entries else GENESIS_HASH
-        batch = encode_batch(len(self.entries) + 1, prev, record, events)
+        first = len(self.entries) + 1
+        batch = encode_batch(first, prev, record, events, self.salts(first, len(events)))
         self.entries.extend(batch)
         self.receipts.append((batch[-1].version, batch[-1].hash))
         return self.apply(events)
@@ -56,6 +65,11 @@ class RecordedGame(Game):
         return self.record(record, events)
 
 
+def test_salt(label: str) -> str:
+    """A fixed, well-formed salt (32 hex digits) for a label."""
+    return hashlib.sha256(f"test-salt-{label}".encode()).hexdigest()[:32]
+
+
 def new_recorded_game(
     game: str,
     players: int,
@@ -63,6 +77,7 @@ def new_recorded_game(
     seed: int | str | bytes = 0,
     client_seeds: Sequence[str] | None = None,
     game_id: str | None = None,
+    salted: bool = True,
 ) -> RecordedGame:
     """Create and fill a table as the server does; option ``seed`` (64 hex) makes a practice table."""
     table = table_for(game)
@@ -77,7 +92,7 @@ def new_recorded_game(
     created = table.create(game_id, players, options, seeds.chain_commitment(0), practice_seed is not None)
     state = table.fold(None, created)
     assert state is not None
-    g = RecordedGame(table=table, seeds=seeds, state=state)
+    g = RecordedGame(table=table, seeds=seeds, state=state, salted=salted)
     body = {"game": game, "players": players, "options": options}
     g.record(CommandRecord(id="create", kind="create", body=body), created)
     for seat in range(players):

@@ -7,11 +7,12 @@ from rq import SimpleWorker
 from rq.serializers import JSONSerializer
 
 from projections.views import materialise
-from services.folding import StateCache, advance
-from services.store_sync import SyncEventStore
+from services.history.folding import StateCache, advance
+from services.store.event_store import SyncEventStore
+from services.store.queue import enqueue_projection, projection_queue
 from tests.conftest import Clients
-from tests.services.test_handler import FLOWER, handler_on, started_table
-from workers.projector import Projector, enqueue_poke, projection_queue
+from tests.services.test_commands import FLOWER, handler_on, started_table
+from workers.projector import Projector
 from workers.sweeper import sweep
 
 pytestmark = pytest.mark.anyio
@@ -73,7 +74,7 @@ async def test_duplicate_and_reordered_pokes_through_rq_leave_views_at_the_head(
     games = [await played_game(store_backend, commands) for commands in (1, 2, 3)]
     queue = projection_queue(sync)
     for game_id in [games[2], games[0], games[2], games[1], games[0], games[2]]:
-        enqueue_poke(queue, game_id)
+        enqueue_projection(queue, game_id)
     job = queue.jobs[0]
     assert list(job.args) == [games[2]]  # a poke carries the game id only (JSON)
     SimpleWorker([queue], connection=sync, serializer=JSONSerializer).work(burst=True)
@@ -89,7 +90,7 @@ async def test_the_sweeper_pokes_exactly_the_games_whose_projection_lags(store_b
     current, lagging = await played_game(store_backend), await played_game(store_backend)
     Projector(store, StateCache()).catch_up(current)
     queue = projection_queue(sync)
-    assert sweep(store, queue) == [lagging]
+    assert sweep(store, queue, grace_ms=0) == [lagging]
     SimpleWorker([queue], connection=sync, serializer=JSONSerializer).work(burst=True)
-    assert sweep(store, queue) == []
+    assert sweep(store, queue, grace_ms=0) == []
     assert store.checkpoint(lagging) == store.head(lagging)

@@ -1,6 +1,7 @@
 """Bots: each picks a command from its own seat's view only (never the hidden state).
 
-A bot module exposes ``choose(view, rng) -> command dict``; ``view`` is exactly what the API's
+A bot module (``workers/bots/<package>.py`` of the game's ``GameSpec`` in ``domain.games``) exposes
+``choose(view, rng) -> command dict``; ``view`` is exactly what the API's
 ``GET /games/{id}/view`` returns for the bot's seat, and the choice is one of ``view["legal"]``.
 """
 
@@ -8,14 +9,30 @@ from __future__ import annotations
 
 import importlib
 import random
-from typing import Any
+from functools import cache
+from typing import Any, Protocol, runtime_checkable
 
-BOT_MODULES = {
-    "skull": "workers.bots.skull",
-    "six-nimmt": "workers.bots.six_nimmt",
-    "skull-king": "workers.bots.skull_king",
-}
+from domain.games import spec
+
+
+@runtime_checkable
+class Bot(Protocol):
+    def choose(self, view: dict[str, Any], rng: random.Random, /) -> dict[str, Any]:
+        """One of ``view["legal"]``, chosen from ``view`` alone; ``rng`` is its only chance."""
+
+
+def bot_for(game: str) -> Bot:
+    """The bot of a game by its public name; ``Rejected('unknown_game')`` for no such game."""
+    return _bot(spec(game).bot_module)
 
 
 def choose(game: str, view: dict[str, Any], rng: random.Random) -> dict[str, Any]:
-    return importlib.import_module(BOT_MODULES[game]).choose(view, rng)  # type: ignore[no-any-return]
+    return bot_for(game).choose(view, rng)
+
+
+@cache
+def _bot(path: str) -> Bot:
+    module = importlib.import_module(path)
+    if not isinstance(module, Bot):
+        raise TypeError(f"{path} is not a game's bot: it needs choose(view, rng)")
+    return module

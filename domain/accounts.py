@@ -1,0 +1,67 @@
+"""An account: a player who comes back. Event-sourced like a table, folded from its own stream.
+
+The stream records registration, password changes and every token issued; the state is what a
+login or a bearer check needs. Secrets appear only as hashes (SHA-256 of a token, Argon2 of a
+password), never as themselves. Pure: hashing and clocks belong to the caller.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Union
+
+import msgspec
+
+from domain.kernel import Event
+
+
+class AccountRegistered(Event, tag="account_registered", frozen=True):
+    account_id: str
+    display_name: str  # as the player typed it, NFKC-normalised and trimmed
+    normalised: str  # NFKC + casefold: what "the same name" means
+    skeleton: str  # the confusables skeleton: what "a name that looks the same" means
+
+
+class PasswordSet(Event, tag="password_set", frozen=True):
+    password_hash: str  # Argon2id, PHC string format
+
+
+class TokenIssued(Event, tag="token_issued", frozen=True):
+    token_hash: str  # SHA-256 hex of the bearer token
+    via: str  # "register" or "login"
+
+
+ACCOUNT_EVENTS: tuple[type[Event], ...] = (AccountRegistered, PasswordSet, TokenIssued)
+AccountEvent = Union[AccountRegistered, PasswordSet, TokenIssued]  # noqa: UP007 - a msgspec tagged union
+
+
+class AccountState(msgspec.Struct, frozen=True, kw_only=True):
+    account_id: str
+    display_name: str
+    normalised: str
+    skeleton: str
+    password_hash: str | None = None
+    token_hashes: frozenset[str] = frozenset()
+
+
+def evolve(state: AccountState | None, event: Event) -> AccountState:
+    if isinstance(event, AccountRegistered):
+        return AccountState(
+            account_id=event.account_id,
+            display_name=event.display_name,
+            normalised=event.normalised,
+            skeleton=event.skeleton,
+        )
+    assert state is not None, "an account's first event is account_registered"
+    if isinstance(event, PasswordSet):
+        return msgspec.structs.replace(state, password_hash=event.password_hash)
+    if isinstance(event, TokenIssued):
+        return msgspec.structs.replace(state, token_hashes=state.token_hashes | {event.token_hash})
+    raise TypeError(f"not an account event: {event!r}")
+
+
+def fold(events: Iterable[Event]) -> AccountState | None:
+    state: AccountState | None = None
+    for event in events:
+        state = evolve(state, event)
+    return state

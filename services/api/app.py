@@ -1,0 +1,140 @@
+"""The Starlette application: routes, request context, errors as JSON, the connected parts."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+import anyio
+from starlette.applications import Starlette
+from starlette.middleware import Middleware
+from starlette.requests import Request
+from starlette.routing import Route
+
+from services.accounts import Accounts
+from services.api.account_routes import routes as account_routes
+from services.api.context import AppContext, app_context
+from services.api.error_responses import EXCEPTION_HANDLERS
+from services.api.history_routes import routes as history_routes
+from services.api.http import JSONResponse
+from services.api.live import live
+from services.api.middleware import RequestContext
+from services.api.openapi import openapi_document
+from services.api.rate_limits import RateLimits
+from services.api.routes import routes as game_routes
+from services.api.stream_slots import StreamSlots
+from services.api.web import web_routes
+from services.callers import Callers
+from services.commands import GameCommands
+from services.config import Settings
+from services.history.folding import StateCache
+from services.players import PlayerQueries
+from services.queries import GameQueries
+from services.store.connection import UNAVAILABLE, Connect, PoolLimits, connect_to
+from services.store.event_store import EventStore
+from services.store.live_updates import LiveHub
+from services.store.queue import AppendNotifier, projection_queue
+from services.store.tokens import TokenStore
+
+HEALTH_TIMEOUT = 2.0  # seconds /healthz gives Redis before calling it unreachable
+
+
+def not_ready(reason: str, message: str, **details: object) -> JSONResponse:
+    body = {"status": "not_ready", "reason": reason, "message": message, **details}
+    return JSONResponse(body, status_code=503, headers={"Retry-After": "2"})
+
+
+async def healthz(request: Request) -> JSONResponse:
+    """Readiness: 200 when Redis answers and no projection lags past the threshold, else 503 with
+    the reason. A load balancer sends traffic only to a ready process."""
+    context = app_context(request)
+    if context.live.closing:
+        return not_ready("shutting_down", "This process is shutting down.")
+    try:
+        with anyio.fail_after(HEALTH_TIMEOUT):
+            await context.store.ping()
+            lag_ms = await context.store.oldest_dirty_age_ms()
+    except (TimeoutError, *UNAVAILABLE):
+        return not_ready("redis_unreachable", "The game store does not answer.")
+    lag = lag_ms / 1000
+    if lag > context.settings.ready_max_lag_seconds:
+        return not_ready(
+            "projections_lagging", f"A projection has lagged for {lag:.1f} s.", lag_seconds=round(lag, 1)
+        )
+    return JSONResponse({"status": "ok"})
+
+
+async def livez(request: Request) -> JSONResponse:
+    """Liveness: the process answers HTTP (whatever Redis does); restart it only when this fails."""
+    return JSONResponse({"status": "alive"})
+
+
+async def openapi(request: Request) -> JSONResponse:
+    return JSONResponse(openapi_document())
+
+
+def pool_limits(settings: Settings) -> PoolLimits:
+    return PoolLimits(
+        max_connections=settings.redis_max_connections,
+        pool_timeout=settings.redis_pool_timeout,
+        socket_timeout=settings.redis_socket_timeout,
+    )
+
+
+def create_app(settings: Settings, connect: Connect | None = None) -> Starlette:
+    """The app. ``connect`` makes its (async, sync) Redis clients inside the app's own event loop;
+    by default from ``settings.redis_url`` (tests hand in fakeredis).
+
+    ``app.state.begin_shutdown()`` (thread- and signal-safe) ends every live stream at once and
+    refuses new ones: call it when the server starts draining (``services.cli.serve`` does)."""
+
+    @asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        aclient, sclient = (connect or connect_to(settings.redis_url, pool_limits(settings)))()
+        store = EventStore(aclient)
+        tokens = TokenStore(aclient)
+        cache = StateCache()  # one fold per game for both sides of this process
+        hub = LiveHub(aclient, settings.live_queue_size)
+        hub.start()
+        loop = asyncio.get_running_loop()
+
+        def begin_shutdown() -> None:
+            loop.call_soon_threadsafe(hub.begin_close)
+
+        app.state.begin_shutdown = begin_shutdown
+        app.state.context = AppContext(
+            settings=settings,
+            store=store,
+            callers=Callers(tokens, settings.admin_token),
+            commands=GameCommands(store, tokens, AppendNotifier(store, projection_queue(sclient)), cache),
+            queries=GameQueries(store, cache),
+            accounts=Accounts(store),
+            players=PlayerQueries(store),
+            live=hub,
+            stream_slots=StreamSlots(settings.live_max_streams, settings.live_max_streams_per_client),
+            rate_limits=RateLimits.from_settings(settings),
+        )
+        try:
+            yield
+        finally:
+            await hub.close()
+            await aclient.aclose()
+            sclient.close()
+
+    routes = [
+        *web_routes(),
+        *game_routes,
+        Route("/games/{game_id}/live", live, methods=["GET"]),
+        *history_routes,
+        *account_routes,
+        Route("/openapi.json", openapi, methods=["GET"]),
+        Route("/healthz", healthz, methods=["GET"]),
+        Route("/livez", livez, methods=["GET"]),
+    ]
+    return Starlette(
+        routes=routes,
+        middleware=[Middleware(RequestContext)],
+        exception_handlers=EXCEPTION_HANDLERS,
+        lifespan=lifespan,
+    )

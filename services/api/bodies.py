@@ -1,0 +1,47 @@
+"""The request bodies of API.md as msgspec Structs (also the schemas of ``/openapi.json``).
+
+Every string field is capped on its raw length (before any stripping), so no body can make the
+server store more than the rules allow: a name of "a" and 65,000 spaces is refused here.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+import msgspec
+
+from domain.table import MAX_CLIENT_SEED, MAX_NAME
+
+MAX_GAME_NAME = 32
+
+
+class CreateGame(msgspec.Struct, forbid_unknown_fields=True):
+    game: Annotated[str, msgspec.Meta(min_length=1, max_length=MAX_GAME_NAME)]
+    players: int
+    options: dict[str, Any] = {}
+
+
+class JoinGame(msgspec.Struct, forbid_unknown_fields=True):
+    # required without an account token; with one it defaults to the account's name
+    name: Annotated[str, msgspec.Meta(min_length=1, max_length=MAX_NAME)] | None = None
+    client_seed: Annotated[str, msgspec.Meta(max_length=MAX_CLIENT_SEED)] | None = None
+
+
+class SendCommand(msgspec.Struct, forbid_unknown_fields=True):
+    command_id: Annotated[str, msgspec.Meta(min_length=1, max_length=64)]
+    command: dict[str, Any]
+    expected_version: Annotated[int, msgspec.Meta(ge=0)] | None = None
+
+
+class Register(msgspec.Struct, forbid_unknown_fields=True):
+    name: Annotated[str, msgspec.Meta(max_length=200)]
+    password: Annotated[str, msgspec.Meta(max_length=1024)] | None = None
+
+
+class Login(msgspec.Struct, forbid_unknown_fields=True):
+    name: Annotated[str, msgspec.Meta(max_length=200)]
+    password: Annotated[str, msgspec.Meta(max_length=1024)]
+
+
+class SetPassword(msgspec.Struct, forbid_unknown_fields=True):
+    password: Annotated[str, msgspec.Meta(max_length=1024)]

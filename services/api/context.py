@@ -1,0 +1,37 @@
+"""What the running app holds: its settings and the connected parts, built once in the lifespan."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from starlette.requests import HTTPConnection
+
+from services.accounts import Accounts
+from services.api.rate_limits import RateLimits
+from services.api.stream_slots import StreamSlots
+from services.callers import Callers
+from services.commands import GameCommands
+from services.config import Settings
+from services.players import PlayerQueries
+from services.queries import GameQueries
+from services.store.event_store import EventStore
+from services.store.live_updates import LiveHub
+
+
+@dataclass(frozen=True)
+class AppContext:
+    settings: Settings
+    store: EventStore
+    callers: Callers
+    commands: GameCommands
+    queries: GameQueries
+    accounts: Accounts
+    players: PlayerQueries
+    live: LiveHub
+    stream_slots: StreamSlots
+    rate_limits: RateLimits
+
+
+def app_context(conn: HTTPConnection) -> AppContext:
+    found: AppContext = conn.app.state.context
+    return found

@@ -1,0 +1,163 @@
+"""HTTP plumbing shared by the routes: JSON in and out, path and query values, the caller and the
+browser's token cookies."""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Literal, TypeVar
+
+import anyio
+import msgspec
+from starlette.requests import Request
+from starlette.responses import Response
+
+from projections.narration import LANGUAGES
+from services.api.context import app_context
+from services.callers import Caller
+from services.errors import (
+    InvalidError,
+    MalformedError,
+    RequestTimeoutError,
+    TooLargeError,
+    UnauthorizedError,
+    game_not_found,
+)
+
+T = TypeVar("T")
+
+MAX_BODY = 64 * 1024  # the largest command is a few hundred bytes
+MAX_VERSION = 2**53 - 1  # the largest version a query may name (exact in JSON, far below Redis's 2^64)
+GAME_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
+
+_encoder = msgspec.json.Encoder()
+
+
+class JSONResponse(Response):
+    media_type = "application/json"
+
+    def render(self, content: Any) -> bytes:
+        return content if isinstance(content, bytes) else _encoder.encode(content)
+
+
+async def read_body(request: Request, body_type: type[T]) -> T:
+    """The request body as ``body_type``: 413 past ``MAX_BODY``, 408 when it does not arrive within
+    the body timeout (a slow sender holds no worker forever), 400 if not JSON, 422 if not that shape."""
+    declared = request.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > MAX_BODY:
+        raise TooLargeError("body_too_large", f"A request body may have at most {MAX_BODY} bytes.")
+    limit = app_context(request).settings.body_timeout_seconds
+    with anyio.move_on_after(limit) as scope:
+        body = await _receive_body(request)
+    if scope.cancelled_caught:
+        raise RequestTimeoutError("body_timeout", f"The request body did not arrive within {limit:g} s.")
+    if not body:
+        raise MalformedError("malformed_json", "The request body must be a JSON document.")
+    try:
+        data = msgspec.json.decode(body)
+    except msgspec.DecodeError as exc:
+        raise MalformedError("malformed_json", f"The request body is not valid JSON: {exc}.") from None
+    except RecursionError:
+        raise MalformedError("malformed_json", "The request body is nested too deeply.") from None
+    try:
+        return msgspec.convert(data, body_type)
+    except msgspec.ValidationError as exc:
+        raise InvalidError("invalid_request", f"The request is invalid: {exc}.") from None
+
+
+async def _receive_body(request: Request) -> bytes:
+    body = b""
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > MAX_BODY:
+            raise TooLargeError("body_too_large", f"A request body may have at most {MAX_BODY} bytes.")
+    return body
+
+
+def game_id_of(request: Request) -> str:
+    """The game id of the path; one that no game can have is a 404 like any unknown game."""
+    game_id: str = request.path_params["game_id"]
+    if not GAME_ID.fullmatch(game_id):
+        raise game_not_found(game_id)
+    return game_id
+
+
+def bearer(request: Request) -> str | None:
+    header = request.headers.get("authorization")
+    if header is None:
+        return None
+    scheme, _, token = header.partition(" ")
+    if scheme.lower() != "bearer" or not token.strip():
+        raise UnauthorizedError("unauthorized", "Send the token as 'Authorization: Bearer <token>'.")
+    return token.strip()
+
+
+async def caller_of(request: Request, game_id: str) -> Caller:
+    """Who is asking (see ``services.callers``): the ``Authorization`` header wins; without one, a
+    browser's ``ts_seat_<id>`` cookie, else its ``ts_host_<id>`` cookie (a stale one is ignored)."""
+    callers = app_context(request).callers
+    token = bearer(request)
+    if token is not None:
+        return await callers.identify(game_id, token)
+    return await callers.remembered(game_id, remembered_tokens(request, game_id))
+
+
+TokenKind = Literal["seat", "host"]
+
+
+def cookie_name(kind: TokenKind, game_id: str) -> str:
+    """``ts_seat_<game_id>`` or ``ts_host_<game_id>``: a browser's token for one table."""
+    return f"ts_{kind}_{game_id}"
+
+
+def remembered_tokens(request: Request, game_id: str) -> list[str]:
+    """The tokens a browser remembers for a table: its seat's first, then its host's."""
+    found = (request.cookies.get(cookie_name(kind, game_id)) for kind in ("seat", "host"))
+    return [token for token in found if token]
+
+
+def set_token_cookie(request: Request, response: Response, kind: TokenKind, game_id: str, token: str) -> None:
+    """Remember a browser's token in an HttpOnly, SameSite=Strict cookie that scripts cannot read."""
+    response.set_cookie(
+        cookie_name(kind, game_id),
+        token,
+        httponly=True,
+        samesite="strict",
+        path="/",
+        secure=request.url.scheme == "https",
+    )
+
+
+def language_query(request: Request) -> str | None:
+    """The ``lang`` query parameter, one of the narration's ``LANGUAGES``; ``None`` when absent."""
+    raw = request.query_params.get("lang")
+    if raw is None:
+        return None
+    if raw not in LANGUAGES:
+        languages = ", ".join(LANGUAGES)
+        raise InvalidError("invalid_query", f"The query parameter 'lang' must be one of {languages}.")
+    return raw
+
+
+def int_query(request: Request, name: str, default: int, low: int = 0, high: int | None = None) -> int:
+    value = optional_int_query(request, name, low, high)
+    return default if value is None else value
+
+
+def optional_int_query(request: Request, name: str, low: int = 0, high: int | None = None) -> int | None:
+    raw = request.query_params.get(name)
+    if raw is None:
+        return None
+    try:
+        value = int(raw)
+    except ValueError:
+        raise InvalidError("invalid_query", f"The query parameter {name!r} must be an integer.") from None
+    if value < low or (high is not None and value > high):
+        bounds = f"between {low} and {high}" if high is not None else f"at least {low}"
+        raise InvalidError("invalid_query", f"The query parameter {name!r} must be {bounds}.")
+    return value
+
+
+def client_address(request: Request) -> str:
+    """Who to count a request against (rate limits, stream caps): the peer address, which uvicorn
+    takes from ``X-Forwarded-For`` only when the proxy is trusted (``--forwarded-allow-ips``)."""
+    return request.client.host if request.client is not None else "unknown"

@@ -1,0 +1,116 @@
+"""Live updates as server-sent events: one message per new version with the caller's view.
+
+Each message carries ``id: <version>``; a client reconnecting with ``Last-Event-ID`` gets every
+version after it, in order, with no gap and no duplicate. The stream folds the stored events
+itself (the same pure view functions as the projections), so it never waits on a lagging worker;
+a wake-up on the game's channel (published on every append and every projection) or a short poll
+tells it to read the tail. It ends when the game is over, the client goes away, Redis becomes
+unreachable (the client reconnects with ``Last-Event-ID``) or the server shuts down.
+
+Streams are capped per server process and per client address (``StreamSlots``); a stream holds no
+pooled Redis connection (``services.store.live_updates.LiveHub`` fans one subscriber out).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import AsyncIterator
+
+import structlog
+from starlette.requests import Request
+from starlette.responses import StreamingResponse
+from starlette.types import Receive, Scope, Send
+
+from services.api.context import AppContext, app_context
+from services.api.http import caller_of, client_address, game_id_of
+from services.api.stream_slots import Slot
+from services.errors import InvalidError, UnavailableError
+from services.history.folding import Folded
+from services.queries import rendered_view
+from services.store.connection import UNAVAILABLE
+
+log = structlog.get_logger("tablestream.live")
+
+
+class LiveResponse(StreamingResponse):
+    """A stream that gives its slot back however it ends (even if it never started)."""
+
+    def __init__(self, content: AsyncIterator[bytes], slot: Slot) -> None:
+        super().__init__(
+            content,
+            media_type="text/event-stream",
+            headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"},
+        )
+        self.slot = slot
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        try:
+            await super().__call__(scope, receive, send)
+        except OSError:  # the client's socket broke mid-stream: nothing to answer
+            log.info("live_client_gone")
+        finally:
+            self.slot.release()
+
+
+async def live(request: Request) -> StreamingResponse:
+    game_id = game_id_of(request)
+    context = app_context(request)
+    if context.live.closing:
+        raise UnavailableError("shutting_down", "This server is shutting down; reconnect.", retry_after=1)
+    caller = await caller_of(request, game_id)
+    head = await context.queries.load(game_id)
+    resume = _last_event_id(request)
+    if resume is not None and resume > head.version:
+        raise InvalidError("invalid_last_event_id", f"The game is at version {head.version}, not {resume}.")
+    slot = context.stream_slots.take(client_address(request))
+    return LiveResponse(_stream(request, context, game_id, caller.seat, head, resume), slot)
+
+
+def _last_event_id(request: Request) -> int | None:
+    raw = request.headers.get("last-event-id") or request.query_params.get("last_event_id")
+    if raw is None:
+        return None
+    try:
+        value = int(raw)
+    except ValueError:
+        raise InvalidError("invalid_last_event_id", "Last-Event-ID must be a version number.") from None
+    if value < 0:
+        raise InvalidError("invalid_last_event_id", "Last-Event-ID must not be negative.")
+    return value
+
+
+def _message(folded: Folded, seat: int | None) -> bytes:
+    return b"id: %d\nevent: view\ndata: %s\n\n" % (folded.version, rendered_view(folded, seat))
+
+
+async def _stream(
+    request: Request, context: AppContext, game_id: str, seat: int | None, head: Folded, resume: int | None
+) -> AsyncIterator[bytes]:
+    queries = context.queries
+    settings = context.settings
+    async with context.live.subscribe(game_id) as wakeups:  # before reading the tail: no lost wake-up
+        cursor: Folded | None
+        if resume is None:
+            cursor = head
+            yield _message(head, seat)
+        else:
+            cursor = await queries.load_at(game_id, resume) if resume > 0 else None
+        quiet_since = time.monotonic()
+        while not wakeups.closing:
+            try:
+                successors = await queries.successors(game_id, cursor)
+            except UNAVAILABLE:  # Redis went away: end; the client resumes from its Last-Event-ID
+                log.info("live_ended_store_unavailable", game_id=game_id)
+                return
+            for folded in successors:
+                cursor = folded
+                yield _message(cursor, seat)
+                quiet_since = time.monotonic()
+            if cursor is not None and cursor.state.status == "finished":
+                return
+            if await request.is_disconnected():
+                return
+            await wakeups.wait(settings.live_poll_seconds)
+            if time.monotonic() - quiet_since >= settings.live_heartbeat_seconds:
+                yield b": keep-alive\n\n"
+                quiet_since = time.monotonic()

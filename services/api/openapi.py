@@ -1,0 +1,374 @@
+"""``/openapi.json``: OpenAPI 3.1, with request bodies and every game's commands as msgspec schemas."""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import Annotated, Any
+
+import msgspec
+
+from domain.games import game_names, table_for
+from projections.narration import LANGUAGES
+from services.api.account_routes import MAX_PAGE as MAX_ACCOUNT_PAGE
+from services.api.bodies import CreateGame, JoinGame, Login, Register, SendCommand, SetPassword
+from services.api.http import MAX_VERSION
+from services.api.idempotency import MAX_KEY, MIN_KEY
+from services.api.routes import MAX_EVENTS_PAGE, MAX_LOBBY_PAGE
+
+REF = "#/components/schemas/{name}"
+
+
+def _error(description: str) -> dict[str, Any]:
+    return {
+        "description": description,
+        "content": {"application/json": {"schema": {"$ref": REF.format(name="Error")}}},
+    }
+
+
+def _ok(description: str, schema: dict[str, Any] | None = None) -> dict[str, Any]:
+    content = {"application/json": {"schema": schema or {"type": "object"}}}
+    return {"description": description, "content": content}
+
+
+def _body(name: str) -> dict[str, Any]:
+    return {"required": True, "content": {"application/json": {"schema": {"$ref": REF.format(name=name)}}}}
+
+
+GAME_ID = {
+    "name": "game_id",
+    "in": "path",
+    "required": True,
+    "schema": {"type": "string", "pattern": "^[A-Za-z0-9_-]{1,64}$"},
+}
+BEARER: list[dict[str, list[str]]] = [{"bearer": []}, {}]
+IDEMPOTENCY_KEY = {
+    "name": "Idempotency-Key",
+    "in": "header",
+    "required": False,
+    "schema": msgspec.json.schema(
+        Annotated[str, msgspec.Meta(min_length=MIN_KEY, max_length=MAX_KEY, pattern="^[!-~]+$")]
+    ),
+    "description": "A secret of the client (16-128 visible ASCII characters): the same key and body "
+    "within 24 hours answer with the same table and host token, creating nothing.",
+}
+ERRORS = {
+    400: "Malformed JSON",
+    401: "A bad or malformed token",
+    403: "A token that may not do this",
+    404: "No such game",
+    409: "A conflict with the table's state",
+    413: "The request body is too large",
+    422: "Invalid input or a rule violation",
+}
+
+
+def _errors(*statuses: int, **descriptions: str) -> dict[str, Any]:
+    """Error answers (each the JSON error shape); ``descriptions`` override by status, e.g. s409=..."""
+    return {str(s): _error(descriptions.get(f"s{s}", ERRORS[s])) for s in statuses}
+
+
+def _query(name: str, description: str, minimum: int, maximum: int) -> dict[str, Any]:
+    return {
+        "name": name,
+        "in": "query",
+        "required": False,
+        "schema": {"type": "integer", "minimum": minimum, "maximum": maximum},
+        "description": description,
+    }
+
+
+LANG = {
+    "name": "lang",
+    "in": "query",
+    "required": False,
+    "schema": {"type": "string", "enum": list(LANGUAGES)},
+    "description": "Add each event's sentence in this language under 'text' (saying what the caller sees)",
+}
+COOKIES = (
+    "Without the header, a browser's 'ts_seat_<game_id>' cookie (else its 'ts_host_<game_id>' cookie) "
+    "identifies it; creating and joining set these HttpOnly cookies."
+)
+
+ACCOUNT: dict[str, Any] = {"security": [{"bearer": []}]}
+PAGE = [
+    _query("offset", "Skip this many", 0, MAX_VERSION),
+    _query("limit", "At most this many (default 20)", 1, MAX_ACCOUNT_PAGE),
+]
+ACCOUNT_PATHS: dict[str, Any] = {
+    "/accounts": {
+        "post": {
+            "summary": "Register a display name (unique up to case, width and lookalike characters)",
+            "requestBody": _body("Register"),
+            "responses": {
+                "201": _ok("account_id, name and the account token"),
+                "409": _error("name_taken"),
+                "422": _error("invalid_name, name_confusable, name_mixed_script, invalid_password"),
+            },
+        }
+    },
+    "/accounts/login": {
+        "post": {
+            "summary": "A fresh account token for a name and its password",
+            "requestBody": _body("Login"),
+            "responses": {
+                "200": _ok("account_id, name and a new token"),
+                "401": _error("invalid_credentials"),
+            },
+        }
+    },
+    "/accounts/me": {
+        "get": {
+            **ACCOUNT,
+            "summary": "The token's account: public profile, ratings, has_password",
+            "responses": {"200": _ok("The account"), "401": _error("Bad or missing account token")},
+        }
+    },
+    "/accounts/me/password": {
+        "post": {
+            **ACCOUNT,
+            "summary": "Set or change the password (Argon2id-hashed; enables /accounts/login)",
+            "requestBody": _body("SetPassword"),
+            "responses": {
+                "200": _ok("Done"),
+                "401": _error("Bad account token"),
+                "422": _error("Bad password"),
+            },
+        }
+    },
+    "/accounts/{name_or_id}": {
+        "parameters": [{"name": "name_or_id", "in": "path", "required": True, "schema": {"type": "string"}}],
+        "get": {
+            "summary": "A public profile: account id, display name, rating per game",
+            "responses": {"200": _ok("The profile"), "404": _error("account_not_found")},
+        },
+    },
+    "/accounts/{account_id}/history": {
+        "parameters": [{"name": "account_id", "in": "path", "required": True, "schema": {"type": "string"}}],
+        "get": {
+            "summary": "Finished games of an account, newest first: seats, result, rating change, links",
+            "parameters": PAGE,
+            "responses": {"200": _ok("total, offset, limit, games"), "404": _error("account_not_found")},
+        },
+    },
+    "/leaderboards/{game}": {
+        "parameters": [{"name": "game", "in": "path", "required": True, "schema": {"type": "string"}}],
+        "get": {
+            "summary": "Rated accounts of a game, best first (rating = mu - 3 sigma, Plackett-Luce)",
+            "parameters": PAGE,
+            "responses": {"200": _ok("total, offset, limit, entries"), "404": _error("unknown_game")},
+        },
+    },
+}
+
+
+RETRY_AFTER = {
+    "Retry-After": {"description": "Seconds to wait before retrying", "schema": {"type": "integer"}}
+}
+RATE_LIMITED = {
+    ("/games", "post"),
+    ("/games/{game_id}/players", "post"),
+    ("/games/{game_id}/commands", "post"),
+}
+CAPPED = {("/games/{game_id}/live", "get")}
+
+
+def _retry_later(description: str) -> dict[str, Any]:
+    return {**_error(description), "headers": RETRY_AFTER}
+
+
+def _add_refusals(paths: dict[str, Any]) -> None:
+    """The answers of hardening (README's Settings) every operation may give: 503 when Redis is
+    unreachable, 429 past a client's rate or stream cap, 408 when a body arrives too slowly."""
+    for path, item in paths.items():
+        for method, operation in item.items():
+            if method not in {"get", "post"} or path in {"/healthz", "/livez", "/openapi.json"}:
+                continue
+            responses = operation["responses"]
+            responses.setdefault("503", _retry_later("Redis unreachable, or a server-wide cap reached"))
+            if (path, method) in RATE_LIMITED:
+                responses.setdefault("429", _retry_later("Rate limited: too many from this client"))
+                responses.setdefault("408", _error("The request body did not arrive in time"))
+            if (path, method) in CAPPED:
+                responses.setdefault("429", _retry_later("Too many live streams from this client"))
+
+
+@cache
+def openapi_document() -> dict[str, Any]:
+    command_unions = {table_for(name).command_type for name in game_names()}
+    (create, join, send, *commands), components = msgspec.json.schema_components(
+        [CreateGame, JoinGame, SendCommand, Register, Login, SetPassword, *command_unions], ref_template=REF
+    )
+    commands = commands[3:]  # the account bodies are components, referenced by name
+    components["Error"] = {
+        "type": "object",
+        "required": ["error"],
+        "properties": {
+            "error": {
+                "type": "object",
+                "required": ["code", "message"],
+                "properties": {"code": {"type": "string"}, "message": {"type": "string"}},
+            }
+        },
+    }
+    components["Command"] = {"anyOf": commands}
+    send_schema = components["SendCommand"]
+    send_schema["properties"]["command"] = {"$ref": REF.format(name="Command")}
+    components["CreateGame"]["properties"]["game"] = {"enum": list(game_names())}
+    body_errors = (400, 413, 422)
+    game = {"parameters": [GAME_ID]}
+    paths: dict[str, Any] = {
+        "/games": {
+            "post": {
+                "summary": "Create a table",
+                "parameters": [IDEMPOTENCY_KEY],
+                "requestBody": _body("CreateGame"),
+                "responses": {
+                    "201": _ok("The table id and the host token"),
+                    **_errors(*body_errors, 409, s409="The Idempotency-Key was used with another body"),
+                },
+            },
+            "get": {
+                "summary": "The lobby: open and running tables",
+                "parameters": [_query("limit", "At most this many tables", 1, MAX_LOBBY_PAGE)],
+                "responses": {"200": _ok("Tables"), **_errors(422)},
+            },
+        },
+        "/games/{game_id}/players": {
+            **game,
+            "post": {
+                "summary": "Take the next seat; the last seat starts the game",
+                "description": "With 'Authorization: Bearer <account token>' the seat is the account's "
+                "(name optional, defaults to the display name); without it the seat is anonymous.",
+                "security": [{"bearer": []}, {}],
+                "requestBody": _body("JoinGame"),
+                "responses": {
+                    "201": _ok("The seat and its token"),
+                    **_errors(
+                        *body_errors,
+                        401,
+                        404,
+                        409,
+                        s401="Bad account token",
+                        s409="Full, started, or the account already sits here",
+                    ),
+                },
+            },
+        },
+        "/games/{game_id}/commands": {
+            **game,
+            "post": {
+                "summary": "Send a command as the token's seat",
+                "security": [{"bearer": []}],
+                "requestBody": _body("SendCommand"),
+                "responses": {
+                    "200": _ok("Version, the events as this seat sees them, and a receipt"),
+                    **_errors(*body_errors, 401, 403, 404, 409, s409="Conflict, reuse or game over"),
+                },
+            },
+        },
+        "/games/{game_id}/view": {
+            **game,
+            "get": {
+                "summary": "The caller's view (a spectator's without a token)",
+                "description": COOKIES,
+                "security": BEARER,
+                "parameters": [_query("at", "Time travel: the view at this version", 1, MAX_VERSION)],
+                "responses": {"200": _ok("The view"), **_errors(401, 404, 422)},
+            },
+        },
+        "/games/{game_id}/events": {
+            **game,
+            "get": {
+                "summary": "Events as the caller may see them",
+                "description": COOKIES,
+                "security": BEARER,
+                "parameters": [
+                    _query("after", "Only versions after this", 0, MAX_VERSION),
+                    _query("limit", "At most this many", 1, MAX_EVENTS_PAGE),
+                    LANG,
+                ],
+                "responses": {
+                    "200": _ok("Events and the head version (each with 'text' when lang is given)"),
+                    **_errors(401, 404, 422),
+                },
+            },
+        },
+        "/games/{game_id}/scores": {
+            **game,
+            "get": {
+                "summary": "The scoreboard",
+                "responses": {"200": _ok("Per round and totals"), **_errors(404)},
+            },
+        },
+        "/games/{game_id}/live": {
+            **game,
+            "get": {
+                "summary": "Server-sent events: one message per version with the caller's view",
+                "security": BEARER,
+                "responses": {
+                    "200": {
+                        "description": "Resumes from Last-Event-ID",
+                        "content": {"text/event-stream": {"schema": {"type": "string"}}},
+                    },
+                    **_errors(401, 404, 422),
+                },
+            },
+        },
+        "/games/{game_id}/audit": {
+            **game,
+            "get": {
+                "summary": "Per finished round: seed, chain check, chance outcomes, events",
+                "security": BEARER,
+                "responses": {"200": _ok("The audit"), **_errors(401, 404)},
+            },
+        },
+        "/games/{game_id}/export": {
+            **game,
+            "get": {
+                "summary": "A finished game as one self-contained document for the offline verifier",
+                "responses": {"200": _ok("The export"), **_errors(404, 409, s409="Game not finished")},
+            },
+        },
+        "/games/{game_id}/replay": {
+            **game,
+            "get": {
+                "summary": "A finished game at one version: the spectator's and every seat's view, "
+                "and that version's events in full",
+                "parameters": [_query("at", "The version (default: the last)", 1, MAX_VERSION), LANG],
+                "responses": {
+                    "200": _ok("version, head, spectator, seats, events"),
+                    **_errors(404, 409, 422, s409="Game not finished", s422="Bad 'at' or 'lang'"),
+                },
+            },
+        },
+        "/games/options": {
+            "get": {
+                "summary": "Per game: title, player counts and every table option with its meaning; "
+                "the narration's languages",
+                "responses": {"200": _ok("games, practice_seed, languages")},
+            },
+        },
+        **ACCOUNT_PATHS,
+        "/healthz": {
+            "get": {
+                "summary": "Readiness: Redis answers and no projection lags past the threshold",
+                "responses": {"200": _ok("ok"), "503": _retry_later("Not ready: the reason is in the body")},
+            }
+        },
+        "/livez": {"get": {"summary": "Liveness: the process answers", "responses": {"200": _ok("alive")}}},
+    }
+    _add_refusals(paths)
+    del create, join, send
+    return {
+        "openapi": "3.1.0",
+        "info": {
+            "title": "Tablestream",
+            "version": "1",
+            "description": "Skull, 6 nimmt! and Skull King: event-sourced, provably fair, auditable.",
+        },
+        "paths": paths,
+        "components": {
+            "schemas": components,
+            "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}},
+        },
+    }

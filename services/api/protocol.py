@@ -1,0 +1,57 @@
+"""uvicorn's httptools protocol with a header read timeout.
+
+uvicorn closes an idle keep-alive connection after ``timeout_keep_alive``, but only once a response
+was sent: a connection that never finishes its request headers (slowloris) is held forever. This
+protocol gives every request ``header_timeout`` seconds from its connection (or from the end of the
+previous response) to complete its headers, then closes the connection. The body has its own
+timeout in the app (``services.api.http.read_body``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+
+DEFAULT_HEADER_TIMEOUT = 10.0
+
+
+class HeaderTimeoutProtocol(HttpToolsProtocol):
+    header_timeout: float = DEFAULT_HEADER_TIMEOUT
+    _header_timer: asyncio.TimerHandle | None = None
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        super().connection_made(transport)
+        self._arm()
+
+    def on_headers_complete(self) -> None:
+        self._disarm()
+        super().on_headers_complete()
+
+    def on_response_complete(self) -> None:
+        super().on_response_complete()
+        if not self.transport.is_closing():
+            self._arm()  # the next request on this connection gets its own header deadline
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._disarm()
+        super().connection_lost(exc)
+
+    def _arm(self) -> None:
+        self._disarm()
+        self._header_timer = self.loop.call_later(self.header_timeout, self._headers_too_slow)
+
+    def _disarm(self) -> None:
+        if self._header_timer is not None:
+            self._header_timer.cancel()
+            self._header_timer = None
+
+    def _headers_too_slow(self) -> None:
+        self._header_timer = None
+        if not self.transport.is_closing():
+            self.transport.close()
+
+
+def with_header_timeout(seconds: float) -> type[HeaderTimeoutProtocol]:
+    """The protocol class for ``uvicorn.Config(http=...)`` with this header timeout."""
+    return type("HeaderTimeoutProtocol", (HeaderTimeoutProtocol,), {"header_timeout": seconds})

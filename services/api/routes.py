@@ -1,0 +1,120 @@
+"""The routes of API.md: tables and lobby, commands, views, events, scores.
+
+Creating and joining also set the token in an HttpOnly cookie for browsers (``http.set_token_cookie``)."""
+
+from __future__ import annotations
+
+from starlette.requests import Request
+from starlette.routing import Route
+
+from domain.table import Account
+from services.api.bodies import CreateGame, JoinGame, SendCommand
+from services.api.context import app_context
+from services.api.http import (
+    MAX_VERSION,
+    JSONResponse,
+    bearer,
+    caller_of,
+    client_address,
+    game_id_of,
+    int_query,
+    language_query,
+    optional_int_query,
+    read_body,
+    set_token_cookie,
+)
+from services.api.idempotency import idempotency_key
+from services.errors import InvalidError, UnavailableError
+from services.queries import shown_event
+
+MAX_EVENTS_PAGE = 1000
+MAX_LOBBY_PAGE = 1000
+
+
+async def create_game(request: Request) -> JSONResponse:
+    context = app_context(request)
+    await context.rate_limits.hit("create", client_address(request))
+    key = idempotency_key(request)
+    body = await read_body(request, CreateGame)
+    cap = context.settings.max_waiting_tables
+    if await context.store.waiting_tables() >= cap:
+        raise UnavailableError(
+            "too_many_tables", f"{cap} tables are already waiting for players; join one or retry later.",
+            retry_after=30,
+        )  # fmt: skip
+    game_id, host_token = await context.commands.create(
+        body.game, body.players, body.options, idempotency_key=key
+    )
+    response = JSONResponse({"game_id": game_id, "host_token": host_token}, status_code=201)
+    set_token_cookie(request, response, "host", game_id, host_token)
+    return response
+
+
+async def lobby(request: Request) -> JSONResponse:
+    limit = int_query(request, "limit", 100, low=1, high=MAX_LOBBY_PAGE)
+    return JSONResponse({"games": await app_context(request).queries.lobby(limit)})
+
+
+async def join_game(request: Request) -> JSONResponse:
+    game_id = game_id_of(request)
+    await app_context(request).rate_limits.hit("join", client_address(request))
+    body = await read_body(request, JoinGame)
+    context = app_context(request)
+    token = bearer(request)
+    account = None
+    if token is not None:  # an account token: the seat is the account's
+        state = await context.accounts.authenticate(token)
+        account = Account(id=state.account_id, name=state.display_name)
+    name = body.name if body.name is not None else account.name if account is not None else None
+    if name is None:
+        raise InvalidError("invalid_name", "A player name is required (or join with an account token).")
+    seat, token = await context.commands.join(game_id, name, body.client_seed or "", account)
+    response = JSONResponse({"seat": seat, "token": token}, status_code=201)
+    set_token_cookie(request, response, "seat", game_id, token)
+    return response
+
+
+async def send_command(request: Request) -> JSONResponse:
+    game_id = game_id_of(request)
+    await app_context(request).rate_limits.hit("command", client_address(request))
+    seat = (await caller_of(request, game_id)).acting_seat()
+    body = await read_body(request, SendCommand)
+    outcome = await app_context(request).commands.command(
+        game_id, seat, body.command_id, body.command, body.expected_version
+    )
+    events = [shown_event(outcome.table, v, e, seat, outcome.finished) for v, e in outcome.events]
+    return JSONResponse({"version": outcome.version, "events": events, "receipt": outcome.receipt()})
+
+
+async def get_view(request: Request) -> JSONResponse:
+    game_id = game_id_of(request)
+    caller = await caller_of(request, game_id)
+    at = optional_int_query(request, "at", low=1, high=MAX_VERSION)
+    queries = app_context(request).queries
+    if at is not None:
+        return JSONResponse(await queries.view_at(game_id, caller.seat, at))
+    return JSONResponse(await queries.view(game_id, caller.seat))
+
+
+async def get_events(request: Request) -> JSONResponse:
+    game_id = game_id_of(request)
+    caller = await caller_of(request, game_id)
+    after = int_query(request, "after", 0, high=MAX_VERSION)
+    limit = int_query(request, "limit", 100, low=1, high=MAX_EVENTS_PAGE)
+    lang = language_query(request)
+    return JSONResponse(await app_context(request).queries.events(game_id, caller, after, limit, lang))
+
+
+async def get_scores(request: Request) -> JSONResponse:
+    return JSONResponse(await app_context(request).queries.scores(game_id_of(request)))
+
+
+routes = [
+    Route("/games", create_game, methods=["POST"]),
+    Route("/games", lobby, methods=["GET"]),
+    Route("/games/{game_id}/players", join_game, methods=["POST"]),
+    Route("/games/{game_id}/commands", send_command, methods=["POST"]),
+    Route("/games/{game_id}/view", get_view, methods=["GET"]),
+    Route("/games/{game_id}/events", get_events, methods=["GET"]),
+    Route("/games/{game_id}/scores", get_scores, methods=["GET"]),
+]

@@ -1,0 +1,191 @@
+"""The browser client's server side: the page shell and static files, the API docs page, the table
+options schema the lobby builds its form from, and the replay of a finished game.
+
+The replay's data comes from the read side (``services.queries``); the token cookies and ``?lang=``
+are read in ``services.api.http``. The client itself is plain HTML, CSS and JavaScript modules in
+``services/api/static`` (no build step); every page is the same shell, which routes by path in the
+browser.
+"""
+
+from __future__ import annotations
+
+import mimetypes
+from pathlib import Path
+from typing import Any
+
+import msgspec
+import swagger_ui_bundle
+from starlette.requests import Request
+from starlette.responses import FileResponse, HTMLResponse, Response
+from starlette.routing import BaseRoute, Mount, Route
+from starlette.staticfiles import StaticFiles
+from starlette.types import Scope
+
+from domain.games import specs
+from domain.six_nimmt import options as six_nimmt_options
+from domain.skull import options as skull_options
+from projections.narration import LANGUAGES
+from services.api.context import app_context
+from services.api.http import MAX_VERSION, JSONResponse, game_id_of, language_query, optional_int_query
+
+STATIC_DIR = Path(__file__).resolve().parent / "static"
+SHELL = STATIC_DIR / "index.html"
+mimetypes.add_type("text/javascript", ".js")  # some systems map .js elsewhere; modules need a JS type
+mimetypes.add_type("text/css", ".css")
+
+# Assets have no hashed names (no build step): browsers keep them but revalidate each use (ETag).
+REVALIDATE = "no-cache"
+# Swagger UI's files change only with the package version, which is in their path.
+IMMUTABLE = "public, max-age=86400"
+
+
+class Assets(StaticFiles):
+    """StaticFiles with a Cache-Control header on every file it serves."""
+
+    def __init__(self, directory: Path, cache_control: str) -> None:
+        super().__init__(directory=directory)
+        self.cache_control = cache_control
+
+    def file_response(
+        self, full_path: Any, stat_result: Any, scope: Scope, status_code: int = 200
+    ) -> Response:
+        response = super().file_response(full_path, stat_result, scope, status_code)
+        response.headers["Cache-Control"] = self.cache_control
+        return response
+
+
+# -- pages --------------------------------------------------------------------------------------
+
+
+async def shell(request: Request) -> Response:
+    return FileResponse(SHELL, media_type="text/html", headers={"Cache-Control": REVALIDATE})
+
+
+DOCS_PAGE = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Tablestream API</title>
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<link rel="stylesheet" href="/docs/assets/swagger-ui.css"></head>
+<body><div id="swagger-ui"></div>
+<script src="/docs/assets/swagger-ui-bundle.js"></script>
+<script src="/static/js/docs.js"></script></body></html>
+"""
+
+
+async def docs(request: Request) -> HTMLResponse:
+    return HTMLResponse(DOCS_PAGE, headers={"Cache-Control": REVALIDATE})
+
+
+# -- GET /games/options ---------------------------------------------------------------------------
+
+EXPLANATIONS: dict[str, dict[str, str]] = {
+    "skull": {
+        "two_sets": "Combine two boxes: 3 to 12 players instead of 3 to 6 (each still has 4 discs).",
+        "reveal_all_own_first": "The challenger turns his whole own stack, even beyond his bid (PL/TR).",
+        "first_after_elimination": "Who starts after the challenger is eliminated: the skull's owner "
+        "or the eliminated player's choice (FR/TR), or his left neighbour (PL).",
+        "last_chance": "French variant: a player down to one disc gets a 'Last chance' flower for a round.",
+        "first_player": "The seat that starts round 1; empty: drawn fairly.",
+    },
+    "six-nimmt": {
+        "end_score": "The game ends after the round in which someone's bullheads pass this total.",
+        "end_compare": "'gt': more than the end score ends the game (seed); 'ge': reaching it does.",
+        "rounds": "Play exactly this many rounds instead (the end score is then ignored); empty: off.",
+        "tactical": "Advanced mode: cards 1 to 10n+4, drafted face up one at a time; hands are public.",
+    },
+    "skull-king": {
+        "scoring": "'seed': an exact bid scores 20 per trick plus 10 x round; 'classic': 20 per trick.",
+        "character_lead_no_suit": "A Pirate, Mermaid or Skull King led means the trick has no suit.",
+        "scary_mary_escape_counts_as_pirate": "Scary Mary played as an Escape still counts for the "
+        "Skull King's +30.",
+    },
+}
+# Options every table may gain from the online lifecycle; explained here whenever a game lists them.
+COMMON_EXPLANATIONS = {
+    "turn_seconds": "Seconds each player has for a move before the server plays for him; 0: no timer.",
+    "expire_minutes": "Minutes after which a waiting or abandoned table is closed.",
+}
+BOUNDS: dict[tuple[str, str], tuple[int, int]] = {
+    ("six-nimmt", "end_score"): (1, six_nimmt_options.MAX_END_SCORE),
+    ("six-nimmt", "rounds"): (1, six_nimmt_options.MAX_ROUNDS),
+}
+
+
+def _option(game: str, name: str, schema: dict[str, Any]) -> dict[str, Any]:
+    nullable = False
+    kinds = schema.get("anyOf", [schema])
+    base: dict[str, Any] = {}
+    for kind in kinds:
+        if kind.get("type") == "null":
+            nullable = True
+        else:
+            base = kind
+    values = base.get("enum")
+    option: dict[str, Any] = {
+        "name": name,
+        "type": "choice" if values else base.get("type", "string"),
+        "nullable": nullable,
+        "default": schema.get("default"),
+        "values": sorted(values) if values else None,
+        "minimum": base.get("minimum"),
+        "maximum": base.get("maximum"),
+        "description": EXPLANATIONS.get(game, {}).get(name) or COMMON_EXPLANATIONS.get(name, ""),
+    }
+    if (game, name) in BOUNDS:
+        option["minimum"], option["maximum"] = BOUNDS[(game, name)]
+    return option
+
+
+def options_schema() -> dict[str, Any]:
+    """Per game: title, player counts and every table option with its type, default and meaning."""
+    games = []
+    for game in specs():
+        schema = msgspec.json.schema(game.rules.options_type)
+        properties = next(iter(schema["$defs"].values()))["properties"]
+        players = {"min": game.min_players, "max": game.max_players}
+        if game.name == "skull":
+            players["max_with_two_sets"] = skull_options.MAX_PLAYERS_TWO_SETS
+        games.append(
+            {
+                "game": game.name,
+                "title": game.title,
+                "players": players,
+                "options": [_option(game.name, name, prop) for name, prop in properties.items()],
+            }
+        )
+    seed = {
+        "name": "seed",
+        "type": "string",
+        "pattern": "^[0-9a-f]{64}$",
+        "description": "Practice table: 64 hex characters used as the server's seed, so deals repeat.",
+    }
+    return {"games": games, "practice_seed": seed, "languages": list(LANGUAGES)}
+
+
+async def game_options(request: Request) -> JSONResponse:
+    return JSONResponse(options_schema())
+
+
+# -- GET /games/{id}/replay ---------------------------------------------------------------------
+
+
+async def get_replay(request: Request) -> JSONResponse:
+    """One version of a finished game, everything revealed (``services.queries.GameQueries.replay``)."""
+    game_id = game_id_of(request)
+    at = optional_int_query(request, "at", low=1, high=MAX_VERSION)
+    lang = language_query(request)
+    return JSONResponse(await app_context(request).queries.replay(game_id, at, lang))
+
+
+def web_routes() -> list[BaseRoute]:
+    """The routes of the web client: its pages, its assets, the docs page, options and replay."""
+    return [
+        Route("/", shell, methods=["GET"]),
+        Route("/tables/{game_id}", shell, methods=["GET"]),
+        Route("/replay/{game_id}", shell, methods=["GET"]),
+        Route("/audit/{game_id}", shell, methods=["GET"]),
+        Route("/docs", docs, methods=["GET"]),
+        Route("/games/options", game_options, methods=["GET"]),
+        Route("/games/{game_id}/replay", get_replay, methods=["GET"]),
+        Mount("/static", Assets(STATIC_DIR, REVALIDATE), name="static"),
+        Mount("/docs/assets", Assets(Path(swagger_ui_bundle.swagger_ui_path), IMMUTABLE), name="docs-assets"),
+    ]

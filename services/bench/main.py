@@ -1,0 +1,235 @@
+"""``tablestream bench``: start the stack, run every row, print the table (``--smoke``: tiny counts)."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from services.bench import peer, wrk
+from services.bench.players import Players, percentile
+from services.bench.report import Row, cpu_split, kib, mib, micros, millis, skipped
+from services.bench.run import (
+    Measured,
+    Options,
+    Projected,
+    drain,
+    measure_wrk,
+    play_row,
+    replay_row,
+    stream_events,
+    used_memory,
+)
+from services.bench.stack import Stack, running_stack
+from services.structured_logging import configure_logging
+
+NO_WRK = "wrk is not installed (Debian: apt-get install -y wrk); rows driven by wrk are skipped"
+
+
+def bench(options: Options, emit: Callable[[str], object] = print) -> list[Row]:
+    rows: list[Row] = []
+
+    def add(row: Row) -> None:
+        rows.append(row)
+        emit(row.render())
+
+    configure_logging(level=logging.WARNING)  # the in-process command path of the peer row logs too
+    mode = (
+        "smoke (tiny counts, figures not meaningful)" if options.smoke else f"{options.seconds:g} s per row"
+    )
+    emit(f"tablestream bench: {mode}; Redis with AOF appendfsync always; one API process, one worker")
+    if not wrk.available():
+        emit(f"NOTE: {NO_WRK}")
+    with (
+        tempfile.TemporaryDirectory(prefix="tablestream-bench-") as tmp,
+        running_stack(Path(tmp), options.profile_dir) as stack,
+    ):
+        players = Players(stack.port, options.clients)
+        try:
+            _rows(stack, players, options, add)
+        finally:
+            players.close()
+    emit("== summary (ratios as the targets read them)")
+    for row in rows:
+        if row.target:
+            emit(row.summary())
+    return rows
+
+
+def _rows(stack: Stack, players: Players, options: Options, add: Callable[[Row], None]) -> None:
+    seconds = options.seconds
+    tables, _ = players.create(options.tables)
+    view: Measured | None = None
+    append: Measured | None = None
+    if wrk.available():
+        bare = measure_wrk(stack, "/bench/ping", seconds)
+        health = measure_wrk(stack, "/healthz", seconds)
+        ratio = health.per_request / bare.per_request
+        add(
+            Row(
+                "GET /healthz vs bare /bench/ping (wrk -c64)",
+                health.figure(),
+                bare.figure(),
+                ratio,
+                "<= 1.3x CPU/req",
+                ratio <= 1.3,
+            )
+        )
+        append = measure_wrk(stack, "/bench/append", seconds)
+        add(Row("bare one-Lua-append /bench/append (wrk -c64)", append.figure()))
+        rotation = [(f"/games/{t.game_id}/view", t.tokens[0]) for share in tables for t in share]
+        view = measure_wrk(stack, "/games/{id}/view", seconds, rotation=rotation)
+        ratio = view.per_request / bare.per_request
+        add(
+            Row(
+                f"projected seat view ({len(rotation)} tables) vs /bench/ping",
+                view.figure(),
+                bare.figure(),
+                ratio,
+                "<= 2x CPU/req",
+                ratio <= 2.0,
+            )
+        )
+    else:
+        for name in (
+            "GET /healthz vs bare /bench/ping",
+            "bare one-Lua-append /bench/append",
+            "projected seat view vs /bench/ping",
+        ):
+            add(skipped(name, NO_WRK))
+
+    # A full command: HTTP, rules, append with dedup and chain, projection; the server's CPU per
+    # accepted command, with the views the clients read counted at the view row's CPU per request.
+    tally, tables, elapsed, cpu = play_row(stack, players, tables, seconds)
+    top_rate = tally.commands / elapsed if elapsed else 0.0
+    figure = (
+        f"{top_rate:,.0f} commands/s p50 {millis(percentile(tally.command_latency, 0.5))} "
+        f"p99 {millis(percentile(tally.command_latency, 0.99))}; {cpu_split(cpu, tally.commands)}"
+    )
+    notes = [
+        f"{options.clients} client processes, {options.tables} Skull King tables; {tally.views} views "
+        f"({tally.stale_views} older than the table's last accepted command), {tally.rejected} rejected, "
+        f"{tally.setup_requests} setup requests, {tally.finished_games} games finished"
+    ]
+    if append is not None and view is not None and tally.commands:
+        net = (cpu.total - tally.views * view.per_request) / tally.commands
+        ratio = net / append.per_request
+        notes.append(
+            f"net of views: {micros(net)} per command vs {micros(append.per_request)} per bare append"
+        )
+        add(
+            Row(
+                "full command vs bare one-Lua-append",
+                figure,
+                append.figure(),
+                ratio,
+                "<= 2x CPU/req, projection included",
+                ratio <= 2.0,
+                notes,
+            )
+        )
+    else:
+        add(Row("full command (no wrk baseline)", figure, notes=notes))
+
+    # Projection lag at half and a tenth of the highest sustained rate.
+    projected = Projected(stack.redis.url)
+    try:
+        for fraction, limit in ((0.5, 0.100), (0.1, 0.020)):
+            rate = max(1.0, top_rate * fraction)
+            tally, tables, elapsed, _ = play_row(stack, players, tables, seconds, rate=rate)
+            lags = projected.lags(tally.accepted)
+            p50, p99 = percentile(lags, 0.5), percentile(lags, 0.99)
+            add(
+                Row(
+                    f"projection lag at {fraction:g} x top rate",
+                    f"p50 {millis(p50)} p99 {millis(p99)} over {len(lags)} commands "
+                    f"(asked {rate:,.0f}/s, got {tally.commands / elapsed if elapsed else 0:,.0f}/s)",
+                    target=f"p99 < {limit * 1000:.0f} ms",
+                    met=p99 < limit,
+                    notes=[f"{tally.stale_views} of {tally.views} view reads older than the last command"],
+                )
+            )
+    finally:
+        projected.close()
+
+    # Capacity: finished games, then replay of them, then many live tables.
+    before = used_memory(stack.redis.url)
+    finished, _ = players.create(options.finished_games)
+    tally, finished, _ = players.play(finished, finish=True)
+    drain(stack, finished)
+    game_ids = [t.game_id for share in finished for t in share]
+    grown = used_memory(stack.redis.url) - before
+    events = stream_events(stack.redis.url, game_ids)
+    add(
+        Row(
+            "Redis memory per finished game",
+            f"{kib(grown / max(1, len(game_ids)))} per game, {grown / max(1, events):,.0f} B per event "
+            f"({len(game_ids)} Skull King games, {events} events)",
+            notes=["INFO used_memory before/after; includes views, dedup records, lobby and RQ job keys"],
+        )
+    )
+    replay, ours_rebuild = replay_row(stack.redis.url, game_ids)
+    add(replay)
+    add(_capacity(stack, players, options))
+    for row in _peer_rows(stack, options, ours_rebuild):
+        add(row)
+
+
+def _capacity(stack: Stack, players: Players, options: Options) -> Row:
+    servers = stack.servers()
+    before_memory, before_cpu = used_memory(stack.redis.url), servers.cpu()
+    started = time.monotonic()
+    tables, requests = players.create(options.capacity_tables)
+    tally, tables, _ = players.play(tables, moves=1)
+    elapsed = time.monotonic() - started
+    drain(stack, tables)
+    grown = used_memory(stack.redis.url) - before_memory
+    rss = servers.rss()
+    cpu = servers.cpu() - before_cpu
+    count = options.capacity_tables
+    return Row(
+        f"{count:,} tables alive: created, seated, one move each",
+        f"{(requests + tally.views + tally.commands) / elapsed:,.0f} req/s over {elapsed:,.1f} s; "
+        f"Redis {kib(grown / count)} per table; RSS api {mib(rss['api'])}, worker {mib(rss['worker'])}, "
+        f"redis {mib(rss['redis'])}",
+        target="10,000 tables on one Redis and one API process",
+        met=tally.commands >= count if count >= 10_000 else None,
+        notes=[
+            f"{requests} setup requests, {tally.commands} moves, {tally.views} views; "
+            f"{cpu_split(cpu, requests + tally.commands + tally.views)}"
+        ],
+    )
+
+
+def _peer_rows(stack: Stack, options: Options, ours_rebuild: float) -> list[Row]:
+    seconds = options.seconds
+    ours = asyncio.run(peer.ours_per_command(stack.redis.url, seconds))
+    rows = []
+    for label in ("sqlite", "popo"):
+        figures = peer.peer(label, seconds)
+        ratio = ours / figures.commands_per_second
+        rows.append(
+            Row(
+                f"per-command appends, 64 callers vs {figures.label}",
+                f"{ours:,.0f} commands/s (in-process command path, Redis AOF always)",
+                f"{figures.commands_per_second:,.0f} saves/s",
+                ratio,
+                ">= 5x",
+                ratio >= 5.0,
+            )
+        )
+        ratio = ours_rebuild / figures.rebuild_events_per_second
+        rows.append(
+            Row(
+                f"rebuild vs {figures.label}",
+                f"{ours_rebuild:,.0f} events/s (read + decode + fold)",
+                f"{figures.rebuild_events_per_second:,.0f} events/s (repository.get)",
+                ratio,
+                ">= 8x",
+                ratio >= 8.0,
+            )
+        )
+    return rows

@@ -1,0 +1,182 @@
+"""The rows of ``tablestream bench`` (see README's "Benchmarks" and docs/benchmarks.md)."""
+
+from __future__ import annotations
+
+import math
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import redis
+
+from services.bench import wrk
+from services.bench.players import Players, Table, Tally
+from services.bench.procs import CpuSample
+from services.bench.report import Row, cpu_split, millis
+from services.bench.stack import Stack
+from services.history.folding import advance, decode_event, table_of
+from services.history.records import decode_stored
+from services.store.event_store import SyncEventStore
+from services.store.keys import game_keys
+
+
+@dataclass(frozen=True)
+class Options:
+    seconds: float = 10.0
+    clients: int = 8
+    tables: int = 64
+    finished_games: int = 16
+    capacity_tables: int = 10_000
+    profile_dir: Path | None = None
+    smoke: bool = False
+
+    @classmethod
+    def smoke_run(cls) -> Options:
+        return cls(seconds=1.0, clients=2, tables=4, finished_games=2, capacity_tables=20, smoke=True)
+
+
+@dataclass
+class Measured:
+    """A wrk run with the server CPU it cost."""
+
+    result: wrk.WrkResult
+    cpu: CpuSample
+
+    def figure(self) -> str:
+        r = self.result
+        errors = f", {r.errors} errors" if r.errors else ""
+        return (
+            f"{r.rate:,.0f} req/s p50 {millis(r.p50)} p99 {millis(r.p99)}{errors}; "
+            f"{cpu_split(self.cpu, r.requests)}"
+        )
+
+    @property
+    def per_request(self) -> float:
+        return self.cpu.total / self.result.requests if self.result.requests else math.nan
+
+
+def measure_wrk(
+    stack: Stack, path: str, seconds: float, rotation: Sequence[tuple[str, str | None]] | None = None
+) -> Measured:
+    servers = stack.servers()
+    before = servers.cpu()
+    result = wrk.run(stack.base, path, seconds, rotation=rotation)
+    return Measured(result, servers.cpu() - before)
+
+
+class Projected:
+    """Listens to every game's live channel and notes when each projected version was published."""
+
+    def __init__(self, url: str) -> None:
+        self._client = redis.Redis.from_url(url)
+        pubsub: Any = self._client.pubsub  # redis-py leaves pubsub unannotated
+        self._pubsub = pubsub(ignore_subscribe_messages=True)
+        self._pubsub.psubscribe("ts:{*}:live")
+        self.seen: dict[str, list[tuple[int, float]]] = {}
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._listen, daemon=True)
+        self._thread.start()
+
+    def _listen(self) -> None:
+        while not self._stop.is_set():
+            message = self._pubsub.get_message(timeout=0.1)
+            if message is None or not message["data"].isdigit():
+                continue  # b"appended" wake-ups come from appends, not from projections
+            channel = message["channel"].decode()
+            game_id = channel[channel.index("{") + 1 : channel.index("}")]
+            self.seen.setdefault(game_id, []).append((int(message["data"]), time.monotonic()))
+
+    def lags(self, accepted: list[tuple[str, int, float]]) -> list[float]:
+        """For each accepted command: from its 200 to the first projection at or past its version
+        (never negative: a projection published before the client read the answer counts as 0)."""
+        out = []
+        for game_id, version, answered in accepted:
+            times = [t for v, t in self.seen.get(game_id, []) if v >= version]
+            out.append(max(0.0, min(times) - answered) if times else math.inf)
+        return out
+
+    def close(self) -> None:
+        self._stop.set()
+        self._thread.join()
+        self._pubsub.close()
+        self._client.close()
+
+
+def drain(stack: Stack, tables: list[list[Table]], timeout: float = 120.0) -> None:
+    """Until every played table's views are projected at least up to its last accepted command."""
+    client = redis.Redis.from_url(stack.redis.url)
+    deadline = time.monotonic() + timeout
+    pending = [t for share in tables for t in share]
+    while pending and time.monotonic() < deadline:
+        pipe = client.pipeline(transaction=False)
+        for table in pending:
+            pipe.hget(game_keys(table.game_id).views, "checkpoint")
+        done = pipe.execute()
+        pending = [t for t, cp in zip(pending, done, strict=True) if int(cp or 0) < t.last_written]
+        if pending:
+            time.sleep(0.05)  # polling the checkpoints, not synchronisation of our own threads
+    client.close()
+
+
+def play_row(
+    stack: Stack, players: Players, tables: list[list[Table]], seconds: float, rate: float | None = None
+) -> tuple[Tally, list[list[Table]], float, CpuSample]:
+    servers = stack.servers()
+    before = servers.cpu()
+    tally, tables, elapsed = players.play(tables, seconds=seconds, rate=rate)
+    drain(stack, tables)
+    return tally, tables, elapsed, servers.cpu() - before
+
+
+def replay_row(url: str, game_ids: list[str]) -> tuple[Row, float]:
+    store = SyncEventStore(redis.Redis.from_url(url))
+    client = redis.Redis.from_url(url)
+    streams = {g: store.read(g) for g in game_ids}
+    events = sum(len(e) for e in streams.values())
+    rounds = max(1, 20_000 // max(1, events))
+
+    def timed(step: Callable[[str], object]) -> float:
+        started = time.perf_counter()
+        for _ in range(rounds):
+            for game_id in game_ids:
+                step(game_id)
+        return events * rounds / (time.perf_counter() - started)
+
+    def ours(game_id: str) -> object:
+        return advance(game_id, None, store.read(game_id))
+
+    def bare(game_id: str) -> object:
+        entries: Any = client.xrange(game_keys(game_id).events, "-", "+")
+        table = table_of(streams[game_id])
+        return [decode_event(table, decode_stored(fields[b"d"])) for _, fields in entries]
+
+    base, full = timed(bare), timed(ours)
+    client.close()
+    row = Row(
+        "replay: read + decode + fold",
+        f"{full:,.0f} events/s ({events} events in {len(game_ids)} games)",
+        f"XRANGE + decode of the same entries {base:,.0f} events/s",
+        full / base,
+        ">= 0.5x",
+        full / base >= 0.5,
+    )
+    return row, full
+
+
+def used_memory(url: str) -> int:
+    client = redis.Redis.from_url(url)
+    try:
+        return int(client.info("memory")["used_memory"])
+    finally:
+        client.close()
+
+
+def stream_events(url: str, game_ids: list[str]) -> int:
+    client = redis.Redis.from_url(url)
+    try:
+        return sum(int(client.xlen(game_keys(g).events)) for g in game_ids)
+    finally:
+        client.close()

@@ -1,0 +1,102 @@
+"""The API process of a bench run: the production app, plus bare baseline endpoints under ``/bench/``.
+
+    python -m services.bench.server --redis-url URL --port PORT
+
+``/bench/ping`` (no I/O) and ``/bench/append`` (one EVALSHA optimistic append to one of 1,000
+streams) are a minimal Starlette app with no middleware, served by the same uvicorn (uvloop,
+httptools) in the same process, so that ``/healthz``, views and commands are measured against
+them on equal terms. Production never mounts them: only this module knows them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import Any
+
+import redis.asyncio as aioredis
+import uvicorn
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import PlainTextResponse
+from starlette.routing import Route
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from services.api.app import create_app
+from services.config import Settings
+from services.structured_logging import configure_logging
+
+BARE_PREFIX = "/bench/"
+BASELINE_STREAMS = 1000
+
+# The baseline append: read the stream's version key, check it (ANY skips the check but not the
+# reads and writes), add the entry, store the new version. One round trip, like the anchors' script.
+BASELINE_APPEND = """
+local version = tonumber(redis.call('GET', KEYS[2]) or '0')
+if ARGV[1] ~= 'ANY' and tonumber(ARGV[1]) ~= version then
+  return redis.error_reply('CONFLICT ' .. version)
+end
+redis.call('XADD', KEYS[1], '0-' .. (version + 1), 'd', ARGV[2])
+redis.call('SET', KEYS[2], version + 1)
+return version + 1
+"""
+PAYLOAD = b"x" * 160  # about one stored event
+
+
+def bare_app(redis_url: str) -> Starlette:
+    """A minimal app: no middleware, no context, one Redis client made on first use in the loop."""
+    state: dict[str, Any] = {}
+
+    async def ping(request: Request) -> PlainTextResponse:
+        return PlainTextResponse("ok")
+
+    async def append(request: Request) -> PlainTextResponse:
+        if "script" not in state:
+            client = aioredis.Redis.from_url(redis_url)
+            state["script"] = client.register_script(BASELINE_APPEND)
+        stream = random.randrange(BASELINE_STREAMS)
+        keys = [f"bench:{{{stream}}}:events", f"bench:{{{stream}}}:version"]
+        version = await state["script"](keys=keys, args=["ANY", PAYLOAD])
+        return PlainTextResponse(str(version))
+
+    return Starlette(routes=[Route("/bench/ping", ping), Route("/bench/append", append)])
+
+
+class WithBaselines:
+    """Sends ``/bench/...`` to the bare app and everything else (lifespan included) to the service."""
+
+    def __init__(self, service: ASGIApp, bare: ASGIApp) -> None:
+        self.service = service
+        self.bare = bare
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and scope["path"].startswith(BARE_PREFIX):
+            await self.bare(scope, receive, send)
+        else:
+            await self.service(scope, receive, send)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m services.bench.server", description=__doc__)
+    parser.add_argument("--redis-url", required=True)
+    parser.add_argument("--port", type=int, required=True)
+    args = parser.parse_args(argv)
+    configure_logging()
+    service = create_app(replace(Settings.from_env(), redis_url=args.redis_url))
+    uvicorn.run(
+        WithBaselines(service, bare_app(args.redis_url)),
+        host="127.0.0.1",
+        port=args.port,
+        loop="uvloop",
+        http="httptools",
+        log_level="warning",
+        timeout_graceful_shutdown=5,
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

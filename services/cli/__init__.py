@@ -1,0 +1,36 @@
+"""``tablestream``: serve, worker, demo, verify, bench (one module per command)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from services.cli import bench, demo, serve, verify, worker
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="tablestream", description=__doc__)
+    commands = parser.add_subparsers(dest="command", required=True)
+    serve.add_arguments(
+        commands.add_parser("serve", help="run the HTTP API (and, without --redis-url, Redis and a worker)")
+    )
+    worker.add_arguments(
+        commands.add_parser("worker", help="run a pool of RQ projection workers and the lag sweeper")
+    )
+    demo.add_arguments(commands.add_parser("demo", help="bots play complete games through the real HTTP API"))
+    bench.add_arguments(
+        commands.add_parser("bench", help="measure the service beside bare baselines on the same Redis")
+    )
+    commands.add_parser("verify", help="check an exported game offline (no Redis, no server)", add_help=False)
+
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["verify"]:
+        return verify.main(argv[1:])  # its own flags: FILE [--receipt VERSION:HASH ...]
+    args = parser.parse_args(argv)
+    if args.command == "serve":
+        return serve.run(args)
+    if args.command == "worker":
+        return worker.run(args)
+    if args.command == "bench":
+        return bench.run(args)
+    return demo.run(args)

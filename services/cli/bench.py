@@ -1,0 +1,37 @@
+"""``tablestream bench [--smoke] [--seconds 10] [--clients 8] [--tables 64] [--profile DIR]``."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from services.bench.main import bench
+from services.bench.run import Options
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--smoke", action="store_true", help="every row in seconds, tiny counts")
+    parser.add_argument("--seconds", type=float, default=Options.seconds, help="length of each timed row")
+    parser.add_argument("--clients", type=int, default=Options.clients, help="client processes for games")
+    parser.add_argument("--tables", type=int, default=Options.tables, help="tables played at once")
+    parser.add_argument("--finished-games", type=int, default=Options.finished_games)
+    parser.add_argument("--capacity-tables", type=int, default=Options.capacity_tables)
+    parser.add_argument(
+        "--profile", type=Path, default=None, metavar="DIR",
+        help="run the API and the worker under pyinstrument; text reports in DIR",
+    )  # fmt: skip
+
+
+def run(args: argparse.Namespace) -> int:
+    options = Options.smoke_run() if args.smoke else Options(
+        seconds=args.seconds,
+        clients=args.clients,
+        tables=args.tables,
+        finished_games=args.finished_games,
+        capacity_tables=args.capacity_tables,
+    )  # fmt: skip
+    if args.profile is not None:
+        args.profile.mkdir(parents=True, exist_ok=True)
+        options = Options(**{**options.__dict__, "profile_dir": args.profile})
+    bench(options)
+    return 0

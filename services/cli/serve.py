@@ -1,0 +1,221 @@
+"""``tablestream serve [--host] [--port] [--redis-url] [--data-dir] [--api-workers]``.
+
+Before starting anything it takes the data directory's lock (a second ``serve`` on the same files
+says so and exits 1) and binds the port (a port in use is reported before Redis starts). The
+embedded Redis and the projection worker run in their own process groups, so Ctrl-C in a terminal
+reaches only ``serve``, which drains the API first (live streams end at once, requests get up to
+``shutdown_seconds``) and then stops the worker and Redis. While it runs, a supervisor thread
+restarts the worker or the embedded Redis if either dies.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import fcntl
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from dataclasses import replace
+from pathlib import Path
+from types import FrameType
+from typing import IO, Any
+
+import structlog
+import uvicorn
+
+from services.api.app import create_app
+from services.api.protocol import with_header_timeout
+from services.cli.processes import spawn_worker, stop_process
+from services.config import Settings
+from services.store.embedded import EmbeddedRedis
+from services.structured_logging import configure_logging
+
+LOCK_NAME = "serve.lock"
+SUPERVISE_SECONDS = 0.5
+
+log = structlog.get_logger("tablestream.serve")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=8000)
+    parser.add_argument(
+        "--redis-url", default=None, help="use this Redis; default: a private embedded server"
+    )
+    parser.add_argument(
+        "--data-dir", type=Path, default=None, help="where the embedded server keeps its data"
+    )
+    parser.add_argument("--api-workers", type=int, default=1, help="API processes sharing the port")
+
+
+class DataDirLocked(RuntimeError):
+    """Another process holds the data directory."""
+
+
+@contextlib.contextmanager
+def data_dir_lock(data_dir: Path) -> Iterator[IO[str]]:
+    """An exclusive ``fcntl`` lock on ``data_dir/serve.lock`` for the life of the block; released by
+    the kernel however the process ends. Raises ``DataDirLocked`` naming the holder's pid."""
+    data_dir.mkdir(parents=True, exist_ok=True)
+    path = data_dir / LOCK_NAME
+    handle = path.open("a+")
+    try:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            handle.seek(0)
+            holder = handle.read().strip() or "unknown"
+            raise DataDirLocked(f"{data_dir} is in use by another tablestream serve (pid {holder})") from None
+        handle.seek(0)
+        handle.truncate()
+        handle.write(f"{os.getpid()}\n")
+        handle.flush()
+        yield handle
+    finally:
+        handle.close()
+
+
+def bind_port(host: str, port: int) -> socket.socket:
+    """The listening socket, bound now so that a port in use is an error before anything starts."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError as exc:
+        sock.close()
+        raise OSError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+    sock.listen(2048)
+    sock.set_inheritable(True)
+    return sock
+
+
+class Supervisor(threading.Thread):
+    """Restarts the embedded Redis and the projection worker when they die, until ``stop()``.
+
+    It is also the thread that starts them again, and Linux ties a child's death signal to the
+    thread that started it (``die_with_parent``): it lives as long as ``serve``."""
+
+    def __init__(self, embedded: EmbeddedRedis | None, worker_args: tuple[str, int]) -> None:
+        super().__init__(name="tablestream-supervisor", daemon=True)
+        self.embedded = embedded
+        self.worker_args = worker_args
+        self.worker: subprocess.Popen[bytes] = spawn_worker(*worker_args)
+        self.restarts = {"redis": 0, "worker": 0}
+        self._stopping = threading.Event()
+        self._lock = threading.Lock()
+
+    def run(self) -> None:
+        while not self._stopping.wait(SUPERVISE_SECONDS):
+            with self._lock:
+                if self._stopping.is_set():
+                    return
+                self._check()
+
+    def _check(self) -> None:
+        if self.embedded is not None and not self.embedded.running:
+            log.warning("redis_died", returncode=self.embedded.returncode)
+            try:
+                self.embedded.start()
+                self.restarts["redis"] += 1
+                log.warning("redis_restarted", port=self.embedded.port)
+            except Exception as exc:  # try again on the next round
+                log.error("redis_restart_failed", error=str(exc))
+        if self.worker.poll() is not None:
+            log.warning("worker_died", returncode=self.worker.returncode)
+            self.worker = spawn_worker(*self.worker_args)
+            self.restarts["worker"] += 1
+
+    def stop(self) -> None:
+        """Stop supervising, then stop the worker and the embedded Redis (in that order)."""
+        with self._lock:
+            self._stopping.set()
+        stop_process(self.worker)
+        if self.embedded is not None:
+            self.embedded.stop()
+
+
+class DrainingServer(uvicorn.Server):
+    """On SIGTERM or Ctrl-C, end the app's live streams at once, then shut down as uvicorn does."""
+
+    def __init__(self, config: uvicorn.Config, app: Any) -> None:  # the Starlette app of create_app
+        super().__init__(config)
+        self.app = app
+
+    def handle_exit(self, sig: int, frame: FrameType | None) -> None:
+        begin = getattr(self.app.state, "begin_shutdown", None)
+        if begin is not None:
+            begin()
+        super().handle_exit(sig, frame)
+
+
+def server_options(settings: Settings, host: str, port: int) -> dict[str, Any]:
+    return {
+        "host": host,
+        "port": port,
+        "loop": "uvloop",
+        "http": with_header_timeout(settings.header_timeout_seconds),
+        "log_level": "warning",
+        "timeout_keep_alive": settings.keep_alive_seconds,
+        "h11_max_incomplete_event_size": settings.max_header_bytes,
+        "timeout_graceful_shutdown": max(1, round(settings.shutdown_seconds)),
+    }
+
+
+def run(args: argparse.Namespace) -> int:
+    configure_logging()
+    settings = Settings.from_env()
+    url = args.redis_url or settings.redis_url
+    data_dir = Path(args.data_dir or settings.data_dir)
+    with contextlib.ExitStack() as stack:
+        try:
+            if url is None:
+                stack.enter_context(data_dir_lock(data_dir))
+            sock = bind_port(args.host, args.port)
+        except (DataDirLocked, OSError) as exc:
+            print(f"tablestream serve: {exc}", file=sys.stderr, flush=True)
+            return 1
+        stack.callback(sock.close)
+        return _serve(args, settings, url, data_dir, sock)
+    return 1  # unreachable: mypy cannot see that the with-block returns
+
+
+def _serve(
+    args: argparse.Namespace, settings: Settings, url: str | None, data_dir: Path, sock: socket.socket
+) -> int:
+    supervisor: Supervisor | None = None
+    embedded: EmbeddedRedis | None = None
+    if url is None:
+        embedded = EmbeddedRedis(data_dir / "redis", durable=True)  # started and answering
+        url = embedded.url
+        supervisor = Supervisor(embedded, (url, 1))
+        supervisor.start()
+    settings = replace(settings, redis_url=url)
+    print(f"Tablestream is serving on http://{args.host}:{args.port}  (Redis: {url})", flush=True)
+    # uvicorn shuts down gracefully on SIGTERM/SIGINT, then re-raises the signal; a handler of our own
+    # receives it instead of dying, so that the worker and the embedded Redis are stopped too.
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(signum, lambda *_: None)
+    options = server_options(settings, args.host, args.port)
+    try:
+        if args.api_workers > 1:
+            os.environ["TABLESTREAM_REDIS_URL"] = url
+            sock.close()  # uvicorn's supervisor binds again for its workers
+            # Its worker processes are spawned: the protocol must be importable by name, so these run
+            # without the header timeout (README: put a proxy with one in front of several workers).
+            options["http"] = "httptools"
+            uvicorn.run("services.api.asgi:app", workers=args.api_workers, **options)
+        else:
+            app = create_app(settings)
+            DrainingServer(uvicorn.Config(app, **options), app).run(sockets=[sock])
+    finally:
+        if supervisor is not None:
+            supervisor.stop()
+        elif embedded is not None:
+            embedded.stop()
+    return 0

@@ -1,0 +1,345 @@
+"""The write side: create a table, take a seat, send a command. Load the folded table, let the rules
+decide, append atomically, notify live streams and projections. No HTTP here: the API and, later,
+workers (bots, turn timers) call the same methods with typed values.
+
+Without ``expected_version`` a lost race is retried against the newest state (the events of the
+other writer are folded in and the rules decide again); with it, a stale version is the caller's
+409. A command id seen before (ids are scoped per seat) answers exactly as the first time and appends
+nothing, even when the first send is still running: a retry refused by the state its original made
+answers with the original's outcome.
+"""
+
+from __future__ import annotations
+
+import secrets
+import time
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import msgspec
+import structlog
+
+from domain.fairness import SecretSeeds
+from domain.games import table_for
+from domain.kernel import Command, Event, Rejected
+from domain.table import Account, Table
+from services.errors import AppError, ConflictError, InvalidError, from_rejection, game_not_found
+from services.history.folding import Folded, StateCache, advance, decode_events
+from services.history.records import GENESIS_HASH, CommandRecord, command_fingerprint, encode_batch
+from services.store.event_store import EventStore
+from services.store.idempotency import IdempotencyStore
+from services.store.tokens import TokenStore
+
+MAX_ATTEMPTS = 25
+SEED_OPTION = "seed"
+
+log = structlog.get_logger("tablestream.commands")
+
+Notify = Callable[[str], Awaitable[None]]
+"""Called with the game id after every append (``services.store.queue.AppendNotifier``)."""
+
+
+@dataclass(frozen=True)
+class CommandOutcome:
+    """An accepted (or replayed) command: the batch it appended and the receipt for its head."""
+
+    game_id: str
+    table: Table
+    first: int
+    version: int
+    events: list[tuple[int, Event]]
+    hash: str
+    finished: bool
+    duplicate: bool = False
+
+    def receipt(self) -> dict[str, Any]:
+        return {"game_id": self.game_id, "version": self.version, "hash": self.hash}
+
+
+class GameCommands:
+    """The write side. ``cache`` may be shared with the read side of the same process."""
+
+    def __init__(
+        self, store: EventStore, tokens: TokenStore, notify: Notify, cache: StateCache | None = None
+    ) -> None:
+        self.store = store
+        self.tokens = tokens
+        self.notify = notify
+        self.cache = cache if cache is not None else StateCache()
+        self._seeds: dict[str, SecretSeeds] = {}
+        self.idempotency = IdempotencyStore(store.redis)
+
+    async def load(self, game_id: str) -> Folded:
+        """The table folded to the newest stored version; ``game_not_found`` for an unknown game."""
+        folded = await self.store.load(game_id, self.cache)
+        if folded is None:
+            raise game_not_found(game_id)
+        return folded
+
+    async def seeds(self, game_id: str) -> SecretSeeds:
+        if game_id not in self._seeds:
+            secret = await self.store.secret(game_id)
+            if secret is None:
+                raise game_not_found(game_id)
+            self._seeds[game_id] = SecretSeeds(bytes.fromhex(secret["root"]), bytes.fromhex(secret["master"]))
+        return self._seeds[game_id]
+
+    async def create(
+        self, game: str, players: int, options: Mapping[str, Any], idempotency_key: str | None = None
+    ) -> tuple[str, str]:
+        """A new table; returns its id and the host's token. With an ``idempotency_key`` (a client's
+        secret), the same key and body within 24 hours answer with the same table, creating nothing;
+        the same key with another body is a 409 ``idempotency_key_reused``."""
+        if idempotency_key is None:
+            return await self._create(game, players, options)
+        fingerprint = command_fingerprint(None, {"game": game, "players": players, "options": options})
+        claim = await self.idempotency.claim(idempotency_key, fingerprint)
+        if claim.state == "done":
+            log.info("table_created", game_id=claim.game_id, game=game, players=players, outcome="dup")
+            return claim.game_id, claim.host_token
+        if claim.state == "mismatch":
+            raise ConflictError(
+                "idempotency_key_reused", "This Idempotency-Key was already used with a different body."
+            )
+        if claim.state == "pending":
+            raise ConflictError(
+                "idempotency_key_in_use", "A request with this Idempotency-Key is still running; try again."
+            )
+        try:
+            game_id, host_token = await self._create(game, players, options)
+        except BaseException:
+            await self.idempotency.release(idempotency_key)
+            raise
+        await self.idempotency.finish(idempotency_key, fingerprint, game_id, host_token)
+        return game_id, host_token
+
+    async def _create(self, game: str, players: int, options: Mapping[str, Any]) -> tuple[str, str]:
+        try:
+            table = table_for(game)
+        except Rejected as rejected:
+            raise from_rejection(rejected) from None
+        options = dict(options)
+        practice_seed = options.pop(SEED_OPTION, None)
+        root, master = _secret_material(practice_seed)
+        seeds = SecretSeeds(root, master)
+        game_id = secrets.token_hex(8)
+        try:
+            events = table.create(
+                game_id, players, options, seeds.chain_commitment(0), practice_seed is not None
+            )
+        except Rejected as rejected:
+            raise from_rejection(rejected) from None
+        record = CommandRecord(
+            id="create", kind="create", body={"game": game, "players": players, "options": options}
+        )
+        entry = encode_batch(1, GENESIS_HASH, record, events, fresh_salts(len(events)))[0]
+        await self.store.create(game_id, {"root": root.hex(), "master": master.hex()}, entry)
+        host_token = await self.tokens.issue(game_id, "host")
+        await self._notify(game_id)
+        log.info("table_created", game_id=game_id, game=game, players=players, outcome="ok")
+        return game_id, host_token
+
+    async def join(
+        self, game_id: str, name: str, client_seed: str = "", account: Account | None = None
+    ) -> tuple[int, str]:
+        """Seat a player at the next free seat; returns the seat and its token. With an ``account``
+        the seat is claimed for it, and the join record names the account so that a re-run of the
+        stream (the verifier) claims it again; joins without one are recorded as before."""
+        seeds = await self.seeds(game_id)
+        token = secrets.token_urlsafe(24)
+        body: dict[str, Any] = {"name": name, "client_seed": client_seed}
+        if account is not None:
+            body |= {"account_id": account.id, "account_name": account.name}
+        for _ in range(MAX_ATTEMPTS):
+            folded = await self.load(game_id)
+            try:
+                events = folded.table.join(folded.state, name, client_seed, seeds, account)
+            except Rejected as rejected:
+                raise from_rejection(rejected) from None
+            seat = len(folded.state.seated)
+            await self.tokens.bind(game_id, token, str(seat))
+            # A fresh id per attempt: two players racing for one seat must conflict, not dedup.
+            record = CommandRecord(
+                id=f"join-{seat}-{secrets.token_hex(4)}",
+                kind="join",
+                body=body,
+            )
+            outcome = await self._append(folded, record, events, seat=None)
+            if isinstance(outcome, CommandOutcome):
+                log.info("player_joined", game_id=game_id, seat=seat, outcome="ok")
+                return seat, token
+        raise _contention()
+
+    async def command(
+        self,
+        game_id: str,
+        seat: int,
+        command_id: str,
+        body: Mapping[str, Any],
+        expected_version: int | None,
+    ) -> CommandOutcome:
+        """Decide and append one player command (see the module docstring for the retry rules)."""
+        started = time.perf_counter()
+        outcome_name = "rejected"
+        try:
+            fingerprint = command_fingerprint(seat, {"command": body, "expected_version": expected_version})
+            previous = await self._replay(game_id, seat, command_id, fingerprint)
+            if previous is not None:
+                outcome_name = "dup"
+                return previous
+            seeds = await self.seeds(game_id)
+            for _ in range(MAX_ATTEMPTS):
+                folded = await self.load(game_id)
+                try:
+                    command = _decode_command(folded, body)
+                    if expected_version is not None and expected_version != folded.version:
+                        outcome_name = "conflict"
+                        raise _version_conflict(folded.version)
+                    try:
+                        events = folded.table.decide(folded.state, command, seat, seeds)
+                    except Rejected as rejected:
+                        raise from_rejection(rejected) from None
+                except AppError:
+                    # An identical retry racing its original may have loaded the state the original
+                    # made (and be refused by it: "already placed"). The append script writes the
+                    # dedup record in the same atomic step as the events, so if the loaded state
+                    # holds them, the record is visible now: answer as the original did.
+                    previous = await self._replay(game_id, seat, command_id, fingerprint)
+                    if previous is not None:
+                        outcome_name = "dup"
+                        return previous
+                    raise
+                record = CommandRecord(
+                    id=command_id, kind="command", seat=seat, body=msgspec.to_builtins(command)
+                )
+                outcome = await self._append(folded, record, events, seat, fingerprint)
+                if isinstance(outcome, CommandOutcome):
+                    outcome_name = "dup" if outcome.duplicate else "ok"
+                    return outcome
+                if expected_version is not None:
+                    outcome_name = "conflict"
+                    raise _version_conflict(outcome)
+            outcome_name = "conflict"
+            raise _contention()
+        finally:
+            log.info(
+                "command",
+                game_id=game_id,
+                command_id=command_id,
+                seat=seat,
+                outcome=outcome_name,
+                duration_ms=round((time.perf_counter() - started) * 1000, 3),
+            )
+
+    async def _append(
+        self,
+        folded: Folded,
+        record: CommandRecord,
+        events: Sequence[Event],
+        seat: int | None,
+        fingerprint: str = "",
+    ) -> CommandOutcome | int:
+        """Append a decided batch. Returns the outcome, or the newer head version after a lost race."""
+        entries = encode_batch(folded.version + 1, folded.hash, record, events, fresh_salts(len(events)))
+        result = await self.store.append(
+            folded.game_id, folded.version, record.id, fingerprint or record.id, seat, entries
+        )
+        if result.status == "ok":
+            new = advance(folded.game_id, folded, entries)
+            self.cache.put(new)
+            await self._notify(folded.game_id)
+            return CommandOutcome(
+                folded.game_id,
+                folded.table,
+                result.first,
+                result.last,
+                list(zip(range(result.first, result.last + 1), events, strict=True)),
+                entries[-1].hash,
+                new.state.status == "finished",
+            )
+        if result.status == "dup":
+            replayed = await self._replay(folded.game_id, seat, record.id, fingerprint)
+            assert replayed is not None
+            return replayed
+        return result.head
+
+    async def _notify(self, game_id: str) -> None:
+        """Tell live streams and projections; the events are already stored, so a failed
+        notification must not fail the command: the sweeper finds any game whose projection lags."""
+        try:
+            await self.notify(game_id)
+        except Exception:
+            log.warning("notify_failed", game_id=game_id, exc_info=True)
+
+    async def _replay(
+        self, game_id: str, seat: int | None, command_id: str, fingerprint: str
+    ) -> CommandOutcome | None:
+        """The original answer of a command id this seat already used, or ``None`` for a new one."""
+        entry = await self.store.command_entry(game_id, command_id, seat=seat)
+        if entry is None:
+            return None
+        stored_fingerprint, first, last = entry
+        if stored_fingerprint != fingerprint:
+            raise ConflictError(
+                "command_id_reused", "This command id was already used for a different command."
+            )
+        folded = await self.load(game_id)
+        entries = await self.store.read(game_id, after=first - 1, limit=last - first + 1)
+        return CommandOutcome(
+            game_id,
+            folded.table,
+            first,
+            last,
+            decode_events(folded.table, entries),
+            entries[-1].hash,
+            folded.state.status == "finished",
+            duplicate=True,
+        )
+
+
+def fresh_salts(count: int) -> list[str]:
+    """One 128-bit salt per entry to store, from the CSPRNG (shared/FAIRNESS.md "Hiding")."""
+    return [secrets.token_hex(16) for _ in range(count)]
+
+
+def _decode_command(folded: Folded, body: Mapping[str, Any]) -> Command:
+    kind = body.get("type")
+    if not isinstance(kind, str):
+        raise InvalidError("invalid_command", "The command must be an object with a string 'type'.")
+    try:
+        command: Command = msgspec.convert(body, folded.table.command_type)
+    except msgspec.ValidationError as exc:
+        message = str(exc)
+        if "Invalid value" in message and "$.type" in message:
+            raise InvalidError(
+                "unknown_command", f"{kind!r} is not a command of {folded.table.name}."
+            ) from None
+        raise InvalidError("invalid_command", f"The command is malformed: {message}.") from None
+    return command
+
+
+def _secret_material(practice_seed: object) -> tuple[bytes, bytes]:
+    """The root and master seeds: fresh, or both the practice seed (an option, 64 hex digits)."""
+    if practice_seed is None:
+        return secrets.token_bytes(32), secrets.token_bytes(32)
+    invalid = InvalidError("invalid_options", "The option 'seed' must be 64 hexadecimal characters.")
+    if not isinstance(practice_seed, str) or len(practice_seed) != 64:
+        raise invalid
+    try:
+        seed = bytes.fromhex(practice_seed)
+    except ValueError:
+        raise invalid from None
+    return seed, seed
+
+
+def _version_conflict(current: int) -> AppError:
+    return ConflictError(
+        "version_conflict",
+        f"The game is at version {current}, not the expected one.",
+        current_version=current,
+    )
+
+
+def _contention() -> AppError:
+    return ConflictError("version_conflict", "The game changed too often to apply the command; try again.")

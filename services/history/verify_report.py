@@ -1,0 +1,134 @@
+"""The verifier's report: per round bucket, which checks ran, which failed, and the chance outcomes.
+
+Kept apart from the checks (``services.history.verify``) so that the CLI, the API and tests read one shape:
+``Report.ok``, ``Report.failures()`` (each ``"<round>: <check>: <detail>"``) and ``Report.render()``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from services.history.replay import round_label
+
+HASH_CHAIN = "hash chain"
+RECORDS = "records"
+SEED_CHAIN = "seed chain"
+RERUN = "rules re-run"
+CHANCE = "chance outcomes"
+SCORES = "final scores"
+HEADER = "export header"
+RECEIPTS = "receipts"
+CHECKS = (SEED_CHAIN, HASH_CHAIN, RECORDS, RERUN, CHANCE, SCORES, HEADER, RECEIPTS)
+_UNITS = {
+    HASH_CHAIN: "entries linked",
+    RECORDS: "records",
+    RERUN: "batches",
+    RECEIPTS: "receipts",
+}
+_SHOWN_FAILURES = 8
+
+
+@dataclass(frozen=True)
+class ChanceOutcome:
+    """One recorded random outcome, re-derived from its round's seed."""
+
+    version: int
+    round: int
+    type: str
+    matched: bool
+
+
+@dataclass
+class RoundReport:
+    """What was checked in one round bucket, and what failed."""
+
+    round: int
+    versions: list[int] = field(default_factory=list)
+    seed: str | None = None
+    chance: list[ChanceOutcome] = field(default_factory=list)
+    checked: dict[str, int] = field(default_factory=dict)
+    failures: list[tuple[str, str]] = field(default_factory=list)
+
+    @property
+    def label(self) -> str:
+        return round_label(self.round)
+
+    def outcome(self, check: str) -> str | None:
+        """``"failed"``, ``"ok"``, or ``None`` when the check did not apply to this round."""
+        if any(name == check for name, _ in self.failures):
+            return "failed"
+        return "ok" if check in self.checked else None
+
+    def line(self) -> str:
+        span = f"v{min(self.versions)}-{max(self.versions)}" if self.versions else "-"
+        parts = []
+        for check in CHECKS:
+            outcome = self.outcome(check)
+            if outcome is None:
+                continue
+            if check == CHANCE:
+                matched = sum(c.matched for c in self.chance)
+                counts = f"{len(self.chance)} re-derived, {matched} matched"
+            elif check in _UNITS:
+                counts = f"{self.checked.get(check, 0)} {_UNITS[check]}"
+            else:
+                counts = ""
+            name = f"seed {self.seed[:12]}…" if check == SEED_CHAIN and self.seed else check
+            verdict = "ok" if outcome == "ok" else "FAILED"
+            parts.append(f"{name} {verdict} ({counts})" if counts else f"{name} {verdict}")
+        return f"{self.label:<9} {span:<12} " + " · ".join(parts)
+
+
+@dataclass
+class Report:
+    """The verifier's verdict, per round; ``ok`` only when every check of every round passed."""
+
+    game_id: str | None = None
+    game: str | None = None
+    head_version: int | None = None
+    head_hash: str | None = None
+    rounds: dict[int, RoundReport] = field(default_factory=dict)
+
+    def round(self, number: int) -> RoundReport:
+        if number not in self.rounds:
+            self.rounds[number] = RoundReport(number)
+        return self.rounds[number]
+
+    def passed(self, number: int, check: str, count: int = 1) -> None:
+        bucket = self.round(number).checked
+        bucket[check] = bucket.get(check, 0) + count
+
+    def fail(self, number: int, check: str, detail: str) -> None:
+        self.round(number).checked.setdefault(check, 0)
+        self.round(number).failures.append((check, detail))
+
+    @property
+    def ok(self) -> bool:
+        return not self.failures()
+
+    def failures(self) -> list[str]:
+        """Every failure as ``"<round>: <check>: <detail>"``, rounds in order."""
+        return [
+            f"{r.label}: {check}: {detail}"
+            for _, r in sorted(self.rounds.items())
+            for check, detail in r.failures
+        ]
+
+    def render(self) -> str:
+        head = f"head version {self.head_version} (hash {(self.head_hash or '?')[:16]}…)"
+        lines = [f"Tablestream export of {self.game} game {self.game_id}: {head}"]
+        for _, bucket in sorted(self.rounds.items()):
+            lines.append(bucket.line())
+            for check, detail in bucket.failures[:_SHOWN_FAILURES]:
+                lines.append(f"    FAILED {check}: {detail}")
+            if len(bucket.failures) > _SHOWN_FAILURES:
+                lines.append(f"    ... and {len(bucket.failures) - _SHOWN_FAILURES} more failures")
+        failures = self.failures()
+        if failures:
+            lines.append(f"NOT VERIFIED: {len(failures)} failed checks; the first: {failures[0]}")
+        else:
+            lines.append(
+                "VERIFIED: the history is intact, every seed matches its commitment, every chance "
+                "outcome and event is what the rules produce, and the final scores are right."
+            )
+        return "\n".join(lines)

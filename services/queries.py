@@ -1,0 +1,225 @@
+"""The read side: the lobby, views (now or at a past version), events (narrated on request), scores,
+audits, exports and the replay of a finished game.
+
+Reads never go through the write side. Materialised views are served as the projection worker
+stored them; when a projection lags behind what a caller must see, the same pure view is computed
+here from the folded table (the cache may be shared with the write side of the same process).
+Audits and exports read the stream once and fold nothing to answer for an unknown game.
+
+Audits and time travel fold a whole stream: they run in a worker thread (the event loop keeps
+serving everyone else) and their results are kept in small LRU caches keyed by (game, version),
+so clients looping on the audit of a long game cost one fold per new version, not one per request.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Hashable, Sequence
+from typing import Any, Generic, TypeVar
+
+import anyio.to_thread
+import msgspec
+
+from domain.kernel import Event
+from domain.table import Table, TableState
+from projections.narration import narrate
+from projections.views import encode, scoreboard, seat_view, view_field
+from services.callers import Caller
+from services.errors import ConflictError, InvalidError, game_not_found
+from services.history.audit import Viewer, build_audit
+from services.history.export import GameNotFinished, build_export
+from services.history.folding import Folded, StateCache, advance, decode_events
+from services.history.records import Entry
+from services.store.event_store import EventStore
+
+K = TypeVar("K", bound=Hashable)
+V = TypeVar("V")
+
+AUDIT_CACHE_SIZE = 256
+TIME_TRAVEL_CACHE_SIZE = 256
+
+
+class LRU(Generic[K, V]):
+    """A bounded least-recently-used map."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self._items: OrderedDict[K, V] = OrderedDict()
+
+    def get(self, key: K) -> V | None:
+        value = self._items.get(key)
+        if value is not None:
+            self._items.move_to_end(key)
+        return value
+
+    def put(self, key: K, value: V) -> None:
+        self._items[key] = value
+        self._items.move_to_end(key)
+        while len(self._items) > self.size:
+            self._items.popitem(last=False)
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+
+def shown_event(table: Table, version: int, event: Event, seat: int | None, full: bool) -> dict[str, Any]:
+    """An event as a caller may see it, with its version; ``full`` shows hidden details."""
+    shown = table.redact(event, seat, finished=full)
+    return {"version": version, **msgspec.to_builtins(shown)}
+
+
+def seat_names(state: TableState) -> list[str]:
+    """The names of the seated players, in seat order: how sentences name the seats."""
+    return [player.name for player in state.seated]
+
+
+def with_text(game: str, events: list[dict[str, Any]], names: Sequence[str], lang: str) -> None:
+    """Add to each shown event its sentence in ``lang`` under ``text``, saying only what the caller
+    sees of it. ``by`` (a bot's or a timeout's command rather than the player's) is not recorded
+    with events yet, so every sentence tells a seat's action as the player's own."""
+    for event in events:
+        event["text"] = narrate(game, event, names, lang, by=None)
+
+
+def rendered_view(folded: Folded, seat: int | None) -> bytes:
+    """The JSON view of ``seat`` (``None``: a spectator) of a folded table."""
+    return encode(seat_view(folded.state, folded.version, seat))
+
+
+class GameQueries:
+    def __init__(self, store: EventStore, cache: StateCache | None = None) -> None:
+        self.store = store
+        self.cache = cache if cache is not None else StateCache()
+        self._audits: LRU[tuple[str, int, str, int | None], dict[str, Any]] = LRU(AUDIT_CACHE_SIZE)
+        self._past: LRU[tuple[str, int], Folded] = LRU(TIME_TRAVEL_CACHE_SIZE)
+
+    async def load(self, game_id: str) -> Folded:
+        """The table folded to the newest stored version; ``game_not_found`` for an unknown game."""
+        folded = await self.store.load(game_id, self.cache)
+        if folded is None:
+            raise game_not_found(game_id)
+        return folded
+
+    async def load_at(self, game_id: str, version: int) -> Folded:
+        """The table as it was at ``version`` (time travel): folded from the start in a worker
+        thread, kept in an LRU by (game, version)."""
+        cached = self._past.get((game_id, version))
+        if cached is not None:
+            return cached
+        entries = await self.store.read(game_id, after=0, limit=version)
+        if not entries:
+            raise game_not_found(game_id)
+        folded = await anyio.to_thread.run_sync(advance, game_id, None, entries)
+        self._past.put((game_id, folded.version), folded)
+        return folded
+
+    async def successors(self, game_id: str, cursor: Folded | None) -> list[Folded]:
+        """The table at every stored version after ``cursor`` (``None``: from the start), in order."""
+        folded: list[Folded] = []
+        for entry in await self.store.read(game_id, after=cursor.version if cursor else 0):
+            cursor = advance(game_id, cursor, [entry])
+            folded.append(cursor)
+        return folded
+
+    async def lobby(self, limit: int) -> list[dict[str, Any]]:
+        """Open and running tables, newest first."""
+        entries = [msgspec.json.decode(raw) for raw in await self.store.lobby(limit)]
+        return [entry for entry in entries if entry["status"] != "finished"]
+
+    async def view(self, game_id: str, seat: int | None) -> bytes:
+        """The caller's view at the head, never older than the seat's own last command."""
+        checkpoint, data = await self.store.read_view(game_id, view_field(seat))
+        required = await self.store.seat_version(game_id, seat) if seat is not None else 0
+        if data is None or checkpoint < required:
+            # The projection lags behind this seat's own last command (or has not run yet): compute the
+            # same pure view here so that a seat always reads its own writes.
+            data = rendered_view(await self.load(game_id), seat)
+        return data
+
+    async def view_at(self, game_id: str, seat: int | None, version: int) -> bytes:
+        """The caller's view as it was at ``version``."""
+        head = (await self.load(game_id)).version
+        if version > head:
+            raise InvalidError("invalid_query", f"The game is at version {head}; 'at' cannot be {version}.")
+        return rendered_view(await self.load_at(game_id, version), seat)
+
+    async def events(
+        self, game_id: str, caller: Caller, after: int, limit: int, lang: str | None = None
+    ) -> dict[str, Any]:
+        """A page of events as the caller may see them, and the head version; with ``lang`` each
+        event also has its sentence in that language under ``text``."""
+        entries = await self.store.read(game_id, after=after, limit=limit)
+        folded = await self.load(game_id)  # after the read: its head is never behind the page
+        full = folded.state.status == "finished" or caller.role == "operator"
+        events = [
+            shown_event(folded.table, version, event, caller.seat, full)
+            for version, event in decode_events(folded.table, entries)
+        ]
+        if lang is not None:
+            with_text(folded.state.game, events, seat_names(folded.state), lang)
+        return {"events": events, "version": folded.version}
+
+    async def replay(self, game_id: str, at: int | None, lang: str | None = None) -> dict[str, Any]:
+        """A finished game at version ``at`` (``None``: the last), everything revealed: the
+        spectator's and every seat's view as they were then, and the event(s) of that version in
+        full (narrated in ``lang`` when given). ``game_not_finished`` while it is played."""
+        head = await self.load(game_id)
+        if head.state.status != "finished":
+            raise ConflictError("game_not_finished", "A game can be replayed once it is over.")
+        version = head.version if at is None else at
+        if version > head.version:
+            raise InvalidError(
+                "invalid_query", f"The game has {head.version} versions; 'at' cannot be {version}."
+            )
+        state = (await self.load_at(game_id, version)).state
+        entries = await self.store.read(game_id, after=version - 1, limit=1)
+        events = [shown_event(head.table, v, e, None, True) for v, e in decode_events(head.table, entries)]
+        if lang is not None:
+            with_text(head.state.game, events, seat_names(head.state), lang)
+        return {
+            "version": version,
+            "head": head.version,
+            "spectator": seat_view(state, version, None),
+            "seats": [seat_view(state, version, seat) for seat in range(state.players)],
+            "events": events,
+        }
+
+    async def scores(self, game_id: str) -> bytes:
+        _, data = await self.store.read_view(game_id, "scores")
+        if data is None:
+            folded = await self.load(game_id)
+            data = encode(scoreboard(folded.state, folded.version))
+        return data
+
+    async def audit(self, game_id: str, caller: Caller) -> dict[str, Any]:
+        """Per round: the seed and its check, each chance outcome re-derived, the events; full detail
+        for everyone once the game is over and for the operator during play."""
+        viewer: Viewer = "spectator"
+        if caller.role == "operator":
+            viewer = "operator"
+        elif caller.seat is not None:
+            viewer = "player"
+        head = await self.store.head(game_id)
+        key = (game_id, head, viewer, caller.seat)
+        cached = self._audits.get(key)
+        if cached is not None:
+            return cached
+        entries = await self._stream(game_id)
+        audit = await anyio.to_thread.run_sync(build_audit, entries, viewer, caller.seat)
+        self._audits.put((game_id, entries[-1].version, viewer, caller.seat), audit)
+        return audit
+
+    async def export(self, game_id: str) -> dict[str, Any]:
+        """A finished game as one document for the offline verifier."""
+        entries = await self._stream(game_id)
+        try:
+            return build_export(entries)
+        except GameNotFinished:
+            raise ConflictError("game_not_finished", "A game can be exported once it is over.") from None
+
+    async def _stream(self, game_id: str) -> list[Entry]:
+        """The whole stored stream, read once; an empty one is an unknown game."""
+        entries = await self.store.read(game_id)
+        if not entries:
+            raise game_not_found(game_id)
+        return entries

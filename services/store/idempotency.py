@@ -1,0 +1,89 @@
+"""Idempotent table creation: what a client's ``Idempotency-Key`` already created.
+
+A record lives under the SHA-256 of the key (never the key itself) for 24 hours: the fingerprint of
+the body it came with, then the game id and the host token sealed with a keystream derived from the
+key, so a copy of the database alone yields no host token. While the first request runs, the record
+is a short-lived claim (``pending``), so two requests with one key never both create a table.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+from dataclasses import dataclass
+from typing import Literal
+
+import msgspec
+import redis.asyncio as aioredis
+
+from services.store.keys import IDEMPOTENCY_PREFIX
+
+KEEP_SECONDS = 24 * 3600
+CLAIM_SECONDS = 60  # a creator that died mid-request frees its key after this
+
+
+class _Record(msgspec.Struct, frozen=True, omit_defaults=True):
+    fingerprint: str
+    game_id: str = ""
+    sealed_token: str = ""
+
+
+@dataclass(frozen=True)
+class Claim:
+    """``claimed``: this request goes ahead; ``done``: the key already created ``game_id``;
+    ``pending``: another request with the key is running; ``mismatch``: the key came with another body."""
+
+    state: Literal["claimed", "done", "pending", "mismatch"]
+    game_id: str = ""
+    host_token: str = ""
+
+
+def _digest(key: str) -> str:
+    return hashlib.sha256(b"tablestream-idempotency-v1\0" + key.encode()).hexdigest()
+
+
+def _keystream(key: str, length: int) -> bytes:
+    stream = b""
+    counter = 0
+    while len(stream) < length:
+        stream += hmac.new(key.encode(), b"host-token" + counter.to_bytes(4, "big"), "sha256").digest()
+        counter += 1
+    return stream[:length]
+
+
+def seal(key: str, token: str) -> str:
+    raw = token.encode()
+    return bytes(a ^ b for a, b in zip(raw, _keystream(key, len(raw)), strict=True)).hex()
+
+
+def unseal(key: str, sealed: str) -> str:
+    raw = bytes.fromhex(sealed)
+    return bytes(a ^ b for a, b in zip(raw, _keystream(key, len(raw)), strict=True)).decode()
+
+
+class IdempotencyStore:
+    def __init__(self, redis: aioredis.Redis) -> None:
+        self._redis = redis
+
+    async def claim(self, key: str, fingerprint: str) -> Claim:
+        name = IDEMPOTENCY_PREFIX + _digest(key)
+        pending = msgspec.json.encode(_Record(fingerprint))
+        if await self._redis.set(name, pending, nx=True, ex=CLAIM_SECONDS):
+            return Claim("claimed")
+        raw = await self._redis.get(name)
+        if raw is None:  # expired between the two calls: claim again
+            return await self.claim(key, fingerprint)
+        record = msgspec.json.decode(raw, type=_Record)
+        if not hmac.compare_digest(record.fingerprint, fingerprint):
+            return Claim("mismatch")
+        if not record.game_id:
+            return Claim("pending")
+        return Claim("done", record.game_id, unseal(key, record.sealed_token))
+
+    async def finish(self, key: str, fingerprint: str, game_id: str, host_token: str) -> None:
+        record = _Record(fingerprint, game_id, seal(key, host_token))
+        await self._redis.set(IDEMPOTENCY_PREFIX + _digest(key), msgspec.json.encode(record), ex=KEEP_SECONDS)
+
+    async def release(self, key: str) -> None:
+        """Forget a claim whose request failed, so that a retry with the key can create the table."""
+        await self._redis.delete(IDEMPOTENCY_PREFIX + _digest(key))

@@ -1,0 +1,145 @@
+"""Where a game lives in Redis.
+
+Every key of one game carries the hash tag ``{<game_id>}`` so that each Lua script touches a single
+Redis Cluster slot. The lobby keys are global: no game script may touch them (they would pull every
+game into one slot), so the lobby is written with plain commands.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import NamedTuple
+
+PREFIX = "ts"
+EVENTS_SUFFIX = ":events"
+EVENTS_PATTERN = f"{PREFIX}:{{*}}{EVENTS_SUFFIX}"  # SCAN MATCH for every game's stream
+LIVE_SUFFIX = ":live"
+LIVE_PATTERN = f"{PREFIX}:{{*}}{LIVE_SUFFIX}"  # PSUBSCRIBE: every game's live channel
+
+LOBBY = f"{PREFIX}:lobby"  # hash: game id -> JSON summary bytes
+LOBBY_ORDER = f"{PREFIX}:lobby:order"  # zset: game id -> creation ordinal
+LOBBY_SEQ = f"{PREFIX}:lobby:seq"  # counter giving those ordinals
+
+IDEMPOTENCY_PREFIX = f"{PREFIX}:idempotency:"  # + SHA-256 of a client's Idempotency-Key (string, 24 h)
+DIRTY = f"{PREFIX}:dirty"  # zset: game id -> ms since epoch when first marked as maybe lagging
+WAITING = f"{PREFIX}:waiting"  # zset: game id -> ms since epoch of creation, while it waits for players
+
+CHECKPOINT_FIELD = "checkpoint"  # in the views hash: the version the views were projected at
+
+
+class GameKeys(NamedTuple):
+    """The keys of one game (all in one slot) and its pub/sub channel."""
+
+    events: str  # stream, never trimmed: entries 0-<version> with fields d (bytes), h (hex hash)
+    commands: str  # hash: command id -> "<fingerprint> <first> <last>" (legacy, unscoped: read only)
+    seat_commands: str  # hash: dedup_field(seat, command id) -> "<fingerprint> <first> <last>"
+    seats: str  # hash: seat -> last version appended by that seat's commands
+    secret: str  # hash: root, master (hex); never in the stream
+    views: str  # hash: checkpoint plus projection fields (opaque bytes)
+    tokens: str  # hash: SHA-256 of a bearer token -> "host" or the seat number
+    live: str  # pub/sub channel: the projected version after each views write
+
+
+def check_game_id(game_id: str) -> str:
+    """A game id must be non-empty and brace-free, or its hash tag would name another slot."""
+    if not game_id or "{" in game_id or "}" in game_id:
+        raise ValueError(f"invalid game id {game_id!r}")
+    return game_id
+
+
+def dedup_field(seat: int | None, command_id: str) -> str:
+    """A command id's field in ``seat_commands``: ids are scoped per seat, so two seats may use the
+    same id and no answer tells one seat about another's ids. ``<seat>:<id>``, or ``:<id>`` for a
+    request without a seat (joins); the seat is digits, so the first colon always ends it."""
+    return f"{'' if seat is None else seat}:{command_id}"
+
+
+def game_keys(game_id: str) -> GameKeys:
+    tag = f"{PREFIX}:{{{check_game_id(game_id)}}}"
+    return GameKeys(
+        events=tag + EVENTS_SUFFIX,
+        commands=tag + ":commands",
+        seat_commands=tag + ":seat-commands",
+        seats=tag + ":seats",
+        secret=tag + ":secret",
+        views=tag + ":views",
+        tokens=tag + ":tokens",
+        live=tag + LIVE_SUFFIX,
+    )
+
+
+def game_id_of_events_key(key: bytes | str) -> str | None:
+    """The game id in an events key found by SCAN, or ``None`` for a key that is not one."""
+    return _game_id_between(key, EVENTS_SUFFIX)
+
+
+def game_id_of_live_channel(channel: bytes | str) -> str | None:
+    """The game id of a live channel (a pattern subscriber's message), or ``None``."""
+    return _game_id_between(channel, LIVE_SUFFIX)
+
+
+def _game_id_between(key: bytes | str, suffix: str) -> str | None:
+    text = key.decode() if isinstance(key, bytes) else key
+    head = f"{PREFIX}:{{"
+    tail = "}" + suffix
+    if not (text.startswith(head) and text.endswith(tail)):
+        return None
+    game_id = text[len(head) : -len(tail)]
+    if not game_id or "{" in game_id or "}" in game_id:
+        return None
+    return game_id
+
+
+# -- accounts -------------------------------------------------------------------------------------
+
+ACCOUNT_ID_LENGTH = 16  # hex characters
+
+
+def account_events_key(account_id: str) -> str:
+    """An account's own stream (its own slot: the hash tag is the account)."""
+    return f"{PREFIX}:{{acct:{check_game_id(account_id)}}}:events"
+
+
+def name_claim_key(skeleton: str) -> str:
+    """The claim on a name's skeleton: a string holding the account id (SET NX claims it). Hashed so
+    that no name can put braces, hence a hash tag, into the key."""
+    return f"{PREFIX}:name:{hashlib.sha256(skeleton.encode()).hexdigest()}"
+
+
+# -- players' read models: ratings, histories, leaderboards ------------------------------------------
+# All in one slot (tag {ratings}): one script records a finished game in every account it touches.
+
+RATINGS_TAG = f"{PREFIX}:{{ratings}}"
+
+
+class RatingsKeys(NamedTuple):
+    seq: str  # counter: the finish sequence, one per recorded game
+    log: str  # stream 0-<seq>: g (game id), t (finish time, unix seconds): the order a rebuild replays
+    finished: str  # hash: game id -> its sequence (the "already recorded" marker)
+    records: str  # hash: game id -> JSON history record
+    names: str  # hash: account id -> display name
+
+
+RATINGS = RatingsKeys(
+    seq=RATINGS_TAG + ":seq",
+    log=RATINGS_TAG + ":log",
+    finished=RATINGS_TAG + ":finished",
+    records=RATINGS_TAG + ":records",
+    names=RATINGS_TAG + ":names",
+)
+RATINGS_DERIVED_PATTERN = RATINGS_TAG + ":*"
+
+
+def rating_key(game: str) -> str:
+    """hash: account id -> JSON rating (mu, sigma, games) in ``game``."""
+    return f"{RATINGS_TAG}:rating:{game}"
+
+
+def board_key(game: str) -> str:
+    """zset: account id -> displayed rating (ordinal) in ``game``."""
+    return f"{RATINGS_TAG}:board:{game}"
+
+
+def history_key(account_id: str) -> str:
+    """zset: game id -> finish sequence, the games an account played."""
+    return f"{RATINGS_TAG}:history:{account_id}"

@@ -1,0 +1,340 @@
+"""Accounts over HTTP: register, log in, join with an account, histories, leaderboards, secrecy."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import pytest
+
+from services.history.verify import verify_export
+from tests.api.conftest import Api
+from workers.bots import choose
+
+SHORT = {"rounds": 1}  # a one-round 6 nimmt! game: ten turns
+
+
+def register(api: Api, name: str, password: str | None = None) -> dict[str, Any]:
+    body: dict[str, Any] = {"name": name}
+    if password is not None:
+        body["password"] = password
+    response = api.client.post("/accounts", json=body)
+    assert response.status_code == 201, response.text
+    registered: dict[str, Any] = response.json()
+    return registered
+
+
+def bearer(token: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}"}
+
+
+def join_as(api: Api, game_id: str, account_token: str, **body: Any) -> int:
+    response = api.client.post(f"/games/{game_id}/players", json=body, headers=bearer(account_token))
+    assert response.status_code == 201, response.text
+    api.tokens[game_id].append(response.json()["token"])
+    seat: int = response.json()["seat"]
+    return seat
+
+
+def play_out(api: Api, game_id: str, seed: int) -> dict[str, Any]:
+    """Bots play every seat to the end; the projections run after every command."""
+    rng = random.Random(seed)
+    while (view := api.view(game_id))["status"] != "finished":
+        for seat in view["to_act"]:
+            own = api.view(game_id, seat)
+            response = api.send(game_id, seat, choose(own["game"], own, rng), expected_version=own["version"])
+            assert response.status_code in (200, 409), response.text
+    api.project()
+    return view
+
+
+def rated_game(api: Api, tokens: list[str], seed: int) -> str:
+    game_id = api.create("six-nimmt", len(tokens), **SHORT)
+    for token in tokens:
+        join_as(api, game_id, token, client_seed=f"cs-{seed}")
+    play_out(api, game_id, seed)
+    return game_id
+
+
+# -- registering and logging in ---------------------------------------------------------------------
+
+
+def test_registering_gives_an_account_id_a_token_and_a_public_profile(fake_api: Api) -> None:
+    ada = register(fake_api, "  Ada Lovelace ")
+    assert ada["name"] == "Ada Lovelace"
+    assert len(ada["token"]) > 40 and ada["token"].startswith(ada["account_id"] + ".")
+    profile = fake_api.client.get("/accounts/ada lovelace").json()
+    assert profile == {
+        "account_id": ada["account_id"],
+        "name": "Ada Lovelace",
+        "ratings": {},
+        "history": f"/accounts/{ada['account_id']}/history",
+    }
+    assert fake_api.client.get(f"/accounts/{ada['account_id']}").json() == profile
+    me = fake_api.client.get("/accounts/me", headers=bearer(ada["token"])).json()
+    assert me == {**profile, "has_password": False}
+
+
+@pytest.mark.parametrize(
+    ("taken", "attempt", "code", "status"),
+    [
+        ("Ada", "ADA", "name_taken", 409),
+        ("Ada", "ada ", "name_taken", 409),
+        ("Ada", "\uff21\uff44\uff41", "name_taken", 409),  # full-width letters
+        ("Ada", "Ad\u0430", "name_confusable", 422),  # Cyrillic a
+        ("Ada", "\u0410da", "name_confusable", 422),  # Cyrillic capital A
+        ("Bill", "Bi11", "name_confusable", 422),  # digits one for letters l
+        ("Emma", "Ernrna", "name_confusable", 422),  # "rn" for "m"
+    ],
+)
+def test_a_name_that_differs_only_by_case_width_or_a_lookalike_character_is_refused(
+    fake_api: Api, taken: str, attempt: str, code: str, status: int
+) -> None:
+    register(fake_api, taken)
+    response = fake_api.client.post("/accounts", json={"name": attempt})
+    assert response.status_code == status
+    error = response.json()["error"]
+    assert error["code"] == code
+    assert taken in error["message"] or attempt.strip() in error["message"]
+
+
+@pytest.mark.parametrize(
+    ("name", "code"),
+    [
+        ("A\u200bda", "invalid_name"),  # zero-width space
+        ("Ada\u202e", "invalid_name"),  # right-to-left override
+        ("Ad\x07a", "invalid_name"),  # a control character
+        ("A", "invalid_name"),
+        ("x" * 25, "invalid_name"),
+        ("Ada  Byron", "invalid_name"),
+        ("me", "invalid_name"),
+        ("Pa\u03b2lo", "name_mixed_script"),  # Latin with a Greek beta
+    ],
+)
+def test_invisible_control_too_short_reserved_and_mixed_script_names_are_refused(
+    fake_api: Api, name: str, code: str
+) -> None:
+    response = fake_api.client.post("/accounts", json={"name": name})
+    assert response.status_code == 422
+    assert response.json()["error"]["code"] == code
+
+
+def test_names_in_one_other_script_are_welcome(fake_api: Api) -> None:
+    for name in ("\u041f\u0430\u0432\u0435\u043b", "\u0397\u03c1\u03ce", "\u65e5\u672c\u30ab\u30bf"):
+        register(fake_api, name)
+
+
+def test_login_with_the_right_password_gives_a_fresh_working_token_and_the_wrong_one_a_401(
+    fake_api: Api,
+) -> None:
+    ada = register(fake_api, "Ada", password="correct horse")
+    right = fake_api.client.post("/accounts/login", json={"name": "ADA", "password": "correct horse"})
+    assert right.status_code == 200
+    fresh = right.json()
+    assert fresh["account_id"] == ada["account_id"] and fresh["token"] != ada["token"]
+    for token in (ada["token"], fresh["token"]):
+        me = fake_api.client.get("/accounts/me", headers=bearer(token))
+        assert me.status_code == 200 and me.json()["has_password"] is True
+    wrong = fake_api.client.post("/accounts/login", json={"name": "Ada", "password": "wrong horse"})
+    assert wrong.status_code == 401 and wrong.json()["error"]["code"] == "invalid_credentials"
+    nobody = fake_api.client.post("/accounts/login", json={"name": "Nobody", "password": "whatever1"})
+    assert nobody.status_code == 401 and nobody.json()["error"]["code"] == "invalid_credentials"
+
+
+def test_an_account_without_a_password_can_set_one_and_then_log_in(fake_api: Api) -> None:
+    bo = register(fake_api, "Bo")
+    no_login = fake_api.client.post("/accounts/login", json={"name": "Bo", "password": "something1"})
+    assert no_login.status_code == 401
+    short = fake_api.client.post(
+        "/accounts/me/password", json={"password": "short"}, headers=bearer(bo["token"])
+    )
+    assert short.status_code == 422 and short.json()["error"]["code"] == "invalid_password"
+    done = fake_api.client.post(
+        "/accounts/me/password", json={"password": "something1"}, headers=bearer(bo["token"])
+    )
+    assert done.status_code == 200
+    assert (
+        fake_api.client.post("/accounts/login", json={"name": "bo", "password": "something1"}).status_code
+        == 200
+    )
+
+
+def test_a_bad_or_missing_account_token_is_a_401(fake_api: Api) -> None:
+    ada = register(fake_api, "Ada")
+    assert fake_api.client.get("/accounts/me").status_code == 401
+    forged = ada["account_id"] + ".not-the-secret"
+    for token in (forged, "garbage", "0123456789abcdef.x"):
+        response = fake_api.client.get("/accounts/me", headers=bearer(token))
+        assert response.status_code == 401
+        assert response.json()["error"]["code"] == "invalid_account_token"
+    game_id = fake_api.create("six-nimmt", 2)
+    refused = fake_api.client.post(f"/games/{game_id}/players", json={}, headers=bearer(forged))
+    assert refused.status_code == 401
+
+
+def test_unknown_accounts_and_games_are_404s(fake_api: Api) -> None:
+    assert fake_api.client.get("/accounts/nobody").json()["error"]["code"] == "account_not_found"
+    assert fake_api.client.get("/accounts/0123456789abcdef/history").status_code == 404
+    assert fake_api.client.get("/leaderboards/chess").json()["error"]["code"] == "unknown_game"
+
+
+# -- playing with an account ------------------------------------------------------------------------
+
+
+def test_joining_with_an_account_token_seats_the_account_and_the_view_shows_it(fake_api: Api) -> None:
+    ada, bo = register(fake_api, "Ada"), register(fake_api, "Bo")
+    game_id = fake_api.create("six-nimmt", 3, **SHORT)
+    assert join_as(fake_api, game_id, ada["token"]) == 0
+    assert join_as(fake_api, game_id, bo["token"], name="Bobby") == 1
+    again = fake_api.client.post(f"/games/{game_id}/players", json={}, headers=bearer(ada["token"]))
+    assert again.status_code == 409 and again.json()["error"]["code"] == "already_seated"
+    anonymous = fake_api.client.post(f"/games/{game_id}/players", json={})
+    assert anonymous.status_code == 422 and anonymous.json()["error"]["code"] == "invalid_name"
+    fake_api.join(game_id, "Cy")
+    players = fake_api.view(game_id)["players"]
+    assert [(p["name"], p.get("account")) for p in players] == [
+        ("Ada", {"id": ada["account_id"], "name": "Ada"}),
+        ("Bobby", {"id": bo["account_id"], "name": "Bo"}),
+        ("Cy", None),
+    ]
+
+
+def test_a_finished_game_with_accounts_still_verifies_offline(fake_api: Api) -> None:
+    tokens = [register(fake_api, name)["token"] for name in ("Ada", "Bo")]
+    game_id = rated_game(fake_api, tokens, seed=3)
+    export = fake_api.client.get(f"/games/{game_id}/export").json()
+    report = verify_export(export)
+    assert report.ok, report.render()
+
+
+def test_a_rated_game_appears_in_each_players_history_with_result_rating_change_and_links(api: Api) -> None:
+    ada, bo, cy = (register(api, name) for name in ("Ada", "Bo", "Cy"))
+    game_id = rated_game(api, [ada["token"], bo["token"], cy["token"]], seed=1)
+    final = api.view(game_id)
+    for seat, account in enumerate((ada, bo, cy)):
+        page = api.client.get(f"/accounts/{account['account_id']}/history").json()
+        assert page["total"] == 1
+        (entry,) = page["games"]
+        assert entry["game_id"] == game_id and entry["game"] == "six-nimmt" and entry["rated"] is True
+        assert entry["replay"] == f"/replay/{game_id}" and entry["export"] == f"/games/{game_id}/export"
+        assert entry["title"] == "6 nimmt!: Ada, Bo, Cy"
+        assert entry["finished_at"] > 0
+        you = entry["you"]
+        assert you["seat"] == seat and you["score"] == final["scores"][seat]
+        assert you["winner"] == (seat in final["winners"])
+        assert you["rating"]["before"]["games"] == 0 and you["rating"]["after"]["games"] == 1
+        profile = api.client.get(f"/accounts/{account['account_id']}").json()
+        assert profile["ratings"]["six-nimmt"] == you["rating"]["after"]
+    best = min(final["scores"])
+    winners = [s for s, score in enumerate(final["scores"]) if score == best]
+    board = api.client.get("/leaderboards/six-nimmt").json()
+    assert board["total"] == 3
+    assert {e["account_id"] for e in board["entries"][: len(winners)]} == {
+        (ada, bo, cy)[s]["account_id"] for s in winners
+    }
+
+
+def test_games_with_an_anonymous_seat_or_a_practice_seed_are_in_the_history_but_unrated(
+    fake_api: Api,
+) -> None:
+    ada, bo = register(fake_api, "Ada"), register(fake_api, "Bo")
+    mixed = fake_api.create("six-nimmt", 2, **SHORT)
+    join_as(fake_api, mixed, ada["token"])
+    fake_api.join(mixed, "Guest")
+    play_out(fake_api, mixed, seed=2)
+    practice = fake_api.create("six-nimmt", 2, seed="ab" * 32, **SHORT)
+    join_as(fake_api, practice, ada["token"])
+    join_as(fake_api, practice, bo["token"])
+    play_out(fake_api, practice, seed=2)
+    games = fake_api.client.get(f"/accounts/{ada['account_id']}/history").json()["games"]
+    assert [(g["game_id"], g["rated"], g["unrated_reason"]) for g in games] == [
+        (practice, False, "practice"),
+        (mixed, False, "anonymous_seats"),
+    ]
+    assert all(g["you"]["rating"] is None for g in games)
+    assert fake_api.client.get("/leaderboards/six-nimmt").json()["total"] == 0
+    assert fake_api.client.get(f"/accounts/{ada['account_id']}").json()["ratings"] == {}
+
+
+def test_leaderboards_and_histories_page_with_offset_and_limit(fake_api: Api) -> None:
+    accounts = [register(fake_api, f"Player {n}") for n in range(5)]
+    games = [rated_game(fake_api, [a["token"] for a in accounts[i : i + 2]], seed=i) for i in range(4)]
+    board = [
+        fake_api.client.get("/leaderboards/six-nimmt", params={"offset": offset, "limit": 2}).json()
+        for offset in (0, 2, 4)
+    ]
+    assert [page["total"] for page in board] == [5, 5, 5]
+    assert [len(page["entries"]) for page in board] == [2, 2, 1]
+    entries = [e for page in board for e in page["entries"]]
+    assert [e["rank"] for e in entries] == [1, 2, 3, 4, 5]
+    assert {e["account_id"] for e in entries} == {a["account_id"] for a in accounts}
+    ratings = [e["rating"] for e in entries]
+    assert ratings == sorted(ratings, reverse=True)
+    second = accounts[1]["account_id"]  # played games 0 and 1
+    first_page = fake_api.client.get(f"/accounts/{second}/history", params={"limit": 1}).json()
+    next_page = fake_api.client.get(f"/accounts/{second}/history", params={"offset": 1, "limit": 1}).json()
+    assert first_page["total"] == next_page["total"] == 2
+    assert [g["game_id"] for g in first_page["games"] + next_page["games"]] == [games[1], games[0]]
+    bad = fake_api.client.get("/leaderboards/six-nimmt", params={"limit": 0})
+    assert bad.status_code == 422 and bad.json()["error"]["code"] == "invalid_query"
+
+
+# -- secrecy --------------------------------------------------------------------------------------------
+
+
+def test_no_response_of_a_full_flow_shows_an_account_token_a_password_or_its_hash(fake_api: Api) -> None:
+    bodies: list[str] = []
+    client = fake_api.client
+    original = client.request
+
+    def recording(*args: Any, **kwargs: Any) -> Any:
+        response = original(*args, **kwargs)
+        bodies.append(response.text)
+        return response
+
+    client.request = recording  # type: ignore[method-assign]
+    password = "very secret words"
+    ada = register(fake_api, "Ada", password=password)
+    bo = register(fake_api, "Bo", password=password + "!")
+    login = client.post("/accounts/login", json={"name": "Ada", "password": password}).json()
+    game_id = rated_game(fake_api, [ada["token"], bo["token"]], seed=5)
+    for account in (ada, bo):
+        client.get(f"/accounts/{account['account_id']}")
+        client.get(f"/accounts/{account['name']}")
+        client.get(f"/accounts/{account['account_id']}/history")
+    client.get("/accounts/me", headers=bearer(ada["token"]))
+    client.get("/leaderboards/six-nimmt")
+    client.get(f"/games/{game_id}/export")
+    client.get(f"/games/{game_id}/events", params={"limit": 1000})
+    client.get(f"/games/{game_id}/audit")
+    client.get("/games")
+    client.request = original  # type: ignore[method-assign]
+
+    account_tokens = [ada["token"], bo["token"], login["token"]]
+    seat_tokens = [token for tokens in fake_api.tokens.values() for token in tokens]
+    host_tokens = list(fake_api.hosts.values())
+    everything = "\n".join(bodies)
+    for token in [*account_tokens, *seat_tokens, *host_tokens]:
+        secret = token.split(".", 1)[-1]
+        # once: in the answer that issued it, never again (not in views, histories, exports, audits)
+        assert everything.count(secret) == 1, f"a token ({secret[:6]}...) shows up again"
+    assert password not in everything and "argon2" not in everything
+    assert "token_hash" not in everything and "password_hash" not in everything
+
+
+def test_openapi_describes_the_account_routes_and_their_bodies(fake_api: Api) -> None:
+    doc = fake_api.client.get("/openapi.json").json()
+    for path, method in [
+        ("/accounts", "post"),
+        ("/accounts/login", "post"),
+        ("/accounts/me", "get"),
+        ("/accounts/me/password", "post"),
+        ("/accounts/{name_or_id}", "get"),
+        ("/accounts/{account_id}/history", "get"),
+        ("/leaderboards/{game}", "get"),
+    ]:
+        assert method in doc["paths"][path], path
+    schemas = doc["components"]["schemas"]
+    assert {"Register", "Login", "SetPassword"} <= set(schemas)
+    assert "password" in schemas["Register"]["properties"]
+    assert "name" not in schemas["JoinGame"].get("required", [])

@@ -1,0 +1,68 @@
+"""``tablestream bench``: the smoke run prints every row (so the bench cannot rot), and wrk's output
+is read as wrk prints it."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+from services.bench import wrk
+
+WRK_OUTPUT = """Running 1s test @ http://127.0.0.1:48361/healthz
+  2 threads and 64 connections
+  Thread Stats   Avg      Stdev     Max   +/- Stdev
+    Latency   210.10ms  218.50ms   1.02s    84.98%
+  Latency Distribution
+     50%  127.45ms
+     75%  220.27ms
+     90%  551.69ms
+     99%    1.01s{trailing}
+  240 requests in 1.03s, 44.23KB read
+  Non-2xx or 3xx responses: 3
+Requests/sec:    233.53
+""".format(trailing=" ")  # wrk pads this line
+
+
+def test_wrk_output_gives_requests_seconds_percentiles_and_errors() -> None:
+    result = wrk.parse(WRK_OUTPUT)
+    assert (result.requests, result.seconds, result.errors) == (240, 1.03, 3)
+    assert result.p50 == pytest.approx(0.12745)
+    assert result.p99 == pytest.approx(1.01)
+
+
+def test_the_rotation_script_sends_each_path_with_its_token_in_turn() -> None:
+    script = wrk.rotation_script([("/games/a/view", "tok"), ("/healthz", None)])
+    assert 'reqs[1] = wrk.format("GET", "/games/a/view", {["Authorization"] = "Bearer tok"})' in script
+    assert 'reqs[2] = wrk.format("GET", "/healthz", {})' in script
+
+
+@pytest.mark.redis
+def test_the_smoke_bench_prints_every_row_and_says_why_wrk_rows_are_skipped(tmp_path: object) -> None:
+    env = {**os.environ, "PATH": str(tmp_path)}  # no wrk on this PATH
+    done = subprocess.run(
+        [sys.executable, "-m", "services.cli", "bench", "--smoke"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=280,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    out = done.stdout
+    assert "NOTE: wrk is not installed (Debian: apt-get install -y wrk)" in out
+    for row in (
+        "== GET /healthz vs bare /bench/ping",
+        "== full command (no wrk baseline)",
+        "== projection lag at 0.5 x top rate",
+        "== projection lag at 0.1 x top rate",
+        "== Redis memory per finished game",
+        "== replay: read + decode + fold",
+        "== 20 tables alive: created, seated, one move each",
+        "== per-command appends, 64 callers vs eventsourcing sqlite",
+        "== rebuild vs eventsourcing popo",
+        "== summary",
+    ):
+        assert row in out
+    assert out.count("skipped: wrk is not installed") == 3

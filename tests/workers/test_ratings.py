@@ -1,0 +1,221 @@
+"""Players' read models from finished games: exactly once per game, and rebuilt to the same numbers.
+
+Games are played through the domain with random legal moves and stored as the server stores them
+(one batch per command), on fakeredis; the projector then records the finished ones.
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import fakeredis
+import msgspec
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from domain.games import table_for
+from domain.kernel import Event
+from domain.table import Account
+from projections.ratings import finish_record, ranks, unrated_reason
+from services.commands import fresh_salts
+from services.history.folding import StateCache
+from services.history.records import GENESIS_HASH, CommandRecord, encode_batch
+from services.store import ratings as store_ratings
+from services.store.event_store import SyncEventStore
+from tests.support.play import seeds_from
+from workers.projector import Projector
+from workers.ratings import RatingsRecorder, rebuild, rebuilt_models, stored_models
+
+ACCOUNTS = [Account(id=f"{n:016x}", name=f"Player {n}") for n in range(6)]
+
+
+@dataclass(frozen=True)
+class Plan:
+    """One table: its game, which accounts sit (``None``: an anonymous seat), practice or not, seed."""
+
+    game: str
+    seats: tuple[Account | None, ...]
+    practice: bool
+    seed: int
+    finish: bool = True
+
+
+OPTIONS = {"six-nimmt": {"rounds": 1}, "skull": {}, "skull-king": {}}
+
+
+@st.composite
+def plans(draw: st.DrawFn) -> Plan:
+    game = draw(st.sampled_from(["six-nimmt", "six-nimmt", "six-nimmt", "skull"]))
+    players = draw(st.integers(3, 5) if game == "skull" else st.integers(2, 6))
+    accounts = draw(st.permutations(ACCOUNTS))[:players]
+    anonymous = draw(st.sets(st.integers(0, players - 1), max_size=1 if draw(st.booleans()) else 0))
+    seats = tuple(None if seat in anonymous else account for seat, account in enumerate(accounts))
+    practice = draw(st.integers(0, 9)) == 0  # about one table in ten
+    finish = draw(st.integers(0, 9)) > 0  # about one table in ten stays unfinished
+    return Plan(game, seats, practice, draw(st.integers(0, 10**6)), finish)
+
+
+def store_game(store: SyncEventStore, game_id: str, plan: Plan) -> None:
+    """Create, seat and (if the plan says so) play the table to its end, appending like the server."""
+    table = table_for(plan.game)
+    seeds = seeds_from(plan.seed)
+    rng = random.Random(plan.seed)
+    created = table.create(
+        game_id, len(plan.seats), OPTIONS[plan.game], seeds.chain_commitment(0), plan.practice
+    )
+    record = CommandRecord(id="create", kind="create", body={"game": plan.game})
+    entries = encode_batch(1, GENESIS_HASH, record, created, fresh_salts(len(created)))
+    assert store.create(game_id, {"root": "00", "master": "00"}, entries[0])
+    state = table.fold(None, created)
+    version, last_hash = 1, entries[-1].hash
+    counter = itertools.count()
+
+    def append(events: list[Event], seat: int | None) -> None:
+        nonlocal state, version, last_hash
+        command_id = f"c{next(counter)}"
+        batch = encode_batch(
+            version + 1,
+            last_hash,
+            CommandRecord(id=command_id, kind="command", body={}),
+            events,
+            fresh_salts(len(events)),
+        )
+        assert store.append(game_id, version, command_id, command_id, seat, batch).status == "ok"
+        state = table.fold(state, events)
+        version, last_hash = batch[-1].version, batch[-1].hash
+
+    for seat, account in enumerate(plan.seats):
+        assert state is not None
+        append(table.join(state, f"P{seat}", f"cs{seat}", seeds, account), None)
+    steps = 0
+    while state is not None and state.status != "finished" and (plan.finish or steps < 3):
+        seat = rng.choice(sorted(table.to_act(state)))
+        command = rng.choice(table.legal_commands(state, seat))
+        append(table.decide(state, command, seat, seeds), seat)
+        steps += 1
+
+
+def fresh_store() -> SyncEventStore:
+    return SyncEventStore(fakeredis.FakeRedis(server=fakeredis.FakeServer()))
+
+
+def ticking_clock() -> Callable[[], float]:
+    ticks = itertools.count(1_700_000_000)
+    return lambda: float(next(ticks))
+
+
+def projector(store: SyncEventStore, clock: Callable[[], float]) -> Projector:
+    """A new worker: its own cache, so it folds from the stream like any other process."""
+    return Projector(store, ratings=RatingsRecorder(store, clock))
+
+
+games = st.lists(plans(), min_size=1, max_size=6)
+pokes = st.lists(st.integers(0, 5), max_size=12)
+
+
+@settings(max_examples=25)
+@given(games, pokes, st.randoms(use_true_random=False))
+def test_ratings_rebuilt_from_the_streams_equal_the_incrementally_projected_ones(
+    plan_list: list[Plan], extra: list[int], rng: random.Random
+) -> None:
+    store = fresh_store()
+    clock = ticking_clock()
+    ids = [f"g{n}" for n in range(len(plan_list))]
+    for game_id, plan in zip(ids, plan_list, strict=True):
+        store_game(store, game_id, plan)
+    order = [*ids, *(ids[i % len(ids)] for i in extra)]  # every game, plus random duplicates
+    rng.shuffle(order)
+    for game_id in order:
+        projector(store, clock).catch_up(game_id)
+    projected = stored_models(store)
+    assert rebuilt_models(store) == projected
+    rebuild(store)
+    assert stored_models(store) == projected
+
+
+@settings(max_examples=25)
+@given(games, st.randoms(use_true_random=False))
+def test_a_duplicated_late_or_reordered_poke_changes_nothing(
+    plan_list: list[Plan], rng: random.Random
+) -> None:
+    store = fresh_store()
+    clock = ticking_clock()
+    ids = [f"g{n}" for n in range(len(plan_list))]
+    for game_id, plan in zip(ids, plan_list, strict=True):
+        store_game(store, game_id, plan)
+    shared = projector(store, clock)
+    for game_id in ids:
+        shared.catch_up(game_id)
+    before = stored_models(store)
+    log_before = store.run(store_ratings.finish_log())
+    again = ids * 3
+    rng.shuffle(again)
+    for game_id in again:  # the same worker (cached folds) and fresh ones alike
+        (shared if rng.random() < 0.5 else projector(store, clock)).catch_up(game_id)
+        folded = store.load(game_id, StateCache())
+        assert folded is not None
+        RatingsRecorder(store, clock).record(folded)  # a recorder racing the projector
+    assert stored_models(store) == before
+    assert store.run(store_ratings.finish_log()) == log_before
+
+
+@settings(max_examples=25)
+@given(games)
+def test_every_finished_game_appears_once_in_the_history_of_each_account_that_played_it(
+    plan_list: list[Plan],
+) -> None:
+    store = fresh_store()
+    clock = ticking_clock()
+    ids = [f"g{n}" for n in range(len(plan_list))]
+    for game_id, plan in zip(ids, plan_list, strict=True):
+        store_game(store, game_id, plan)
+        projector(store, clock).catch_up(game_id)
+    models = stored_models(store)
+    expected: dict[str, list[str]] = {}
+    for game_id, plan in zip(ids, plan_list, strict=True):
+        played = [a.id for a in plan.seats if a is not None]
+        if plan.finish and played:
+            for account_id in played:
+                expected.setdefault(account_id, []).insert(0, game_id)
+        rated = plan.finish and not plan.practice and None not in plan.seats
+        record = models.records.get(game_id)
+        assert (record is not None) == (plan.finish and bool(played))
+        if record is not None:
+            assert msgspec.json.decode(record)["rated"] is rated
+    assert {a: [g for g, _ in rows] for a, rows in models.histories.items()} == expected
+    counted = {a: 0 for a in expected}
+    for plan in plan_list:
+        if plan.finish and not plan.practice and None not in plan.seats and plan.game == "six-nimmt":
+            for account in plan.seats:
+                assert account is not None
+                counted[account.id] += 1
+    for account_id, rated_games in counted.items():
+        raw = models.ratings.get("six-nimmt", {}).get(account_id)
+        assert (raw is not None) == (rated_games > 0)
+        if raw is not None:
+            assert msgspec.json.decode(raw)["games"] == rated_games
+
+
+# -- the pure parts ------------------------------------------------------------------------------------
+
+
+def test_ranks_share_places_on_ties_and_lower_scores_win_in_six_nimmt() -> None:
+    assert ranks("skull", [2, 0, 2, 1]) == [1, 4, 1, 3]
+    assert ranks("six-nimmt", [12, 3, 12, 30]) == [2, 1, 2, 4]
+
+
+def test_a_bot_seated_or_taking_over_a_seat_makes_a_game_unrated() -> None:
+    store = fresh_store()
+    store_game(store, "g", Plan("six-nimmt", tuple(ACCOUNTS[:2]), practice=False, seed=1))
+    state = store.load("g", StateCache())
+    assert state is not None
+    assert unrated_reason(state.state, {"player_joined"}) is None
+    assert unrated_reason(state.state, {"player_joined", "bot_seated"}) == "bots"
+    assert unrated_reason(state.state, {"bot_took_over"}) == "bots"
+    record, updates = finish_record(state.state, {"bot_took_over"}, 1.0, {})
+    assert record["rated"] is False and updates == {}
+    record, updates = finish_record(state.state, set(), 1.0, {})
+    assert record["rated"] is True and set(updates) == {ACCOUNTS[0].id, ACCOUNTS[1].id}

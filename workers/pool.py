@@ -1,0 +1,105 @@
+"""The worker process: a pool of RQ ``SimpleWorker``s on the projection queue plus the lag sweeper.
+
+    python -m workers.pool --redis-url URL [--workers 2] [--sweep-seconds 5]
+
+``tablestream worker`` hands over to this (it replaces its own process with it), so the CLI never
+imports the workers.
+
+It survives Redis outages: RQ retries its dequeue itself, but a connection error anywhere else
+(heartbeat, maintenance, the end of a job) makes a worker quit. With one worker (``serve``'s) the
+worker runs in this process and is started again, after Redis answers PING, with backoff; with more,
+RQ's ``WorkerPool`` respawns a dead worker process within a second. The sweeper is a thread that
+logs a failed pass and tries again, and re-pokes any game whose job was lost.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import threading
+from collections.abc import Sequence
+
+import redis
+import structlog
+from rq import SimpleWorker
+from rq.serializers import JSONSerializer
+from rq.worker_pool import WorkerPool
+
+from services.store.connection import UNAVAILABLE
+from services.store.event_store import SyncEventStore
+from services.store.queue import QUEUE_NAME, projection_queue
+from services.structured_logging import configure_logging
+from workers.sweeper import Sweeper
+
+log = structlog.get_logger("tablestream.worker")
+
+BACKOFF_MIN = 0.1
+BACKOFF_MAX = 5.0
+
+
+def wait_for_redis(connection: redis.Redis, stopped: threading.Event) -> bool:
+    """Until Redis answers PING, with exponential backoff; ``False`` if asked to stop meanwhile."""
+    delay = BACKOFF_MIN
+    while not stopped.is_set():
+        try:
+            connection.ping()
+            return True
+        except UNAVAILABLE as exc:
+            log.warning("redis_unreachable", error=f"{type(exc).__name__}: {exc}", retry_in=delay)
+        stopped.wait(delay)
+        delay = min(BACKOFF_MAX, delay * 2)
+    return False
+
+
+def run_simple_worker(connection: redis.Redis) -> None:
+    """One SimpleWorker in this process, started again whenever it quits on a Redis failure; returns
+    when it was asked to stop (SIGTERM or Ctrl-C)."""
+    never = threading.Event()
+    while True:
+        worker = SimpleWorker(
+            [projection_queue(connection)], connection=connection, serializer=JSONSerializer
+        )
+        try:
+            worker.work(logging_level="WARNING")
+        except UNAVAILABLE as exc:
+            log.warning("worker_lost_redis", error=f"{type(exc).__name__}: {exc}")
+        if getattr(worker, "_shutdown_requested_date", None) is not None or worker._stop_requested:
+            return
+        log.warning("worker_restarting")
+        wait_for_redis(connection, never)
+
+
+def run_pool(redis_url: str, workers: int, sweep_seconds: float) -> int:
+    configure_logging()
+    connection = redis.Redis.from_url(redis_url, health_check_interval=10)
+    queue = projection_queue(connection)
+    sweeper = Sweeper(SyncEventStore(connection), queue, sweep_seconds)
+    sweeper.start()
+    try:
+        if workers <= 1:
+            run_simple_worker(connection)
+        else:
+            pool = WorkerPool(
+                [QUEUE_NAME],
+                connection=connection,
+                num_workers=workers,
+                worker_class=SimpleWorker,
+                serializer=JSONSerializer,
+            )
+            pool.start(logging_level="WARNING")
+    finally:
+        sweeper.stop()
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m workers.pool", description=__doc__)
+    parser.add_argument("--redis-url", required=True)
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--sweep-seconds", type=float, default=5.0)
+    args = parser.parse_args(argv)
+    return run_pool(args.redis_url, args.workers, args.sweep_seconds)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
