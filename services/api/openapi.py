@@ -50,6 +50,7 @@ IDEMPOTENCY_KEY = {
     "description": "A secret of the client (16-128 visible ASCII characters): the same key and body "
     "within 24 hours answer with the same table and host token, creating nothing.",
 }
+BODY_ERRORS = (400, 413, 422)  # what any route with a JSON body may answer
 ERRORS = {
     400: "Malformed JSON",
     401: "A bad or malformed token",
@@ -88,8 +89,12 @@ ACCOUNT_PATHS: dict[str, Any] = {
             "requestBody": _body("Register"),
             "responses": {
                 "201": _ok("account_id, name and the account token"),
-                "409": _error("name_taken"),
-                "422": _error("invalid_name, name_confusable, name_mixed_script, invalid_password"),
+                **_errors(
+                    *BODY_ERRORS,
+                    409,
+                    s409="name_taken",
+                    s422="invalid_name, name_confusable, name_mixed_script, invalid_password",
+                ),
             },
         }
     },
@@ -99,7 +104,7 @@ ACCOUNT_PATHS: dict[str, Any] = {
             "requestBody": _body("Login"),
             "responses": {
                 "200": _ok("account_id, name and a new token"),
-                "401": _error("invalid_credentials"),
+                **_errors(*BODY_ERRORS, 401, s401="invalid_credentials"),
             },
         }
     },
@@ -117,8 +122,7 @@ ACCOUNT_PATHS: dict[str, Any] = {
             "requestBody": _body("SetPassword"),
             "responses": {
                 "200": _ok("Done"),
-                "401": _error("Bad account token"),
-                "422": _error("Bad password"),
+                **_errors(*BODY_ERRORS, 401, s401="Bad account token", s422="Bad password"),
             },
         }
     },
@@ -134,7 +138,10 @@ ACCOUNT_PATHS: dict[str, Any] = {
         "get": {
             "summary": "Finished games of an account, newest first: seats, result, rating change, links",
             "parameters": PAGE,
-            "responses": {"200": _ok("total, offset, limit, games"), "404": _error("account_not_found")},
+            "responses": {
+                "200": _ok("total, offset, limit, games"),
+                **_errors(404, 422, s404="account_not_found"),
+            },
         },
     },
     "/leaderboards/{game}": {
@@ -142,7 +149,10 @@ ACCOUNT_PATHS: dict[str, Any] = {
         "get": {
             "summary": "Rated accounts of a game, best first (rating = mu - 3 sigma, Plackett-Luce)",
             "parameters": PAGE,
-            "responses": {"200": _ok("total, offset, limit, entries"), "404": _error("unknown_game")},
+            "responses": {
+                "200": _ok("total, offset, limit, entries"),
+                **_errors(404, 422, s404="unknown_game"),
+            },
         },
     },
 }
@@ -201,7 +211,7 @@ def openapi_document() -> dict[str, Any]:
     send_schema = components["SendCommand"]
     send_schema["properties"]["command"] = {"$ref": REF.format(name="Command")}
     components["CreateGame"]["properties"]["game"] = {"enum": list(game_names())}
-    body_errors = (400, 413, 422)
+    body_errors = BODY_ERRORS
     game = {"parameters": [GAME_ID]}
     paths: dict[str, Any] = {
         "/games": {
