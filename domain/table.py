@@ -139,7 +139,8 @@ def table_timers(options: dict[str, Any], practice: bool) -> dict[str, Any]:
     given = {key: options[key] for key in TABLE_OPTIONS if key in options}
     given.setdefault("turn_seconds", 0 if practice else PUBLIC_TURN_SECONDS)
     try:
-        return msgspec.to_builtins(msgspec.convert(given, TableTimers))
+        resolved: dict[str, Any] = msgspec.to_builtins(msgspec.convert(given, TableTimers))
+        return resolved
     except msgspec.ValidationError as exc:
         raise Rejected("invalid_options", f"The table options are invalid: {exc}.") from None
 
