@@ -1,4 +1,5 @@
-"""The worker process: a pool of RQ ``SimpleWorker``s on the projection queue plus the lag sweeper.
+"""The worker process: a pool of RQ ``SimpleWorker``s on the projection and lifecycle queues, the
+lag sweeper and the timer loop (``workers.lifecycle``).
 
     python -m workers.pool --redis-url URL [--workers 2] [--sweep-seconds 5]
 
@@ -18,8 +19,9 @@ from rq.serializers import JSONSerializer
 from rq.worker_pool import WorkerPool
 
 from services.store.event_store import SyncEventStore
-from services.store.queue import QUEUE_NAME, projection_queue
+from services.store.queue import LIFECYCLE_QUEUE, QUEUE_NAME, lifecycle_queue, projection_queue
 from services.structured_logging import configure_logging
+from workers.lifecycle import TimerLoop
 from workers.sweeper import Sweeper
 
 
@@ -29,14 +31,16 @@ def run_pool(redis_url: str, workers: int, sweep_seconds: float) -> int:
     queue = projection_queue(connection)
     sweeper = Sweeper(SyncEventStore(connection), queue, sweep_seconds)
     sweeper.start()
+    timers = TimerLoop(SyncEventStore(connection), lifecycle_queue(connection))
+    timers.start()
     try:
         if workers <= 1:
-            SimpleWorker([queue], connection=connection, serializer=JSONSerializer).work(
-                logging_level="WARNING"
-            )
+            SimpleWorker(
+                [queue, lifecycle_queue(connection)], connection=connection, serializer=JSONSerializer
+            ).work(logging_level="WARNING")
         else:
             pool = WorkerPool(
-                [QUEUE_NAME],
+                [QUEUE_NAME, LIFECYCLE_QUEUE],
                 connection=connection,
                 num_workers=workers,
                 worker_class=SimpleWorker,
@@ -44,6 +48,7 @@ def run_pool(redis_url: str, workers: int, sweep_seconds: float) -> int:
             )
             pool.start(logging_level="WARNING")
     finally:
+        timers.stop()
         sweeper.stop()
     return 0
 

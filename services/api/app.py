@@ -22,11 +22,12 @@ from services.callers import Callers
 from services.commands import GameCommands
 from services.config import Settings
 from services.history.folding import StateCache
+from services.lifecycle import Lifecycle
 from services.queries import GameQueries
 from services.store.connection import Connect, connect_to
 from services.store.event_store import EventStore
 from services.store.live_updates import LiveUpdates
-from services.store.queue import AppendNotifier, projection_queue
+from services.store.queue import AppendNotifier, BotJobs, lifecycle_queue, projection_queue
 from services.store.tokens import TokenStore
 
 
@@ -53,7 +54,13 @@ def create_app(settings: Settings, connect: Connect | None = None) -> Starlette:
             settings=settings,
             store=store,
             callers=Callers(tokens, settings.admin_token),
-            commands=GameCommands(store, tokens, AppendNotifier(store, projection_queue(sclient)), cache),
+            commands=GameCommands(
+                store,
+                tokens,
+                AppendNotifier(store, projection_queue(sclient)),
+                cache,
+                Lifecycle(store, BotJobs(lifecycle_queue(sclient))),
+            ),
             queries=GameQueries(store, cache),
             live=LiveUpdates(aclient),
         )

@@ -22,3 +22,7 @@ class SendCommand(msgspec.Struct, forbid_unknown_fields=True):
     command_id: Annotated[str, msgspec.Meta(min_length=1, max_length=64)]
     command: dict[str, Any]
     expected_version: Annotated[int, msgspec.Meta(ge=0)] | None = None
+
+
+class Empty(msgspec.Struct, forbid_unknown_fields=True):
+    """A body with nothing to say: ``{}``."""

@@ -19,7 +19,7 @@ from services.api.context import AppContext, app_context
 from services.api.http import caller_of, game_id_of
 from services.errors import InvalidError
 from services.history.folding import Folded
-from services.queries import rendered_view
+from services.queries import GameQueries, rendered_view, with_clock
 
 HEARTBEAT_SECONDS = 15.0
 
@@ -52,8 +52,9 @@ def _last_event_id(request: Request) -> int | None:
     return value
 
 
-def _message(folded: Folded, seat: int | None) -> bytes:
-    return b"id: %d\nevent: view\ndata: %s\n\n" % (folded.version, rendered_view(folded, seat))
+async def _message(queries: GameQueries, folded: Folded, seat: int | None) -> bytes:
+    view = with_clock(rendered_view(folded, seat), await queries.clock_for(folded))
+    return b"id: %d\nevent: view\ndata: %s\n\n" % (folded.version, view)
 
 
 async def _stream(
@@ -64,14 +65,14 @@ async def _stream(
         cursor: Folded | None
         if resume is None:
             cursor = head
-            yield _message(head, seat)
+            yield await _message(queries, head, seat)
         else:
             cursor = await queries.load_at(game_id, resume) if resume > 0 else None
         quiet_since = time.monotonic()
         while True:
             for folded in await queries.successors(game_id, cursor):
                 cursor = folded
-                yield _message(cursor, seat)
+                yield await _message(queries, cursor, seat)
                 quiet_since = time.monotonic()
             if cursor is not None and cursor.state.status == "finished":
                 return

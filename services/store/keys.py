@@ -16,6 +16,7 @@ EVENTS_PATTERN = f"{PREFIX}:{{*}}{EVENTS_SUFFIX}"  # SCAN MATCH for every game's
 LOBBY = f"{PREFIX}:lobby"  # hash: game id -> JSON summary bytes
 LOBBY_ORDER = f"{PREFIX}:lobby:order"  # zset: game id -> creation ordinal
 LOBBY_SEQ = f"{PREFIX}:lobby:seq"  # counter giving those ordinals
+TIMERS = f"{PREFIX}:timers"  # zset: game id -> its timer's deadline (ms); an index, global like the lobby
 
 CHECKPOINT_FIELD = "checkpoint"  # in the views hash: the version the views were projected at
 
@@ -30,6 +31,7 @@ class GameKeys(NamedTuple):
     views: str  # hash: checkpoint plus projection fields (opaque bytes)
     tokens: str  # hash: SHA-256 of a bearer token -> "host" or the seat number
     live: str  # pub/sub channel: the projected version after each views write
+    timer: str  # hash: version, deadline (ms), kind (turn/expire), seats, turn_seconds
 
 
 def check_game_id(game_id: str) -> str:
@@ -49,6 +51,7 @@ def game_keys(game_id: str) -> GameKeys:
         views=tag + ":views",
         tokens=tag + ":tokens",
         live=tag + ":live",
+        timer=tag + ":timer",
     )
 
 
