@@ -456,7 +456,7 @@ class Table:
         return self.rules.to_act(state.game_state) if state.status == "playing" else []
 
     def legal_commands(self, state: TableState, seat: Seat | None) -> list[Command]:
-        if state.status != "playing" or seat is None or seat in state.bots:
+        if state.status != "playing" or seat is None:
             return []
         return self.rules.legal_commands(state.game_state, seat)
 

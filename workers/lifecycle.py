@@ -47,8 +47,16 @@ _cache = StateCache()
 
 
 def default_async_client(connection: redis.Redis) -> aioredis.Redis:
-    """An async client to the server of the job's (sync) connection."""
-    return aioredis.Redis(**connection.connection_pool.connection_kwargs)
+    """An async client to the server of the job's (sync) connection (TCP or unix socket)."""
+    kw = connection.connection_pool.connection_kwargs
+    common: dict[str, Any] = {
+        "db": kw.get("db", 0),
+        "username": kw.get("username"),
+        "password": kw.get("password"),
+    }
+    if kw.get("path"):
+        return aioredis.Redis(unix_socket_path=kw["path"], **common)
+    return aioredis.Redis(host=kw.get("host", "localhost"), port=kw.get("port", 6379), **common)
 
 
 async_client_for: Callable[[redis.Redis], aioredis.Redis] = default_async_client
