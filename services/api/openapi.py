@@ -8,7 +8,8 @@ from typing import Any
 import msgspec
 
 from domain.games import game_names, table_for
-from services.api.bodies import CreateGame, JoinGame, SendCommand
+from projections.narration import LANGUAGES
+from services.api.bodies import CreateGame, Empty, JoinGame, SendCommand
 
 REF = "#/components/schemas/{name}"
 
@@ -46,8 +47,14 @@ def _query(name: str, description: str) -> dict[str, Any]:
 @cache
 def openapi_document() -> dict[str, Any]:
     command_unions = {table_for(name).command_type for name in game_names()}
-    (create, join, send, *commands), components = msgspec.json.schema_components(
-        [CreateGame, JoinGame, SendCommand, *command_unions], ref_template=REF
+    (create, join, send, empty, *commands), components = msgspec.json.schema_components(
+        [CreateGame, JoinGame, SendCommand, Empty, *command_unions], ref_template=REF
+    )
+    components["CreateGame"]["properties"]["options"]["description"] = (
+        "The game's options, plus the table's: 'seed' (a practice table), 'turn_seconds' (0 = no "
+        "turn timer; default 0 for practice tables, 60 otherwise), 'expire_minutes' (a waiting "
+        "table expires after this, default 30), 'takeover_after' (timeouts in a row before a bot "
+        "takes the seat, default 3)"
     )
     components["Error"] = {
         "type": "object",
@@ -113,8 +120,49 @@ def openapi_document() -> dict[str, Any]:
                 "parameters": [
                     _query("after", "Only versions after this"),
                     _query("limit", "At most this many"),
+                    {
+                        "name": "lang",
+                        "in": "query",
+                        "required": False,
+                        "schema": {"type": "string", "enum": list(LANGUAGES)},
+                        "description": "Add a narrated 'text' to each event in this language",
+                    },
                 ],
-                "responses": {"200": _ok("Events and the head version")},
+                "responses": {
+                    "200": _ok(
+                        "Events and the head version; each event says 'by' whom its batch came: "
+                        "'player', 'bot' or 'timeout'"
+                    )
+                },
+            },
+        },
+        "/games/{game_id}/bots": {
+            **game,
+            "post": {
+                "summary": "The host fills every empty seat with a bot (host token or ts_host_<id> cookie)",
+                "security": [{"bearer": []}],
+                "requestBody": _body("Empty"),
+                "responses": {
+                    "200": _ok("The seats the bots took: {'seats': [..]}"),
+                    "401": _error("Missing token"),
+                    "403": _error("Not the host"),
+                    "409": _error("The table is not waiting"),
+                    **bad,
+                },
+            },
+        },
+        "/games/{game_id}/leave": {
+            **game,
+            "post": {
+                "summary": "Leave the table: while waiting the seat is freed; during play a bot takes it",
+                "security": [{"bearer": []}],
+                "requestBody": _body("Empty"),
+                "responses": {
+                    "200": _ok("The seat left: {'seat': i}"),
+                    "401": _error("Bad or missing token"),
+                    "409": _error("Already left, or the game is over"),
+                    **bad,
+                },
             },
         },
         "/games/{game_id}/scores": {
@@ -146,7 +194,7 @@ def openapi_document() -> dict[str, Any]:
         },
         "/healthz": {"get": {"summary": "Liveness and Redis reachability", "responses": {"200": _ok("ok")}}},
     }
-    del create, join, send
+    del create, join, send, empty
     return {
         "openapi": "3.1.0",
         "info": {

@@ -182,7 +182,9 @@ def test_a_timer_racing_a_real_command_appends_exactly_one_of_them(
         head = folded(sync, clock, game_id)
         clock.advance(5)
 
-        async def race(c: GameCommands, head: Folded = head) -> list[str]:
+        async def race(
+            c: GameCommands, head: Folded = head, game_id: str = game_id, round_: int = round_
+        ) -> list[str]:
             gate = asyncio.Event()
             own = bot_move(head, 0)
 
