@@ -21,13 +21,15 @@ import msgspec
 
 from domain.kernel import Event
 from domain.table import Table
+from projections.narration import LANGUAGES, narrate
 from projections.views import encode, scoreboard, seat_view, view_field
 from services.callers import Caller
 from services.errors import ConflictError, InvalidError, game_not_found
 from services.history.audit import Viewer, build_audit
 from services.history.export import GameNotFinished, build_export
 from services.history.folding import Folded, StateCache, advance, decode_events
-from services.history.records import Entry
+from services.history.records import CommandRecord, Entry, decode_stored
+from services.lifecycle import Clock, clock_of, wall_clock_ms
 from services.store.event_store import EventStore
 
 K = TypeVar("K", bound=Hashable)
@@ -60,6 +62,10 @@ class LRU(Generic[K, V]):
         return len(self._items)
 
 
+BY: dict[str, str] = {"bot": "bot", "timeout": "timeout", "expire": "timeout"}
+"""How a batch came, by its record's kind, as the events API says it (``player`` otherwise)."""
+
+
 def shown_event(table: Table, version: int, event: Event, seat: int | None, full: bool) -> dict[str, Any]:
     """An event as a caller may see it, with its version; ``full`` shows hidden details."""
     shown = table.redact(event, seat, finished=full)
@@ -71,12 +77,30 @@ def rendered_view(folded: Folded, seat: int | None) -> bytes:
     return encode(seat_view(folded.state, folded.version, seat))
 
 
+def with_clock(view: bytes, clock: dict[str, Any] | None) -> bytes:
+    """A rendered view (a JSON object) with its ``clock`` added at read time."""
+    return view[:-1] + b',"clock":' + msgspec.json.encode(clock) + b"}"
+
+
+def by_of(record: CommandRecord | None) -> str:
+    return BY.get(record.kind, "player") if record is not None else "player"
+
+
 class GameQueries:
-    def __init__(self, store: EventStore, cache: StateCache | None = None) -> None:
+    def __init__(
+        self, store: EventStore, cache: StateCache | None = None, clock: Clock = wall_clock_ms
+    ) -> None:
         self.store = store
         self.cache = cache if cache is not None else StateCache()
         self._audits: LRU[tuple[str, int, str, int | None], dict[str, Any]] = LRU(AUDIT_CACHE_SIZE)
         self._past: LRU[tuple[str, int], Folded] = LRU(TIME_TRAVEL_CACHE_SIZE)
+        self.clock = clock
+
+    async def clock_for(self, folded: Folded) -> dict[str, Any] | None:
+        """The ``clock`` of the game's views now (``services.lifecycle.clock_of``)."""
+        if folded.state.timers is None:
+            return None
+        return clock_of(folded, await self.store.read_timer(folded.game_id), self.clock())
 
     async def load(self, game_id: str) -> Folded:
         """The table folded to the newest stored version; ``game_not_found`` for an unknown game."""
@@ -109,7 +133,7 @@ class GameQueries:
     async def lobby(self, limit: int) -> list[dict[str, Any]]:
         """Open and running tables, newest first."""
         entries = [msgspec.json.decode(raw) for raw in await self.store.lobby(limit)]
-        return [entry for entry in entries if entry["status"] != "finished"]
+        return [entry for entry in entries if entry["status"] not in ("finished", "expired")]
 
     async def view(self, game_id: str, seat: int | None) -> bytes:
         """The caller's view at the head, never older than the seat's own last command."""
@@ -119,25 +143,48 @@ class GameQueries:
             # The projection lags behind this seat's own last command (or has not run yet): compute the
             # same pure view here so that a seat always reads its own writes.
             data = rendered_view(await self.load(game_id), seat)
-        return data
+        return with_clock(data, await self.clock_for(await self.load(game_id)))
 
     async def view_at(self, game_id: str, seat: int | None, version: int) -> bytes:
         """The caller's view as it was at ``version``."""
         head = (await self.load(game_id)).version
         if version > head:
             raise InvalidError("invalid_query", f"The game is at version {head}; 'at' cannot be {version}.")
-        return rendered_view(await self.load_at(game_id, version), seat)
+        return with_clock(rendered_view(await self.load_at(game_id, version), seat), None)
 
-    async def events(self, game_id: str, caller: Caller, after: int, limit: int) -> dict[str, Any]:
-        """A page of events as the caller may see them, and the head version."""
+    async def events(
+        self, game_id: str, caller: Caller, after: int, limit: int, lang: str | None = None
+    ) -> dict[str, Any]:
+        """A page of events as the caller may see them, and the head version. Each says ``by`` whom
+        its batch came (``player``, ``bot`` or ``timeout``); with ``lang`` each has a ``text``."""
+        if lang is not None and lang not in LANGUAGES:
+            raise InvalidError(
+                "invalid_query", f"The query parameter 'lang' must be one of {', '.join(LANGUAGES)}."
+            )
         entries = await self.store.read(game_id, after=after, limit=limit)
         folded = await self.load(game_id)  # after the read: its head is never behind the page
         full = folded.state.status == "finished" or caller.role == "operator"
-        events = [
-            shown_event(folded.table, version, event, caller.seat, full)
-            for version, event in decode_events(folded.table, entries)
-        ]
+        record = await self._record_before(game_id, entries)
+        names = folded.state.names()
+        events = []
+        for entry, (version, event) in zip(entries, decode_events(folded.table, entries), strict=True):
+            record = decode_stored(entry.data).command or record
+            shown = {**shown_event(folded.table, version, event, caller.seat, full), "by": by_of(record)}
+            if lang is not None:
+                shown["text"] = narrate(folded.state.game, shown, names, lang, shown["by"])
+            events.append(shown)
         return {"events": events, "version": folded.version}
+
+    async def _record_before(self, game_id: str, entries: list[Entry]) -> CommandRecord | None:
+        """The command record of the batch a page starts in (the page may start mid-batch)."""
+        version = entries[0].version if entries else 1
+        while version > 1 and decode_stored(entries[0].data).command is None:
+            version -= 1
+            earlier = await self.store.read(game_id, after=version - 1, limit=1)
+            record = decode_stored(earlier[0].data).command
+            if record is not None:
+                return record
+        return None
 
     async def scores(self, game_id: str) -> bytes:
         _, data = await self.store.read_view(game_id, "scores")

@@ -13,6 +13,7 @@ from starlette.responses import Response
 from services.api.context import app_context
 from services.callers import Caller
 from services.errors import (
+    ForbiddenError,
     InvalidError,
     MalformedError,
     RequestTimeoutError,
@@ -92,6 +93,18 @@ def bearer(request: Request) -> str | None:
 async def caller_of(request: Request, game_id: str) -> Caller:
     """Who is asking (see ``services.callers``), from the ``Authorization`` header."""
     return await app_context(request).callers.identify(game_id, bearer(request))
+
+
+async def host_of(request: Request, game_id: str) -> Caller:
+    """The host, by the ``Authorization`` header or the ``ts_host_<game id>`` cookie; 401 without a
+    token, 403 for any other caller."""
+    token = bearer(request) or request.cookies.get(f"ts_host_{game_id}")
+    if token is None:
+        raise UnauthorizedError("unauthorized", "Only the host may do this: send the host token.")
+    caller = await app_context(request).callers.identify(game_id, token)
+    if caller.role != "host":
+        raise ForbiddenError("not_the_host", "Only the table's host may do this.")
+    return caller
 
 
 def int_query(request: Request, name: str, default: int, low: int = 0, high: int | None = None) -> int:

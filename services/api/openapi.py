@@ -8,8 +8,9 @@ from typing import Annotated, Any
 import msgspec
 
 from domain.games import game_names, table_for
+from projections.narration import LANGUAGES
 from services.api.account_routes import MAX_PAGE as MAX_ACCOUNT_PAGE
-from services.api.bodies import CreateGame, JoinGame, Login, Register, SendCommand, SetPassword
+from services.api.bodies import CreateGame, Empty, JoinGame, Login, Register, SendCommand, SetPassword
 from services.api.http import MAX_VERSION
 from services.api.idempotency import MAX_KEY, MIN_KEY
 from services.api.routes import MAX_EVENTS_PAGE, MAX_LOBBY_PAGE
@@ -192,8 +193,15 @@ def _add_refusals(paths: dict[str, Any]) -> None:
 @cache
 def openapi_document() -> dict[str, Any]:
     command_unions = {table_for(name).command_type for name in game_names()}
-    (create, join, send, *commands), components = msgspec.json.schema_components(
-        [CreateGame, JoinGame, SendCommand, Register, Login, SetPassword, *command_unions], ref_template=REF
+    (create, join, send, empty, *commands), components = msgspec.json.schema_components(
+        [CreateGame, JoinGame, SendCommand, Empty, Register, Login, SetPassword, *command_unions],
+        ref_template=REF,
+    )
+    components["CreateGame"]["properties"]["options"]["description"] = (
+        "The game's options, plus the table's: 'seed' (a practice table), 'turn_seconds' (0 = no "
+        "turn timer; default 0 for practice tables, 60 otherwise), 'expire_minutes' (a waiting "
+        "table expires after this, default 30), 'takeover_after' (timeouts in a row before a bot "
+        "takes the seat, default 3)"
     )
     commands = commands[3:]  # the account bodies are components, referenced by name
     components["Error"] = {
@@ -280,8 +288,62 @@ def openapi_document() -> dict[str, Any]:
                 "parameters": [
                     _query("after", "Only versions after this", 0, MAX_VERSION),
                     _query("limit", "At most this many", 1, MAX_EVENTS_PAGE),
+                    {
+                        "name": "lang",
+                        "in": "query",
+                        "required": False,
+                        "schema": {"type": "string", "enum": list(LANGUAGES)},
+                        "description": "Add a narrated 'text' to each event in this language",
+                    },
                 ],
-                "responses": {"200": _ok("Events and the head version"), **_errors(401, 404, 422)},
+                "responses": {
+                    "200": _ok(
+                        "Events and the head version; each event says 'by' whom its batch came: "
+                        "'player', 'bot' or 'timeout'"
+                    ),
+                    **_errors(401, 404, 422),
+                },
+            },
+        },
+        "/games/{game_id}/bots": {
+            **game,
+            "post": {
+                "summary": "The host fills every empty seat with a bot (host token or ts_host_<id> cookie)",
+                "security": [{"bearer": []}],
+                "requestBody": _body("Empty"),
+                "responses": {
+                    "200": _ok("The seats the bots took: {'seats': [..]}"),
+                    **_errors(
+                        *body_errors,
+                        401,
+                        403,
+                        404,
+                        409,
+                        s401="Missing token",
+                        s403="Not the host",
+                        s409="The table is not waiting",
+                    ),
+                },
+            },
+        },
+        "/games/{game_id}/leave": {
+            **game,
+            "post": {
+                "summary": "Leave the table: while waiting the seat is freed; during play a bot takes it",
+                "security": [{"bearer": []}],
+                "requestBody": _body("Empty"),
+                "responses": {
+                    "200": _ok("The seat left: {'seat': i}"),
+                    **_errors(
+                        *body_errors,
+                        401,
+                        403,
+                        404,
+                        409,
+                        s401="Bad or missing token",
+                        s409="Already left, or the game is over",
+                    ),
+                },
             },
         },
         "/games/{game_id}/scores": {
@@ -330,7 +392,7 @@ def openapi_document() -> dict[str, Any]:
         "/livez": {"get": {"summary": "Liveness: the process answers", "responses": {"200": _ok("alive")}}},
     }
     _add_refusals(paths)
-    del create, join, send
+    del create, join, send, empty
     return {
         "openapi": "3.1.0",
         "info": {
