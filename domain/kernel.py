@@ -113,6 +113,11 @@ class Rules(Protocol, Generic[S, C, E, Opt]):
     def redact(self, event: E, viewer: Seat | None) -> E:
         """The event as ``viewer`` (``None``: a spectator) may see it during play."""
 
+    def default_command(self, state: S, seat: Seat, chance: Chance) -> C | None:
+        """The command played for ``seat`` when its time runs out, where the rules name one (a
+        documented, deterministic choice, or a draw from ``chance`` with a documented label);
+        ``None`` leaves the choice to the seat's bot."""
+
     def scores(self, state: S) -> list[int]:
         """Current totals per seat."""
 

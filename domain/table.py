@@ -9,7 +9,7 @@ any of this; the table never sees a game's internals beyond the ``Rules`` protoc
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Literal, Union
+from typing import Annotated, Any, Literal, Union
 
 import msgspec
 
@@ -20,7 +20,12 @@ MAX_NAME = 40
 MAX_CLIENT_SEED = 64
 RULES_VERSION = 1
 
-Status = Literal["waiting", "playing", "finished"]
+Status = Literal["waiting", "playing", "finished", "expired"]
+TakeoverReason = Literal["left", "timeouts", "host"]
+
+TABLE_OPTIONS = ("turn_seconds", "expire_minutes", "takeover_after")
+"""Options of the table rather than the game: peeled off the create request like ``seed``."""
+PUBLIC_TURN_SECONDS = 60
 
 
 class TableCreated(Event, tag="table_created", frozen=True):
@@ -70,6 +75,50 @@ class GameFinished(Event, tag="game_finished", frozen=True):
     winners: list[int]
 
 
+class TableTimersSet(Event, tag="table_timers_set", frozen=True):
+    """The table's online options, in the create batch of tables created since the online
+    lifecycle (older streams have none: no turn timer, no expiry)."""
+
+    turn_seconds: int
+    expire_minutes: int
+    takeover_after: int
+
+
+class BotSeated(Event, tag="bot_seated", frozen=True):
+    """The host filled an empty seat with a bot: a join by a bot (its client seed is empty)."""
+
+    seat: int
+    name: str
+
+
+class SeatLeft(Event, tag="seat_left", frozen=True):
+    """A seat's player left: while waiting the seat is free again; during play a bot takes it."""
+
+    seat: int
+
+
+class BotTookOver(Event, tag="bot_took_over", frozen=True):
+    """A bot plays ``seat`` for the rest of the game."""
+
+    seat: int
+    reason: TakeoverReason
+
+
+class TurnTimedOut(Event, tag="turn_timed_out", frozen=True):
+    """``seat``'s time ran out; the default action's events follow in the same batch.
+
+    ``withheld_round`` is set when the default drew from that round's seed (Skull's random discard
+    of the challenger's own disc): the seed then stays sealed until the game ends, like a blind draw.
+    """
+
+    seat: int
+    withheld_round: int | None = None
+
+
+class TableExpired(Event, tag="table_expired", frozen=True):
+    """A waiting table nobody filled in time; no one can join it any more."""
+
+
 TABLE_EVENTS: tuple[type[Event], ...] = (
     TableCreated,
     PlayerJoined,
@@ -78,6 +127,12 @@ TABLE_EVENTS: tuple[type[Event], ...] = (
     SeedRevealed,
     SeedChainCommitted,
     GameFinished,
+    TableTimersSet,
+    BotSeated,
+    SeatLeft,
+    BotTookOver,
+    TurnTimedOut,
+    TableExpired,
 )
 
 
@@ -86,6 +141,27 @@ class Account(msgspec.Struct, frozen=True):
 
     id: str
     name: str
+
+
+class TableTimers(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):
+    """The online options: ``turn_seconds`` (0: no turn timer), ``expire_minutes`` for a waiting
+    table, ``takeover_after`` consecutive timeouts before a bot takes the seat."""
+
+    turn_seconds: Annotated[int, msgspec.Meta(ge=0, le=86_400)]
+    expire_minutes: Annotated[int, msgspec.Meta(ge=1, le=7 * 24 * 60)] = 30
+    takeover_after: Annotated[int, msgspec.Meta(ge=1, le=100)] = 3
+
+
+def table_timers(options: dict[str, Any], practice: bool) -> dict[str, Any]:
+    """The online options of a create request, defaults filled in (``turn_seconds``: 0 for a
+    practice table, 60 for a public one); ``Rejected('invalid_options')`` for bad values."""
+    given = {key: options[key] for key in TABLE_OPTIONS if key in options}
+    given.setdefault("turn_seconds", 0 if practice else PUBLIC_TURN_SECONDS)
+    try:
+        resolved: dict[str, Any] = msgspec.to_builtins(msgspec.convert(given, TableTimers))
+        return resolved
+    except msgspec.ValidationError as exc:
+        raise Rejected("invalid_options", f"The table options are invalid: {exc}.") from None
 
 
 class Player(msgspec.Struct, frozen=True):
@@ -108,6 +184,20 @@ class TableState(msgspec.Struct, frozen=True, kw_only=True):
     revealed: dict[int, str] = msgspec.field(default_factory=dict)  # round -> its seed, hex
     game_state: Any = None
     winners: tuple[int, ...] = ()
+    timers: TableTimers | None = None  # None: a table from before the online lifecycle
+    bots: frozenset[int] = frozenset()  # seats a bot plays
+    left: frozenset[int] = frozenset()  # seats whose player left during play
+    streaks: tuple[int, ...] = ()  # per seat: timeouts since it last finished a turn itself
+    timing_out: int | None = None  # the seat whose default action is being recorded
+    sealed: frozenset[int] = frozenset()  # rounds whose seed a default drew from
+
+    def free_seats(self) -> list[int]:
+        taken = {player.seat for player in self.seated}
+        return [seat for seat in range(self.players) if seat not in taken]
+
+    def names(self) -> list[str]:
+        by_seat = {player.seat: player.name for player in self.seated}
+        return [by_seat.get(seat, f"Seat {seat + 1}") for seat in range(self.players)]
 
 
 class Table:
@@ -122,14 +212,24 @@ class Table:
     # -- deciding --------------------------------------------------------------------------
 
     def create(
-        self, game_id: str, players: Any, options: dict[str, Any], commitment: str, practice: bool
+        self,
+        game_id: str,
+        players: Any,
+        options: dict[str, Any],
+        commitment: str,
+        practice: bool,
+        timers: dict[str, Any] | None = None,
     ) -> list[Event]:
-        """The ``table_created`` event, or ``Rejected`` for a player count or options the game refuses."""
+        """The ``table_created`` event, or ``Rejected`` for a player count or options the game refuses.
+
+        ``timers`` (the online options, see ``table_timers``) add a ``table_timers_set`` event; a
+        table recorded before the online lifecycle has none, and re-runs as it was recorded.
+        """
         if not isinstance(players, int) or isinstance(players, bool):
             raise Rejected("bad_player_count", "The number of players must be a whole number.")
         typed = self.parse_options(options)
         self.rules.check_options(typed, players)
-        return [
+        events: list[Event] = [
             TableCreated(
                 game_id=game_id,
                 game=self.name,
@@ -139,6 +239,13 @@ class Table:
                 commitment=commitment,
             )
         ]
+        if timers is not None:
+            try:
+                parsed = msgspec.convert(timers, TableTimers)
+            except msgspec.ValidationError as exc:
+                raise Rejected("invalid_options", f"The table options are invalid: {exc}.") from None
+            events.append(TableTimersSet(**msgspec.structs.asdict(parsed)))
+        return events
 
     def parse_options(self, options: dict[str, Any]) -> Any:
         try:
@@ -154,10 +261,9 @@ class Table:
         seeds: SeedSource,
         account: Account | None = None,
     ) -> list[Event]:
-        """Take the next free seat; taking the last one starts the game in the same batch. With an
+        """Take the lowest free seat; taking the last one starts the game in the same batch. With an
         ``account`` the seat is also claimed for it (``seat_claimed`` right after ``player_joined``)."""
-        if state.status != "waiting" or len(state.seated) >= state.players:
-            raise Conflict("table_full", "Every seat at this table is taken.")
+        _expect_open(state)
         if account is not None and any(p.account and p.account.id == account.id for p in state.seated):
             raise Conflict("already_seated", "This account already has a seat at this table.")
         name = name.strip()
@@ -165,13 +271,24 @@ class Table:
             raise Rejected("invalid_name", f"A player name must have 1 to {MAX_NAME} characters.")
         if len(client_seed) > MAX_CLIENT_SEED:
             raise Rejected("invalid_client_seed", f"A client seed has at most {MAX_CLIENT_SEED} characters.")
-        joined = PlayerJoined(seat=len(state.seated), name=name, client_seed=client_seed)
-        batch: Unfolding[TableState, Event] = Unfolding(self, state).add(joined)
+        joined = PlayerJoined(seat=state.free_seats()[0], name=name, client_seed=client_seed)
+        seated: list[Event] = [joined]
         if account is not None:
-            batch.add(SeatClaimed(seat=joined.seat, account_id=account.id, display_name=account.name))
-        if joined.seat + 1 < state.players:
+            seated.append(SeatClaimed(seat=joined.seat, account_id=account.id, display_name=account.name))
+        return self._seat(state, seated, seeds)
+
+    def fill_with_bots(self, state: TableState, seeds: SeedSource) -> list[Event]:
+        """A bot in every free seat (the host's request); the table then starts."""
+        if state.status != "waiting":
+            raise Conflict("not_waiting", "Bots fill the seats of a table that is still waiting.")
+        _expect_open(state)
+        return self._seat(state, [BotSeated(seat=s, name=bot_name(s)) for s in state.free_seats()], seeds)
+
+    def _seat(self, state: TableState, seated: list[Event], seeds: SeedSource) -> list[Event]:
+        batch: Unfolding[TableState, Event] = Unfolding(self, state).add(*seated)
+        if len(batch.state.seated) < state.players:
             return batch.events
-        mix = player_mix(mix_scope(state), [p.client_seed for p in state.seated] + [client_seed])
+        mix = player_mix(mix_scope(state), [p.client_seed for p in batch.state.seated])
         batch.add(GameStarted(mix=mix.hex()))
         chance = Chance(seeds, mix)
         started = batch.state
@@ -180,25 +297,92 @@ class Table:
         )
 
     def decide(self, state: TableState, command: Command, seat: Seat, seeds: SeedSource) -> list[Event]:
+        """A seated player's own command (not a bot's: a seat a bot took over is the bot's)."""
+        chance = self._playing(state, seat, seeds)
+        if seat in state.bots:
+            raise Conflict("seat_taken_over", "A bot plays this seat for the rest of the game.")
+        return self._with_bookkeeping(
+            state, self.rules.decide(state.game_state, command, seat, chance), chance
+        )
+
+    def bot_decide(self, state: TableState, command: Command, seat: Seat, seeds: SeedSource) -> list[Event]:
+        """A bot's command for the seat it plays."""
+        chance = self._playing(state, seat, seeds)
+        if seat not in state.bots:
+            raise Rejected("not_a_bot", "No bot plays this seat.")
+        return self._with_bookkeeping(
+            state, self.rules.decide(state.game_state, command, seat, chance), chance
+        )
+
+    def default_command(self, state: TableState, seat: Seat, seeds: SeedSource) -> Command | None:
+        """The game's documented default for ``seat`` now (``None``: the bot's move stands in)."""
+        chance = self._playing(state, seat, seeds)
+        found: Command | None = self.rules.default_command(state.game_state, seat, chance)
+        return found
+
+    def timeout(self, state: TableState, seat: Seat, command: Command, seeds: SeedSource) -> list[Event]:
+        """``seat``'s time ran out: ``turn_timed_out``, then ``command`` (its default action) as if the
+        seat had sent it, then, at ``takeover_after`` timeouts in a row, a bot takes the seat."""
+        chance = self._playing(state, seat, seeds)
+        if state.timers is None or state.timers.turn_seconds == 0:
+            raise Conflict("no_turn_timer", "This table has no turn timer.")
+        if seat not in self.to_act(state):
+            raise Conflict("not_awaited", "This seat is not awaited, so its time cannot run out.")
+        probe = _Recording(seeds)
+        self.rules.default_command(state.game_state, seat, Chance(probe, bytes.fromhex(state.mix or "")))
+        withheld = max(probe.requested) if probe.requested else None
+        timed_out = TurnTimedOut(seat=seat, withheld_round=withheld)
+        lead = self.evolve(state, timed_out)
+        game_events = self.rules.decide(state.game_state, command, seat, chance)
+        follow: list[Event] = []
+        if seat not in state.bots and lead.streaks[seat] >= state.timers.takeover_after:
+            follow.append(BotTookOver(seat=seat, reason="timeouts"))
+        return [timed_out, *self._with_bookkeeping(lead, game_events, chance, follow)]
+
+    def leave(self, state: TableState, seat: Seat) -> list[Event]:
+        """While waiting the seat is freed; during play a bot takes it over at once."""
+        if state.status in ("finished", "expired"):
+            raise Conflict("game_over", "The game is over; there is nothing to leave.")
+        if seat in state.left or seat not in {p.seat for p in state.seated}:
+            raise Conflict("not_seated", "This seat has already been left.")
+        if state.status == "waiting":
+            return [SeatLeft(seat=seat)]
+        if seat in state.bots:
+            return [SeatLeft(seat=seat)]
+        return [SeatLeft(seat=seat), BotTookOver(seat=seat, reason="left")]
+
+    def expire(self, state: TableState) -> list[Event]:
+        """A waiting table nobody filled in time."""
+        if state.status != "waiting":
+            raise Conflict("not_waiting", "Only a waiting table expires.")
+        return [TableExpired()]
+
+    def _playing(self, state: TableState, seat: Seat, seeds: SeedSource) -> Chance:
         if state.status == "waiting":
             raise Conflict("not_started", "The game has not started yet: seats are still open.")
+        if state.status == "expired":
+            raise Conflict("table_expired", "This table expired before it was filled.")
         if state.status == "finished":
             raise Conflict("game_over", "The game is over; no more commands are accepted.")
         if not 0 <= seat < state.players:
             raise Rejected("not_seated", "Only a seated player may act.")
         assert state.mix is not None
-        chance = Chance(seeds, bytes.fromhex(state.mix))
-        return self._with_bookkeeping(
-            state, self.rules.decide(state.game_state, command, seat, chance), chance
-        )
+        return Chance(seeds, bytes.fromhex(state.mix))
 
-    def _with_bookkeeping(self, state: TableState, game_events: list[Event], chance: Chance) -> list[Event]:
-        """Append seed reveals for rounds that ended, a fresh chain when one runs out, the result."""
+    def _with_bookkeeping(
+        self, state: TableState, game_events: list[Event], chance: Chance, follow: Sequence[Event] = ()
+    ) -> list[Event]:
+        """Append seed reveals for rounds that ended, a fresh chain when one runs out, the result.
+
+        ``follow`` (a takeover) comes right after the game events unless the game just ended.
+        """
         rules = self.rules
         after_state = fold(rules, state.game_state, game_events)
         events = list(game_events)
         terminal = rules.is_terminal(after_state)
-        withheld = frozenset() if terminal else rules.withheld_rounds(after_state)
+        if not terminal:
+            events.extend(follow)
+        withheld = frozenset() if terminal else rules.withheld_rounds(after_state) | state.sealed
         for round_number in range(1, rules.rounds_completed(after_state) + 1):
             if round_number not in state.revealed and not _exposes(round_number, withheld):
                 events.append(SeedRevealed(round=round_number, seed=chance.reveal(round_number)))
@@ -231,11 +415,15 @@ class Table:
                 practice=event.practice,
                 commitments=(event.commitment,),
                 game_state=self.rules.initial_state(options, event.players),
+                streaks=(0,) * event.players,
             )
         assert state is not None, "a table's first event is table_created"
-        if isinstance(event, PlayerJoined):
-            player = Player(seat=event.seat, name=event.name, client_seed=event.client_seed)
-            return msgspec.structs.replace(state, seated=(*state.seated, player))
+        if isinstance(event, (PlayerJoined, BotSeated)):
+            seed = event.client_seed if isinstance(event, PlayerJoined) else ""
+            player = Player(seat=event.seat, name=event.name, client_seed=seed)
+            seated = tuple(sorted((*state.seated, player), key=lambda p: p.seat))
+            bots = state.bots | {event.seat} if isinstance(event, BotSeated) else state.bots
+            return msgspec.structs.replace(state, seated=seated, bots=bots)
         if isinstance(event, SeatClaimed):
             account = Account(id=event.account_id, name=event.display_name)
             seated = tuple(
@@ -251,7 +439,46 @@ class Table:
             return msgspec.structs.replace(state, commitments=(*state.commitments, event.commitment))
         if isinstance(event, GameFinished):
             return msgspec.structs.replace(state, status="finished", winners=tuple(event.winners))
-        return msgspec.structs.replace(state, game_state=self.rules.evolve(state.game_state, event))
+        if isinstance(event, TableTimersSet):
+            timers = TableTimers(
+                turn_seconds=event.turn_seconds,
+                expire_minutes=event.expire_minutes,
+                takeover_after=event.takeover_after,
+            )
+            return msgspec.structs.replace(state, timers=timers)
+        if isinstance(event, SeatLeft):
+            if state.status == "waiting":
+                seated = tuple(p for p in state.seated if p.seat != event.seat)
+                return msgspec.structs.replace(state, seated=seated, bots=state.bots - {event.seat})
+            return msgspec.structs.replace(state, left=state.left | {event.seat})
+        if isinstance(event, BotTookOver):
+            return msgspec.structs.replace(state, bots=state.bots | {event.seat})
+        if isinstance(event, TurnTimedOut):
+            streaks = _bumped(state.streaks, event.seat)
+            sealed = state.sealed if event.withheld_round is None else state.sealed | {event.withheld_round}
+            return msgspec.structs.replace(state, streaks=streaks, timing_out=event.seat, sealed=sealed)
+        if isinstance(event, TableExpired):
+            return msgspec.structs.replace(state, status="expired")
+        game_state = self.rules.evolve(state.game_state, event)
+        if state.timing_out is None and not any(state.streaks):
+            return msgspec.structs.replace(state, game_state=game_state)
+        return self._finished_turns(state, game_state)
+
+    def _finished_turns(self, state: TableState, game_state: Any) -> TableState:
+        """A seat that stops being awaited has finished a turn: by the default action being recorded
+        (``timing_out``), or by itself, which ends its run of timeouts."""
+        before = set(self.rules.to_act(state.game_state))
+        done = before - set(self.rules.to_act(game_state))
+        timing_out = state.timing_out
+        streaks = list(state.streaks)
+        for seat in done:
+            if seat == timing_out:
+                timing_out = None
+            else:
+                streaks[seat] = 0
+        return msgspec.structs.replace(
+            state, game_state=game_state, timing_out=timing_out, streaks=tuple(streaks)
+        )
 
     def fold(self, state: TableState | None, events: Sequence[Event]) -> TableState | None:
         return fold(self, state, events)
@@ -272,6 +499,36 @@ class Table:
         if state.status != "playing" or seat is None:
             return []
         return self.rules.legal_commands(state.game_state, seat)
+
+
+def bot_name(seat: Seat) -> str:
+    return f"Bot {seat + 1}"
+
+
+def _expect_open(state: TableState) -> None:
+    if state.status == "expired":
+        raise Conflict("table_expired", "This table expired before it was filled.")
+    if state.status != "waiting" or not state.free_seats():
+        raise Conflict("table_full", "Every seat at this table is taken.")
+
+
+def _bumped(streaks: tuple[int, ...], seat: Seat) -> tuple[int, ...]:
+    return tuple(n + 1 if s == seat else n for s, n in enumerate(streaks))
+
+
+class _Recording:
+    """A ``SeedSource`` that notes which rounds' seeds were asked for."""
+
+    def __init__(self, seeds: SeedSource) -> None:
+        self.seeds = seeds
+        self.requested: set[int] = set()
+
+    def round_seed(self, round_number: int) -> bytes:
+        self.requested.add(round_number)
+        return self.seeds.round_seed(round_number)
+
+    def chain_commitment(self, chain: int) -> str:
+        return self.seeds.chain_commitment(chain)
 
 
 def _exposes(round_number: int, withheld: frozenset[int]) -> bool:

@@ -78,6 +78,8 @@ EN: dict[str, str] = {
     "table.seat_claimed": "{name} plays as the registered player {account}",
     "table.turn_timed_out": "{name} ran out of time",
     "table.table_expired": "The table has expired",
+    "table.table_timers_set": "Turns last {seconds} s; an unfilled table expires after {minutes} min",
+    "table.table_timers_set.off": "No turn timer; an unfilled table expires after {minutes} min",
     # Skull
     "skull.disc.flower": "a flower",
     "skull.disc.skull": "a skull",
@@ -197,6 +199,8 @@ PL: dict[str, str] = {
     "table.seat_claimed": "{name} gra jako zarejestrowany gracz {account}",
     "table.turn_timed_out": "{name}: koniec czasu",
     "table.table_expired": "Stół wygasł",
+    "table.table_timers_set": "Tura trwa {seconds} s; niezapełniony stół wygasa po {minutes} min",
+    "table.table_timers_set.off": "Bez limitu czasu tury; niezapełniony stół wygasa po {minutes} min",
     "skull.disc.flower": "kwiat",
     "skull.disc.skull": "czaszka",
     "skull.disc.last_chance": "„Ostatnia szansa”",
@@ -319,6 +323,8 @@ FR: dict[str, str] = {
     "table.seat_claimed": "{name} joue en tant que joueur inscrit {account}",
     "table.turn_timed_out": "Temps écoulé pour {name}",
     "table.table_expired": "La table a expiré",
+    "table.table_timers_set": "Tour de {seconds} s ; une table incomplète expire après {minutes} min",
+    "table.table_timers_set.off": "Tours sans limite ; une table incomplète expire après {minutes} min",
     "skull.disc.flower": "une fleur",
     "skull.disc.skull": "un crâne",
     "skull.disc.last_chance": "le disque « Dernière chance »",
@@ -443,6 +449,8 @@ TR: dict[str, str] = {
     "table.seat_claimed": "{name}, kayıtlı oyuncu {account} olarak oynuyor",
     "table.turn_timed_out": "{name}: süre doldu",
     "table.table_expired": "Masanın süresi doldu",
+    "table.table_timers_set": "Her tur {seconds} sn sürer; dolmayan masa {minutes} dk sonra kapanır",
+    "table.table_timers_set.off": "Tur süresi yok; dolmayan masa {minutes} dk sonra kapanır",
     "skull.disc.flower": "gül",
     "skull.disc.skull": "kuru kafa",
     "skull.disc.last_chance": "Son Şans diski",
@@ -659,6 +667,11 @@ TABLE: dict[str, Callable[[_Say, Mapping[str, Any]], str]] = {
     ),
     "turn_timed_out": lambda say, e: say("table.turn_timed_out", name=say.name(e["seat"])),
     "table_expired": lambda say, e: say("table.table_expired"),
+    "table_timers_set": lambda say, e: say(
+        "table.table_timers_set" if e.get("turn_seconds") else "table.table_timers_set.off",
+        seconds=e.get("turn_seconds"),
+        minutes=e.get("expire_minutes"),
+    ),
 }
 
 

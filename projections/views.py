@@ -25,7 +25,13 @@ def seat_view(state: TableState, version: int, seat: int | None) -> dict[str, An
     started = state.status != "waiting"
     players = []
     for player in state.seated:
-        entry: dict[str, Any] = {"seat": player.seat, "name": player.name, **_account(player)}
+        entry: dict[str, Any] = {
+            "seat": player.seat,
+            "name": player.name,
+            **_account(player),
+            "bot": player.seat in state.bots,
+            "left": player.seat in state.left,
+        }
         if started:
             entry.update(game_views.player_public(gs, player.seat))
         players.append(entry)
@@ -85,7 +91,7 @@ def lobby_entry(state: TableState, version: int) -> dict[str, Any]:
         "game_id": state.game_id,
         "game": state.game,
         "seats": state.players,
-        "seats_taken": len(state.seated),
+        "seats_taken": len([p for p in state.seated if p.seat not in state.left]),
         "status": state.status,
         "practice": state.practice,
         "version": version,

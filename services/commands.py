@@ -23,10 +23,11 @@ import structlog
 from domain.fairness import SecretSeeds
 from domain.games import table_for
 from domain.kernel import Command, Event, Rejected
-from domain.table import Account, Table
+from domain.table import TABLE_OPTIONS, Account, BotSeated, Table, table_timers
 from services.errors import AppError, ConflictError, InvalidError, from_rejection, game_not_found
 from services.history.folding import Folded, StateCache, advance, decode_events
 from services.history.records import GENESIS_HASH, CommandRecord, command_fingerprint, encode_batch
+from services.lifecycle import Lifecycle
 from services.store.event_store import EventStore
 from services.store.idempotency import IdempotencyStore
 from services.store.tokens import TokenStore
@@ -38,6 +39,12 @@ log = structlog.get_logger("tablestream.commands")
 
 Notify = Callable[[str], Awaitable[None]]
 """Called with the game id after every append (``services.store.queue.AppendNotifier``)."""
+
+Decision = Callable[[Folded, SecretSeeds], tuple[CommandRecord, list[Event]]]
+"""How a lifecycle request decides on the newest state: its record and its events."""
+
+Fallback = Callable[[Folded, int], Mapping[str, Any]]
+"""The seat's bot move on a folded table, for a timeout where the rules name no default."""
 
 
 @dataclass(frozen=True)
@@ -61,12 +68,18 @@ class GameCommands:
     """The write side. ``cache`` may be shared with the read side of the same process."""
 
     def __init__(
-        self, store: EventStore, tokens: TokenStore, notify: Notify, cache: StateCache | None = None
+        self,
+        store: EventStore,
+        tokens: TokenStore,
+        notify: Notify,
+        cache: StateCache | None = None,
+        lifecycle: Lifecycle | None = None,
     ) -> None:
         self.store = store
         self.tokens = tokens
         self.notify = notify
         self.cache = cache if cache is not None else StateCache()
+        self.lifecycle = lifecycle  # timers and bots; None: neither is scheduled
         self._seeds: dict[str, SecretSeeds] = {}
         self.idempotency = IdempotencyStore(store.redis)
 
@@ -124,19 +137,26 @@ class GameCommands:
         root, master = _secret_material(practice_seed)
         seeds = SecretSeeds(root, master)
         game_id = secrets.token_hex(8)
+        online = {key: options.pop(key) for key in TABLE_OPTIONS if key in options}
         try:
+            timers = table_timers(online, practice_seed is not None)
             events = table.create(
-                game_id, players, options, seeds.chain_commitment(0), practice_seed is not None
+                game_id, players, options, seeds.chain_commitment(0), practice_seed is not None, timers
             )
         except Rejected as rejected:
             raise from_rejection(rejected) from None
         record = CommandRecord(
-            id="create", kind="create", body={"game": game, "players": players, "options": options}
+            id="create",
+            kind="create",
+            body={"game": game, "players": players, "options": options, "table": timers},
         )
-        entry = encode_batch(1, GENESIS_HASH, record, events, fresh_salts(len(events)))[0]
-        await self.store.create(game_id, {"root": root.hex(), "master": master.hex()}, entry)
+        entries = encode_batch(1, GENESIS_HASH, record, events, fresh_salts(len(events)))
+        await self.store.create(
+            game_id, {"root": root.hex(), "master": master.hex()}, entries[0], entries[1:]
+        )
         host_token = await self.tokens.issue(game_id, "host")
         await self._notify(game_id)
+        await self._after(advance(game_id, None, entries))
         log.info("table_created", game_id=game_id, game=game, players=players, outcome="ok")
         return game_id, host_token
 
@@ -157,7 +177,7 @@ class GameCommands:
                 events = folded.table.join(folded.state, name, client_seed, seeds, account)
             except Rejected as rejected:
                 raise from_rejection(rejected) from None
-            seat = len(folded.state.seated)
+            seat = folded.state.free_seats()[0]
             await self.tokens.bind(game_id, token, str(seat))
             # A fresh id per attempt: two players racing for one seat must conflict, not dedup.
             record = CommandRecord(
@@ -249,6 +269,7 @@ class GameCommands:
             new = advance(folded.game_id, folded, entries)
             self.cache.put(new)
             await self._notify(folded.game_id)
+            await self._after(new)
             return CommandOutcome(
                 folded.game_id,
                 folded.table,
@@ -271,6 +292,118 @@ class GameCommands:
             await self.notify(game_id)
         except Exception:
             log.warning("notify_failed", game_id=game_id, exc_info=True)
+
+    async def _after(self, folded: Folded) -> None:
+        """Arm the timer and queue bot moves; like a notification, a failure here must not fail
+        the stored command (the batch is in the stream; the next batch re-arms)."""
+        if self.lifecycle is None:
+            return
+        try:
+            await self.lifecycle.after_append(folded)
+        except Exception:
+            log.warning("lifecycle_failed", game_id=folded.game_id, exc_info=True)
+
+    # -- the online lifecycle ------------------------------------------------------------------
+
+    async def fill_with_bots(self, game_id: str) -> list[int]:
+        """A bot in every free seat of a waiting table (the host's request); returns those seats."""
+
+        def decide(folded: Folded, seeds: SecretSeeds) -> tuple[CommandRecord, list[Event]]:
+            events = folded.table.fill_with_bots(folded.state, seeds)
+            record = CommandRecord(id=f"bots-{secrets.token_hex(4)}", kind="bots", body={})
+            return record, events
+
+        outcome = await self._lifecycle_batch(game_id, decide, None)
+        return [seat for seat, _ in _bot_seats(outcome)]
+
+    async def leave(self, game_id: str, seat: int, token: str | None = None) -> int:
+        """``seat`` leaves: freed while waiting, taken over by a bot during play; ``token`` (the
+        seat's) stops working."""
+
+        def decide(folded: Folded, seeds: SecretSeeds) -> tuple[CommandRecord, list[Event]]:
+            events = folded.table.leave(folded.state, seat)
+            record = CommandRecord(
+                id=f"leave-{seat}-{secrets.token_hex(4)}", kind="leave", seat=seat, body={}
+            )
+            return record, events
+
+        await self._lifecycle_batch(game_id, decide, None)
+        if token is not None:
+            await self.tokens.revoke(game_id, token)
+        log.info("seat_left", game_id=game_id, seat=seat)
+        return seat
+
+    async def timeout(self, game_id: str, version: int, seat: int, fallback: Fallback) -> CommandOutcome:
+        """``seat``'s time ran out on the game as it was at ``version``: its default action (the
+        rules' default, else ``fallback``, the seat's bot move), recorded as a timeout. Id
+        ``timeout-<version>-<seat>`` and expected version ``version``: at most once, and a command
+        that got in first wins (``version_conflict``)."""
+
+        def decide(folded: Folded, seeds: SecretSeeds) -> tuple[CommandRecord, list[Event]]:
+            table = folded.table
+            command = table.default_command(folded.state, seat, seeds)
+            if command is None:
+                command = _decode_command(folded, fallback(folded, seat))
+            events = table.timeout(folded.state, seat, command, seeds)
+            body = msgspec.to_builtins(command)
+            record = CommandRecord(id=f"timeout-{version}-{seat}", kind="timeout", seat=seat, body=body)
+            return record, events
+
+        return await self._lifecycle_batch(game_id, decide, version, f"timeout-{version}-{seat}", seat)
+
+    async def bot_command(
+        self, game_id: str, version: int, seat: int, body: Mapping[str, Any]
+    ) -> CommandOutcome:
+        """A bot's command for ``seat`` on the game at ``version`` (id ``bot-<version>-<seat>``)."""
+
+        def decide(folded: Folded, seeds: SecretSeeds) -> tuple[CommandRecord, list[Event]]:
+            command = _decode_command(folded, body)
+            events = folded.table.bot_decide(folded.state, command, seat, seeds)
+            record = CommandRecord(
+                id=f"bot-{version}-{seat}", kind="bot", seat=seat, body=msgspec.to_builtins(command)
+            )
+            return record, events
+
+        return await self._lifecycle_batch(game_id, decide, version, f"bot-{version}-{seat}", seat)
+
+    async def expire(self, game_id: str, version: int) -> CommandOutcome:
+        """A waiting table, unchanged since ``version``, expires (id ``expire-<version>``)."""
+
+        def decide(folded: Folded, seeds: SecretSeeds) -> tuple[CommandRecord, list[Event]]:
+            record = CommandRecord(id=f"expire-{version}", kind="expire", body={})
+            return record, folded.table.expire(folded.state)
+
+        return await self._lifecycle_batch(game_id, decide, version, f"expire-{version}")
+
+    async def _lifecycle_batch(
+        self,
+        game_id: str,
+        decide: Decision,
+        expected_version: int | None,
+        command_id: str | None = None,
+        seat: int | None = None,
+    ) -> CommandOutcome:
+        """Decide on the newest state and append; with ``command_id`` an id seen before answers as
+        the first time, and with ``expected_version`` a newer game is a ``version_conflict``."""
+        if command_id is not None:
+            previous = await self._replay(game_id, seat, command_id, command_id)
+            if previous is not None:
+                return previous
+        seeds = await self.seeds(game_id)
+        for _ in range(MAX_ATTEMPTS):
+            folded = await self.load(game_id)
+            if expected_version is not None and expected_version != folded.version:
+                raise _version_conflict(folded.version)
+            try:
+                record, events = decide(folded, seeds)
+            except Rejected as rejected:
+                raise from_rejection(rejected) from None
+            outcome = await self._append(folded, record, events, record.seat, command_id or record.id)
+            if isinstance(outcome, CommandOutcome):
+                return outcome
+            if expected_version is not None:
+                raise _version_conflict(outcome)
+        raise _contention()
 
     async def _replay(
         self, game_id: str, seat: int | None, command_id: str, fingerprint: str
@@ -301,6 +434,10 @@ class GameCommands:
 def fresh_salts(count: int) -> list[str]:
     """One 128-bit salt per entry to store, from the CSPRNG (shared/FAIRNESS.md "Hiding")."""
     return [secrets.token_hex(16) for _ in range(count)]
+
+
+def _bot_seats(outcome: CommandOutcome) -> list[tuple[int, str]]:
+    return [(e.seat, e.name) for _, e in outcome.events if isinstance(e, BotSeated)]
 
 
 def _decode_command(folded: Folded, body: Mapping[str, Any]) -> Command:

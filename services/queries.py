@@ -14,22 +14,23 @@ so clients looping on the audit of a long game cost one fold per new version, no
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Hashable, Sequence
+from collections.abc import Hashable
 from typing import Any, Generic, TypeVar
 
 import anyio.to_thread
 import msgspec
 
 from domain.kernel import Event
-from domain.table import Table, TableState
-from projections.narration import narrate
+from domain.table import Table
+from projections.narration import LANGUAGES, narrate
 from projections.views import encode, scoreboard, seat_view, view_field
 from services.callers import Caller
 from services.errors import ConflictError, InvalidError, game_not_found
 from services.history.audit import Viewer, build_audit
 from services.history.export import GameNotFinished, build_export
 from services.history.folding import Folded, StateCache, advance, decode_events
-from services.history.records import Entry
+from services.history.records import CommandRecord, Entry, decode_stored
+from services.lifecycle import Clock, clock_of, wall_clock_ms
 from services.store.event_store import EventStore
 
 K = TypeVar("K", bound=Hashable)
@@ -62,23 +63,14 @@ class LRU(Generic[K, V]):
         return len(self._items)
 
 
+BY: dict[str, str] = {"bot": "bot", "timeout": "timeout", "expire": "timeout"}
+"""How a batch came, by its record's kind, as the events API says it (``player`` otherwise)."""
+
+
 def shown_event(table: Table, version: int, event: Event, seat: int | None, full: bool) -> dict[str, Any]:
     """An event as a caller may see it, with its version; ``full`` shows hidden details."""
     shown = table.redact(event, seat, finished=full)
     return {"version": version, **msgspec.to_builtins(shown)}
-
-
-def seat_names(state: TableState) -> list[str]:
-    """The names of the seated players, in seat order: how sentences name the seats."""
-    return [player.name for player in state.seated]
-
-
-def with_text(game: str, events: list[dict[str, Any]], names: Sequence[str], lang: str) -> None:
-    """Add to each shown event its sentence in ``lang`` under ``text``, saying only what the caller
-    sees of it. ``by`` (a bot's or a timeout's command rather than the player's) is not recorded
-    with events yet, so every sentence tells a seat's action as the player's own."""
-    for event in events:
-        event["text"] = narrate(game, event, names, lang, by=None)
 
 
 def rendered_view(folded: Folded, seat: int | None) -> bytes:
@@ -86,12 +78,38 @@ def rendered_view(folded: Folded, seat: int | None) -> bytes:
     return encode(seat_view(folded.state, folded.version, seat))
 
 
+def with_clock(view: bytes, clock: dict[str, Any] | None) -> bytes:
+    """A rendered view (a JSON object) with its ``clock`` added at read time."""
+    return view[:-1] + b',"clock":' + msgspec.json.encode(clock) + b"}"
+
+
+def check_language(lang: str | None) -> None:
+    """``invalid_query`` unless ``lang`` is ``None`` or one of the narration's ``LANGUAGES``."""
+    if lang is not None and lang not in LANGUAGES:
+        raise InvalidError(
+            "invalid_query", f"The query parameter 'lang' must be one of {', '.join(LANGUAGES)}."
+        )
+
+
+def by_of(record: CommandRecord | None) -> str:
+    return BY.get(record.kind, "player") if record is not None else "player"
+
+
 class GameQueries:
-    def __init__(self, store: EventStore, cache: StateCache | None = None) -> None:
+    def __init__(
+        self, store: EventStore, cache: StateCache | None = None, clock: Clock = wall_clock_ms
+    ) -> None:
         self.store = store
         self.cache = cache if cache is not None else StateCache()
         self._audits: LRU[tuple[str, int, str, int | None], dict[str, Any]] = LRU(AUDIT_CACHE_SIZE)
         self._past: LRU[tuple[str, int], Folded] = LRU(TIME_TRAVEL_CACHE_SIZE)
+        self.clock = clock
+
+    async def clock_for(self, folded: Folded) -> dict[str, Any] | None:
+        """The ``clock`` of the game's views now (``services.lifecycle.clock_of``)."""
+        if folded.state.timers is None:
+            return None
+        return clock_of(folded, await self.store.read_timer(folded.game_id), self.clock())
 
     async def load(self, game_id: str) -> Folded:
         """The table folded to the newest stored version; ``game_not_found`` for an unknown game."""
@@ -124,7 +142,7 @@ class GameQueries:
     async def lobby(self, limit: int) -> list[dict[str, Any]]:
         """Open and running tables, newest first."""
         entries = [msgspec.json.decode(raw) for raw in await self.store.lobby(limit)]
-        return [entry for entry in entries if entry["status"] != "finished"]
+        return [entry for entry in entries if entry["status"] not in ("finished", "expired")]
 
     async def view(self, game_id: str, seat: int | None) -> bytes:
         """The caller's view at the head, never older than the seat's own last command."""
@@ -134,35 +152,32 @@ class GameQueries:
             # The projection lags behind this seat's own last command (or has not run yet): compute the
             # same pure view here so that a seat always reads its own writes.
             data = rendered_view(await self.load(game_id), seat)
-        return data
+        return with_clock(data, await self.clock_for(await self.load(game_id)))
 
     async def view_at(self, game_id: str, seat: int | None, version: int) -> bytes:
         """The caller's view as it was at ``version``."""
         head = (await self.load(game_id)).version
         if version > head:
             raise InvalidError("invalid_query", f"The game is at version {head}; 'at' cannot be {version}.")
-        return rendered_view(await self.load_at(game_id, version), seat)
+        return with_clock(rendered_view(await self.load_at(game_id, version), seat), None)
 
     async def events(
         self, game_id: str, caller: Caller, after: int, limit: int, lang: str | None = None
     ) -> dict[str, Any]:
-        """A page of events as the caller may see them, and the head version; with ``lang`` each
-        event also has its sentence in that language under ``text``."""
+        """A page of events as the caller may see them, and the head version. Each says ``by`` whom
+        its batch came (``player``, ``bot`` or ``timeout``); with ``lang`` each has a ``text``."""
+        check_language(lang)
         entries = await self.store.read(game_id, after=after, limit=limit)
         folded = await self.load(game_id)  # after the read: its head is never behind the page
         full = folded.state.status == "finished" or caller.role == "operator"
-        events = [
-            shown_event(folded.table, version, event, caller.seat, full)
-            for version, event in decode_events(folded.table, entries)
-        ]
-        if lang is not None:
-            with_text(folded.state.game, events, seat_names(folded.state), lang)
+        events = await self._shown(folded, entries, caller.seat, full, lang)
         return {"events": events, "version": folded.version}
 
     async def replay(self, game_id: str, at: int | None, lang: str | None = None) -> dict[str, Any]:
         """A finished game at version ``at`` (``None``: the last), everything revealed: the
         spectator's and every seat's view as they were then, and the event(s) of that version in
-        full (narrated in ``lang`` when given). ``game_not_finished`` while it is played."""
+        full, with ``by`` (and ``text`` in ``lang``). ``game_not_finished`` while it is played."""
+        check_language(lang)
         head = await self.load(game_id)
         if head.state.status != "finished":
             raise ConflictError("game_not_finished", "A game can be replayed once it is over.")
@@ -173,16 +188,39 @@ class GameQueries:
             )
         state = (await self.load_at(game_id, version)).state
         entries = await self.store.read(game_id, after=version - 1, limit=1)
-        events = [shown_event(head.table, v, e, None, True) for v, e in decode_events(head.table, entries)]
-        if lang is not None:
-            with_text(head.state.game, events, seat_names(head.state), lang)
         return {
             "version": version,
             "head": head.version,
-            "spectator": seat_view(state, version, None),
-            "seats": [seat_view(state, version, seat) for seat in range(state.players)],
-            "events": events,
+            "spectator": {**seat_view(state, version, None), "clock": None},  # no clock runs in the past
+            "seats": [{**seat_view(state, version, seat), "clock": None} for seat in range(state.players)],
+            "events": await self._shown(head, entries, None, True, lang),
         }
+
+    async def _shown(
+        self, folded: Folded, entries: list[Entry], seat: int | None, full: bool, lang: str | None
+    ) -> list[dict[str, Any]]:
+        """Stored entries as ``seat`` sees them, each with ``by`` and, with ``lang``, its sentence."""
+        record = await self._record_before(folded.game_id, entries)
+        names = folded.state.names()
+        events = []
+        for entry, (version, event) in zip(entries, decode_events(folded.table, entries), strict=True):
+            record = decode_stored(entry.data).command or record
+            shown = {**shown_event(folded.table, version, event, seat, full), "by": by_of(record)}
+            if lang is not None:
+                shown["text"] = narrate(folded.state.game, shown, names, lang, shown["by"])
+            events.append(shown)
+        return events
+
+    async def _record_before(self, game_id: str, entries: list[Entry]) -> CommandRecord | None:
+        """The command record of the batch a page starts in (the page may start mid-batch)."""
+        version = entries[0].version if entries else 1
+        while version > 1 and decode_stored(entries[0].data).command is None:
+            version -= 1
+            earlier = await self.store.read(game_id, after=version - 1, limit=1)
+            record = decode_stored(earlier[0].data).command
+            if record is not None:
+                return record
+        return None
 
     async def scores(self, game_id: str) -> bytes:
         _, data = await self.store.read_view(game_id, "scores")

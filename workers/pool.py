@@ -1,4 +1,5 @@
-"""The worker process: a pool of RQ ``SimpleWorker``s on the projection queue plus the lag sweeper.
+"""The worker process: a pool of RQ ``SimpleWorker``s on the projection and lifecycle queues, the
+lag sweeper and the timer loop (``workers.lifecycle``).
 
     python -m workers.pool --redis-url URL [--workers 2] [--sweep-seconds 5]
 
@@ -27,8 +28,9 @@ from rq.worker_pool import WorkerPool
 
 from services.store.connection import UNAVAILABLE
 from services.store.event_store import SyncEventStore
-from services.store.queue import QUEUE_NAME, projection_queue
+from services.store.queue import LIFECYCLE_QUEUE, QUEUE_NAME, lifecycle_queue, projection_queue
 from services.structured_logging import configure_logging
+from workers.lifecycle import TimerLoop
 from workers.sweeper import Sweeper
 
 log = structlog.get_logger("tablestream.worker")
@@ -57,7 +59,9 @@ def run_simple_worker(connection: redis.Redis) -> None:
     never = threading.Event()
     while True:
         worker = SimpleWorker(
-            [projection_queue(connection)], connection=connection, serializer=JSONSerializer
+            [projection_queue(connection), lifecycle_queue(connection)],
+            connection=connection,
+            serializer=JSONSerializer,
         )
         try:
             worker.work(logging_level="WARNING")
@@ -75,12 +79,14 @@ def run_pool(redis_url: str, workers: int, sweep_seconds: float) -> int:
     queue = projection_queue(connection)
     sweeper = Sweeper(SyncEventStore(connection), queue, sweep_seconds)
     sweeper.start()
+    timers = TimerLoop(SyncEventStore(connection), lifecycle_queue(connection))
+    timers.start()
     try:
         if workers <= 1:
             run_simple_worker(connection)
         else:
             pool = WorkerPool(
-                [QUEUE_NAME],
+                [QUEUE_NAME, LIFECYCLE_QUEUE],
                 connection=connection,
                 num_workers=workers,
                 worker_class=SimpleWorker,
@@ -88,6 +94,7 @@ def run_pool(redis_url: str, workers: int, sweep_seconds: float) -> int:
             )
             pool.start(logging_level="WARNING")
     finally:
+        timers.stop()
         sweeper.stop()
     return 0
 

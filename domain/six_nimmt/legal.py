@@ -7,7 +7,7 @@ commands outside it are rejected.
 from __future__ import annotations
 
 from domain.kernel import Seat
-from domain.six_nimmt.cards import ROW_COUNT
+from domain.six_nimmt.cards import ROW_COUNT, bullheads_of
 from domain.six_nimmt.commands import ChooseRow, DraftCard, SelectCard, SixNimmtCommand
 from domain.six_nimmt.state import SixNimmtState
 
@@ -31,3 +31,15 @@ def legal_commands(state: SixNimmtState, seat: Seat) -> list[SixNimmtCommand]:
     if state.phase == "choosing_row":
         return [ChooseRow(row=row) for row in range(ROW_COUNT)]
     return [DraftCard(card=card) for card in state.pool]
+
+
+def default_command(state: SixNimmtState, seat: Seat) -> SixNimmtCommand | None:
+    """On timeout: a row choice takes the row with the fewest bullheads, the lowest index on a tie;
+    a tactical draft takes the lowest card of the pool. A card selection has no default (the bot's)."""
+    if seat not in to_act(state):
+        return None
+    if state.phase == "choosing_row":
+        return ChooseRow(row=min(range(ROW_COUNT), key=lambda row: (bullheads_of(state.rows[row]), row)))
+    if state.phase == "drafting":
+        return DraftCard(card=min(state.pool))
+    return None

@@ -74,6 +74,9 @@ class SixNimmtRules:
     def legal_commands(self, state: SixNimmtState, seat: Seat) -> list[SixNimmtCommand]:
         return legal.legal_commands(state, seat)
 
+    def default_command(self, state: SixNimmtState, seat: Seat, chance: Chance) -> SixNimmtCommand | None:
+        return legal.default_command(state, seat)
+
     def redact(self, event: SixNimmtEvent, viewer: Seat | None) -> SixNimmtEvent:
         """Other seats' dealt hands, the undealt rest and face-down cards stay hidden."""
         if isinstance(event, CardsDealt):

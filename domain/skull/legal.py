@@ -6,6 +6,7 @@ command not here is rejected.
 
 from __future__ import annotations
 
+from domain.fairness import Chance
 from domain.kernel import Seat
 from domain.skull.commands import (
     Bid,
@@ -68,3 +69,21 @@ def _placements(hand: tuple[str, ...]) -> list[SkullCommand]:
 
 def _bids(state: SkullState) -> list[SkullCommand]:
     return [Bid(count=c) for c in range(state.bid + 1, state.on_mats() + 1)]
+
+
+TIMEOUT_DISCARD_LABEL = "timeout-discard"
+
+
+def default_command(state: SkullState, seat: Seat, chance: Chance) -> SkullCommand | None:
+    """On timeout: the challenger stopped by his own skull loses a disc drawn at random,
+    ``owned[uniform(round, "timeout-discard", len(owned))]`` over his discs in canonical order
+    (flowers first, then skulls); the eliminated challenger names his left neighbour, the next seat
+    clockwise still in the game. Anything else has no default (the bot's move)."""
+    if seat not in to_act(state):
+        return None
+    if state.phase == "discard_own":
+        owned = state.seats[seat].owned
+        return DiscardOwn(disc=owned[chance.uniform(state.round, TIMEOUT_DISCARD_LABEL, len(owned))])
+    if state.phase == "choose_first_player":
+        return ChooseFirstPlayer(seat=state.next_active(seat))
+    return None

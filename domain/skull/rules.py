@@ -77,6 +77,9 @@ class SkullRules:
     def legal_commands(self, state: SkullState, seat: Seat) -> list[SkullCommand]:
         return legal.legal_commands(state, seat)
 
+    def default_command(self, state: SkullState, seat: Seat, chance: Chance) -> SkullCommand | None:
+        return legal.default_command(state, seat, chance)
+
     def redact(self, event: SkullEvent, viewer: Seat | None) -> SkullEvent:
         """Hide a placed disc (unless it is the visibly distinct Last chance disc) and a lost disc
         from everyone but their owner; the blind draw's order from everyone while the game runs."""

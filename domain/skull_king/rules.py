@@ -73,6 +73,10 @@ class SkullKingRules:
     def legal_commands(self, state: SkullKingState, seat: Seat) -> list[SkullKingCommand]:
         return legal.legal_commands(state, seat)
 
+    def default_command(self, state: SkullKingState, seat: Seat, chance: Chance) -> SkullKingCommand | None:
+        """None: a bid or a card has no rule-book default, so the seat's bot plays it."""
+        return None
+
     def redact(self, event: SkullKingEvent, viewer: Seat | None) -> SkullKingEvent:
         """Other seats' hands, the unused cards and other seats' unrevealed bids become ``None``."""
         if isinstance(event, CardsDealt):

@@ -29,12 +29,13 @@ from services.callers import Callers
 from services.commands import GameCommands
 from services.config import Settings
 from services.history.folding import StateCache
+from services.lifecycle import Lifecycle
 from services.players import PlayerQueries
 from services.queries import GameQueries
 from services.store.connection import UNAVAILABLE, Connect, PoolLimits, connect_to
 from services.store.event_store import EventStore
 from services.store.live_updates import LiveHub
-from services.store.queue import AppendNotifier, projection_queue
+from services.store.queue import AppendNotifier, BotJobs, lifecycle_queue, projection_queue
 from services.store.tokens import TokenStore
 
 HEALTH_TIMEOUT = 2.0  # seconds /healthz gives Redis before calling it unreachable
@@ -107,7 +108,13 @@ def create_app(settings: Settings, connect: Connect | None = None) -> Starlette:
             settings=settings,
             store=store,
             callers=Callers(tokens, settings.admin_token),
-            commands=GameCommands(store, tokens, AppendNotifier(store, projection_queue(sclient)), cache),
+            commands=GameCommands(
+                store,
+                tokens,
+                AppendNotifier(store, projection_queue(sclient)),
+                cache,
+                Lifecycle(store, BotJobs(lifecycle_queue(sclient))),
+            ),
             queries=GameQueries(store, cache),
             accounts=Accounts(store),
             players=PlayerQueries(store),

@@ -45,3 +45,7 @@ class Login(msgspec.Struct, forbid_unknown_fields=True):
 
 class SetPassword(msgspec.Struct, forbid_unknown_fields=True):
     password: Annotated[str, msgspec.Meta(max_length=1024)]
+
+
+class Empty(msgspec.Struct, forbid_unknown_fields=True):
+    """A body with nothing to say: ``{}``."""

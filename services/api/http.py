@@ -11,10 +11,10 @@ import msgspec
 from starlette.requests import Request
 from starlette.responses import Response
 
-from projections.narration import LANGUAGES
 from services.api.context import app_context
 from services.callers import Caller
 from services.errors import (
+    ForbiddenError,
     InvalidError,
     MalformedError,
     RequestTimeoutError,
@@ -127,15 +127,16 @@ def set_token_cookie(request: Request, response: Response, kind: TokenKind, game
     )
 
 
-def language_query(request: Request) -> str | None:
-    """The ``lang`` query parameter, one of the narration's ``LANGUAGES``; ``None`` when absent."""
-    raw = request.query_params.get("lang")
-    if raw is None:
-        return None
-    if raw not in LANGUAGES:
-        languages = ", ".join(LANGUAGES)
-        raise InvalidError("invalid_query", f"The query parameter 'lang' must be one of {languages}.")
-    return raw
+async def host_of(request: Request, game_id: str) -> Caller:
+    """The host, by the ``Authorization`` header or the ``ts_host_<game id>`` cookie; 401 without a
+    token, 403 for any other caller."""
+    token = bearer(request) or request.cookies.get(cookie_name("host", game_id))
+    if token is None:
+        raise UnauthorizedError("unauthorized", "Only the host may do this: send the host token.")
+    caller = await app_context(request).callers.identify(game_id, token)
+    if caller.role != "host":
+        raise ForbiddenError("not_the_host", "Only the table's host may do this.")
+    return caller
 
 
 def int_query(request: Request, name: str, default: int, low: int = 0, high: int | None = None) -> int:

@@ -26,7 +26,7 @@ from services.api.http import caller_of, client_address, game_id_of
 from services.api.stream_slots import Slot
 from services.errors import InvalidError, UnavailableError
 from services.history.folding import Folded
-from services.queries import rendered_view
+from services.queries import GameQueries, rendered_view, with_clock
 from services.store.connection import UNAVAILABLE
 
 log = structlog.get_logger("tablestream.live")
@@ -79,8 +79,9 @@ def _last_event_id(request: Request) -> int | None:
     return value
 
 
-def _message(folded: Folded, seat: int | None) -> bytes:
-    return b"id: %d\nevent: view\ndata: %s\n\n" % (folded.version, rendered_view(folded, seat))
+async def _message(queries: GameQueries, folded: Folded, seat: int | None) -> bytes:
+    view = with_clock(rendered_view(folded, seat), await queries.clock_for(folded))
+    return b"id: %d\nevent: view\ndata: %s\n\n" % (folded.version, view)
 
 
 async def _stream(
@@ -92,7 +93,7 @@ async def _stream(
         cursor: Folded | None
         if resume is None:
             cursor = head
-            yield _message(head, seat)
+            yield await _message(queries, head, seat)
         else:
             cursor = await queries.load_at(game_id, resume) if resume > 0 else None
         quiet_since = time.monotonic()
@@ -104,7 +105,7 @@ async def _stream(
                 return
             for folded in successors:
                 cursor = folded
-                yield _message(cursor, seat)
+                yield await _message(queries, cursor, seat)
                 quiet_since = time.monotonic()
             if cursor is not None and cursor.state.status == "finished":
                 return

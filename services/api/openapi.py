@@ -10,7 +10,7 @@ import msgspec
 from domain.games import game_names, table_for
 from projections.narration import LANGUAGES
 from services.api.account_routes import MAX_PAGE as MAX_ACCOUNT_PAGE
-from services.api.bodies import CreateGame, JoinGame, Login, Register, SendCommand, SetPassword
+from services.api.bodies import CreateGame, Empty, JoinGame, Login, Register, SendCommand, SetPassword
 from services.api.http import MAX_VERSION
 from services.api.idempotency import MAX_KEY, MIN_KEY
 from services.api.routes import MAX_EVENTS_PAGE, MAX_LOBBY_PAGE
@@ -51,6 +51,7 @@ IDEMPOTENCY_KEY = {
     "description": "A secret of the client (16-128 visible ASCII characters): the same key and body "
     "within 24 hours answer with the same table and host token, creating nothing.",
 }
+BODY_ERRORS = (400, 413, 422)  # what any route with a JSON body may answer
 ERRORS = {
     400: "Malformed JSON",
     401: "A bad or malformed token",
@@ -101,8 +102,12 @@ ACCOUNT_PATHS: dict[str, Any] = {
             "requestBody": _body("Register"),
             "responses": {
                 "201": _ok("account_id, name and the account token"),
-                "409": _error("name_taken"),
-                "422": _error("invalid_name, name_confusable, name_mixed_script, invalid_password"),
+                **_errors(
+                    *BODY_ERRORS,
+                    409,
+                    s409="name_taken",
+                    s422="invalid_name, name_confusable, name_mixed_script, invalid_password",
+                ),
             },
         }
     },
@@ -112,7 +117,7 @@ ACCOUNT_PATHS: dict[str, Any] = {
             "requestBody": _body("Login"),
             "responses": {
                 "200": _ok("account_id, name and a new token"),
-                "401": _error("invalid_credentials"),
+                **_errors(*BODY_ERRORS, 401, s401="invalid_credentials"),
             },
         }
     },
@@ -130,8 +135,7 @@ ACCOUNT_PATHS: dict[str, Any] = {
             "requestBody": _body("SetPassword"),
             "responses": {
                 "200": _ok("Done"),
-                "401": _error("Bad account token"),
-                "422": _error("Bad password"),
+                **_errors(*BODY_ERRORS, 401, s401="Bad account token", s422="Bad password"),
             },
         }
     },
@@ -147,7 +151,10 @@ ACCOUNT_PATHS: dict[str, Any] = {
         "get": {
             "summary": "Finished games of an account, newest first: seats, result, rating change, links",
             "parameters": PAGE,
-            "responses": {"200": _ok("total, offset, limit, games"), "404": _error("account_not_found")},
+            "responses": {
+                "200": _ok("total, offset, limit, games"),
+                **_errors(404, 422, s404="account_not_found"),
+            },
         },
     },
     "/leaderboards/{game}": {
@@ -155,7 +162,10 @@ ACCOUNT_PATHS: dict[str, Any] = {
         "get": {
             "summary": "Rated accounts of a game, best first (rating = mu - 3 sigma, Plackett-Luce)",
             "parameters": PAGE,
-            "responses": {"200": _ok("total, offset, limit, entries"), "404": _error("unknown_game")},
+            "responses": {
+                "200": _ok("total, offset, limit, entries"),
+                **_errors(404, 422, s404="unknown_game"),
+            },
         },
     },
 }
@@ -195,8 +205,15 @@ def _add_refusals(paths: dict[str, Any]) -> None:
 @cache
 def openapi_document() -> dict[str, Any]:
     command_unions = {table_for(name).command_type for name in game_names()}
-    (create, join, send, *commands), components = msgspec.json.schema_components(
-        [CreateGame, JoinGame, SendCommand, Register, Login, SetPassword, *command_unions], ref_template=REF
+    (create, join, send, empty, *commands), components = msgspec.json.schema_components(
+        [CreateGame, JoinGame, SendCommand, Empty, Register, Login, SetPassword, *command_unions],
+        ref_template=REF,
+    )
+    components["CreateGame"]["properties"]["options"]["description"] = (
+        "The game's options, plus the table's: 'seed' (a practice table), 'turn_seconds' (0 = no "
+        "turn timer; default 0 for practice tables, 60 otherwise), 'expire_minutes' (a waiting "
+        "table expires after this, default 30), 'takeover_after' (timeouts in a row before a bot "
+        "takes the seat, default 3)"
     )
     commands = commands[3:]  # the account bodies are components, referenced by name
     components["Error"] = {
@@ -214,7 +231,7 @@ def openapi_document() -> dict[str, Any]:
     send_schema = components["SendCommand"]
     send_schema["properties"]["command"] = {"$ref": REF.format(name="Command")}
     components["CreateGame"]["properties"]["game"] = {"enum": list(game_names())}
-    body_errors = (400, 413, 422)
+    body_errors = BODY_ERRORS
     game = {"parameters": [GAME_ID]}
     paths: dict[str, Any] = {
         "/games": {
@@ -288,8 +305,53 @@ def openapi_document() -> dict[str, Any]:
                     LANG,
                 ],
                 "responses": {
-                    "200": _ok("Events and the head version (each with 'text' when lang is given)"),
+                    "200": _ok(
+                        "Events and the head version; each event says 'by' whom its batch came: "
+                        "'player', 'bot' or 'timeout'"
+                    ),
                     **_errors(401, 404, 422),
+                },
+            },
+        },
+        "/games/{game_id}/bots": {
+            **game,
+            "post": {
+                "summary": "The host fills every empty seat with a bot (host token or ts_host_<id> cookie)",
+                "security": [{"bearer": []}],
+                "requestBody": _body("Empty"),
+                "responses": {
+                    "200": _ok("The seats the bots took: {'seats': [..]}"),
+                    **_errors(
+                        *body_errors,
+                        401,
+                        403,
+                        404,
+                        409,
+                        s401="Missing token",
+                        s403="Not the host",
+                        s409="The table is not waiting",
+                    ),
+                },
+            },
+        },
+        "/games/{game_id}/leave": {
+            **game,
+            "post": {
+                "summary": "Leave the table: while waiting the seat is freed; during play a bot takes it",
+                "description": "The seat's token, or a browser's 'ts_seat_<game_id>' cookie (then cleared).",
+                "security": [{"bearer": []}, {}],
+                "requestBody": _body("Empty"),
+                "responses": {
+                    "200": _ok("The seat left: {'seat': i}"),
+                    **_errors(
+                        *body_errors,
+                        401,
+                        403,
+                        404,
+                        409,
+                        s401="Bad or missing token",
+                        s409="Already left, or the game is over",
+                    ),
                 },
             },
         },
@@ -358,7 +420,7 @@ def openapi_document() -> dict[str, Any]:
         "/livez": {"get": {"summary": "Liveness: the process answers", "responses": {"200": _ok("alive")}}},
     }
     _add_refusals(paths)
-    del create, join, send
+    del create, join, send, empty
     return {
         "openapi": "3.1.0",
         "info": {

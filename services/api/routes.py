@@ -8,7 +8,7 @@ from starlette.requests import Request
 from starlette.routing import Route
 
 from domain.table import Account
-from services.api.bodies import CreateGame, JoinGame, SendCommand
+from services.api.bodies import CreateGame, Empty, JoinGame, SendCommand
 from services.api.context import app_context
 from services.api.http import (
     MAX_VERSION,
@@ -16,9 +16,10 @@ from services.api.http import (
     bearer,
     caller_of,
     client_address,
+    cookie_name,
     game_id_of,
+    host_of,
     int_query,
-    language_query,
     optional_int_query,
     read_body,
     set_token_cookie,
@@ -101,12 +102,34 @@ async def get_events(request: Request) -> JSONResponse:
     caller = await caller_of(request, game_id)
     after = int_query(request, "after", 0, high=MAX_VERSION)
     limit = int_query(request, "limit", 100, low=1, high=MAX_EVENTS_PAGE)
-    lang = language_query(request)
+    lang = request.query_params.get("lang")
     return JSONResponse(await app_context(request).queries.events(game_id, caller, after, limit, lang))
 
 
 async def get_scores(request: Request) -> JSONResponse:
     return JSONResponse(await app_context(request).queries.scores(game_id_of(request)))
+
+
+async def fill_with_bots(request: Request) -> JSONResponse:
+    """The host fills every free seat with a bot (403 for anyone else, 409 once not waiting)."""
+    game_id = game_id_of(request)
+    await host_of(request, game_id)
+    await read_body(request, Empty)
+    seats = await app_context(request).commands.fill_with_bots(game_id)
+    return JSONResponse({"seats": seats})
+
+
+async def leave_game(request: Request) -> JSONResponse:
+    """A seated player (by token or seat cookie) leaves; during play a bot takes the seat over at once."""
+    game_id = game_id_of(request)
+    seat = (await caller_of(request, game_id)).acting_seat()
+    await read_body(request, Empty)
+    token = bearer(request) or request.cookies.get(cookie_name("seat", game_id))
+    if token is None:
+        raise InvalidError("invalid_request", "Leaving needs the seat's token.")
+    response = JSONResponse({"seat": await app_context(request).commands.leave(game_id, seat, token)})
+    response.delete_cookie(cookie_name("seat", game_id), path="/")  # its token no longer works
+    return response
 
 
 routes = [
@@ -117,4 +140,6 @@ routes = [
     Route("/games/{game_id}/view", get_view, methods=["GET"]),
     Route("/games/{game_id}/events", get_events, methods=["GET"]),
     Route("/games/{game_id}/scores", get_scores, methods=["GET"]),
+    Route("/games/{game_id}/bots", fill_with_bots, methods=["POST"]),
+    Route("/games/{game_id}/leave", leave_game, methods=["POST"]),
 ]

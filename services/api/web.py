@@ -26,7 +26,7 @@ from domain.six_nimmt import options as six_nimmt_options
 from domain.skull import options as skull_options
 from projections.narration import LANGUAGES
 from services.api.context import app_context
-from services.api.http import MAX_VERSION, JSONResponse, game_id_of, language_query, optional_int_query
+from services.api.http import MAX_VERSION, JSONResponse, game_id_of, optional_int_query
 
 STATIC_DIR = Path(__file__).resolve().parent / "static"
 SHELL = STATIC_DIR / "index.html"
@@ -172,7 +172,7 @@ async def get_replay(request: Request) -> JSONResponse:
     """One version of a finished game, everything revealed (``services.queries.GameQueries.replay``)."""
     game_id = game_id_of(request)
     at = optional_int_query(request, "at", low=1, high=MAX_VERSION)
-    lang = language_query(request)
+    lang = request.query_params.get("lang")
     return JSONResponse(await app_context(request).queries.replay(game_id, at, lang))
 
 

@@ -26,12 +26,15 @@ from domain.kernel import Event
 
 GENESIS_HASH = "00" * 32
 
-CommandKind = Literal["create", "join", "command"]
+CommandKind = Literal["create", "join", "command", "bots", "leave", "timeout", "bot", "expire"]
 
 
 class CommandRecord(msgspec.Struct, frozen=True, kw_only=True):
-    """What was asked: ``create`` (body: game, players, options), ``join`` (name, client_seed),
-    ``command`` (body: the game command as sent, by ``seat``)."""
+    """What was asked: ``create`` (body: game, players, options, and since the online lifecycle
+    ``table``: the online options), ``join`` (name, client_seed), ``command`` (body: the game
+    command as sent, by ``seat``); the online lifecycle adds ``bots`` (the host filled the free
+    seats), ``leave`` (by ``seat``), ``timeout`` (body: the default command played for ``seat``),
+    ``bot`` (body: a bot's command for ``seat``) and ``expire`` (a waiting table expired)."""
 
     id: str
     kind: CommandKind

@@ -28,7 +28,7 @@ import msgspec
 
 from domain.fairness import RevealedSeeds, SeedNotRevealed, sha256
 from domain.games import table_for
-from domain.kernel import Event, Rejected
+from domain.kernel import Command, Event, Rejected
 from domain.table import (
     TABLE_EVENTS,
     Account,
@@ -70,6 +70,14 @@ class ReplaySeeds:
         self._salt = salt
         self._stand_in = stand_in
         self.requested: set[int] = set()
+
+    @property
+    def revealed(self) -> RevealedSeeds:
+        return self._revealed
+
+    @property
+    def perturbed(self) -> bool:
+        return self._perturb is not None
 
     def round_seed(self, round_number: int) -> bytes:
         self.requested.add(round_number)
@@ -240,8 +248,11 @@ def _run(table: Table, batch: Batch, created: TableCreated | None, seeds: Replay
             raise ValueError("the practice seed is stored in the stream; it must never be")
         if body.get("game") != created.game:
             raise ValueError(f"the create asked for {body.get('game')!r}, the table is {created.game!r}")
+        timers = body.get("table")
+        if timers is not None and not isinstance(timers, dict):
+            raise ValueError("the create record's table options are not an object")
         return table.create(
-            created.game_id, body.get("players"), options, created.commitment, created.practice
+            created.game_id, body.get("players"), options, created.commitment, created.practice, timers
         )
     if state is None:
         raise ValueError("a request before the table was created")
@@ -250,11 +261,22 @@ def _run(table: Table, batch: Batch, created: TableCreated | None, seeds: Replay
         if not isinstance(name, str) or not isinstance(client_seed, str):
             raise ValueError("the join record lacks a name or client seed")
         return table.join(state, name, client_seed, seeds, _account_of(body))
+    if record.kind == "bots":
+        return table.fill_with_bots(state, seeds)
+    if record.kind == "expire":
+        return table.expire(state)
     if record.seat is None:
         raise ValueError("a command without an acting seat")
+    if record.kind == "leave":
+        return table.leave(state, record.seat)
     command = msgspec.convert(body, table.command_type)
     if _encoder.encode(msgspec.to_builtins(command)) != _encoder.encode(body):
         raise ValueError("the command body is not as the server writes it")
+    if record.kind == "bot":
+        return table.bot_decide(state, command, record.seat, seeds)
+    if record.kind == "timeout":
+        _check_default(table, state, record.seat, command, seeds)
+        return table.timeout(state, record.seat, command, seeds)
     return table.decide(state, command, record.seat, seeds)
 
 
@@ -266,6 +288,22 @@ def _account_of(body: dict[str, Any]) -> Account | None:
     if not isinstance(account_id, str) or not isinstance(account_name, str):
         raise ValueError("the join record names an account without its id and name")
     return Account(id=account_id, name=account_name)
+
+
+def _check_default(table: Table, state: TableState, seat: int, command: Command, seeds: ReplaySeeds) -> None:
+    """Where the rules name a default, a timeout must have played exactly it. Checked with revealed
+    seeds only: a stand-in seed (a sealed round, or the chance search's swap) proves nothing."""
+    if seeds.perturbed:
+        return
+    try:
+        default = table.default_command(state, seat, ReplaySeeds(seeds.revealed, stand_in=False))
+    except SeedNotRevealed:
+        return
+    if default is not None and _encoder.encode(default) != _encoder.encode(command):
+        raise ValueError(
+            f"the timeout played {msgspec.to_builtins(command)}, not the default "
+            f"{msgspec.to_builtins(default)} the rules name"
+        )
 
 
 def _attempt(

@@ -60,8 +60,10 @@ class EventStore:
                 _send(pipe, call)
             return await pipe.execute()
 
-    async def create(self, game_id: str, secret: Mapping[str, str], entry: Entry) -> bool:
-        return await self.run(ops.create(game_id, secret, entry))
+    async def create(
+        self, game_id: str, secret: Mapping[str, str], entry: Entry, more: Sequence[Entry] = ()
+    ) -> bool:
+        return await self.run(ops.create(game_id, secret, entry, more))
 
     async def append(
         self,
@@ -135,6 +137,14 @@ class EventStore:
     async def ping(self) -> None:
         await self.run(ops.ping())
 
+    async def arm_timer(
+        self, game_id: str, version: int, deadline_ms: int | None, fields: Mapping[str, str | int]
+    ) -> bool:
+        return await self.run(ops.arm_timer(game_id, version, deadline_ms, fields))
+
+    async def read_timer(self, game_id: str) -> dict[str, str]:
+        return await self.run(ops.read_timer(game_id))
+
 
 class SyncEventStore:
     """The event store for synchronous code; the same operations as ``EventStore``."""
@@ -163,8 +173,10 @@ class SyncEventStore:
                 _send(pipe, call)
             return pipe.execute()
 
-    def create(self, game_id: str, secret: Mapping[str, str], entry: Entry) -> bool:
-        return self.run(ops.create(game_id, secret, entry))
+    def create(
+        self, game_id: str, secret: Mapping[str, str], entry: Entry, more: Sequence[Entry] = ()
+    ) -> bool:
+        return self.run(ops.create(game_id, secret, entry, more))
 
     def append(
         self,
@@ -237,3 +249,17 @@ class SyncEventStore:
 
     def ping(self) -> None:
         self.run(ops.ping())
+
+    def arm_timer(
+        self, game_id: str, version: int, deadline_ms: int | None, fields: Mapping[str, str | int]
+    ) -> bool:
+        return self.run(ops.arm_timer(game_id, version, deadline_ms, fields))
+
+    def read_timer(self, game_id: str) -> dict[str, str]:
+        return self.run(ops.read_timer(game_id))
+
+    def due_timers(self, now_ms: int, limit: int = 100) -> list[str]:
+        return self.run(ops.due_timers(now_ms, limit))
+
+    def settle_timer(self, game_id: str, now_ms: int) -> dict[str, str] | None:
+        return self.run(ops.settle_timer(game_id, now_ms))

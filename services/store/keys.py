@@ -19,6 +19,7 @@ LIVE_PATTERN = f"{PREFIX}:{{*}}{LIVE_SUFFIX}"  # PSUBSCRIBE: every game's live c
 LOBBY = f"{PREFIX}:lobby"  # hash: game id -> JSON summary bytes
 LOBBY_ORDER = f"{PREFIX}:lobby:order"  # zset: game id -> creation ordinal
 LOBBY_SEQ = f"{PREFIX}:lobby:seq"  # counter giving those ordinals
+TIMERS = f"{PREFIX}:timers"  # zset: game id -> its timer's deadline (ms); an index, global like the lobby
 
 IDEMPOTENCY_PREFIX = f"{PREFIX}:idempotency:"  # + SHA-256 of a client's Idempotency-Key (string, 24 h)
 DIRTY = f"{PREFIX}:dirty"  # zset: game id -> ms since epoch when first marked as maybe lagging
@@ -38,6 +39,7 @@ class GameKeys(NamedTuple):
     views: str  # hash: checkpoint plus projection fields (opaque bytes)
     tokens: str  # hash: SHA-256 of a bearer token -> "host" or the seat number
     live: str  # pub/sub channel: the projected version after each views write
+    timer: str  # hash: version, deadline (ms), kind (turn/expire), seats, turn_seconds
 
 
 def check_game_id(game_id: str) -> str:
@@ -65,6 +67,7 @@ def game_keys(game_id: str) -> GameKeys:
         views=tag + ":views",
         tokens=tag + ":tokens",
         live=tag + LIVE_SUFFIX,
+        timer=tag + ":timer",
     )
 
 

@@ -29,6 +29,7 @@ from services.store.keys import (
     LOBBY,
     LOBBY_ORDER,
     LOBBY_SEQ,
+    TIMERS,
     WAITING,
     check_game_id,
     dedup_field,
@@ -41,7 +42,9 @@ SCAN_COUNT = 500
 
 ViewWrite = Literal["written", "stale", "mismatch"]
 VIEW_WRITES: tuple[ViewWrite, ...] = ("written", "stale", "mismatch")
-ScriptName = Literal["create", "append", "write_views", "account_append", "release_name", "record_finish"]
+ScriptName = Literal[
+    "create", "append", "write_views", "arm_timer", "account_append", "release_name", "record_finish"
+]
 
 
 def _lua(name: str) -> str:
@@ -54,6 +57,7 @@ SCRIPT_NAMES: tuple[ScriptName, ...] = (
     "create",
     "append",
     "write_views",
+    "arm_timer",
     "account_append",
     "release_name",
     "record_finish",
@@ -170,12 +174,18 @@ def parse_views(reply: bytes | str) -> ViewWrite:
 # -- create / append ------------------------------------------------------------------------------
 
 
-def create(game_id: str, secret: Mapping[str, str], entry: Entry) -> Operation[bool]:
-    """Store the secret and the first event together; ``False`` if the game exists."""
-    if entry.version != 1:
+def create(
+    game_id: str, secret: Mapping[str, str], entry: Entry, more: Sequence[Entry] = ()
+) -> Operation[bool]:
+    """Store the secret and the create batch (``entry``, then ``more``) together; ``False`` if the
+    game exists."""
+    entries = [entry, *more]
+    if [e.version for e in entries] != list(range(1, len(entries) + 1)):
         raise ValueError(f"a game starts at version 1, not {entry.version}")
     k = game_keys(game_id)
-    args: list[Any] = [entry.data, entry.hash]
+    args: list[Any] = [len(entries)]
+    for each in entries:
+        args += [each.data, each.hash]
     for field, value in secret.items():
         args += [field, value]
     now = _now_ms()
@@ -470,3 +480,50 @@ def scan_games() -> Operation[list[str]]:
 def ping() -> Operation[None]:
     """Raises when Redis does not answer."""
     yield Call(("PING",))
+
+
+# -- timers ---------------------------------------------------------------------------------------
+
+
+def arm_timer(
+    game_id: str, version: int, deadline_ms: int | None, fields: Mapping[str, str | int]
+) -> Operation[bool]:
+    """Set the game's timer for ``version`` (``deadline_ms`` ``None`` clears it) unless it already
+    holds a newer one; an armed timer is then put in the global deadline index. ``True`` if set."""
+    args: list[Any] = [version, "" if deadline_ms is None else deadline_ms]
+    for field, value in fields.items():
+        args += [field, value]
+    outcome = _text((yield ScriptCall("arm_timer", [game_keys(game_id).timer], args)))
+    if outcome == "armed":
+        yield Call(("ZADD", TIMERS, deadline_ms or 0, game_id))
+    return outcome != "stale"
+
+
+def read_timer(game_id: str) -> Operation[dict[str, str]]:
+    """The game's timer hash (empty when none was ever armed)."""
+    reply: Mapping[bytes, bytes] = yield Call(("HGETALL", game_keys(game_id).timer))
+    return {_text(k): _text(v) for k, v in reply.items()}
+
+
+def due_timers(now_ms: int, limit: int = 100) -> Operation[list[str]]:
+    """Game ids whose indexed deadline is at or before ``now_ms``, earliest first."""
+    ids: list[bytes] = yield Call(("ZRANGEBYSCORE", TIMERS, "-inf", now_ms, "LIMIT", 0, limit))
+    return [_text(game_id) for game_id in ids]
+
+
+def settle_timer(game_id: str, now_ms: int) -> Operation[dict[str, str] | None]:
+    """The game's timer if it is due; otherwise fix its index entry: moved to the timer's newer
+    deadline, or dropped when the timer is cleared (then re-read, so that a timer armed meanwhile is
+    indexed again: the index may lag the hash, never lose it)."""
+    timer: dict[str, str] = yield from read_timer(game_id)
+    if "deadline" in timer:
+        deadline = int(timer["deadline"])
+        if deadline <= now_ms:
+            return timer
+        yield Call(("ZADD", TIMERS, deadline, game_id))
+        return None
+    yield Call(("ZREM", TIMERS, game_id))
+    again: dict[str, str] = yield from read_timer(game_id)
+    if "deadline" in again:
+        yield Call(("ZADD", TIMERS, int(again["deadline"]), game_id))
+    return None

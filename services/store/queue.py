@@ -11,12 +11,16 @@ from typing import Any
 import anyio.to_thread
 import redis
 from rq import Queue, Retry
+from rq.job import Job
 from rq.serializers import JSONSerializer
 
 from services.store.event_store import EventStore
 
 QUEUE_NAME = "projections"
 PROJECTION_JOB = "workers.projector.project"
+LIFECYCLE_QUEUE = "lifecycle"
+TIMER_JOB = "workers.lifecycle.fire_timer"
+BOT_JOB = "workers.lifecycle.play_bot"
 
 
 def projection_queue(connection: redis.Redis) -> Queue:
@@ -45,3 +49,38 @@ class AppendNotifier:
     async def __call__(self, game_id: str) -> None:
         await self.store.publish_appended(game_id)
         await anyio.to_thread.run_sync(enqueue_projection, self.queue, game_id)
+
+
+def lifecycle_queue(connection: redis.Redis) -> Queue:
+    """Timer and bot jobs: each runs one command through the write side."""
+    return Queue(LIFECYCLE_QUEUE, connection=connection, serializer=JSONSerializer)
+
+
+def _enqueue_once(queue: Queue, job_id: str, func: str, args: tuple[Any, ...]) -> None:
+    """A job with a deterministic id, skipped while one with that id is queued or running, so
+    duplicates collapse (a duplicate that slips through is still harmless: the command it sends has
+    a deterministic id and an expected version, so it is appended at most once)."""
+    if Job.exists(job_id, connection=queue.connection):
+        return
+    queue.enqueue_call(func, args=args, job_id=job_id, result_ttl=0, failure_ttl=24 * 3600)
+
+
+def enqueue_timer(queue: Queue, game_id: str, version: int) -> None:
+    """Fire the game's timer armed at ``version``."""
+    _enqueue_once(queue, f"timer-{game_id}-{version}", TIMER_JOB, (game_id, version))
+
+
+def enqueue_bot(queue: Queue, game_id: str, version: int, seat: int) -> None:
+    """Let the bot of ``seat`` act on the game as it is at ``version``."""
+    _enqueue_once(queue, f"bot-{game_id}-{version}-{seat}", BOT_JOB, (game_id, version, seat))
+
+
+class BotJobs:
+    """Queues bot moves from async code (``services.lifecycle.Lifecycle``)."""
+
+    def __init__(self, queue: Queue) -> None:
+        self.queue = queue
+
+    async def __call__(self, game_id: str, version: int, seats: list[int]) -> None:
+        for seat in seats:
+            await anyio.to_thread.run_sync(enqueue_bot, self.queue, game_id, version, seat)

@@ -31,3 +31,7 @@ class TokenStore:
         """``"host"``, a seat number as a string, or ``None`` for an unknown token."""
         value = await self._redis.hget(game_keys(game_id).tokens, _digest(token))
         return value.decode() if isinstance(value, bytes) else value
+
+    async def revoke(self, game_id: str, token: str) -> None:
+        """The token no longer opens anything (a player who left)."""
+        await self._redis.hdel(game_keys(game_id).tokens, _digest(token))

@@ -55,6 +55,7 @@ def test_time_travel_at_every_version_equals_the_fold_of_the_exported_log(api: A
         stored = decode_stored(entry["data"].encode())
         state = table.evolve(state, msgspec.json.decode(stored.event, type=table.event_type))
         expected = msgspec.json.decode(msgspec.json.encode(seat_view(state, entry["version"], 0)))
+        expected["clock"] = None  # a view of the past has no running clock
         assert api.view(final["game_id"], 0, at=entry["version"]) == expected
 
 

@@ -54,7 +54,8 @@ def test_time_travel_views_equal_the_fold_of_the_events_up_to_that_version(
     events = all_events(api, game_id)  # the game is over: nothing is redacted any more
     assert [e["version"] for e in events] == list(range(1, final["version"] + 1))
     decoded = [
-        msgspec.convert({k: v for k, v in e.items() if k != "version"}, table.event_type) for e in events
+        msgspec.convert({k: v for k, v in e.items() if k not in ("version", "by")}, table.event_type)
+        for e in events
     ]
     rng = random.Random(3)
     for version in [*sorted(rng.sample(range(1, final["version"] + 1), 8)), final["version"]]:
@@ -62,6 +63,7 @@ def test_time_travel_views_equal_the_fold_of_the_events_up_to_that_version(
         assert state is not None
         for seat in (None, 0, players - 1):
             expected = msgspec.json.decode(msgspec.json.encode(seat_view(state, version, seat)))
+            expected["clock"] = None  # a view of the past has no running clock
             assert api.view(game_id, seat, at=version) == expected
 
 

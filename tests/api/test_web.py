@@ -73,6 +73,17 @@ def test_a_host_cookie_counts_as_the_host_when_no_seat_cookie_is_there(fake_api:
     assert response.json()["error"]["code"] == "not_a_player"
 
 
+def test_a_seat_cookie_leaves_the_table_and_the_answer_forgets_it(fake_api: Api) -> None:
+    game_id = fake_api.create("skull", 3)
+    fake_api.join(game_id, "Ada", "s")
+    token = fake_api.tokens[game_id][0]
+    cookie = {"Cookie": f"ts_seat_{game_id}={token}"}
+    left = fake_api.client.post(f"/games/{game_id}/leave", json={}, headers=cookie)
+    assert left.status_code == 200 and left.json() == {"seat": 0}
+    assert left.headers["set-cookie"].startswith(f'ts_seat_{game_id}="";')
+    assert fake_api.client.get(f"/games/{game_id}/view", headers=cookie).json()["seat"] is None
+
+
 def test_the_options_schema_lists_every_option_of_every_game_with_a_meaning() -> None:
     schema = options_schema()
     assert [g["game"] for g in schema["games"]] == game_names()

@@ -55,8 +55,17 @@ TABLE_SAMPLES: list[Event | dict[str, Any]] = [
     {"type": "bot_seated", "seat": 3, "name": "Bot Dan"},
     {"type": "turn_timed_out", "seat": 0},
     {"type": "table_expired"},
+    {"type": "table_timers_set", "turn_seconds": 60, "expire_minutes": 30, "takeover_after": 3},
+    {"type": "table_timers_set", "turn_seconds": 0, "expire_minutes": 30, "takeover_after": 3},
 ]
-LIFECYCLE = {"seat_left", "bot_took_over", "bot_seated", "turn_timed_out", "table_expired"}
+LIFECYCLE = {
+    "seat_left",
+    "bot_took_over",
+    "bot_seated",
+    "turn_timed_out",
+    "table_expired",
+    "table_timers_set",
+}
 
 SAMPLES: dict[str, list[Event]] = {
     "skull": [

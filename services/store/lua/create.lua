@@ -1,12 +1,16 @@
--- Start a game: store its secret and its first event (version 1) together, or nothing at all.
+-- Start a game: store its secret and its create batch (versions 1..n) together, or nothing at all.
 -- KEYS[1] events stream, KEYS[2] secret hash
--- ARGV[1] data, ARGV[2] hash of the first event, ARGV[3..] secret field, value pairs.
+-- ARGV[1] n, the number of entries; ARGV[2..2n+1] data, hash pairs for versions 1..n;
+-- ARGV[2n+2..] secret field, value pairs.
 -- Replies 1 when created, 0 when the stream already exists (nothing is written then).
 if redis.call('EXISTS', KEYS[1]) == 1 then
   return 0
 end
-if #ARGV > 2 then
-  redis.call('HSET', KEYS[2], unpack(ARGV, 3))
+local n = tonumber(ARGV[1])
+if #ARGV > 2 * n + 1 then
+  redis.call('HSET', KEYS[2], unpack(ARGV, 2 * n + 2))
 end
-redis.call('XADD', KEYS[1], '0-1', 'd', ARGV[1], 'h', ARGV[2])
+for i = 1, n do
+  redis.call('XADD', KEYS[1], '0-' .. i, 'd', ARGV[2 * i], 'h', ARGV[2 * i + 1])
+end
 return 1

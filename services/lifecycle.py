@@ -1,0 +1,101 @@
+"""The online lifecycle around the write side: after each accepted batch, arm the game's timer and
+queue the moves of the bots it leaves to act.
+
+The timer (one per game, ``services.store`` keeps it in the game's hash tag plus a global deadline
+index) always belongs to the version just appended:
+
+- a waiting table of the online lifecycle expires ``expire_minutes`` after its last batch (each
+  join or leave re-arms it);
+- while playing with ``turn_seconds`` > 0, the seats then awaited get ``turn_seconds`` from the
+  batch that made them awaited. The clock restarts whenever the awaited seats are not a strict
+  subset of those the previous timer waited for (a new turn, or the same seat awaited again, such
+  as a challenger flipping disc after disc); when a batch only removes seats (others of a
+  simultaneous selection, or a timeout of one of them), the rest keep their deadline;
+- otherwise (finished, expired, no turn timer) the timer is cleared.
+
+Clocks are injected (``Clock``, milliseconds) so that tests drive time; the domain stays clock-free.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import structlog
+
+from services.history.folding import Folded
+from services.store.event_store import EventStore
+
+Clock = Callable[[], int]
+"""Milliseconds since the epoch."""
+
+BotMoves = Callable[[str, int, list[int]], Awaitable[None]]
+"""Queue the moves of ``seats``' bots on a game at a version (``services.store.queue.BotJobs``)."""
+
+log = structlog.get_logger("tablestream.lifecycle")
+
+
+def wall_clock_ms() -> int:
+    return time.time_ns() // 1_000_000
+
+
+def plan_timer(previous: dict[str, str], folded: Folded, now_ms: int) -> tuple[int | None, dict[str, Any]]:
+    """The deadline (``None``: no timer) and the fields of the timer for ``folded``'s version."""
+    state = folded.state
+    timers = state.timers
+    if timers is None:
+        return None, {}
+    if state.status == "waiting":
+        return now_ms + timers.expire_minutes * 60_000, {"kind": "expire"}
+    seats = sorted(folded.table.to_act(state))
+    if state.status != "playing" or timers.turn_seconds == 0 or not seats:
+        return None, {}
+    fields: dict[str, Any] = {
+        "kind": "turn",
+        "seats": ",".join(map(str, seats)),
+        "turn_seconds": timers.turn_seconds,
+    }
+    before = timer_seats(previous) if previous.get("kind") == "turn" else set()
+    if "deadline" in previous and set(seats) < before:
+        return int(previous["deadline"]), fields
+    return now_ms + timers.turn_seconds * 1000, fields
+
+
+def timer_seats(timer: dict[str, str]) -> set[int]:
+    return {int(seat) for seat in timer.get("seats", "").split(",") if seat}
+
+
+def clock_of(folded: Folded, timer: dict[str, str], now_ms: int) -> dict[str, Any] | None:
+    """The ``clock`` of a view: the turn timer's length, its deadline (``None`` when no seat is being
+    timed) and the server's time; ``None`` for a table without a turn timer."""
+    timers = folded.state.timers
+    if timers is None or timers.turn_seconds == 0:
+        return None
+    deadline = timer.get("deadline") if timer.get("kind") == "turn" else None
+    if folded.state.status != "playing":
+        deadline = None
+    return {
+        "turn_seconds": timers.turn_seconds,
+        "deadline_ms": int(deadline) if deadline is not None else None,
+        "now_ms": now_ms,
+    }
+
+
+class Lifecycle:
+    """What the write side does after each accepted batch (see the module docstring)."""
+
+    def __init__(self, store: EventStore, bot_moves: BotMoves, clock: Clock = wall_clock_ms) -> None:
+        self.store = store
+        self.bot_moves = bot_moves
+        self.clock = clock
+
+    async def after_append(self, folded: Folded) -> None:
+        previous = await self.store.read_timer(folded.game_id)
+        deadline, fields = plan_timer(previous, folded, self.clock())
+        if deadline is not None or "deadline" in previous:
+            await self.store.arm_timer(folded.game_id, folded.version, deadline, fields)
+        state = folded.state
+        bots = sorted(set(folded.table.to_act(state)) & state.bots)
+        if bots:
+            await self.bot_moves(folded.game_id, folded.version, bots)

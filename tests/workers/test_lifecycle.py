@@ -1,0 +1,259 @@
+"""Timers, timeouts and bots on a real Redis: the timer loop, the RQ jobs through the write side,
+exactly-once firing, and whole games played by bots (also with the worker process running).
+
+Time is driven by an injected clock (``FakeClock``), never by sleeping; waiting on the worker
+process polls a condition with a deadline."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import random
+import subprocess
+import sys
+import time
+from collections.abc import Awaitable, Callable, Iterator
+from typing import Any, TypeVar
+
+import pytest
+import redis
+from rq import SimpleWorker
+from rq.serializers import JSONSerializer
+
+from services.commands import GameCommands
+from services.errors import AppError
+from services.history.export import build_export
+from services.history.folding import Folded
+from services.history.records import decode_stored
+from services.history.replay import replay
+from services.history.verify import verify_export
+from services.queries import GameQueries
+from services.store.embedded import EmbeddedRedis
+from services.store.event_store import SyncEventStore
+from services.store.queue import lifecycle_queue, projection_queue
+from workers import lifecycle
+from workers.lifecycle import bot_move, commands_for, tick
+
+pytestmark = pytest.mark.redis
+T = TypeVar("T")
+
+
+class FakeClock:
+    def __init__(self, now_ms: int = 1_000_000) -> None:
+        self.now_ms = now_ms
+
+    def __call__(self) -> int:
+        return self.now_ms
+
+    def advance(self, seconds: float) -> None:
+        self.now_ms += int(seconds * 1000)
+
+
+@pytest.fixture
+def clock(monkeypatch: pytest.MonkeyPatch) -> FakeClock:
+    fake = FakeClock()
+    monkeypatch.setattr(lifecycle, "clock", fake)
+    return fake
+
+
+@pytest.fixture
+def sync(real_redis: redis.Redis) -> redis.Redis:
+    return real_redis
+
+
+def run(sync: redis.Redis, clock: FakeClock, work: Callable[[GameCommands], Awaitable[T]]) -> T:
+    """Run write-side calls as a separate process would: own loop, own async client."""
+
+    async def main() -> T:
+        aclient = lifecycle.default_async_client(sync)
+        try:
+            return await work(commands_for(aclient, sync, clock))
+        finally:
+            await aclient.aclose()
+
+    return asyncio.run(main())
+
+
+def drain(sync: redis.Redis) -> None:
+    """Run every queued lifecycle and projection job, and the jobs they queue, to completion."""
+    SimpleWorker(
+        [lifecycle_queue(sync), projection_queue(sync)], connection=sync, serializer=JSONSerializer
+    ).work(burst=True, logging_level="WARNING")
+
+
+def folded(sync: redis.Redis, clock: FakeClock, game_id: str) -> Folded:
+    return run(sync, clock, lambda c: c.load(game_id))
+
+
+def table(sync: redis.Redis, clock: FakeClock, game: str, players: int, humans: int, **options: Any) -> str:
+    async def work(c: GameCommands) -> str:
+        game_id, _ = await c.create(game, players, options)
+        for seat in range(humans):
+            await c.join(game_id, f"P{seat}", f"cs{seat}")
+        if humans < players:
+            await c.fill_with_bots(game_id)
+        return game_id
+
+    return run(sync, clock, work)
+
+
+def records(sync: redis.Redis, game_id: str) -> list[Any]:
+    entries = SyncEventStore(sync).read(game_id)
+    return [r for r in (decode_stored(e.data).command for e in entries) if r is not None]
+
+
+def accepted(sync: redis.Redis, game_id: str) -> None:
+    """The verifier's verdict: every batch re-runs through the rules; a finished game's export
+    verifies clean (a running game's unrevealed seeds leave chance outcomes unchecked)."""
+    entries = SyncEventStore(sync).read(game_id)
+    rp = replay(entries)
+    assert [b.error for b in rp.batches if b.error] == []
+    if rp.finished:
+        report = verify_export(build_export(entries))
+        assert report.ok, report.render()
+
+
+def test_an_idle_seat_gets_its_default_action_recorded_as_a_timeout_and_the_verifier_accepts_it(
+    sync: redis.Redis, clock: FakeClock
+) -> None:
+    game_id = table(sync, clock, "skull-king", 2, 2, turn_seconds=30, takeover_after=1)
+    store = SyncEventStore(sync)
+    armed = store.read_timer(game_id)
+    assert armed["kind"] == "turn" and armed["seats"] == "0,1"
+    assert int(armed["deadline"]) == clock() + 30_000
+    assert tick(store, lifecycle_queue(sync), clock()) == []
+    clock.advance(30)
+    assert tick(store, lifecycle_queue(sync), clock()) == [(game_id, int(armed["version"]))]
+    drain(sync)
+    kinds = [(r.kind, r.seat) for r in records(sync, game_id)]
+    assert [k for k in kinds if k[0] not in ("create", "join")][:2] == [("timeout", 0), ("timeout", 1)]
+    assert folded(sync, clock, game_id).state.bots == frozenset({0, 1})  # takeover_after=1
+    for _ in range(1000):
+        drain(sync)
+        if folded(sync, clock, game_id).state.status == "finished":
+            break
+    accepted(sync, game_id)  # finished: the whole export verifies
+    page = run(sync, clock, lambda c: GameQueries(c.store).events(game_id, _spectator(), 0, 1000, "en"))
+    timed_out = [e for e in page["events"] if e["type"] == "turn_timed_out"]
+    assert timed_out and all(e["by"] == "timeout" for e in timed_out)
+    assert all("text" in e for e in page["events"])
+
+
+def _spectator() -> Any:
+    from services.callers import Caller
+
+    return Caller("spectator")
+
+
+def test_a_seat_missing_takeover_after_timeouts_is_then_played_by_a_bot(
+    sync: redis.Redis, clock: FakeClock
+) -> None:
+    game_id = table(sync, clock, "skull", 3, 3, turn_seconds=10, takeover_after=2)
+    store = SyncEventStore(sync)
+    for _ in range(200):
+        state = folded(sync, clock, game_id).state
+        if 0 in state.bots or state.status != "playing":
+            break
+        to_act = folded(sync, clock, game_id).table.to_act(state)
+        if 0 in to_act:
+            clock.advance(10)
+            tick(store, lifecycle_queue(sync), clock())
+            drain(sync)
+        else:
+            seat = to_act[0]
+            run(sync, clock, lambda c, s=seat: _own_move(c, game_id, s))
+    state = folded(sync, clock, game_id).state
+    assert 0 in state.bots
+    assert [r.kind for r in records(sync, game_id) if r.seat == 0].count("timeout") >= 2
+    accepted(sync, game_id)
+
+
+async def _own_move(c: GameCommands, game_id: str, seat: int) -> None:
+    f = await c.load(game_id)
+    await c.command(game_id, seat, f"own-{f.version}-{seat}", bot_move(f, seat), f.version)
+
+
+def test_a_timer_racing_a_real_command_appends_exactly_one_of_them(
+    sync: redis.Redis, clock: FakeClock
+) -> None:
+    rng = random.Random(7)
+    for round_ in range(25):
+        game_id = table(sync, clock, "skull-king", 2, 2, turn_seconds=5)
+        head = folded(sync, clock, game_id)
+        clock.advance(5)
+
+        async def race(
+            c: GameCommands, head: Folded = head, game_id: str = game_id, round_: int = round_
+        ) -> list[str]:
+            gate = asyncio.Event()
+            own = bot_move(head, 0)
+
+            async def timer() -> str:
+                await gate.wait()
+                for _ in range(rng.randrange(3)):
+                    await asyncio.sleep(0)
+                return ",".join(await lifecycle.fire(c, game_id, head.version, clock))
+
+            async def player() -> str:
+                await gate.wait()
+                for _ in range(rng.randrange(3)):
+                    await asyncio.sleep(0)
+                try:
+                    await c.command(game_id, 0, f"own-{round_}", own, None)
+                except AppError as refused:
+                    return refused.code
+                return "ok"
+
+            tasks = [asyncio.create_task(t()) for t in (timer, timer, player)]
+            gate.set()
+            return list(await asyncio.gather(*tasks))
+
+        run(sync, clock, race)
+        seat0 = [r for r in records(sync, game_id) if r.seat == 0]
+        assert len(seat0) == 1, (round_, [(r.kind, r.id) for r in seat0])
+        accepted(sync, game_id)
+
+
+@pytest.mark.parametrize(("game", "players"), [("skull", 3), ("six-nimmt", 4), ("skull-king", 3)])
+def test_bots_play_a_whole_game_to_the_end_through_rq_jobs(
+    sync: redis.Redis, clock: FakeClock, game: str, players: int
+) -> None:
+    game_id = table(sync, clock, game, players, 0)
+    for _ in range(2000):
+        drain(sync)
+        if folded(sync, clock, game_id).state.status == "finished":
+            break
+    assert folded(sync, clock, game_id).state.status == "finished"
+    assert {r.kind for r in records(sync, game_id)} == {"create", "bots", "bot"}
+    accepted(sync, game_id)
+
+
+@pytest.fixture
+def pool(redis_server: EmbeddedRedis, real_redis: redis.Redis) -> Iterator[subprocess.Popen[bytes]]:
+    env = {**os.environ, "PYTHONPATH": os.getcwd()}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "workers.pool", "--redis-url", redis_server.url, "--workers", "1"], env=env
+    )
+    yield process
+    process.terminate()
+    process.wait(timeout=30)
+
+
+def wait_for(condition: Callable[[], bool], seconds: float) -> None:
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, "the condition did not hold in time"
+        time.sleep(0.05)  # polling a condition with a deadline, not synchronising by sleeping
+
+
+@pytest.mark.parametrize(("game", "players"), [("skull", 3), ("six-nimmt", 4), ("skull-king", 3)])
+def test_a_leaving_seat_is_taken_over_and_the_game_ends_normally_with_the_worker_pool_running(
+    sync: redis.Redis, pool: subprocess.Popen[bytes], game: str, players: int
+) -> None:
+    wall = FakeClock()
+    game_id = table(sync, wall, game, players, 1)
+    run(sync, wall, lambda c: c.leave(game_id, 0))
+    wait_for(lambda: folded(sync, wall, game_id).state.status == "finished", 180)
+    state = folded(sync, wall, game_id).state
+    assert 0 in state.bots and 0 in state.left
+    accepted(sync, game_id)

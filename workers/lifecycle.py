@@ -1,0 +1,185 @@
+"""The online lifecycle's jobs and the loop that fires due timers.
+
+- ``TimerLoop`` (a thread of the worker process, next to the sweeper) takes the games whose timer is
+  due from the global deadline index and queues one ``fire_timer`` job per (game, armed version),
+  with a deterministic job id so that repeated ticks and several worker processes collapse.
+- ``fire_timer`` runs the timeout (or the expiry) through the write side, ``GameCommands``, with the
+  command id ``timeout-<version>-<seat>`` and expected version = the armed version: the first run
+  appends, any other run is a duplicate or loses on the version, and a player's command that got in
+  first wins the same way. A due timer of several seats (a simultaneous selection) is played one
+  seat at a time, lowest seat first: each timeout keeps the others' deadline.
+- ``play_bot`` lets a bot act for its seat: its own seat's view (``projections.views.seat_view``),
+  ``workers.bots.choose`` with a ``random.Random`` seeded from game id, version and seat, and the
+  write side's ``bot_command`` (id ``bot-<version>-<seat>``, expected version ``version``).
+
+RQ jobs are synchronous; each runs the async write side in its own event loop with its own async
+Redis client (``async_client_for``, replaceable by tests that run on fakeredis).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import threading
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
+
+import redis
+import redis.asyncio as aioredis
+import structlog
+from rq import Queue, get_current_job
+
+from projections.views import seat_view
+from services.commands import GameCommands
+from services.errors import AppError
+from services.history.folding import Folded, StateCache
+from services.lifecycle import Clock, Lifecycle, timer_seats, wall_clock_ms
+from services.store.event_store import EventStore, SyncEventStore
+from services.store.queue import AppendNotifier, BotJobs, enqueue_timer, lifecycle_queue, projection_queue
+from services.store.tokens import TokenStore
+from workers.bots import choose
+
+T = TypeVar("T")
+MAX_TIMEOUTS_PER_JOB = 12
+
+log = structlog.get_logger("tablestream.lifecycle")
+_cache = StateCache()
+
+
+def default_async_client(connection: redis.Redis) -> aioredis.Redis:
+    """An async client to the server of the job's (sync) connection (TCP or unix socket)."""
+    kw = connection.connection_pool.connection_kwargs
+    common: dict[str, Any] = {
+        "db": kw.get("db", 0),
+        "username": kw.get("username"),
+        "password": kw.get("password"),
+    }
+    if kw.get("path"):
+        return aioredis.Redis(unix_socket_path=kw["path"], **common)
+    return aioredis.Redis(host=kw.get("host", "localhost"), port=kw.get("port", 6379), **common)
+
+
+async_client_for: Callable[[redis.Redis], aioredis.Redis] = default_async_client
+clock: Clock = wall_clock_ms
+
+
+def bot_rng(game_id: str, version: int, seat: int) -> random.Random:
+    """The bot's only chance: reproducible from the game id, the version it acts on and its seat."""
+    return random.Random(f"{game_id}:{version}:{seat}")
+
+
+def bot_move(folded: Folded, seat: int) -> dict[str, Any]:
+    """The bot's command for ``seat``, from that seat's own view only."""
+    view = seat_view(folded.state, folded.version, seat)
+    return choose(folded.state.game, view, bot_rng(folded.game_id, folded.version, seat))
+
+
+def commands_for(aclient: aioredis.Redis, sync: redis.Redis, now: Clock) -> GameCommands:
+    """The write side as the API builds it, on the job's connections."""
+    store = EventStore(aclient)
+    return GameCommands(
+        store,
+        TokenStore(aclient),
+        AppendNotifier(store, projection_queue(sync)),
+        _cache,
+        Lifecycle(store, BotJobs(lifecycle_queue(sync)), now),
+    )
+
+
+def _run(sync: redis.Redis, work: Callable[[GameCommands], Awaitable[T]]) -> T:
+    async def main() -> T:
+        aclient = async_client_for(sync)
+        try:
+            return await work(commands_for(aclient, sync, clock))
+        finally:
+            await aclient.aclose()
+
+    return asyncio.run(main())
+
+
+async def fire(commands: GameCommands, game_id: str, version: int, now: Clock) -> list[str]:
+    """Play what the timer armed at ``version`` calls for, while it is due; returns what was done
+    (``"timeout:<seat>"``, ``"expired"``), empty when the timer moved on (a command won)."""
+    done: list[str] = []
+    for _ in range(MAX_TIMEOUTS_PER_JOB):
+        timer = await commands.store.read_timer(game_id)
+        if int(timer.get("version", 0)) != version or "deadline" not in timer:
+            return done
+        if int(timer["deadline"]) > now():
+            return done
+        try:
+            if timer.get("kind") == "expire":
+                await commands.expire(game_id, version)
+                return [*done, "expired"]
+            folded = await commands.load(game_id)
+            awaited = sorted(timer_seats(timer) & set(folded.table.to_act(folded.state)))
+            if folded.version != version or not awaited:
+                return done
+            outcome = await commands.timeout(game_id, version, awaited[0], bot_move)
+        except AppError as lost:
+            log.info("timer_lost", game_id=game_id, version=version, code=lost.code)
+            return done
+        done.append(f"timeout:{awaited[0]}")
+        version = outcome.version
+    return done
+
+
+async def act(commands: GameCommands, game_id: str, version: int, seat: int) -> bool:
+    """The bot of ``seat`` acts on the game at ``version``; ``False`` if the game moved on."""
+    folded = await commands.load(game_id)
+    state = folded.state
+    if folded.version != version or seat not in state.bots or seat not in folded.table.to_act(state):
+        return False
+    try:
+        await commands.bot_command(game_id, version, seat, bot_move(folded, seat))
+    except AppError as lost:
+        log.info("bot_lost", game_id=game_id, version=version, seat=seat, code=lost.code)
+        return False
+    return True
+
+
+def fire_timer(game_id: str, version: int) -> list[str]:
+    """RQ entry point (``services.store.queue.TIMER_JOB``)."""
+    job = get_current_job()
+    assert job is not None, "fire_timer() runs inside an RQ job"
+    return _run(job.connection, lambda commands: fire(commands, game_id, version, clock))
+
+
+def play_bot(game_id: str, version: int, seat: int) -> bool:
+    """RQ entry point (``services.store.queue.BOT_JOB``)."""
+    job = get_current_job()
+    assert job is not None, "play_bot() runs inside an RQ job"
+    return _run(job.connection, lambda commands: act(commands, game_id, version, seat))
+
+
+def tick(store: SyncEventStore, queue: Queue, now_ms: int) -> list[tuple[str, int]]:
+    """Queue a ``fire_timer`` job for every due timer; returns (game id, armed version) pairs."""
+    fired = []
+    for game_id in store.due_timers(now_ms):
+        timer = store.settle_timer(game_id, now_ms)
+        if timer is not None:
+            version = int(timer["version"])
+            enqueue_timer(queue, game_id, version)
+            fired.append((game_id, version))
+    return fired
+
+
+class TimerLoop(threading.Thread):
+    """Runs ``tick`` every ``interval`` seconds until ``stop()``."""
+
+    def __init__(
+        self, store: SyncEventStore, queue: Queue, interval: float = 0.5, now: Clock = wall_clock_ms
+    ):
+        super().__init__(name="tablestream-timers", daemon=True)
+        self._store, self._queue, self._interval, self._now = store, queue, interval, now
+        self._stopped = threading.Event()
+
+    def run(self) -> None:
+        while not self._stopped.wait(self._interval):
+            try:
+                tick(self._store, self._queue, self._now())
+            except Exception:  # a flaky connection must not kill the loop; the next tick retries
+                log.exception("timer_tick_failed")
+
+    def stop(self) -> None:
+        self._stopped.set()
