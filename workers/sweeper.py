@@ -3,7 +3,7 @@ and has the lifecycle of a caught-up one settled when its timer is behind its he
 
 Pokes can be lost (a crash between append and enqueue, a job that exhausted its retries, a Redis
 restart that lost the queue); the sweeper makes projections eventually complete without anyone
-watching. It reads only the dirty set (``services.store.dirty``: every write marks its game, the
+watching. It reads only the dirty set (``services.store.indexes``: every write marks its game, the
 projector clears the mark), so an idle sweep costs one command however many games are stored.
 A game is swept once its mark is ``grace`` old: younger ones have a job on the way.
 
