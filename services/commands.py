@@ -155,8 +155,8 @@ class GameCommands:
             game_id, {"root": root.hex(), "master": master.hex()}, entries[0], entries[1:]
         )
         host_token = await self.tokens.issue(game_id, "host")
+        await self._after(advance(game_id, None, entries))  # armed before it is announced
         await self._notify(game_id)
-        await self._after(advance(game_id, None, entries))
         log.info("table_created", game_id=game_id, game=game, players=players, outcome="ok")
         return game_id, host_token
 
@@ -268,8 +268,8 @@ class GameCommands:
         if result.status == "ok":
             new = advance(folded.game_id, folded, entries)
             self.cache.put(new)
+            await self._after(new)  # the timer is armed before the batch is announced
             await self._notify(folded.game_id)
-            await self._after(new)
             return CommandOutcome(
                 folded.game_id,
                 folded.table,
@@ -295,7 +295,8 @@ class GameCommands:
 
     async def _after(self, folded: Folded) -> None:
         """Arm the timer and queue bot moves; like a notification, a failure here must not fail
-        the stored command (the batch is in the stream; the next batch re-arms)."""
+        the stored command (the batch is in the stream; the projector then leaves the game marked
+        dirty and the sweeper runs this again: ``services.lifecycle.timer_behind``)."""
         if self.lifecycle is None:
             return
         try:

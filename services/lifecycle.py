@@ -13,6 +13,11 @@ index) always belongs to the version just appended:
   simultaneous selection, or a timeout of one of them), the rest keep their deadline;
 - otherwise (finished, expired, no turn timer) the timer is cleared.
 
+The timer is armed before the batch is announced (live streams, projection), so a projection that
+finds it behind its head knows the appending process died or failed in between: it leaves the
+game in the dirty set and the sweeper runs ``after_append`` again (``timer_behind``,
+``workers.sweeper``).
+
 Clocks are injected (``Clock``, milliseconds) so that tests drive time; the domain stays clock-free.
 """
 
@@ -60,6 +65,16 @@ def plan_timer(previous: dict[str, str], folded: Folded, now_ms: int) -> tuple[i
     if "deadline" in previous and set(seats) < before:
         return int(previous["deadline"]), fields
     return now_ms + timers.turn_seconds * 1000, fields
+
+
+def timer_behind(timer: dict[str, str], folded: Folded) -> bool:
+    """Whether ``Lifecycle.after_append`` still has to run for ``folded``'s version: the timer holds
+    an older version and this one arms it (or clears a deadline left from before). It stays behind
+    when the process that appended died (or lost Redis) before arming; the sweeper repairs it."""
+    if int(timer.get("version", 0)) >= folded.version:
+        return False
+    deadline, _ = plan_timer(timer, folded, 0)
+    return deadline is not None or "deadline" in timer
 
 
 def timer_seats(timer: dict[str, str]) -> set[int]:

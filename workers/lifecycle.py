@@ -8,6 +8,9 @@
   appends, any other run is a duplicate or loses on the version, and a player's command that got in
   first wins the same way. A due timer of several seats (a simultaneous selection) is played one
   seat at a time, lowest seat first: each timeout keeps the others' deadline.
+- ``settle_lifecycle`` arms the timer and queues the bots of a batch whose appending process died
+  (or lost Redis) before it could: the sweeper queues it for a caught-up game left in the dirty set
+  with its timer behind its head (``workers.sweeper``).
 - ``play_bot`` lets a bot act for its seat: its own seat's view (``projections.views.seat_view``),
   ``workers.bots.choose`` with a ``random.Random`` seeded from game id, version and seat, and the
   write side's ``bot_command`` (id ``bot-<version>-<seat>``, expected version ``version``).
@@ -33,7 +36,7 @@ from projections.views import seat_view
 from services.commands import GameCommands
 from services.errors import AppError
 from services.history.folding import Folded, StateCache
-from services.lifecycle import Clock, Lifecycle, timer_seats, wall_clock_ms
+from services.lifecycle import Clock, Lifecycle, timer_behind, timer_seats, wall_clock_ms
 from services.store.event_store import EventStore, SyncEventStore
 from services.store.queue import AppendNotifier, BotJobs, enqueue_timer, lifecycle_queue, projection_queue
 from services.store.tokens import TokenStore
@@ -138,6 +141,20 @@ async def act(commands: GameCommands, game_id: str, version: int, seat: int) -> 
     return True
 
 
+async def settle(commands: GameCommands, game_id: str, version: int) -> bool:
+    """Run the lifecycle of the game's batch at ``version`` again (arm its timer, queue its bots) if
+    the process that appended it did not (``services.lifecycle.timer_behind``); ``False`` when there
+    is nothing to do or the game has moved on (its newer batch arms it)."""
+    folded = await commands.load(game_id)
+    if folded.version != version or commands.lifecycle is None:
+        return False
+    if not timer_behind(await commands.store.read_timer(game_id), folded):
+        return False
+    await commands.lifecycle.after_append(folded)
+    log.warning("lifecycle_repaired", game_id=game_id, version=version)
+    return True
+
+
 def fire_timer(game_id: str, version: int) -> list[str]:
     """RQ entry point (``services.store.queue.TIMER_JOB``)."""
     job = get_current_job()
@@ -150,6 +167,13 @@ def play_bot(game_id: str, version: int, seat: int) -> bool:
     job = get_current_job()
     assert job is not None, "play_bot() runs inside an RQ job"
     return _run(job.connection, lambda commands: act(commands, game_id, version, seat))
+
+
+def settle_lifecycle(game_id: str, version: int) -> bool:
+    """RQ entry point (``services.store.queue.SETTLE_JOB``, queued by the sweeper)."""
+    job = get_current_job()
+    assert job is not None, "settle_lifecycle() runs inside an RQ job"
+    return _run(job.connection, lambda commands: settle(commands, game_id, version))
 
 
 def tick(store: SyncEventStore, queue: Queue, now_ms: int) -> list[tuple[str, int]]:

@@ -10,7 +10,8 @@ It survives Redis outages: RQ retries its dequeue itself, but a connection error
 (heartbeat, maintenance, the end of a job) makes a worker quit. With one worker (``serve``'s) the
 worker runs in this process and is started again, after Redis answers PING, with backoff; with more,
 RQ's ``WorkerPool`` respawns a dead worker process within a second. The sweeper is a thread that
-logs a failed pass and tries again, and re-pokes any game whose job was lost.
+logs a failed pass and tries again, re-pokes any game whose job was lost and has the timer of a
+game armed when the process that appended its last batch died before arming it.
 """
 
 from __future__ import annotations
@@ -77,7 +78,7 @@ def run_pool(redis_url: str, workers: int, sweep_seconds: float) -> int:
     configure_logging()
     connection = redis.Redis.from_url(redis_url, health_check_interval=10)
     queue = projection_queue(connection)
-    sweeper = Sweeper(SyncEventStore(connection), queue, sweep_seconds)
+    sweeper = Sweeper(SyncEventStore(connection), queue, lifecycle_queue(connection), sweep_seconds)
     sweeper.start()
     timers = TimerLoop(SyncEventStore(connection), lifecycle_queue(connection))
     timers.start()

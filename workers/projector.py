@@ -4,8 +4,9 @@ A poke carries only the game id. The job folds from what it already holds (a per
 folded tables, else the stream from the start), materialises every view at the head, and writes
 them with compare-and-set on the checkpoint. A duplicate or late poke finds the checkpoint already
 at the head and changes nothing; two workers racing on one game cannot move it backwards. Once
-the views are at the head, the game's mark in the dirty set is cleared (``ops.clear_dirty``), and
-a table that no longer waits for players stops counting against the cap on waiting tables.
+the views are at the head, the game's mark in the dirty set is cleared (``ops.clear_dirty``; kept
+while the game's timer is behind its head, for the sweeper to repair), and a table that no longer
+waits for players stops counting against the cap on waiting tables.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from rq import get_current_job
 
 from projections.views import lobby_entry, materialise
 from services.history.folding import StateCache
+from services.lifecycle import timer_behind
 from services.store.event_store import SyncEventStore
 from workers.ratings import RatingsRecorder
 
@@ -35,8 +37,15 @@ class Projector:
 
     def catch_up(self, game_id: str) -> int:
         """Project ``game_id`` to its head; returns the checkpoint it leaves behind. A finished game
-        is also recorded in its players' histories and ratings (once, however often it is poked)."""
+        is also recorded in its players' histories and ratings (once, however often it is poked).
+        The game stays marked dirty while its timer is behind the head (the appending process died
+        before arming it): the sweeper then has it armed (``workers.sweeper``)."""
         checkpoint = self._project(game_id)
+        folded = self.cache.get(game_id)
+        at_head = folded is not None and folded.version == checkpoint
+        if at_head and folded is not None and timer_behind(self.store.read_timer(game_id), folded):
+            log.info("timer_behind", game_id=game_id, version=checkpoint)
+            return checkpoint
         self.store.clear_dirty(game_id, checkpoint)
         return checkpoint
 

@@ -1,21 +1,30 @@
-"""The lag sweeper: pokes every marked game whose projection checkpoint is behind its stream head.
+"""The lag sweeper: pokes every marked game whose projection checkpoint is behind its stream head,
+and has the lifecycle of a caught-up one settled when its timer is behind its head.
 
 Pokes can be lost (a crash between append and enqueue, a job that exhausted its retries, a Redis
 restart that lost the queue); the sweeper makes projections eventually complete without anyone
-watching. It reads only the dirty set (``services.store.operations``: every write marks its game,
-the projector clears the mark), so an idle sweep costs one command however many games are stored.
+watching. It reads only the dirty set (``services.store.indexes``: every write marks its game, the
+projector clears the mark), so an idle sweep costs one command however many games are stored.
 A game is swept once its mark is ``grace`` old: younger ones have a job on the way.
+
+The write side arms a game's turn timer right after appending; a process that dies (or loses
+Redis) in between leaves the game without a timer for its new head. The projector then keeps the
+game's mark, and the sweeper queues a ``settle_lifecycle`` job (``workers.lifecycle``) that arms the
+timer and queues the bots, once per (game, head): the mark is cleared on the next pass.
 """
 
 from __future__ import annotations
 
 import threading
+from dataclasses import dataclass, field
 
 import structlog
 from rq import Queue
 
+from services.history.folding import StateCache
+from services.lifecycle import timer_behind
 from services.store.event_store import SyncEventStore
-from services.store.queue import enqueue_projection
+from services.store.queue import enqueue_projection, enqueue_settle
 
 log = structlog.get_logger("tablestream.sweeper")
 
@@ -23,35 +32,65 @@ log = structlog.get_logger("tablestream.sweeper")
 GRACE_MS = 2000
 BATCH = 1000
 
+_cache = StateCache()
 
-def sweep(store: SyncEventStore, queue: Queue, grace_ms: int = GRACE_MS, batch: int = BATCH) -> list[str]:
-    """Poke each lagging marked game once (clear the marks of caught-up ones); returns the poked ids."""
-    lagging = []
+
+@dataclass
+class Swept:
+    """What one pass did: games poked for projection, and games whose lifecycle was queued."""
+
+    lagging: list[str] = field(default_factory=list)
+    timer_behind: list[str] = field(default_factory=list)
+
+
+def sweep(
+    store: SyncEventStore,
+    projections: Queue,
+    lifecycle: Queue,
+    grace_ms: int = GRACE_MS,
+    batch: int = BATCH,
+) -> Swept:
+    """Poke each lagging marked game once, queue the lifecycle of each caught-up one whose timer is
+    behind, and clear the marks of the others."""
+    swept = Swept()
     for game_id in store.dirty_games(grace_ms, batch):
         checkpoint = store.checkpoint(game_id)
-        if checkpoint < store.head(game_id):
-            lagging.append(game_id)
+        head = store.head(game_id)
+        if checkpoint < head:
+            swept.lagging.append(game_id)
+        elif _timer_behind(store, game_id, head):
+            swept.timer_behind.append(game_id)
+            enqueue_settle(lifecycle, game_id, head)
         else:
             store.clear_dirty(game_id, checkpoint)
-    for game_id in lagging:
-        enqueue_projection(queue, game_id, reason="sweep")
-    if lagging:
-        log.info("swept", lagging=len(lagging))
-    return lagging
+    for game_id in swept.lagging:
+        enqueue_projection(projections, game_id, reason="sweep")
+    if swept.lagging or swept.timer_behind:
+        log.info("swept", lagging=len(swept.lagging), timer_behind=len(swept.timer_behind))
+    return swept
+
+
+def _timer_behind(store: SyncEventStore, game_id: str, head: int) -> bool:
+    timer = store.read_timer(game_id)
+    if int(timer.get("version", 0)) >= head:  # the common case: armed for the head, no fold needed
+        return False
+    folded = store.load(game_id, _cache)
+    return folded is not None and folded.version == head and timer_behind(timer, folded)
 
 
 class Sweeper(threading.Thread):
     """Runs ``sweep`` every ``interval`` seconds until ``stop()``."""
 
-    def __init__(self, store: SyncEventStore, queue: Queue, interval: float = 5.0) -> None:
+    def __init__(self, store: SyncEventStore, projections: Queue, lifecycle: Queue, interval: float = 5.0):
         super().__init__(name="tablestream-sweeper", daemon=True)
-        self._store, self._queue, self._interval = store, queue, interval
+        self._store, self._projections, self._lifecycle = store, projections, lifecycle
+        self._interval = interval
         self._stopped = threading.Event()
 
     def run(self) -> None:
         while not self._stopped.wait(self._interval):
             try:
-                sweep(self._store, self._queue)
+                sweep(self._store, self._projections, self._lifecycle)
             except Exception as exc:  # a flaky connection must not kill the sweeper; the next pass retries
                 log.warning("sweep_failed", error=f"{type(exc).__name__}: {exc}")
 

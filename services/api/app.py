@@ -15,11 +15,12 @@ from starlette.routing import Route
 from services.accounts import Accounts
 from services.api.account_routes import routes as account_routes
 from services.api.context import AppContext, app_context
+from services.api.drain import Drain
 from services.api.error_responses import EXCEPTION_HANDLERS
 from services.api.history_routes import routes as history_routes
 from services.api.http import JSONResponse
 from services.api.live import live
-from services.api.middleware import RequestContext
+from services.api.middleware import DrainGuard, RequestContext
 from services.api.openapi import openapi_document
 from services.api.rate_limits import RateLimits
 from services.api.routes import routes as game_routes
@@ -87,8 +88,10 @@ def create_app(settings: Settings, connect: Connect | None = None) -> Starlette:
     """The app. ``connect`` makes its (async, sync) Redis clients inside the app's own event loop;
     by default from ``settings.redis_url`` (tests hand in fakeredis).
 
-    ``app.state.begin_shutdown()`` (thread- and signal-safe) ends every live stream at once and
-    refuses new ones: call it when the server starts draining (``services.cli.serve`` does)."""
+    ``app.state.begin_shutdown()`` (thread- and signal-safe) ends every live stream at once, refuses
+    new ones and bounds every request in flight (``services.api.drain``): call it when the server
+    starts draining (``services.cli.serve`` does)."""
+    drain = Drain(settings.shutdown_seconds)
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -101,6 +104,7 @@ def create_app(settings: Settings, connect: Connect | None = None) -> Starlette:
         loop = asyncio.get_running_loop()
 
         def begin_shutdown() -> None:
+            loop.call_soon_threadsafe(drain.begin)
             loop.call_soon_threadsafe(hub.begin_close)
 
         app.state.begin_shutdown = begin_shutdown
@@ -121,6 +125,7 @@ def create_app(settings: Settings, connect: Connect | None = None) -> Starlette:
             live=hub,
             stream_slots=StreamSlots(settings.live_max_streams, settings.live_max_streams_per_client),
             rate_limits=RateLimits.from_settings(settings),
+            drain=drain,
         )
         try:
             yield
@@ -141,7 +146,7 @@ def create_app(settings: Settings, connect: Connect | None = None) -> Starlette:
     ]
     return Starlette(
         routes=routes,
-        middleware=[Middleware(RequestContext)],
+        middleware=[Middleware(RequestContext), Middleware(DrainGuard, drain=drain)],
         exception_handlers=EXCEPTION_HANDLERS,
         lifespan=lifespan,
     )

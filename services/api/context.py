@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from starlette.requests import HTTPConnection
 
 from services.accounts import Accounts
+from services.api.drain import Drain
 from services.api.rate_limits import RateLimits
 from services.api.stream_slots import StreamSlots
 from services.callers import Callers
@@ -30,6 +31,7 @@ class AppContext:
     live: LiveHub
     stream_slots: StreamSlots
     rate_limits: RateLimits
+    drain: Drain
 
 
 def app_context(conn: HTTPConnection) -> AppContext:

@@ -6,7 +6,6 @@ from __future__ import annotations
 import re
 from typing import Any, Literal, TypeVar
 
-import anyio
 import msgspec
 from starlette.requests import Request
 from starlette.responses import Response
@@ -20,6 +19,7 @@ from services.errors import (
     RequestTimeoutError,
     TooLargeError,
     UnauthorizedError,
+    UnavailableError,
     game_not_found,
 )
 
@@ -41,14 +41,19 @@ class JSONResponse(Response):
 
 async def read_body(request: Request, body_type: type[T]) -> T:
     """The request body as ``body_type``: 413 past ``MAX_BODY``, 408 when it does not arrive within
-    the body timeout (a slow sender holds no worker forever), 400 if not JSON, 422 if not that shape."""
+    the body timeout (a slow sender holds no worker forever), 503 ``shutting_down`` when it is still
+    arriving ``BODY_GRACE`` after the drain began (``services.api.drain``), 400 if not JSON, 422 if
+    not that shape."""
     declared = request.headers.get("content-length", "")
     if declared.isdigit() and int(declared) > MAX_BODY:
         raise TooLargeError("body_too_large", f"A request body may have at most {MAX_BODY} bytes.")
-    limit = app_context(request).settings.body_timeout_seconds
-    with anyio.move_on_after(limit) as scope:
+    context = app_context(request)
+    limit = context.settings.body_timeout_seconds
+    with context.drain.body(limit) as scope:
         body = await _receive_body(request)
     if scope.cancelled_caught:
+        if context.drain.draining:  # cut short by the drain: another server (or this one again) will do
+            raise UnavailableError("shutting_down", "This server is shutting down; send the request again.")
         raise RequestTimeoutError("body_timeout", f"The request body did not arrive within {limit:g} s.")
     if not body:
         raise MalformedError("malformed_json", "The request body must be a JSON document.")

@@ -1,4 +1,5 @@
-"""Request middleware: the request and game ids on every log line of a request."""
+"""Request middleware: the request and game ids on every log line of a request; the drain's bound
+on every request."""
 
 from __future__ import annotations
 
@@ -8,6 +9,12 @@ from typing import Any
 
 import structlog
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from services.api.drain import Drain
+from services.api.error_responses import error_body
+from services.api.http import JSONResponse
+
+log = structlog.get_logger("tablestream.http")
 
 _GAME_PATH = re.compile(r"^/games/([^/]+)")
 
@@ -37,3 +44,33 @@ class RequestContext:
             await send(message)
 
         await self.app(scope, receive, send_with_id)
+
+
+class DrainGuard:
+    """Bounds every request by the drain's deadline (``services.api.drain``): a request still running
+    when it passes is cancelled here, answered 503 ``shutting_down`` if it had not started its
+    response, so uvicorn never has to cancel it (a plain-text 500 and a traceback)."""
+
+    def __init__(self, app: ASGIApp, drain: Drain) -> None:
+        self.app = app
+        self.drain = drain
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started = False
+
+        async def send_tracked(message: Message) -> None:
+            nonlocal started
+            started = started or message["type"] == "http.response.start"
+            await send(message)
+
+        with self.drain.request() as cancel:
+            await self.app(scope, receive, send_tracked)
+        if not cancel.cancelled_caught:
+            return
+        log.warning("request_cut_by_drain", path=scope["path"], response_started=started)
+        if not started:
+            body = error_body("shutting_down", "This server is shutting down; send the request again.")
+            await JSONResponse(body, status_code=503, headers={"Retry-After": "1"})(scope, receive, send)

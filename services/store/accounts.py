@@ -1,6 +1,7 @@
 """Accounts in Redis: each account's own event stream, and the claims on names.
 
-Operations in the style of ``services.store.operations`` (generators run by either event store).
+Operations in the style of ``services.store.operations`` (generators of ``services.store.requests``,
+run by either event store).
 An account stream ``ts:{acct:<id>}:events`` holds entries ``0-<version>`` with field ``d`` (the
 encoded event) and is appended only through ``account_append.lua``, with an exact expected version.
 A name is claimed by ``SET NX`` on the key of its skeleton, holding the account id.
@@ -13,7 +14,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from services.store.keys import account_events_key, name_claim_key
-from services.store.operations import Call, Operation, ScriptCall, version_of
+from services.store.requests import Call, Operation, ScriptCall, version_of
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,6 +1,7 @@
-"""The event store: the operations of ``services.store.operations``, run on redis.asyncio
-(``EventStore``, the HTTP command path) or on plain redis-py (``SyncEventStore``, RQ workers and
-the CLI). Each method is one line over the shared operation; only ``run`` differs."""
+"""The event store: the operations of ``services.store.operations`` (a game's own keys) and
+``services.store.indexes`` (the global sets beside them), run on redis.asyncio (``EventStore``, the
+HTTP command path) or on plain redis-py (``SyncEventStore``, RQ workers and the CLI). Each method is
+one line over the shared operation; only ``run`` differs."""
 
 from __future__ import annotations
 
@@ -12,17 +13,10 @@ import redis.asyncio as aioredis
 
 from services.history.folding import Folded, StateCache
 from services.history.records import Entry
+from services.store import indexes
 from services.store import operations as ops
-from services.store.operations import (
-    SCRIPTS,
-    AppendResult,
-    Call,
-    Operation,
-    Request,
-    ScriptCall,
-    ViewWrite,
-    check_client,
-)
+from services.store.operations import AppendResult, ViewWrite
+from services.store.requests import SCRIPTS, Call, Operation, Request, ScriptCall, check_client
 
 T = TypeVar("T")
 
@@ -111,28 +105,28 @@ class EventStore:
         await self.run(ops.publish_appended(game_id))
 
     async def put_lobby(self, game_id: str, summary: bytes) -> None:
-        await self.run(ops.put_lobby(game_id, summary))
+        await self.run(indexes.put_lobby(game_id, summary))
 
     async def lobby(self, limit: int) -> list[bytes]:
-        return await self.run(ops.lobby(limit))
+        return await self.run(indexes.lobby(limit))
 
     async def scan_games(self) -> list[str]:
-        return await self.run(ops.scan_games())
+        return await self.run(indexes.scan_games())
 
     async def dirty_games(self, older_than_ms: int, limit: int) -> list[str]:
-        return await self.run(ops.dirty_games(older_than_ms, limit))
+        return await self.run(indexes.dirty_games(older_than_ms, limit))
 
     async def clear_dirty(self, game_id: str, projected: int) -> bool:
-        return await self.run(ops.clear_dirty(game_id, projected))
+        return await self.run(indexes.clear_dirty(game_id, projected))
 
     async def oldest_dirty_age_ms(self) -> int:
-        return await self.run(ops.oldest_dirty_age_ms())
+        return await self.run(indexes.oldest_dirty_age_ms())
 
     async def waiting_tables(self) -> int:
-        return await self.run(ops.waiting_tables())
+        return await self.run(indexes.waiting_tables())
 
     async def not_waiting(self, game_id: str) -> None:
-        await self.run(ops.not_waiting(game_id))
+        await self.run(indexes.not_waiting(game_id))
 
     async def ping(self) -> None:
         await self.run(ops.ping())
@@ -140,10 +134,10 @@ class EventStore:
     async def arm_timer(
         self, game_id: str, version: int, deadline_ms: int | None, fields: Mapping[str, str | int]
     ) -> bool:
-        return await self.run(ops.arm_timer(game_id, version, deadline_ms, fields))
+        return await self.run(indexes.arm_timer(game_id, version, deadline_ms, fields))
 
     async def read_timer(self, game_id: str) -> dict[str, str]:
-        return await self.run(ops.read_timer(game_id))
+        return await self.run(indexes.read_timer(game_id))
 
 
 class SyncEventStore:
@@ -224,28 +218,28 @@ class SyncEventStore:
         self.run(ops.publish_appended(game_id))
 
     def put_lobby(self, game_id: str, summary: bytes) -> None:
-        self.run(ops.put_lobby(game_id, summary))
+        self.run(indexes.put_lobby(game_id, summary))
 
     def lobby(self, limit: int) -> list[bytes]:
-        return self.run(ops.lobby(limit))
+        return self.run(indexes.lobby(limit))
 
     def scan_games(self) -> list[str]:
-        return self.run(ops.scan_games())
+        return self.run(indexes.scan_games())
 
     def dirty_games(self, older_than_ms: int, limit: int) -> list[str]:
-        return self.run(ops.dirty_games(older_than_ms, limit))
+        return self.run(indexes.dirty_games(older_than_ms, limit))
 
     def clear_dirty(self, game_id: str, projected: int) -> bool:
-        return self.run(ops.clear_dirty(game_id, projected))
+        return self.run(indexes.clear_dirty(game_id, projected))
 
     def oldest_dirty_age_ms(self) -> int:
-        return self.run(ops.oldest_dirty_age_ms())
+        return self.run(indexes.oldest_dirty_age_ms())
 
     def waiting_tables(self) -> int:
-        return self.run(ops.waiting_tables())
+        return self.run(indexes.waiting_tables())
 
     def not_waiting(self, game_id: str) -> None:
-        self.run(ops.not_waiting(game_id))
+        self.run(indexes.not_waiting(game_id))
 
     def ping(self) -> None:
         self.run(ops.ping())
@@ -253,13 +247,13 @@ class SyncEventStore:
     def arm_timer(
         self, game_id: str, version: int, deadline_ms: int | None, fields: Mapping[str, str | int]
     ) -> bool:
-        return self.run(ops.arm_timer(game_id, version, deadline_ms, fields))
+        return self.run(indexes.arm_timer(game_id, version, deadline_ms, fields))
 
     def read_timer(self, game_id: str) -> dict[str, str]:
-        return self.run(ops.read_timer(game_id))
+        return self.run(indexes.read_timer(game_id))
 
     def due_timers(self, now_ms: int, limit: int = 100) -> list[str]:
-        return self.run(ops.due_timers(now_ms, limit))
+        return self.run(indexes.due_timers(now_ms, limit))
 
     def settle_timer(self, game_id: str, now_ms: int) -> dict[str, str] | None:
-        return self.run(ops.settle_timer(game_id, now_ms))
+        return self.run(indexes.settle_timer(game_id, now_ms))

@@ -1,9 +1,6 @@
-"""Every event-store operation, written once and run by either driver (``services.store.event_store``).
-
-An operation is a generator: it yields requests (``Call``, ``ScriptCall``, ``Pipelined``), is sent
-each reply, and returns its parsed result. It does no I/O itself, so the async ``EventStore`` (the
-HTTP command path) and the ``SyncEventStore`` (RQ workers, the CLI) share the same calls, checks
-and parsers; only the loop that executes requests differs.
+"""The operations on a game's own keys: its stream, command records, secret and views, written once
+and run by either driver (``services.store.event_store``; the request types are in
+``services.store.requests``, the global indexes beside the streams in ``services.store.indexes``).
 
 The stream: one never-trimmed stream per game, appended only through one Lua script. Versions are
 stream ids ``0-<version>``: the head is read from the last id, never from XLEN, and an append lands
@@ -12,89 +9,31 @@ only on the exact expected head, so a stream is always contiguous from 1.
 
 from __future__ import annotations
 
-import time
-from collections.abc import Generator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from importlib import resources
-from typing import Any, Literal, TypeVar
+from typing import Any, Literal
 
 import msgspec
 
 from services.history.folding import Folded, StateCache, advance
 from services.history.records import Entry, decode_stored
-from services.store.keys import (
-    CHECKPOINT_FIELD,
-    DIRTY,
-    EVENTS_PATTERN,
-    LOBBY,
-    LOBBY_ORDER,
-    LOBBY_SEQ,
-    TIMERS,
-    WAITING,
-    check_game_id,
-    dedup_field,
-    game_id_of_events_key,
-    game_keys,
+from services.store.keys import CHECKPOINT_FIELD, DIRTY, WAITING, check_game_id, dedup_field, game_keys
+from services.store.requests import (
+    BrokenStream,
+    Call,
+    Operation,
+    Pipelined,
+    ScriptCall,
+    clock_ms,
+    int_or_zero,
+    text,
+    version_of,
 )
 
 PAGE = 500  # entries per XRANGE round trip
-SCAN_COUNT = 500
 
 ViewWrite = Literal["written", "stale", "mismatch"]
 VIEW_WRITES: tuple[ViewWrite, ...] = ("written", "stale", "mismatch")
-ScriptName = Literal[
-    "create", "append", "write_views", "arm_timer", "account_append", "release_name", "record_finish"
-]
-
-
-def _lua(name: str) -> str:
-    # Anchored on "services.store.lua" (a namespace package of data files), not on "services": a
-    # stale editable install can make "services" a namespace whose path files() cannot read.
-    return resources.files("services.store.lua").joinpath(f"{name}.lua").read_text(encoding="utf-8")
-
-
-SCRIPT_NAMES: tuple[ScriptName, ...] = (
-    "create",
-    "append",
-    "write_views",
-    "arm_timer",
-    "account_append",
-    "release_name",
-    "record_finish",
-)
-SCRIPTS: dict[ScriptName, str] = {name: _lua(name) for name in SCRIPT_NAMES}
-
-
-# -- requests -------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class Call:
-    """One Redis command, as ``execute_command(*args)`` sends it (redis-py parses the reply)."""
-
-    args: tuple[str | bytes | int | float, ...]
-
-
-@dataclass(frozen=True, slots=True)
-class ScriptCall:
-    """One run of a Lua script of ``SCRIPTS`` (EVALSHA, loading the script when the server lacks it)."""
-
-    script: ScriptName
-    keys: list[str]
-    args: list[Any]
-
-
-@dataclass(frozen=True, slots=True)
-class Pipelined:
-    """Commands sent in one round trip (no transaction); the reply is the list of their replies."""
-
-    calls: tuple[Call, ...]
-
-
-Request = Call | ScriptCall | Pipelined
-T = TypeVar("T")
-Operation = Generator[Request, Any, T]
-"""A store operation: yields requests, is sent their replies, returns its result."""
 
 
 # -- replies --------------------------------------------------------------------------------------
@@ -112,42 +51,16 @@ class AppendResult:
     fingerprint: str | None = None
 
 
-class BrokenStream(RuntimeError):
-    """A stored stream is not contiguous: something bypassed the append script."""
-
-
-def check_client(client: Any) -> None:
-    """Stored event bytes must come back as bytes: refuse a client that decodes replies."""
-    if client.get_connection_kwargs().get("decode_responses"):
-        raise ValueError("the event store needs a Redis client with decode_responses=False")
-
-
-def _text(value: bytes | str) -> str:
-    return value.decode() if isinstance(value, bytes) else value
-
-
-def version_of(stream_id: bytes | str) -> int:
-    """The version in a stream id ``0-<version>``."""
-    ms, _, seq = _text(stream_id).partition("-")
-    if ms != "0" or not seq.isdigit():
-        raise BrokenStream(f"stream id {stream_id!r} is not a version id")
-    return int(seq)
-
-
-def int_or_zero(value: bytes | str | None) -> int:
-    return 0 if value is None else int(value)
-
-
 def parse_command(value: bytes | str | None) -> tuple[str, int, int] | None:
     """A dedup record ``"<fingerprint> <first> <last>"`` (the fingerprint may hold spaces)."""
     if value is None:
         return None
-    fingerprint, first, last = _text(value).rsplit(" ", 2)
+    fingerprint, first, last = text(value).rsplit(" ", 2)
     return fingerprint, int(first), int(last)
 
 
 def parse_append(reply: Sequence[Any]) -> AppendResult:
-    status = _text(reply[0])
+    status = text(reply[0])
     if status == "legacy":
         status = "dup"
     if status == "ok":
@@ -164,7 +77,7 @@ def parse_append(reply: Sequence[Any]) -> AppendResult:
 
 
 def parse_views(reply: bytes | str) -> ViewWrite:
-    outcome = _text(reply)
+    outcome = text(reply)
     for known in VIEW_WRITES:
         if outcome == known:
             return known
@@ -188,7 +101,7 @@ def create(
         args += [each.data, each.hash]
     for field, value in secret.items():
         args += [field, value]
-    now = _now_ms()
+    now = clock_ms()
     yield Pipelined((Call(("ZADD", DIRTY, "NX", now, game_id)), Call(("ZADD", WAITING, "NX", now, game_id))))
     return bool((yield ScriptCall("create", [k.events, k.secret], args)))
 
@@ -227,7 +140,7 @@ def append(
             *pairs,
         ]
         reply = yield ScriptCall("append", [k.events, k.commands, k.seats, k.seat_commands], args)
-        if _text(reply[0]) == "legacy" and not (yield from _legacy_owned(game_id, reply[1], seat)):
+        if text(reply[0]) == "legacy" and not (yield from _legacy_owned(game_id, reply[1], seat)):
             legacy = ""  # another seat's id from before ids were scoped: free for this seat
             continue
         return parse_append(reply)
@@ -283,7 +196,7 @@ class RangeReader:
             version = version_of(stream_id)
             if version != self._after + 1:
                 raise BrokenStream(f"{self.key}: expected version {self._after + 1}, found {version}")
-            self.entries.append(Entry(version, fields[b"d"], _text(fields[b"h"])))
+            self.entries.append(Entry(version, fields[b"d"], text(fields[b"h"])))
             self._after = version
         if self._remaining is not None:
             self._remaining -= len(reply)
@@ -340,10 +253,10 @@ def seat_version(game_id: str, seat: int) -> Operation[int]:
 def secret(game_id: str) -> Operation[dict[str, str] | None]:
     """The game's seed material (never in the stream)."""
     reply: Mapping[bytes, bytes] = yield Call(("HGETALL", game_keys(game_id).secret))
-    return {_text(k): _text(v) for k, v in reply.items()} or None
+    return {text(k): text(v) for k, v in reply.items()} or None
 
 
-# -- views, live channel and lobby ----------------------------------------------------------------
+# -- views and live channel -----------------------------------------------------------------------
 
 
 def write_views(game_id: str, expected: int, new: int, fields: Mapping[str, bytes]) -> Operation[ViewWrite]:
@@ -376,154 +289,21 @@ def publish_appended(game_id: str) -> Operation[None]:
     check_game_id(game_id)
     yield Pipelined(
         (
-            Call(("ZADD", DIRTY, "NX", _now_ms(), game_id)),
+            Call(("ZADD", DIRTY, "NX", clock_ms(), game_id)),
             Call(("PUBLISH", game_keys(game_id).live, b"appended")),
         )
     )
 
 
-# -- the dirty set: games whose projection may lag -------------------------------------------------
-#
-# Every write marks its game in one global sorted set (score: when it was first marked, in ms)
-# before appending and again after; the projector clears the mark once the game's checkpoint is at
-# its head and re-marks it if the head moved meanwhile. The sweeper reads only this set, so its
-# cost follows the games that lag, not every game ever stored. The set is global on purpose: the
-# Lua scripts stay within one game's slot, and a mark is a plain idempotent command.
-
-
-def _now_ms() -> int:
-    return int(time.time() * 1000)
+# -- the write path's mark in the dirty set (``services.store.indexes``) ----------------------------
 
 
 def mark_dirty(game_id: str) -> Operation[None]:
     """Mark a game as maybe lagging (keeps the time of the first mark)."""
     check_game_id(game_id)
-    yield Call(("ZADD", DIRTY, "NX", _now_ms(), game_id))
-
-
-def dirty_games(older_than_ms: int, limit: int) -> Operation[list[str]]:
-    """Up to ``limit`` marked games, oldest mark first, marked at least ``older_than_ms`` ago."""
-    ids: list[bytes] = yield Call(
-        ("ZRANGEBYSCORE", DIRTY, "-inf", _now_ms() - older_than_ms, "LIMIT", 0, limit)
-    )
-    return [_text(game_id) for game_id in ids]
-
-
-def clear_dirty(game_id: str, projected: int) -> Operation[bool]:
-    """After projecting ``game_id`` to ``projected``: clear its mark, unless its head has moved
-    on (then it stays marked for the next job). ``True`` if the game is now clean."""
-    check_game_id(game_id)
-    yield Call(("ZREM", DIRTY, game_id))
-    now = yield from head(game_id)  # after the ZREM: an append racing it is seen here or re-marks
-    if now > projected:
-        yield from mark_dirty(game_id)
-        return False
-    return True
-
-
-def oldest_dirty_age_ms() -> Operation[int]:
-    """How long the longest-marked game has been marked (0: none)."""
-    reply: list[Any] = yield Call(("ZRANGE", DIRTY, 0, 0, "WITHSCORES"))
-    if not reply:
-        return 0
-    score = reply[0][1] if isinstance(reply[0], list | tuple) else reply[1]  # pairs, or flat (RESP2)
-    return max(0, _now_ms() - int(float(score)))
-
-
-def waiting_tables() -> Operation[int]:
-    """How many tables wait for players (the cap on open tables)."""
-    return int((yield Call(("ZCARD", WAITING))))
-
-
-def not_waiting(game_id: str) -> Operation[None]:
-    """The table started, ended or expired: it no longer counts against the cap."""
-    check_game_id(game_id)
-    yield Call(("ZREM", WAITING, game_id))
-
-
-def put_lobby(game_id: str, summary: bytes) -> Operation[None]:
-    """Set a game's lobby summary; its first put fixes its place in the lobby order."""
-    check_game_id(game_id)
-    _, ordinal = yield Pipelined(
-        (Call(("HSET", LOBBY, game_id, summary)), Call(("ZSCORE", LOBBY_ORDER, game_id)))
-    )
-    if ordinal is None:
-        sequence = yield Call(("INCR", LOBBY_SEQ))
-        yield Call(("ZADD", LOBBY_ORDER, "NX", sequence, game_id))
-
-
-def lobby(limit: int) -> Operation[list[bytes]]:
-    """Up to ``limit`` lobby summaries, newest game first."""
-    if limit < 1:
-        return []
-    ids: list[bytes] = yield Call(("ZREVRANGE", LOBBY_ORDER, 0, limit - 1))
-    if not ids:
-        return []
-    summaries: list[bytes | None] = yield Call(("HMGET", LOBBY, *ids))
-    return [summary for summary in summaries if summary is not None]
-
-
-def scan_games() -> Operation[list[str]]:
-    """Every game id, once each (for the sweeper that pokes lagging projections)."""
-    found: dict[str, None] = {}
-    cursor = 0
-    while True:
-        cursor, keys = yield Call(("SCAN", cursor, "MATCH", EVENTS_PATTERN, "COUNT", SCAN_COUNT))
-        for key in keys:
-            game_id = game_id_of_events_key(key)
-            if game_id is not None:
-                found.setdefault(game_id)
-        if int(cursor) == 0:
-            return list(found)
+    yield Call(("ZADD", DIRTY, "NX", clock_ms(), game_id))
 
 
 def ping() -> Operation[None]:
     """Raises when Redis does not answer."""
     yield Call(("PING",))
-
-
-# -- timers ---------------------------------------------------------------------------------------
-
-
-def arm_timer(
-    game_id: str, version: int, deadline_ms: int | None, fields: Mapping[str, str | int]
-) -> Operation[bool]:
-    """Set the game's timer for ``version`` (``deadline_ms`` ``None`` clears it) unless it already
-    holds a newer one; an armed timer is then put in the global deadline index. ``True`` if set."""
-    args: list[Any] = [version, "" if deadline_ms is None else deadline_ms]
-    for field, value in fields.items():
-        args += [field, value]
-    outcome = _text((yield ScriptCall("arm_timer", [game_keys(game_id).timer], args)))
-    if outcome == "armed":
-        yield Call(("ZADD", TIMERS, deadline_ms or 0, game_id))
-    return outcome != "stale"
-
-
-def read_timer(game_id: str) -> Operation[dict[str, str]]:
-    """The game's timer hash (empty when none was ever armed)."""
-    reply: Mapping[bytes, bytes] = yield Call(("HGETALL", game_keys(game_id).timer))
-    return {_text(k): _text(v) for k, v in reply.items()}
-
-
-def due_timers(now_ms: int, limit: int = 100) -> Operation[list[str]]:
-    """Game ids whose indexed deadline is at or before ``now_ms``, earliest first."""
-    ids: list[bytes] = yield Call(("ZRANGEBYSCORE", TIMERS, "-inf", now_ms, "LIMIT", 0, limit))
-    return [_text(game_id) for game_id in ids]
-
-
-def settle_timer(game_id: str, now_ms: int) -> Operation[dict[str, str] | None]:
-    """The game's timer if it is due; otherwise fix its index entry: moved to the timer's newer
-    deadline, or dropped when the timer is cleared (then re-read, so that a timer armed meanwhile is
-    indexed again: the index may lag the hash, never lose it)."""
-    timer: dict[str, str] = yield from read_timer(game_id)
-    if "deadline" in timer:
-        deadline = int(timer["deadline"])
-        if deadline <= now_ms:
-            return timer
-        yield Call(("ZADD", TIMERS, deadline, game_id))
-        return None
-    yield Call(("ZREM", TIMERS, game_id))
-    again: dict[str, str] = yield from read_timer(game_id)
-    if "deadline" in again:
-        yield Call(("ZADD", TIMERS, int(again["deadline"]), game_id))
-    return None

@@ -21,6 +21,7 @@ PROJECTION_JOB = "workers.projector.project"
 LIFECYCLE_QUEUE = "lifecycle"
 TIMER_JOB = "workers.lifecycle.fire_timer"
 BOT_JOB = "workers.lifecycle.play_bot"
+SETTLE_JOB = "workers.lifecycle.settle_lifecycle"
 
 
 def projection_queue(connection: redis.Redis) -> Queue:
@@ -73,6 +74,11 @@ def enqueue_timer(queue: Queue, game_id: str, version: int) -> None:
 def enqueue_bot(queue: Queue, game_id: str, version: int, seat: int) -> None:
     """Let the bot of ``seat`` act on the game as it is at ``version``."""
     _enqueue_once(queue, f"bot-{game_id}-{version}-{seat}", BOT_JOB, (game_id, version, seat))
+
+
+def enqueue_settle(queue: Queue, game_id: str, version: int) -> None:
+    """Arm the timer and queue the bots of the game's batch at ``version`` if nobody did."""
+    _enqueue_once(queue, f"settle-{game_id}-{version}", SETTLE_JOB, (game_id, version))
 
 
 class BotJobs:

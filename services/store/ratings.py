@@ -1,10 +1,11 @@
 """The players' read models in Redis: finish log, history records, ratings, leaderboards.
 
-Operations in the style of ``services.store.operations``. A finished game is recorded by one run of
-``record_finish.lua``: it checks the game is not recorded yet (a duplicate or late poke changes
-nothing) and that no other game was recorded since the ratings were read (the finish sequence is
-the version of the ratings, like a stream head), then appends the game to the finish log and
-writes its record, the new ratings, leaderboard scores and history entries together.
+Operations in the style of ``services.store.operations`` (``services.store.requests``). A finished
+game is recorded by one run of ``record_finish.lua``: it checks the game is not recorded yet (a
+duplicate or late poke changes nothing) and that no other game was recorded since the ratings were
+read (the finish sequence is the version of the ratings, like a stream head), then appends the game
+to the finish log and writes its record, the new ratings, leaderboard scores and history entries
+together.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from services.store.keys import RATINGS, board_key, check_game_id, history_key, rating_key
-from services.store.operations import Call, Operation, Pipelined, ScriptCall, int_or_zero, version_of
+from services.store.requests import Call, Operation, Pipelined, ScriptCall, int_or_zero, version_of
 
 
 def _text(value: bytes | str) -> str:

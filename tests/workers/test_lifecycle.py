@@ -23,16 +23,19 @@ from rq.serializers import JSONSerializer
 from services.commands import GameCommands
 from services.errors import AppError
 from services.history.export import build_export
-from services.history.folding import Folded
+from services.history.folding import Folded, StateCache
 from services.history.records import decode_stored
 from services.history.replay import replay
 from services.history.verify import verify_export
 from services.queries import GameQueries
 from services.store.embedded import EmbeddedRedis
-from services.store.event_store import SyncEventStore
-from services.store.queue import lifecycle_queue, projection_queue
+from services.store.event_store import EventStore, SyncEventStore
+from services.store.keys import DIRTY, game_keys
+from services.store.queue import AppendNotifier, lifecycle_queue, projection_queue
+from services.store.tokens import TokenStore
 from workers import lifecycle
 from workers.lifecycle import bot_move, commands_for, tick
+from workers.sweeper import sweep
 
 pytestmark = pytest.mark.redis
 T = TypeVar("T")
@@ -155,13 +158,15 @@ def test_a_seat_missing_takeover_after_timeouts_is_then_played_by_a_bot(
         if 0 in state.bots or state.status != "playing":
             break
         to_act = folded(sync, clock, game_id).table.to_act(state)
-        if 0 in to_act:
+        others = [seat for seat in to_act if seat != 0 and seat not in state.bots]
+        if others:  # the others move first, so that only seat 0 is left to time out
+            run(sync, clock, lambda c, s=others[0]: _own_move(c, game_id, s))
+        elif 0 in to_act:
             clock.advance(10)
             tick(store, lifecycle_queue(sync), clock())
             drain(sync)
         else:
-            seat = to_act[0]
-            run(sync, clock, lambda c, s=seat: _own_move(c, game_id, s))
+            drain(sync)
     state = folded(sync, clock, game_id).state
     assert 0 in state.bots
     assert [r.kind for r in records(sync, game_id) if r.seat == 0].count("timeout") >= 2
@@ -256,4 +261,102 @@ def test_a_leaving_seat_is_taken_over_and_the_game_ends_normally_with_the_worker
     wait_for(lambda: folded(sync, wall, game_id).state.status == "finished", 180)
     state = folded(sync, wall, game_id).state
     assert 0 in state.bots and 0 in state.left
+    accepted(sync, game_id)
+
+
+def crashed_commands(aclient: Any, sync: redis.Redis) -> GameCommands:
+    """The write side of an API process that dies right after each append and its notification,
+    before arming the timer or queueing bots (as if its ``Lifecycle`` never ran)."""
+    store = EventStore(aclient)
+    notifier = AppendNotifier(store, projection_queue(sync))
+    return GameCommands(store, TokenStore(aclient), notifier, StateCache())
+
+
+def crash_after_append(sync: redis.Redis, game_id: str, seat: int) -> int:
+    """``seat`` plays its bot's move through ``crashed_commands``; returns the new head."""
+
+    async def main() -> int:
+        aclient = lifecycle.default_async_client(sync)
+        try:
+            c = crashed_commands(aclient, sync)
+            f = await c.load(game_id)
+            outcome = await c.command(game_id, seat, f"crash-{f.version}", bot_move(f, seat), f.version)
+            return outcome.version
+        finally:
+            await aclient.aclose()
+
+    return asyncio.run(main())
+
+
+@pytest.mark.parametrize("left_behind", ["the previous batch's timer", "no timer at all"])
+def test_a_batch_whose_process_died_before_arming_its_timer_gets_it_from_the_sweeper_and_times_out(
+    sync: redis.Redis, clock: FakeClock, left_behind: str
+) -> None:
+    game_id = table(sync, clock, "skull-king", 2, 2, turn_seconds=10)
+    store = SyncEventStore(sync)
+    before = store.read_timer(game_id)
+    head = crash_after_append(sync, game_id, 0)  # seat 0 bids; seat 1 is still awaited
+    if left_behind == "no timer at all":
+        sync.delete(game_keys(game_id).timer)
+    drain(sync)  # the projection reaches the head, but the game stays marked: its timer is behind
+    assert store.checkpoint(game_id) == head
+    assert sync.zscore(DIRTY, game_id) is not None
+    clock.advance(10)
+    tick(store, lifecycle_queue(sync), clock())  # a timer left from before fires nothing for the head
+    drain(sync)
+    assert [r.kind for r in records(sync, game_id)].count("timeout") == 0
+
+    swept = sweep(store, projection_queue(sync), lifecycle_queue(sync), grace_ms=0)
+    assert swept.timer_behind == [game_id] and swept.lagging == []
+    drain(sync)  # the settle job arms the timer for the head
+    armed = store.read_timer(game_id)
+    assert (int(armed["version"]), armed["kind"], armed["seats"]) == (head, "turn", "1")
+    if left_behind == "no timer at all":  # a fresh turn from the repair
+        assert int(armed["deadline"]) == clock() + 10_000
+    else:  # seat 1 was already awaited: it keeps the deadline it had
+        assert armed["deadline"] == before["deadline"]
+    clock.advance(10)
+    assert tick(store, lifecycle_queue(sync), clock()) == [(game_id, head)]
+    drain(sync)
+    assert [(r.kind, r.seat) for r in records(sync, game_id) if r.kind == "timeout"] == [("timeout", 1)]
+    assert sweep(store, projection_queue(sync), lifecycle_queue(sync), grace_ms=0).timer_behind == []
+    assert sync.zscore(DIRTY, game_id) is None  # settled: the mark is gone
+    accepted(sync, game_id)
+
+
+def test_a_game_whose_timer_is_armed_for_its_head_is_not_kept_marked_nor_settled_again(
+    sync: redis.Redis, clock: FakeClock
+) -> None:
+    game_id = table(sync, clock, "skull-king", 2, 2, turn_seconds=10)
+    run(sync, clock, lambda c: _own_move(c, game_id, 0))  # a live process: arms, then announces
+    drain(sync)
+    store = SyncEventStore(sync)
+    assert sync.zscore(DIRTY, game_id) is None
+    assert int(store.read_timer(game_id)["version"]) == store.head(game_id)
+    assert run(sync, clock, lambda c: lifecycle.settle(c, game_id, store.head(game_id))) is False
+
+
+def test_the_worker_process_arms_the_timer_of_a_game_left_without_one_and_the_seat_times_out(
+    sync: redis.Redis, redis_server: EmbeddedRedis
+) -> None:
+    wall = lifecycle.wall_clock_ms
+    game_id = table(sync, wall, "skull", 3, 3, turn_seconds=1)  # type: ignore[arg-type]
+    head = crash_after_append(sync, game_id, 0)  # seats 1 and 2 still have to place a disc
+    sync.delete(game_keys(game_id).timer)
+    env = {**os.environ, "PYTHONPATH": os.getcwd()}
+    started = time.monotonic()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "workers.pool", "--redis-url", redis_server.url, "--workers", "1",
+         "--sweep-seconds", "0.2"],
+        env=env,
+    )  # fmt: skip
+    try:
+        wait_for(lambda: any(r.kind == "timeout" for r in records(sync, game_id)), 30)
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+    print(f"\n[timers] a game left without a timer timed out {time.monotonic() - started:.1f} s later")
+    timed_out = [(r.kind, r.seat) for r in records(sync, game_id) if r.kind == "timeout"]
+    assert timed_out[0] == ("timeout", 1)
+    assert int(SyncEventStore(sync).read_timer(game_id)["version"]) > head
     accepted(sync, game_id)

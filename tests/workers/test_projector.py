@@ -9,7 +9,7 @@ from rq.serializers import JSONSerializer
 from projections.views import materialise
 from services.history.folding import StateCache, advance
 from services.store.event_store import SyncEventStore
-from services.store.queue import enqueue_projection, projection_queue
+from services.store.queue import enqueue_projection, lifecycle_queue, projection_queue
 from tests.conftest import Clients
 from tests.services.test_commands import FLOWER, handler_on, started_table
 from workers.projector import Projector
@@ -90,7 +90,7 @@ async def test_the_sweeper_pokes_exactly_the_games_whose_projection_lags(store_b
     current, lagging = await played_game(store_backend), await played_game(store_backend)
     Projector(store, StateCache()).catch_up(current)
     queue = projection_queue(sync)
-    assert sweep(store, queue, grace_ms=0) == [lagging]
+    assert sweep(store, queue, lifecycle_queue(sync), grace_ms=0).lagging == [lagging]
     SimpleWorker([queue], connection=sync, serializer=JSONSerializer).work(burst=True)
-    assert sweep(store, queue, grace_ms=0) == []
+    assert sweep(store, queue, lifecycle_queue(sync), grace_ms=0).lagging == []
     assert store.checkpoint(lagging) == store.head(lagging)

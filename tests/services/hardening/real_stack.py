@@ -78,7 +78,9 @@ class Stack:
 
 
 @contextmanager
-def served(tmp_path: Path, **settings: str) -> Iterator[Stack]:
+def served(tmp_path: Path, new_session: bool = False, **settings: str) -> Iterator[Stack]:
+    """``tablestream serve`` with these settings; ``new_session``: in a session (and process group)
+    of its own, as a terminal runs it, so that a test can Ctrl-C its group with ``os.killpg``."""
     port = free_port()
     env = {
         **os.environ,
@@ -90,7 +92,11 @@ def served(tmp_path: Path, **settings: str) -> Iterator[Stack]:
     }
     log = (tmp_path / "serve.log").open("wb")
     process = subprocess.Popen(
-        [sys.executable, "-m", "services.cli", "serve", "--port", str(port)], stdout=log, stderr=log, env=env
+        [sys.executable, "-m", "services.cli", "serve", "--port", str(port)],
+        stdout=log,
+        stderr=log,
+        env=env,
+        start_new_session=new_session,
     )
     try:
         wait_until(lambda: "Redis: " in (tmp_path / "serve.log").read_text(), 30, "serve to start Redis")

@@ -22,7 +22,7 @@ from services.store.connection import UNAVAILABLE, PoolLimits, async_client, con
 from services.store.embedded import EmbeddedRedis, free_port
 from services.store.event_store import SyncEventStore
 from services.store.keys import DIRTY
-from services.store.queue import projection_queue
+from services.store.queue import lifecycle_queue, projection_queue
 from workers.projector import Projector
 from workers.sweeper import sweep
 
@@ -182,6 +182,8 @@ def test_the_sweeper_reads_only_marked_games_and_the_projector_clears_their_mark
     Projector(store).catch_up(games[0])
     assert set(store.dirty_games(0, 100)) == set(games[1:])  # caught up: no longer marked
     sync.delete("rq:queue:projections")
-    assert sorted(sweep(store, projection_queue(sync), grace_ms=0)) == sorted(games[1:])
+    assert sorted(sweep(store, projection_queue(sync), lifecycle_queue(sync), grace_ms=0).lagging) == sorted(
+        games[1:]
+    )
     sync.zrem(DIRTY, *games[1:])  # a game not marked is never looked at, however far it lags
-    assert sweep(store, projection_queue(sync), grace_ms=0) == []
+    assert sweep(store, projection_queue(sync), lifecycle_queue(sync), grace_ms=0).lagging == []

@@ -1,0 +1,77 @@
+"""Draining on shutdown: every request still running ends by itself before the server gives up.
+
+uvicorn's graceful shutdown waits ``timeout_graceful_shutdown`` for the requests in flight and then
+cancels them: the client gets uvicorn's plain-text 500 and the log a traceback. ``Drain`` makes the
+app finish first. When ``begin()`` is called (``app.state.begin_shutdown``, from the signal handler):
+
+- a request body still on its way gets ``BODY_GRACE`` more seconds (not the whole body timeout),
+  then the request is answered 503 ``shutting_down`` with ``Retry-After``: a client that trickles
+  its body holds the drain for a second, not ``body_timeout_seconds``;
+- every request, body received or not, must be done within ``shutdown_seconds`` minus
+  ``MARGIN``; one that is not (a Redis that stopped answering) is cancelled by the app's own
+  ``DrainGuard`` (``services.api.middleware``), which answers 503 ``shutting_down`` if nothing was
+  sent yet, before uvicorn's deadline.
+
+Live streams end at once (``services.store.live_updates.LiveHub.begin_close``).
+
+Deadlines are anyio cancel scopes on the event loop's clock; ``begin()`` runs on the loop.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import anyio
+
+BODY_GRACE = 1.0  # seconds a body still arriving gets once the drain has begun
+MARGIN = 0.5  # seconds between the app's own deadline and uvicorn's
+
+
+class Drain:
+    """The shutdown deadlines of one app (see the module docstring)."""
+
+    def __init__(self, shutdown_seconds: float, body_grace: float = BODY_GRACE) -> None:
+        self.request_grace = max(0.1, shutdown_seconds - MARGIN)
+        self.body_grace = min(body_grace, self.request_grace)
+        self.draining = False
+        self._requests_end = math.inf
+        self._bodies_end = math.inf
+        self._requests: set[anyio.CancelScope] = set()
+        self._bodies: set[anyio.CancelScope] = set()
+
+    def begin(self) -> None:
+        """Shorten the deadline of every request and body in flight, and of those still to come."""
+        if self.draining:
+            return
+        self.draining = True
+        now = anyio.current_time()
+        self._requests_end = now + self.request_grace
+        self._bodies_end = now + self.body_grace
+        for scope in self._requests:
+            scope.deadline = min(scope.deadline, self._requests_end)
+        for scope in self._bodies:
+            scope.deadline = min(scope.deadline, self._bodies_end)
+
+    @contextmanager
+    def request(self) -> Iterator[anyio.CancelScope]:
+        """The cancel scope of one request: unbounded until the drain begins."""
+        with self._tracked(self._requests, self._requests_end) as scope:
+            yield scope
+
+    @contextmanager
+    def body(self, seconds: float) -> Iterator[anyio.CancelScope]:
+        """The cancel scope of receiving one body: ``seconds``, or less once the drain begins."""
+        with self._tracked(self._bodies, min(anyio.current_time() + seconds, self._bodies_end)) as scope:
+            yield scope
+
+    @contextmanager
+    def _tracked(self, scopes: set[anyio.CancelScope], deadline: float) -> Iterator[anyio.CancelScope]:
+        scope = anyio.CancelScope(deadline=deadline)
+        scopes.add(scope)
+        try:
+            with scope:
+                yield scope
+        finally:
+            scopes.discard(scope)

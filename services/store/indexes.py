@@ -1,0 +1,161 @@
+"""The global indexes beside the game streams, each kept with plain idempotent commands (the Lua
+scripts stay within one game's hash slot): the dirty set the sweeper reads, the waiting tables the
+cap counts, the lobby, and the timer deadlines the timer loop reads. Operations in the style of
+``services.store.operations``, run by either event store.
+
+The dirty set: every write marks its game (``operations.mark_dirty``, score: when it was first
+marked, in ms) before appending and again after; the projector clears the mark once the game's
+checkpoint is at its head (and its timer armed for it) and re-marks it if the head moved meanwhile.
+The sweeper reads only this set, so its cost follows the games that lag, not every game ever stored.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from services.store.keys import (
+    DIRTY,
+    EVENTS_PATTERN,
+    LOBBY,
+    LOBBY_ORDER,
+    LOBBY_SEQ,
+    TIMERS,
+    WAITING,
+    check_game_id,
+    game_id_of_events_key,
+    game_keys,
+)
+from services.store.operations import head, mark_dirty
+from services.store.requests import Call, Operation, Pipelined, ScriptCall, clock_ms, text
+
+SCAN_COUNT = 500
+
+
+# -- the dirty set: games whose projection may lag -------------------------------------------------
+
+
+def dirty_games(older_than_ms: int, limit: int) -> Operation[list[str]]:
+    """Up to ``limit`` marked games, oldest mark first, marked at least ``older_than_ms`` ago."""
+    ids: list[bytes] = yield Call(
+        ("ZRANGEBYSCORE", DIRTY, "-inf", clock_ms() - older_than_ms, "LIMIT", 0, limit)
+    )
+    return [text(game_id) for game_id in ids]
+
+
+def clear_dirty(game_id: str, projected: int) -> Operation[bool]:
+    """After projecting ``game_id`` to ``projected``: clear its mark, unless its head has moved
+    on (then it stays marked for the next job). ``True`` if the game is now clean."""
+    check_game_id(game_id)
+    yield Call(("ZREM", DIRTY, game_id))
+    now = yield from head(game_id)  # after the ZREM: an append racing it is seen here or re-marks
+    if now > projected:
+        yield from mark_dirty(game_id)
+        return False
+    return True
+
+
+def oldest_dirty_age_ms() -> Operation[int]:
+    """How long the longest-marked game has been marked (0: none)."""
+    reply: list[Any] = yield Call(("ZRANGE", DIRTY, 0, 0, "WITHSCORES"))
+    if not reply:
+        return 0
+    score = reply[0][1] if isinstance(reply[0], list | tuple) else reply[1]  # pairs, or flat (RESP2)
+    return max(0, clock_ms() - int(float(score)))
+
+
+# -- waiting tables, the lobby, every game ---------------------------------------------------------
+
+
+def waiting_tables() -> Operation[int]:
+    """How many tables wait for players (the cap on open tables)."""
+    return int((yield Call(("ZCARD", WAITING))))
+
+
+def not_waiting(game_id: str) -> Operation[None]:
+    """The table started, ended or expired: it no longer counts against the cap."""
+    check_game_id(game_id)
+    yield Call(("ZREM", WAITING, game_id))
+
+
+def put_lobby(game_id: str, summary: bytes) -> Operation[None]:
+    """Set a game's lobby summary; its first put fixes its place in the lobby order."""
+    check_game_id(game_id)
+    _, ordinal = yield Pipelined(
+        (Call(("HSET", LOBBY, game_id, summary)), Call(("ZSCORE", LOBBY_ORDER, game_id)))
+    )
+    if ordinal is None:
+        sequence = yield Call(("INCR", LOBBY_SEQ))
+        yield Call(("ZADD", LOBBY_ORDER, "NX", sequence, game_id))
+
+
+def lobby(limit: int) -> Operation[list[bytes]]:
+    """Up to ``limit`` lobby summaries, newest game first."""
+    if limit < 1:
+        return []
+    ids: list[bytes] = yield Call(("ZREVRANGE", LOBBY_ORDER, 0, limit - 1))
+    if not ids:
+        return []
+    summaries: list[bytes | None] = yield Call(("HMGET", LOBBY, *ids))
+    return [summary for summary in summaries if summary is not None]
+
+
+def scan_games() -> Operation[list[str]]:
+    """Every game id, once each (for the sweeper that pokes lagging projections)."""
+    found: dict[str, None] = {}
+    cursor = 0
+    while True:
+        cursor, keys = yield Call(("SCAN", cursor, "MATCH", EVENTS_PATTERN, "COUNT", SCAN_COUNT))
+        for key in keys:
+            game_id = game_id_of_events_key(key)
+            if game_id is not None:
+                found.setdefault(game_id)
+        if int(cursor) == 0:
+            return list(found)
+
+
+# -- timers ---------------------------------------------------------------------------------------
+
+
+def arm_timer(
+    game_id: str, version: int, deadline_ms: int | None, fields: Mapping[str, str | int]
+) -> Operation[bool]:
+    """Set the game's timer for ``version`` (``deadline_ms`` ``None`` clears it) unless it already
+    holds a newer one; an armed timer is then put in the global deadline index. ``True`` if set."""
+    args: list[Any] = [version, "" if deadline_ms is None else deadline_ms]
+    for field, value in fields.items():
+        args += [field, value]
+    outcome = text((yield ScriptCall("arm_timer", [game_keys(game_id).timer], args)))
+    if outcome == "armed":
+        yield Call(("ZADD", TIMERS, deadline_ms or 0, game_id))
+    return outcome != "stale"
+
+
+def read_timer(game_id: str) -> Operation[dict[str, str]]:
+    """The game's timer hash (empty when none was ever armed)."""
+    reply: Mapping[bytes, bytes] = yield Call(("HGETALL", game_keys(game_id).timer))
+    return {text(k): text(v) for k, v in reply.items()}
+
+
+def due_timers(now_ms: int, limit: int = 100) -> Operation[list[str]]:
+    """Game ids whose indexed deadline is at or before ``now_ms``, earliest first."""
+    ids: list[bytes] = yield Call(("ZRANGEBYSCORE", TIMERS, "-inf", now_ms, "LIMIT", 0, limit))
+    return [text(game_id) for game_id in ids]
+
+
+def settle_timer(game_id: str, now_ms: int) -> Operation[dict[str, str] | None]:
+    """The game's timer if it is due; otherwise fix its index entry: moved to the timer's newer
+    deadline, or dropped when the timer is cleared (then re-read, so that a timer armed meanwhile is
+    indexed again: the index may lag the hash, never lose it)."""
+    timer: dict[str, str] = yield from read_timer(game_id)
+    if "deadline" in timer:
+        deadline = int(timer["deadline"])
+        if deadline <= now_ms:
+            return timer
+        yield Call(("ZADD", TIMERS, deadline, game_id))
+        return None
+    yield Call(("ZREM", TIMERS, game_id))
+    again: dict[str, str] = yield from read_timer(game_id)
+    if "deadline" in again:
+        yield Call(("ZADD", TIMERS, int(again["deadline"]), game_id))
+    return None

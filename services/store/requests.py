@@ -1,0 +1,102 @@
+"""The requests every store operation is made of, and the helpers their parsers share.
+
+An operation is a generator: it yields requests (``Call``, ``ScriptCall``, ``Pipelined``), is sent
+each reply, and returns its parsed result. It does no I/O itself, so the async ``EventStore`` (the
+HTTP command path) and the ``SyncEventStore`` (RQ workers, the CLI) share the same calls, checks
+and parsers; only the loop that executes requests differs (``services.store.event_store``). The
+operations live in ``operations`` (a game's stream and views), ``indexes`` (the global sets beside
+the streams: dirty, waiting, lobby, timers), ``accounts`` and ``ratings``.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Generator
+from dataclasses import dataclass
+from importlib import resources
+from typing import Any, Literal, TypeVar
+
+ScriptName = Literal[
+    "create", "append", "write_views", "arm_timer", "account_append", "release_name", "record_finish"
+]
+
+
+def _lua(name: str) -> str:
+    # Anchored on "services.store.lua" (a namespace package of data files), not on "services": a
+    # stale editable install can make "services" a namespace whose path files() cannot read.
+    return resources.files("services.store.lua").joinpath(f"{name}.lua").read_text(encoding="utf-8")
+
+
+SCRIPT_NAMES: tuple[ScriptName, ...] = (
+    "create",
+    "append",
+    "write_views",
+    "arm_timer",
+    "account_append",
+    "release_name",
+    "record_finish",
+)
+SCRIPTS: dict[ScriptName, str] = {name: _lua(name) for name in SCRIPT_NAMES}
+
+
+# -- requests -------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Call:
+    """One Redis command, as ``execute_command(*args)`` sends it (redis-py parses the reply)."""
+
+    args: tuple[str | bytes | int | float, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ScriptCall:
+    """One run of a Lua script of ``SCRIPTS`` (EVALSHA, loading the script when the server lacks it)."""
+
+    script: ScriptName
+    keys: list[str]
+    args: list[Any]
+
+
+@dataclass(frozen=True, slots=True)
+class Pipelined:
+    """Commands sent in one round trip (no transaction); the reply is the list of their replies."""
+
+    calls: tuple[Call, ...]
+
+
+Request = Call | ScriptCall | Pipelined
+T = TypeVar("T")
+Operation = Generator[Request, Any, T]
+"""A store operation: yields requests, is sent their replies, returns its result."""
+
+
+class BrokenStream(RuntimeError):
+    """A stored stream is not contiguous: something bypassed the append script."""
+
+
+def check_client(client: Any) -> None:
+    """Stored event bytes must come back as bytes: refuse a client that decodes replies."""
+    if client.get_connection_kwargs().get("decode_responses"):
+        raise ValueError("the event store needs a Redis client with decode_responses=False")
+
+
+def version_of(stream_id: bytes | str) -> int:
+    """The version in a stream id ``0-<version>``."""
+    ms, _, seq = text(stream_id).partition("-")
+    if ms != "0" or not seq.isdigit():
+        raise BrokenStream(f"stream id {stream_id!r} is not a version id")
+    return int(seq)
+
+
+def int_or_zero(value: bytes | str | None) -> int:
+    return 0 if value is None else int(value)
+
+
+def text(value: bytes | str) -> str:
+    return value.decode() if isinstance(value, bytes) else value
+
+
+def clock_ms() -> int:
+    """Milliseconds since the epoch (the score of the dirty and waiting sets)."""
+    return int(time.time() * 1000)
