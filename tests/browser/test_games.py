@@ -51,7 +51,7 @@ def test_two_browsers_play_a_whole_game_of_skull_king_to_the_end_screen(
         if moves == 14:
             host.screenshot(path=screenshots / "skull-king-table.png", full_page=True)
 
-    play([host, guest], random.Random(7), finished([host, guest]), seconds=55, on_move=shoot)
+    play([host, guest], random.Random(7), finished([host, guest]), seconds=150, on_move=shoot)
 
     for page in (host, guest):
         page.wait_for_selector("[data-testid=end-screen]")

@@ -104,6 +104,25 @@ def test_a_reload_mid_game_resumes_the_same_seat_and_log_without_gap_or_duplicat
     guest.context.close()
 
 
+def test_what_a_visitor_types_into_the_join_form_survives_another_player_sitting_down(
+    server: Server, browser
+) -> None:
+    game_id, _ = _bot_game(server, "skull", 4, {}, bots=1)
+    page = player(browser, server.url)
+    page.goto(f"/tables/{game_id}")
+    page.wait_for_selector("[data-testid=join-form]")
+    page.fill("#join-name", "Ada")
+    before = version(page)
+    with httpx.Client(base_url=server.url) as client:
+        assert client.post(f"/games/{game_id}/players", json={"name": "Brook"}).status_code == 201
+    page.wait_for_function(
+        "v => Number(document.querySelector('[data-testid=table]').dataset.version) > v", arg=before
+    )
+    assert page.input_value("#join-name") == "Ada"
+    assert page.evaluate("document.activeElement.id") == "join-name"
+    page.context.close()
+
+
 def test_a_table_page_fits_a_phone_and_plays_by_touch_sized_buttons(
     server: Server, browser, screenshots: Path
 ) -> None:
