@@ -117,5 +117,14 @@ def wait_until(condition: Callable[[], bool], seconds: float, what: str) -> None
         time.sleep(0.05)
 
 
+def wait_log_caught_up(page: Page) -> None:
+    """Wait until the page's log shows every version its table view has."""
+    page.wait_for_function(
+        "() => { const t = document.querySelector('[data-testid=table]');"
+        " const l = document.querySelector('[data-testid=log]');"
+        " return t && l && Number(l.dataset.logged || 0) >= Number(t.dataset.version); }"
+    )
+
+
 def finished(pages: Sequence[Page]) -> Callable[[], bool]:
     return lambda: all(status(page) == "finished" for page in pages)
