@@ -8,9 +8,12 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from playwright.sync_api import Browser, Page
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 ACTIONS = "[data-testid=table] .board button[data-act]:enabled"
-GAME_SECONDS = 50.0
+GAME_SECONDS = 90.0  # a deadline against a hung game; a loaded machine plays a move in ~0.5 s
+MOVE_SECONDS = 10.0  # how long a view may take to show the next move
+CLICK_MS = 5_000  # how long a control seen enabled may take to accept a click
 PAGE_ERRORS: list[str] = []  # uncaught script errors of every page; the tests' fixture checks it is empty
 
 
@@ -68,14 +71,21 @@ def play(
     moves = 0
     while not until():
         assert time.monotonic() < deadline, f"no end after {moves} moves"
+        # Read the versions before looking for controls: a view that moves on after this is noticed.
+        seen = [version(page) for page in pages]
         acted = False
         for page in pages:
+            before = version(page)  # before the controls: a redraw after this shows as a newer version
             buttons = page.locator(ACTIONS)
             count = buttons.count()
             if not count or status(page) != "playing":
                 continue
-            before = version(page)
-            buttons.nth(rng.randrange(count)).click()
+            try:
+                buttons.nth(rng.randrange(count)).click(timeout=CLICK_MS)
+            except PlaywrightTimeoutError:
+                if version(page) != before:
+                    continue  # the view moved on under the pointer and took the control away: look again
+                raise
             page.wait_for_function(
                 "v => Number(document.querySelector('[data-testid=table]').dataset.version) > v"
                 " || document.querySelector('#toast.show')",
@@ -89,13 +99,31 @@ def play(
             if until():
                 break
         if not acted:
-            # Nobody may act right now on the pages' views: wait for one of them to move on.
-            pages[0].wait_for_function(
-                "v => Number(document.querySelector('[data-testid=table]').dataset.version) > v",
-                arg=version(pages[0]),
-                timeout=10_000,
-            )
+            # Nobody may act on the views seen: wait until one of the pages' views moves on.
+            wait_until(_moved(pages, seen), MOVE_SECONDS, "a view to move on")
     return moves
+
+
+def _moved(pages: Sequence[Page], seen: list[int]) -> Callable[[], bool]:
+    return lambda: [version(page) for page in pages] != seen
+
+
+def wait_until(condition: Callable[[], bool], seconds: float, what: str) -> None:
+    """Poll ``condition`` (each poll asks the pages) until it holds or ``seconds`` pass."""
+    deadline = time.monotonic() + seconds
+    while not condition():
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"timed out after {seconds:g} s waiting for {what}")
+        time.sleep(0.05)
+
+
+def wait_log_caught_up(page: Page) -> None:
+    """Wait until the page's log shows every version its table view has."""
+    page.wait_for_function(
+        "() => { const t = document.querySelector('[data-testid=table]');"
+        " const l = document.querySelector('[data-testid=log]');"
+        " return t && l && Number(l.dataset.logged || 0) >= Number(t.dataset.version); }"
+    )
 
 
 def finished(pages: Sequence[Page]) -> Callable[[], bool]:

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from tests.browser.conftest import Server
-from tests.browser.play import create_table, finished, join_table, play, player, status
+from tests.browser.play import create_table, finished, join_table, play, player, status, wait_log_caught_up
 
 pytestmark = pytest.mark.browser
 
@@ -51,11 +51,13 @@ def test_two_browsers_play_a_whole_game_of_skull_king_to_the_end_screen(
         if moves == 14:
             host.screenshot(path=screenshots / "skull-king-table.png", full_page=True)
 
-    play([host, guest], random.Random(7), finished([host, guest]), seconds=55, on_move=shoot)
+    play([host, guest], random.Random(7), finished([host, guest]), seconds=150, on_move=shoot)
 
     for page in (host, guest):
         page.wait_for_selector("[data-testid=end-screen]")
         assert status(page) == "finished"
+    wait_log_caught_up(host)
+    assert host.locator("[data-testid=log] li").last.inner_text().startswith("Game over")
     host.screenshot(path=screenshots / "skull-king-end.png", full_page=True)
     host.context.close()
     guest.context.close()

@@ -13,7 +13,7 @@ import httpx
 import pytest
 
 from tests.browser.conftest import Server
-from tests.browser.play import create_table, finished, join_table, play, player, version
+from tests.browser.play import create_table, finished, join_table, play, player, version, wait_log_caught_up
 from workers.bots import choose
 
 pytestmark = pytest.mark.browser
@@ -24,14 +24,6 @@ def _log_versions(page) -> list[int]:  # type: ignore[no-untyped-def]
         int(v)
         for v in page.eval_on_selector_all("[data-testid=log] li", "els => els.map(e => e.dataset.version)")
     ]
-
-
-def _wait_log_caught_up(page) -> None:  # type: ignore[no-untyped-def]
-    page.wait_for_function(
-        "() => { const t = document.querySelector('[data-testid=table]');"
-        " const l = document.querySelector('[data-testid=log]');"
-        " return t && l && Number(l.dataset.logged || 0) >= Number(t.dataset.version); }"
-    )
 
 
 def _bot_game(
@@ -83,25 +75,44 @@ def test_a_reload_mid_game_resumes_the_same_seat_and_log_without_gap_or_duplicat
     join_table(guest, game_id, "Brook")
     rng = random.Random(11)
     play([host, guest], rng, lambda: version(host) >= 12)
-    _wait_log_caught_up(host)
+    wait_log_caught_up(host)
     before = _log_versions(host)
     seat_name = host.inner_text(".player.me .pname")
 
     host.reload()
     host.wait_for_selector("[data-testid=table][data-seat='0']")
-    _wait_log_caught_up(host)
+    wait_log_caught_up(host)
     after = _log_versions(host)
     assert host.inner_text(".player.me .pname") == seat_name
     assert after[: len(before)] == before
     assert len(after) == len(set(after)) and after == sorted(after)
 
     play([host, guest], rng, finished([host, guest]))
-    _wait_log_caught_up(host)
+    wait_log_caught_up(host)
     final = _log_versions(host)
     assert len(final) == len(set(final)) and final == sorted(final)
     assert final[-1] == version(host)
     host.context.close()
     guest.context.close()
+
+
+def test_what_a_visitor_types_into_the_join_form_survives_another_player_sitting_down(
+    server: Server, browser
+) -> None:
+    game_id, _ = _bot_game(server, "skull", 4, {}, bots=1)
+    page = player(browser, server.url)
+    page.goto(f"/tables/{game_id}")
+    page.wait_for_selector("[data-testid=join-form]")
+    page.fill("#join-name", "Ada")
+    before = version(page)
+    with httpx.Client(base_url=server.url) as client:
+        assert client.post(f"/games/{game_id}/players", json={"name": "Brook"}).status_code == 201
+    page.wait_for_function(
+        "v => Number(document.querySelector('[data-testid=table]').dataset.version) > v", arg=before
+    )
+    assert page.input_value("#join-name") == "Ada"
+    assert page.evaluate("document.activeElement.id") == "join-name"
+    page.context.close()
 
 
 def test_a_table_page_fits_a_phone_and_plays_by_touch_sized_buttons(
@@ -128,15 +139,15 @@ def test_the_language_switch_changes_the_interface_and_the_log(server: Server, b
     _bots_play(server, game_id, tokens, seed=8, moves=6)
     page = player(browser, server.url)
     page.goto(f"/tables/{game_id}")
-    _wait_log_caught_up(page)
+    wait_log_caught_up(page)
     page.select_option("#lang-select", "en")
-    _wait_log_caught_up(page)
+    wait_log_caught_up(page)
     english = _log_versions(page), page.inner_text("[data-testid=log]")
     assert page.text_content("#log-title") == "Table log"
 
     page.select_option("#lang-select", "pl")
     page.wait_for_function("() => document.querySelector('#log-title').textContent === 'Przebieg gry'")
-    _wait_log_caught_up(page)
+    wait_log_caught_up(page)
     assert page.evaluate("document.documentElement.lang") == "pl"
     assert _log_versions(page) == english[0]
     polish = page.inner_text("[data-testid=log]")

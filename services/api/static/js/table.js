@@ -82,15 +82,15 @@ export async function render(main, id) {
   mount(main, root);
 
   function send(command) {
-    return games.send(id, command, randomId()).then(refresh, (error) => {
+    return games.send(id, command, randomId()).then(() => refresh(), (error) => {
       toast(error.message);
-      refresh();
+      refresh(true); // the view may not have moved: redraw anyway, to enable the refused control again
     });
   }
 
-  async function refresh() {
+  async function refresh(redraw = false) {
     try {
-      show(await games.view(id));
+      show(await games.view(id), Date.now(), redraw);
     } catch (error) {
       if (error instanceof ApiError && error.status === 404) mount(main, h("p", { class: "panel", text: t("table.notFound") }));
       else toast(error.message);
@@ -126,10 +126,19 @@ export async function render(main, id) {
     if (view) syncLog(view.version);
   }
 
-  function show(next, at = Date.now()) {
+  function show(next, at = Date.now(), redraw = false) {
     if (view && next.version < view.version) return;
     if (view && view.seat !== null && next.seat === null) return; // a spectator stream from before joining
-    if (view && next.version === view.version && next.seat === view.seat && !next.clock) return;
+    if (view && next.version === view.version && next.seat === view.seat && !redraw) {
+      // The same table again (a stream's first message): only its clock may be newer. Redrawing
+      // would wipe what the player is typing into the join form.
+      if (next.clock) {
+        view = { ...view, clock: next.clock };
+        receivedAt = at;
+        tickClock();
+      }
+      return;
+    }
     view = next;
     receivedAt = at;
     draw();
@@ -150,6 +159,7 @@ export async function render(main, id) {
 
   function draw() {
     const focusKey = document.activeElement && document.activeElement.dataset ? document.activeElement.dataset.key : null;
+    const typing = typed();
     const mine = view.seat !== null && view.to_act.includes(view.seat) && view.status === "playing";
     Object.assign(root.dataset, { version: view.version, status: view.status, seat: view.seat ?? "", game: view.game });
     mount(header,
@@ -171,9 +181,29 @@ export async function render(main, id) {
       mount(board, parts);
     }
     tickClock();
+    retype(typing);
     if (focusKey) {
       const again = board.querySelector(`[data-key="${CSS.escape(focusKey)}"]`);
       if (again && !again.disabled) again.focus();
+    }
+  }
+
+  // What the player is typing into the join form, so that a redraw (someone else joined) keeps it.
+  function typed() {
+    const fields = [...board.querySelectorAll(".join-form input")];
+    const active = fields.find((el) => el === document.activeElement);
+    return { values: fields.map((el) => [el.id, el.value]), active: active ? [active.id, active.selectionStart, active.selectionEnd] : null };
+  }
+
+  function retype({ values, active }) {
+    for (const [fieldId, value] of values) {
+      const el = board.querySelector(`#${fieldId}`);
+      if (el) el.value = value;
+    }
+    const el = active && board.querySelector(`#${active[0]}`);
+    if (el) {
+      el.focus();
+      el.setSelectionRange(active[1], active[2]);
     }
   }
 
