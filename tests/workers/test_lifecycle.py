@@ -151,7 +151,8 @@ def _spectator() -> Any:
 def test_a_seat_missing_takeover_after_timeouts_is_then_played_by_a_bot(
     sync: redis.Redis, clock: FakeClock
 ) -> None:
-    game_id = table(sync, clock, "skull", 3, 3, turn_seconds=10, takeover_after=2)
+    # 6 nimmt!: every turn awaits every seat, so seat 0 is the one left to time out on each turn
+    game_id = table(sync, clock, "six-nimmt", 3, 3, turn_seconds=10, takeover_after=2)
     store = SyncEventStore(sync)
     for _ in range(200):
         state = folded(sync, clock, game_id).state
