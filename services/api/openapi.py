@@ -188,13 +188,15 @@ def _retry_later(description: str) -> dict[str, Any]:
 
 def _add_refusals(paths: dict[str, Any]) -> None:
     """The answers of hardening (README's Settings) every operation may give: 503 when Redis is
-    unreachable, 429 past a client's rate or stream cap, 408 when a body arrives too slowly."""
+    unreachable or the server drains, 429 past a client's rate or stream cap, 408 when a body
+    arrives too slowly."""
     for path, item in paths.items():
         for method, operation in item.items():
             if method not in {"get", "post"} or path in {"/healthz", "/livez", "/openapi.json"}:
                 continue
             responses = operation["responses"]
-            responses.setdefault("503", _retry_later("Redis unreachable, or a server-wide cap reached"))
+            unavailable = "Redis unreachable, a server-wide cap reached, or the server shutting down"
+            responses.setdefault("503", _retry_later(unavailable))
             if (path, method) in RATE_LIMITED:
                 responses.setdefault("429", _retry_later("Rate limited: too many from this client"))
                 responses.setdefault("408", _error("The request body did not arrive in time"))

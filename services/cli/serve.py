@@ -3,8 +3,9 @@
 Before starting anything it takes the data directory's lock (a second ``serve`` on the same files
 says so and exits 1) and binds the port (a port in use is reported before Redis starts). The
 embedded Redis and the projection worker run in their own process groups, so Ctrl-C in a terminal
-reaches only ``serve``, which drains the API first (live streams end at once, requests get up to
-``shutdown_seconds``) and then stops the worker and Redis. While it runs, a supervisor thread
+reaches only ``serve``, which drains the API first (live streams end at once, a body still arriving
+gets a second, requests get up to ``shutdown_seconds``: ``services.api.drain``) and then stops the
+worker and Redis. While it runs, a supervisor thread
 restarts the worker or the embedded Redis if either dies.
 """
 

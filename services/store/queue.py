@@ -11,7 +11,7 @@ from typing import Any
 import anyio.to_thread
 import redis
 from rq import Queue, Retry
-from rq.job import Job
+from rq.exceptions import DuplicateJobError
 from rq.serializers import JSONSerializer
 
 from services.store.event_store import EventStore
@@ -57,28 +57,32 @@ def lifecycle_queue(connection: redis.Redis) -> Queue:
     return Queue(LIFECYCLE_QUEUE, connection=connection, serializer=JSONSerializer)
 
 
-def _enqueue_once(queue: Queue, job_id: str, func: str, args: tuple[Any, ...]) -> None:
-    """A job with a deterministic id, skipped while one with that id is queued or running, so
-    duplicates collapse (a duplicate that slips through is still harmless: the command it sends has
-    a deterministic id and an expected version, so it is appended at most once)."""
-    if Job.exists(job_id, connection=queue.connection):
-        return
-    queue.enqueue_call(func, args=args, job_id=job_id, result_ttl=0, failure_ttl=24 * 3600)
+def _enqueue_once(queue: Queue, job_id: str, func: str, args: tuple[Any, ...]) -> bool:
+    """A job with a deterministic id, unless one with that id exists (queued, running, or failed in
+    the last day); ``True`` if this call queued it. RQ's ``unique`` enqueue checks and saves the job
+    in one Lua script, so concurrent callers (timer loops of several worker processes, a sweeper)
+    queue it once. Even a duplicate run would be harmless: the command it sends has a deterministic
+    id and an expected version, so it is appended at most once."""
+    try:
+        queue.enqueue_call(func, args=args, job_id=job_id, result_ttl=0, failure_ttl=24 * 3600, unique=True)
+    except DuplicateJobError:
+        return False
+    return True
 
 
-def enqueue_timer(queue: Queue, game_id: str, version: int) -> None:
+def enqueue_timer(queue: Queue, game_id: str, version: int) -> bool:
     """Fire the game's timer armed at ``version``."""
-    _enqueue_once(queue, f"timer-{game_id}-{version}", TIMER_JOB, (game_id, version))
+    return _enqueue_once(queue, f"timer-{game_id}-{version}", TIMER_JOB, (game_id, version))
 
 
-def enqueue_bot(queue: Queue, game_id: str, version: int, seat: int) -> None:
+def enqueue_bot(queue: Queue, game_id: str, version: int, seat: int) -> bool:
     """Let the bot of ``seat`` act on the game as it is at ``version``."""
-    _enqueue_once(queue, f"bot-{game_id}-{version}-{seat}", BOT_JOB, (game_id, version, seat))
+    return _enqueue_once(queue, f"bot-{game_id}-{version}-{seat}", BOT_JOB, (game_id, version, seat))
 
 
-def enqueue_settle(queue: Queue, game_id: str, version: int) -> None:
+def enqueue_settle(queue: Queue, game_id: str, version: int) -> bool:
     """Arm the timer and queue the bots of the game's batch at ``version`` if nobody did."""
-    _enqueue_once(queue, f"settle-{game_id}-{version}", SETTLE_JOB, (game_id, version))
+    return _enqueue_once(queue, f"settle-{game_id}-{version}", SETTLE_JOB, (game_id, version))
 
 
 class BotJobs:

@@ -11,6 +11,7 @@ import os
 import random
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Awaitable, Callable, Iterator
 from typing import Any, TypeVar
@@ -31,7 +32,7 @@ from services.queries import GameQueries
 from services.store.embedded import EmbeddedRedis
 from services.store.event_store import EventStore, SyncEventStore
 from services.store.keys import DIRTY, game_keys
-from services.store.queue import AppendNotifier, lifecycle_queue, projection_queue
+from services.store.queue import AppendNotifier, enqueue_timer, lifecycle_queue, projection_queue
 from services.store.tokens import TokenStore
 from workers import lifecycle
 from workers.lifecycle import bot_move, commands_for, tick
@@ -361,3 +362,33 @@ def test_the_worker_process_arms_the_timer_of_a_game_left_without_one_and_the_se
     assert timed_out[0] == ("timeout", 1)
     assert int(SyncEventStore(sync).read_timer(game_id)["version"]) > head
     accepted(sync, game_id)
+
+
+def test_racing_enqueues_of_one_timer_job_queue_it_once_and_it_can_be_queued_again_once_done(
+    sync: redis.Redis, clock: FakeClock
+) -> None:
+    game_id = table(sync, clock, "skull-king", 2, 2, turn_seconds=10)
+    version = int(SyncEventStore(sync).read_timer(game_id)["version"])
+    queue = lifecycle_queue(sync)
+    queue.empty()
+    racers = 16
+    start = threading.Barrier(racers)
+    queued: list[bool] = []
+
+    def enqueue() -> None:
+        start.wait(10)  # all at once: a check-then-enqueue would let several through
+        queued.append(
+            enqueue_timer(
+                lifecycle_queue(redis.Redis(connection_pool=sync.connection_pool)), game_id, version
+            )
+        )
+
+    threads = [threading.Thread(target=enqueue) for _ in range(racers)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(30)
+    assert sorted(queued) == [False] * (racers - 1) + [True]
+    assert queue.job_ids == [f"timer-{game_id}-{version}"]
+    drain(sync)  # not due yet: the job finds nothing to do, and leaves no result behind
+    assert enqueue_timer(queue, game_id, version) is True
