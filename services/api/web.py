@@ -24,6 +24,7 @@ from starlette.types import Scope
 from domain.games import specs
 from domain.six_nimmt import options as six_nimmt_options
 from domain.skull import options as skull_options
+from domain.table import PUBLIC_TURN_SECONDS, TableTimers
 from projections.narration import LANGUAGES
 from services.api.context import app_context
 from services.api.http import MAX_VERSION, JSONResponse, game_id_of, optional_int_query
@@ -99,10 +100,12 @@ EXPLANATIONS: dict[str, dict[str, str]] = {
         "Skull King's +30.",
     },
 }
-# Options every table may gain from the online lifecycle; explained here whenever a game lists them.
+# The table's online options (``domain.table.TableTimers``), offered with every game's own.
 COMMON_EXPLANATIONS = {
-    "turn_seconds": "Seconds each player has for a move before the server plays for him; 0: no timer.",
-    "expire_minutes": "Minutes after which a waiting or abandoned table is closed.",
+    "turn_seconds": "Seconds each player has for a move before the server plays his default move; 0: no "
+    f"timer; empty: {PUBLIC_TURN_SECONDS} at a public table, none at a practice table.",
+    "expire_minutes": "Minutes after which a table still waiting for players is closed.",
+    "takeover_after": "Missed turns in a row after which a bot takes the seat over.",
 }
 BOUNDS: dict[tuple[str, str], tuple[int, int]] = {
     ("six-nimmt", "end_score"): (1, six_nimmt_options.MAX_END_SCORE),
@@ -135,6 +138,17 @@ def _option(game: str, name: str, schema: dict[str, Any]) -> dict[str, Any]:
     return option
 
 
+def table_options() -> list[dict[str, Any]]:
+    """The online options every table takes besides its game's (peeled off the create request)."""
+    schema = msgspec.json.schema(TableTimers)
+    properties = next(iter(schema["$defs"].values()))["properties"]
+    options = [_option("", name, prop) for name, prop in properties.items()]
+    for option in options:
+        if option["name"] == "turn_seconds":  # its default depends on the table being practice or not
+            option["nullable"], option["default"] = True, None
+    return options
+
+
 def options_schema() -> dict[str, Any]:
     """Per game: title, player counts and every table option with its type, default and meaning."""
     games = []
@@ -149,7 +163,10 @@ def options_schema() -> dict[str, Any]:
                 "game": game.name,
                 "title": game.title,
                 "players": players,
-                "options": [_option(game.name, name, prop) for name, prop in properties.items()],
+                "options": [
+                    *(_option(game.name, name, prop) for name, prop in properties.items()),
+                    *table_options(),
+                ],
             }
         )
     seed = {

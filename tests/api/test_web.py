@@ -7,6 +7,7 @@ import msgspec
 import pytest
 
 from domain.games import game_names, table_for
+from domain.table import TABLE_OPTIONS
 from projections.narration import LANGUAGES, narrate
 from services.api.web import options_schema
 from tests.api.conftest import Api, practice
@@ -89,7 +90,7 @@ def test_the_options_schema_lists_every_option_of_every_game_with_a_meaning() ->
     assert [g["game"] for g in schema["games"]] == game_names()
     for game in schema["games"]:
         fields = msgspec.structs.fields(table_for(game["game"]).rules.options_type)
-        assert [o["name"] for o in game["options"]] == [f.name for f in fields]
+        assert [o["name"] for o in game["options"]] == [f.name for f in fields] + list(TABLE_OPTIONS)
         for option in game["options"]:
             assert option["description"], (game["game"], option["name"])
         assert 1 <= game["players"]["min"] <= game["players"]["max"]
@@ -97,6 +98,15 @@ def test_the_options_schema_lists_every_option_of_every_game_with_a_meaning() ->
     compare = next(o for o in nimmt["options"] if o["name"] == "end_compare")
     assert compare["type"] == "choice" and compare["values"] == ["ge", "gt"] and compare["default"] == "gt"
     assert schema["practice_seed"]["pattern"] == "^[0-9a-f]{64}$"
+    turn = next(o for o in nimmt["options"] if o["name"] == "turn_seconds")
+    assert turn["type"] == "integer" and turn["nullable"] and turn["default"] is None
+    assert turn["minimum"] == 0 and turn["maximum"] == 86_400
+
+
+def test_a_table_created_with_the_lobby_forms_online_options_keeps_them(fake_api: Api) -> None:
+    options = {"turn_seconds": 15, "expire_minutes": 5, "takeover_after": 2}
+    game_id = fake_api.started("skull", 3, **options)
+    assert fake_api.view(game_id)["clock"]["turn_seconds"] == 15
 
 
 def test_the_options_route_answers_the_schema(fake_api: Api) -> None:
