@@ -24,14 +24,23 @@ def player(browser: Browser, base_url: str, width: int = 1280, height: int = 900
     return page
 
 
-def create_table(page: Page, title: str, name: str, players: int, **options: Any) -> str:
-    """Create a table through the lobby form and sit down; returns the table id."""
+PRACTICE_SEED = "5eed" * 16  # a practice table's seed: the deal repeats from run to run
+Chooser = Callable[[random.Random, list[str]], int]
+
+
+def create_table(
+    page: Page, title: str, name: str, players: int, seed: str | None = None, **options: Any
+) -> str:
+    """Create a table through the lobby form and sit down; returns the table id. ``seed`` makes it a
+    practice table."""
     page.goto("/")
     page.get_by_text(title, exact=True).first.click()
     page.fill("#name", name)
     page.fill("#players", str(players))
-    if options:
+    if options or seed:
         page.click("details.options summary")
+        if seed:
+            page.fill("#seed", seed)
         for key, value in options.items():
             if isinstance(value, bool):
                 page.set_checked(f"#opt-{key}", value)
@@ -50,6 +59,23 @@ def join_table(page: Page, game_id: str, name: str) -> None:
     page.wait_for_selector("[data-testid=table][data-seat]:not([data-seat=''])")
 
 
+def join_from_lobby(page: Page, game_id: str, name: str) -> None:
+    """Join a table from the lobby's list: its Join button opens an inline form."""
+    page.goto("/")
+    row = page.locator(f"[data-testid=tables] li[data-game-id='{game_id}']")
+    row.locator(".table-actions button.primary").click()
+    row.locator(f"#jn-{game_id}").fill(name)
+    row.locator("form.join-inline button[type=submit]").click()
+    page.wait_for_url(f"**/tables/{game_id}")
+    page.wait_for_selector("[data-testid=table][data-seat]:not([data-seat=''])")
+
+
+def fill_with_bots(host: Page) -> None:
+    """The host clicks the waiting table's button that seats bots in every empty seat."""
+    host.click("[data-testid=fill-bots]")
+    host.wait_for_selector("[data-testid=table][data-status=playing]")
+
+
 def version(page: Page) -> int:
     return int(page.get_attribute("[data-testid=table]", "data-version") or 0)
 
@@ -64,9 +90,11 @@ def play(
     until: Callable[[], bool],
     seconds: float = GAME_SECONDS,
     on_move: Callable[[int], None] | None = None,
+    choose: Chooser | None = None,
 ) -> int:
     """Click a seeded random enabled control on whichever page has one, until ``until()``; each click
-    waits for that page's view to move on. Returns the number of moves made."""
+    waits for that page's view to move on. ``choose`` (given the controls' ``data-key``s) may bias
+    which control is clicked. Returns the number of moves made."""
     deadline = time.monotonic() + seconds
     moves = 0
     while not until():
@@ -77,11 +105,12 @@ def play(
         for page in pages:
             before = version(page)  # before the controls: a redraw after this shows as a newer version
             buttons = page.locator(ACTIONS)
-            count = buttons.count()
-            if not count or status(page) != "playing":
+            keys = buttons.evaluate_all("els => els.map(el => el.dataset.key || '')")
+            if not keys or status(page) != "playing":
                 continue
+            index = choose(rng, keys) if choose else rng.randrange(len(keys))
             try:
-                buttons.nth(rng.randrange(count)).click(timeout=CLICK_MS)
+                buttons.nth(index).click(timeout=CLICK_MS)
             except PlaywrightTimeoutError:
                 if version(page) != before:
                     continue  # the view moved on under the pointer and took the control away: look again

@@ -6,9 +6,21 @@ import random
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import Page
 
 from tests.browser.conftest import Server
-from tests.browser.play import create_table, finished, join_table, play, player, status, wait_log_caught_up
+from tests.browser.play import (
+    PRACTICE_SEED,
+    create_table,
+    fill_with_bots,
+    finished,
+    join_from_lobby,
+    join_table,
+    play,
+    player,
+    status,
+    wait_log_caught_up,
+)
 
 pytestmark = pytest.mark.browser
 
@@ -85,4 +97,64 @@ def test_three_browsers_play_skull_with_discs_mats_and_bids_as_controls(
     pages[0].screenshot(path=screenshots / "skull-table.png", full_page=True)
     assert seen_bid
     for page in pages:
+        page.context.close()
+
+
+def skull_short_game(rng: random.Random, keys: list[str]) -> int:
+    """Mostly click what ends a Skull game soon: flip, pass, the lowest bid, a rose; now and then anything."""
+    if rng.random() < 0.1:
+        return rng.randrange(len(keys))
+
+    def rank(key: str) -> tuple[int, int]:
+        fields = dict(part.split("=", 1) for part in key.split("&") if "=" in part)
+        kind = fields.get("type", "")
+        if kind == "bid":
+            return (2, int(fields.get("count", 0)))
+        order = {"flip": 0, "pass": 1, "place_disc": 4 if fields.get("disc") == "skull" else 3}
+        return (order.get(kind, 5), 0)
+
+    best = min(rank(key) for key in keys)
+    return rng.choice([i for i, key in enumerate(keys) if rank(key) == best])
+
+
+def play_with_a_bot(
+    server: Server, browser, title: str, seed: int, seconds: float, **options: object
+) -> list[Page]:
+    """Ada creates a 3-seat practice table in the lobby, Brook joins from the lobby's list, Ada fills the
+    last seat with a bot; both humans click controls until the end screen. Returns the two pages."""
+    host = player(browser, server.url)
+    guest = player(browser, server.url)
+    game_id = create_table(host, title, "Ada", 3, seed=PRACTICE_SEED, turn_seconds=0, **options)
+    join_from_lobby(guest, game_id, "Brook")
+    host.wait_for_selector("[data-testid=table] .player[data-seat='1']")
+    fill_with_bots(host)
+    guest.wait_for_selector("[data-testid=table][data-status=playing]")
+    choose = skull_short_game if title == "Skull" else None
+    play([host, guest], random.Random(seed), finished([host, guest]), seconds=seconds, choose=choose)
+    for page in (host, guest):
+        page.wait_for_selector("[data-testid=end-screen]")
+        assert "won" in page.inner_text("[data-testid=winners]")
+    wait_log_caught_up(host)
+    log = host.inner_text("[data-testid=log]")
+    assert "(bot)" in log, log[-2000:]
+    assert host.locator("[data-testid=log] li").last.inner_text().startswith("Game over")
+    return [host, guest]
+
+
+def test_two_browsers_and_a_bot_the_host_seated_play_skull_to_the_end_screen(server: Server, browser) -> None:
+    for page in play_with_a_bot(server, browser, "Skull", seed=11, seconds=60):
+        page.context.close()
+
+
+def test_two_browsers_and_a_bot_the_host_seated_play_six_nimmt_to_the_end_screen(
+    server: Server, browser
+) -> None:
+    for page in play_with_a_bot(server, browser, "6 nimmt!", seed=12, seconds=60, rounds=1):
+        page.context.close()
+
+
+def test_two_browsers_and_a_bot_the_host_seated_play_skull_king_to_the_end_screen(
+    server: Server, browser
+) -> None:
+    for page in play_with_a_bot(server, browser, "Skull King", seed=13, seconds=150):
         page.context.close()
