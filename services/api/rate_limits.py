@@ -1,6 +1,7 @@
 """Per-client rate limits on the writes a stranger can flood: creating tables, joining, commands.
 
-Built on the ``limits`` library (sliding-window counters). The storage is a ``limits`` URI:
+Built on the ``limits`` library (moving windows: exact, never more than the rate in any window). The
+storage is a ``limits`` URI:
 ``async+memory://`` (the default) counts per API process, so with N processes a client gets up to
 N times the rate, and the counts survive a Redis outage; ``async+redis://host:port/db`` shares the
 counts between processes through Redis. A refusal is 429 ``rate_limited`` with ``Retry-After``.
@@ -14,7 +15,7 @@ from typing import Literal
 
 from limits import RateLimitItem, parse
 from limits.aio.storage import Storage
-from limits.aio.strategies import SlidingWindowCounterRateLimiter
+from limits.aio.strategies import MovingWindowRateLimiter
 from limits.storage import storage_from_string
 
 from services.config import Settings
@@ -32,7 +33,7 @@ class RateLimits:
         storage = storage_from_string(storage_uri)
         if not isinstance(storage, Storage):
             raise ValueError(f"the rate limit storage must be an async one (async+...), not {storage_uri!r}")
-        self._limiter = SlidingWindowCounterRateLimiter(storage)
+        self._limiter = MovingWindowRateLimiter(storage)
         self._items: dict[Action, RateLimitItem] = {action: parse(rate) for action, rate in rates.items()}
 
     @classmethod
