@@ -296,7 +296,7 @@ class GameCommands:
     async def _after(self, folded: Folded) -> None:
         """Arm the timer and queue bot moves; like a notification, a failure here must not fail
         the stored command (the batch is in the stream; the projector then leaves the game marked
-        dirty and the sweeper runs this again: ``services.lifecycle.timer_behind``)."""
+        dirty and the sweeper runs this again: ``services.lifecycle.lifecycle_behind``)."""
         if self.lifecycle is None:
             return
         try:

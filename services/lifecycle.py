@@ -77,6 +77,20 @@ def timer_behind(timer: dict[str, str], folded: Folded) -> bool:
     return deadline is not None or "deadline" in timer
 
 
+def bots_awaited(folded: Folded) -> list[int]:
+    """The seats played by bots that the game at ``folded``'s version waits for."""
+    state = folded.state
+    return sorted(set(folded.table.to_act(state)) & state.bots)
+
+
+def lifecycle_behind(timer: dict[str, str], folded: Folded) -> bool:
+    """Whether the game at ``folded``'s version still needs its lifecycle: its timer is behind
+    (``timer_behind``) or a bot is to act. A bot's move is a job; one that is lost (its process
+    died, its Redis restarted) or failed would leave a table without a turn timer waiting forever,
+    so the projector keeps such a game marked and the sweeper has its bots queued again."""
+    return timer_behind(timer, folded) or bool(bots_awaited(folded))
+
+
 def timer_seats(timer: dict[str, str]) -> set[int]:
     return {int(seat) for seat in timer.get("seats", "").split(",") if seat}
 
@@ -110,7 +124,6 @@ class Lifecycle:
         deadline, fields = plan_timer(previous, folded, self.clock())
         if deadline is not None or "deadline" in previous:
             await self.store.arm_timer(folded.game_id, folded.version, deadline, fields)
-        state = folded.state
-        bots = sorted(set(folded.table.to_act(state)) & state.bots)
+        bots = bots_awaited(folded)
         if bots:
             await self.bot_moves(folded.game_id, folded.version, bots)

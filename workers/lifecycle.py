@@ -9,8 +9,9 @@
   first wins the same way. A due timer of several seats (a simultaneous selection) is played one
   seat at a time, lowest seat first: each timeout keeps the others' deadline.
 - ``settle_lifecycle`` arms the timer and queues the bots of a batch whose appending process died
-  (or lost Redis) before it could: the sweeper queues it for a caught-up game left in the dirty set
-  with its timer behind its head (``workers.sweeper``).
+  (or lost Redis) before it could, or whose bots' jobs were lost or failed: the sweeper queues it
+  for a caught-up game left in the dirty set with its timer behind its head or a bot to act
+  (``workers.sweeper``).
 - ``play_bot`` lets a bot act for its seat: its own seat's view (``projections.views.seat_view``),
   ``workers.bots.choose`` with a ``random.Random`` seeded from game id, version and seat, and the
   write side's ``bot_command`` (id ``bot-<version>-<seat>``, expected version ``version``).
@@ -36,7 +37,7 @@ from projections.views import seat_view
 from services.commands import GameCommands
 from services.errors import AppError
 from services.history.folding import Folded, StateCache
-from services.lifecycle import Clock, Lifecycle, timer_behind, timer_seats, wall_clock_ms
+from services.lifecycle import Clock, Lifecycle, lifecycle_behind, timer_seats, wall_clock_ms
 from services.store.event_store import EventStore, SyncEventStore
 from services.store.queue import AppendNotifier, BotJobs, enqueue_timer, lifecycle_queue, projection_queue
 from services.store.tokens import TokenStore
@@ -143,12 +144,14 @@ async def act(commands: GameCommands, game_id: str, version: int, seat: int) -> 
 
 async def settle(commands: GameCommands, game_id: str, version: int) -> bool:
     """Run the lifecycle of the game's batch at ``version`` again (arm its timer, queue its bots) if
-    the process that appended it did not (``services.lifecycle.timer_behind``); ``False`` when there
-    is nothing to do or the game has moved on (its newer batch arms it)."""
+    the process that appended it did not, or its bots have not moved yet
+    (``services.lifecycle.lifecycle_behind``; a bot's job still queued or running is not queued
+    twice, a failed one is queued again); ``False`` when there is nothing to do or the game has
+    moved on (its newer batch arms it)."""
     folded = await commands.load(game_id)
     if folded.version != version or commands.lifecycle is None:
         return False
-    if not timer_behind(await commands.store.read_timer(game_id), folded):
+    if not lifecycle_behind(await commands.store.read_timer(game_id), folded):
         return False
     await commands.lifecycle.after_append(folded)
     log.warning("lifecycle_repaired", game_id=game_id, version=version)

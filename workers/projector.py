@@ -5,7 +5,8 @@ folded tables, else the stream from the start), materialises every view at the h
 them with compare-and-set on the checkpoint. A duplicate or late poke finds the checkpoint already
 at the head and changes nothing; two workers racing on one game cannot move it backwards. Once
 the views are at the head, the game's mark in the dirty set is cleared (``ops.clear_dirty``; kept
-while the game's timer is behind its head, for the sweeper to repair), and a table that no longer
+while the game's timer is behind its head or a bot is to act, for the sweeper to repair if that
+lasts), and a table that no longer
 waits for players stops counting against the cap on waiting tables.
 """
 
@@ -17,7 +18,7 @@ from rq import get_current_job
 
 from projections.views import lobby_entry, materialise
 from services.history.folding import StateCache
-from services.lifecycle import timer_behind
+from services.lifecycle import lifecycle_behind
 from services.store.event_store import SyncEventStore
 from workers.ratings import RatingsRecorder
 
@@ -38,13 +39,14 @@ class Projector:
     def catch_up(self, game_id: str) -> int:
         """Project ``game_id`` to its head; returns the checkpoint it leaves behind. A finished game
         is also recorded in its players' histories and ratings (once, however often it is poked).
-        The game stays marked dirty while its timer is behind the head (the appending process died
-        before arming it): the sweeper then has it armed (``workers.sweeper``)."""
+        The game stays marked dirty while its lifecycle is pending at the head (its timer is behind,
+        the appending process died before arming it, or a bot is to act): the sweeper then has it
+        settled if that lasts (``workers.sweeper``)."""
         checkpoint = self._project(game_id)
         folded = self.cache.get(game_id)
         at_head = folded is not None and folded.version == checkpoint
-        if at_head and folded is not None and timer_behind(self.store.read_timer(game_id), folded):
-            log.info("timer_behind", game_id=game_id, version=checkpoint)
+        if at_head and folded is not None and lifecycle_behind(self.store.read_timer(game_id), folded):
+            log.info("lifecycle_pending", game_id=game_id, version=checkpoint)
             return checkpoint
         self.store.clear_dirty(game_id, checkpoint)
         return checkpoint

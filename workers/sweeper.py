@@ -1,5 +1,6 @@
 """The lag sweeper: pokes every marked game whose projection checkpoint is behind its stream head,
-and has the lifecycle of a caught-up one settled when its timer is behind its head.
+and has the lifecycle of a caught-up one settled when its timer is behind its head or a bot is
+still to act.
 
 Pokes can be lost (a crash between append and enqueue, a job that exhausted its retries, a Redis
 restart that lost the queue); the sweeper makes projections eventually complete without anyone
@@ -7,10 +8,14 @@ watching. It reads only the dirty set (``services.store.indexes``: every write m
 projector clears the mark), so an idle sweep costs one command however many games are stored.
 A game is swept once its mark is ``grace`` old: younger ones have a job on the way.
 
-The write side arms a game's turn timer right after appending; a process that dies (or loses
-Redis) in between leaves the game without a timer for its new head. The projector then keeps the
-game's mark, and the sweeper queues a ``settle_lifecycle`` job (``workers.lifecycle``) that arms the
-timer and queues the bots, once per (game, head): the mark is cleared on the next pass.
+The write side arms a game's turn timer and queues its bots' moves right after appending; a process
+that dies (or loses Redis) in between leaves the game without a timer for its new head, and a bot's
+job can be lost or fail, which would leave a table without a turn timer waiting for that bot
+forever. The projector then keeps the game's mark (``services.lifecycle.lifecycle_behind``), and
+the sweeper queues a ``settle_lifecycle`` job (``workers.lifecycle``) that arms the timer and queues
+the bots again (a bot's job still queued or running is not queued twice; a failed one is), and
+marks the game anew, so that it looks again after the grace and a repair under way never counts
+as projection lag. The mark is cleared once the lifecycle is settled.
 """
 
 from __future__ import annotations
@@ -22,7 +27,7 @@ import structlog
 from rq import Queue
 
 from services.history.folding import StateCache
-from services.lifecycle import timer_behind
+from services.lifecycle import lifecycle_behind
 from services.store.event_store import SyncEventStore
 from services.store.queue import enqueue_projection, enqueue_settle
 
@@ -40,7 +45,7 @@ class Swept:
     """What one pass did: games poked for projection, and games whose lifecycle was queued."""
 
     lagging: list[str] = field(default_factory=list)
-    timer_behind: list[str] = field(default_factory=list)
+    unsettled: list[str] = field(default_factory=list)
 
 
 def sweep(
@@ -51,31 +56,30 @@ def sweep(
     batch: int = BATCH,
 ) -> Swept:
     """Poke each lagging marked game once, queue the lifecycle of each caught-up one whose timer is
-    behind, and clear the marks of the others."""
+    behind or whose bots are to act, and clear the marks of the others."""
     swept = Swept()
     for game_id in store.dirty_games(grace_ms, batch):
         checkpoint = store.checkpoint(game_id)
         head = store.head(game_id)
         if checkpoint < head:
             swept.lagging.append(game_id)
-        elif _timer_behind(store, game_id, head):
-            swept.timer_behind.append(game_id)
+        elif _lifecycle_behind(store, game_id, head):
+            swept.unsettled.append(game_id)
             enqueue_settle(lifecycle, game_id, head)
+            store.touch_dirty(game_id)
         else:
             store.clear_dirty(game_id, checkpoint)
     for game_id in swept.lagging:
         enqueue_projection(projections, game_id, reason="sweep")
-    if swept.lagging or swept.timer_behind:
-        log.info("swept", lagging=len(swept.lagging), timer_behind=len(swept.timer_behind))
+    if swept.lagging or swept.unsettled:
+        log.info("swept", lagging=len(swept.lagging), unsettled=len(swept.unsettled))
     return swept
 
 
-def _timer_behind(store: SyncEventStore, game_id: str, head: int) -> bool:
-    timer = store.read_timer(game_id)
-    if int(timer.get("version", 0)) >= head:  # the common case: armed for the head, no fold needed
-        return False
+def _lifecycle_behind(store: SyncEventStore, game_id: str, head: int) -> bool:
     folded = store.load(game_id, _cache)
-    return folded is not None and folded.version == head and timer_behind(timer, folded)
+    timer = store.read_timer(game_id)
+    return folded is not None and folded.version == head and lifecycle_behind(timer, folded)
 
 
 class Sweeper(threading.Thread):

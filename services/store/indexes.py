@@ -55,6 +55,13 @@ def clear_dirty(game_id: str, projected: int) -> Operation[bool]:
     return True
 
 
+def touch_dirty(game_id: str) -> Operation[None]:
+    """Mark a marked game again as of now (a repair of it was queued): the sweeper looks at it
+    again after its grace, and a repair under way does not count as lag (``oldest_dirty_age_ms``)."""
+    check_game_id(game_id)
+    yield Call(("ZADD", DIRTY, "XX", clock_ms(), game_id))
+
+
 def oldest_dirty_age_ms() -> Operation[int]:
     """How long the longest-marked game has been marked (0: none)."""
     reply: list[Any] = yield Call(("ZRANGE", DIRTY, 0, 0, "WITHSCORES"))

@@ -11,7 +11,8 @@ from typing import Any
 import anyio.to_thread
 import redis
 from rq import Queue, Retry
-from rq.exceptions import DuplicateJobError
+from rq.exceptions import DuplicateJobError, InvalidJobOperation, NoSuchJobError
+from rq.job import Job, JobStatus
 from rq.serializers import JSONSerializer
 
 from services.store.event_store import EventStore
@@ -58,14 +59,31 @@ def lifecycle_queue(connection: redis.Redis) -> Queue:
 
 
 def _enqueue_once(queue: Queue, job_id: str, func: str, args: tuple[Any, ...]) -> bool:
-    """A job with a deterministic id, unless one with that id exists (queued, running, or failed in
-    the last day); ``True`` if this call queued it. RQ's ``unique`` enqueue checks and saves the job
-    in one Lua script, so concurrent callers (timer loops of several worker processes, a sweeper)
-    queue it once. Even a duplicate run would be harmless: the command it sends has a deterministic
-    id and an expected version, so it is appended at most once."""
+    """A job with a deterministic id, unless one with that id is queued or running; ``True`` if this
+    call queued it. RQ's ``unique`` enqueue checks and saves the job in one Lua script, so
+    concurrent callers (timer loops of several worker processes, a sweeper) queue it once. A job of
+    that id that failed (kept a day for its traceback) is queued again: a lost bot's move must not
+    wait for the failure to expire. Even a duplicate run would be harmless: the command it sends has
+    a deterministic id and an expected version, so it is appended at most once."""
     try:
         queue.enqueue_call(func, args=args, job_id=job_id, result_ttl=0, failure_ttl=24 * 3600, unique=True)
     except DuplicateJobError:
+        return _requeue_failed(queue, job_id)
+    return True
+
+
+def _requeue_failed(queue: Queue, job_id: str) -> bool:
+    """Queue the job ``job_id`` again if it failed; ``True`` if this call did (the failed-jobs
+    registry's ZREM decides between concurrent callers)."""
+    try:
+        job = Job.fetch(job_id, connection=queue.connection, serializer=queue.serializer)
+    except NoSuchJobError:  # it finished (result_ttl=0) since: nothing to do
+        return False
+    if job.get_status(refresh=False) != JobStatus.FAILED:
+        return False
+    try:
+        job.requeue()
+    except InvalidJobOperation:  # another caller requeued it first
         return False
     return True
 

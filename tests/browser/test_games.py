@@ -151,3 +151,10 @@ def test_two_browsers_and_a_bot_the_host_seated_play_six_nimmt_to_the_end_screen
 ) -> None:
     for page in play_with_a_bot(server, browser, "6 nimmt!", seed=12, seconds=60, rounds=1):
         page.context.close()
+
+
+def test_two_browsers_and_a_bot_the_host_seated_play_skull_king_to_the_end_screen(
+    server: Server, browser
+) -> None:
+    for page in play_with_a_bot(server, browser, "Skull King", seed=13, seconds=150):
+        page.context.close()

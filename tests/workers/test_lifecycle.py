@@ -32,7 +32,7 @@ from services.queries import GameQueries
 from services.store.embedded import EmbeddedRedis
 from services.store.event_store import EventStore, SyncEventStore
 from services.store.keys import DIRTY, game_keys
-from services.store.queue import AppendNotifier, enqueue_timer, lifecycle_queue, projection_queue
+from services.store.queue import AppendNotifier, enqueue_bot, enqueue_timer, lifecycle_queue, projection_queue
 from services.store.tokens import TokenStore
 from workers import lifecycle
 from workers.lifecycle import bot_move, commands_for, tick
@@ -309,7 +309,7 @@ def test_a_batch_whose_process_died_before_arming_its_timer_gets_it_from_the_swe
     assert [r.kind for r in records(sync, game_id)].count("timeout") == 0
 
     swept = sweep(store, projection_queue(sync), lifecycle_queue(sync), grace_ms=0)
-    assert swept.timer_behind == [game_id] and swept.lagging == []
+    assert swept.unsettled == [game_id] and swept.lagging == []
     drain(sync)  # the settle job arms the timer for the head
     armed = store.read_timer(game_id)
     assert (int(armed["version"]), armed["kind"], armed["seats"]) == (head, "turn", "1")
@@ -321,7 +321,7 @@ def test_a_batch_whose_process_died_before_arming_its_timer_gets_it_from_the_swe
     assert tick(store, lifecycle_queue(sync), clock()) == [(game_id, head)]
     drain(sync)
     assert [(r.kind, r.seat) for r in records(sync, game_id) if r.kind == "timeout"] == [("timeout", 1)]
-    assert sweep(store, projection_queue(sync), lifecycle_queue(sync), grace_ms=0).timer_behind == []
+    assert sweep(store, projection_queue(sync), lifecycle_queue(sync), grace_ms=0).unsettled == []
     assert sync.zscore(DIRTY, game_id) is None  # settled: the mark is gone
     accepted(sync, game_id)
 
@@ -336,6 +336,60 @@ def test_a_game_whose_timer_is_armed_for_its_head_is_not_kept_marked_nor_settled
     assert sync.zscore(DIRTY, game_id) is None
     assert int(store.read_timer(game_id)["version"]) == store.head(game_id)
     assert run(sync, clock, lambda c: lifecycle.settle(c, game_id, store.head(game_id))) is False
+
+
+@pytest.mark.parametrize("mishap", ["lost", "failed"])
+def test_a_bot_whose_move_job_was_lost_or_failed_is_queued_again_by_the_sweeper_on_a_table_without_timers(
+    sync: redis.Redis, clock: FakeClock, monkeypatch: pytest.MonkeyPatch, mishap: str
+) -> None:
+    game_id = table(sync, clock, "skull-king", 2, 1, turn_seconds=0)  # seat 1 is a bot; both bid at once
+    store = SyncEventStore(sync)
+    head = store.head(game_id)
+    assert lifecycle_queue(sync).job_ids == [f"bot-{game_id}-{head}-1"]
+    if mishap == "lost":
+        lifecycle_queue(sync).empty()  # e.g. a Redis restart that lost the queue
+    else:
+
+        def broken(folded: Folded, seat: int) -> dict[str, Any]:
+            raise ConnectionError("the bot's process lost Redis mid-move")
+
+        monkeypatch.setattr(lifecycle, "bot_move", broken)
+    drain(sync)
+    monkeypatch.undo()
+    assert store.checkpoint(game_id) == head  # projected, but the bot has not moved:
+    marked = sync.zscore(DIRTY, game_id)
+    assert marked is not None  # the game stays marked for the sweeper
+    assert [r.kind for r in records(sync, game_id)].count("bot") == 0
+
+    clock.advance(1)
+    swept = sweep(store, projection_queue(sync), lifecycle_queue(sync), grace_ms=0)
+    assert swept.unsettled == [game_id] and swept.lagging == []
+    touched = sync.zscore(DIRTY, game_id)
+    assert touched is not None and touched >= marked  # marked anew: a repair under way is not lag
+    drain(sync)  # the settle job queues the bot's move again, which is then played
+    bot_moves = [(r.kind, r.seat) for r in records(sync, game_id) if r.kind == "bot"]
+    assert bot_moves == [("bot", 1)]
+    assert sync.zscore(DIRTY, game_id) is None  # only the human is awaited now: settled
+    assert sweep(store, projection_queue(sync), lifecycle_queue(sync), grace_ms=0).unsettled == []
+    accepted(sync, game_id)
+
+
+def test_a_failed_lifecycle_job_can_be_queued_again_but_a_queued_one_only_once(
+    sync: redis.Redis, clock: FakeClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    game_id = table(sync, clock, "skull-king", 2, 1, turn_seconds=0)
+    head = SyncEventStore(sync).head(game_id)
+    queue = lifecycle_queue(sync)
+    assert enqueue_bot(queue, game_id, head, 1) is False  # already queued by the write side
+    monkeypatch.setattr(lifecycle, "bot_move", lambda folded, seat: 1 / 0)
+    drain(sync)
+    monkeypatch.undo()
+    assert queue.failed_job_registry.get_job_ids() == [f"bot-{game_id}-{head}-1"]
+    assert enqueue_bot(queue, game_id, head, 1) is True  # the failed job is queued again
+    assert enqueue_bot(queue, game_id, head, 1) is False
+    assert queue.failed_job_registry.get_job_ids() == []
+    drain(sync)
+    assert [(r.kind, r.seat) for r in records(sync, game_id) if r.kind == "bot"] == [("bot", 1)]
 
 
 def test_the_worker_process_arms_the_timer_of_a_game_left_without_one_and_the_seat_times_out(
