@@ -129,20 +129,42 @@ def play(
                 break
         if not acted:
             # Nobody may act on the views seen: wait until one of the pages' views moves on.
-            wait_until(_moved(pages, seen), MOVE_SECONDS, "a view to move on")
+            wait_until(_moved(pages, seen), MOVE_SECONDS, "a view to move on", lambda: describe(pages))
     return moves
+
+
+def describe(pages: Sequence[Page]) -> str:
+    """What each page shows against what the server holds: the message of a stuck game."""
+    lines = []
+    for page in pages:
+        game_id = page.url.rsplit("/", 1)[1]
+        served = page.request.get(f"/games/{game_id}/view")
+        head = served.json() if served.ok else {"status": served.status}
+        table = page.locator("[data-testid=table]")
+        toast = page.locator("#toast.show")
+        lines.append(
+            f"{page.url}: shows version {version(page)} ({status(page)}), live stream"
+            f" {table.get_attribute('data-live')!r}, toast {toast.inner_text() if toast.count() else None!r};"
+            f" the server's view: version {head.get('version')} ({head.get('status')}),"
+            f" to act {head.get('to_act')}"
+        )
+    return "\n".join(lines)
 
 
 def _moved(pages: Sequence[Page], seen: list[int]) -> Callable[[], bool]:
     return lambda: [version(page) for page in pages] != seen
 
 
-def wait_until(condition: Callable[[], bool], seconds: float, what: str) -> None:
-    """Poll ``condition`` (each poll asks the pages) until it holds or ``seconds`` pass."""
+def wait_until(
+    condition: Callable[[], bool], seconds: float, what: str, details: Callable[[], str] | None = None
+) -> None:
+    """Poll ``condition`` (each poll asks the pages) until it holds or ``seconds`` pass; ``details``
+    explains a timeout."""
     deadline = time.monotonic() + seconds
     while not condition():
         if time.monotonic() > deadline:
-            raise TimeoutError(f"timed out after {seconds:g} s waiting for {what}")
+            more = f":\n{details()}" if details else ""
+            raise TimeoutError(f"timed out after {seconds:g} s waiting for {what}{more}")
         time.sleep(0.05)
 
 

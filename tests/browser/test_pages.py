@@ -158,6 +158,62 @@ def test_the_language_switch_changes_the_interface_and_the_log(server: Server, b
     page.context.close()
 
 
+@pytest.mark.parametrize("language", ["pl", "fr", "tr"])
+def test_every_table_option_is_named_and_explained_in_the_lobby_in_each_language(
+    server: Server, browser, language: str
+) -> None:
+    options = httpx.get(f"{server.url}/games/options").json()
+    page = player(browser, server.url)
+    page.goto("/")
+    page.select_option("#lang-select", language)
+    for game in options["games"]:
+        page.get_by_text(game["title"], exact=True).first.click()
+        page.click("details.options summary")
+        for option in game["options"]:
+            label = page.inner_text(f"label[for=opt-{option['name']}]")
+            field = page.locator(f"#opt-{option['name']}").locator("xpath=..")
+            help_text = field.locator(".help").inner_text()
+            assert label and "_" not in label, (option["name"], label)
+            assert help_text and help_text != option["description"], (language, option["name"], help_text)
+            if option["type"] == "choice":
+                shown = page.eval_on_selector_all(
+                    f"#opt-{option['name']} option", "els => els.map(el => [el.value, el.textContent])"
+                )
+                assert [value for value, _ in shown] == option["values"]
+                assert all(text != value for value, text in shown), shown
+        page.click("details.options summary")
+    page.select_option("#lang-select", "en")
+    page.context.close()
+
+
+def test_a_page_whose_live_stream_is_refused_opens_it_again_by_itself_and_shows_the_next_moves(
+    server: Server, browser
+) -> None:
+    game_id, tokens = _bot_game(server, "six-nimmt", 2, {"rounds": 1}, bots=2)
+    _bots_play(server, game_id, tokens, seed=9, moves=2)
+    page = player(browser, server.url)
+    refused: list[str] = []
+
+    def refuse(route) -> None:  # type: ignore[no-untyped-def]
+        refused.append(route.request.url)
+        body = '{"error": {"code": "shutting_down"}}'
+        route.fulfill(status=503, content_type="application/json", body=body)
+
+    page.route("**/live*", refuse)  # a busy or restarting server: the browser's EventSource gives up
+    page.goto(f"/tables/{game_id}")
+    page.wait_for_selector("[data-testid=table][data-live=closed]")
+    page.unroute("**/live*")
+    page.wait_for_selector("[data-testid=table][data-live=open]", timeout=20_000)
+    assert refused
+    for moves in (2, 2):  # each pair of moves reaches the page by the stream alone, not by a reload
+        before = version(page)
+        _bots_play(server, game_id, tokens, seed=9 + before, moves=moves)
+        page.wait_for_function(
+            "v => Number(document.querySelector('[data-testid=table]').dataset.version) > v", arg=before
+        )
+    page.context.close()
+
+
 def test_the_replay_steps_through_a_finished_game_and_the_audit_checks_its_seeds_in_the_browser(
     server: Server, browser, screenshots: Path
 ) -> None:

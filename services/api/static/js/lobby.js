@@ -2,6 +2,7 @@
 import { games, ApiError } from "./api.js";
 import { t, onLangChange } from "./i18n.js";
 import { TITLES } from "./names.js";
+import { choiceLabel, optionHelp, optionLabel } from "./option_texts.js";
 import { h, mount, randomHex, store, toast } from "./ui.js";
 import { navigate } from "./app.js";
 
@@ -44,22 +45,23 @@ export async function render(main) {
 
   function optionField(option) {
     const id = `opt-${option.name}`;
-    const label = h("label", { for: id, class: "opt-name", text: option.name.replaceAll("_", " ") });
+    const label = h("label", { for: id, class: "opt-name", text: optionLabel(option) });
+    const help = h("p", { class: "help", text: optionHelp(option) });
     let input;
     if (option.type === "boolean") {
       input = h("input", { id, type: "checkbox", name: option.name, checked: option.default === true });
-      return h("div", { class: "field check" }, input, label, h("p", { class: "help", text: option.description }));
+      return h("div", { class: "field check" }, input, label, help);
     }
     if (option.type === "choice") {
       input = h("select", { id, name: option.name },
-        option.values.map((v) => h("option", { value: v, selected: v === option.default, text: v })));
+        option.values.map((v) => h("option", { value: v, selected: v === option.default, text: choiceLabel(option, v) })));
     } else {
       input = h("input", { id, name: option.name, type: option.type === "integer" ? "number" : "text",
         inputmode: option.type === "integer" ? "numeric" : null,
         min: option.minimum ?? null, max: option.maximum ?? null,
         value: option.default ?? "", placeholder: option.nullable ? t("lobby.unset") : null });
     }
-    return h("div", { class: "field" }, label, input, h("p", { class: "help", text: option.description }));
+    return h("div", { class: "field" }, label, input, help);
   }
 
   function drawForm() {

@@ -146,6 +146,7 @@ export async function render(main, id) {
     if (view.status === "finished" && source) {
       source.close();
       source = null;
+      liveState("ended");
     }
   }
 
@@ -256,13 +257,44 @@ export async function render(main, id) {
     return h("section", { class: "panel waiting" }, parts);
   }
 
-  function connect() {
-    source = new EventSource(`/games/${id}/live`);
-    source.addEventListener("view", (message) => show(JSON.parse(message.data)));
-    source.onerror = () => {
-      if (source && source.readyState === EventSource.CONNECTING) prompt.dataset.reconnecting = "1";
+  // The live stream. The browser reconnects an EventSource by itself after a dropped connection
+  // (with Last-Event-ID), but gives up for good on an answer that is not a stream (a 429 or a 503
+  // while the server is busy or restarting): then the page opens a new one itself, with a growing
+  // delay, resuming after the version it shows, and reads the view once in case it missed a move.
+  let retryDelay = 1000;
+  let retryTimer = null;
+
+  function liveState(state) {
+    root.dataset.live = state;
+    if (state === "open") delete prompt.dataset.reconnecting;
+    else prompt.dataset.reconnecting = "1";
+  }
+
+  function connect(resume = "") {
+    clearTimeout(retryTimer);
+    retryTimer = null;
+    const stream = new EventSource(`/games/${id}/live${resume}`);
+    source = stream;
+    liveState("connecting");
+    stream.addEventListener("view", (message) => show(JSON.parse(message.data)));
+    stream.onopen = () => {
+      retryDelay = 1000;
+      liveState("open");
     };
-    source.onopen = () => { delete prompt.dataset.reconnecting; };
+    stream.onerror = () => {
+      if (source !== stream) return;
+      if (stream.readyState === EventSource.CONNECTING) return liveState("connecting");
+      // Closed for good: open a new stream later, unless the game is over or the page is gone.
+      source = null;
+      liveState("closed");
+      if (closed || (view && view.status === "finished")) return;
+      retryTimer = setTimeout(() => {
+        if (closed || source) return;
+        refresh();
+        connect(view ? `?last_event_id=${view.version}` : "");
+      }, retryDelay);
+      retryDelay = Math.min(retryDelay * 2, 15000);
+    };
   }
 
   let first;
@@ -281,6 +313,7 @@ export async function render(main, id) {
     closed = true;
     off();
     clearInterval(clockTimer);
+    clearTimeout(retryTimer);
     if (source) source.close();
   };
 }
