@@ -1,8 +1,9 @@
 """An account: a player who comes back. Event-sourced like a table, folded from its own stream.
 
-The stream records registration, password changes and every token issued; the state is what a
-login or a bearer check needs. Secrets appear only as hashes (SHA-256 of a token, Argon2 of a
-password), never as themselves. Pure: hashing and clocks belong to the caller.
+The stream records registration, password changes, every token issued and every token revoked
+(a log-out); the state is what a login or a bearer check needs. Secrets appear only as hashes
+(SHA-256 of a token, Argon2 of a password), never as themselves. Pure: hashing and clocks belong
+to the caller.
 """
 
 from __future__ import annotations
@@ -31,8 +32,13 @@ class TokenIssued(Event, tag="token_issued", frozen=True):
     via: str  # "register" or "login"
 
 
-ACCOUNT_EVENTS: tuple[type[Event], ...] = (AccountRegistered, PasswordSet, TokenIssued)
-AccountEvent = Union[AccountRegistered, PasswordSet, TokenIssued]  # noqa: UP007 - a msgspec tagged union
+class TokenRevoked(Event, tag="token_revoked", frozen=True):
+    token_hash: str  # SHA-256 hex of a token issued before: it stops working (a log-out)
+
+
+ACCOUNT_EVENTS: tuple[type[Event], ...] = (AccountRegistered, PasswordSet, TokenIssued, TokenRevoked)
+# a msgspec tagged union
+AccountEvent = Union[AccountRegistered, PasswordSet, TokenIssued, TokenRevoked]  # noqa: UP007
 
 
 class AccountState(msgspec.Struct, frozen=True, kw_only=True):
@@ -57,6 +63,8 @@ def evolve(state: AccountState | None, event: Event) -> AccountState:
         return msgspec.structs.replace(state, password_hash=event.password_hash)
     if isinstance(event, TokenIssued):
         return msgspec.structs.replace(state, token_hashes=state.token_hashes | {event.token_hash})
+    if isinstance(event, TokenRevoked):
+        return msgspec.structs.replace(state, token_hashes=state.token_hashes - {event.token_hash})
     raise TypeError(f"not an account event: {event!r}")
 
 

@@ -20,7 +20,15 @@ import structlog
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 
-from domain.accounts import AccountEvent, AccountRegistered, AccountState, PasswordSet, TokenIssued, fold
+from domain.accounts import (
+    AccountEvent,
+    AccountRegistered,
+    AccountState,
+    PasswordSet,
+    TokenIssued,
+    TokenRevoked,
+    fold,
+)
 from domain.kernel import Event
 from services.errors import ConflictError, InvalidError, NotFoundError, UnauthorizedError
 from services.names import Name, check_single_script, checked_name, normalise, skeleton
@@ -108,6 +116,18 @@ class Accounts:
         password_hash = await self._hash(password)
         await self._append(account.account_id, lambda _: [PasswordSet(password_hash=password_hash)])
 
+    async def log_out(self, token: str) -> AccountState:
+        """Revoke this token of its account (``invalid_account_token``, 401, if it does not work):
+        it stops working at once; the account's other tokens (other devices) keep working."""
+        state = await self.authenticate(token)
+        digest = token_digest(token)
+        await self._append(
+            state.account_id,
+            lambda current: [TokenRevoked(token_hash=digest)] if digest in current.token_hashes else [],
+        )
+        log.info("logout", account_id=state.account_id, outcome="ok")
+        return state
+
     async def authenticate(self, token: str) -> AccountState:
         """The account whose token this is; ``invalid_account_token`` (401) otherwise."""
         invalid = UnauthorizedError("invalid_account_token", "The account token is not valid.")
@@ -150,6 +170,7 @@ class Accounts:
         raise InvalidError(
             "name_confusable",
             f"The name {name.display!r} looks like the registered name {existing.display_name!r}.",
+            like=existing.display_name,
         )
 
     async def _fold(self, account_id: str) -> tuple[AccountState | None, int]:
@@ -162,6 +183,8 @@ class Accounts:
             if state is None:
                 raise NotFoundError("account_not_found", f"There is no account {account_id!r}.")
             events = [_encoder.encode(e) for e in decide(state)]
+            if not events:  # nothing left to record (a token revoked by a racing log-out)
+                return
             appended = await self.store.run(store_accounts.append_account(account_id, version, events))
             if appended.status == "ok":
                 return

@@ -1,4 +1,9 @@
-"""Players who come back: accounts, login, public profiles, histories, leaderboards."""
+"""Players who come back: accounts, login, public profiles, histories, leaderboards.
+
+A browser asks for ``"cookie": true`` when it registers or logs in: the token then travels only in
+the HttpOnly ``ts_account`` cookie (``services.api.http``), never in a body its scripts could read,
+and every route below that needs the account, and joining a table, accept that cookie when there is
+no ``Authorization`` header."""
 
 from __future__ import annotations
 
@@ -6,33 +11,74 @@ from starlette.requests import Request
 from starlette.routing import Route
 
 from domain.accounts import AccountState
-from services.api.bodies import Login, Register, SetPassword
+from services.api.bodies import Empty, Login, Register, SetPassword
 from services.api.context import app_context
-from services.api.http import MAX_VERSION, JSONResponse, bearer, int_query, read_body
-from services.errors import NotFoundError, UnauthorizedError
+from services.api.http import (
+    MAX_VERSION,
+    JSONResponse,
+    account_token,
+    clear_account_cookie,
+    int_query,
+    read_body,
+    set_account_cookie,
+)
+from services.errors import AppError, NotFoundError, UnauthorizedError
 from services.players import public_account
 
 MAX_PAGE = 100
 
 
+NO_TOKEN = "Send the account token as 'Authorization: Bearer <token>' (or log in with a browser)."
+
+
 async def account_of(request: Request) -> AccountState:
-    """The account of the request's bearer token (401 without one)."""
-    token = bearer(request)
-    if token is None:
-        raise UnauthorizedError("unauthorized", "Send the account token as 'Authorization: Bearer <token>'.")
-    return await app_context(request).accounts.authenticate(token)
+    """The account of the request's bearer token, else of its ``ts_account`` cookie (401 without one)."""
+    found = account_token(request)
+    if found is None:
+        raise UnauthorizedError("unauthorized", NO_TOKEN)
+    return await app_context(request).accounts.authenticate(found[0])
+
+
+def issued(request: Request, account: AccountState, token: str, cookie: bool, status: int) -> JSONResponse:
+    """The answer that hands out a token: in the body, or (``cookie``) only in the HttpOnly cookie."""
+    if not cookie:
+        return JSONResponse({**public_account(account), "token": token}, status_code=status)
+    response = JSONResponse(public_account(account), status_code=status)
+    set_account_cookie(request, response, token)
+    return response
 
 
 async def register(request: Request) -> JSONResponse:
     body = await read_body(request, Register)
     account, token = await app_context(request).accounts.register(body.name, body.password)
-    return JSONResponse({**public_account(account), "token": token}, status_code=201)
+    return issued(request, account, token, body.cookie, 201)
 
 
 async def login(request: Request) -> JSONResponse:
     body = await read_body(request, Login)
     account, token = await app_context(request).accounts.login(body.name, body.password)
-    return JSONResponse({**public_account(account), "token": token})
+    return issued(request, account, token, body.cookie, 200)
+
+
+async def logout(request: Request) -> JSONResponse:
+    """Revoke the caller's account token and clear the cookie. A cookie whose token no longer works
+    is only cleared (the browser is logged out either way); no token, or a bad bearer token, is a 401."""
+    await read_body(request, Empty)
+    found = account_token(request)
+    if found is None:
+        raise UnauthorizedError("unauthorized", NO_TOKEN)
+    token, source = found
+    try:
+        account = await app_context(request).accounts.log_out(token)
+        body = {**public_account(account), "logged_out": True}
+    except AppError as error:
+        if source == "header" or error.code != "invalid_account_token":
+            raise
+        body = {"logged_out": True}
+    response = JSONResponse(body)
+    if source == "cookie":
+        clear_account_cookie(request, response)
+    return response
 
 
 async def me(request: Request) -> JSONResponse:
@@ -74,6 +120,7 @@ async def leaderboard(request: Request) -> JSONResponse:
 routes = [
     Route("/accounts", register, methods=["POST"]),
     Route("/accounts/login", login, methods=["POST"]),
+    Route("/accounts/logout", logout, methods=["POST"]),
     Route("/accounts/me", me, methods=["GET"]),
     Route("/accounts/me/password", set_password, methods=["POST"]),
     Route("/accounts/{account_id}/history", history, methods=["GET"]),

@@ -36,11 +36,14 @@ class SendCommand(msgspec.Struct, forbid_unknown_fields=True):
 class Register(msgspec.Struct, forbid_unknown_fields=True):
     name: Annotated[str, msgspec.Meta(max_length=200)]
     password: Annotated[str, msgspec.Meta(max_length=1024)] | None = None
+    # a browser: the token only in the HttpOnly ts_account cookie, not in the answer's body
+    cookie: bool = False
 
 
 class Login(msgspec.Struct, forbid_unknown_fields=True):
     name: Annotated[str, msgspec.Meta(max_length=200)]
     password: Annotated[str, msgspec.Meta(max_length=1024)]
+    cookie: bool = False
 
 
 class SetPassword(msgspec.Struct, forbid_unknown_fields=True):

@@ -1,5 +1,5 @@
 """HTTP plumbing shared by the routes: JSON in and out, path and query values, the caller and the
-browser's token cookies."""
+browser's token cookies (a table's seat and host tokens; the account's ``ts_account``)."""
 
 from __future__ import annotations
 
@@ -129,6 +129,39 @@ def set_token_cookie(request: Request, response: Response, kind: TokenKind, game
         samesite="strict",
         path="/",
         secure=request.url.scheme == "https",
+    )
+
+
+ACCOUNT_COOKIE = "ts_account"
+ACCOUNT_COOKIE_SECONDS = 180 * 24 * 3600  # a player who comes back stays logged in for half a year
+
+
+def account_token(request: Request) -> tuple[str, Literal["header", "cookie"]] | None:
+    """The account token of a request and where it came from: the ``Authorization`` header wins,
+    else the browser's ``ts_account`` cookie."""
+    token = bearer(request)
+    if token is not None:
+        return token, "header"
+    cookie = request.cookies.get(ACCOUNT_COOKIE)
+    return (cookie, "cookie") if cookie else None
+
+
+def set_account_cookie(request: Request, response: Response, token: str) -> None:
+    """Keep a browser logged in: the account token in an HttpOnly, SameSite=Strict cookie."""
+    response.set_cookie(
+        ACCOUNT_COOKIE,
+        token,
+        max_age=ACCOUNT_COOKIE_SECONDS,
+        httponly=True,
+        samesite="strict",
+        path="/",
+        secure=request.url.scheme == "https",
+    )
+
+
+def clear_account_cookie(request: Request, response: Response) -> None:
+    response.delete_cookie(
+        ACCOUNT_COOKIE, path="/", httponly=True, samesite="strict", secure=request.url.scheme == "https"
     )
 
 

@@ -90,7 +90,12 @@ COOKIES = (
     "identifies it; creating and joining set these HttpOnly cookies."
 )
 
-ACCOUNT: dict[str, Any] = {"security": [{"bearer": []}]}
+ACCOUNT: dict[str, Any] = {"security": [{"bearer": []}, {"account_cookie": []}]}
+BROWSER_COOKIE = (
+    "With 'cookie': true (browsers) the token is not in the body: the answer sets it as the HttpOnly, "
+    "SameSite=Strict cookie 'ts_account' (Max-Age 180 days), which /accounts/me, "
+    "/accounts/me/password, /accounts/logout and joining a table accept without a header."
+)
 PAGE = [
     _query("offset", "Skip this many", 0, MAX_VERSION),
     _query("limit", "At most this many (default 20)", 1, MAX_ACCOUNT_PAGE),
@@ -99,14 +104,16 @@ ACCOUNT_PATHS: dict[str, Any] = {
     "/accounts": {
         "post": {
             "summary": "Register a display name (unique up to case, width and lookalike characters)",
+            "description": BROWSER_COOKIE,
             "requestBody": _body("Register"),
             "responses": {
-                "201": _ok("account_id, name and the account token"),
+                "201": _ok("account_id, name and the account token (not with 'cookie': true)"),
                 **_errors(
                     *BODY_ERRORS,
                     409,
                     s409="name_taken",
-                    s422="invalid_name, name_confusable, name_mixed_script, invalid_password",
+                    s422="invalid_name, name_confusable (its 'like' names the registered name), "
+                    "name_mixed_script, invalid_password",
                 ),
             },
         }
@@ -114,10 +121,24 @@ ACCOUNT_PATHS: dict[str, Any] = {
     "/accounts/login": {
         "post": {
             "summary": "A fresh account token for a name and its password",
+            "description": BROWSER_COOKIE,
             "requestBody": _body("Login"),
             "responses": {
-                "200": _ok("account_id, name and a new token"),
+                "200": _ok("account_id, name and a new token (not with 'cookie': true)"),
                 **_errors(*BODY_ERRORS, 401, s401="invalid_credentials"),
+            },
+        }
+    },
+    "/accounts/logout": {
+        "post": {
+            **ACCOUNT,
+            "summary": "Revoke the caller's account token (its other tokens keep working)",
+            "description": "By the bearer header, else the 'ts_account' cookie, which the answer "
+            "clears; a cookie whose token no longer works is only cleared (200 {'logged_out': true}).",
+            "requestBody": _body("Empty"),
+            "responses": {
+                "200": _ok("account_id, name, logged_out"),
+                **_errors(*BODY_ERRORS, 401, s401="No account token, or a bad bearer token"),
             },
         }
     },
@@ -256,9 +277,10 @@ def openapi_document() -> dict[str, Any]:
             **game,
             "post": {
                 "summary": "Take the next seat; the last seat starts the game",
-                "description": "With 'Authorization: Bearer <account token>' the seat is the account's "
-                "(name optional, defaults to the display name); without it the seat is anonymous.",
-                "security": [{"bearer": []}, {}],
+                "description": "With 'Authorization: Bearer <account token>' (a browser: its "
+                "'ts_account' cookie) the seat is the account's (name optional, defaults to the display "
+                "name); without either the seat is anonymous.",
+                "security": [{"bearer": []}, {"account_cookie": []}, {}],
                 "requestBody": _body("JoinGame"),
                 "responses": {
                     "201": _ok("The seat and its token"),
@@ -267,7 +289,7 @@ def openapi_document() -> dict[str, Any]:
                         401,
                         404,
                         409,
-                        s401="Bad account token",
+                        s401="Bad account token (header or cookie)",
                         s409="Full, started, or the account already sits here",
                     ),
                 },
@@ -433,6 +455,9 @@ def openapi_document() -> dict[str, Any]:
         "paths": paths,
         "components": {
             "schemas": components,
-            "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}},
+            "securitySchemes": {
+                "bearer": {"type": "http", "scheme": "bearer"},
+                "account_cookie": {"type": "apiKey", "in": "cookie", "name": "ts_account"},
+            },
         },
     }

@@ -1,6 +1,8 @@
 """The routes of API.md: tables and lobby, commands, views, events, scores.
 
-Creating and joining also set the token in an HttpOnly cookie for browsers (``http.set_token_cookie``)."""
+Creating and joining also set the token in an HttpOnly cookie for browsers (``http.set_token_cookie``);
+joining seats an account by its token in the ``Authorization`` header, else in the browser's
+``ts_account`` cookie."""
 
 from __future__ import annotations
 
@@ -13,6 +15,7 @@ from services.api.context import app_context
 from services.api.http import (
     MAX_VERSION,
     JSONResponse,
+    account_token,
     bearer,
     caller_of,
     client_address,
@@ -61,17 +64,17 @@ async def join_game(request: Request) -> JSONResponse:
     await app_context(request).rate_limits.hit("join", client_address(request))
     body = await read_body(request, JoinGame)
     context = app_context(request)
-    token = bearer(request)
+    found = account_token(request)
     account = None
-    if token is not None:  # an account token: the seat is the account's
-        state = await context.accounts.authenticate(token)
+    if found is not None:  # an account token (header, else the ts_account cookie): the seat is the account's
+        state = await context.accounts.authenticate(found[0])
         account = Account(id=state.account_id, name=state.display_name)
     name = body.name if body.name is not None else account.name if account is not None else None
     if name is None:
         raise InvalidError("invalid_name", "A player name is required (or join with an account token).")
-    seat, token = await context.commands.join(game_id, name, body.client_seed or "", account)
-    response = JSONResponse({"seat": seat, "token": token}, status_code=201)
-    set_token_cookie(request, response, "seat", game_id, token)
+    seat, seat_token = await context.commands.join(game_id, name, body.client_seed or "", account)
+    response = JSONResponse({"seat": seat, "token": seat_token}, status_code=201)
+    set_token_cookie(request, response, "seat", game_id, seat_token)
     return response
 
 

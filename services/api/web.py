@@ -194,12 +194,18 @@ async def get_replay(request: Request) -> JSONResponse:
 
 
 def web_routes() -> list[BaseRoute]:
-    """The routes of the web client: its pages, its assets, the docs page, options and replay."""
+    """The routes of the web client: its pages (the lobby, a table, a replay, an audit, a game's
+    leaderboard at ``/rankings/<game>``, a player at ``/players/<name>``), its assets, the docs page,
+    options and replay. The pages' paths are not the API's (``/leaderboards/<game>`` and
+    ``/accounts/<name>`` answer JSON)."""
     return [
         Route("/", shell, methods=["GET"]),
         Route("/tables/{game_id}", shell, methods=["GET"]),
         Route("/replay/{game_id}", shell, methods=["GET"]),
         Route("/audit/{game_id}", shell, methods=["GET"]),
+        Route("/rankings", shell, methods=["GET"]),
+        Route("/rankings/{game}", shell, methods=["GET"]),
+        Route("/players/{name:path}", shell, methods=["GET"]),
         Route("/docs", docs, methods=["GET"]),
         Route("/games/options", game_options, methods=["GET"]),
         Route("/games/{game_id}/replay", get_replay, methods=["GET"]),

@@ -279,6 +279,109 @@ def test_leaderboards_and_histories_page_with_offset_and_limit(fake_api: Api) ->
     assert bad.status_code == 422 and bad.json()["error"]["code"] == "invalid_query"
 
 
+# -- browsers: the ts_account cookie ------------------------------------------------------------------
+
+
+def account_cookie(response: Any) -> str:
+    """The token of the answer's ``ts_account`` cookie, after checking how it is set."""
+    header: str = response.headers["set-cookie"]
+    assert header.startswith("ts_account=")
+    assert "HttpOnly" in header and "SameSite=strict" in header and "Path=/" in header
+    assert "Max-Age=" in header  # stays across browser restarts
+    token = header.split(";", 1)[0].split("=", 1)[1]
+    return token
+
+
+def with_cookie(token: str) -> dict[str, str]:
+    return {"Cookie": f"ts_account={token}"}
+
+
+def test_a_browser_that_registers_or_logs_in_for_a_cookie_gets_the_token_only_in_an_httponly_cookie(
+    fake_api: Api,
+) -> None:
+    registered = fake_api.client.post(
+        "/accounts", json={"name": "Ada", "password": "correct horse", "cookie": True}
+    )
+    assert registered.status_code == 201
+    ada = registered.json()
+    assert set(ada) == {"account_id", "name"}  # no token in a body the page's scripts could read
+    token = account_cookie(registered)
+    assert token.startswith(ada["account_id"] + ".")
+    me = fake_api.client.get("/accounts/me", headers=with_cookie(token))
+    assert me.status_code == 200 and me.json()["name"] == "Ada" and me.json()["has_password"] is True
+    login = fake_api.client.post(
+        "/accounts/login", json={"name": "ada", "password": "correct horse", "cookie": True}
+    )
+    assert login.status_code == 200 and set(login.json()) == {"account_id", "name"}
+    fresh = account_cookie(login)
+    assert fresh != token
+    assert fake_api.client.get("/accounts/me", headers=with_cookie(fresh)).status_code == 200
+    plain = fake_api.client.post("/accounts/login", json={"name": "Ada", "password": "correct horse"})
+    assert "token" in plain.json() and "set-cookie" not in plain.headers
+
+
+def test_the_account_cookie_seats_the_account_at_a_join_and_the_bearer_header_wins_over_it(
+    fake_api: Api,
+) -> None:
+    ada = account_cookie(fake_api.client.post("/accounts", json={"name": "Ada", "cookie": True}))
+    bo = register(fake_api, "Bo")
+    game_id = fake_api.create("six-nimmt", 3, **SHORT)
+    joined = fake_api.client.post(f"/games/{game_id}/players", json={}, headers=with_cookie(ada))
+    assert joined.status_code == 201 and joined.json()["seat"] == 0
+    both = {**with_cookie(ada), **bearer(bo["token"])}
+    second = fake_api.client.post(f"/games/{game_id}/players", json={}, headers=both)
+    assert second.status_code == 201 and second.json()["seat"] == 1
+    again = fake_api.client.post(f"/games/{game_id}/players", json={}, headers=with_cookie(ada))
+    assert again.status_code == 409 and again.json()["error"]["code"] == "already_seated"
+    players = fake_api.view(game_id)["players"]
+    assert [(p["name"], p["account"]["name"]) for p in players] == [("Ada", "Ada"), ("Bo", "Bo")]
+
+
+def test_logging_out_revokes_that_token_only_and_clears_the_cookie(fake_api: Api) -> None:
+    ada = fake_api.client.post("/accounts", json={"name": "Ada", "password": "correct horse", "cookie": True})
+    browser = account_cookie(ada)
+    phone = fake_api.client.post("/accounts/login", json={"name": "Ada", "password": "correct horse"})
+    other_device = phone.json()["token"]
+    out = fake_api.client.post("/accounts/logout", json={}, headers=with_cookie(browser))
+    assert out.status_code == 200 and out.json() == {**ada.json(), "logged_out": True}
+    cleared = out.headers["set-cookie"]
+    assert cleared.startswith('ts_account="";') or cleared.startswith("ts_account=;")
+    assert "Max-Age=0" in cleared
+    for headers in (with_cookie(browser), bearer(browser)):
+        refused = fake_api.client.get("/accounts/me", headers=headers)
+        assert refused.status_code == 401 and refused.json()["error"]["code"] == "invalid_account_token"
+    assert fake_api.client.get("/accounts/me", headers=bearer(other_device)).status_code == 200
+    # a browser whose cookie no longer works is logged out all the same
+    stale = fake_api.client.post("/accounts/logout", json={}, headers=with_cookie(browser))
+    assert stale.status_code == 200 and stale.json() == {"logged_out": True}
+    assert "Max-Age=0" in stale.headers["set-cookie"]
+    # a bearer client learns that its token was bad; nobody at all is a 401
+    assert fake_api.client.post("/accounts/logout", json={}, headers=bearer(browser)).status_code == 401
+    assert fake_api.client.post("/accounts/logout", json={}).status_code == 401
+    by_header = fake_api.client.post("/accounts/logout", json={}, headers=bearer(other_device))
+    assert by_header.status_code == 200 and "set-cookie" not in by_header.headers
+    assert fake_api.client.get("/accounts/me", headers=bearer(other_device)).status_code == 401
+
+
+def test_a_join_with_an_account_cookie_that_no_longer_works_is_a_401_not_an_anonymous_seat(
+    fake_api: Api,
+) -> None:
+    token = account_cookie(fake_api.client.post("/accounts", json={"name": "Ada", "cookie": True}))
+    fake_api.client.post("/accounts/logout", json={}, headers=with_cookie(token))
+    game_id = fake_api.create("six-nimmt", 2, **SHORT)
+    joined = fake_api.client.post(
+        f"/games/{game_id}/players", json={"name": "Ada"}, headers=with_cookie(token)
+    )
+    assert joined.status_code == 401 and joined.json()["error"]["code"] == "invalid_account_token"
+    assert fake_api.view(game_id)["players"] == []
+
+
+def test_a_confusable_name_error_names_the_registered_name_it_looks_like(fake_api: Api) -> None:
+    register(fake_api, "Ada")
+    error = fake_api.client.post("/accounts", json={"name": "Ad\u0430"}).json()["error"]
+    assert error["code"] == "name_confusable" and error["like"] == "Ada"
+
+
 # -- secrecy --------------------------------------------------------------------------------------------
 
 
@@ -327,6 +430,7 @@ def test_openapi_describes_the_account_routes_and_their_bodies(fake_api: Api) ->
     for path, method in [
         ("/accounts", "post"),
         ("/accounts/login", "post"),
+        ("/accounts/logout", "post"),
         ("/accounts/me", "get"),
         ("/accounts/me/password", "post"),
         ("/accounts/{name_or_id}", "get"),
@@ -337,4 +441,5 @@ def test_openapi_describes_the_account_routes_and_their_bodies(fake_api: Api) ->
     schemas = doc["components"]["schemas"]
     assert {"Register", "Login", "SetPassword"} <= set(schemas)
     assert "password" in schemas["Register"]["properties"]
+    assert "cookie" in schemas["Register"]["properties"] and "cookie" in schemas["Login"]["properties"]
     assert "name" not in schemas["JoinGame"].get("required", [])

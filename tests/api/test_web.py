@@ -13,7 +13,19 @@ from services.api.web import options_schema
 from tests.api.conftest import Api, practice
 
 
-@pytest.mark.parametrize("path", ["/", "/tables/abc123", "/replay/abc123", "/audit/abc123"])
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/",
+        "/tables/abc123",
+        "/replay/abc123",
+        "/audit/abc123",
+        "/rankings",
+        "/rankings/skull",
+        "/players/Ada%20B",
+        "/players/a%2Fb",
+    ],
+)
 def test_every_page_path_serves_the_client_shell(fake_api: Api, path: str) -> None:
     response = fake_api.client.get(path)
     assert response.status_code == 200

@@ -1,11 +1,13 @@
-// The HTTP API. The browser's seat or host token travels in an HttpOnly cookie set by the server.
+// The HTTP API. The browser's seat, host and account tokens travel in HttpOnly cookies set by the
+// server; no script here ever sees one.
 import { lang } from "./i18n.js";
 
 export class ApiError extends Error {
-  constructor(status, code, message) {
+  constructor(status, code, message, details = {}) {
     super(message);
     this.status = status;
     this.code = code;
+    this.details = details; // the error body's other fields, e.g. "like" of name_confusable
   }
 }
 
@@ -24,7 +26,8 @@ export async function api(path, { method = "GET", body } = {}) {
   }
   if (!response.ok) {
     const error = (data && data.error) || { code: "http_" + response.status, message: response.statusText };
-    throw new ApiError(response.status, error.code, error.message);
+    const { code, message, ...details } = error;
+    throw new ApiError(response.status, code, message, details);
   }
   return data;
 }
@@ -33,8 +36,9 @@ export const games = {
   options: () => api("/games/options"),
   lobby: () => api("/games"),
   create: (game, players, options) => api("/games", { method: "POST", body: { game, players, options } }),
-  join: (id, name, clientSeed) =>
-    api(`/games/${id}/players`, { method: "POST", body: clientSeed ? { name, client_seed: clientSeed } : { name } }),
+  // Without a name the seat is the logged-in account's (its ts_account cookie), under its name.
+  join: (id, name, clientSeed) => api(`/games/${id}/players`, { method: "POST",
+    body: { ...(name ? { name } : {}), ...(clientSeed ? { client_seed: clientSeed } : {}) } }),
   view: (id) => api(`/games/${id}/view`),
   events: (id, after, limit = 1000) => api(`/games/${id}/events?after=${after}&limit=${limit}&lang=${lang()}`),
   send: (id, command, commandId) => api(`/games/${id}/commands`, { method: "POST", body: { command_id: commandId, command } }),
@@ -42,4 +46,19 @@ export const games = {
   audit: (id) => api(`/games/${id}/audit`),
   bots: (id) => api(`/games/${id}/bots`, { method: "POST", body: {} }),
   leave: (id) => api(`/games/${id}/leave`, { method: "POST", body: {} }),
+};
+
+const segment = encodeURIComponent;
+
+export const accounts = {
+  // "cookie": the token comes back only as the HttpOnly ts_account cookie, never in the body.
+  register: (name, password) =>
+    api("/accounts", { method: "POST", body: { name, ...(password ? { password } : {}), cookie: true } }),
+  login: (name, password) => api("/accounts/login", { method: "POST", body: { name, password, cookie: true } }),
+  logout: () => api("/accounts/logout", { method: "POST", body: {} }),
+  me: () => api("/accounts/me"),
+  setPassword: (password) => api("/accounts/me/password", { method: "POST", body: { password } }),
+  profile: (nameOrId) => api(`/accounts/${segment(nameOrId)}`),
+  history: (id, offset, limit) => api(`/accounts/${segment(id)}/history?offset=${offset}&limit=${limit}`),
+  leaderboard: (game, offset, limit) => api(`/leaderboards/${segment(game)}?offset=${offset}&limit=${limit}`),
 };

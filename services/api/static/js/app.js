@@ -1,11 +1,14 @@
-// The shell's router: one page module per path; the header's language switcher.
-import { applyStatic, setLang } from "./i18n.js";
+// The shell's router: one page module per path; the header's language switcher and account link.
+import { applyStatic, setLang, t, onLangChange } from "./i18n.js";
+import { account, onAccountChange, playerHref, whoami } from "./account.js";
 
 const ROUTES = [
   [/^\/$/, () => import("./lobby.js")],
   [/^\/tables\/([A-Za-z0-9_-]+)$/, () => import("./table.js")],
   [/^\/replay\/([A-Za-z0-9_-]+)$/, () => import("./replay.js")],
   [/^\/audit\/([A-Za-z0-9_-]+)$/, () => import("./audit.js")],
+  [/^\/rankings(?:\/([A-Za-z0-9_-]+))?\/?$/, () => import("./rankings.js")],
+  [/^\/players\/(.+)$/, () => import("./players.js")],
 ];
 
 let teardown = null;
@@ -42,6 +45,22 @@ document.addEventListener("click", (event) => {
 });
 window.addEventListener("popstate", route);
 
+// The header says who you are (a link to your page) once logged in.
+function showWho() {
+  const who = document.getElementById("who");
+  const me = account();
+  who.hidden = !me;
+  if (!me) return;
+  who.href = playerHref(me.name);
+  who.textContent = me.name;
+  who.title = t("account.yourPage");
+  who.setAttribute("aria-label", t("account.signedInAs", { name: me.name }));
+}
+
 applyStatic();
 document.getElementById("lang-select").addEventListener("change", (event) => setLang(event.target.value));
+onAccountChange(showWho);
+onLangChange(showWho);
+showWho();
+whoami();
 route();

@@ -1,10 +1,13 @@
-// The lobby: create a table of any game (form built from GET /games/options), list and join tables.
+// The lobby: create a table of any game (form built from GET /games/options), list and join tables,
+// register or log in (a logged-in browser sits down as its account).
 import { games, ApiError } from "./api.js";
 import { t, onLangChange } from "./i18n.js";
 import { TITLES } from "./names.js";
 import { choiceLabel, optionHelp, optionLabel } from "./option_texts.js";
 import { h, mount, randomHex, store, toast } from "./ui.js";
 import { navigate } from "./app.js";
+import { account, accountError, joinRefused, login, logout, onAccountChange, playerHref, register, setPassword,
+  whoami } from "./account.js";
 
 const BLURBS = {
   skull: "✿ ☠",
@@ -28,19 +31,134 @@ export async function fillWithBots(id) {
   }
 }
 
+/** A translated sentence with an element in place of one of its {placeholders}. */
+function around(key, name, element) {
+  const mark = "\u0001";
+  const [before, after = ""] = t(key, { [name]: mark }).split(mark);
+  return [before, element, after];
+}
+
 export async function render(main) {
   let schema = null;
   let selected = store("tablestream.game") || "skull";
   let timer = null;
+  let accountMode = "register"; // which form the logged-out account box shows: "register" or "login"
   const formBox = h("section", { class: "panel create", "aria-labelledby": "create-title" });
+  const accountBox = h("section", { class: "panel account", "aria-labelledby": "account-title",
+    "data-testid": "account" });
   const listBox = h("section", { class: "panel tables", "aria-labelledby": "tables-title" });
 
   function draw() {
     mount(main,
       h("div", { class: "hero" }, h("h1", { text: "Tablestream" }), h("p", { text: t("lobby.hero") })),
-      h("div", { class: "lobby-grid" }, formBox, listBox));
+      h("div", { class: "lobby-grid" }, formBox, h("div", { class: "lobby-side" }, accountBox, listBox)));
+    drawAccount();
     drawForm();
     drawList();
+  }
+
+  // -- the account box: register / log in, or who you are ------------------------------------------
+
+  function drawAccount() {
+    const me = account();
+    const title = h("h2", { id: "account-title", text: t("account.title") });
+    if (me) return mount(accountBox, title, signedIn(me));
+    const error = h("p", { class: "form-error", role: "alert", "data-testid": "account-error", hidden: true });
+    const registering = accountMode === "register";
+    const form = h("form", { class: "account-form", "data-testid": `${accountMode}-form`, onsubmit: submit, novalidate: true },
+      h("div", { class: "field" }, h("label", { for: "account-name", text: t("account.name") }),
+        h("input", { id: "account-name", name: "name", required: true, minlength: 2, maxlength: 24,
+          autocomplete: "username", value: store("tablestream.name") || "",
+          "aria-describedby": registering ? "account-name-help" : null }),
+        registering ? h("p", { class: "help", id: "account-name-help", text: t("account.nameHelp") }) : null),
+      h("div", { class: "field" },
+        h("label", { for: "account-password", text: registering ? t("account.passwordOptional") : t("account.password") }),
+        h("input", { id: "account-password", name: "password", type: "password", minlength: 8, maxlength: 256,
+          required: !registering, autocomplete: registering ? "new-password" : "current-password",
+          "aria-describedby": registering ? "account-password-help" : null }),
+        registering ? h("p", { class: "help", id: "account-password-help", text: t("account.passwordHelp") }) : null),
+      error,
+      h("button", { type: "submit", class: "primary", "data-testid": `${accountMode}-submit`,
+        text: registering ? t("account.registerBtn") : t("account.loginBtn") }));
+    const tab = (mode, label) => h("button", { type: "button", class: "seg" + (accountMode === mode ? " on" : ""),
+      "aria-pressed": accountMode === mode ? "true" : "false", "data-testid": `account-${mode}`, text: label,
+      onclick: () => { accountMode = mode; drawAccount(); accountBox.querySelector("#account-name").focus(); } });
+    mount(accountBox, title,
+      h("p", { class: "help lead", text: t("account.why") }),
+      h("div", { class: "segmented", role: "group", "aria-label": t("account.title") },
+        tab("register", t("account.register")), tab("login", t("account.login"))),
+      form);
+
+    async function submit(event) {
+      event.preventDefault();
+      const name = form.elements.name.value.trim();
+      const password = form.elements.password.value;
+      const fail = (message, field) => {
+        error.textContent = message;
+        error.hidden = false;
+        if (field) form.elements[field].focus();
+      };
+      if (name.length < 2) return fail(t("account.err.invalid_name"), "name");
+      if (registering ? password && password.length < 8 : !password) return fail(t("account.err.invalid_password"), "password");
+      const button = form.querySelector("button[type=submit]");
+      button.disabled = true;
+      try {
+        if (registering) await register(name, password || null);
+        else await login(name, password);
+        store("tablestream.name", name);
+      } catch (problem) {
+        button.disabled = false;
+        fail(accountError(problem), problem instanceof ApiError && problem.code === "invalid_credentials" ? "password" : "name");
+      }
+    }
+  }
+
+  function signedIn(me) {
+    const ratings = Object.entries(me.ratings || {});
+    const parts = [
+      h("p", { class: "signed-in", "data-testid": "signed-in" }, around("account.signedInAs", "name",
+        h("a", { href: playerHref(me.name), "data-nav": "", class: "me-name", text: me.name }))),
+      ratings.length ? h("ul", { class: "rating-chips", "aria-label": t("account.ratings") },
+        ratings.map(([game, r]) => h("li", { class: "chip" }, h("span", { text: TITLES[game] || game }),
+          h("strong", { text: r.rating.toFixed(1) })))) : h("p", { class: "help spaced", text: t("account.noRatings") }),
+    ];
+    if (me.has_password === false) parts.push(passwordForm());
+    parts.push(h("p", { class: "account-actions" },
+      h("a", { class: "button small", href: playerHref(me.name), "data-nav": "", text: t("account.yourGames") }),
+      h("a", { class: "button small", href: `/rankings/${selected}`, "data-nav": "", text: t("nav.leaderboards") }),
+      h("button", { type: "button", class: "small ghost", "data-testid": "logout", text: t("account.logout"),
+        onclick: async () => {
+          try { await logout(); } catch (problem) { toast(problem.message); }
+        } })));
+    return parts;
+  }
+
+  function passwordForm() {
+    const error = h("p", { class: "form-error", role: "alert", hidden: true });
+    const form = h("form", { class: "password-form", onsubmit: async (event) => {
+      event.preventDefault();
+      const password = form.elements.password.value;
+      if (password.length < 8) {
+        error.textContent = t("account.err.invalid_password");
+        error.hidden = false;
+        return form.elements.password.focus();
+      }
+      try {
+        await setPassword(password);
+        toast(t("account.passwordSaved"), "ok");
+      } catch (problem) {
+        error.textContent = accountError(problem);
+        error.hidden = false;
+      }
+    } },
+      h("p", { class: "note", text: t("account.noPassword") }),
+      h("label", { class: "sr-only", for: "new-password", text: t("account.newPassword") }),
+      h("div", { class: "inline" },
+        h("input", { id: "new-password", name: "password", type: "password", minlength: 8, maxlength: 256,
+          autocomplete: "new-password", placeholder: t("account.newPassword") }),
+        h("button", { type: "submit", class: "small", text: t("account.setPassword") })),
+      error);
+    return form;
   }
 
   function optionField(option) {
@@ -69,8 +187,12 @@ export async function render(main) {
     const game = schema.games.find((g) => g.game === selected) || schema.games[0];
     const players = game.players;
     const maxPlayers = players.max_with_two_sets || players.max;
-    const name = h("input", { id: "name", name: "name", required: true, maxlength: 40, autocomplete: "nickname",
-      value: store("tablestream.name") || "" });
+    const me = account();
+    const name = me
+      ? h("p", { id: "name", class: "as-account", "data-testid": "playing-as" }, h("strong", { text: me.name }),
+        h("span", { class: "badge host", text: t("account.badge") }))
+      : h("input", { id: "name", name: "name", required: true, maxlength: 40, autocomplete: "nickname",
+        value: store("tablestream.name") || "" });
     const form = h("form", { class: "create-form", "data-testid": "create-form", onsubmit: create },
       h("fieldset", { class: "games" }, h("legend", { text: t("lobby.game") }),
         schema.games.map((g) => h("label", { class: "game-choice" + (g.game === game.game ? " on" : "") },
@@ -80,7 +202,8 @@ export async function render(main) {
           h("span", { class: "game-blurb", "aria-hidden": "true", text: BLURBS[g.game] || "" }),
           h("span", { class: "game-players", text: `${g.players.min}–${g.players.max_with_two_sets || g.players.max}` })))),
       h("div", { class: "row2" },
-        h("div", { class: "field" }, h("label", { for: "name", text: t("lobby.name") }), name),
+        h("div", { class: "field" }, me ? h("span", { class: "label", text: t("account.playingAs") })
+          : h("label", { for: "name", text: t("lobby.name") }), name),
         h("div", { class: "field" }, h("label", { for: "players", text: t("lobby.players") }),
           h("input", { id: "players", name: "players", type: "number", min: players.min, max: maxPlayers,
             value: Math.max(players.min, Math.min(players.max, 3)), required: true }))),
@@ -102,9 +225,9 @@ export async function render(main) {
     async function create(event) {
       event.preventDefault();
       const data = form.elements;
-      const who = data.name.value.trim();
-      if (!who) return toast(t("lobby.nameRequired"));
-      store("tablestream.name", who);
+      const who = me ? null : data.name.value.trim(); // an account sits down under its own name
+      if (!me && !who) return toast(t("lobby.nameRequired"));
+      if (who) store("tablestream.name", who);
       const options = {};
       for (const option of game.options) {
         const input = data[option.name];
@@ -118,13 +241,18 @@ export async function render(main) {
         }
       }
       if (data.seed.value) options.seed = data.seed.value.toLowerCase();
+      let created;
       try {
-        const created = await games.create(game.game, Number(data.players.value), options);
+        created = await games.create(game.game, Number(data.players.value), options);
         rememberHosted(created.game_id);
+      } catch (error) {
+        return toast(error.message);
+      }
+      try {
         await games.join(created.game_id, who, data.client_seed.value || null);
         navigate(`/tables/${created.game_id}`);
       } catch (error) {
-        toast(error.message);
+        joinRefused(error);
       }
     }
   }
@@ -137,21 +265,23 @@ export async function render(main) {
       return mount(listBox, h("p", { class: "error", text: error.message }));
     }
     const mine = new Set(hosted());
+    const me = account();
     const rows = lobby.games.map((g) => {
       const open = g.status === "waiting" && g.seats_taken < g.seats;
       const joinForm = h("form", { class: "join-inline", hidden: true, onsubmit: async (event) => {
         event.preventDefault();
-        const who = joinForm.elements.name.value.trim();
-        if (!who) return toast(t("lobby.nameRequired"));
-        store("tablestream.name", who);
+        const who = me ? null : joinForm.elements.name.value.trim();
+        if (!me && !who) return toast(t("lobby.nameRequired"));
+        if (who) store("tablestream.name", who);
         try {
           await games.join(g.game_id, who, joinForm.elements.client_seed.value || null);
           navigate(`/tables/${g.game_id}`);
-        } catch (error) { toast(error.message); }
+        } catch (error) { joinRefused(error); }
       } },
-        h("label", { class: "sr-only", for: `jn-${g.game_id}`, text: t("lobby.name") }),
-        h("input", { id: `jn-${g.game_id}`, name: "name", placeholder: t("lobby.name"), maxlength: 40,
-          value: store("tablestream.name") || "" }),
+        me ? h("span", { class: "as-account small-text", text: t("account.sitAs", { name: me.name }) }) : [
+          h("label", { class: "sr-only", for: `jn-${g.game_id}`, text: t("lobby.name") }),
+          h("input", { id: `jn-${g.game_id}`, name: "name", placeholder: t("lobby.name"), maxlength: 40,
+            value: store("tablestream.name") || "" })],
         h("label", { class: "sr-only", for: `js-${g.game_id}`, text: t("lobby.clientSeed") }),
         h("input", { id: `js-${g.game_id}`, name: "client_seed", placeholder: t("lobby.clientSeed"), maxlength: 64 }),
         h("button", { type: "submit", class: "primary small", text: t("table.joinBtn") }));
@@ -164,7 +294,10 @@ export async function render(main) {
           h("span", { class: "muted", text: t("lobby.seats", { taken: g.seats_taken, seats: g.seats }) })),
         h("div", { class: "table-actions" },
           open ? h("button", { class: "primary small", text: t("lobby.join"),
-            onclick: () => { joinForm.hidden = !joinForm.hidden; if (!joinForm.hidden) joinForm.elements.name.focus(); } }) : null,
+            onclick: () => {
+              joinForm.hidden = !joinForm.hidden;
+              if (!joinForm.hidden) (joinForm.elements.name || joinForm.elements.client_seed).focus();
+            } }) : null,
           open && mine.has(g.game_id) ? h("button", { class: "small", text: t("lobby.bots"),
             onclick: async () => { await fillWithBots(g.game_id); drawList(); } }) : null,
           h("a", { class: "button small ghost", href: `/tables/${g.game_id}`, "data-nav": "", text: t("lobby.spectate") })),
@@ -186,5 +319,8 @@ export async function render(main) {
   drawForm();
   timer = setInterval(drawList, 4000);
   const off = onLangChange(draw);
-  return () => { clearInterval(timer); off(); };
+  // Logging in or out changes the account box, the create form's name and the join forms.
+  const offAccount = onAccountChange(() => { drawAccount(); drawForm(); drawList(); });
+  whoami();
+  return () => { clearInterval(timer); off(); offAccount(); };
 }

@@ -4,6 +4,7 @@ import { t, lang, onLangChange } from "./i18n.js";
 import { TITLES, playerName } from "./names.js";
 import { h, mount, randomId, store, toast } from "./ui.js";
 import { hosted, fillWithBots } from "./lobby.js";
+import { account, joinRefused, onAccountChange } from "./account.js";
 
 const MODULES = { skull: "skull", "six-nimmt": "six_nimmt", "skull-king": "skull_king" };
 
@@ -229,22 +230,24 @@ export async function render(main, id) {
     const parts = [h("p", { class: "share", text: t("table.share") }),
       h("p", { class: "share-link mono", text: location.href })];
     if (view.seat === null) {
+      const me = account(); // a logged-in browser sits down as its account, under the account's name
       const form = h("form", { class: "join-form", "data-testid": "join-form", onsubmit: async (event) => {
         event.preventDefault();
-        const who = form.elements.name.value.trim();
-        if (!who) return toast(t("lobby.nameRequired"));
-        store("tablestream.name", who);
+        const who = me ? null : form.elements.name.value.trim();
+        if (!me && !who) return toast(t("lobby.nameRequired"));
+        if (who) store("tablestream.name", who);
         try {
           await games.join(id, who, form.elements.client_seed.value || null);
           // The stream was opened as a spectator: open it again with the new seat cookie.
           if (source) source.close();
           await refresh();
           if (view.status !== "finished") connect();
-        } catch (error) { toast(error.message); }
+        } catch (error) { joinRefused(error); }
       } },
         h("h2", { text: t("table.join") }),
-        h("div", { class: "field" }, h("label", { for: "join-name", text: t("lobby.name") }),
-          h("input", { id: "join-name", name: "name", maxlength: 40, value: store("tablestream.name") || "" })),
+        me ? h("p", { class: "as-account", "data-testid": "playing-as" }, t("account.sitAs", { name: me.name }))
+          : h("div", { class: "field" }, h("label", { for: "join-name", text: t("lobby.name") }),
+            h("input", { id: "join-name", name: "name", maxlength: 40, value: store("tablestream.name") || "" })),
         h("div", { class: "field" }, h("label", { for: "join-seed", text: t("lobby.clientSeed") }),
           h("input", { id: "join-seed", name: "client_seed", maxlength: 64 })),
         h("button", { class: "primary", type: "submit", text: t("table.joinBtn") }));
@@ -309,9 +312,11 @@ export async function render(main, id) {
   if (first.status !== "finished") connect();
   clockTimer = setInterval(tickClock, 250);
   const off = onLangChange(() => { if (view) draw(); resetLog(); });
+  const offAccount = onAccountChange(() => { if (view && view.status === "waiting") draw(); }); // the join form
   return () => {
     closed = true;
     off();
+    offAccount();
     clearInterval(clockTimer);
     clearTimeout(retryTimer);
     if (source) source.close();

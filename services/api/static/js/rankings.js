@@ -1,0 +1,102 @@
+// A game's leaderboard (/rankings/<game>): rated players best first, paged; tabs for the games.
+import { accounts, ApiError } from "./api.js";
+import { t, onLangChange } from "./i18n.js";
+import { TITLES } from "./names.js";
+import { h, mount, store } from "./ui.js";
+import { account, playerHref } from "./account.js";
+
+export const PAGE = 20;
+const GAMES = Object.keys(TITLES);
+
+/** The offset of a page's ?offset= query: a non-negative multiple of the page size. */
+export function offsetOf(search, size) {
+  const value = Number(new URLSearchParams(search).get("offset"));
+  return Number.isInteger(value) && value > 0 ? value - (value % size) : 0;
+}
+
+/** "1–20 of 57"-style pager: previous and next buttons, the range shown, focus kept on a button. */
+export function pager(offset, size, total, go) {
+  const prev = h("button", { type: "button", class: "small", "data-testid": "prev-page", disabled: offset <= 0,
+    text: "← " + t("board.prev"), onclick: () => go(Math.max(0, offset - size), "prev-page") });
+  const next = h("button", { type: "button", class: "small", "data-testid": "next-page", disabled: offset + size >= total,
+    text: t("board.next") + " →", onclick: () => go(offset + size, "next-page") });
+  const range = total ? t("board.range", { from: offset + 1, to: Math.min(total, offset + size), total }) : "";
+  if (offset === 0 && total <= size) return null; // one page: nothing to turn
+  return h("nav", { class: "pager", "aria-label": t("board.pages") }, prev,
+    h("span", { class: "range", "aria-live": "polite", text: range }), next);
+}
+
+export function rating(value) {
+  return value.toFixed(1);
+}
+
+export async function render(main, game) {
+  if (!game || !TITLES[game]) {
+    game = TITLES[store("tablestream.game")] ? store("tablestream.game") : GAMES[0];
+    history.replaceState(null, "", `/rankings/${game}`);
+  }
+  let offset = offsetOf(location.search, PAGE);
+  let page = null;
+  let problem = null;
+  const body = h("div", { class: "board-body" });
+
+  function draw(focus) {
+    const me = account();
+    mount(main, h("div", { class: "rankings", "data-testid": "leaderboard", "data-game": game },
+      h("div", { class: "page-head" }, h("h1", { text: t("board.title") }),
+        h("p", { class: "muted", text: t("board.explain") })),
+      h("nav", { class: "tabs", "aria-label": t("lobby.game") }, GAMES.map((g) =>
+        h("a", { href: `/rankings/${g}`, "data-nav": "", class: "tab", "aria-current": g === game ? "page" : null,
+          text: TITLES[g] }))),
+      h("section", { class: "panel" }, body)));
+    if (problem) return mount(body, h("p", { class: "error", text: problem }));
+    if (!page) return mount(body, h("p", { class: "muted", text: t("common.loading") }));
+    if (!page.total) {
+      return mount(body, h("p", { class: "empty", "data-testid": "board-empty",
+        text: t("board.empty", { game: TITLES[game] }) }));
+    }
+    mount(body,
+      h("table", { class: "data board-table" },
+        h("caption", { class: "sr-only", text: `${t("board.title")} · ${TITLES[game]}` }),
+        h("thead", {}, h("tr", {},
+          h("th", { scope: "col", class: "num", text: t("board.rank") }),
+          h("th", { scope: "col", text: t("board.player") }),
+          h("th", { scope: "col", class: "num", text: t("board.rating") }),
+          h("th", { scope: "col", class: "num", text: t("board.games") }))),
+        h("tbody", {}, page.entries.map((entry) => {
+          const mine = me && me.account_id === entry.account_id;
+          return h("tr", { class: mine ? "me" : null, "data-account": entry.account_id },
+            h("td", { class: "num rank", text: String(entry.rank) }),
+            h("th", { scope: "row" }, h("a", { href: playerHref(entry.name), "data-nav": "", text: entry.name }),
+              mine ? h("span", { class: "you", text: ` (${t("table.you")})` }) : null),
+            h("td", { class: "num strong", title: `μ ${entry.mu.toFixed(2)} · σ ${entry.sigma.toFixed(2)}`,
+              text: rating(entry.rating) }),
+            h("td", { class: "num", text: String(entry.games) }));
+        }))),
+      pager(offset, PAGE, page.total, go));
+    if (focus) {
+      const button = body.querySelector(`[data-testid=${focus}]:not(:disabled)`) || body.querySelector(".pager button:not(:disabled)");
+      if (button) button.focus();
+    }
+  }
+
+  async function load(focus) {
+    try {
+      page = await accounts.leaderboard(game, offset, PAGE);
+      problem = null;
+    } catch (error) {
+      problem = error instanceof ApiError && error.code === "unknown_game" ? t("board.unknownGame") : error.message;
+    }
+    draw(focus);
+  }
+
+  function go(next, focus) {
+    offset = next;
+    history.pushState(null, "", next ? `/rankings/${game}?offset=${next}` : `/rankings/${game}`);
+    load(focus);
+  }
+
+  draw();
+  await load();
+  return onLangChange(() => draw());
+}

@@ -1,0 +1,192 @@
+"""Accounts in the browser: register and log in from the lobby, sit down as the account, play a rated
+game, then find it on the game's leaderboard and on the players' pages."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from playwright.sync_api import Page, expect
+
+from tests.browser.conftest import Server
+from tests.browser.play import MOVE_SECONDS, finished, play, player, wait_until
+
+pytestmark = pytest.mark.browser
+
+PHONE = {"width": 390, "height": 844}
+
+
+def register(page: Page, name: str, password: str | None = None) -> None:
+    """Register from the lobby's account box and wait until it says who we are."""
+    page.goto("/")
+    page.click("[data-testid=account-register]")
+    page.fill("#account-name", name)
+    if password is not None:
+        page.fill("#account-password", password)
+    page.click("[data-testid=register-submit]")
+    expect(page.locator("[data-testid=signed-in]")).to_contain_text(name)
+
+
+def create_as_account(page: Page, title: str, players: int, **options: Any) -> str:
+    """A logged-in player creates a table from the lobby and sits down as the account."""
+    page.goto("/")
+    page.get_by_text(title, exact=True).first.click()
+    expect(page.locator("[data-testid=create-form] [data-testid=playing-as]")).to_be_visible()
+    page.fill("#players", str(players))
+    if options:
+        page.click("details.options summary")
+        for key, value in options.items():
+            page.fill(f"#opt-{key}", str(value))
+    page.click("[data-testid=create]")
+    page.wait_for_url("**/tables/*")
+    page.wait_for_selector("[data-testid=table][data-seat='0']")
+    return page.url.rsplit("/", 1)[1]
+
+
+def leaderboard(server: Server, game: str) -> dict[str, Any]:
+    board: dict[str, Any] = httpx.get(f"{server.url}/leaderboards/{game}", timeout=5).json()
+    return board
+
+
+def no_sideways_scroll(page: Page) -> bool:
+    return bool(page.evaluate("() => document.documentElement.scrollWidth <= window.innerWidth"))
+
+
+def test_two_registered_players_play_a_rated_game_and_find_it_on_the_leaderboard_and_their_pages(
+    server: Server, browser, screenshots: Path
+) -> None:
+    ada = player(browser, server.url)
+    brook = player(browser, server.url)
+    register(ada, "Ada Lovelace", password="analytical engine")
+    expect(ada.locator("[data-testid=who]")).to_have_text("Ada Lovelace")
+    ada.screenshot(path=screenshots / "lobby-account.png", full_page=True)
+    register(brook, "Brook Taylor")
+    # no password yet: the account box offers to set one
+    expect(brook.locator(".password-form")).to_be_visible()
+
+    game_id = create_as_account(ada, "6 nimmt!", 2, rounds=1)
+    brook.goto(f"/tables/{game_id}")
+    expect(brook.locator("[data-testid=join-form] [data-testid=playing-as]")).to_contain_text("Brook Taylor")
+    brook.click("[data-testid=join-form] button[type=submit]")
+    ada.wait_for_selector("[data-testid=table][data-status=playing]")
+    expect(ada.locator(".player[data-seat='1'] .pname")).to_contain_text("Brook Taylor")
+
+    play([ada, brook], random.Random(13), finished([ada, brook]))
+    ada.wait_for_selector("[data-testid=end-screen]")
+
+    # The projection worker records the finish on its own time: wait for it through the API.
+    wait_until(lambda: leaderboard(server, "six-nimmt")["total"] >= 2, MOVE_SECONDS, "the game to be rated")
+    ada.click(".topnav a[href='/rankings']")
+    ada.click(".tabs a[href='/rankings/six-nimmt']")
+    ada.wait_for_url("**/rankings/six-nimmt")
+    rows = ada.locator("[data-testid=leaderboard] tbody tr")
+    expect(rows).to_have_count(2)
+    names = rows.locator("th a").all_inner_texts()
+    assert sorted(names) == ["Ada Lovelace", "Brook Taylor"]
+    for row in range(2):
+        cells = rows.nth(row).locator("td").all_inner_texts()
+        assert cells[0] == str(row + 1)  # rank
+        float(cells[1])  # a rating, shown as a number
+        assert cells[2] == "1"  # games played
+    expect(ada.locator("[data-testid=leaderboard] tr.me th a")).to_have_text("Ada Lovelace")
+    ada.screenshot(path=screenshots / "leaderboard.png", full_page=True)
+
+    # From the leaderboard to Brook's page: the rating and the game in the history.
+    ada.click("[data-testid=leaderboard] tbody th a:text-is('Brook Taylor')")
+    ada.wait_for_url("**/players/Brook%20Taylor")
+    card = ada.locator("[data-testid=rating-card][data-game=six-nimmt]")
+    expect(card).to_contain_text("1 rated game")
+    games = ada.locator("[data-testid=history] > li")
+    expect(games).to_have_count(1)
+    entry = games.first
+    assert entry.get_attribute("data-game-id") == game_id
+    expect(entry).to_contain_text("6 nimmt!")
+    expect(entry.locator(".seats")).to_contain_text("Ada Lovelace")
+    expect(entry.locator("[data-testid=result]")).to_contain_text("of 2")
+    expect(entry.locator("[data-testid=rating-change]")).to_contain_text("→")
+    export = entry.locator("[data-testid=export-link]").get_attribute("href")
+    exported = ada.request.get(export or "")
+    assert exported.ok and exported.json()["game_id"] == game_id
+
+    # Ada's own page, as she sees it, for the screenshot; then the replay link works.
+    ada.click("[data-testid=who]")
+    ada.wait_for_url("**/players/Ada%20Lovelace")
+    expect(ada.locator("[data-testid=history] > li")).to_have_count(1)
+    expect(ada.locator("[data-testid=player] h1")).to_contain_text("you")
+    ada.screenshot(path=screenshots / "player.png", full_page=True)
+    ada.click("[data-testid=history] [data-testid=replay-link]")
+    ada.wait_for_url(f"**/replay/{game_id}")
+    expect(ada.locator("[data-testid=position]")).to_contain_text("Step 1 of")
+    ada.context.close()
+    brook.context.close()
+
+
+def test_a_lookalike_or_taken_name_and_a_wrong_password_are_refused_with_the_reason_shown(
+    server: Server, browser
+) -> None:
+    first = player(browser, server.url)
+    register(first, "Zoe Quill", password="quill and ink")
+    other = player(browser, server.url)
+    other.goto("/")
+    error = other.locator("[data-testid=account-error]")
+    other.fill("#account-name", "Z\u043e\u0435 Quill")  # Cyrillic o and e
+    other.click("[data-testid=register-submit]")
+    expect(error).to_have_text(
+        "This name looks too much like “Zoe Quill”, which is registered. Choose another."
+    )
+    expect(other.locator("#account-name")).to_be_focused()
+    other.fill("#account-name", "ZOE QUILL")
+    other.click("[data-testid=register-submit]")
+    expect(error).to_have_text("This name is already registered. Log in, or choose another.")
+    other.click("[data-testid=account-login]")
+    other.fill("#account-name", "zoe quill")
+    other.fill("#account-password", "wrong password")
+    other.click("[data-testid=login-submit]")
+    expect(other.locator("[data-testid=account-error]")).to_have_text("Wrong name or password.")
+    expect(other.locator("#account-password")).to_be_focused()
+    other.fill("#account-password", "quill and ink")
+    other.click("[data-testid=login-submit]")
+    expect(other.locator("[data-testid=signed-in]")).to_contain_text("Zoe Quill")
+    # logging out in one browser leaves the other logged in
+    other.click("[data-testid=logout]")
+    expect(other.locator("[data-testid=login-form]")).to_be_visible()
+    expect(other.locator("[data-testid=who]")).to_be_hidden()
+    first.reload()
+    expect(first.locator("[data-testid=signed-in]")).to_contain_text("Zoe Quill")
+    first.context.close()
+    other.context.close()
+
+
+def test_registering_and_browsing_the_leaderboard_work_by_keyboard_on_a_phone(
+    server: Server, browser
+) -> None:
+    phone = player(browser, server.url, **PHONE)
+    phone.goto("/")
+    phone.focus("#account-name")
+    phone.keyboard.type("Kimberly Keyston")
+    phone.keyboard.press("Tab")
+    expect(phone.locator("#account-password")).to_be_focused()
+    phone.keyboard.press("Enter")
+    expect(phone.locator("[data-testid=signed-in]")).to_contain_text("Kimberly Keyston")
+    assert no_sideways_scroll(phone)
+
+    phone.goto("/rankings/skull")
+    expect(phone.locator("[data-testid=leaderboard][data-game=skull]")).to_be_visible()
+    phone.focus(".tabs a[aria-current=page]")
+    phone.keyboard.press("Tab")
+    expect(phone.locator(".tabs a[href='/rankings/six-nimmt']")).to_be_focused()
+    phone.keyboard.press("Enter")
+    phone.wait_for_url("**/rankings/six-nimmt")
+    expect(phone.locator(".tabs a[aria-current=page]")).to_have_text("6 nimmt!")
+    assert no_sideways_scroll(phone)
+
+    phone.goto("/players/Kimberly%20Keyston")
+    expect(phone.locator("[data-testid=player] h1")).to_contain_text("Kimberly Keyston")
+    expect(phone.locator("[data-testid=rating-card]")).to_have_count(3)
+    assert no_sideways_scroll(phone)
+    phone.goto("/players/Nobody%20Here")
+    expect(phone.locator("main")).to_contain_text("There is no player called “Nobody Here”.")
+    phone.context.close()
