@@ -16,6 +16,7 @@ restrictive" profile allows for Japanese, Chinese and Korean writing.
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from dataclasses import dataclass
 from functools import cache
@@ -36,6 +37,9 @@ _ALLOWED_MIXES = (
     frozenset({"HAN", "HANGUL"}),  # Korean
 )
 _BIDI_MARKS = "\u200e\u200f"  # the confusables data wraps right-to-left glyphs in these
+
+
+_ACCOUNT_ID_LIKE = re.compile(r"[0-9a-f]{16}")  # /accounts/<name or id> and player pages take either
 
 
 @dataclass(frozen=True)
@@ -61,6 +65,8 @@ def checked_name(raw: str) -> Name:
     normalised = normalise(display)
     if normalised in RESERVED:
         raise _invalid(f"{display!r} is reserved.")
+    if _ACCOUNT_ID_LIKE.fullmatch(normalised):
+        raise _invalid("A name may not be 16 hexadecimal digits: that is what an account id looks like.")
     return Name(display=display, normalised=normalised, skeleton=skeleton(normalised))
 
 

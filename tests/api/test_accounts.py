@@ -108,10 +108,11 @@ def test_a_name_that_differs_only_by_case_width_or_a_lookalike_character_is_refu
         ("x" * 25, "invalid_name"),
         ("Ada  Byron", "invalid_name"),
         ("me", "invalid_name"),
+        ("DeadBeef00C0FFEE", "invalid_name"),  # 16 hex digits: an account id's shape
         ("Pa\u03b2lo", "name_mixed_script"),  # Latin with a Greek beta
     ],
 )
-def test_invisible_control_too_short_reserved_and_mixed_script_names_are_refused(
+def test_invisible_control_too_short_reserved_id_shaped_and_mixed_script_names_are_refused(
     fake_api: Api, name: str, code: str
 ) -> None:
     response = fake_api.client.post("/accounts", json={"name": name})
