@@ -58,12 +58,20 @@ async def live(request: Request) -> StreamingResponse:
     if context.live.closing:
         raise UnavailableError("shutting_down", "This server is shutting down; reconnect.", retry_after=1)
     caller = await caller_of(request, game_id)
-    head = await context.queries.load(game_id)
+    queries = context.queries
+    head = await queries.load(game_id)
     resume = _last_event_id(request)
     if resume is not None and resume > head.version:
         raise InvalidError("invalid_last_event_id", f"The game is at version {head.version}, not {resume}.")
+    # Everything the first message needs is read before the response starts: a Redis that is down
+    # or a pool that is exhausted now is a clean 503 with Retry-After, not a stream cut mid-way.
+    cursor: Folded | None
+    if resume is None:
+        cursor, first = head, await _message(queries, head, caller.seat)
+    else:
+        cursor, first = (await queries.load_at(game_id, resume) if resume > 0 else None), None
     slot = context.stream_slots.take(client_address(request))
-    return LiveResponse(_stream(request, context, game_id, caller.seat, head, resume), slot)
+    return LiveResponse(_stream(request, context, game_id, caller.seat, cursor, first), slot)
 
 
 def _last_event_id(request: Request) -> int | None:
@@ -85,27 +93,29 @@ async def _message(queries: GameQueries, folded: Folded, seat: int | None) -> by
 
 
 async def _stream(
-    request: Request, context: AppContext, game_id: str, seat: int | None, head: Folded, resume: int | None
+    request: Request,
+    context: AppContext,
+    game_id: str,
+    seat: int | None,
+    cursor: Folded | None,
+    first: bytes | None,
 ) -> AsyncIterator[bytes]:
     queries = context.queries
     settings = context.settings
     async with context.live.subscribe(game_id) as wakeups:  # before reading the tail: no lost wake-up
-        cursor: Folded | None
-        if resume is None:
-            cursor = head
-            yield await _message(queries, head, seat)
-        else:
-            cursor = await queries.load_at(game_id, resume) if resume > 0 else None
+        if first is not None:
+            yield first
         quiet_since = time.monotonic()
         while not wakeups.closing:
             try:
                 successors = await queries.successors(game_id, cursor)
+                messages = [(folded, await _message(queries, folded, seat)) for folded in successors]
             except UNAVAILABLE:  # Redis went away: end; the client resumes from its Last-Event-ID
                 log.info("live_ended_store_unavailable", game_id=game_id)
                 return
-            for folded in successors:
+            for folded, message in messages:
                 cursor = folded
-                yield await _message(queries, cursor, seat)
+                yield message
                 quiet_since = time.monotonic()
             if cursor is not None and cursor.state.status == "finished":
                 return
