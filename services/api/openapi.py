@@ -203,6 +203,19 @@ RATE_LIMITED = {
 CAPPED = {("/games/{game_id}/live", "get")}
 
 
+NOT_READY: dict[str, Any] = {
+    "type": "object",
+    "required": ["status", "reason", "message"],
+    "properties": {
+        "status": {"const": "not_ready"},
+        "reason": {"enum": ["shutting_down", "redis_unreachable", "projections_lagging"]},
+        "message": {"type": "string"},
+        "lag_seconds": {"type": "number", "description": "projections_lagging: the oldest lag"},
+    },
+}
+"""The body of a 503 from ``/healthz`` (``services.api.app.not_ready``), not the error shape."""
+
+
 def _retry_later(description: str) -> dict[str, Any]:
     return {**_error(description), "headers": RETRY_AFTER}
 
@@ -438,7 +451,10 @@ def openapi_document() -> dict[str, Any]:
         "/healthz": {
             "get": {
                 "summary": "Readiness: Redis answers and no projection lags past the threshold",
-                "responses": {"200": _ok("ok"), "503": _retry_later("Not ready: the reason is in the body")},
+                "responses": {
+                    "200": _ok("ok"),
+                    "503": {**_ok("Not ready: the reason is in the body", NOT_READY), "headers": RETRY_AFTER},
+                },
             }
         },
         "/livez": {"get": {"summary": "Liveness: the process answers", "responses": {"200": _ok("alive")}}},

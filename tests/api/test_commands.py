@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import jsonschema_rs
 import pytest
 
+from services.store.keys import DIRTY
 from tests.api.conftest import Api
 
 FLOWER = {"type": "place_disc", "disc": "flower"}
@@ -126,6 +128,16 @@ def test_acting_when_not_awaited_is_a_422_naming_the_rule(api: Api) -> None:
     response = api.send(game_id, 0, FLOWER)
     assert response.status_code == 422
     assert response.json()["error"]["code"] != "internal_error"
+
+
+def test_a_not_ready_healthz_answers_503_with_the_body_its_openapi_schema_documents(fake_api: Api) -> None:
+    fake_api.sync.zadd(DIRTY, {"0123456789abcdef": 1})  # a projection marked as lagging since 1970
+    response = fake_api.client.get("/healthz")
+    assert response.status_code == 503 and response.headers["retry-after"]
+    documented = fake_api.client.get("/openapi.json").json()["paths"]["/healthz"]["get"]["responses"]["503"]
+    schema = documented["content"]["application/json"]["schema"]
+    jsonschema_rs.validate(schema, response.json())
+    assert response.json()["reason"] == "projections_lagging"
 
 
 def test_every_response_carries_a_request_id(api: Api) -> None:
