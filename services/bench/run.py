@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import redis
+from rq import Worker
 
 from services.bench import wrk
 from services.bench.players import Players, Table, Tally
@@ -121,14 +122,36 @@ def drain(stack: Stack, tables: list[list[Table]], timeout: float = 120.0) -> No
     client.close()
 
 
+def jobs_done(url: str) -> int:
+    """RQ jobs the stack's workers have finished so far (successful and failed, every queue), from
+    the counters RQ keeps in each worker's hash."""
+    client = redis.Redis.from_url(url)
+    try:
+        return sum(w.successful_job_count + w.failed_job_count for w in Worker.all(connection=client))
+    finally:
+        client.close()
+
+
+@dataclass(frozen=True)
+class Played:
+    """A timed play row: the tally, the tables now held, the seconds played, the server CPU it cost
+    (the worker drained) and the RQ jobs the worker ran for it."""
+
+    tally: Tally
+    tables: list[list[Table]]
+    elapsed: float
+    cpu: CpuSample
+    jobs: int
+
+
 def play_row(
     stack: Stack, players: Players, tables: list[list[Table]], seconds: float, rate: float | None = None
-) -> tuple[Tally, list[list[Table]], float, CpuSample]:
+) -> Played:
     servers = stack.servers()
-    before = servers.cpu()
+    before, jobs = servers.cpu(), jobs_done(stack.redis.url)
     tally, tables, elapsed = players.play(tables, seconds=seconds, rate=rate)
     drain(stack, tables)
-    return tally, tables, elapsed, servers.cpu() - before
+    return Played(tally, tables, elapsed, servers.cpu() - before, jobs_done(stack.redis.url) - jobs)
 
 
 def replay_row(url: str, game_ids: list[str]) -> tuple[Row, float]:
