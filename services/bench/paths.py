@@ -26,14 +26,12 @@ import redis
 import redis.asyncio as aioredis
 from msgspec import to_builtins
 from pyinstrument import Profiler
-from rq import SimpleWorker
-from rq.serializers import JSONSerializer
 
 from services.commands import GameCommands
 from services.history.folding import StateCache
 from services.store.embedded import EmbeddedRedis
 from services.store.event_store import EventStore
-from services.store.queue import AppendNotifier, projection_queue
+from services.store.queue import AppendNotifier, projection_queue, run_queued_projections
 from services.store.tokens import TokenStore
 from services.structured_logging import configure_logging
 
@@ -66,7 +64,7 @@ def profile_paths(url: str, tables: int, rounds: int, out: Path) -> dict[str, fl
             for seat in range(PLAYERS):
                 await commands.join(game_id, f"P{seat}", "")
             games.append(game_id)
-        _work(sync, queue, None, spent)
+        _work(sync, None, spent)
         spent.update(command_cpu=0.0, worker_cpu=0.0, jobs=0.0)
         for _ in range(rounds):
             started = time.process_time()
@@ -79,7 +77,7 @@ def profile_paths(url: str, tables: int, rounds: int, out: Path) -> dict[str, fl
                     spent["commands"] += 1
             api.stop()
             spent["command_cpu"] += time.process_time() - started
-            _work(sync, queue, worker_profile, spent)
+            _work(sync, worker_profile, spent)
         await client.aclose()
 
     asyncio.run(main())
@@ -90,13 +88,12 @@ def profile_paths(url: str, tables: int, rounds: int, out: Path) -> dict[str, fl
     return spent
 
 
-def _work(sync: redis.Redis, queue: Any, profiler: Profiler | None, spent: dict[str, float]) -> None:
-    worker = SimpleWorker([queue], connection=sync, serializer=JSONSerializer)
-    spent["jobs"] += queue.count  # nothing is queued while the worker runs but its own follow-ups
+def _work(sync: redis.Redis, profiler: Profiler | None, spent: dict[str, float]) -> None:
+    spent["jobs"] += projection_queue(sync).count  # nothing else is queued while the worker runs
     started = time.process_time()
     if profiler is not None:
         profiler.start()
-    worker.work(burst=True, logging_level="ERROR")
+    run_queued_projections(sync)
     if profiler is not None:
         profiler.stop()
     spent["worker_cpu"] += time.process_time() - started

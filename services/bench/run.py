@@ -11,7 +11,6 @@ from pathlib import Path
 from typing import Any
 
 import redis
-from rq import Worker
 
 from services.bench import wrk
 from services.bench.players import Players, Table, Tally
@@ -20,6 +19,7 @@ from services.bench.report import Row, cpu_split, millis
 from services.bench.stack import Stack
 from services.history.folding import advance, decode_event, table_of
 from services.history.records import decode_stored
+from services.store import queue
 from services.store.event_store import SyncEventStore
 from services.store.keys import game_keys
 
@@ -123,11 +123,10 @@ def drain(stack: Stack, tables: list[list[Table]], timeout: float = 120.0) -> No
 
 
 def jobs_done(url: str) -> int:
-    """RQ jobs the stack's workers have finished so far (successful and failed, every queue), from
-    the counters RQ keeps in each worker's hash."""
+    """RQ jobs the stack's workers have finished so far (``services.store.queue.jobs_done``)."""
     client = redis.Redis.from_url(url)
     try:
-        return sum(w.successful_job_count + w.failed_job_count for w in Worker.all(connection=client))
+        return queue.jobs_done(client)
     finally:
         client.close()
 

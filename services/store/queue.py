@@ -15,7 +15,7 @@ from typing import Any
 
 import anyio.to_thread
 import redis
-from rq import Queue, Retry
+from rq import Queue, Retry, SimpleWorker, Worker
 from rq.exceptions import DuplicateJobError, InvalidJobOperation, NoSuchJobError
 from rq.job import Job, JobStatus
 from rq.serializers import JSONSerializer
@@ -69,6 +69,20 @@ class AppendNotifier:
     async def __call__(self, game_id: str, poke: bool) -> None:
         if await self.store.publish_appended(game_id, poke):
             await anyio.to_thread.run_sync(enqueue_drain, self.queue)
+
+
+def run_queued_projections(connection: redis.Redis) -> None:
+    """Run the queued projection jobs in this process until the queue is empty (a burst
+    ``SimpleWorker``; for the bench's profiles and for tests)."""
+    SimpleWorker([projection_queue(connection)], connection=connection, serializer=JSONSerializer).work(
+        burst=True, logging_level="ERROR"
+    )
+
+
+def jobs_done(connection: redis.Redis) -> int:
+    """RQ jobs the registered workers have finished so far (successful and failed, every queue), from
+    the counters RQ keeps in each worker's hash."""
+    return sum(w.successful_job_count + w.failed_job_count for w in Worker.all(connection=connection))
 
 
 def lifecycle_queue(connection: redis.Redis) -> Queue:
