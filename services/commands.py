@@ -37,8 +37,10 @@ SEED_OPTION = "seed"
 
 log = structlog.get_logger("tablestream.commands")
 
-Notify = Callable[[str], Awaitable[None]]
-"""Called with the game id after every append (``services.store.queue.AppendNotifier``)."""
+Notify = Callable[[str, bool], Awaitable[None]]
+"""Called after every append with the game id and whether the append set the game's pending
+projection flag, i.e. whether to hand the game to the projection workers
+(``services.store.queue.AppendNotifier``)."""
 
 Decision = Callable[[Folded, SecretSeeds], tuple[CommandRecord, list[Event]]]
 """How a lifecycle request decides on the newest state: its record and its events."""
@@ -151,12 +153,12 @@ class GameCommands:
             body={"game": game, "players": players, "options": options, "table": timers},
         )
         entries = encode_batch(1, GENESIS_HASH, record, events, fresh_salts(len(events)))
-        await self.store.create(
+        created = await self.store.create(
             game_id, {"root": root.hex(), "master": master.hex()}, entries[0], entries[1:]
         )
         host_token = await self.tokens.issue(game_id, "host")
         await self._after(advance(game_id, None, entries))  # armed before it is announced
-        await self._notify(game_id)
+        await self._notify(game_id, created)
         log.info("table_created", game_id=game_id, game=game, players=players, outcome="ok")
         return game_id, host_token
 
@@ -269,7 +271,7 @@ class GameCommands:
             new = advance(folded.game_id, folded, entries)
             self.cache.put(new)
             await self._after(new)  # the timer is armed before the batch is announced
-            await self._notify(folded.game_id)
+            await self._notify(folded.game_id, result.poke)
             return CommandOutcome(
                 folded.game_id,
                 folded.table,
@@ -285,11 +287,11 @@ class GameCommands:
             return replayed
         return result.head
 
-    async def _notify(self, game_id: str) -> None:
+    async def _notify(self, game_id: str, poke: bool) -> None:
         """Tell live streams and projections; the events are already stored, so a failed
         notification must not fail the command: the sweeper finds any game whose projection lags."""
         try:
-            await self.notify(game_id)
+            await self.notify(game_id, poke)
         except Exception:
             log.warning("notify_failed", game_id=game_id, exc_info=True)
 

@@ -1,6 +1,12 @@
-"""The projection job: bring one game's read models up to its newest event.
+"""The projection jobs: bring games' read models up to their newest events.
 
-A poke carries only the game id. The job folds from what it already holds (a per-process cache of
+Pokes are coalesced (``services.store.indexes``): the append that sets a game's pending flag hands
+the game over, and at most one drain job (``project_poked``) is queued at a time; it projects every
+handed-over game in batches. The sweeper queues ``project_games`` with the lagging games it finds;
+``project`` (one game) stays for jobs queued before. Each projection of a game first clears its
+pending flag, then reads its head: an append after the clear hands the game over again.
+
+A job carries only game ids. Each projection folds from what it already holds (a per-process cache of
 folded tables, else the stream from the start), materialises every view at the head, and writes
 them with compare-and-set on the checkpoint. A duplicate or late poke finds the checkpoint already
 at the head and changes nothing; two workers racing on one game cannot move it backwards. Once
@@ -15,14 +21,18 @@ from __future__ import annotations
 import msgspec
 import structlog
 from rq import get_current_job
+from rq.job import Job
 
 from projections.views import lobby_entry, materialise
 from services.history.folding import StateCache
 from services.lifecycle import lifecycle_behind
 from services.store.event_store import SyncEventStore
+from services.store.queue import enqueue_drain, projection_queue
 from workers.ratings import RatingsRecorder
 
 MAX_CAS_ROUNDS = 20
+DRAIN_BATCH = 100  # games taken per SPOP
+DRAIN_ROUNDS = 10  # batches per drain job; more waiting then: the job queues its successor
 
 log = structlog.get_logger("tablestream.projector")
 _cache = StateCache()
@@ -41,8 +51,9 @@ class Projector:
         is also recorded in its players' histories and ratings (once, however often it is poked).
         The game stays marked dirty while its lifecycle is pending at the head (its timer is behind,
         the appending process died before arming it, or a bot is to act): the sweeper then has it
-        settled if that lasts (``workers.sweeper``)."""
-        checkpoint = self._project(game_id)
+        settled if that lasts (``workers.sweeper``). Clears the game's pending flag before it reads
+        the head (``store.take_pending``)."""
+        checkpoint = self._project(game_id, self.store.take_pending(game_id))
         folded = self.cache.get(game_id)
         at_head = folded is not None and folded.version == checkpoint
         if at_head and folded is not None and lifecycle_behind(self.store.read_timer(game_id), folded):
@@ -51,9 +62,37 @@ class Projector:
         self.store.clear_dirty(game_id, checkpoint)
         return checkpoint
 
-    def _project(self, game_id: str) -> int:
-        for _ in range(MAX_CAS_ROUNDS):
-            checkpoint = self.store.checkpoint(game_id)
+    def catch_up_all(self, game_ids: list[str]) -> list[str]:
+        """``catch_up`` each game; one that fails (logged) does not stop the others: its dirty mark
+        stays, for the sweeper. Returns the games that failed."""
+        failed = []
+        for game_id in game_ids:
+            try:
+                with structlog.contextvars.bound_contextvars(game_id=game_id):
+                    self.catch_up(game_id)
+            except Exception:
+                log.warning("projection_failed", game_id=game_id, exc_info=True)
+                failed.append(game_id)
+        return failed
+
+    def drain(self) -> tuple[int, list[str]]:
+        """Project the handed-over games, ``DRAIN_BATCH`` at a time, for up to ``DRAIN_ROUNDS``
+        batches. Returns how many were taken and the ones that failed."""
+        self.store.begin_drain()  # first: a game handed over from now on queues the next job
+        taken: int = 0
+        failed: list[str] = []
+        for _ in range(DRAIN_ROUNDS):
+            games = self.store.take_poked(DRAIN_BATCH)
+            if not games:
+                return taken, failed
+            taken += len(games)
+            failed += self.catch_up_all(games)
+        return taken, failed
+
+    def _project(self, game_id: str, checkpoint: int) -> int:
+        for attempt in range(MAX_CAS_ROUNDS):
+            if attempt:
+                checkpoint = self.store.checkpoint(game_id)
             folded = self.store.load(game_id, self.cache)
             if folded is not None and folded.state.status == "finished":
                 self.ratings.record(folded)
@@ -72,9 +111,41 @@ class Projector:
         raise RuntimeError(f"projection of {game_id} kept losing its compare-and-set")
 
 
+def _job() -> Job:
+    job = get_current_job()
+    assert job is not None, "projection entry points run inside an RQ job"
+    return job
+
+
 def project(game_id: str) -> int:
     """RQ entry point (``services.store.queue.PROJECTION_JOB``; JSON serializer, ids only)."""
-    job = get_current_job()
-    assert job is not None, "project() runs inside an RQ job"
+    job = _job()
     with structlog.contextvars.bound_contextvars(game_id=game_id, job_id=job.id):
         return Projector(SyncEventStore(job.connection), _cache).catch_up(game_id)
+
+
+def project_games(game_ids: list[str]) -> int:
+    """RQ entry point (``services.store.queue.BATCH_JOB``): project these games; fails (to be
+    retried) if any of them failed, after trying all."""
+    job = _job()
+    with structlog.contextvars.bound_contextvars(job_id=job.id):
+        failed = Projector(SyncEventStore(job.connection), _cache).catch_up_all(game_ids)
+    if failed:
+        raise RuntimeError(f"projection failed for {len(failed)} of {len(game_ids)} games: {failed[:10]}")
+    return len(game_ids)
+
+
+def project_poked() -> int:
+    """RQ entry point (``services.store.queue.DRAIN_JOB``): project every handed-over game; if some
+    still wait after ``DRAIN_ROUNDS`` batches, queue the next drain job (unless one is queued). The
+    games that failed keep their dirty marks (the sweeper queues them again); the job then fails,
+    so that the failure is kept with its traceback. Returns how many games it took."""
+    job = _job()
+    store = SyncEventStore(job.connection)
+    with structlog.contextvars.bound_contextvars(job_id=job.id):
+        taken, failed = Projector(store, _cache).drain()
+    if taken >= DRAIN_BATCH * DRAIN_ROUNDS and store.claim_drain():
+        enqueue_drain(projection_queue(job.connection), reason="more")
+    if failed:
+        raise RuntimeError(f"projection failed for {len(failed)} of {taken} games: {failed[:10]}")
+    return taken

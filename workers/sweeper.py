@@ -3,9 +3,13 @@ and has the lifecycle of a caught-up one settled when its timer is behind its he
 still to act.
 
 Pokes can be lost (a crash between append and enqueue, a job that exhausted its retries, a Redis
-restart that lost the queue); the sweeper makes projections eventually complete without anyone
-watching. It reads only the dirty set (``services.store.indexes``: every write marks its game, the
-projector clears the mark), so an idle sweep costs one command however many games are stored.
+restart that lost the queue, a pending flag whose hand-over was lost); the sweeper makes projections
+eventually complete without anyone watching: it queues one job projecting every lagging game it
+found, regardless of the games' pending flags, and a drain job whenever games wait in the hand-over
+set (``ts:poked``; a drain job whose queueing was lost would leave them there for its flag's TTL).
+It reads only the dirty set (``services.store.indexes``: every write marks its game, the projector
+clears the mark) and the hand-over set's size, so an idle sweep costs two commands however many
+games are stored.
 A game is swept once its mark is ``grace`` old: younger ones have a job on the way.
 
 The write side arms a game's turn timer and queues its bots' moves right after appending; a process
@@ -29,7 +33,7 @@ from rq import Queue
 from services.history.folding import StateCache
 from services.lifecycle import lifecycle_behind
 from services.store.event_store import SyncEventStore
-from services.store.queue import enqueue_projection, enqueue_settle
+from services.store.queue import enqueue_drain, enqueue_projections, enqueue_settle
 
 log = structlog.get_logger("tablestream.sweeper")
 
@@ -42,10 +46,12 @@ _cache = StateCache()
 
 @dataclass
 class Swept:
-    """What one pass did: games poked for projection, and games whose lifecycle was queued."""
+    """What one pass did: games poked for projection, games whose lifecycle was queued, and whether
+    it queued a drain job for games handed over (their drain job may have been lost)."""
 
     lagging: list[str] = field(default_factory=list)
     unsettled: list[str] = field(default_factory=list)
+    drained: bool = False  # a drain job of the handed-over games was queued
 
 
 def sweep(
@@ -55,8 +61,8 @@ def sweep(
     grace_ms: int = GRACE_MS,
     batch: int = BATCH,
 ) -> Swept:
-    """Poke each lagging marked game once, queue the lifecycle of each caught-up one whose timer is
-    behind or whose bots are to act, and clear the marks of the others."""
+    """Queue one projection job for the lagging marked games, queue the lifecycle of each caught-up
+    one whose timer is behind or whose bots are to act, and clear the marks of the others."""
     swept = Swept()
     for game_id in store.dirty_games(grace_ms, batch):
         checkpoint = store.checkpoint(game_id)
@@ -69,8 +75,11 @@ def sweep(
             store.touch_dirty(game_id)
         else:
             store.clear_dirty(game_id, checkpoint)
-    for game_id in swept.lagging:
-        enqueue_projection(projections, game_id, reason="sweep")
+    if swept.lagging:  # one job for all, whatever their pending flags say (a hand-over may be lost)
+        enqueue_projections(projections, swept.lagging, reason="sweep")
+    if store.poked_count():  # handed-over games, and maybe no drain job: its queueing was lost
+        enqueue_drain(projections, reason="sweep")
+        swept.drained = True
     if swept.lagging or swept.unsettled:
         log.info("swept", lagging=len(swept.lagging), unsettled=len(swept.unsettled))
     return swept

@@ -103,7 +103,8 @@ def _rows(stack: Stack, players: Players, options: Options, add: Callable[[Row],
 
     # A full command: HTTP, rules, append with dedup and chain, projection; the server's CPU per
     # accepted command, with the views the clients read counted at the view row's CPU per request.
-    tally, tables, elapsed, cpu = play_row(stack, players, tables, seconds)
+    played = play_row(stack, players, tables, seconds)
+    tally, tables, elapsed, cpu = played.tally, played.tables, played.elapsed, played.cpu
     top_rate = tally.commands / elapsed if elapsed else 0.0
     figure = (
         f"{top_rate:,.0f} commands/s p50 {millis(percentile(tally.command_latency, 0.5))} "
@@ -112,7 +113,9 @@ def _rows(stack: Stack, players: Players, options: Options, add: Callable[[Row],
     notes = [
         f"{options.clients} client processes, {options.tables} Skull King tables; {tally.views} views "
         f"({tally.stale_views} older than the table's last accepted command), {tally.rejected} rejected, "
-        f"{tally.setup_requests} setup requests, {tally.finished_games} games finished"
+        f"{tally.setup_requests} setup requests, {tally.finished_games} games finished",
+        f"worker: {micros(cpu.seconds['worker'] / max(1, tally.commands))} CPU and "
+        f"{played.jobs / max(1, tally.commands):.2f} RQ jobs per accepted command ({played.jobs} jobs)",
     ]
     if append is not None and view is not None and tally.commands:
         net = (cpu.total - tally.views * view.per_request) / tally.commands
@@ -139,7 +142,8 @@ def _rows(stack: Stack, players: Players, options: Options, add: Callable[[Row],
     try:
         for fraction, limit in ((0.5, 0.100), (0.1, 0.020)):
             rate = max(1.0, top_rate * fraction)
-            tally, tables, elapsed, _ = play_row(stack, players, tables, seconds, rate=rate)
+            paced = play_row(stack, players, tables, seconds, rate=rate)
+            tally, tables, elapsed = paced.tally, paced.tables, paced.elapsed
             lags = projected.lags(tally.accepted)
             p50, p99 = percentile(lags, 0.5), percentile(lags, 0.99)
             add(

@@ -19,6 +19,7 @@ from services.bench.report import Row, cpu_split, millis
 from services.bench.stack import Stack
 from services.history.folding import advance, decode_event, table_of
 from services.history.records import decode_stored
+from services.store import queue
 from services.store.event_store import SyncEventStore
 from services.store.keys import game_keys
 
@@ -121,14 +122,35 @@ def drain(stack: Stack, tables: list[list[Table]], timeout: float = 120.0) -> No
     client.close()
 
 
+def jobs_done(url: str) -> int:
+    """RQ jobs the stack's workers have finished so far (``services.store.queue.jobs_done``)."""
+    client = redis.Redis.from_url(url)
+    try:
+        return queue.jobs_done(client)
+    finally:
+        client.close()
+
+
+@dataclass(frozen=True)
+class Played:
+    """A timed play row: the tally, the tables now held, the seconds played, the server CPU it cost
+    (the worker drained) and the RQ jobs the worker ran for it."""
+
+    tally: Tally
+    tables: list[list[Table]]
+    elapsed: float
+    cpu: CpuSample
+    jobs: int
+
+
 def play_row(
     stack: Stack, players: Players, tables: list[list[Table]], seconds: float, rate: float | None = None
-) -> tuple[Tally, list[list[Table]], float, CpuSample]:
+) -> Played:
     servers = stack.servers()
-    before = servers.cpu()
+    before, jobs = servers.cpu(), jobs_done(stack.redis.url)
     tally, tables, elapsed = players.play(tables, seconds=seconds, rate=rate)
     drain(stack, tables)
-    return tally, tables, elapsed, servers.cpu() - before
+    return Played(tally, tables, elapsed, servers.cpu() - before, jobs_done(stack.redis.url) - jobs)
 
 
 def replay_row(url: str, game_ids: list[str]) -> tuple[Row, float]:

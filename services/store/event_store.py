@@ -101,8 +101,8 @@ class EventStore:
     async def checkpoint(self, game_id: str) -> int:
         return await self.run(ops.checkpoint(game_id))
 
-    async def publish_appended(self, game_id: str) -> None:
-        await self.run(ops.publish_appended(game_id))
+    async def publish_appended(self, game_id: str, poke: bool = False) -> bool:
+        return await self.run(ops.publish_appended(game_id, poke))
 
     async def put_lobby(self, game_id: str, summary: bytes) -> None:
         await self.run(indexes.put_lobby(game_id, summary))
@@ -217,8 +217,23 @@ class SyncEventStore:
     def checkpoint(self, game_id: str) -> int:
         return self.run(ops.checkpoint(game_id))
 
-    def publish_appended(self, game_id: str) -> None:
-        self.run(ops.publish_appended(game_id))
+    def publish_appended(self, game_id: str, poke: bool = False) -> bool:
+        return self.run(ops.publish_appended(game_id, poke))
+
+    def take_pending(self, game_id: str) -> int:
+        return self.run(ops.take_pending(game_id))
+
+    def begin_drain(self) -> None:
+        self.run(indexes.begin_drain())
+
+    def claim_drain(self) -> bool:
+        return self.run(indexes.claim_drain())
+
+    def take_poked(self, limit: int) -> list[str]:
+        return self.run(indexes.take_poked(limit))
+
+    def poked_count(self) -> int:
+        return self.run(indexes.poked_count())
 
     def put_lobby(self, game_id: str, summary: bytes) -> None:
         self.run(indexes.put_lobby(game_id, summary))

@@ -7,6 +7,13 @@ The dirty set: every write marks its game (``operations.mark_dirty``, score: whe
 marked, in ms) before appending and again after; the projector clears the mark once the game's
 checkpoint is at its head (and its timer armed for it) and re-marks it if the head moved meanwhile.
 The sweeper reads only this set, so its cost follows the games that lag, not every game ever stored.
+
+The hand-over to the projection workers (pokes coalesced): an append that sets its game's pending
+flag (``ts:{<id>}:pending``, in the append script) adds the game to ``POKED`` and queues a drain job
+unless one is queued already (``DRAIN_PENDING``; ``operations.publish_appended``). A drain job clears
+``DRAIN_PENDING`` as it starts, then takes the games in batches (``take_poked``), clearing their
+flags before it reads their heads. So a game has at most one projection pending, a job projects
+every game handed over before it started, and one handed over after that queues the next job.
 """
 
 from __future__ import annotations
@@ -16,17 +23,19 @@ from typing import Any
 
 from services.store.keys import (
     DIRTY,
+    DRAIN_PENDING,
     EVENTS_PATTERN,
     LOBBY,
     LOBBY_ORDER,
     LOBBY_SEQ,
+    POKED,
     TIMERS,
     WAITING,
     check_game_id,
     game_id_of_events_key,
     game_keys,
 )
-from services.store.operations import head, mark_dirty
+from services.store.operations import DRAIN_TTL_MS, head, mark_dirty
 from services.store.requests import Call, Operation, Pipelined, ScriptCall, clock_ms, text
 
 SCAN_COUNT = 500
@@ -69,6 +78,35 @@ def oldest_dirty_age_ms() -> Operation[int]:
         return 0
     score = reply[0][1] if isinstance(reply[0], list | tuple) else reply[1]  # pairs, or flat (RESP2)
     return max(0, clock_ms() - int(float(score)))
+
+
+# -- the hand-over to the projection workers ------------------------------------------------------
+
+
+def begin_drain() -> Operation[None]:
+    """A drain job starts: clear ``DRAIN_PENDING`` before taking any game, so that a game handed
+    over from now on queues the next job, and one handed over before is taken by this one."""
+    yield Call(("DEL", DRAIN_PENDING))
+
+
+def claim_drain() -> Operation[bool]:
+    """Claim the queueing of a drain job; ``True`` if none was queued (the caller queues it)."""
+    return bool((yield Call(("SET", DRAIN_PENDING, 1, "NX", "PX", DRAIN_TTL_MS))))
+
+
+def take_poked(limit: int) -> Operation[list[str]]:
+    """Take up to ``limit`` handed-over games and clear their pending flags (an append from now on
+    hands its game over again; the taker reads the heads after this)."""
+    ids: list[bytes] = yield Call(("SPOP", POKED, limit))
+    games = [text(game_id) for game_id in ids]
+    if games:
+        yield Pipelined(tuple(Call(("DEL", game_keys(game_id).pending)) for game_id in games))
+    return games
+
+
+def poked_count() -> Operation[int]:
+    """How many games are handed over and not yet taken."""
+    return int((yield Call(("SCARD", POKED))))
 
 
 # -- waiting tables, the lobby, every game ---------------------------------------------------------

@@ -24,6 +24,8 @@ TIMERS = f"{PREFIX}:timers"  # zset: game id -> its timer's deadline (ms); an in
 IDEMPOTENCY_PREFIX = f"{PREFIX}:idempotency:"  # + SHA-256 of a client's Idempotency-Key (string, 24 h)
 DIRTY = f"{PREFIX}:dirty"  # zset: game id -> ms since epoch when first marked as maybe lagging
 WAITING = f"{PREFIX}:waiting"  # zset: game id -> ms since epoch of creation, while it waits for players
+POKED = f"{PREFIX}:poked"  # set: games handed to the projection workers, not yet taken by a drain job
+DRAIN_PENDING = f"{PREFIX}:drain-pending"  # string (PX): a drain job of ``POKED`` is queued, not started
 
 CHECKPOINT_FIELD = "checkpoint"  # in the views hash: the version the views were projected at
 
@@ -40,6 +42,7 @@ class GameKeys(NamedTuple):
     tokens: str  # hash: SHA-256 of a bearer token -> "host" or the seat number
     live: str  # pub/sub channel: the projected version after each views write
     timer: str  # hash: version, deadline (ms), kind (turn/expire), seats, turn_seconds
+    pending: str  # string (PX): set NX by the append scripts; the game's projection is handed over
 
 
 def check_game_id(game_id: str) -> str:
@@ -68,6 +71,7 @@ def game_keys(game_id: str) -> GameKeys:
         tokens=tag + ":tokens",
         live=tag + LIVE_SUFFIX,
         timer=tag + ":timer",
+        pending=tag + ":pending",
     )
 
 

@@ -17,7 +17,16 @@ import msgspec
 
 from services.history.folding import Folded, StateCache, advance
 from services.history.records import Entry, decode_stored
-from services.store.keys import CHECKPOINT_FIELD, DIRTY, WAITING, check_game_id, dedup_field, game_keys
+from services.store.keys import (
+    CHECKPOINT_FIELD,
+    DIRTY,
+    DRAIN_PENDING,
+    POKED,
+    WAITING,
+    check_game_id,
+    dedup_field,
+    game_keys,
+)
 from services.store.requests import (
     BrokenStream,
     Call,
@@ -31,6 +40,12 @@ from services.store.requests import (
 )
 
 PAGE = 500  # entries per XRANGE round trip
+PENDING_TTL_MS = 30_000
+"""How long a game's pending-projection flag outlives a hand-over that was lost (the process died
+between the append and the hand-over, the queue was lost): after it the next append hands the game
+over again. The sweeper does not wait for it: it projects every lagging game it finds."""
+DRAIN_TTL_MS = 10_000
+"""How long the "a drain job is queued" flag outlives a drain job that was lost before it started."""
 
 ViewWrite = Literal["written", "stale", "mismatch"]
 VIEW_WRITES: tuple[ViewWrite, ...] = ("written", "stale", "mismatch")
@@ -42,13 +57,16 @@ VIEW_WRITES: tuple[ViewWrite, ...] = ("written", "stale", "mismatch")
 @dataclass(frozen=True, slots=True)
 class AppendResult:
     """What the append script did: ``ok`` (first..last appended, head = last), ``dup`` (the command
-    id was seen before: its original range and fingerprint) or ``conflict`` (head is the true head)."""
+    id was seen before: its original range and fingerprint) or ``conflict`` (head is the true head).
+    ``poke``: this append set the game's pending-projection flag, so the caller hands the game to
+    the projection workers (``publish_appended``); ``False`` when a projection was pending already."""
 
     status: Literal["ok", "dup", "conflict"]
     first: int = 0
     last: int = 0
     head: int = 0
     fingerprint: str | None = None
+    poke: bool = False
 
 
 def parse_command(value: bytes | str | None) -> tuple[str, int, int] | None:
@@ -65,7 +83,7 @@ def parse_append(reply: Sequence[Any]) -> AppendResult:
         status = "dup"
     if status == "ok":
         first, last = int(reply[1]), int(reply[2])
-        return AppendResult("ok", first=first, last=last, head=last)
+        return AppendResult("ok", first=first, last=last, head=last, poke=text(reply[3]) == "1")
     if status == "conflict":
         return AppendResult("conflict", head=int(reply[1]))
     if status == "dup":
@@ -90,20 +108,20 @@ def parse_views(reply: bytes | str) -> ViewWrite:
 def create(
     game_id: str, secret: Mapping[str, str], entry: Entry, more: Sequence[Entry] = ()
 ) -> Operation[bool]:
-    """Store the secret and the create batch (``entry``, then ``more``) together; ``False`` if the
-    game exists."""
+    """Store the secret and the create batch (``entry``, then ``more``) together and set the game's
+    pending-projection flag; ``False`` if the game exists (nothing written: nothing to hand over)."""
     entries = [entry, *more]
     if [e.version for e in entries] != list(range(1, len(entries) + 1)):
         raise ValueError(f"a game starts at version 1, not {entry.version}")
     k = game_keys(game_id)
-    args: list[Any] = [len(entries)]
+    args: list[Any] = [len(entries), PENDING_TTL_MS]
     for each in entries:
         args += [each.data, each.hash]
     for field, value in secret.items():
         args += [field, value]
     now = clock_ms()
     yield Pipelined((Call(("ZADD", DIRTY, "NX", now, game_id)), Call(("ZADD", WAITING, "NX", now, game_id))))
-    return bool((yield ScriptCall("create", [k.events, k.secret], args)))
+    return bool((yield ScriptCall("create", [k.events, k.secret, k.pending], args)))
 
 
 def append(
@@ -137,9 +155,11 @@ def append(
             fingerprint,
             _seat_arg(seat),
             legacy,
+            PENDING_TTL_MS,
             *pairs,
         ]
-        reply = yield ScriptCall("append", [k.events, k.commands, k.seats, k.seat_commands], args)
+        keys = [k.events, k.commands, k.seats, k.seat_commands, k.pending]
+        reply = yield ScriptCall("append", keys, args)
         if text(reply[0]) == "legacy" and not (yield from _legacy_owned(game_id, reply[1], seat)):
             legacy = ""  # another seat's id from before ids were scoped: free for this seat
             continue
@@ -283,16 +303,30 @@ def checkpoint(game_id: str) -> Operation[int]:
     return int_or_zero((yield Call(("HGET", game_keys(game_id).views, CHECKPOINT_FIELD))))
 
 
-def publish_appended(game_id: str) -> Operation[None]:
+def publish_appended(game_id: str, poke: bool) -> Operation[bool]:
     """After an append: mark the game dirty again (a projector may have cleared the mark between
-    our first mark and the append) and wake its live streams, in one round trip."""
+    our first mark and the append) and wake its live streams; with ``poke`` (the append set the
+    game's pending flag) also hand the game to the projection workers (``POKED``) and claim the
+    queueing of a drain job. All in one round trip. ``True``: no drain job was queued, the caller
+    queues one (``services.store.queue.enqueue_drain``)."""
     check_game_id(game_id)
-    yield Pipelined(
-        (
-            Call(("ZADD", DIRTY, "NX", clock_ms(), game_id)),
-            Call(("PUBLISH", game_keys(game_id).live, b"appended")),
-        )
-    )
+    calls = [
+        Call(("ZADD", DIRTY, "NX", clock_ms(), game_id)),
+        Call(("PUBLISH", game_keys(game_id).live, b"appended")),
+    ]
+    if poke:  # the game first, then the flag: a drain job that cleared the flag sees the game
+        calls += [Call(("SADD", POKED, game_id)), Call(("SET", DRAIN_PENDING, 1, "NX", "PX", DRAIN_TTL_MS))]
+    replies = yield Pipelined(tuple(calls))
+    return poke and bool(replies[3])
+
+
+def take_pending(game_id: str) -> Operation[int]:
+    """A projection of ``game_id`` begins: clear its pending flag, and read its checkpoint, in one
+    round trip. Cleared before the projector reads the head: an append after this hands the game
+    over again; one before it is in what the projector reads."""
+    k = game_keys(game_id)
+    _, checkpoint = yield Pipelined((Call(("DEL", k.pending)), Call(("HGET", k.views, CHECKPOINT_FIELD))))
+    return int_or_zero(checkpoint)
 
 
 # -- the write path's mark in the dirty set (``services.store.indexes``) ----------------------------

@@ -1,7 +1,12 @@
-"""The projection queue: RQ on Redis, JSON serializer, jobs that carry a game id only.
+"""The projection queue: RQ on Redis, JSON serializer, jobs that carry game ids only.
 
-The job is named by its dotted path, so nothing here (nor anything that enqueues) imports the
-workers that run it.
+Pokes are coalesced (``services.store.indexes``): an append hands its game over only when it set the
+game's pending flag, and queues a drain job (``DRAIN_JOB``: project every handed-over game) only
+when none is queued. The sweeper queues one job for all the lagging games it finds
+(``BATCH_JOB``), whatever their flags say.
+
+Jobs are named by their dotted paths, so nothing here (nor anything that enqueues) imports the
+workers that run them.
 """
 
 from __future__ import annotations
@@ -10,7 +15,7 @@ from typing import Any
 
 import anyio.to_thread
 import redis
-from rq import Queue, Retry
+from rq import Queue, Retry, SimpleWorker, Worker
 from rq.exceptions import DuplicateJobError, InvalidJobOperation, NoSuchJobError
 from rq.job import Job, JobStatus
 from rq.serializers import JSONSerializer
@@ -19,6 +24,8 @@ from services.store.event_store import EventStore
 
 QUEUE_NAME = "projections"
 PROJECTION_JOB = "workers.projector.project"
+DRAIN_JOB = "workers.projector.project_poked"
+BATCH_JOB = "workers.projector.project_games"
 LIFECYCLE_QUEUE = "lifecycle"
 TIMER_JOB = "workers.lifecycle.fire_timer"
 BOT_JOB = "workers.lifecycle.play_bot"
@@ -29,28 +36,53 @@ def projection_queue(connection: redis.Redis) -> Queue:
     return Queue(QUEUE_NAME, connection=connection, serializer=JSONSerializer)
 
 
-def enqueue_projection(queue: Queue, game_id: str, **meta: Any) -> None:
-    """One projection job per accepted command; retried on failure; no result kept."""
+def _enqueue(queue: Queue, func: str, args: tuple[Any, ...], meta: dict[str, Any]) -> None:
+    """A projection job: retried on failure; no result kept; a failure kept a week for its traceback."""
     queue.enqueue_call(
-        PROJECTION_JOB,
-        args=(game_id,),
-        result_ttl=0,
-        failure_ttl=7 * 24 * 3600,
-        retry=Retry(max=3),
-        meta=meta or None,
+        func, args=args, result_ttl=0, failure_ttl=7 * 24 * 3600, retry=Retry(max=3), meta=meta or None
     )
 
 
+def enqueue_projection(queue: Queue, game_id: str, **meta: Any) -> None:
+    """Project one game, whatever its pending flag says."""
+    _enqueue(queue, PROJECTION_JOB, (game_id,), meta)
+
+
+def enqueue_projections(queue: Queue, game_ids: list[str], **meta: Any) -> None:
+    """Project these games in one job, whatever their pending flags say (the sweeper's repair)."""
+    _enqueue(queue, BATCH_JOB, (game_ids,), meta)
+
+
+def enqueue_drain(queue: Queue, **meta: Any) -> None:
+    """Project every handed-over game (queued by whoever claimed ``DRAIN_PENDING``)."""
+    _enqueue(queue, DRAIN_JOB, (), meta)
+
+
 class AppendNotifier:
-    """After an append: wake the game's live streams and queue its projection."""
+    """After an append: wake the game's live streams and, when the append set the game's pending
+    flag (``poke``), hand the game over and queue a drain job unless one is queued."""
 
     def __init__(self, store: EventStore, queue: Queue) -> None:
         self.store = store
         self.queue = queue
 
-    async def __call__(self, game_id: str) -> None:
-        await self.store.publish_appended(game_id)
-        await anyio.to_thread.run_sync(enqueue_projection, self.queue, game_id)
+    async def __call__(self, game_id: str, poke: bool) -> None:
+        if await self.store.publish_appended(game_id, poke):
+            await anyio.to_thread.run_sync(enqueue_drain, self.queue)
+
+
+def run_queued_projections(connection: redis.Redis) -> None:
+    """Run the queued projection jobs in this process until the queue is empty (a burst
+    ``SimpleWorker``; for the bench's profiles and for tests)."""
+    SimpleWorker([projection_queue(connection)], connection=connection, serializer=JSONSerializer).work(
+        burst=True, logging_level="ERROR"
+    )
+
+
+def jobs_done(connection: redis.Redis) -> int:
+    """RQ jobs the registered workers have finished so far (successful and failed, every queue), from
+    the counters RQ keeps in each worker's hash."""
+    return sum(w.successful_job_count + w.failed_job_count for w in Worker.all(connection=connection))
 
 
 def lifecycle_queue(connection: redis.Redis) -> Queue:

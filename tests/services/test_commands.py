@@ -18,7 +18,7 @@ pytestmark = pytest.mark.anyio
 FLOWER = {"type": "place_disc", "disc": "flower"}
 
 
-async def no_poke(game_id: str) -> None:
+async def no_poke(game_id: str, poke: bool) -> None:
     return None
 
 
@@ -108,7 +108,7 @@ async def test_every_command_leaves_one_canonical_log_line(store_backend: Client
 
 
 async def test_a_failed_projection_poke_does_not_fail_a_stored_command(store_backend: Clients) -> None:
-    async def broken_poke(game_id: str) -> None:
+    async def broken_poke(game_id: str, poke: bool) -> None:
         raise ConnectionError("the queue is unreachable")
 
     handler = handler_on(store_backend)

@@ -1,13 +1,14 @@
 -- Append one command's batch of events to a game's stream, atomically and at most once per seat.
 -- KEYS[1] events stream, KEYS[2] legacy commands hash (unscoped ids, read only), KEYS[3] seats hash,
--- KEYS[4] seat-scoped commands hash (dedup)
+-- KEYS[4] seat-scoped commands hash (dedup), KEYS[5] the game's pending-projection flag
 -- ARGV[1] expected head version, ARGV[2] dedup field ('<seat>:<command id>'), ARGV[3] fingerprint,
 -- ARGV[4] seat ('' = none), ARGV[5] legacy field to check ('' = none: the caller found that the legacy
--- record of this id belongs to another seat),
--- ARGV[6..] data, hash pairs, one per event, for versions expected+1, expected+2, ...
+-- record of this id belongs to another seat), ARGV[6] the pending flag's time to live (ms),
+-- ARGV[7..] data, hash pairs, one per event, for versions expected+1, expected+2, ...
 -- Replies {'dup', '<fingerprint> <first> <last>'} | {'legacy', '<fingerprint> <first> <last>'} (an
 -- unscoped record written before ids were scoped: the caller checks whose it is) | {'conflict', head}
--- | {'ok', first, last}.
+-- | {'ok', first, last, poke}: poke is '1' when this append set the pending flag (the game had no
+-- projection pending: the caller hands it to the workers), '0' when one was pending already.
 -- Every read and check comes before the first write: Lua has no rollback.
 local prior = redis.call('HGET', KEYS[4], ARGV[2])
 if prior then
@@ -31,12 +32,12 @@ local expected = tonumber(ARGV[1])
 if head ~= expected then
   return {'conflict', tostring(head)}
 end
-local count = (#ARGV - 5) / 2
+local count = (#ARGV - 6) / 2
 if count < 1 or count ~= math.floor(count) then
   return redis.error_reply('ts: append needs data, hash pairs')
 end
 for i = 1, count do
-  redis.call('XADD', KEYS[1], '0-' .. (expected + i), 'd', ARGV[4 + 2 * i], 'h', ARGV[5 + 2 * i])
+  redis.call('XADD', KEYS[1], '0-' .. (expected + i), 'd', ARGV[5 + 2 * i], 'h', ARGV[6 + 2 * i])
 end
 local first = expected + 1
 local last = expected + count
@@ -44,4 +45,5 @@ redis.call('HSET', KEYS[4], ARGV[2], ARGV[3] .. ' ' .. first .. ' ' .. last)
 if ARGV[4] ~= '' then
   redis.call('HSET', KEYS[3], ARGV[4], last)
 end
-return {'ok', tostring(first), tostring(last)}
+local poke = redis.call('SET', KEYS[5], last, 'NX', 'PX', ARGV[6]) and '1' or '0'
+return {'ok', tostring(first), tostring(last), poke}

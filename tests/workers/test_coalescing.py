@@ -1,0 +1,363 @@
+"""Coalesced projection pokes: at most one projection pending per game, a drain job projecting many
+games, and nothing ever left unprojected, whatever is lost on the way (fakeredis)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import fakeredis
+import pytest
+import redis
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+from rq import SimpleWorker
+from rq.job import Job
+from rq.serializers import JSONSerializer
+
+import workers.projector
+from projections.views import materialise
+from services.commands import GameCommands
+from services.history.folding import StateCache, advance
+from services.store.event_store import EventStore, SyncEventStore
+from services.store.keys import DRAIN_PENDING, POKED, game_keys
+from services.store.operations import ViewWrite
+from services.store.queue import AppendNotifier, lifecycle_queue, projection_queue
+from services.store.tokens import TokenStore
+from workers.lifecycle import bot_move
+from workers.sweeper import sweep
+
+GAMES = 3
+Loss = Literal["none", "handover", "enqueue"]
+Point = Literal["begin_drain", "take_poked", "take_pending", "write_views"]
+POINTS: tuple[Point, ...] = ("begin_drain", "take_poked", "take_pending", "write_views")
+
+
+class Died(BaseException):
+    """The worker process was killed here (SIGKILL): nothing after this point runs, not even RQ's
+    failure handling."""
+
+
+# -- the world: one fake Redis, the write side, a projection worker with hooks ---------------------
+
+
+class Hooks:
+    """One thing to do the first time a projection reaches ``point`` (an append, a failure, death)."""
+
+    def __init__(self) -> None:
+        self.point: Point | None = None
+        self.action: Callable[[], None] = lambda: None
+
+    def arm(self, point: Point, action: Callable[[], None]) -> None:
+        self.point, self.action = point, action
+
+    def fire(self, point: Point) -> None:
+        if point == self.point:
+            self.point = None
+            self.action()
+
+
+HOOKS = Hooks()
+
+
+class HookedStore(SyncEventStore):
+    """The projector's store, firing ``HOOKS`` right after each step of a projection."""
+
+    def begin_drain(self) -> None:
+        super().begin_drain()
+        HOOKS.fire("begin_drain")
+
+    def take_poked(self, limit: int) -> list[str]:
+        games = super().take_poked(limit)
+        HOOKS.fire("take_poked")
+        return games
+
+    def take_pending(self, game_id: str) -> int:
+        checkpoint = super().take_pending(game_id)
+        HOOKS.fire("take_pending")
+        return checkpoint
+
+    def write_views(
+        self, game_id: str, expected_checkpoint: int, new_checkpoint: int, fields: Any
+    ) -> ViewWrite:
+        outcome = super().write_views(game_id, expected_checkpoint, new_checkpoint, fields)
+        HOOKS.fire("write_views")
+        return outcome
+
+
+@contextlib.contextmanager
+def hooked_projector() -> Iterator[None]:
+    """The projection jobs run on ``HookedStore`` with a fresh fold cache (a fresh worker process)."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(workers.projector, "SyncEventStore", HookedStore)
+        patch.setattr(workers.projector, "_cache", StateCache())
+        HOOKS.point = None
+        try:
+            yield
+        finally:
+            HOOKS.point = None
+
+
+@pytest.fixture(autouse=True)
+def hooked() -> Iterator[None]:
+    with hooked_projector():
+        yield
+
+
+class LossyNotifier:
+    """The API's notifier, or the same process dying after the append (``handover``: nothing after
+    the append script ran) or after the hand-over, before queueing the drain job (``enqueue``)."""
+
+    def __init__(self, store: EventStore, sync: redis.Redis, loss: Loss) -> None:
+        self.store, self.loss = store, loss
+        self.real = AppendNotifier(store, projection_queue(sync))
+
+    async def __call__(self, game_id: str, poke: bool) -> None:
+        if self.loss == "none":
+            await self.real(game_id, poke)
+        elif self.loss == "enqueue":
+            await self.store.publish_appended(game_id, poke)
+
+
+@dataclass
+class World:
+    server: fakeredis.FakeServer
+    sync: redis.Redis
+    games: list[str] = field(default_factory=list)
+
+    def write(self, loss: Loss, work: Callable[[GameCommands], Any]) -> Any:
+        """Run write-side calls as an API process would: its own loop and async client."""
+
+        async def main() -> Any:
+            client = fakeredis.FakeAsyncRedis(server=self.server)
+            try:
+                store = EventStore(client)
+                return await work(
+                    GameCommands(store, TokenStore(client), LossyNotifier(store, self.sync, loss))
+                )
+            finally:
+                await client.aclose()
+
+        return asyncio.run(main())
+
+    def move(self, index: int, loss: Loss = "none") -> None:
+        """The first awaited seat of game ``index`` plays its bot's move (nothing once it is over)."""
+        game_id = self.games[index % len(self.games)]
+
+        async def work(commands: GameCommands) -> None:
+            folded = await commands.load(game_id)
+            seats = folded.table.to_act(folded.state)
+            if seats:
+                seat = seats[0]
+                move = bot_move(folded, seat)
+                await commands.command(game_id, seat, f"m-{folded.version}-{seat}", move, folded.version)
+
+        self.write(loss, work)
+
+    def work_one(self) -> None:
+        """A worker runs the next queued projection job (RQ's failure handling and retries included)."""
+        worker = SimpleWorker([projection_queue(self.sync)], connection=self.sync, serializer=JSONSerializer)
+        worker.work(burst=True, max_jobs=1, logging_level="ERROR")
+
+    def die_in_next_job(self) -> None:
+        """A worker takes the next job and is killed inside it (``Died`` armed in ``HOOKS``)."""
+        queue = projection_queue(self.sync)
+        job_id = queue.pop_job_id() if queue.count else None
+        if job_id is not None:
+            with contextlib.suppress(Died):
+                Job.fetch(job_id, connection=self.sync, serializer=JSONSerializer).perform()
+        HOOKS.point = None
+
+    def work_all(self) -> None:
+        SimpleWorker([projection_queue(self.sync)], connection=self.sync, serializer=JSONSerializer).work(
+            burst=True, logging_level="ERROR"
+        )
+
+    def sweep(self) -> None:
+        sweep(SyncEventStore(self.sync), projection_queue(self.sync), lifecycle_queue(self.sync), grace_ms=0)
+
+    def assert_projected_to_the_fold(self) -> None:
+        assert unprojected(self.sync, self.games) == []
+
+
+def unprojected(sync: redis.Redis, game_ids: list[str]) -> list[str]:
+    """The games whose stored views are not exactly ``materialise`` of the fold of all their events
+    (checkpoint at the head included)."""
+    store = SyncEventStore(sync)
+    behind = []
+    for game_id in game_ids:
+        folded = advance(game_id, None, store.read(game_id))
+        expected = {k.encode(): v for k, v in materialise(folded.state, folded.version).items()}
+        stored = sync.hgetall(game_keys(game_id).views)
+        if int(stored.pop(b"checkpoint", 0)) != folded.version or stored != expected:
+            behind.append(game_id)
+    return behind
+
+
+def new_world(players: int = 3) -> World:
+    server = fakeredis.FakeServer()
+    world = World(server, fakeredis.FakeRedis(server=server))
+
+    async def table(commands: GameCommands) -> str:
+        game_id, _ = await commands.create("skull", players, {"turn_seconds": 0})
+        for seat in range(players):
+            await commands.join(game_id, f"P{seat}", "")
+        return game_id
+
+    world.games = [world.write("none", table) for _ in range(GAMES)]
+    world.work_all()  # a quiet start: every game projected, nothing pending
+    return world
+
+
+# -- what the hand-over does, step by step ---------------------------------------------------------
+
+
+def test_a_game_is_handed_over_once_however_many_appends_come_before_its_projection() -> None:
+    world = new_world()
+    queue = projection_queue(world.sync)
+    assert queue.count == 0
+    for _ in range(4):
+        world.move(0)
+        world.move(1)
+    assert queue.count == 1  # one drain job for eight appends on two games
+    assert sorted(world.sync.smembers(POKED)) == sorted(g.encode() for g in world.games[:2])
+    world.work_one()
+    assert queue.count == 0 and world.sync.scard(POKED) == 0
+    assert world.sync.get(DRAIN_PENDING) is None
+    assert all(world.sync.get(game_keys(g).pending) is None for g in world.games)
+    world.assert_projected_to_the_fold()
+
+
+def test_an_append_while_a_drain_job_runs_queues_the_next_job_and_is_projected() -> None:
+    world = new_world()
+    world.move(0)
+    HOOKS.arm("take_pending", lambda: world.move(0))  # flag cleared, head not read yet: seen by this job
+    world.work_one()
+    world.assert_projected_to_the_fold()
+    HOOKS.arm("write_views", lambda: world.move(0))  # after the head was read: handed over again
+    world.move(0)
+    world.work_one()
+    assert projection_queue(world.sync).count == 1
+    world.work_one()
+    world.assert_projected_to_the_fold()
+
+
+def test_a_game_whose_hand_over_was_lost_is_projected_by_the_sweeper_despite_its_pending_flag() -> None:
+    world = new_world()
+    world.move(2, loss="handover")
+    assert world.sync.get(game_keys(world.games[2]).pending) is not None
+    world.move(2)  # its flag is still set: not handed over again
+    assert projection_queue(world.sync).count == 0
+    world.sweep()
+    world.work_all()
+    world.assert_projected_to_the_fold()
+    assert world.sync.get(game_keys(world.games[2]).pending) is None
+    world.move(2)  # and the next append hands it over again
+    assert projection_queue(world.sync).count == 1
+
+
+def test_a_lost_drain_job_is_queued_again_by_the_sweeper() -> None:
+    world = new_world()
+    world.move(1, loss="enqueue")
+    world.move(0)  # a drain job is claimed (lost): none is queued for this one either
+    assert projection_queue(world.sync).count == 0
+    swept = sweep(SyncEventStore(world.sync), projection_queue(world.sync), lifecycle_queue(world.sync))
+    assert swept.drained and swept.lagging == []  # within the grace: only the drain job
+    world.work_all()
+    world.assert_projected_to_the_fold()
+    assert world.sync.get(DRAIN_PENDING) is None
+
+
+# -- the property ------------------------------------------------------------------------------------
+
+games = st.integers(0, GAMES - 1)
+appends = st.tuples(st.just("append"), games, st.just("none"))
+lossy_appends = st.tuples(st.just("append"), games, st.sampled_from(["handover", "enqueue"]))
+works = st.tuples(st.just("work"), st.none(), st.none())
+racing_works = st.tuples(st.just("work_with_append"), st.sampled_from(POINTS), games)
+steps = st.lists(
+    st.one_of(
+        appends,
+        appends,
+        works,
+        racing_works,
+        racing_works,
+        lossy_appends,
+        st.tuples(st.just("work_failing"), st.sampled_from(POINTS), st.none()),
+        st.tuples(st.just("work_dying"), st.sampled_from(POINTS), st.none()),
+        st.tuples(st.just("lose_queue"), st.none(), st.none()),
+        st.tuples(st.just("sweep"), st.none(), st.none()),
+    ),
+    max_size=24,
+)
+
+
+def fail() -> None:
+    raise ConnectionError("Redis went away mid-projection")
+
+
+def die() -> None:
+    raise Died
+
+
+@settings(max_examples=max(10, settings().max_examples // 4))  # ~1 s an example (a quarter of the profile's)
+@given(steps=steps, finals=st.lists(games, max_size=3))
+@example(steps=[("append", 0, "none"), ("work_with_append", "write_views", 0)], finals=[])  # head read
+@example(steps=[("append", 0, "none"), ("work_with_append", "take_poked", 0)], finals=[])  # flag cleared
+@example(steps=[("append", 1, "enqueue"), ("append", 0, "none"), ("work", None, None)], finals=[1])
+@example(steps=[("append", 0, "none"), ("work_dying", "take_poked", None), ("append", 1, "none")], finals=[])
+@example(steps=[("append", 2, "handover"), ("append", 2, "none"), ("sweep", None, None)], finals=[2])
+def test_any_interleaving_of_appends_pokes_losses_and_workers_ends_with_every_game_at_its_fold(
+    steps: list[tuple[str, Any, Any]], finals: list[int]
+) -> None:
+    """Appends (whose hand-over or drain job may be lost), projection jobs (which may meet an append,
+    fail or be killed at any step), a lost queue and sweeps, in any order; then the worker process
+    goes on as it does (sweeps and jobs) and every game's views are exactly the fold of its events.
+    Without any loss the queued jobs alone suffice, no sweep needed. Random by default (the hypothesis
+    profile); a failure prints its seed and a ``@reproduce_failure`` blob that replays it."""
+    with hooked_projector():
+        run_interleaving(steps, finals)
+
+
+def run_interleaving(steps: list[tuple[str, Any, Any]], finals: list[int]) -> None:
+    world = new_world()
+    lossy = False
+    for kind, a, b in steps:
+        if kind == "append":
+            world.move(a, b)
+            lossy |= b != "none"
+        elif kind == "work":
+            world.work_one()
+        elif kind == "work_with_append":
+            HOOKS.arm(a, lambda game=b: world.move(game))
+            world.work_one()
+        elif kind == "work_failing":
+            HOOKS.arm(a, fail)
+            world.work_one()
+            lossy = True
+        elif kind == "work_dying":
+            HOOKS.arm(a, die)
+            world.die_in_next_job()
+            lossy = True
+        elif kind == "lose_queue":
+            lossy |= projection_queue(world.sync).count > 0
+            projection_queue(world.sync).empty()
+        elif kind == "sweep":
+            world.sweep()
+        HOOKS.point = None
+    if not lossy:  # nothing lost: the queued jobs alone bring every game to its head
+        world.work_all()
+        world.assert_projected_to_the_fold()
+    for index in finals:
+        world.move(index)
+    if lossy:
+        for _ in range(2):  # the worker process: its sweeper's passes and its workers
+            world.sweep()
+            world.work_all()
+    else:
+        world.work_all()
+    world.assert_projected_to_the_fold()
+    assert world.sync.scard(POKED) == 0
