@@ -59,16 +59,19 @@ def run_simple_worker(connection: redis.Redis) -> None:
     when it was asked to stop (SIGTERM or Ctrl-C)."""
     never = threading.Event()
     while True:
-        worker = SimpleWorker(
-            [projection_queue(connection), lifecycle_queue(connection)],
-            connection=connection,
-            serializer=JSONSerializer,
-        )
-        try:
+        worker: SimpleWorker | None = None
+        try:  # a new worker registers itself in Redis: that may fail too, and is retried the same way
+            worker = SimpleWorker(
+                [projection_queue(connection), lifecycle_queue(connection)],
+                connection=connection,
+                serializer=JSONSerializer,
+            )
             worker.work(logging_level="WARNING")
         except UNAVAILABLE as exc:
             log.warning("worker_lost_redis", error=f"{type(exc).__name__}: {exc}")
-        if getattr(worker, "_shutdown_requested_date", None) is not None or worker._stop_requested:
+        if worker is not None and (
+            getattr(worker, "_shutdown_requested_date", None) is not None or worker._stop_requested
+        ):
             return
         log.warning("worker_restarting")
         wait_for_redis(connection, never)

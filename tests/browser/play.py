@@ -128,8 +128,10 @@ def play(
             if until():
                 break
         if not acted:
-            # Nobody may act on the views seen: wait until one of the pages' views moves on.
-            wait_until(_moved(pages, seen), MOVE_SECONDS, "a view to move on", lambda: describe(pages))
+            # Nobody may act on the views seen: wait until one of the pages' views moves on (or the
+            # end comes: the last move may have reached the pages since ``until()`` was asked).
+            moved = _moved_or(pages, seen, until)
+            wait_until(moved, MOVE_SECONDS, "a view to move on", lambda: describe(pages))
     return moves
 
 
@@ -151,8 +153,8 @@ def describe(pages: Sequence[Page]) -> str:
     return "\n".join(lines)
 
 
-def _moved(pages: Sequence[Page], seen: list[int]) -> Callable[[], bool]:
-    return lambda: [version(page) for page in pages] != seen
+def _moved_or(pages: Sequence[Page], seen: list[int], until: Callable[[], bool]) -> Callable[[], bool]:
+    return lambda: [version(page) for page in pages] != seen or until()
 
 
 def wait_until(

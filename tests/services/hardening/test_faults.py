@@ -66,6 +66,7 @@ def test_redis_killed_worker_killed_and_redis_paused_lose_nothing_and_everything
 
         # 2. The worker SIGKILLed: serve starts another.
         wait_until(lambda: _some_play(bots, 6), 60, "play to go on after the Redis restart")
+        wait_until(lambda: stack.worker_pid() is not None, 30, "a worker (serve may be restarting it)")
         first_worker = stack.worker_pid()
         assert first_worker is not None
         os.kill(first_worker, signal.SIGKILL)
