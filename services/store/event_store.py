@@ -119,9 +119,6 @@ class EventStore:
     async def clear_dirty(self, game_id: str, projected: int) -> bool:
         return await self.run(indexes.clear_dirty(game_id, projected))
 
-    async def touch_dirty(self, game_id: str) -> None:
-        await self.run(indexes.touch_dirty(game_id))
-
     async def oldest_dirty_age_ms(self) -> int:
         return await self.run(indexes.oldest_dirty_age_ms())
 

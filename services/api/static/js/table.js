@@ -267,10 +267,10 @@ export async function render(main, id) {
   let retryDelay = 1000;
   let retryTimer = null;
 
-  function liveState(state) {
+  function liveState(state, reconnecting = state !== "open") {
     root.dataset.live = state;
-    if (state === "open") delete prompt.dataset.reconnecting;
-    else prompt.dataset.reconnecting = "1";
+    if (reconnecting) prompt.dataset.reconnecting = "1";
+    else delete prompt.dataset.reconnecting;
   }
 
   function connect(resume = "") {
@@ -278,7 +278,7 @@ export async function render(main, id) {
     retryTimer = null;
     const stream = new EventSource(`/games/${id}/live${resume}`);
     source = stream;
-    liveState("connecting");
+    liveState("connecting", Boolean(resume)); // a first stream is no reconnection
     stream.addEventListener("view", (message) => show(JSON.parse(message.data)));
     stream.onopen = () => {
       retryDelay = 1000;
