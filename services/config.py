@@ -13,12 +13,16 @@ from typing import Any
 
 import platformdirs
 
+from services.store.connection import Acks
+
 ENV_PREFIX = "TABLESTREAM_"
 
 
 @dataclass(frozen=True)
 class Settings:
-    redis_url: str | None = None
+    redis_url: str | None = None  # the event store: a standalone server or a node of a Redis Cluster
+    queue_url: str | None = None  # RQ's standalone Redis; default: the store's when that is standalone
+    redis_cluster: str = "auto"  # is the store a cluster: auto (ask it), yes, no
     admin_token: str | None = None  # the operator's audit token; never a player's or host's
     data_dir: Path = Path(platformdirs.user_data_dir("tablestream"))
     live_poll_seconds: float = 1.0  # how long a live stream waits for a wake-up before re-reading
@@ -27,6 +31,11 @@ class Settings:
     redis_max_connections: int = 50  # per API process; a full pool waits, it does not fail
     redis_pool_timeout: float = 5.0  # seconds a request waits for a pooled connection, then 503
     redis_socket_timeout: float = 5.0  # a Redis that stops answering fails a request after this
+
+    # -- durability: what an append waits for before its receipt (services.store.connection.Acks) --
+    append_replicas: int = 0  # 0: the primary's reply; N: N replicas too (see append_ack)
+    append_ack: str = "waitaof"  # waitaof: fsynced in the primary's and N replicas' AOFs; wait: N got it
+    append_ack_timeout_ms: int = 1000  # fewer acks within this: 503 not_replicated (retry: same id)
 
     # -- live streams --------------------------------------------------------------------------------
     live_max_streams: int = 2000  # per API process; past it 503 too_many_streams
@@ -51,6 +60,15 @@ class Settings:
     # -- readiness -------------------------------------------------------------------------------------
     ready_max_lag_seconds: float = 30.0  # /healthz is 503 when a projection lags longer than this
 
+    def __post_init__(self) -> None:
+        if self.redis_cluster not in ("auto", "yes", "no"):
+            raise ValueError(f"redis_cluster must be auto, yes or no, not {self.redis_cluster!r}")
+        Acks(self.append_replicas, self.append_ack, self.append_ack_timeout_ms)  # type: ignore[arg-type]
+
+    @property
+    def acks(self) -> Acks:
+        return Acks(self.append_replicas, self.append_ack, self.append_ack_timeout_ms)  # type: ignore[arg-type]
+
     @classmethod
     def from_env(cls, environ: dict[str, str] | None = None) -> Settings:
         """Settings from ``TABLESTREAM_*`` variables; unset or empty ones keep their defaults."""
@@ -74,4 +92,7 @@ class Settings:
                     values[spec.name] = raw
             except ValueError:
                 raise ValueError(f"{ENV_PREFIX}{spec.name.upper()}={raw!r} is not a valid value") from None
-        return cls(**values)
+        try:
+            return cls(**values)
+        except ValueError as exc:
+            raise ValueError(f"{ENV_PREFIX}*: {exc}") from None

@@ -21,6 +21,7 @@ from domain.kernel import Event
 from services.history.records import GENESIS_HASH, CommandRecord, Entry, encode_batch
 from services.store.embedded import EmbeddedRedis
 from services.store.event_store import EventStore, SyncEventStore
+from tests.support.cluster import LocalCluster
 
 # -- hypothesis: random by default, every failure printed with a blob to replay it --------------------
 
@@ -65,6 +66,40 @@ async def real_redis_async(redis_server: EmbeddedRedis, anyio_backend: str) -> A
     await client.aclose()
 
 
+# -- a real cluster ------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="session")
+def redis_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalCluster]:
+    """Six valkey-server processes as a cluster of three primaries with one replica each."""
+    with LocalCluster(tmp_path_factory.mktemp("redis-cluster")) as cluster:
+        yield cluster
+
+
+@pytest.fixture
+def real_cluster(redis_cluster: LocalCluster) -> LocalCluster:
+    """The session cluster, healthy again (killed nodes back, as replicas after a failover) and empty."""
+    redis_cluster.reset()
+    redis_cluster.flush()
+    return redis_cluster
+
+
+@pytest.fixture
+def cluster_client(real_cluster: LocalCluster) -> Iterator[redis.RedisCluster]:
+    client = real_cluster.client()
+    yield client
+    client.close()
+
+
+@pytest.fixture
+async def cluster_client_async(
+    real_cluster: LocalCluster, anyio_backend: str
+) -> AsyncIterator[aioredis.RedisCluster]:
+    client = aioredis.RedisCluster.from_url(real_cluster.url)
+    yield client
+    await client.aclose()
+
+
 # -- fakeredis ----------------------------------------------------------------------------------------
 
 
@@ -93,24 +128,43 @@ async def fake_redis_async(
 # -- the event store on both backends ------------------------------------------------------------------
 
 Clients = tuple[redis.Redis, aioredis.Redis]
+IndexClients = tuple[redis.Redis, aioredis.Redis] | None
 
 
-@pytest.fixture(params=["fakeredis", pytest.param("redis", marks=pytest.mark.redis)])
+@pytest.fixture(
+    params=[
+        "fakeredis",
+        pytest.param("redis", marks=pytest.mark.redis),
+        pytest.param("cluster", marks=pytest.mark.redis),
+    ]
+)
 def store_backend(request: pytest.FixtureRequest, anyio_backend: str) -> Clients:
-    """A (sync client, async client) pair seeing the same empty data: fakeredis or a real server."""
+    """A (sync client, async client) pair seeing the same empty data: fakeredis, a real server, or a
+    real Redis Cluster (its indexes then on a standalone server: ``index_backend``)."""
     if request.param == "fakeredis":
         return request.getfixturevalue("fake_redis"), request.getfixturevalue("fake_redis_async")
+    if request.param == "cluster":
+        return request.getfixturevalue("cluster_client"), request.getfixturevalue("cluster_client_async")
     return request.getfixturevalue("real_redis"), request.getfixturevalue("real_redis_async")
 
 
 @pytest.fixture
-def event_store(store_backend: Clients) -> EventStore:
-    return EventStore(store_backend[1])
+def index_backend(request: pytest.FixtureRequest, store_backend: Clients) -> IndexClients:
+    """Where the store's indexes live: beside the queue (a standalone server) when the store is a
+    cluster, as in a cluster deployment; else in the store (``None``)."""
+    if isinstance(store_backend[0], redis.RedisCluster):
+        return request.getfixturevalue("real_redis"), request.getfixturevalue("real_redis_async")
+    return None
 
 
 @pytest.fixture
-def sync_store(store_backend: Clients) -> SyncEventStore:
-    return SyncEventStore(store_backend[0])
+def event_store(store_backend: Clients, index_backend: IndexClients) -> EventStore:
+    return EventStore(store_backend[1], index_backend[1] if index_backend else None)
+
+
+@pytest.fixture
+def sync_store(store_backend: Clients, index_backend: IndexClients) -> SyncEventStore:
+    return SyncEventStore(store_backend[0], index_backend[0] if index_backend else None)
 
 
 # -- stored entries for store tests ------------------------------------------------------------------

@@ -35,13 +35,16 @@ from rq import Queue, get_current_job
 
 from projections.views import seat_view
 from services.commands import GameCommands
+from services.config import Settings
 from services.errors import AppError
 from services.history.folding import Folded, StateCache
 from services.lifecycle import Clock, Lifecycle, lifecycle_behind, timer_seats, wall_clock_ms
+from services.store.connection import AsyncStoreClient
 from services.store.event_store import EventStore, SyncEventStore
 from services.store.queue import AppendNotifier, BotJobs, enqueue_timer, lifecycle_queue, projection_queue
 from services.store.tokens import TokenStore
 from workers.bots import choose
+from workers.stores import async_store_clients
 
 T = TypeVar("T")
 MAX_TIMEOUTS_PER_JOB = 12
@@ -78,9 +81,11 @@ def bot_move(folded: Folded, seat: int) -> dict[str, Any]:
     return choose(folded.state.game, view, bot_rng(folded.game_id, folded.version, seat))
 
 
-def commands_for(aclient: aioredis.Redis, sync: redis.Redis, now: Clock) -> GameCommands:
+def commands_for(
+    aclient: AsyncStoreClient, sync: redis.Redis, now: Clock, index: aioredis.Redis | None = None
+) -> GameCommands:
     """The write side as the API builds it, on the job's connections."""
-    store = EventStore(aclient)
+    store = EventStore(aclient, index, Settings.from_env().acks)
     return GameCommands(
         store,
         TokenStore(aclient),
@@ -92,11 +97,15 @@ def commands_for(aclient: aioredis.Redis, sync: redis.Redis, now: Clock) -> Game
 
 def _run(sync: redis.Redis, work: Callable[[GameCommands], Awaitable[T]]) -> T:
     async def main() -> T:
-        aclient = async_client_for(sync)
+        own = async_store_clients(sync)  # the store's, when the job's connection is only the queue's
+        aclient, index = own if own is not None else (async_client_for(sync), None)
+        commands = commands_for(aclient, sync, clock, index)
         try:
-            return await work(commands_for(aclient, sync, clock))
+            return await work(commands)
         finally:
-            await aclient.aclose()
+            await commands.store.aclose_nodes()
+            for client in {id(c): c for c in (aclient, index) if c is not None}.values():
+                await client.aclose()
 
     return asyncio.run(main())
 

@@ -1,7 +1,8 @@
 """The worker process: a pool of RQ ``SimpleWorker``s on the projection and lifecycle queues, the
 lag sweeper and the timer loop (``workers.lifecycle``).
 
-    python -m workers.pool --redis-url URL [--workers 2] [--sweep-seconds 5]
+    python -m workers.pool --redis-url URL [--queue-url URL] [--redis-cluster auto|yes|no]
+                           [--workers 2] [--sweep-seconds 5]
 
 ``tablestream worker`` hands over to this (it replaces its own process with it), so the CLI never
 imports the workers.
@@ -27,11 +28,13 @@ from rq import SimpleWorker
 from rq.serializers import JSONSerializer
 from rq.worker_pool import WorkerPool
 
-from services.store.connection import UNAVAILABLE
+from services.config import Settings
+from services.store.connection import CLUSTER_MODES, UNAVAILABLE, ClusterMode, connect_sync, topology
 from services.store.event_store import SyncEventStore
 from services.store.queue import LIFECYCLE_QUEUE, QUEUE_NAME, lifecycle_queue, projection_queue
 from services.structured_logging import configure_logging
 from workers.lifecycle import TimerLoop
+from workers.stores import WORKER_LIMITS, configure
 from workers.sweeper import Sweeper
 
 log = structlog.get_logger("tablestream.worker")
@@ -77,14 +80,27 @@ def run_simple_worker(connection: redis.Redis) -> None:
         wait_for_redis(connection, never)
 
 
-def run_pool(redis_url: str, workers: int, sweep_seconds: float) -> int:
+def run_pool(
+    redis_url: str,
+    workers: int,
+    sweep_seconds: float,
+    queue_url: str | None = None,
+    cluster: ClusterMode = "auto",
+) -> int:
     configure_logging()
-    connection = redis.Redis.from_url(redis_url, health_check_interval=10)
+    place = topology(redis_url, queue_url, cluster)
+    configure(place)  # the jobs of this process and of the pool's processes find the store
+    connection = redis.Redis.from_url(place.queue_url, health_check_interval=10)
+    clients = connect_sync(place, WORKER_LIMITS, queue=connection)
+    acks = Settings.from_env().acks
     queue = projection_queue(connection)
-    sweeper = Sweeper(SyncEventStore(connection), queue, lifecycle_queue(connection), sweep_seconds)
+    sweeper = Sweeper(
+        SyncEventStore(clients.store, clients.index, acks), queue, lifecycle_queue(connection), sweep_seconds
+    )
     sweeper.start()
-    timers = TimerLoop(SyncEventStore(connection), lifecycle_queue(connection))
+    timers = TimerLoop(SyncEventStore(clients.store, clients.index, acks), lifecycle_queue(connection))
     timers.start()
+    log.info("worker_started", store=place.store_url, queue=place.queue_url, cluster=place.cluster)
     try:
         if workers <= 1:
             run_simple_worker(connection)
@@ -105,11 +121,13 @@ def run_pool(redis_url: str, workers: int, sweep_seconds: float) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m workers.pool", description=__doc__)
-    parser.add_argument("--redis-url", required=True)
+    parser.add_argument("--redis-url", required=True, help="the event store (standalone or a cluster node)")
+    parser.add_argument("--queue-url", default=None, help="RQ's standalone Redis; default: the store's")
+    parser.add_argument("--redis-cluster", choices=CLUSTER_MODES, default="auto")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--sweep-seconds", type=float, default=5.0)
     args = parser.parse_args(argv)
-    return run_pool(args.redis_url, args.workers, args.sweep_seconds)
+    return run_pool(args.redis_url, args.workers, args.sweep_seconds, args.queue_url, args.redis_cluster)
 
 
 if __name__ == "__main__":

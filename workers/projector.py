@@ -29,6 +29,7 @@ from services.lifecycle import lifecycle_behind
 from services.store.event_store import SyncEventStore
 from services.store.queue import enqueue_drain, projection_queue
 from workers.ratings import RatingsRecorder
+from workers.stores import job_store
 
 MAX_CAS_ROUNDS = 20
 DRAIN_BATCH = 100  # games taken per SPOP
@@ -121,7 +122,7 @@ def project(game_id: str) -> int:
     """RQ entry point (``services.store.queue.PROJECTION_JOB``; JSON serializer, ids only)."""
     job = _job()
     with structlog.contextvars.bound_contextvars(game_id=game_id, job_id=job.id):
-        return Projector(SyncEventStore(job.connection), _cache).catch_up(game_id)
+        return Projector(job_store(job), _cache).catch_up(game_id)
 
 
 def project_games(game_ids: list[str]) -> int:
@@ -129,7 +130,7 @@ def project_games(game_ids: list[str]) -> int:
     retried) if any of them failed, after trying all."""
     job = _job()
     with structlog.contextvars.bound_contextvars(job_id=job.id):
-        failed = Projector(SyncEventStore(job.connection), _cache).catch_up_all(game_ids)
+        failed = Projector(job_store(job), _cache).catch_up_all(game_ids)
     if failed:
         raise RuntimeError(f"projection failed for {len(failed)} of {len(game_ids)} games: {failed[:10]}")
     return len(game_ids)
@@ -141,7 +142,7 @@ def project_poked() -> int:
     games that failed keep their dirty marks (the sweeper queues them again); the job then fails,
     so that the failure is kept with its traceback. Returns how many games it took."""
     job = _job()
-    store = SyncEventStore(job.connection)
+    store = job_store(job)
     with structlog.contextvars.bound_contextvars(job_id=job.id):
         taken, failed = Projector(store, _cache).drain()
     if taken >= DRAIN_BATCH * DRAIN_ROUNDS and store.claim_drain():

@@ -12,6 +12,11 @@ clears the mark) and the hand-over set's size, so an idle sweep costs two comman
 games are stored.
 A game is swept once its mark is ``grace`` old: younger ones have a job on the way.
 
+The indexes can be lost apart from the games: on a cluster deployment they live in the queue's
+standalone Redis. Before its first pass, and whenever that server has lost them (a marker key is
+missing), the sweeper scans every primary of the store for games and re-marks the lagging ones and
+indexes their timers (``rebuild_indexes``).
+
 The write side arms a game's turn timer and queues its bots' moves right after appending; a process
 that dies (or loses Redis) in between leaves the game without a timer for its new head, and a bot's
 job can be lost or fail, which would leave a table without a turn timer waiting for that bot
@@ -85,6 +90,24 @@ def sweep(
     return swept
 
 
+def rebuild_indexes(store: SyncEventStore) -> int:
+    """The indexes' server is new or lost its data (on a cluster deployment it is the queue's
+    Redis): find every game on every primary of the store, mark the ones whose projection lags their
+    head and index their armed timers, then mark the indexes known. Returns how many lagged.
+    Idempotent: running it twice marks the same games."""
+    lagging = 0
+    for game_id in store.scan_games():
+        if store.checkpoint(game_id) < store.head(game_id):
+            store.mark_dirty(game_id)
+            lagging += 1
+        timer = store.read_timer(game_id)
+        if "deadline" in timer:
+            store.index_timer(game_id, int(timer["deadline"]))
+    store.know_indexes()
+    log.info("indexes_rebuilt", lagging=lagging)
+    return lagging
+
+
 def _lifecycle_behind(store: SyncEventStore, game_id: str, head: int) -> bool:
     folded = store.load(game_id, _cache)
     timer = store.read_timer(game_id)
@@ -103,6 +126,8 @@ class Sweeper(threading.Thread):
     def run(self) -> None:
         while not self._stopped.wait(self._interval):
             try:
+                if not self._store.indexes_known():
+                    rebuild_indexes(self._store)
                 sweep(self._store, self._projections, self._lifecycle)
             except Exception as exc:  # a flaky connection must not kill the sweeper; the next pass retries
                 log.warning("sweep_failed", error=f"{type(exc).__name__}: {exc}")

@@ -33,7 +33,7 @@ from services.history.folding import StateCache
 from services.lifecycle import Lifecycle
 from services.players import PlayerQueries
 from services.queries import GameQueries
-from services.store.connection import UNAVAILABLE, Connect, PoolLimits, connect_to
+from services.store.connection import UNAVAILABLE, AsyncClients, Connect, PoolLimits, connect_to
 from services.store.event_store import EventStore
 from services.store.live_updates import LiveHub
 from services.store.queue import AppendNotifier, BotJobs, lifecycle_queue, projection_queue
@@ -84,6 +84,16 @@ def pool_limits(settings: Settings) -> PoolLimits:
     )
 
 
+def connect_to_settings(settings: Settings) -> Connect:
+    """The store, index and queue clients the settings name (``services.store.connection``)."""
+    return connect_to(
+        settings.redis_url,
+        pool_limits(settings),
+        queue_url=settings.queue_url,
+        cluster=settings.redis_cluster,  # type: ignore[arg-type]
+    )
+
+
 def create_app(settings: Settings, connect: Connect | None = None) -> Starlette:
     """The app. ``connect`` makes its (async, sync) Redis clients inside the app's own event loop;
     by default from ``settings.redis_url`` (tests hand in fakeredis).
@@ -95,8 +105,11 @@ def create_app(settings: Settings, connect: Connect | None = None) -> Starlette:
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        aclient, sclient = (connect or connect_to(settings.redis_url, pool_limits(settings)))()
-        store = EventStore(aclient)
+        clients = (connect or connect_to_settings(settings))()
+        if isinstance(clients, tuple):  # one standalone server for everything
+            clients = AsyncClients(clients[0], clients[1])
+        aclient, sclient = clients.store, clients.queue
+        store = EventStore(aclient, clients.index, settings.acks)
         tokens = TokenStore(aclient)
         cache = StateCache()  # one fold per game for both sides of this process
         hub = LiveHub(aclient, settings.live_queue_size)
@@ -131,8 +144,8 @@ def create_app(settings: Settings, connect: Connect | None = None) -> Starlette:
             yield
         finally:
             await hub.close()
-            await aclient.aclose()
-            sclient.close()
+            await store.aclose_nodes()
+            await clients.aclose()
 
     routes = [
         *web_routes(),

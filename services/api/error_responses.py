@@ -12,7 +12,7 @@ from starlette.routing import Route
 
 from services.api.http import JSONResponse
 from services.errors import AppError, ErrorKind, RetryLaterError
-from services.store.connection import UNAVAILABLE
+from services.store.connection import UNAVAILABLE, NotReplicated
 
 log = structlog.get_logger("tablestream.http")
 
@@ -73,6 +73,18 @@ async def redis_unavailable(request: Request, exc: Exception) -> Response:
     return JSONResponse(body, status_code=503, headers={"Retry-After": str(REDIS_RETRY_AFTER)})
 
 
+async def not_replicated(request: Request, exc: Exception) -> Response:
+    """An append reached the primary but not the replicas the deployment waits for (its
+    ``TABLESTREAM_APPEND_*`` settings): no receipt yet; the same command id retried gets it."""
+    log.warning("append_not_replicated", path=request.url.path, error=str(exc))
+    body = error_body(
+        "not_replicated",
+        "Your move reached the game store but is not yet confirmed on its replicas; "
+        "send it again with the same command_id to get its receipt.",
+    )
+    return JSONResponse(body, status_code=503, headers={"Retry-After": "1"})
+
+
 async def client_gone(request: Request, exc: Exception) -> Response:
     """The client hung up while sending its body: one quiet line; nobody reads the answer."""
     log.info("client_disconnected", path=request.url.path)
@@ -82,6 +94,8 @@ async def client_gone(request: Request, exc: Exception) -> Response:
 async def server_error(request: Request, exc: Exception) -> Response:
     if isinstance(exc, UNAVAILABLE):  # raised from a background part of a request (ExceptionGroup-free)
         return await redis_unavailable(request, exc)
+    if isinstance(exc, NotReplicated):
+        return await not_replicated(request, exc)
     log.exception("unhandled_error", path=request.url.path)
     body = error_body("internal_error", "The server failed; the request was not applied.")
     return JSONResponse(body, status_code=500)
@@ -93,6 +107,7 @@ EXCEPTION_HANDLERS: dict[type[Exception], Handler] = {
     AppError: app_error,
     HTTPException: http_error,
     ClientDisconnect: client_gone,
+    NotReplicated: not_replicated,
     **{unavailable: redis_unavailable for unavailable in UNAVAILABLE},
     Exception: server_error,
 }

@@ -1,4 +1,5 @@
-"""``tablestream serve [--host] [--port] [--redis-url] [--data-dir] [--api-workers]``.
+"""``tablestream serve [--host] [--port] [--redis-url] [--queue-url] [--redis-cluster] [--data-dir]
+[--api-workers]``.
 
 Before starting anything it takes the data directory's lock (a second ``serve`` on the same files
 says so and exits 1) and binds the port (a port in use is reported before Redis starts). The
@@ -47,6 +48,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--port", type=int, default=8000)
     parser.add_argument(
         "--redis-url", default=None, help="use this Redis; default: a private embedded server"
+    )
+    parser.add_argument(
+        "--queue-url",
+        default=None,
+        help="RQ's standalone Redis (needed when the store is a cluster); default: the store's",
+    )
+    parser.add_argument(
+        "--redis-cluster",
+        choices=("auto", "yes", "no"),
+        default=None,
+        help="whether --redis-url is a Redis Cluster; default auto: ask it",
     )
     parser.add_argument(
         "--data-dir", type=Path, default=None, help="where the embedded server keeps its data"
@@ -196,7 +208,12 @@ def _serve(
         url = embedded.url
         supervisor = Supervisor(embedded, (url, 1))
         supervisor.start()
-    settings = replace(settings, redis_url=url)
+    settings = replace(
+        settings,
+        redis_url=url,
+        queue_url=args.queue_url or settings.queue_url,
+        redis_cluster=args.redis_cluster or settings.redis_cluster,
+    )
     print(f"Tablestream is serving on http://{args.host}:{args.port}  (Redis: {url})", flush=True)
     # uvicorn shuts down gracefully on SIGTERM/SIGINT, then re-raises the signal; a handler of our own
     # receives it instead of dying, so that the worker and the embedded Redis are stopped too.
@@ -206,6 +223,9 @@ def _serve(
     try:
         if args.api_workers > 1:
             os.environ["TABLESTREAM_REDIS_URL"] = url
+            os.environ["TABLESTREAM_REDIS_CLUSTER"] = settings.redis_cluster
+            if settings.queue_url:
+                os.environ["TABLESTREAM_QUEUE_URL"] = settings.queue_url
             sock.close()  # uvicorn's supervisor binds again for its workers
             # Its worker processes are spawned: the protocol must be importable by name, so these run
             # without the header timeout (README: put a proxy with one in front of several workers).

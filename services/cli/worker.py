@@ -1,4 +1,5 @@
-"""``tablestream worker --redis-url URL [--workers 2] [--sweep-seconds 5]``.
+"""``tablestream worker --redis-url URL [--queue-url URL] [--redis-cluster auto|yes|no] [--workers 2]
+[--sweep-seconds 5]``.
 
 The process becomes ``python -m workers.pool`` with the same flags (exec, same pid, so signals reach
 RQ directly): the CLI starts the workers without importing them.
@@ -14,23 +15,50 @@ WORKER_MODULE = "workers.pool"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--redis-url", required=True)
+    env = os.environ
+    parser.add_argument(
+        "--redis-url",
+        default=env.get("TABLESTREAM_REDIS_URL"),
+        required=not env.get("TABLESTREAM_REDIS_URL"),
+        help="the event store: a standalone Redis or a node of a Redis Cluster (TABLESTREAM_REDIS_URL)",
+    )
+    parser.add_argument(
+        "--queue-url",
+        default=env.get("TABLESTREAM_QUEUE_URL") or None,
+        help="RQ's standalone Redis (TABLESTREAM_QUEUE_URL); default: the store's, when standalone",
+    )
+    parser.add_argument(
+        "--redis-cluster",
+        choices=("auto", "yes", "no"),
+        default=env.get("TABLESTREAM_REDIS_CLUSTER") or "auto",
+        help="whether the store is a cluster (TABLESTREAM_REDIS_CLUSTER); auto asks it",
+    )
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--sweep-seconds", type=float, default=5.0)
 
 
-def worker_command(redis_url: str, workers: int, sweep_seconds: float = 5.0) -> list[str]:
+def worker_command(
+    redis_url: str,
+    workers: int,
+    sweep_seconds: float = 5.0,
+    queue_url: str | None = None,
+    cluster: str = "auto",
+) -> list[str]:
     """The command line of a worker process."""
     return [
         sys.executable, "-m", WORKER_MODULE,
         "--redis-url", redis_url,
+        *(["--queue-url", queue_url] if queue_url else []),
+        "--redis-cluster", cluster,
         "--workers", str(workers),
         "--sweep-seconds", str(sweep_seconds),
     ]  # fmt: skip
 
 
 def run(args: argparse.Namespace) -> int:
-    command = worker_command(args.redis_url, args.workers, args.sweep_seconds)
+    command = worker_command(
+        args.redis_url, args.workers, args.sweep_seconds, args.queue_url, args.redis_cluster
+    )
     sys.stdout.flush()
     sys.stderr.flush()
     os.execv(command[0], command)

@@ -1,24 +1,67 @@
 """The event store: the operations of ``services.store.operations`` (a game's own keys) and
 ``services.store.indexes`` (the global sets beside them), run on redis.asyncio (``EventStore``, the
 HTTP command path) or on plain redis-py (``SyncEventStore``, RQ workers and the CLI). Each method is
-one line over the shared operation; only ``run`` differs."""
+one line over the shared operation; only ``run`` differs.
+
+Each request goes where its keys live (``services.store.connection``): a game's keys to the store
+(one server, or the node of the game's slot on a cluster), the global indexes to ``index`` (the
+queue's server when the store is a cluster, else the store). A pipeline or a script of the store
+must stay in one slot (``CrossSlot`` otherwise, on a standalone server too, so that every test
+checks it). A script marked ``durable`` (create, append) waits, on the connection that ran it, for
+the replicas ``acks`` asks for (``WAITAOF``/``WAIT``)."""
 
 from __future__ import annotations
 
+import asyncio
+import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeVar, cast
 
 import redis
 import redis.asyncio as aioredis
+from redis.crc import key_slot
+from redis.exceptions import AskError, MovedError, NoScriptError
 
 from services.history.folding import Folded, StateCache
 from services.history.records import Entry
 from services.store import indexes
 from services.store import operations as ops
+from services.store.connection import UNAVAILABLE, Acks, NotReplicated
 from services.store.operations import AppendResult, ViewWrite
-from services.store.requests import SCRIPTS, Call, Operation, Request, ScriptCall, check_client
+from services.store.requests import SCRIPTS, Call, Operation, Pipelined, Request, ScriptCall, check_client
 
 T = TypeVar("T")
+
+
+DURABLE_ATTEMPTS = 4  # a durable script's tries across MOVED and failovers (it is idempotent)
+REROUTED = (MovedError, AskError, *UNAVAILABLE)
+
+
+class CrossSlot(RuntimeError):
+    """A script or pipeline of the store would touch two Redis Cluster slots."""
+
+
+def _encoded(key: str | bytes) -> bytes:
+    return key.encode() if isinstance(key, str) else key
+
+
+def check_one_slot(keys: Sequence[str | bytes], what: str) -> None:
+    """Raise ``CrossSlot`` unless every key hashes to one slot."""
+    slots = {key_slot(_encoded(key)) for key in keys}
+    if len(slots) > 1:
+        raise CrossSlot(f"{what} touches {len(slots)} slots: {[_encoded(k).decode() for k in keys]}")
+
+
+def _split(request: Pipelined, separate_index: bool) -> tuple[list[int], list[int]]:
+    """Positions of the store's calls and of the index's calls (all the store's when the indexes are
+    in the store); the store's are checked to share one slot."""
+    store = [i for i, call in enumerate(request.calls) if not (separate_index and call.index)]
+    index = [i for i, call in enumerate(request.calls) if separate_index and call.index]
+    check_one_slot(
+        [k for i in store if (k := request.calls[i].key) is not None and not request.calls[i].index],
+        "a pipeline",
+    )
+    return store, index
 
 
 def _send(target: Any, call: Call) -> Any:
@@ -27,16 +70,38 @@ def _send(target: Any, call: Call) -> Any:
     return execute(*call.args)
 
 
+def _merge(size: int, parts: Sequence[tuple[list[int], list[Any]]]) -> list[Any]:
+    replies: list[Any] = [None] * size
+    for positions, values in parts:
+        for position, value in zip(positions, values, strict=True):
+            replies[position] = value
+    return replies
+
+
 class EventStore:
     """The event store for asyncio code."""
 
-    def __init__(self, client: aioredis.Redis) -> None:
+    def __init__(
+        self,
+        client: aioredis.Redis | aioredis.RedisCluster,
+        index: aioredis.Redis | None = None,
+        acks: Acks | None = None,
+    ) -> None:
         check_client(client)
         self.redis = client
+        self.index = index if index is not None else client
+        self.acks = acks or Acks()
+        self.cluster = isinstance(client, aioredis.RedisCluster)
+        self._separate_index = self.index is not client
         self._scripts = {name: client.register_script(source) for name, source in SCRIPTS.items()}
+        self._nodes: dict[str, aioredis.Redis] = {}
+        self._ready = False
 
     async def run(self, operation: Operation[T]) -> T:
         """Drive one operation to its result, executing each request it yields."""
+        if self.cluster and not self._ready:
+            await cast(aioredis.RedisCluster, self.redis).initialize()  # the slot map, once
+            self._ready = True
         try:
             request = next(operation)
             while True:
@@ -46,13 +111,80 @@ class EventStore:
 
     async def _execute(self, request: Request) -> Any:
         if isinstance(request, Call):
-            return await _send(self.redis, request)
+            return await _send(self.index if request.index else self.redis, request)
         if isinstance(request, ScriptCall):
+            check_one_slot(request.keys, f"script {request.script}")
+            if request.durable and self.acks.replicas:
+                return await self._durable(request)
             return await self._scripts[request.script](keys=request.keys, args=request.args)
-        async with self.redis.pipeline(transaction=False) as pipe:
-            for call in request.calls:
-                _send(pipe, call)
-            return await pipe.execute()
+        store, index = _split(request, self._separate_index)
+        parts = [(store, self.redis), (index, self.index)]
+        replies = await asyncio.gather(
+            *(self._pipeline(request, positions, client) for positions, client in parts)
+        )
+        return _merge(
+            len(request.calls),
+            [(positions, values) for (positions, _), values in zip(parts, replies, strict=True)],
+        )
+
+    async def _pipeline(self, request: Pipelined, positions: list[int], client: Any) -> list[Any]:
+        if not positions:
+            return []
+        async with client.pipeline(transaction=False) as pipe:
+            for position in positions:
+                _send(pipe, request.calls[position])
+            return cast(list[Any], await pipe.execute())
+
+    async def _durable(self, request: ScriptCall) -> Any:
+        """The script, then the acks' wait, in one pipeline on one connection to the key's primary
+        (WAIT/WAITAOF count the writes of their own connection)."""
+        script = self._scripts[request.script]
+        for attempt in range(DURABLE_ATTEMPTS):
+            client = self._node(request.keys[0])
+            try:
+                async with client.pipeline(transaction=False) as pipe:
+                    pipe.evalsha(script.sha, len(request.keys), *request.keys, *request.args)
+                    pipe.execute_command(*self.acks.request())
+                    reply, acked = await pipe.execute()
+            except NoScriptError:
+                await client.script_load(script.script)
+                continue
+            except REROUTED:
+                if not self.cluster or attempt == DURABLE_ATTEMPTS - 1:
+                    raise
+                await asyncio.sleep(0.1 * (attempt + 1))
+                await cast(aioredis.RedisCluster, self.redis).nodes_manager.initialize()
+                continue
+            if not self.acks.enough(acked):
+                raise NotReplicated(f"{request.script} reached {acked!r} of {self.acks.request()!r}")
+            return reply
+        raise NotReplicated(f"{request.script} found no primary to wait on")
+
+    def _node(self, key: str) -> aioredis.Redis:
+        if not isinstance(self.redis, aioredis.RedisCluster):
+            return self.redis
+        return self._node_client(self.redis.get_node_from_key(key))
+
+    def _node_client(self, node: Any) -> aioredis.Redis:
+        """A plain client of one cluster node (made on first use, closed by ``aclose_nodes``)."""
+        client = self._nodes.get(node.name)
+        if client is None:
+            kw = node.connection_kwargs
+            client = aioredis.Redis(
+                host=node.host,
+                port=node.port,
+                username=kw.get("username"),
+                password=kw.get("password"),
+                socket_timeout=kw.get("socket_timeout"),
+                socket_connect_timeout=kw.get("socket_connect_timeout"),
+            )
+            self._nodes[node.name] = client
+        return client
+
+    async def aclose_nodes(self) -> None:
+        for client in self._nodes.values():
+            await client.aclose()
+        self._nodes.clear()
 
     async def create(
         self, game_id: str, secret: Mapping[str, str], entry: Entry, more: Sequence[Entry] = ()
@@ -111,7 +243,14 @@ class EventStore:
         return await self.run(indexes.lobby(limit))
 
     async def scan_games(self) -> list[str]:
-        return await self.run(indexes.scan_games())
+        """Every game id, from every primary of a cluster."""
+        if not isinstance(self.redis, aioredis.RedisCluster):
+            return await self.run(indexes.scan_games())
+        await self.redis.initialize()
+        found: list[str] = []
+        for node in self.redis.get_primaries():
+            found += await EventStore(self._node_client(node)).run(indexes.scan_games())
+        return found
 
     async def dirty_games(self, older_than_ms: int, limit: int) -> list[str]:
         return await self.run(indexes.dirty_games(older_than_ms, limit))
@@ -143,9 +282,18 @@ class EventStore:
 class SyncEventStore:
     """The event store for synchronous code; the same operations as ``EventStore``."""
 
-    def __init__(self, client: redis.Redis) -> None:
+    def __init__(
+        self,
+        client: redis.Redis | redis.RedisCluster,
+        index: redis.Redis | None = None,
+        acks: Acks | None = None,
+    ) -> None:
         check_client(client)
         self.redis = client
+        self.index = index if index is not None else client
+        self.acks = acks or Acks()
+        self.cluster = isinstance(client, redis.RedisCluster)
+        self._separate_index = self.index is not client
         self._scripts = {name: client.register_script(source) for name, source in SCRIPTS.items()}
 
     def run(self, operation: Operation[T]) -> T:
@@ -159,13 +307,56 @@ class SyncEventStore:
 
     def _execute(self, request: Request) -> Any:
         if isinstance(request, Call):
-            return _send(self.redis, request)
+            return _send(self.index if request.index else self.redis, request)
         if isinstance(request, ScriptCall):
+            check_one_slot(request.keys, f"script {request.script}")
+            if request.durable and self.acks.replicas:
+                return self._durable(request)
             return self._scripts[request.script](keys=request.keys, args=request.args)
-        with self.redis.pipeline(transaction=False) as pipe:
-            for call in request.calls:
-                _send(pipe, call)
-            return pipe.execute()
+        store, index = _split(request, self._separate_index)
+        parts = [
+            (store, self._pipeline(request, store, self.redis)),
+            (index, self._pipeline(request, index, self.index)),
+        ]
+        return _merge(len(request.calls), parts)
+
+    def _pipeline(self, request: Pipelined, positions: list[int], client: Any) -> list[Any]:
+        if not positions:
+            return []
+        with client.pipeline(transaction=False) as pipe:
+            for position in positions:
+                _send(pipe, request.calls[position])
+            return cast(list[Any], pipe.execute())
+
+    def _durable(self, request: ScriptCall) -> Any:
+        """As ``EventStore._durable``."""
+        script = self._scripts[request.script]
+        for attempt in range(DURABLE_ATTEMPTS):
+            client = self._node(request.keys[0])
+            try:
+                with client.pipeline(transaction=False) as pipe:
+                    pipe.evalsha(script.sha, len(request.keys), *request.keys, *request.args)
+                    pipe.execute_command(*self.acks.request())  # type: ignore[no-untyped-call]
+                    reply, acked = pipe.execute()
+            except NoScriptError:
+                client.script_load(script.script)
+                continue
+            except REROUTED:
+                if not self.cluster or attempt == DURABLE_ATTEMPTS - 1:
+                    raise
+                time.sleep(0.1 * (attempt + 1))
+                cast(redis.RedisCluster, self.redis).nodes_manager.initialize()
+                continue
+            if not self.acks.enough(acked):
+                raise NotReplicated(f"{request.script} reached {acked!r} of {self.acks.request()!r}")
+            return reply
+        raise NotReplicated(f"{request.script} found no primary to wait on")
+
+    def _node(self, key: str) -> redis.Redis:
+        if not isinstance(self.redis, redis.RedisCluster):
+            return self.redis
+        node = self.redis.get_node_from_key(key)  # type: ignore[no-untyped-call]
+        return self.redis.get_redis_connection(node)
 
     def create(
         self, game_id: str, secret: Mapping[str, str], entry: Entry, more: Sequence[Entry] = ()
@@ -239,7 +430,25 @@ class SyncEventStore:
         return self.run(indexes.lobby(limit))
 
     def scan_games(self) -> list[str]:
-        return self.run(indexes.scan_games())
+        """Every game id, from every primary of a cluster."""
+        if not isinstance(self.redis, redis.RedisCluster):
+            return self.run(indexes.scan_games())
+        found: list[str] = []
+        for node in self.redis.get_primaries():  # type: ignore[no-untyped-call]
+            found += SyncEventStore(self.redis.get_redis_connection(node)).run(indexes.scan_games())
+        return found
+
+    def mark_dirty(self, game_id: str) -> None:
+        self.run(ops.mark_dirty(game_id))
+
+    def index_timer(self, game_id: str, deadline_ms: int) -> None:
+        self.run(indexes.index_timer(game_id, deadline_ms))
+
+    def indexes_known(self) -> bool:
+        return self.run(indexes.indexes_known())
+
+    def know_indexes(self) -> None:
+        self.run(indexes.know_indexes())
 
     def dirty_games(self, older_than_ms: int, limit: int) -> list[str]:
         return self.run(indexes.dirty_games(older_than_ms, limit))

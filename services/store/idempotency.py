@@ -62,7 +62,7 @@ def unseal(key: str, sealed: str) -> str:
 
 
 class IdempotencyStore:
-    def __init__(self, redis: aioredis.Redis) -> None:
+    def __init__(self, redis: aioredis.Redis | aioredis.RedisCluster) -> None:
         self._redis = redis
 
     async def claim(self, key: str, fingerprint: str) -> Claim:

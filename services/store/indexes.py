@@ -25,6 +25,7 @@ from services.store.keys import (
     DIRTY,
     DRAIN_PENDING,
     EVENTS_PATTERN,
+    INDEXES_MARK,
     LOBBY,
     LOBBY_ORDER,
     LOBBY_SEQ,
@@ -36,7 +37,7 @@ from services.store.keys import (
     game_keys,
 )
 from services.store.operations import DRAIN_TTL_MS, head, mark_dirty
-from services.store.requests import Call, Operation, Pipelined, ScriptCall, clock_ms, text
+from services.store.requests import Call, Operation, Pipelined, ScriptCall, clock_ms, index_call, text
 
 SCAN_COUNT = 500
 
@@ -56,7 +57,7 @@ def clear_dirty(game_id: str, projected: int) -> Operation[bool]:
     """After projecting ``game_id`` to ``projected``: clear its mark, unless its head has moved
     on (then it stays marked for the next job). ``True`` if the game is now clean."""
     check_game_id(game_id)
-    yield Call(("ZREM", DIRTY, game_id))
+    yield index_call("ZREM", DIRTY, game_id)
     now = yield from head(game_id)  # after the ZREM: an append racing it is seen here or re-marks
     if now > projected:
         yield from mark_dirty(game_id)
@@ -68,12 +69,12 @@ def touch_dirty(game_id: str) -> Operation[None]:
     """Mark a marked game again as of now (a repair of it was queued): the sweeper looks at it
     again after its grace, and a repair under way does not count as lag (``oldest_dirty_age_ms``)."""
     check_game_id(game_id)
-    yield Call(("ZADD", DIRTY, "XX", clock_ms(), game_id))
+    yield index_call("ZADD", DIRTY, "XX", clock_ms(), game_id)
 
 
 def oldest_dirty_age_ms() -> Operation[int]:
     """How long the longest-marked game has been marked (0: none)."""
-    reply: list[Any] = yield Call(("ZRANGE", DIRTY, 0, 0, "WITHSCORES"))
+    reply: list[Any] = yield index_call("ZRANGE", DIRTY, 0, 0, "WITHSCORES")
     if not reply:
         return 0
     score = reply[0][1] if isinstance(reply[0], list | tuple) else reply[1]  # pairs, or flat (RESP2)
@@ -86,27 +87,26 @@ def oldest_dirty_age_ms() -> Operation[int]:
 def begin_drain() -> Operation[None]:
     """A drain job starts: clear ``DRAIN_PENDING`` before taking any game, so that a game handed
     over from now on queues the next job, and one handed over before is taken by this one."""
-    yield Call(("DEL", DRAIN_PENDING))
+    yield index_call("DEL", DRAIN_PENDING)
 
 
 def claim_drain() -> Operation[bool]:
     """Claim the queueing of a drain job; ``True`` if none was queued (the caller queues it)."""
-    return bool((yield Call(("SET", DRAIN_PENDING, 1, "NX", "PX", DRAIN_TTL_MS))))
+    return bool((yield index_call("SET", DRAIN_PENDING, 1, "NX", "PX", DRAIN_TTL_MS)))
 
 
 def take_poked(limit: int) -> Operation[list[str]]:
-    """Take up to ``limit`` handed-over games and clear their pending flags (an append from now on
-    hands its game over again; the taker reads the heads after this)."""
-    ids: list[bytes] = yield Call(("SPOP", POKED, limit))
-    games = [text(game_id) for game_id in ids]
-    if games:
-        yield Pipelined(tuple(Call(("DEL", game_keys(game_id).pending)) for game_id in games))
-    return games
+    """Take up to ``limit`` handed-over games. Their pending flags stay set until the projection of
+    each begins (``operations.take_pending`` clears the flag, then the head is read): an append
+    meanwhile hands nothing over and is in what that projection reads. (Clearing them here would
+    touch one slot per game in a single round trip.)"""
+    ids: list[bytes] = yield index_call("SPOP", POKED, limit)
+    return [text(game_id) for game_id in ids]
 
 
 def poked_count() -> Operation[int]:
     """How many games are handed over and not yet taken."""
-    return int((yield Call(("SCARD", POKED))))
+    return int((yield index_call("SCARD", POKED)))
 
 
 # -- waiting tables, the lobby, every game ---------------------------------------------------------
@@ -114,34 +114,34 @@ def poked_count() -> Operation[int]:
 
 def waiting_tables() -> Operation[int]:
     """How many tables wait for players (the cap on open tables)."""
-    return int((yield Call(("ZCARD", WAITING))))
+    return int((yield index_call("ZCARD", WAITING)))
 
 
 def not_waiting(game_id: str) -> Operation[None]:
     """The table started, ended or expired: it no longer counts against the cap."""
     check_game_id(game_id)
-    yield Call(("ZREM", WAITING, game_id))
+    yield index_call("ZREM", WAITING, game_id)
 
 
 def put_lobby(game_id: str, summary: bytes) -> Operation[None]:
     """Set a game's lobby summary; its first put fixes its place in the lobby order."""
     check_game_id(game_id)
     _, ordinal = yield Pipelined(
-        (Call(("HSET", LOBBY, game_id, summary)), Call(("ZSCORE", LOBBY_ORDER, game_id)))
+        (index_call("HSET", LOBBY, game_id, summary), index_call("ZSCORE", LOBBY_ORDER, game_id))
     )
     if ordinal is None:
-        sequence = yield Call(("INCR", LOBBY_SEQ))
-        yield Call(("ZADD", LOBBY_ORDER, "NX", sequence, game_id))
+        sequence = yield index_call("INCR", LOBBY_SEQ)
+        yield index_call("ZADD", LOBBY_ORDER, "NX", sequence, game_id)
 
 
 def lobby(limit: int) -> Operation[list[bytes]]:
     """Up to ``limit`` lobby summaries, newest game first."""
     if limit < 1:
         return []
-    ids: list[bytes] = yield Call(("ZREVRANGE", LOBBY_ORDER, 0, limit - 1))
+    ids: list[bytes] = yield index_call("ZREVRANGE", LOBBY_ORDER, 0, limit - 1)
     if not ids:
         return []
-    summaries: list[bytes | None] = yield Call(("HMGET", LOBBY, *ids))
+    summaries: list[bytes | None] = yield index_call("HMGET", LOBBY, *ids)
     return [summary for summary in summaries if summary is not None]
 
 
@@ -159,6 +159,19 @@ def scan_games() -> Operation[list[str]]:
             return list(found)
 
 
+# -- the indexes' own marker -----------------------------------------------------------------------
+
+
+def indexes_known() -> Operation[bool]:
+    """Whether the indexes' server holds the marker ``know_indexes`` sets once they are complete.
+    Missing: the server is new, or lost its data (the queue's Redis of a cluster deployment)."""
+    return bool((yield index_call("EXISTS", INDEXES_MARK)))
+
+
+def know_indexes() -> Operation[None]:
+    yield index_call("SET", INDEXES_MARK, clock_ms())
+
+
 # -- timers ---------------------------------------------------------------------------------------
 
 
@@ -172,8 +185,14 @@ def arm_timer(
         args += [field, value]
     outcome = text((yield ScriptCall("arm_timer", [game_keys(game_id).timer], args)))
     if outcome == "armed":
-        yield Call(("ZADD", TIMERS, deadline_ms or 0, game_id))
+        yield index_call("ZADD", TIMERS, deadline_ms or 0, game_id)
     return outcome != "stale"
+
+
+def index_timer(game_id: str, deadline_ms: int) -> Operation[None]:
+    """Put a game's armed timer in the deadline index (rebuilding a lost index)."""
+    check_game_id(game_id)
+    yield index_call("ZADD", TIMERS, deadline_ms, game_id)
 
 
 def read_timer(game_id: str) -> Operation[dict[str, str]]:
@@ -184,7 +203,7 @@ def read_timer(game_id: str) -> Operation[dict[str, str]]:
 
 def due_timers(now_ms: int, limit: int = 100) -> Operation[list[str]]:
     """Game ids whose indexed deadline is at or before ``now_ms``, earliest first."""
-    ids: list[bytes] = yield Call(("ZRANGEBYSCORE", TIMERS, "-inf", now_ms, "LIMIT", 0, limit))
+    ids: list[bytes] = yield index_call("ZRANGEBYSCORE", TIMERS, "-inf", now_ms, "LIMIT", 0, limit)
     return [text(game_id) for game_id in ids]
 
 
@@ -197,10 +216,10 @@ def settle_timer(game_id: str, now_ms: int) -> Operation[dict[str, str] | None]:
         deadline = int(timer["deadline"])
         if deadline <= now_ms:
             return timer
-        yield Call(("ZADD", TIMERS, deadline, game_id))
+        yield index_call("ZADD", TIMERS, deadline, game_id)
         return None
-    yield Call(("ZREM", TIMERS, game_id))
+    yield index_call("ZREM", TIMERS, game_id)
     again: dict[str, str] = yield from read_timer(game_id)
     if "deadline" in again:
-        yield Call(("ZADD", TIMERS, int(again["deadline"]), game_id))
+        yield index_call("ZADD", TIMERS, int(again["deadline"]), game_id)
     return None

@@ -1,8 +1,9 @@
 """Where a game lives in Redis.
 
 Every key of one game carries the hash tag ``{<game_id>}`` so that each Lua script touches a single
-Redis Cluster slot. The lobby keys are global: no game script may touch them (they would pull every
-game into one slot), so the lobby is written with plain commands.
+Redis Cluster slot. The global indexes (lobby, dirty, waiting, hand-over, timers)
+are written with plain commands only, never from a game script, and on a cluster deployment live in
+the queue's standalone Redis (``services.store.connection``).
 """
 
 from __future__ import annotations
@@ -14,7 +15,6 @@ PREFIX = "ts"
 EVENTS_SUFFIX = ":events"
 EVENTS_PATTERN = f"{PREFIX}:{{*}}{EVENTS_SUFFIX}"  # SCAN MATCH for every game's stream
 LIVE_SUFFIX = ":live"
-LIVE_PATTERN = f"{PREFIX}:{{*}}{LIVE_SUFFIX}"  # PSUBSCRIBE: every game's live channel
 
 LOBBY = f"{PREFIX}:lobby"  # hash: game id -> JSON summary bytes
 LOBBY_ORDER = f"{PREFIX}:lobby:order"  # zset: game id -> creation ordinal
@@ -25,6 +25,7 @@ IDEMPOTENCY_PREFIX = f"{PREFIX}:idempotency:"  # + SHA-256 of a client's Idempot
 DIRTY = f"{PREFIX}:dirty"  # zset: game id -> ms since epoch when first marked as maybe lagging
 WAITING = f"{PREFIX}:waiting"  # zset: game id -> ms since epoch of creation, while it waits for players
 POKED = f"{PREFIX}:poked"  # set: games handed to the projection workers, not yet taken by a drain job
+INDEXES_MARK = f"{PREFIX}:indexes"  # string: set once the indexes above are known complete (workers.sweeper)
 DRAIN_PENDING = f"{PREFIX}:drain-pending"  # string (PX): a drain job of ``POKED`` is queued, not started
 
 CHECKPOINT_FIELD = "checkpoint"  # in the views hash: the version the views were projected at
@@ -40,7 +41,7 @@ class GameKeys(NamedTuple):
     secret: str  # hash: root, master (hex); never in the stream
     views: str  # hash: checkpoint plus projection fields (opaque bytes)
     tokens: str  # hash: SHA-256 of a bearer token -> "host" or the seat number
-    live: str  # pub/sub channel: the projected version after each views write
+    live: str  # shard channel (SPUBLISH, same slot): "appended", and the version after each views write
     timer: str  # hash: version, deadline (ms), kind (turn/expire), seats, turn_seconds
     pending: str  # string (PX): set NX by the append scripts; the game's projection is handed over
 

@@ -1,12 +1,18 @@
-"""Wake-ups for live streams: every game's pub/sub channel (published on every append and every
-views write, ``services.store.operations``), read by ONE subscriber per API process.
+"""Wake-ups for live streams: every game's shard channel (``SPUBLISH`` on every append and every
+views write, ``services.store.operations``), read by ONE subscriber connection per API process and
+Redis node.
 
-The hub holds a single pub/sub connection with a pattern subscription to every game's channel and
-fans each message out to the streams of that game through small bounded queues. A live stream
-therefore holds no pooled Redis connection: a thousand streams cost one connection, not a thousand.
+A game's channel ``ts:{<game id>}:live`` is a shard channel in the game's own slot: on a Redis
+Cluster its messages touch only the node that holds the game (plain pub/sub would broadcast every
+message to every node). The hub subscribes (``SSUBSCRIBE``) to a game's channel while at least one
+of its streams is open, on the connection of the node that holds the game (the one server when the
+store is standalone), and fans each message out to that game's streams through small bounded
+queues. A live stream therefore holds no pooled Redis connection: a thousand streams cost one
+connection per node, not a thousand.
 
 A wake-up only says "read the tail": streams also re-read every ``poll`` seconds, so a message lost
-while the subscriber reconnects (Redis restarted) delays a stream by at most one poll.
+while a subscriber reconnects (Redis restarted, a primary failed over) delays a stream by at most
+one poll; after a reconnection every stream of the node's games is woken to re-read at once.
 """
 
 from __future__ import annotations
@@ -15,19 +21,22 @@ import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
-from typing import Any
+from dataclasses import dataclass, field
 
 import redis.asyncio as aioredis
 import structlog
 from redis.asyncio.client import PubSub
+from redis.exceptions import ClusterDownError
 
-from services.store.connection import UNAVAILABLE
-from services.store.keys import LIVE_PATTERN, game_id_of_live_channel
+from services.store.connection import UNAVAILABLE, AsyncStoreClient
+from services.store.keys import game_id_of_live_channel, game_keys
 
 log = structlog.get_logger("tablestream.live")
 
 RECONNECT_MIN = 0.1
 RECONNECT_MAX = 2.0
+CONFIRM_SECONDS = 1.0  # a subscription not confirmed within this: the stream relies on its polls
+STANDALONE = "store"
 
 
 class Wakeups:
@@ -58,94 +67,229 @@ class Wakeups:
         return self._hub.closing
 
 
-class LiveHub:
-    """One pattern subscriber per process, fanning out to per-stream bounded queues."""
+class ShardRoutes:
+    """Which server holds a channel's slot: the store itself, or a cluster's primary (one plain
+    client per node, made on first use)."""
 
-    def __init__(self, client: aioredis.Redis, queue_size: int = 16) -> None:
+    def __init__(self, client: AsyncStoreClient) -> None:
         self._client = client
+        self._nodes: dict[str, aioredis.Redis] = {}
+
+    async def node(self, channel: str) -> tuple[str, aioredis.Redis]:
+        if not isinstance(self._client, aioredis.RedisCluster):
+            return STANDALONE, self._client
+        await self._client.initialize()  # the slot map (at once when known)
+        node = self._client.get_node_from_key(channel)
+        if node is None:
+            raise ClusterDownError(f"no node holds the slot of {channel}")
+        client = self._nodes.get(node.name)
+        if client is None:
+            kw = node.connection_kwargs
+            client = aioredis.Redis(
+                host=node.host,
+                port=int(node.port),
+                username=kw.get("username"),
+                password=kw.get("password"),
+                socket_connect_timeout=kw.get("socket_connect_timeout"),
+            )
+            self._nodes[node.name] = client
+        return node.name, client
+
+    async def refresh(self) -> None:
+        """Ask the cluster for its slot map again (after a node was lost)."""
+        if isinstance(self._client, aioredis.RedisCluster):
+            await self._client.nodes_manager.initialize()
+
+    async def aclose(self) -> None:
+        for client in self._nodes.values():
+            with contextlib.suppress(*UNAVAILABLE, OSError):
+                await client.aclose()
+        self._nodes.clear()
+
+
+@dataclass(eq=False)
+class _Reader:
+    """One node's subscriber connection, its channels and its reading task."""
+
+    name: str
+    pubsub: PubSub
+    games: set[str] = field(default_factory=set)
+    confirmations: dict[str, asyncio.Event] = field(default_factory=dict)
+    task: asyncio.Task[None] | None = None
+
+
+class LiveHub:
+    """One subscriber connection per process and node, fanning out to per-stream bounded queues."""
+
+    def __init__(self, client: AsyncStoreClient, queue_size: int = 16) -> None:
+        self._routes = ShardRoutes(client)
         self._queue_size = queue_size
         self._streams: dict[str, set[Wakeups]] = {}
-        self._task: asyncio.Task[None] | None = None
-        self._subscribed = asyncio.Event()
+        self._readers: dict[str, _Reader] = {}
+        self._lock = asyncio.Lock()  # subscriptions change one at a time
+        self._recovering: set[asyncio.Task[None]] = set()
         self.closing = False
 
     @property
     def stream_count(self) -> int:
         return sum(len(streams) for streams in self._streams.values())
 
-    def start(self) -> None:
-        if self._task is None:
-            self._task = asyncio.create_task(self._run(), name="tablestream-live-hub")
+    @property
+    def channel_count(self) -> int:
+        """Games subscribed to right now (one channel each)."""
+        return sum(len(reader.games) for reader in self._readers.values())
 
-    async def wait_subscribed(self, timeout: float) -> bool:
-        """Until the subscriber listens (``False`` after ``timeout``): tests and start-up."""
-        try:
-            async with asyncio.timeout(timeout):
-                await self._subscribed.wait()
-        except TimeoutError:
-            return False
-        return True
+    def start(self) -> None:
+        """Nothing to start: a node's subscriber connects with the first stream of one of its games."""
 
     def begin_close(self) -> None:
         """Shutdown: every stream wakes and ends; no new one starts."""
         self.closing = True
-        for streams in self._streams.values():
-            for wakeups in streams:
-                wakeups.notify()
+        self._wake_all()
 
     async def close(self) -> None:
         self.begin_close()
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
-            self._task = None
+        for task in list(self._recovering):
+            task.cancel()
+        for reader in list(self._readers.values()):
+            await self._drop(reader)
+        await self._routes.aclose()
 
     @asynccontextmanager
     async def subscribe(self, game_id: str) -> AsyncIterator[Wakeups]:
-        """Registered on entry: register before reading a game's tail, so no wake-up is lost."""
+        """Registered on entry, and subscribed (confirmed, or given up after ``CONFIRM_SECONDS``):
+        enter before reading a game's tail, so no wake-up is lost."""
         wakeups = Wakeups(self, self._queue_size)
-        self._streams.setdefault(game_id, set()).add(wakeups)
+        streams = self._streams.setdefault(game_id, set())
+        first = not streams
+        streams.add(wakeups)
         try:
+            if first and not self.closing:
+                await self._listen(game_id)
             yield wakeups
         finally:
-            streams = self._streams.get(game_id)
-            if streams is not None:
-                streams.discard(wakeups)
-                if not streams:
+            current = self._streams.get(game_id)
+            if current is not None:
+                current.discard(wakeups)
+                if not current:
                     del self._streams[game_id]
+                    await self._unlisten(game_id)
 
-    def _dispatch(self, message: dict[str, Any]) -> None:
-        game_id = game_id_of_live_channel(message["channel"])
+    async def _listen(self, game_id: str) -> None:
+        """Subscribe to the game's channel on its node; a node that does not answer is retried by
+        the streams' polls and by the next stream (logged, not raised)."""
+        channel = game_keys(game_id).live
+        confirmed = asyncio.Event()
+        name = STANDALONE
+        try:
+            async with self._lock:
+                if game_id not in self._streams or self._reader_of(game_id) is not None:
+                    return
+                name, client = await self._routes.node(channel)
+                reader = self._readers.get(name)
+                if reader is None:
+                    reader = _Reader(name, client.pubsub())
+                    self._readers[name] = reader
+                reader.games.add(game_id)
+                reader.confirmations[channel] = confirmed
+                await reader.pubsub.ssubscribe(channel)
+                if reader.task is None:
+                    reader.task = asyncio.create_task(self._read(reader), name=f"tablestream-live-{name}")
+        except UNAVAILABLE as exc:
+            log.warning("live_subscribe_failed", game_id=game_id, error=f"{type(exc).__name__}: {exc}")
+            async with self._lock:
+                reader = self._readers.get(name)
+                if reader is not None:
+                    reader.games.discard(game_id)
+                    reader.confirmations.pop(channel, None)
+                    if reader.task is None and not reader.games:  # never connected: forget it
+                        await self._drop(reader)
+            return
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(CONFIRM_SECONDS):
+                await confirmed.wait()
+
+    async def _unlisten(self, game_id: str) -> None:
+        async with self._lock:
+            reader = self._reader_of(game_id)
+            if reader is None or game_id in self._streams:
+                return
+            reader.games.discard(game_id)
+            with contextlib.suppress(*UNAVAILABLE, OSError):
+                await reader.pubsub.sunsubscribe(game_keys(game_id).live)
+
+    def _reader_of(self, game_id: str) -> _Reader | None:
+        for reader in self._readers.values():
+            if game_id in reader.games:
+                return reader
+        return None
+
+    def _dispatch(self, game_id: str | None) -> None:
         for wakeups in self._streams.get(game_id or "", ()):
             wakeups.notify()
 
-    def _wake_all(self) -> None:
-        for streams in self._streams.values():
-            for wakeups in streams:
-                wakeups.notify()
+    def _wake_all(self, games: set[str] | None = None) -> None:
+        for game_id, streams in self._streams.items():
+            if games is None or game_id in games:
+                for wakeups in streams:
+                    wakeups.notify()
 
-    async def _run(self) -> None:
+    async def _read(self, reader: _Reader) -> None:
+        """Read one node's messages until closing; a lost connection hands the node's games over to
+        ``_recover``."""
+        try:
+            while not self.closing:
+                message = await reader.pubsub.get_message(timeout=1.0)
+                if message is None:
+                    continue
+                kind = message.get("type")
+                if kind in (b"smessage", "smessage"):
+                    self._dispatch(game_id_of_live_channel(message["channel"]))
+                elif kind in (b"ssubscribe", "ssubscribe"):
+                    channel = message["channel"]
+                    event = reader.confirmations.pop(
+                        channel.decode() if isinstance(channel, bytes) else channel, None
+                    )
+                    if event is not None:
+                        event.set()
+        except UNAVAILABLE as exc:
+            if not self.closing:
+                log.warning("live_subscriber_lost", node=reader.name, error=f"{type(exc).__name__}: {exc}")
+                task = asyncio.create_task(self._recover(reader), name="tablestream-live-recover")
+                self._recovering.add(task)
+                task.add_done_callback(self._recovering.discard)
+
+    async def _recover(self, lost: _Reader) -> None:
+        """Subscribe the lost node's games again (on whichever node holds them now, after a
+        failover), with backoff, then wake their streams: messages may have been missed."""
+        async with self._lock:
+            if self._readers.get(lost.name) is lost:
+                del self._readers[lost.name]
+        games = set(lost.games) | {g for g in self._streams if self._reader_of(g) is None}
+        await self._drop(lost, cancel=False)
         delay = RECONNECT_MIN
         while not self.closing:
-            pubsub: PubSub = self._client.pubsub(ignore_subscribe_messages=True)
             try:
-                await pubsub.psubscribe(LIVE_PATTERN)
-                if not self._subscribed.is_set():
-                    self._subscribed.set()
-                else:
-                    log.info("live_subscriber_reconnected")
-                self._wake_all()  # messages may have been missed while reconnecting: re-read
-                delay = RECONNECT_MIN
-                while not self.closing:
-                    message = await pubsub.get_message(timeout=1.0)
-                    if message is not None and message.get("type") == "pmessage":
-                        self._dispatch(message)
+                await self._routes.refresh()
+                for game_id in games:
+                    if game_id in self._streams:
+                        await self._listen(game_id)
+                if all(self._reader_of(g) is not None for g in games if g in self._streams):
+                    log.info("live_subscriber_reconnected", node=lost.name, games=len(games))
+                    break
             except UNAVAILABLE as exc:
-                log.warning("live_subscriber_lost", error=f"{type(exc).__name__}: {exc}", retry_in=delay)
-                await asyncio.sleep(delay)
-                delay = min(RECONNECT_MAX, delay * 2)
-            finally:
-                close: Callable[[], Awaitable[None]] = pubsub.aclose  # redis-py leaves aclose unannotated
-                with contextlib.suppress(*UNAVAILABLE, OSError):
-                    await close()
+                log.warning("live_subscriber_retry", error=f"{type(exc).__name__}: {exc}", retry_in=delay)
+            await asyncio.sleep(delay)
+            delay = min(RECONNECT_MAX, delay * 2)
+        self._wake_all(games)
+
+    async def _drop(self, reader: _Reader, cancel: bool = True) -> None:
+        if cancel and reader.task is not None and reader.task is not asyncio.current_task():
+            reader.task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, *UNAVAILABLE):
+                await reader.task
+        close: Callable[[], Awaitable[None]] = reader.pubsub.aclose  # redis-py leaves aclose unannotated
+        with contextlib.suppress(*UNAVAILABLE, OSError):
+            await close()
+        if self._readers.get(reader.name) is reader:
+            del self._readers[reader.name]

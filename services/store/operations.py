@@ -34,6 +34,7 @@ from services.store.requests import (
     Pipelined,
     ScriptCall,
     clock_ms,
+    index_call,
     int_or_zero,
     text,
     version_of,
@@ -120,8 +121,10 @@ def create(
     for field, value in secret.items():
         args += [field, value]
     now = clock_ms()
-    yield Pipelined((Call(("ZADD", DIRTY, "NX", now, game_id)), Call(("ZADD", WAITING, "NX", now, game_id))))
-    return bool((yield ScriptCall("create", [k.events, k.secret, k.pending], args)))
+    yield Pipelined(
+        (index_call("ZADD", DIRTY, "NX", now, game_id), index_call("ZADD", WAITING, "NX", now, game_id))
+    )
+    return bool((yield ScriptCall("create", [k.events, k.secret, k.pending], args, durable=True)))
 
 
 def append(
@@ -159,7 +162,7 @@ def append(
             *pairs,
         ]
         keys = [k.events, k.commands, k.seats, k.seat_commands, k.pending]
-        reply = yield ScriptCall("append", keys, args)
+        reply = yield ScriptCall("append", keys, args, durable=True)
         if text(reply[0]) == "legacy" and not (yield from _legacy_owned(game_id, reply[1], seat)):
             legacy = ""  # another seat's id from before ids were scoped: free for this seat
             continue
@@ -311,11 +314,14 @@ def publish_appended(game_id: str, poke: bool) -> Operation[bool]:
     queues one (``services.store.queue.enqueue_drain``)."""
     check_game_id(game_id)
     calls = [
-        Call(("ZADD", DIRTY, "NX", clock_ms(), game_id)),
-        Call(("PUBLISH", game_keys(game_id).live, b"appended")),
+        index_call("ZADD", DIRTY, "NX", clock_ms(), game_id),
+        Call(("SPUBLISH", game_keys(game_id).live, b"appended")),
     ]
     if poke:  # the game first, then the flag: a drain job that cleared the flag sees the game
-        calls += [Call(("SADD", POKED, game_id)), Call(("SET", DRAIN_PENDING, 1, "NX", "PX", DRAIN_TTL_MS))]
+        calls += [
+            index_call("SADD", POKED, game_id),
+            index_call("SET", DRAIN_PENDING, 1, "NX", "PX", DRAIN_TTL_MS),
+        ]
     replies = yield Pipelined(tuple(calls))
     return poke and bool(replies[3])
 
@@ -335,7 +341,7 @@ def take_pending(game_id: str) -> Operation[int]:
 def mark_dirty(game_id: str) -> Operation[None]:
     """Mark a game as maybe lagging (keeps the time of the first mark)."""
     check_game_id(game_id)
-    yield Call(("ZADD", DIRTY, "NX", clock_ms(), game_id))
+    yield index_call("ZADD", DIRTY, "NX", clock_ms(), game_id)
 
 
 def ping() -> Operation[None]:

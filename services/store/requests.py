@@ -44,9 +44,24 @@ SCRIPTS: dict[ScriptName, str] = {name: _lua(name) for name in SCRIPT_NAMES}
 
 @dataclass(frozen=True, slots=True)
 class Call:
-    """One Redis command, as ``execute_command(*args)`` sends it (redis-py parses the reply)."""
+    """One Redis command, as ``execute_command(*args)`` sends it (redis-py parses the reply).
+
+    ``index``: the command is on a global index (``services.store.indexes``), which lives beside the
+    queue when the store is a Redis Cluster (``services.store.connection``); otherwise on the store.
+    Every other command names one key, its first argument, and on a cluster goes to that key's slot."""
 
     args: tuple[str | bytes | int | float, ...]
+    index: bool = False
+
+    @property
+    def key(self) -> str | bytes | None:
+        """The key the command touches (``None``: it names none, like ``PING``)."""
+        return None if self.index or len(self.args) < 2 else self.args[1]  # type: ignore[return-value]
+
+
+def index_call(*args: str | bytes | int | float) -> Call:
+    """A command on a global index."""
+    return Call(args, index=True)
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,6 +71,7 @@ class ScriptCall:
     script: ScriptName
     keys: list[str]
     args: list[Any]
+    durable: bool = False  # an acknowledged write: waits for the replicas the store is told to wait for
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,7 +93,7 @@ class BrokenStream(RuntimeError):
 
 def check_client(client: Any) -> None:
     """Stored event bytes must come back as bytes: refuse a client that decodes replies."""
-    if client.get_connection_kwargs().get("decode_responses"):
+    if client.get_encoder().decode_responses:
         raise ValueError("the event store needs a Redis client with decode_responses=False")
 
 

@@ -15,7 +15,7 @@ def _digest(token: str) -> str:
 
 
 class TokenStore:
-    def __init__(self, redis: aioredis.Redis) -> None:
+    def __init__(self, redis: aioredis.Redis | aioredis.RedisCluster) -> None:
         self._redis = redis
 
     async def issue(self, game_id: str, role: str) -> str:

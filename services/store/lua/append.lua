@@ -12,6 +12,9 @@
 -- Every read and check comes before the first write: Lua has no rollback.
 local prior = redis.call('HGET', KEYS[4], ARGV[2])
 if prior then
+  -- Written again, unchanged: a write of this connection's, so that a WAIT/WAITAOF after this reply
+  -- also covers the original record (a retry's receipt waits for the replicas like the first try).
+  redis.call('HSET', KEYS[4], ARGV[2], prior)
   return {'dup', prior}
 end
 if ARGV[5] ~= '' then

@@ -4,7 +4,6 @@ and a SIGKILLed primary replaced by its replica without losing a write acknowled
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
 
 import pytest
 import redis
@@ -12,30 +11,6 @@ import redis
 from tests.support.cluster import SLOTS, LocalCluster
 
 pytestmark = pytest.mark.redis
-
-# The same fixtures as tests/conftest.py is to have; delete these two once it has them.
-
-
-@pytest.fixture(scope="session")
-def redis_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalCluster]:
-    """Six valkey-server processes as a cluster of three primaries with one replica each."""
-    with LocalCluster(tmp_path_factory.mktemp("redis-cluster")) as cluster:
-        yield cluster
-
-
-@pytest.fixture
-def real_cluster(redis_cluster: LocalCluster) -> LocalCluster:
-    """The session cluster, healthy again (killed nodes back, as replicas after a failover) and empty."""
-    redis_cluster.reset()
-    redis_cluster.flush()
-    return redis_cluster
-
-
-@pytest.fixture
-def cluster_client(real_cluster: LocalCluster) -> Iterator[redis.RedisCluster]:
-    client = real_cluster.client()
-    yield client
-    client.close()
 
 
 def test_the_cluster_has_three_primaries_each_with_one_replica_and_every_slot_covered(

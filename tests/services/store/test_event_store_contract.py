@@ -19,6 +19,7 @@ import pytest
 import redis
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from redis.asyncio import RedisCluster
 
 import services
 import services.store.operations
@@ -321,11 +322,11 @@ def test_write_views_is_a_compare_and_set_on_the_checkpoint(sync_store: SyncEven
         sync_store.write_views("g1", 5, 6, {"checkpoint": b"9"})
 
 
-def test_a_written_view_is_published_on_the_live_channel(
+def test_a_written_view_is_published_on_the_games_shard_channel(
     sync_store: SyncEventStore, store_backend: Clients
 ) -> None:
     pubsub = store_backend[0].pubsub(ignore_subscribe_messages=True)
-    pubsub.subscribe(game_keys("g1").live)
+    pubsub.ssubscribe(game_keys("g1").live)
     try:
         sync_store.write_views("g1", 0, 2, {"spectator": b"x"})
         assert sync_store.write_views("g1", 1, 4, {}) == "mismatch"  # publishes nothing
@@ -333,7 +334,7 @@ def test_a_written_view_is_published_on_the_live_channel(
         received: list[bytes] = []
         deadline = time.monotonic() + 5
         while len(received) < 2 and time.monotonic() < deadline:
-            message = pubsub.get_message(timeout=0.05)
+            message = pubsub.get_sharded_message(timeout=0.05)
             if message is not None:
                 received.append(message["data"])
         assert received == [b"2", b"3"]
@@ -344,12 +345,16 @@ def test_a_written_view_is_published_on_the_live_channel(
 async def test_a_written_view_reaches_an_async_subscriber(
     event_store: EventStore, store_backend: Clients
 ) -> None:
-    pubsub = store_backend[1].pubsub(ignore_subscribe_messages=True)
-    await pubsub.subscribe(game_keys("g1").live)
+    client = store_backend[1]
+    if isinstance(client, RedisCluster):
+        await client.initialize()  # a cluster's pub/sub finds the channel's node in the slot map
+    pubsub = client.pubsub(ignore_subscribe_messages=True)
+    await pubsub.ssubscribe(game_keys("g1").live)
+    receive = pubsub.get_sharded_message if isinstance(client, RedisCluster) else pubsub.get_message
     try:
         assert await event_store.write_views("g1", 0, 7, {"scores": b"{}"}) == "written"
         with anyio.fail_after(5):
-            while (message := await pubsub.get_message(timeout=0.05)) is None:
+            while (message := await receive(timeout=0.05)) is None:
                 pass
         assert message["data"] == b"7"
         assert await event_store.read_view("g1", "scores") == (7, b"{}")
