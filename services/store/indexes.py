@@ -47,8 +47,8 @@ SCAN_COUNT = 500
 
 def dirty_games(older_than_ms: int, limit: int) -> Operation[list[str]]:
     """Up to ``limit`` marked games, oldest mark first, marked at least ``older_than_ms`` ago."""
-    ids: list[bytes] = yield Call(
-        ("ZRANGEBYSCORE", DIRTY, "-inf", clock_ms() - older_than_ms, "LIMIT", 0, limit)
+    ids: list[bytes] = yield index_call(
+        "ZRANGEBYSCORE", DIRTY, "-inf", clock_ms() - older_than_ms, "LIMIT", 0, limit
     )
     return [text(game_id) for game_id in ids]
 

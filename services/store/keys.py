@@ -28,6 +28,11 @@ POKED = f"{PREFIX}:poked"  # set: games handed to the projection workers, not ye
 INDEXES_MARK = f"{PREFIX}:indexes"  # string: set once the indexes above are known complete (workers.sweeper)
 DRAIN_PENDING = f"{PREFIX}:drain-pending"  # string (PX): a drain job of ``POKED`` is queued, not started
 
+INDEX_KEYS = frozenset(
+    {LOBBY, LOBBY_ORDER, LOBBY_SEQ, TIMERS, DIRTY, WAITING, POKED, INDEXES_MARK, DRAIN_PENDING}
+)
+"""The global indexes' keys: commands on them are ``index`` calls (``services.store.requests``)."""
+
 CHECKPOINT_FIELD = "checkpoint"  # in the views hash: the version the views were projected at
 
 

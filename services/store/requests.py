@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from importlib import resources
 from typing import Any, Literal, TypeVar
 
+from services.store.keys import INDEX_KEYS
+
 ScriptName = Literal[
     "create", "append", "write_views", "arm_timer", "account_append", "release_name", "record_finish"
 ]
@@ -52,6 +54,10 @@ class Call:
 
     args: tuple[str | bytes | int | float, ...]
     index: bool = False
+
+    def __post_init__(self) -> None:
+        if not self.index and len(self.args) > 1 and self.args[1] in INDEX_KEYS:
+            raise ValueError(f"{self.args[0]!r} on the index {self.args[1]!r} must be an index call")
 
     @property
     def key(self) -> str | bytes | None:

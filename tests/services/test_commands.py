@@ -12,7 +12,7 @@ from services.commands import GameCommands
 from services.errors import AppError
 from services.store.event_store import EventStore
 from services.store.tokens import TokenStore
-from tests.conftest import Clients
+from tests.conftest import Clients, IndexClients
 
 pytestmark = pytest.mark.anyio
 FLOWER = {"type": "place_disc", "disc": "flower"}
@@ -22,10 +22,12 @@ async def no_poke(game_id: str, poke: bool) -> None:
     return None
 
 
-def handler_on(clients: Clients) -> GameCommands:
-    """A handler with its own cache, as a separate API process would have."""
+def handler_on(clients: Clients, index: IndexClients = None) -> GameCommands:
+    """A handler with its own cache, as a separate API process would have (its indexes on ``index``
+    when given: beside the queue of a cluster deployment)."""
     async_client = clients[1]
-    return GameCommands(EventStore(async_client), TokenStore(async_client), no_poke)
+    store = EventStore(async_client, index[1] if index else None)
+    return GameCommands(store, TokenStore(async_client), no_poke)
 
 
 async def started_table(handler: GameCommands, players: int) -> str:

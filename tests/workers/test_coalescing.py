@@ -19,6 +19,7 @@ from rq.job import Job
 from rq.serializers import JSONSerializer
 
 import workers.projector
+import workers.stores
 from projections.views import materialise
 from services.commands import GameCommands
 from services.history.folding import StateCache, advance
@@ -92,7 +93,7 @@ class HookedStore(SyncEventStore):
 def hooked_projector() -> Iterator[None]:
     """The projection jobs run on ``HookedStore`` with a fresh fold cache (a fresh worker process)."""
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(workers.projector, "SyncEventStore", HookedStore)
+        patch.setattr(workers.stores, "SyncEventStore", HookedStore)
         patch.setattr(workers.projector, "_cache", StateCache())
         HOOKS.point = None
         try:

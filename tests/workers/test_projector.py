@@ -3,23 +3,27 @@
 from __future__ import annotations
 
 import pytest
+import redis
 from rq import SimpleWorker
 from rq.serializers import JSONSerializer
 
+import workers.stores
 from projections.views import materialise
 from services.history.folding import StateCache, advance
+from services.store.embedded import EmbeddedRedis
 from services.store.event_store import SyncEventStore
 from services.store.queue import enqueue_projection, lifecycle_queue, projection_queue
-from tests.conftest import Clients
+from tests.conftest import Clients, IndexClients
 from tests.services.test_commands import FLOWER, handler_on, started_table
+from tests.support.cluster import LocalCluster
 from workers.projector import Projector
 from workers.sweeper import sweep
 
 pytestmark = pytest.mark.anyio
 
 
-async def played_game(clients: Clients, commands: int = 2) -> str:
-    handler = handler_on(clients)
+async def played_game(clients: Clients, commands: int = 2, index: IndexClients = None) -> str:
+    handler = handler_on(clients, index)
     game_id = await started_table(handler, 3)
     for seat in range(commands):
         await handler.command(game_id, seat, f"c{seat}", FLOWER, None)
@@ -67,30 +71,53 @@ async def test_a_late_projection_never_moves_the_checkpoint_backwards(store_back
     assert store.checkpoint(game_id) == head
 
 
-async def test_duplicate_and_reordered_pokes_through_rq_leave_views_at_the_head(
+@pytest.fixture
+def queue_connection(
+    request: pytest.FixtureRequest,
     store_backend: Clients,
+    index_backend: IndexClients,
+    monkeypatch: pytest.MonkeyPatch,
+) -> redis.Redis:
+    """RQ's connection: the store's own server, or, when the store is a cluster, the standalone server
+    of the queue and the indexes, with the jobs told where the store is (``workers.stores``)."""
+    if index_backend is None:
+        return store_backend[0]
+    cluster: LocalCluster = request.getfixturevalue("real_cluster")
+    standalone: EmbeddedRedis = request.getfixturevalue("redis_server")
+    monkeypatch.setenv(workers.stores.STORE_URL, cluster.url)
+    monkeypatch.setenv(workers.stores.QUEUE_URL, standalone.url)
+    monkeypatch.setenv(workers.stores.CLUSTER, "yes")
+    return index_backend[0]
+
+
+async def test_duplicate_and_reordered_pokes_through_rq_leave_views_at_the_head(
+    store_backend: Clients, index_backend: IndexClients, queue_connection: redis.Redis
 ) -> None:
     sync = store_backend[0]
-    games = [await played_game(store_backend, commands) for commands in (1, 2, 3)]
-    queue = projection_queue(sync)
+    games = [await played_game(store_backend, commands, index_backend) for commands in (1, 2, 3)]
+    queue = projection_queue(queue_connection)
     for game_id in [games[2], games[0], games[2], games[1], games[0], games[2]]:
         enqueue_projection(queue, game_id)
     job = queue.jobs[0]
     assert list(job.args) == [games[2]]  # a poke carries the game id only (JSON)
-    SimpleWorker([queue], connection=sync, serializer=JSONSerializer).work(burst=True)
-    store = SyncEventStore(sync)
+    SimpleWorker([queue], connection=queue_connection, serializer=JSONSerializer).work(burst=True)
+    store = SyncEventStore(sync, index_backend[0] if index_backend else None)
     for game_id in games:
         assert store.checkpoint(game_id) == store.head(game_id)
     assert queue.failed_job_registry.count == 0
 
 
-async def test_the_sweeper_pokes_exactly_the_games_whose_projection_lags(store_backend: Clients) -> None:
+async def test_the_sweeper_pokes_exactly_the_games_whose_projection_lags(
+    store_backend: Clients, index_backend: IndexClients, queue_connection: redis.Redis
+) -> None:
     sync = store_backend[0]
-    store = SyncEventStore(sync)
-    current, lagging = await played_game(store_backend), await played_game(store_backend)
+    store = SyncEventStore(sync, index_backend[0] if index_backend else None)
+    current = await played_game(store_backend, index=index_backend)
+    lagging = await played_game(store_backend, index=index_backend)
     Projector(store, StateCache()).catch_up(current)
-    queue = projection_queue(sync)
-    assert sweep(store, queue, lifecycle_queue(sync), grace_ms=0).lagging == [lagging]
-    SimpleWorker([queue], connection=sync, serializer=JSONSerializer).work(burst=True)
-    assert sweep(store, queue, lifecycle_queue(sync), grace_ms=0).lagging == []
+    queue = projection_queue(queue_connection)
+    lifecycle = lifecycle_queue(queue_connection)
+    assert sweep(store, queue, lifecycle, grace_ms=0).lagging == [lagging]
+    SimpleWorker([queue], connection=queue_connection, serializer=JSONSerializer).work(burst=True)
+    assert sweep(store, queue, lifecycle, grace_ms=0).lagging == []
     assert store.checkpoint(lagging) == store.head(lagging)
