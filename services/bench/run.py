@@ -21,7 +21,7 @@ from services.history.folding import advance, decode_event, table_of
 from services.history.records import decode_stored
 from services.store import queue
 from services.store.event_store import SyncEventStore
-from services.store.keys import game_keys
+from services.store.keys import LOBBY_ORDER, game_keys
 
 
 @dataclass(frozen=True)
@@ -69,21 +69,39 @@ def measure_wrk(
 
 
 class Projected:
-    """Listens to every game's live channel and notes when each projected version was published."""
+    """Listens to the games' live channels and notes when each projected version was published.
+
+    Live channels are shard channels (``SSUBSCRIBE`` per game, no patterns): the listener subscribes
+    to the newest games of the lobby order every tenth of a second, so that tables the clients
+    create during a row are heard from their first commands on."""
+
+    NEWEST = 500
 
     def __init__(self, url: str) -> None:
         self._client = redis.Redis.from_url(url)
         pubsub: Any = self._client.pubsub  # redis-py leaves pubsub unannotated
         self._pubsub = pubsub(ignore_subscribe_messages=True)
-        self._pubsub.psubscribe("ts:{*}:live")
+        self._games: set[str] = set()
         self.seen: dict[str, list[tuple[int, float]]] = {}
         self._stop = threading.Event()
+        self._follow()
         self._thread = threading.Thread(target=self._listen, daemon=True)
         self._thread.start()
 
+    def _follow(self) -> None:
+        newest = {g.decode() for g in self._client.zrevrange(LOBBY_ORDER, 0, self.NEWEST - 1)}
+        fresh = newest - self._games
+        if fresh:
+            self._pubsub.ssubscribe(*(game_keys(g).live for g in fresh))
+            self._games |= fresh
+
     def _listen(self) -> None:
+        followed = time.monotonic()
         while not self._stop.is_set():
-            message = self._pubsub.get_message(timeout=0.1)
+            if time.monotonic() - followed >= 0.1:
+                self._follow()
+                followed = time.monotonic()
+            message = self._pubsub.get_sharded_message(timeout=0.05)
             if message is None or not message["data"].isdigit():
                 continue  # b"appended" wake-ups come from appends, not from projections
             channel = message["channel"].decode()

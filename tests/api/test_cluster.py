@@ -1,0 +1,168 @@
+"""The service with its event store on a real Redis Cluster (3 primaries, 1 replica each) and its
+queue on a separate standalone server: whole games over HTTP, keys spread over the primaries, live
+wake-ups on each game's shard channel, the sweeper, lost indexes rebuilt, export and verify."""
+
+from __future__ import annotations
+
+import random
+import uuid
+from collections.abc import Iterator
+
+import pytest
+import redis
+import redis.asyncio as aioredis
+from starlette.testclient import TestClient
+
+import workers.stores
+from services.api.app import create_app
+from services.cli.demo import play_game
+from services.config import Settings
+from services.history.verify import verify_export
+from services.store.embedded import EmbeddedRedis
+from services.store.event_store import EventStore, SyncEventStore
+from services.store.keys import game_keys
+from services.store.live_updates import LiveHub
+from services.store.queue import lifecycle_queue, projection_queue
+from tests.api.conftest import ADMIN_TOKEN, UNLIMITED, Api, bearer_only, practice
+from tests.support.cluster import LocalCluster
+from workers.bots import choose
+from workers.sweeper import rebuild_indexes, sweep
+
+pytestmark = pytest.mark.redis
+
+GAMES = [("skull", 3), ("six-nimmt", 3), ("skull-king", 2)]
+
+
+@pytest.fixture
+def queue_server(redis_server: EmbeddedRedis) -> Iterator[redis.Redis]:
+    """The queue's own standalone server (RQ and, beside it, the indexes), emptied."""
+    client = redis.Redis.from_url(redis_server.url)
+    client.flushall()
+    yield client
+    client.close()
+
+
+@pytest.fixture
+def cluster_api(
+    real_cluster: LocalCluster,
+    redis_server: EmbeddedRedis,
+    queue_server: redis.Redis,
+    monkeypatch: pytest.MonkeyPatch,
+) -> Iterator[Api]:
+    """The API as deployed on a cluster: ``--redis-url`` a cluster node, ``--queue-url`` the
+    standalone server; the projection jobs (run by ``Api.project``) find the store as a worker
+    process does (``workers.stores``)."""
+    monkeypatch.setenv(workers.stores.STORE_URL, real_cluster.url)
+    monkeypatch.setenv(workers.stores.QUEUE_URL, redis_server.url)
+    monkeypatch.setenv(workers.stores.CLUSTER, "yes")
+    settings = Settings(
+        admin_token=ADMIN_TOKEN,
+        redis_url=real_cluster.url,
+        queue_url=redis_server.url,
+        redis_cluster="yes",
+        **UNLIMITED,
+    )
+    with TestClient(create_app(settings), raise_server_exceptions=False) as client:
+        client.headers["X-Request-ID"] = f"cluster-{uuid.uuid4().hex[:8]}"
+        yield Api(bearer_only(client), queue_server)
+
+
+def store_of(cluster: LocalCluster, queue: redis.Redis) -> SyncEventStore:
+    return SyncEventStore(cluster.client(), queue)
+
+
+@pytest.mark.parametrize(("game", "players"), GAMES)
+def test_a_whole_game_is_played_over_http_with_the_store_on_a_cluster_and_the_queue_on_its_own_server(
+    cluster_api: Api, real_cluster: LocalCluster, queue_server: redis.Redis, game: str, players: int
+) -> None:
+    final, tokens = play_game(
+        cluster_api.client, game, players, random.Random(5), out=lambda _: None, options=practice(game, 5)
+    )
+    cluster_api.project()
+    game_id = final["game_id"]
+    assert final["status"] == "finished" and final["winners"]
+    assert cluster_api.view(game_id) == final  # the projection reached the head, on the cluster
+    seat_view = cluster_api.client.get(
+        f"/games/{game_id}/view", headers={"Authorization": f"Bearer {tokens[0]}"}
+    ).json()
+    assert seat_view["version"] == final["version"] and seat_view["seat"] == 0
+    board = cluster_api.client.get(f"/games/{game_id}/scores").json()
+    assert board["totals"] == final["scores"]
+    cluster = real_cluster.client()
+    assert cluster.xlen(game_keys(game_id).events) == final["version"]
+    assert queue_server.keys("ts:{*") == []  # no key of a game on the queue's server
+    report = verify_export(cluster_api.client.get(f"/games/{game_id}/export").json())
+    assert report.ok, report.render()
+
+
+def test_tables_land_on_several_primaries(cluster_api: Api, real_cluster: LocalCluster) -> None:
+    owners: set[int] = set()
+    for _ in range(40):  # random ids: each table lands on one of three primaries
+        game_id = cluster_api.create("skull", 3)
+        owners.add(real_cluster.slot_owner_ports([game_keys(game_id).events])[game_keys(game_id).events])
+        if len(owners) >= 2:
+            break
+    assert len(owners) >= 2
+    cluster_api.project()
+    listed = {g["game_id"] for g in cluster_api.client.get("/games").json()["games"]}
+    assert game_id in listed and len(listed) >= 2  # one lobby over the games of every primary
+
+
+def games_on_every_primary(cluster: LocalCluster) -> list[str]:
+    """One game id per primary."""
+    chosen: dict[int, str] = {}
+    for n in range(200):
+        game_id = f"live{n}"
+        port = cluster.slot_owner_ports([game_keys(game_id).live])[game_keys(game_id).live]
+        chosen.setdefault(port, game_id)
+        if len(chosen) == len(cluster.primaries()):
+            break
+    return list(chosen.values())
+
+
+@pytest.mark.anyio
+async def test_a_live_stream_wakes_on_its_games_shard_channel_on_every_primary(
+    real_cluster: LocalCluster, anyio_backend: str
+) -> None:
+    client = aioredis.RedisCluster.from_url(real_cluster.url)
+    hub = LiveHub(client)
+    store = EventStore(client)
+    games = games_on_every_primary(real_cluster)
+    assert len(games) == 3
+    try:
+        for game_id in games:
+            async with hub.subscribe(game_id) as wakeups:
+                assert await store.write_views(game_id, 0, 1, {"spectator": b"{}"}) == "written"
+                assert await wakeups.wait(5.0)  # the views write's SPUBLISH reached this stream
+        assert hub.channel_count == 0  # unsubscribed once the last stream of a game left
+    finally:
+        await hub.close()
+        await client.aclose()
+
+
+def test_the_sweeper_projects_a_game_whose_hand_over_was_lost_and_rebuilds_lost_indexes(
+    cluster_api: Api, real_cluster: LocalCluster, queue_server: redis.Redis
+) -> None:
+    game_id = cluster_api.started()
+    store = store_of(real_cluster, queue_server)
+    projections, lifecycle = projection_queue(queue_server), lifecycle_queue(queue_server)
+    projections.empty()  # the hand-over is lost
+    assert sweep(store, projections, lifecycle, grace_ms=0).lagging == [game_id]
+    cluster_api.project()
+    assert store.checkpoint(game_id) == store.head(game_id)
+
+    seat = cluster_api.view(game_id)["to_act"][0]
+    own = cluster_api.view(game_id, seat)
+    moved = cluster_api.send(
+        game_id, seat, choose(own["game"], own, random.Random(1)), expected_version=own["version"]
+    )
+    assert moved.status_code == 200, (
+        moved.text
+    )  # the game lags again; then the queue's server loses everything
+    queue_server.flushall()
+    assert not store.indexes_known()
+    assert rebuild_indexes(store) == 1  # found on its primary by scanning every primary
+    assert store.indexes_known()
+    assert sweep(store, projection_queue(queue_server), lifecycle, grace_ms=0).lagging == [game_id]
+    cluster_api.project()
+    assert store.checkpoint(game_id) == store.head(game_id)
