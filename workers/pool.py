@@ -29,7 +29,14 @@ from rq.serializers import JSONSerializer
 from rq.worker_pool import WorkerPool
 
 from services.config import Settings
-from services.store.connection import CLUSTER_MODES, UNAVAILABLE, ClusterMode, connect_sync, topology
+from services.store.connection import (
+    CLUSTER_MODES,
+    UNAVAILABLE,
+    ClusterMode,
+    connect_sync,
+    redacted,
+    topology,
+)
 from services.store.event_store import SyncEventStore
 from services.store.queue import LIFECYCLE_QUEUE, QUEUE_NAME, lifecycle_queue, projection_queue
 from services.structured_logging import configure_logging
@@ -100,7 +107,12 @@ def run_pool(
     sweeper.start()
     timers = TimerLoop(SyncEventStore(clients.store, clients.index, acks), lifecycle_queue(connection))
     timers.start()
-    log.info("worker_started", store=place.store_url, queue=place.queue_url, cluster=place.cluster)
+    log.info(
+        "worker_started",
+        store=redacted(place.store_url),
+        queue=redacted(place.queue_url),
+        cluster=place.cluster,
+    )
     try:
         if workers <= 1:
             run_simple_worker(connection)

@@ -89,7 +89,10 @@ class Projected:
         self._thread.start()
 
     def _follow(self) -> None:
-        newest = {g.decode() for g in self._client.zrevrange(LOBBY_ORDER, 0, self.NEWEST - 1)}
+        ids: list[bytes] = self._client.execute_command(  # type: ignore[no-untyped-call]
+            "ZREVRANGE", LOBBY_ORDER, 0, self.NEWEST - 1
+        )
+        newest = {g.decode() for g in ids}
         fresh = newest - self._games
         if fresh:
             self._pubsub.ssubscribe(*(game_keys(g).live for g in fresh))

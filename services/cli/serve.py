@@ -34,6 +34,7 @@ from services.api.app import create_app
 from services.api.protocol import with_header_timeout
 from services.cli.processes import spawn_worker, stop_process
 from services.config import Settings
+from services.store.connection import redacted
 from services.store.embedded import EmbeddedRedis
 from services.structured_logging import configure_logging
 
@@ -214,7 +215,7 @@ def _serve(
         queue_url=args.queue_url or settings.queue_url,
         redis_cluster=args.redis_cluster or settings.redis_cluster,
     )
-    print(f"Tablestream is serving on http://{args.host}:{args.port}  (Redis: {url})", flush=True)
+    print(f"Tablestream is serving on http://{args.host}:{args.port}  (Redis: {redacted(url)})", flush=True)
     # uvicorn shuts down gracefully on SIGTERM/SIGINT, then re-raises the signal; a handler of our own
     # receives it instead of dying, so that the worker and the embedded Redis are stopped too.
     for signum in (signal.SIGTERM, signal.SIGINT):

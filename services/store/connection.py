@@ -21,6 +21,7 @@ import contextlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal
+from urllib.parse import urlsplit, urlunsplit
 
 import redis
 import redis.asyncio as aioredis
@@ -127,6 +128,17 @@ def topology(store_url: str | None, queue_url: str | None = None, cluster: Clust
             "(TABLESTREAM_QUEUE_URL); RQ does not run on a cluster"
         )
     return Topology(store, queue_url or store, clustered)
+
+
+def redacted(url: str) -> str:
+    """A Redis URL fit for a log: its password replaced (it would land in every pod's log)."""
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    user = f"{parts.username}:" if parts.username else ":"
+    host = parts.hostname or ""
+    port = f":{parts.port}" if parts.port else ""
+    return urlunsplit(parts._replace(netloc=f"{user}***@{host}{port}"))
 
 
 def _backoff() -> ExponentialBackoff:

@@ -33,14 +33,6 @@ NOT_MANIFESTS = {"kustomization.yaml", "redis-cluster-values.yaml"}  # kustomize
 APPLIED_BY_HAND = {"secret.example.yaml", "api-hpa.yaml"}  # real secrets are never in git; HPA optional
 IMAGE = "tablestream"
 
-# Settings the event store's cluster work adds to services/config.py; allowed here until they land.
-PENDING_SETTINGS = {
-    "TABLESTREAM_QUEUE_URL",
-    "TABLESTREAM_REDIS_CLUSTER",
-    "TABLESTREAM_APPEND_REPLICAS",
-    "TABLESTREAM_APPEND_ACK",
-    "TABLESTREAM_APPEND_ACK_TIMEOUT_MS",
-}
 SETTING_NAME = re.compile(r"\bTABLESTREAM_[A-Z0-9_]*[A-Z0-9]")
 REFERENCE = re.compile(r"\$\(([A-Za-z_][A-Za-z0-9_]*)\)")  # Kubernetes' $(VAR) expansion
 
@@ -187,7 +179,7 @@ def dockerignored(path: str) -> bool:
 
 
 def allowed_settings() -> set[str]:
-    return {ENV_PREFIX + spec.name.upper() for spec in fields(Settings)} | PENDING_SETTINGS | {LEVEL_VARIABLE}
+    return {ENV_PREFIX + spec.name.upper() for spec in fields(Settings)} | {LEVEL_VARIABLE}
 
 
 # -- Kubernetes --------------------------------------------------------------------------------------
@@ -441,7 +433,7 @@ def test_every_tablestream_variable_named_in_deploy_is_a_setting_and_its_values_
         for service in compose(name)["services"].values():
             environment = service.get("environment", {})
             values.update({k: v for k, v in environment.items() if not str(v).startswith("${")})
-    known = {k: str(v) for k, v in values.items() if k.startswith(ENV_PREFIX) and k not in PENDING_SETTINGS}
+    known = {k: str(v) for k, v in values.items() if k.startswith(ENV_PREFIX)}
     Settings.from_env(known)  # raises on a value that does not parse
 
 
