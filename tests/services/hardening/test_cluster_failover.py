@@ -1,0 +1,152 @@
+"""A primary of the store's Redis Cluster killed with SIGKILL under load: its replica is promoted,
+the load resumes, and every command that got a receipt is still in its stream; every game verifies.
+
+Appends wait for one replica's AOF (``append_replicas=1``, ``WAITAOF 1 1``), so an acknowledged
+event is on the replica that takes over. Until the dead node is back as the new primary's replica,
+that shard has no replica to confirm on: its commands get 503 ``not_replicated`` (no receipt, no
+promise), and clients retry them with the same command id."""
+
+from __future__ import annotations
+
+import random
+import threading
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import httpx
+import pytest
+import redis
+from starlette.testclient import TestClient
+
+import workers.stores
+from services.api.app import create_app
+from services.config import Settings
+from services.history.verify import verify_export
+from services.store.embedded import EmbeddedRedis
+from services.store.keys import game_keys
+from tests.api.conftest import ADMIN_TOKEN, UNLIMITED, Api, bearer_only, practice
+from tests.support.cluster import LocalCluster
+from workers.bots import choose
+
+pytestmark = [pytest.mark.redis, pytest.mark.slow]
+
+RETRY_SECONDS = 60.0
+TABLES = 3
+PLAYERS = 3
+
+
+def retried(call: Callable[[], httpx.Response], outages: list[str]) -> httpx.Response:
+    """``call`` until it is not a 503 (the shard failing over or without its replica), within a
+    deadline; each 503's code is noted."""
+    deadline = time.monotonic() + RETRY_SECONDS
+    while True:
+        response = call()
+        if response.status_code != 503:
+            return response
+        outages.append(response.json().get("error", {}).get("code", response.json().get("reason", "?")))
+        assert time.monotonic() < deadline, f"still 503 after {RETRY_SECONDS} s: {response.text}"
+        threading.Event().wait(0.05)  # a client's back-off between retries
+
+
+@pytest.fixture
+def durable_api(
+    real_cluster: LocalCluster, redis_server: EmbeddedRedis, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[Api]:
+    queue = redis.Redis.from_url(redis_server.url)
+    queue.flushall()
+    for name, value in (
+        (workers.stores.STORE_URL, real_cluster.url),
+        (workers.stores.QUEUE_URL, redis_server.url),
+        (workers.stores.CLUSTER, "yes"),
+    ):
+        monkeypatch.setenv(name, value)
+    settings = Settings(
+        admin_token=ADMIN_TOKEN,
+        redis_url=real_cluster.url,
+        queue_url=redis_server.url,
+        redis_cluster="yes",
+        append_replicas=1,
+        append_ack="waitaof",
+        **UNLIMITED,
+    )
+    with TestClient(create_app(settings), raise_server_exceptions=False) as client:
+        yield Api(bearer_only(client), queue)
+    queue.close()
+
+
+def test_a_killed_primary_loses_no_acknowledged_command_and_every_game_verifies(
+    durable_api: Api, real_cluster: LocalCluster
+) -> None:
+    client, rng, outages = durable_api.client, random.Random(17), []
+    receipts: list[dict[str, Any]] = []
+    tables: dict[str, list[str]] = {}
+    for n in range(TABLES):
+        created = client.post(
+            "/games", json={"game": "skull", "players": PLAYERS, "options": practice("skull", n)}
+        )
+        assert created.status_code == 201, created.text
+        game_id = created.json()["game_id"]
+        tables[game_id] = [
+            client.post(f"/games/{game_id}/players", json={"name": f"P{seat}"}).json()["token"]
+            for seat in range(PLAYERS)
+        ]
+    victim = real_cluster.primary_for_key(game_keys(next(iter(tables))).events)
+
+    def act(game_id: str) -> bool:
+        """One bot command on ``game_id``; ``False`` once the game is over."""
+        view = retried(lambda: client.get(f"/games/{game_id}/view"), outages).json()
+        if view["status"] == "finished":
+            return False
+        seat = view["to_act"][0]
+        auth = {"Authorization": f"Bearer {tables[game_id][seat]}"}
+        own = retried(lambda: client.get(f"/games/{game_id}/view", headers=auth), outages).json()
+        body = {
+            "command_id": uuid.uuid4().hex,
+            "command": choose("skull", own, rng),
+            "expected_version": own["version"],
+        }
+        answer = retried(lambda: client.post(f"/games/{game_id}/commands", json=body, headers=auth), outages)
+        if answer.status_code == 200:
+            receipts.append(answer.json()["receipt"])
+        else:
+            assert answer.json()["error"]["code"] == "version_conflict", answer.text
+        return True
+
+    failures: list[BaseException] = []
+
+    def load() -> None:  # the players, while the main thread kills and replaces a primary
+        try:
+            running = list(tables)
+            while running:
+                running = [game_id for game_id in running if act(game_id)]
+        except BaseException as exc:
+            failures.append(exc)
+
+    players = threading.Thread(target=load, name="players")
+    players.start()
+    deadline = time.monotonic() + RETRY_SECONDS
+    while len(receipts) < 10 and players.is_alive():
+        assert time.monotonic() < deadline
+        threading.Event().wait(0.01)
+    real_cluster.kill(victim)  # SIGKILL, mid-load
+    promoted = real_cluster.wait_for_failover(victim)
+    assert promoted.port != victim.port
+    acknowledged_at_failover = len(receipts)
+    real_cluster.restart(victim)  # back, as the new primary's replica: its shard confirms again
+    players.join(RETRY_SECONDS * 3)
+    assert not players.is_alive() and not failures, failures
+    assert len(receipts) > acknowledged_at_failover  # the load resumed after the failover
+
+    cluster = real_cluster.client()
+    for receipt in receipts:  # every acknowledged command is in its stream, with the hash it was given
+        entry = cluster.xrange(
+            game_keys(receipt["game_id"]).events, f"0-{receipt['version']}", f"0-{receipt['version']}"
+        )
+        assert entry and entry[0][1][b"h"].decode() == receipt["hash"], receipt
+    durable_api.project()
+    for game_id in tables:
+        report = verify_export(client.get(f"/games/{game_id}/export").json())
+        assert report.ok, report.render()
+    print(f"{len(receipts)} receipts; 503s during the failover: {sorted(set(outages))} x{len(outages)}")
