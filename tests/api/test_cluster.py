@@ -24,6 +24,7 @@ from services.store.keys import game_keys
 from services.store.live_updates import LiveHub
 from services.store.queue import lifecycle_queue, projection_queue
 from tests.api.conftest import ADMIN_TOKEN, UNLIMITED, Api, bearer_only, practice
+from tests.api.test_full_game import parse_sse
 from tests.support.cluster import LocalCluster
 from workers.bots import choose
 from workers.sweeper import rebuild_indexes, sweep
@@ -93,6 +94,13 @@ def test_a_whole_game_is_played_over_http_with_the_store_on_a_cluster_and_the_qu
     assert queue_server.keys("ts:{*") == []  # no key of a game on the queue's server
     report = verify_export(cluster_api.client.get(f"/games/{game_id}/export").json())
     assert report.ok, report.render()
+    with cluster_api.client.stream(
+        "GET", f"/games/{game_id}/live", headers={"Last-Event-ID": "3"}
+    ) as response:
+        messages = parse_sse(response.iter_lines())
+    assert [m["id"] for m in messages] == list(
+        range(4, final["version"] + 1)
+    )  # the live stream, from the cluster
 
 
 def test_tables_land_on_several_primaries(cluster_api: Api, real_cluster: LocalCluster) -> None:
