@@ -33,7 +33,9 @@ def append_account(account_id: str, expected: int, events: Sequence[bytes]) -> O
     """Encoded account events at exactly ``expected`` + 1, ... (``expected`` 0 creates the account)."""
     if expected < 0 or not events:
         raise ValueError("an account append needs expected >= 0 and at least one event")
-    reply = yield ScriptCall("account_append", [account_events_key(account_id)], [expected, *events])
+    reply = yield ScriptCall(
+        "account_append", [account_events_key(account_id)], [expected, *events], durable=True
+    )
     status = _text(reply[0])
     if status not in ("ok", "conflict"):
         raise RuntimeError(f"unexpected account_append reply {reply!r}")
