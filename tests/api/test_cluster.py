@@ -5,6 +5,9 @@ wake-ups on each game's shard channel, the sweeper, lost indexes rebuilt, export
 from __future__ import annotations
 
 import random
+import subprocess
+import threading
+import time
 import uuid
 from collections.abc import Iterator
 
@@ -16,9 +19,11 @@ from starlette.testclient import TestClient
 import workers.stores
 from services.api.app import create_app
 from services.cli.demo import play_game
+from services.cli.processes import stop_process
+from services.cli.worker import worker_command
 from services.config import Settings
 from services.history.verify import verify_export
-from services.store.embedded import EmbeddedRedis
+from services.store.embedded import EmbeddedRedis, die_with_parent
 from services.store.event_store import EventStore, SyncEventStore
 from services.store.keys import game_keys
 from services.store.live_updates import LiveHub
@@ -174,3 +179,34 @@ def test_the_sweeper_projects_a_game_whose_hand_over_was_lost_and_rebuilds_lost_
     assert sweep(store, projection_queue(queue_server), lifecycle, grace_ms=0).lagging == [game_id]
     cluster_api.project()
     assert store.checkpoint(game_id) == store.head(game_id)
+
+
+def test_a_worker_process_plays_a_table_of_bots_to_the_end_on_the_cluster(
+    cluster_api: Api, real_cluster: LocalCluster, redis_server: EmbeddedRedis
+) -> None:
+    """The real worker pool, started as a deployment starts it (``--redis-cluster auto`` asks the
+    store): its bot jobs play every seat through the write side on the cluster, its projection jobs
+    write the views there, and the finished game verifies."""
+    created = cluster_api.client.post(
+        "/games", json={"game": "skull", "players": 3, "options": practice("skull", 8)}
+    )
+    game_id, host = created.json()["game_id"], created.json()["host_token"]
+    command = worker_command(real_cluster.url, 1, 1.0, redis_server.url, "auto")
+    worker = subprocess.Popen(command, preexec_fn=die_with_parent)
+    try:
+        seated = cluster_api.client.post(
+            f"/games/{game_id}/bots", json={}, headers={"Authorization": f"Bearer {host}"}
+        )
+        assert seated.status_code == 200, seated.text
+        deadline = time.monotonic() + 120
+        while (view := cluster_api.view(game_id))["status"] != "finished":
+            assert worker.poll() is None, "the worker process died"
+            assert time.monotonic() < deadline, f"the bots stopped at version {view['version']}"
+            threading.Event().wait(0.1)
+        while SyncEventStore(real_cluster.client()).checkpoint(game_id) < view["version"]:
+            assert time.monotonic() < deadline, "the worker did not project the last move"
+            threading.Event().wait(0.05)
+    finally:
+        stop_process(worker)
+    report = verify_export(cluster_api.client.get(f"/games/{game_id}/export").json())
+    assert report.ok, report.render()
