@@ -87,6 +87,7 @@ def test_two_registered_players_play_a_rated_game_and_find_it_on_the_leaderboard
     names = rows.locator("th a").all_inner_texts()
     assert sorted(names) == ["Ada Lovelace", "Brook Taylor"]
     for row in range(2):
+        expect(rows.nth(row).locator("td")).to_have_count(3)  # the row is rendered, not only present
         cells = rows.nth(row).locator("td").all_inner_texts()
         assert cells[0] == str(row + 1)  # rank
         float(cells[1])  # a rating, shown as a number
