@@ -59,6 +59,7 @@ class Settings:
 
     # -- readiness -------------------------------------------------------------------------------------
     ready_max_lag_seconds: float = 30.0  # /healthz is 503 when a projection lags longer than this
+    ready_check_seconds: float = 0.5  # /healthz checks Redis and the lag at most this often (0: always)
 
     def __post_init__(self) -> None:
         if self.redis_cluster not in ("auto", "yes", "no"):

@@ -6,10 +6,10 @@ import asyncio
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
-import anyio
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.requests import Request
+from starlette.responses import Response
 from starlette.routing import Route
 
 from services.accounts import Accounts
@@ -22,6 +22,7 @@ from services.api.http import JSONResponse
 from services.api.live import live
 from services.api.middleware import DrainGuard, RequestContext
 from services.api.openapi import openapi_document
+from services.api.probes import RETRY_AFTER, ProbeLane, Readiness
 from services.api.rate_limits import RateLimits
 from services.api.routes import routes as game_routes
 from services.api.stream_slots import StreamSlots
@@ -33,38 +34,20 @@ from services.history.folding import StateCache
 from services.lifecycle import Lifecycle
 from services.players import PlayerQueries
 from services.queries import GameQueries
-from services.store.connection import UNAVAILABLE, AsyncClients, Connect, PoolLimits, connect_to
+from services.store.connection import AsyncClients, Connect, PoolLimits, connect_to
 from services.store.event_store import EventStore
 from services.store.live_updates import LiveHub
 from services.store.queue import AppendNotifier, BotJobs, lifecycle_queue, projection_queue
 from services.store.tokens import TokenStore
 
-HEALTH_TIMEOUT = 2.0  # seconds /healthz gives Redis before calling it unreachable
 
-
-def not_ready(reason: str, message: str, **details: object) -> JSONResponse:
-    body = {"status": "not_ready", "reason": reason, "message": message, **details}
-    return JSONResponse(body, status_code=503, headers={"Retry-After": "2"})
-
-
-async def healthz(request: Request) -> JSONResponse:
+async def healthz(request: Request) -> Response:
     """Readiness: 200 when Redis answers and no projection lags past the threshold, else 503 with
-    the reason. A load balancer sends traffic only to a ready process."""
-    context = app_context(request)
-    if context.live.closing:
-        return not_ready("shutting_down", "This process is shutting down.")
-    try:
-        with anyio.fail_after(HEALTH_TIMEOUT):
-            await context.store.ping()
-            lag_ms = await context.store.oldest_dirty_age_ms()
-    except (TimeoutError, *UNAVAILABLE):
-        return not_ready("redis_unreachable", "The game store does not answer.")
-    lag = lag_ms / 1000
-    if lag > context.settings.ready_max_lag_seconds:
-        return not_ready(
-            "projections_lagging", f"A projection has lagged for {lag:.1f} s.", lag_seconds=round(lag, 1)
-        )
-    return JSONResponse({"status": "ok"})
+    the reason (``services.api.probes``: a ``GET`` is answered there, before the middleware). A load
+    balancer sends traffic only to a ready process."""
+    answer = await app_context(request).readiness.answer()
+    headers = None if answer.ready else {"Retry-After": RETRY_AFTER.decode()}
+    return Response(answer.body, status_code=answer.status, headers=headers, media_type="application/json")
 
 
 async def livez(request: Request) -> JSONResponse:
@@ -136,6 +119,13 @@ def create_app(settings: Settings, connect: Connect | None = None) -> Starlette:
             accounts=Accounts(store),
             players=PlayerQueries(store),
             live=hub,
+            readiness=Readiness(
+                store.ping,
+                store.oldest_dirty_age_ms,
+                lambda: hub.closing,
+                settings.ready_max_lag_seconds,
+                settings.ready_check_seconds,
+            ),
             stream_slots=StreamSlots(settings.live_max_streams, settings.live_max_streams_per_client),
             rate_limits=RateLimits.from_settings(settings),
             drain=drain,
@@ -159,7 +149,7 @@ def create_app(settings: Settings, connect: Connect | None = None) -> Starlette:
     ]
     return Starlette(
         routes=routes,
-        middleware=[Middleware(RequestContext), Middleware(DrainGuard, drain=drain)],
+        middleware=[Middleware(ProbeLane), Middleware(RequestContext), Middleware(DrainGuard, drain=drain)],
         exception_handlers=EXCEPTION_HANDLERS,
         lifespan=lifespan,
     )

@@ -8,6 +8,7 @@ from starlette.requests import HTTPConnection
 
 from services.accounts import Accounts
 from services.api.drain import Drain
+from services.api.probes import Readiness
 from services.api.rate_limits import RateLimits
 from services.api.stream_slots import StreamSlots
 from services.callers import Callers
@@ -29,6 +30,7 @@ class AppContext:
     accounts: Accounts
     players: PlayerQueries
     live: LiveHub
+    readiness: Readiness
     stream_slots: StreamSlots
     rate_limits: RateLimits
     drain: Drain

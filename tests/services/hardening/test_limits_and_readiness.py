@@ -13,6 +13,7 @@ import pytest
 from starlette.testclient import TestClient
 
 from services.api.app import create_app
+from services.api.probes import Readiness
 from services.api.rate_limits import RateLimits
 from services.api.stream_slots import StreamSlots
 from services.cli.serve import DataDirLocked, bind_port, data_dir_lock
@@ -117,7 +118,7 @@ def test_a_port_in_use_is_reported_before_anything_starts() -> None:
 def fake_app() -> Iterator[tuple[TestClient, fakeredis.FakeRedis]]:
     server = fakeredis.FakeServer()
     app = create_app(
-        Settings(ready_max_lag_seconds=5),
+        Settings(ready_max_lag_seconds=5, ready_check_seconds=0.2),
         lambda: (fakeredis.FakeAsyncRedis(server=server), fakeredis.FakeRedis(server=server)),
     )
     with TestClient(app, raise_server_exceptions=False) as client:
@@ -130,7 +131,9 @@ def test_healthz_is_ready_until_a_projection_lags_past_the_threshold(
     client, sync = fake_app
     assert client.get("/healthz").json() == {"status": "ok"}
     sync.zadd(DIRTY, {"old-game": int(time.time() * 1000) - 60_000})
-    response = client.get("/healthz")
+    deadline = time.monotonic() + 5
+    while (response := client.get("/healthz")).status_code == 200:  # the answer of the last check
+        assert time.monotonic() < deadline, "readiness was not checked again within its period"
     assert response.status_code == 503
     assert response.json()["reason"] == "projections_lagging"
     assert response.headers["retry-after"]
@@ -187,3 +190,41 @@ def test_the_sweeper_reads_only_marked_games_and_the_projector_clears_their_mark
     )
     sync.zrem(DIRTY, *games[1:])  # a game not marked is never looked at, however far it lags
     assert sweep(store, projection_queue(sync), lifecycle_queue(sync), grace_ms=0).lagging == []
+
+
+class CountingStore:
+    """A store's ping and lag, counted; the ping waits for ``gate`` so checks can overlap."""
+
+    def __init__(self, lag_ms: int = 0) -> None:
+        self.checks = 0
+        self.lag = lag_ms
+        self.gate = asyncio.Event()
+        self.gate.set()
+
+    async def ping(self) -> None:
+        self.checks += 1
+        await self.gate.wait()
+
+    async def lag_ms(self) -> int:
+        return self.lag
+
+
+@pytest.mark.anyio
+async def test_probes_within_the_period_share_one_check_and_a_later_probe_checks_again() -> None:
+    store, closing = CountingStore(), False
+    readiness = Readiness(store.ping, store.lag_ms, lambda: closing, 5.0, check_seconds=0.3)
+    store.gate.clear()
+    waiting = [asyncio.ensure_future(readiness.answer()) for _ in range(20)]
+    await asyncio.sleep(0)  # every probe is waiting on the one check
+    store.gate.set()
+    answers = await asyncio.gather(*waiting)
+    assert store.checks == 1 and {a.body for a in answers} == {b'{"status":"ok"}'}
+    assert (await readiness.answer()).ready and store.checks == 1  # within the period: no check
+    store.lag = 60_000
+    deadline = time.monotonic() + 5
+    while (answer := await readiness.answer()).ready:
+        assert time.monotonic() < deadline
+        await asyncio.sleep(0.02)
+    assert answer.status == 503 and b"projections_lagging" in answer.body and store.checks == 2
+    closing = True
+    assert b"shutting_down" in (await readiness.answer()).body and store.checks == 2  # at once
