@@ -146,13 +146,17 @@ class GameQueries:
 
     async def view(self, game_id: str, seat: int | None) -> bytes:
         """The caller's view at the head, never older than the seat's own last command."""
-        checkpoint, data = await self.store.read_view(game_id, view_field(seat))
-        required = await self.store.seat_version(game_id, seat) if seat is not None else 0
-        if data is None or checkpoint < required:
+        reads = await self.store.view_reads(game_id, view_field(seat), seat, self.cache)  # one round trip
+        folded = reads.folded
+        if folded is None:
+            raise game_not_found(game_id)
+        data = reads.view
+        if data is None or reads.checkpoint < reads.seat_version:
             # The projection lags behind this seat's own last command (or has not run yet): compute the
             # same pure view here so that a seat always reads its own writes.
-            data = rendered_view(await self.load(game_id), seat)
-        return with_clock(data, await self.clock_for(await self.load(game_id)))
+            data = rendered_view(folded, seat)
+        clock = None if folded.state.timers is None else clock_of(folded, reads.timer, self.clock())
+        return with_clock(data, clock)
 
     async def view_at(self, game_id: str, seat: int | None, version: int) -> bytes:
         """The caller's view as it was at ``version``."""

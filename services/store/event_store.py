@@ -118,6 +118,10 @@ class EventStore:
                 return await self._durable(request)
             return await self._scripts[request.script](keys=request.keys, args=request.args)
         store, index = _split(request, self._separate_index)
+        if not index:  # one server (the usual case): no task for the other
+            return await self._pipeline(request, store, self.redis)
+        if not store:
+            return await self._pipeline(request, index, self.index)
         parts = [(store, self.redis), (index, self.index)]
         replies = await asyncio.gather(
             *(self._pipeline(request, positions, client) for positions, client in parts)
@@ -210,6 +214,11 @@ class EventStore:
 
     async def head(self, game_id: str) -> int:
         return await self.run(ops.head(game_id))
+
+    async def view_reads(
+        self, game_id: str, field: str, seat: int | None, cache: StateCache
+    ) -> ops.ViewReads:
+        return await self.run(ops.view_reads(game_id, field, seat, cache))
 
     async def command_entry(
         self, game_id: str, command_id: str, *, seat: int | None

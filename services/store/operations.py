@@ -247,6 +247,51 @@ def load(game_id: str, cache: StateCache) -> Operation[Folded | None]:
     return folded
 
 
+@dataclass(frozen=True, slots=True)
+class ViewReads:
+    """What a view read needs, from one round trip: the projected view field and its checkpoint, the
+    seat's last appended version (read-your-writes), the game's timer (its clock) and the table
+    folded to the head (``None``: no such game)."""
+
+    checkpoint: int
+    view: bytes | None
+    seat_version: int
+    timer: dict[str, str]
+    folded: Folded | None
+
+
+def view_reads(game_id: str, field: str, seat: int | None, cache: StateCache) -> Operation[ViewReads]:
+    """``ViewReads`` in one pipeline of the game's slot (more pages of the stream only when the
+    cached fold is far behind). The stream is read last: the head folded is never behind the
+    seat's version read before it."""
+    k = game_keys(game_id)
+    cached = cache.get(game_id)
+    reader = RangeReader(game_id, cached.version if cached else 0, None)
+    tail = reader.request()
+    assert tail is not None
+    calls = [
+        Call(("HMGET", k.views, CHECKPOINT_FIELD, field)),
+        Call(("HGETALL", k.timer)),
+        Call(("HGET", k.seats, "" if seat is None else str(seat))),
+        tail,
+    ]
+    (checkpoint, view), timer, seat_version, page = yield Pipelined(tuple(calls))
+    reader.feed(page)
+    while (call := reader.request()) is not None:
+        reader.feed((yield call))
+    folded: Folded | None = None
+    if cached is not None or reader.entries:
+        folded = advance(game_id, cached, reader.entries)
+        cache.put(folded)
+    return ViewReads(
+        int_or_zero(checkpoint),
+        view,
+        int_or_zero(seat_version) if seat is not None else 0,
+        {text(key): text(value) for key, value in timer.items()},
+        folded,
+    )
+
+
 def head(game_id: str) -> Operation[int]:
     """The newest version, 0 when the game does not exist."""
     reply = yield Call(("XREVRANGE", game_keys(game_id).events, "+", "-", "COUNT", 1))
