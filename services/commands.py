@@ -206,13 +206,15 @@ class GameCommands:
         outcome_name = "rejected"
         try:
             fingerprint = command_fingerprint(seat, {"command": body, "expected_version": expected_version})
-            previous = await self._replay(game_id, seat, command_id, fingerprint)
-            if previous is not None:
+            loaded, entry = await self.store.command_load(game_id, seat, command_id, self.cache)  # one trip
+            if entry is not None:
                 outcome_name = "dup"
-                return previous
+                return await self._replayed(game_id, entry, fingerprint)
+            if loaded is None:
+                raise game_not_found(game_id)
             seeds = await self.seeds(game_id)
-            for _ in range(MAX_ATTEMPTS):
-                folded = await self.load(game_id)
+            for attempt in range(MAX_ATTEMPTS):
+                folded = loaded if attempt == 0 else await self.load(game_id)
                 try:
                     command = _decode_command(folded, body)
                     if expected_version is not None and expected_version != folded.version:
@@ -235,7 +237,9 @@ class GameCommands:
                 record = CommandRecord(
                     id=command_id, kind="command", seat=seat, body=msgspec.to_builtins(command)
                 )
-                outcome = await self._append(folded, record, events, seat, fingerprint)
+                # marked by command_load before the first try; a retry marks again (the projector
+                # may have cleared the mark meanwhile)
+                outcome = await self._append(folded, record, events, seat, fingerprint, marked=attempt == 0)
                 if isinstance(outcome, CommandOutcome):
                     outcome_name = "dup" if outcome.duplicate else "ok"
                     return outcome
@@ -261,11 +265,12 @@ class GameCommands:
         events: Sequence[Event],
         seat: int | None,
         fingerprint: str = "",
+        marked: bool = False,
     ) -> CommandOutcome | int:
         """Append a decided batch. Returns the outcome, or the newer head version after a lost race."""
         entries = encode_batch(folded.version + 1, folded.hash, record, events, fresh_salts(len(events)))
         result = await self.store.append(
-            folded.game_id, folded.version, record.id, fingerprint or record.id, seat, entries
+            folded.game_id, folded.version, record.id, fingerprint or record.id, seat, entries, marked
         )
         if result.status == "ok":
             new = advance(folded.game_id, folded, entries)
@@ -415,6 +420,10 @@ class GameCommands:
         entry = await self.store.command_entry(game_id, command_id, seat=seat)
         if entry is None:
             return None
+        return await self._replayed(game_id, entry, fingerprint)
+
+    async def _replayed(self, game_id: str, entry: tuple[str, int, int], fingerprint: str) -> CommandOutcome:
+        """The original answer of a recorded command (``command_id_reused`` for another body)."""
         stored_fingerprint, first, last = entry
         if stored_fingerprint != fingerprint:
             raise ConflictError(

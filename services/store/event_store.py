@@ -203,8 +203,14 @@ class EventStore:
         fingerprint: str,
         seat: int | None,
         entries: Sequence[Entry],
+        marked: bool = False,
     ) -> AppendResult:
-        return await self.run(ops.append(game_id, expected, command_id, fingerprint, seat, entries))
+        return await self.run(ops.append(game_id, expected, command_id, fingerprint, seat, entries, marked))
+
+    async def command_load(
+        self, game_id: str, seat: int | None, command_id: str, cache: StateCache
+    ) -> tuple[Folded | None, tuple[str, int, int] | None]:
+        return await self.run(ops.command_load(game_id, seat, command_id, cache))
 
     async def read(self, game_id: str, after: int = 0, limit: int | None = None) -> list[Entry]:
         return await self.run(ops.read(game_id, after, limit))

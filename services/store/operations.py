@@ -134,8 +134,10 @@ def append(
     fingerprint: str,
     seat: int | None,
     entries: Sequence[Entry],
+    marked: bool = False,
 ) -> Operation[AppendResult]:
-    """One command's entries at exactly ``expected`` + 1, once per command id."""
+    """One command's entries at exactly ``expected`` + 1, once per command id. The game is marked
+    dirty first, unless the caller did (``marked``: ``command_load`` marks it)."""
     if expected < 1:
         raise ValueError("a stream begins with create(); appends need expected >= 1")
     if not entries:
@@ -150,7 +152,8 @@ def append(
     for entry in entries:
         pairs += [entry.data, entry.hash]
     legacy = command_id
-    yield from mark_dirty(game_id)  # before the append: a crash right after it still leaves a mark
+    if not marked:
+        yield from mark_dirty(game_id)  # before the append: a crash right after it still leaves a mark
     while True:
         args: list[Any] = [
             expected,
@@ -290,6 +293,39 @@ def view_reads(game_id: str, field: str, seat: int | None, cache: StateCache) ->
         {text(key): text(value) for key, value in timer.items()},
         folded,
     )
+
+
+def command_load(
+    game_id: str, seat: int | None, command_id: str, cache: StateCache
+) -> Operation[tuple[Folded | None, tuple[str, int, int] | None]]:
+    """What a command needs before it is decided, in one round trip: the game marked dirty (it is
+    about to be appended to: a crash right after the append still leaves the mark), the record of
+    this seat's command id if it was used before (``command_entry``), and the table folded to the
+    head (``None``: no such game)."""
+    k = game_keys(game_id)
+    cached = cache.get(game_id)
+    reader = RangeReader(game_id, cached.version if cached else 0, None)
+    tail = reader.request()
+    assert tail is not None
+    _, scoped, legacy, page = yield Pipelined(
+        (
+            index_call("ZADD", DIRTY, "NX", clock_ms(), check_game_id(game_id)),
+            Call(("HGET", k.seat_commands, dedup_field(seat, command_id))),
+            Call(("HGET", k.commands, command_id)),
+            tail,
+        )
+    )
+    reader.feed(page)
+    while (call := reader.request()) is not None:
+        reader.feed((yield call))
+    folded: Folded | None = None
+    if cached is not None or reader.entries:
+        folded = advance(game_id, cached, reader.entries)
+        cache.put(folded)
+    record = parse_command(scoped)
+    if record is None and legacy is not None and (yield from _legacy_owned(game_id, legacy, seat)):
+        record = parse_command(legacy)
+    return folded, record
 
 
 def head(game_id: str) -> Operation[int]:
