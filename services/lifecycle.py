@@ -120,10 +120,11 @@ class Lifecycle:
         self.clock = clock
 
     async def after_append(self, folded: Folded) -> None:
-        previous = await self.store.read_timer(folded.game_id)
-        deadline, fields = plan_timer(previous, folded, self.clock())
-        if deadline is not None or "deadline" in previous:
-            await self.store.arm_timer(folded.game_id, folded.version, deadline, fields)
+        if folded.state.timers is not None:  # a table without timers never has one: no round trip
+            previous = await self.store.read_timer(folded.game_id)
+            deadline, fields = plan_timer(previous, folded, self.clock())
+            if deadline is not None or "deadline" in previous:
+                await self.store.arm_timer(folded.game_id, folded.version, deadline, fields)
         bots = bots_awaited(folded)
         if bots:
             await self.bot_moves(folded.game_id, folded.version, bots)
