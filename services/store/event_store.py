@@ -7,7 +7,8 @@ Each request goes where its keys live (``services.store.connection``): a game's 
 (one server, or the node of the game's slot on a cluster), the global indexes to ``index`` (the
 queue's server when the store is a cluster, else the store). A pipeline or a script of the store
 must stay in one slot (``CrossSlot`` otherwise, on a standalone server too, so that every test
-checks it). A script marked ``durable`` (create, append) waits, on the connection that ran it, for
+checks it), unless it is marked as a batch across games (``Pipelined.across_games``: redis-py's
+cluster pipeline sends it node by node). A script marked ``durable`` (create, append) waits, on the connection that ran it, for
 the replicas ``acks`` asks for (``WAITAOF``/``WAIT``)."""
 
 from __future__ import annotations
@@ -57,10 +58,9 @@ def _split(request: Pipelined, separate_index: bool) -> tuple[list[int], list[in
     in the store); the store's are checked to share one slot."""
     store = [i for i, call in enumerate(request.calls) if not (separate_index and call.index)]
     index = [i for i, call in enumerate(request.calls) if separate_index and call.index]
-    check_one_slot(
-        [k for i in store if (k := request.calls[i].key) is not None and not request.calls[i].index],
-        "a pipeline",
-    )
+    if not request.across_games:
+        keys = [k for i in store if (k := request.calls[i].key) is not None]
+        check_one_slot(keys, "a pipeline")
     return store, index
 
 

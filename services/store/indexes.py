@@ -96,12 +96,17 @@ def claim_drain() -> Operation[bool]:
 
 
 def take_poked(limit: int) -> Operation[list[str]]:
-    """Take up to ``limit`` handed-over games. Their pending flags stay set until the projection of
-    each begins (``operations.take_pending`` clears the flag, then the head is read): an append
-    meanwhile hands nothing over and is in what that projection reads. (Clearing them here would
-    touch one slot per game in a single round trip.)"""
+    """Take up to ``limit`` handed-over games and clear their pending flags (an append from now on
+    hands its game over again: a taker killed before projecting them delays them only until their
+    next append; the taker reads the heads after this). The flags are cleared in one round trip
+    across the games' slots (a batch of many games, not a game's path)."""
     ids: list[bytes] = yield index_call("SPOP", POKED, limit)
-    return [text(game_id) for game_id in ids]
+    games = [text(game_id) for game_id in ids]
+    if games:
+        yield Pipelined(
+            tuple(Call(("DEL", game_keys(game_id).pending)) for game_id in games), across_games=True
+        )
+    return games
 
 
 def poked_count() -> Operation[int]:

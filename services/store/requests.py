@@ -85,6 +85,7 @@ class Pipelined:
     """Commands sent in one round trip (no transaction); the reply is the list of their replies."""
 
     calls: tuple[Call, ...]
+    across_games: bool = False  # keys of many games on purpose (a batch): may span slots; else one
 
 
 Request = Call | ScriptCall | Pipelined
