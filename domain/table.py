@@ -405,6 +405,9 @@ class Table:
     # -- evolving --------------------------------------------------------------------------
 
     def evolve(self, state: TableState | None, event: Event) -> TableState:
+        if not isinstance(event, TABLE_EVENTS):  # a game's own event, the common case: one check
+            assert state is not None, "a table's first event is table_created"
+            return self._game_evolved(state, event)
         if isinstance(event, TableCreated):
             options = msgspec.convert(event.options, self.rules.options_type)
             return TableState(
@@ -459,6 +462,9 @@ class Table:
             return msgspec.structs.replace(state, streaks=streaks, timing_out=event.seat, sealed=sealed)
         if isinstance(event, TableExpired):
             return msgspec.structs.replace(state, status="expired")
+        return self._game_evolved(state, event)  # unreachable while TABLE_EVENTS lists the above
+
+    def _game_evolved(self, state: TableState, event: Event) -> TableState:
         game_state = self.rules.evolve(state.game_state, event)
         if state.timing_out is None and not any(state.streaks):
             return msgspec.structs.replace(state, game_state=game_state)

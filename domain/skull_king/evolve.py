@@ -58,10 +58,9 @@ def _bids_revealed(state: SkullKingState, event: BidsRevealed) -> SkullKingState
 
 
 def _played(state: SkullKingState, event: CardPlayed) -> SkullKingState:
-    hands = tuple(
-        tuple(card for card in hand if card != event.card) if seat == event.seat else hand
-        for seat, hand in enumerate(state.hands)
-    )
+    seat, card = event.seat, event.card
+    held = tuple(c for c in state.hands[seat] if c != card)
+    hands = (*state.hands[:seat], held, *state.hands[seat + 1 :])  # the others' hands stay as they are
     return replace(
         state, hands=hands, trick=(*state.trick, Play(seat=event.seat, card=event.card, as_=event.as_))
     )

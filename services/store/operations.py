@@ -218,12 +218,13 @@ class RangeReader:
         return Call(("XRANGE", self.key, f"(0-{self._after}", "+", "COUNT", self._asked))
 
     def feed(self, reply: Sequence[tuple[bytes, Mapping[bytes, bytes]]]) -> None:
+        entries, after = self.entries, self._after
         for stream_id, fields in reply:
-            version = version_of(stream_id)
-            if version != self._after + 1:
-                raise BrokenStream(f"{self.key}: expected version {self._after + 1}, found {version}")
-            self.entries.append(Entry(version, fields[b"d"], text(fields[b"h"])))
-            self._after = version
+            after += 1
+            if stream_id != b"0-%d" % after and version_of(stream_id) != after:  # bytes, else text
+                raise BrokenStream(f"{self.key}: expected version {after}, found {version_of(stream_id)}")
+            entries.append(Entry(after, fields[b"d"], text(fields[b"h"])))
+        self._after = after
         if self._remaining is not None:
             self._remaining -= len(reply)
         self._done = len(reply) < self._asked or self._remaining == 0

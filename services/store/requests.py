@@ -106,10 +106,12 @@ def check_client(client: Any) -> None:
 
 def version_of(stream_id: bytes | str) -> int:
     """The version in a stream id ``0-<version>``."""
-    ms, _, seq = text(stream_id).partition("-")
-    if ms != "0" or not seq.isdigit():
-        raise BrokenStream(f"stream id {stream_id!r} is not a version id")
-    return int(seq)
+    if isinstance(stream_id, bytes):
+        if stream_id[:2] == b"0-" and stream_id[2:].isdigit():
+            return int(stream_id[2:])
+    elif stream_id[:2] == "0-" and stream_id[2:].isdigit():
+        return int(stream_id[2:])
+    raise BrokenStream(f"stream id {stream_id!r} is not a version id")
 
 
 def int_or_zero(value: bytes | str | None) -> int:
