@@ -8,8 +8,8 @@ Each request goes where its keys live (``services.store.connection``): a game's 
 queue's server when the store is a cluster, else the store). A pipeline or a script of the store
 must stay in one slot (``CrossSlot`` otherwise, on a standalone server too, so that every test
 checks it), unless it is marked as a batch across games (``Pipelined.across_games``: redis-py's
-cluster pipeline sends it node by node). A script marked ``durable`` (create, append) waits, on the connection that ran it, for
-the replicas ``acks`` asks for (``WAITAOF``/``WAIT``)."""
+cluster pipeline sends it node by node). A script marked ``durable`` (create, append) waits, on
+the connection that ran it, for the replicas ``acks`` asks for (``WAITAOF``/``WAIT``)."""
 
 from __future__ import annotations
 
