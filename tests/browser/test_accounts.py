@@ -84,6 +84,7 @@ def test_two_registered_players_play_a_rated_game_and_find_it_on_the_leaderboard
     ada.wait_for_url("**/rankings/six-nimmt")
     rows = ada.locator("[data-testid=leaderboard] tbody tr")
     expect(rows).to_have_count(2)
+    expect(rows.locator("th a")).to_have_count(2)
     names = rows.locator("th a").all_inner_texts()
     assert sorted(names) == ["Ada Lovelace", "Brook Taylor"]
     for row in range(2):
@@ -191,3 +192,21 @@ def test_registering_and_browsing_the_leaderboard_work_by_keyboard_on_a_phone(
     phone.goto("/players/Nobody%20Here")
     expect(phone.locator("main")).to_contain_text("There is no player called “Nobody Here”.")
     phone.context.close()
+
+
+def test_a_leaderboard_that_answers_after_the_player_moved_on_never_replaces_the_page_shown(
+    server: Server, browser
+) -> None:
+    page = player(browser, server.url)
+    held: list[Any] = []
+    page.route("**/leaderboards/skull*", lambda route: held.append(route))  # skull's answer waits
+    with page.expect_request("**/leaderboards/skull*"):
+        page.goto("/rankings/skull")
+    page.click(".tabs a[href='/rankings/six-nimmt']")
+    expect(page.locator("[data-testid=leaderboard][data-game=six-nimmt]")).to_be_visible()
+    with page.expect_response("**/leaderboards/skull*"):
+        held[0].continue_()  # the stale answer arrives now
+    page.evaluate("() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))")
+    expect(page.locator("[data-testid=leaderboard]")).to_have_count(1)
+    expect(page.locator("[data-testid=leaderboard]")).to_have_attribute("data-game", "six-nimmt")
+    assert page.url.endswith("/rankings/six-nimmt")

@@ -12,6 +12,7 @@ const ROUTES = [
 ];
 
 let teardown = null;
+let generation = 0; // one per navigation: a page still loading when the next one starts is stale
 
 export async function navigate(path, replace = false) {
   if (replace) history.replaceState(null, "", path);
@@ -19,22 +20,34 @@ export async function navigate(path, replace = false) {
   await route();
 }
 
+// Each navigation renders into a fresh element of <main>: a page whose data arrives after the user
+// has moved on draws into its own detached element, never over the page now shown, and its
+// teardown runs at once instead of replacing the current page's.
 async function route() {
+  const mine = ++generation;
   if (teardown) {
     teardown();
     teardown = null;
   }
-  const main = document.getElementById("main");
+  const view = document.createElement("div");
+  view.className = "view";
+  document.getElementById("main").replaceChildren(view);
   const path = location.pathname;
   for (const [pattern, load] of ROUTES) {
     const match = path.match(pattern);
     if (match) {
       const page = await load();
-      teardown = (await page.render(main, match[1])) || null;
+      if (mine !== generation) return;
+      const done = (await page.render(view, match[1])) || null;
+      if (mine !== generation) {
+        if (done) done();
+        return;
+      }
+      teardown = done;
       return;
     }
   }
-  main.textContent = "404";
+  view.textContent = "404";
 }
 
 document.addEventListener("click", (event) => {
