@@ -96,7 +96,6 @@ def create_app(settings: Settings, connect: Connect | None = None) -> Starlette:
         tokens = TokenStore(aclient)
         cache = StateCache()  # one fold per game for both sides of this process
         hub = LiveHub(aclient, settings.live_queue_size)
-        hub.start()
         loop = asyncio.get_running_loop()
 
         def begin_shutdown() -> None:

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Literal
 from urllib.parse import urlsplit, urlunsplit
 
@@ -96,10 +96,6 @@ class Topology:
     store_url: str
     queue_url: str
     cluster: bool
-
-    @property
-    def indexes_in_queue(self) -> bool:
-        return self.cluster
 
 
 def is_cluster(url: str) -> bool:
@@ -200,7 +196,6 @@ class AsyncClients:
     store: AsyncStoreClient
     queue: redis.Redis
     index: aioredis.Redis | None = None  # None: the indexes are in the store
-    _owned: list[object] = field(default_factory=list, repr=False)
 
     @property
     def cluster(self) -> bool:

@@ -2,7 +2,8 @@
 views write, ``services.store.operations``), read by ONE subscriber connection per API process and
 Redis node.
 
-A game's channel ``ts:{<game id>}:live`` is a shard channel in the game's own slot: on a Redis
+A node's subscriber connects with the first stream of one of its games. A game's channel
+``ts:{<game id>}:live`` is a shard channel in the game's own slot: on a Redis
 Cluster its messages touch only the node that holds the game (plain pub/sub would broadcast every
 message to every node). The hub subscribes (``SSUBSCRIBE``) to a game's channel while at least one
 of its streams is open, on the connection of the node that holds the game (the one server when the
@@ -138,9 +139,6 @@ class LiveHub:
     def channel_count(self) -> int:
         """Games subscribed to right now (one channel each)."""
         return sum(len(reader.games) for reader in self._readers.values())
-
-    def start(self) -> None:
-        """Nothing to start: a node's subscriber connects with the first stream of one of its games."""
 
     def begin_close(self) -> None:
         """Shutdown: every stream wakes and ends; no new one starts."""

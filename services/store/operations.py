@@ -238,16 +238,35 @@ def read(game_id: str, after: int = 0, limit: int | None = None) -> Operation[li
     return reader.entries
 
 
+def _load_with(
+    game_id: str, cache: StateCache, calls: Sequence[Call]
+) -> Operation[tuple[list[Any], Folded | None]]:
+    """``calls`` (of the game's slot, or on the indexes) and the stream's tail after the cached fold,
+    in one round trip (more pages only when the fold is far behind); then the table folded to the
+    head and cached (``None``: no such game). The tail is read last."""
+    cached = cache.get(game_id)
+    reader = RangeReader(game_id, cached.version if cached else 0, None)
+    tail = reader.request()
+    assert tail is not None
+    if calls:
+        *replies, page = yield Pipelined((*calls, tail))
+    else:
+        replies, page = [], (yield tail)
+    reader.feed(page)
+    while (call := reader.request()) is not None:
+        reader.feed((yield call))
+    if cached is None and not reader.entries:
+        return replies, None
+    folded = advance(game_id, cached, reader.entries)
+    cache.put(folded)
+    return replies, folded
+
+
 def load(game_id: str, cache: StateCache) -> Operation[Folded | None]:
     """The table folded to the newest stored version, from the cached fold plus
     the events after it (``None``: no such game). The one loading path of commands, reads and
-    projections."""
-    cached = cache.get(game_id)
-    entries: list[Entry] = yield from read(game_id, after=cached.version if cached else 0)
-    if cached is None and not entries:
-        return None
-    folded: Folded = advance(game_id, cached, entries)
-    cache.put(folded)
+    projections (``view_reads`` and ``command_load`` add their reads to its round trip)."""
+    _, folded = yield from _load_with(game_id, cache, ())
     return folded
 
 
@@ -269,24 +288,12 @@ def view_reads(game_id: str, field: str, seat: int | None, cache: StateCache) ->
     cached fold is far behind). The stream is read last: the head folded is never behind the
     seat's version read before it."""
     k = game_keys(game_id)
-    cached = cache.get(game_id)
-    reader = RangeReader(game_id, cached.version if cached else 0, None)
-    tail = reader.request()
-    assert tail is not None
-    calls = [
+    calls = (
         Call(("HMGET", k.views, CHECKPOINT_FIELD, field)),
         Call(("HGETALL", k.timer)),
         Call(("HGET", k.seats, "" if seat is None else str(seat))),
-        tail,
-    ]
-    (checkpoint, view), timer, seat_version, page = yield Pipelined(tuple(calls))
-    reader.feed(page)
-    while (call := reader.request()) is not None:
-        reader.feed((yield call))
-    folded: Folded | None = None
-    if cached is not None or reader.entries:
-        folded = advance(game_id, cached, reader.entries)
-        cache.put(folded)
+    )
+    ((checkpoint, view), timer, seat_version), folded = yield from _load_with(game_id, cache, calls)
     return ViewReads(
         int_or_zero(checkpoint),
         view,
@@ -304,25 +311,12 @@ def command_load(
     this seat's command id if it was used before (``command_entry``), and the table folded to the
     head (``None``: no such game)."""
     k = game_keys(game_id)
-    cached = cache.get(game_id)
-    reader = RangeReader(game_id, cached.version if cached else 0, None)
-    tail = reader.request()
-    assert tail is not None
-    _, scoped, legacy, page = yield Pipelined(
-        (
-            index_call("ZADD", DIRTY, "NX", clock_ms(), check_game_id(game_id)),
-            Call(("HGET", k.seat_commands, dedup_field(seat, command_id))),
-            Call(("HGET", k.commands, command_id)),
-            tail,
-        )
+    calls = (
+        index_call("ZADD", DIRTY, "NX", clock_ms(), check_game_id(game_id)),
+        Call(("HGET", k.seat_commands, dedup_field(seat, command_id))),
+        Call(("HGET", k.commands, command_id)),
     )
-    reader.feed(page)
-    while (call := reader.request()) is not None:
-        reader.feed((yield call))
-    folded: Folded | None = None
-    if cached is not None or reader.entries:
-        folded = advance(game_id, cached, reader.entries)
-        cache.put(folded)
+    (_, scoped, legacy), folded = yield from _load_with(game_id, cache, calls)
     record = parse_command(scoped)
     if record is None and legacy is not None and (yield from _legacy_owned(game_id, legacy, seat)):
         record = parse_command(legacy)

@@ -10,6 +10,8 @@ import threading
 import time
 import uuid
 from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
 
 import pytest
 import redis
@@ -40,12 +42,32 @@ GAMES = [("skull", 3), ("six-nimmt", 3), ("skull-king", 2)]
 
 
 @pytest.fixture
-def queue_server(redis_server: EmbeddedRedis) -> Iterator[redis.Redis]:
+def queue_server(real_redis: redis.Redis) -> redis.Redis:
     """The queue's own standalone server (RQ and, beside it, the indexes), emptied."""
-    client = redis.Redis.from_url(redis_server.url)
-    client.flushall()
-    yield client
-    client.close()
+    return real_redis
+
+
+@contextmanager
+def api_on_cluster(
+    cluster: LocalCluster, queue: EmbeddedRedis, monkeypatch: pytest.MonkeyPatch, **settings: Any
+) -> Iterator[TestClient]:
+    """The API as deployed on a cluster: ``--redis-url`` a cluster node, ``--queue-url`` the
+    standalone server; the projection jobs (run by ``Api.project``) find the store as a worker
+    process does (``workers.stores``). ``settings`` adds to the deployment's."""
+    monkeypatch.setenv(workers.stores.STORE_URL, cluster.url)
+    monkeypatch.setenv(workers.stores.QUEUE_URL, queue.url)
+    monkeypatch.setenv(workers.stores.CLUSTER, "yes")
+    deployed = Settings(
+        admin_token=ADMIN_TOKEN,
+        redis_url=cluster.url,
+        queue_url=queue.url,
+        redis_cluster="yes",
+        **UNLIMITED,
+        **settings,
+    )
+    with TestClient(create_app(deployed), raise_server_exceptions=False) as client:
+        client.headers["X-Request-ID"] = f"cluster-{uuid.uuid4().hex[:8]}"
+        yield bearer_only(client)
 
 
 @pytest.fixture
@@ -55,22 +77,8 @@ def cluster_api(
     queue_server: redis.Redis,
     monkeypatch: pytest.MonkeyPatch,
 ) -> Iterator[Api]:
-    """The API as deployed on a cluster: ``--redis-url`` a cluster node, ``--queue-url`` the
-    standalone server; the projection jobs (run by ``Api.project``) find the store as a worker
-    process does (``workers.stores``)."""
-    monkeypatch.setenv(workers.stores.STORE_URL, real_cluster.url)
-    monkeypatch.setenv(workers.stores.QUEUE_URL, redis_server.url)
-    monkeypatch.setenv(workers.stores.CLUSTER, "yes")
-    settings = Settings(
-        admin_token=ADMIN_TOKEN,
-        redis_url=real_cluster.url,
-        queue_url=redis_server.url,
-        redis_cluster="yes",
-        **UNLIMITED,
-    )
-    with TestClient(create_app(settings), raise_server_exceptions=False) as client:
-        client.headers["X-Request-ID"] = f"cluster-{uuid.uuid4().hex[:8]}"
-        yield Api(bearer_only(client), queue_server)
+    with api_on_cluster(real_cluster, redis_server, monkeypatch) as client:
+        yield Api(client, queue_server)
 
 
 def store_of(cluster: LocalCluster, queue: redis.Redis) -> SyncEventStore:

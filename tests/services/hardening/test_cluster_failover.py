@@ -18,15 +18,12 @@ from typing import Any
 import httpx
 import pytest
 import redis
-from starlette.testclient import TestClient
 
-import workers.stores
-from services.api.app import create_app
-from services.config import Settings
 from services.history.verify import verify_export
 from services.store.embedded import EmbeddedRedis
 from services.store.keys import game_keys
-from tests.api.conftest import ADMIN_TOKEN, UNLIMITED, Api, bearer_only, practice
+from tests.api.conftest import Api, practice
+from tests.api.test_cluster import api_on_cluster
 from tests.support.cluster import LocalCluster
 from workers.bots import choose
 
@@ -52,28 +49,16 @@ def retried(call: Callable[[], httpx.Response], outages: list[str]) -> httpx.Res
 
 @pytest.fixture
 def durable_api(
-    real_cluster: LocalCluster, redis_server: EmbeddedRedis, monkeypatch: pytest.MonkeyPatch
+    real_cluster: LocalCluster,
+    redis_server: EmbeddedRedis,
+    real_redis: redis.Redis,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> Iterator[Api]:
-    queue = redis.Redis.from_url(redis_server.url)
-    queue.flushall()
-    for name, value in (
-        (workers.stores.STORE_URL, real_cluster.url),
-        (workers.stores.QUEUE_URL, redis_server.url),
-        (workers.stores.CLUSTER, "yes"),
-    ):
-        monkeypatch.setenv(name, value)
-    settings = Settings(
-        admin_token=ADMIN_TOKEN,
-        redis_url=real_cluster.url,
-        queue_url=redis_server.url,
-        redis_cluster="yes",
-        append_replicas=1,
-        append_ack="waitaof",
-        **UNLIMITED,
-    )
-    with TestClient(create_app(settings), raise_server_exceptions=False) as client:
-        yield Api(bearer_only(client), queue)
-    queue.close()
+    """The API on the cluster, each append waiting for one replica's AOF."""
+    with api_on_cluster(
+        real_cluster, redis_server, monkeypatch, append_replicas=1, append_ack="waitaof"
+    ) as client:
+        yield Api(client, real_redis)
 
 
 def test_a_killed_primary_loses_no_acknowledged_command_and_every_game_verifies(
