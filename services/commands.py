@@ -24,6 +24,7 @@ from domain.fairness import SecretSeeds
 from domain.games import table_for
 from domain.kernel import Command, Event, Rejected
 from domain.table import TABLE_OPTIONS, Account, BotSeated, Table, table_timers
+from services.callers import TokenCheck, verify
 from services.errors import AppError, ConflictError, InvalidError, from_rejection, game_not_found
 from services.history.folding import Folded, StateCache, advance, decode_events
 from services.history.records import GENESIS_HASH, CommandRecord, command_fingerprint, encode_batch
@@ -200,21 +201,30 @@ class GameCommands:
         command_id: str,
         body: Mapping[str, Any],
         expected_version: int | None,
+        check: TokenCheck | None = None,
     ) -> CommandOutcome:
-        """Decide and append one player command (see the module docstring for the retry rules)."""
+        """Decide and append one player command (see the module docstring for the retry rules).
+        ``check``: the seat was assumed from memory; its token is verified before anything else."""
         started = time.perf_counter()
         outcome_name = "rejected"
         try:
             fingerprint = command_fingerprint(seat, {"command": body, "expected_version": expected_version})
-            loaded, entry = await self.store.command_load(game_id, seat, command_id, self.cache)  # one trip
+            token = check.digest if check is not None else None
+            load = await self.store.command_load(game_id, seat, command_id, self.cache, token)  # one trip
+            outcome_name = "token_changed"
+            verify(check, load.token_role)
+            outcome_name = "rejected"
+            loaded, entry = load.folded, load.record
             if entry is not None:
                 outcome_name = "dup"
                 return await self._replayed(game_id, entry, fingerprint)
             if loaded is None:
                 raise game_not_found(game_id)
             seeds = await self.seeds(game_id)
+            timer: dict[str, str] | None = load.timer  # as loaded; a retry reads it again
             for attempt in range(MAX_ATTEMPTS):
                 folded = loaded if attempt == 0 else await self.load(game_id)
+                timer = timer if attempt == 0 else None
                 try:
                     command = _decode_command(folded, body)
                     if expected_version is not None and expected_version != folded.version:
@@ -239,7 +249,9 @@ class GameCommands:
                 )
                 # marked by command_load before the first try; a retry marks again (the projector
                 # may have cleared the mark meanwhile)
-                outcome = await self._append(folded, record, events, seat, fingerprint, marked=attempt == 0)
+                outcome = await self._append(
+                    folded, record, events, seat, fingerprint, marked=attempt == 0, timer=timer
+                )
                 if isinstance(outcome, CommandOutcome):
                     outcome_name = "dup" if outcome.duplicate else "ok"
                     return outcome
@@ -266,8 +278,10 @@ class GameCommands:
         seat: int | None,
         fingerprint: str = "",
         marked: bool = False,
+        timer: dict[str, str] | None = None,
     ) -> CommandOutcome | int:
-        """Append a decided batch. Returns the outcome, or the newer head version after a lost race."""
+        """Append a decided batch. Returns the outcome, or the newer head version after a lost race.
+        ``timer``: the game's timer read with the state decided on (``None``: read after the append)."""
         entries = encode_batch(folded.version + 1, folded.hash, record, events, fresh_salts(len(events)))
         result = await self.store.append(
             folded.game_id, folded.version, record.id, fingerprint or record.id, seat, entries, marked
@@ -275,7 +289,7 @@ class GameCommands:
         if result.status == "ok":
             new = advance(folded.game_id, folded, entries)
             self.cache.put(new)
-            await self._after(new)  # the timer is armed before the batch is announced
+            await self._after(new, timer)  # the timer is armed before the batch is announced
             await self._notify(folded.game_id, result.poke)
             return CommandOutcome(
                 folded.game_id,
@@ -300,14 +314,14 @@ class GameCommands:
         except Exception:
             log.warning("notify_failed", game_id=game_id, exc_info=True)
 
-    async def _after(self, folded: Folded) -> None:
+    async def _after(self, folded: Folded, timer: dict[str, str] | None = None) -> None:
         """Arm the timer and queue bot moves; like a notification, a failure here must not fail
         the stored command (the batch is in the stream; the projector then leaves the game marked
         dirty and the sweeper runs this again: ``services.lifecycle.lifecycle_behind``)."""
         if self.lifecycle is None:
             return
         try:
-            await self.lifecycle.after_append(folded)
+            await self.lifecycle.after_append(folded, timer)
         except Exception:
             log.warning("lifecycle_failed", game_id=folded.game_id, exc_info=True)
 

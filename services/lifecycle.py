@@ -119,9 +119,12 @@ class Lifecycle:
         self.bot_moves = bot_moves
         self.clock = clock
 
-    async def after_append(self, folded: Folded) -> None:
+    async def after_append(self, folded: Folded, previous: dict[str, str] | None = None) -> None:
+        """``previous``: the game's timer as read with the state the batch was decided on (a command
+        reads it in the same round trip as its load); ``None``: read it now."""
         if folded.state.timers is not None:  # a table without timers never has one: no round trip
-            previous = await self.store.read_timer(folded.game_id)
+            if previous is None:
+                previous = await self.store.read_timer(folded.game_id)
             deadline, fields = plan_timer(previous, folded, self.clock())
             if deadline is not None or "deadline" in previous:
                 await self.store.arm_timer(folded.game_id, folded.version, deadline, fields)

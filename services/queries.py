@@ -24,7 +24,7 @@ from domain.kernel import Event
 from domain.table import Table
 from projections.narration import LANGUAGES, narrate
 from projections.views import encode, scoreboard, seat_view, view_field
-from services.callers import Caller
+from services.callers import Caller, TokenCheck, verify
 from services.errors import ConflictError, InvalidError, game_not_found
 from services.history.audit import Viewer, build_audit
 from services.history.export import GameNotFinished, build_export
@@ -144,9 +144,12 @@ class GameQueries:
         entries = [msgspec.json.decode(raw) for raw in await self.store.lobby(limit)]
         return [entry for entry in entries if entry["status"] not in ("finished", "expired")]
 
-    async def view(self, game_id: str, seat: int | None) -> bytes:
-        """The caller's view at the head, never older than the seat's own last command."""
-        reads = await self.store.view_reads(game_id, view_field(seat), seat, self.cache)  # one round trip
+    async def view(self, game_id: str, seat: int | None, check: TokenCheck | None = None) -> bytes:
+        """The caller's view at the head, never older than the seat's own last command. ``check``: the
+        caller was assumed from memory; its token is verified in the same round trip."""
+        token = check.digest if check is not None else None
+        reads = await self.store.view_reads(game_id, view_field(seat), seat, self.cache, token)  # one trip
+        verify(check, reads.token_role)
         folded = reads.folded
         if folded is None:
             raise game_not_found(game_id)

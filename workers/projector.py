@@ -24,9 +24,10 @@ from rq import get_current_job
 from rq.job import Job
 
 from projections.views import lobby_entry, materialise
-from services.history.folding import StateCache
+from services.history.folding import Folded, StateCache
 from services.lifecycle import lifecycle_behind
 from services.store.event_store import SyncEventStore
+from services.store.operations import ProjectionStart
 from services.store.queue import enqueue_drain, projection_queue
 from workers.ratings import RatingsRecorder
 from workers.stores import job_store
@@ -53,14 +54,21 @@ class Projector:
         The game stays marked dirty while its lifecycle is pending at the head (its timer is behind,
         the appending process died before arming it, or a bot is to act): the sweeper then has it
         settled if that lasts (``workers.sweeper``). Clears the game's pending flag before it reads
-        the head (``store.take_pending``)."""
-        checkpoint = self._project(game_id, self.store.take_pending(game_id))
+        the head (``store.begin_projection``). Four round trips when it writes: the start, the
+        views, the indexes (lobby, waiting tables, dirty mark) and the head after the mark's clear."""
+        start = self.store.begin_projection(game_id, self.cache)
+        checkpoint, written = self._project(game_id, start)
         folded = self.cache.get(game_id)
         at_head = folded is not None and folded.version == checkpoint
-        if at_head and folded is not None and lifecycle_behind(self.store.read_timer(game_id), folded):
+        pending = at_head and folded is not None and lifecycle_behind(start.timer, folded)
+        if pending:
             log.info("lifecycle_pending", game_id=game_id, version=checkpoint)
-            return checkpoint
-        self.store.clear_dirty(game_id, checkpoint)
+        summary = None
+        started = False
+        if written is not None:
+            summary = msgspec.json.encode(lobby_entry(written.state, written.version))
+            started = written.state.status != "waiting"
+        self.store.after_projection(game_id, checkpoint, summary, started=started, clean=not pending)
         return checkpoint
 
     def catch_up_all(self, game_ids: list[str]) -> list[str]:
@@ -90,25 +98,25 @@ class Projector:
             failed += self.catch_up_all(games)
         return taken, failed
 
-    def _project(self, game_id: str, checkpoint: int) -> int:
+    def _project(self, game_id: str, start: ProjectionStart) -> tuple[int, Folded | None]:
+        """The views written at the head: the checkpoint left behind, and the table this call wrote
+        the views of (``None``: it wrote none, another projection was there first)."""
+        checkpoint, folded = start.checkpoint, start.folded
         for attempt in range(MAX_CAS_ROUNDS):
             if attempt:
                 checkpoint = self.store.checkpoint(game_id)
-            folded = self.store.load(game_id, self.cache)
+                folded = self.store.load(game_id, self.cache)
             if folded is not None and folded.state.status == "finished":
                 self.ratings.record(folded)
             if folded is None or folded.version <= checkpoint:
-                return checkpoint
+                return checkpoint, None
             fields = materialise(folded.state, folded.version)
             outcome = self.store.write_views(game_id, checkpoint, folded.version, fields)
             if outcome == "written":
-                self.store.put_lobby(game_id, msgspec.json.encode(lobby_entry(folded.state, folded.version)))
-                if folded.state.status != "waiting":
-                    self.store.not_waiting(game_id)
-                log.info("projected", game_id=game_id, checkpoint=folded.version, previous=checkpoint)
-                return folded.version
+                log.debug("projected", game_id=game_id, checkpoint=folded.version, previous=checkpoint)
+                return folded.version, folded
             if outcome == "stale":
-                return self.store.checkpoint(game_id)
+                return self.store.checkpoint(game_id), None
         raise RuntimeError(f"projection of {game_id} kept losing its compare-and-set")
 
 

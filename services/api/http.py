@@ -4,6 +4,7 @@ browser's token cookies (a table's seat and host tokens; the account's ``ts_acco
 from __future__ import annotations
 
 import re
+from collections.abc import Awaitable, Callable
 from typing import Any, Literal, TypeVar
 
 import msgspec
@@ -11,7 +12,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from services.api.context import app_context
-from services.callers import Caller
+from services.callers import Caller, TokenChanged
 from services.errors import (
     ForbiddenError,
     InvalidError,
@@ -96,14 +97,29 @@ def bearer(request: Request) -> str | None:
     return token.strip()
 
 
-async def caller_of(request: Request, game_id: str) -> Caller:
+async def caller_of(request: Request, game_id: str, assume: bool = False) -> Caller:
     """Who is asking (see ``services.callers``): the ``Authorization`` header wins; without one, a
-    browser's ``ts_seat_<id>`` cookie, else its ``ts_host_<id>`` cookie (a stale one is ignored)."""
+    browser's ``ts_seat_<id>`` cookie, else its ``ts_host_<id>`` cookie (a stale one is ignored).
+    ``assume``: from this process's memory of the token when it can, to be verified by its use."""
     callers = app_context(request).callers
     token = bearer(request)
     if token is not None:
-        return await callers.identify(game_id, token)
-    return await callers.remembered(game_id, remembered_tokens(request, game_id))
+        return await callers.identify(game_id, token, assume)
+    return await callers.remembered(game_id, remembered_tokens(request, game_id), assume)
+
+
+async def identified(request: Request, game_id: str, use: Callable[[Caller], Awaitable[T]]) -> T:
+    """``use(caller)``, the caller assumed from memory when its token is remembered (``use`` verifies
+    it in its own round trip); if the token no longer holds that role, the caller is identified
+    afresh from Redis and ``use`` runs again (nothing was shown or decided for the assumption)."""
+    caller = await caller_of(request, game_id, assume=True)
+    if caller.check is None:
+        return await use(caller)
+    try:
+        return await use(caller)
+    except TokenChanged as changed:
+        app_context(request).callers.forget(changed.check)
+    return await use(await caller_of(request, game_id))
 
 
 TokenKind = Literal["seat", "host"]

@@ -22,12 +22,15 @@ from services.api.http import (
     cookie_name,
     game_id_of,
     host_of,
+    identified,
     int_query,
     optional_int_query,
     read_body,
     set_token_cookie,
 )
 from services.api.idempotency import idempotency_key
+from services.callers import Caller
+from services.commands import CommandOutcome
 from services.errors import InvalidError, UnavailableError
 from services.queries import shown_event
 
@@ -81,23 +84,35 @@ async def join_game(request: Request) -> JSONResponse:
 async def send_command(request: Request) -> JSONResponse:
     game_id = game_id_of(request)
     await app_context(request).rate_limits.hit("command", client_address(request))
-    seat = (await caller_of(request, game_id)).acting_seat()
-    body = await read_body(request, SendCommand)
-    outcome = await app_context(request).commands.command(
-        game_id, seat, body.command_id, body.command, body.expected_version
-    )
+    bodies: list[SendCommand] = []  # read once, after the caller may act (401/403 before 422)
+
+    async def send(caller: Caller) -> tuple[int, CommandOutcome]:
+        seat = caller.acting_seat()
+        body = bodies[0] if bodies else await read_body(request, SendCommand)
+        bodies[:] = [body]
+        commands = app_context(request).commands
+        return seat, await commands.command(
+            game_id, seat, body.command_id, body.command, body.expected_version, caller.check
+        )
+
+    seat, outcome = await identified(request, game_id, send)
     events = [shown_event(outcome.table, v, e, seat, outcome.finished) for v, e in outcome.events]
     return JSONResponse({"version": outcome.version, "events": events, "receipt": outcome.receipt()})
 
 
 async def get_view(request: Request) -> JSONResponse:
     game_id = game_id_of(request)
-    caller = await caller_of(request, game_id)
-    at = optional_int_query(request, "at", low=1, high=MAX_VERSION)
     queries = app_context(request).queries
-    if at is not None:
+    if "at" in request.query_params:  # time travel
+        caller = await caller_of(request, game_id)
+        at = optional_int_query(request, "at", low=1, high=MAX_VERSION)
+        assert at is not None
         return JSONResponse(await queries.view_at(game_id, caller.seat, at))
-    return JSONResponse(await queries.view(game_id, caller.seat))
+
+    async def view(caller: Caller) -> bytes:
+        return await queries.view(game_id, caller.seat, caller.check)
+
+    return JSONResponse(await identified(request, game_id, view))
 
 
 async def get_events(request: Request) -> JSONResponse:

@@ -208,9 +208,14 @@ class EventStore:
         return await self.run(ops.append(game_id, expected, command_id, fingerprint, seat, entries, marked))
 
     async def command_load(
-        self, game_id: str, seat: int | None, command_id: str, cache: StateCache
-    ) -> tuple[Folded | None, tuple[str, int, int] | None]:
-        return await self.run(ops.command_load(game_id, seat, command_id, cache))
+        self,
+        game_id: str,
+        seat: int | None,
+        command_id: str,
+        cache: StateCache,
+        token_digest: str | None = None,
+    ) -> ops.CommandLoad:
+        return await self.run(ops.command_load(game_id, seat, command_id, cache, token_digest))
 
     async def read(self, game_id: str, after: int = 0, limit: int | None = None) -> list[Entry]:
         return await self.run(ops.read(game_id, after, limit))
@@ -222,9 +227,9 @@ class EventStore:
         return await self.run(ops.head(game_id))
 
     async def view_reads(
-        self, game_id: str, field: str, seat: int | None, cache: StateCache
+        self, game_id: str, field: str, seat: int | None, cache: StateCache, token_digest: str | None = None
     ) -> ops.ViewReads:
-        return await self.run(ops.view_reads(game_id, field, seat, cache))
+        return await self.run(ops.view_reads(game_id, field, seat, cache, token_digest))
 
     async def command_entry(
         self, game_id: str, command_id: str, *, seat: int | None
@@ -423,8 +428,13 @@ class SyncEventStore:
     def publish_appended(self, game_id: str, poke: bool = False) -> bool:
         return self.run(ops.publish_appended(game_id, poke))
 
-    def take_pending(self, game_id: str) -> int:
-        return self.run(ops.take_pending(game_id))
+    def begin_projection(self, game_id: str, cache: StateCache) -> ops.ProjectionStart:
+        return self.run(ops.begin_projection(game_id, cache))
+
+    def after_projection(
+        self, game_id: str, projected: int, summary: bytes | None, *, started: bool, clean: bool
+    ) -> bool:
+        return self.run(indexes.after_projection(game_id, projected, summary, started=started, clean=clean))
 
     def begin_drain(self) -> None:
         self.run(indexes.begin_drain())

@@ -37,7 +37,16 @@ from services.store.keys import (
     game_keys,
 )
 from services.store.operations import DRAIN_TTL_MS, head, mark_dirty
-from services.store.requests import Call, Operation, Pipelined, ScriptCall, clock_ms, index_call, text
+from services.store.requests import (
+    Call,
+    Operation,
+    Pipelined,
+    ScriptCall,
+    clock_ms,
+    index_call,
+    text,
+    text_map,
+)
 
 SCAN_COUNT = 500
 
@@ -56,13 +65,7 @@ def dirty_games(older_than_ms: int, limit: int) -> Operation[list[str]]:
 def clear_dirty(game_id: str, projected: int) -> Operation[bool]:
     """After projecting ``game_id`` to ``projected``: clear its mark, unless its head has moved
     on (then it stays marked for the next job). ``True`` if the game is now clean."""
-    check_game_id(game_id)
-    yield index_call("ZREM", DIRTY, game_id)
-    now = yield from head(game_id)  # after the ZREM: an append racing it is seen here or re-marks
-    if now > projected:
-        yield from mark_dirty(game_id)
-        return False
-    return True
+    return (yield from after_projection(game_id, projected, None, started=False, clean=True))
 
 
 def touch_dirty(game_id: str) -> Operation[None]:
@@ -130,13 +133,36 @@ def not_waiting(game_id: str) -> Operation[None]:
 
 def put_lobby(game_id: str, summary: bytes) -> Operation[None]:
     """Set a game's lobby summary; its first put fixes its place in the lobby order."""
+    yield from after_projection(game_id, 0, summary, started=False, clean=False)
+
+
+def after_projection(
+    game_id: str, projected: int, summary: bytes | None, *, started: bool, clean: bool
+) -> Operation[bool]:
+    """What follows a projection of ``game_id`` to ``projected``, in one round trip of the indexes:
+    its lobby summary set (``summary``; the first fixes its place in the lobby order), its end
+    of counting against the cap on waiting tables (``started``) and its dirty mark cleared
+    (``clean``; then the head is read after the clear, and a head that moved on marks it again).
+    ``True`` if the game is now clean."""
     check_game_id(game_id)
-    _, ordinal = yield Pipelined(
-        (index_call("HSET", LOBBY, game_id, summary), index_call("ZSCORE", LOBBY_ORDER, game_id))
-    )
-    if ordinal is None:
+    calls: list[Call] = []
+    if summary is not None:
+        calls += [index_call("HSET", LOBBY, game_id, summary), index_call("ZSCORE", LOBBY_ORDER, game_id)]
+    if started:
+        calls.append(index_call("ZREM", WAITING, game_id))
+    if clean:
+        calls.append(index_call("ZREM", DIRTY, game_id))
+    replies: list[Any] = (yield Pipelined(tuple(calls))) if calls else []
+    if summary is not None and replies[1] is None:
         sequence = yield index_call("INCR", LOBBY_SEQ)
         yield index_call("ZADD", LOBBY_ORDER, "NX", sequence, game_id)
+    if not clean:
+        return False
+    now = yield from head(game_id)  # after the ZREM: an append racing it is seen here or re-marks
+    if now > projected:
+        yield from mark_dirty(game_id)
+        return False
+    return True
 
 
 def lobby(limit: int) -> Operation[list[bytes]]:
@@ -203,7 +229,7 @@ def index_timer(game_id: str, deadline_ms: int) -> Operation[None]:
 def read_timer(game_id: str) -> Operation[dict[str, str]]:
     """The game's timer hash (empty when none was ever armed)."""
     reply: Mapping[bytes, bytes] = yield Call(("HGETALL", game_keys(game_id).timer))
-    return {text(k): text(v) for k, v in reply.items()}
+    return text_map(reply)
 
 
 def due_timers(now_ms: int, limit: int = 100) -> Operation[list[str]]:

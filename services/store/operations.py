@@ -37,6 +37,7 @@ from services.store.requests import (
     index_call,
     int_or_zero,
     text,
+    text_map,
     version_of,
 )
 
@@ -273,17 +274,28 @@ def load(game_id: str, cache: StateCache) -> Operation[Folded | None]:
 @dataclass(frozen=True, slots=True)
 class ViewReads:
     """What a view read needs, from one round trip: the projected view field and its checkpoint, the
-    seat's last appended version (read-your-writes), the game's timer (its clock) and the table
-    folded to the head (``None``: no such game)."""
+    seat's last appended version (read-your-writes), the game's timer (its clock), the table folded
+    to the head (``None``: no such game) and, when asked, the role a token digest holds now."""
 
     checkpoint: int
     view: bytes | None
     seat_version: int
     timer: dict[str, str]
     folded: Folded | None
+    token_role: str | None = None
 
 
-def view_reads(game_id: str, field: str, seat: int | None, cache: StateCache) -> Operation[ViewReads]:
+def _token_call(game_id: str, token_digest: str | None) -> tuple[Call, ...]:
+    """The read of a token digest's role, to verify an identity assumed from a cache in the same
+    round trip as the reads made for it (``services.callers``); nothing when not asked."""
+    if token_digest is None:
+        return ()
+    return (Call(("HGET", game_keys(game_id).tokens, token_digest)),)
+
+
+def view_reads(
+    game_id: str, field: str, seat: int | None, cache: StateCache, token_digest: str | None = None
+) -> Operation[ViewReads]:
     """``ViewReads`` in one pipeline of the game's slot (more pages of the stream only when the
     cached fold is far behind). The stream is read last: the head folded is never behind the
     seat's version read before it."""
@@ -292,35 +304,55 @@ def view_reads(game_id: str, field: str, seat: int | None, cache: StateCache) ->
         Call(("HMGET", k.views, CHECKPOINT_FIELD, field)),
         Call(("HGETALL", k.timer)),
         Call(("HGET", k.seats, "" if seat is None else str(seat))),
+        *_token_call(game_id, token_digest),
     )
-    ((checkpoint, view), timer, seat_version), folded = yield from _load_with(game_id, cache, calls)
+    replies, folded = yield from _load_with(game_id, cache, calls)
+    (checkpoint, view), timer, seat_version = replies[:3]
     return ViewReads(
         int_or_zero(checkpoint),
         view,
         int_or_zero(seat_version) if seat is not None else 0,
-        {text(key): text(value) for key, value in timer.items()},
+        text_map(timer),
         folded,
+        text(replies[3]) if token_digest is not None and replies[3] is not None else None,
     )
 
 
+@dataclass(frozen=True, slots=True)
+class CommandLoad:
+    """What a command needs before it is decided, from one round trip: the table folded to the head
+    (``None``: no such game), the record of the seat's command id if it was used before
+    (``command_entry``), the game's timer as it was (the lifecycle plans the next one from it) and,
+    when asked, the role a token digest holds now."""
+
+    folded: Folded | None
+    record: tuple[str, int, int] | None
+    timer: dict[str, str]
+    token_role: str | None = None
+
+
 def command_load(
-    game_id: str, seat: int | None, command_id: str, cache: StateCache
-) -> Operation[tuple[Folded | None, tuple[str, int, int] | None]]:
-    """What a command needs before it is decided, in one round trip: the game marked dirty (it is
-    about to be appended to: a crash right after the append still leaves the mark), the record of
-    this seat's command id if it was used before (``command_entry``), and the table folded to the
-    head (``None``: no such game)."""
+    game_id: str, seat: int | None, command_id: str, cache: StateCache, token_digest: str | None = None
+) -> Operation[CommandLoad]:
+    """``CommandLoad`` in one round trip, which also marks the game dirty (it is about to be
+    appended to: a crash right after the append still leaves the mark)."""
     k = game_keys(game_id)
     calls = (
         index_call("ZADD", DIRTY, "NX", clock_ms(), check_game_id(game_id)),
         Call(("HGET", k.seat_commands, dedup_field(seat, command_id))),
         Call(("HGET", k.commands, command_id)),
+        Call(("HGETALL", k.timer)),
+        *_token_call(game_id, token_digest),
     )
-    (_, scoped, legacy), folded = yield from _load_with(game_id, cache, calls)
+    replies, folded = yield from _load_with(game_id, cache, calls)
+    _, scoped, legacy, timer = replies[:4]
+    role = text(replies[4]) if token_digest is not None and replies[4] is not None else None
+    if token_digest is not None and role is None:
+        return CommandLoad(folded, None, {}, None)  # an unknown token: nothing else read may be used
     record = parse_command(scoped)
     if record is None and legacy is not None and (yield from _legacy_owned(game_id, legacy, seat)):
         record = parse_command(legacy)
-    return folded, record
+    return CommandLoad(folded, record, text_map(timer), role)
 
 
 def head(game_id: str) -> Operation[int]:
@@ -402,13 +434,30 @@ def publish_appended(game_id: str, poke: bool) -> Operation[bool]:
     return poke and bool(replies[3])
 
 
-def take_pending(game_id: str) -> Operation[int]:
-    """A projection of ``game_id`` begins: clear its pending flag, and read its checkpoint, in one
-    round trip. Cleared before the projector reads the head: an append after this hands the game
-    over again; one before it is in what the projector reads."""
+@dataclass(frozen=True, slots=True)
+class ProjectionStart:
+    """What a projection of a game starts from, read in one round trip after clearing its pending
+    flag: the views' checkpoint, the game's timer and the table folded to the head (``None``: no
+    such game)."""
+
+    checkpoint: int
+    timer: dict[str, str]
+    folded: Folded | None
+
+
+def begin_projection(game_id: str, cache: StateCache) -> Operation[ProjectionStart]:
+    """A projection of ``game_id`` begins: clear its pending flag, then read its checkpoint, its
+    timer and the stream's tail, in one pipeline of the game's slot (executed in order). Cleared
+    before the head is read: an append after this hands the game over again; one before it is in
+    what the projector reads."""
     k = game_keys(game_id)
-    _, checkpoint = yield Pipelined((Call(("DEL", k.pending)), Call(("HGET", k.views, CHECKPOINT_FIELD))))
-    return int_or_zero(checkpoint)
+    calls = (
+        Call(("DEL", k.pending)),
+        Call(("HGET", k.views, CHECKPOINT_FIELD)),
+        Call(("HGETALL", k.timer)),
+    )
+    (_, checkpoint, timer), folded = yield from _load_with(game_id, cache, calls)
+    return ProjectionStart(int_or_zero(checkpoint), text_map(timer), folded)
 
 
 # -- the write path's mark in the dirty set (``services.store.indexes``) ----------------------------

@@ -11,7 +11,7 @@ the streams: dirty, waiting, lobby, timers), ``accounts`` and ``ratings``.
 from __future__ import annotations
 
 import time
-from collections.abc import Generator
+from collections.abc import Generator, Mapping
 from dataclasses import dataclass
 from importlib import resources
 from typing import Any, Literal, TypeVar
@@ -120,6 +120,11 @@ def int_or_zero(value: bytes | str | None) -> int:
 
 def text(value: bytes | str) -> str:
     return value.decode() if isinstance(value, bytes) else value
+
+
+def text_map(reply: Mapping[bytes, bytes] | Mapping[str, str]) -> dict[str, str]:
+    """A hash as read (``HGETALL``) with text keys and values."""
+    return {text(key): text(value) for key, value in reply.items()}
 
 
 def clock_ms() -> int:

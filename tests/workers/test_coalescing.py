@@ -25,7 +25,7 @@ from services.commands import GameCommands
 from services.history.folding import StateCache, advance
 from services.store.event_store import EventStore, SyncEventStore
 from services.store.keys import DRAIN_PENDING, POKED, game_keys
-from services.store.operations import ViewWrite
+from services.store.operations import ProjectionStart, ViewWrite
 from services.store.queue import AppendNotifier, lifecycle_queue, projection_queue
 from services.store.tokens import TokenStore
 from workers.lifecycle import bot_move
@@ -33,8 +33,8 @@ from workers.sweeper import sweep
 
 GAMES = 3
 Loss = Literal["none", "handover", "enqueue"]
-Point = Literal["begin_drain", "take_poked", "take_pending", "write_views"]
-POINTS: tuple[Point, ...] = ("begin_drain", "take_poked", "take_pending", "write_views")
+Point = Literal["begin_drain", "take_poked", "begin_projection", "write_views"]
+POINTS: tuple[Point, ...] = ("begin_drain", "take_poked", "begin_projection", "write_views")
 
 
 class Died(BaseException):
@@ -76,10 +76,10 @@ class HookedStore(SyncEventStore):
         HOOKS.fire("take_poked")
         return games
 
-    def take_pending(self, game_id: str) -> int:
-        checkpoint = super().take_pending(game_id)
-        HOOKS.fire("take_pending")
-        return checkpoint
+    def begin_projection(self, game_id: str, cache: StateCache) -> ProjectionStart:
+        start = super().begin_projection(game_id, cache)
+        HOOKS.fire("begin_projection")
+        return start
 
     def write_views(
         self, game_id: str, expected_checkpoint: int, new_checkpoint: int, fields: Any
@@ -235,7 +235,9 @@ def test_a_game_is_handed_over_once_however_many_appends_come_before_its_project
 def test_an_append_while_a_drain_job_runs_queues_the_next_job_and_is_projected() -> None:
     world = new_world()
     world.move(0)
-    HOOKS.arm("take_pending", lambda: world.move(0))  # flag cleared, head not read yet: seen by this job
+    HOOKS.arm("begin_projection", lambda: world.move(0))  # flag cleared, head read: handed over again
+    world.work_one()
+    assert projection_queue(world.sync).count == 1
     world.work_one()
     world.assert_projected_to_the_fold()
     HOOKS.arm("write_views", lambda: world.move(0))  # after the head was read: handed over again

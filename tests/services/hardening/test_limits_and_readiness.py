@@ -4,17 +4,20 @@ readiness, 503 for a Redis that is down, and the dirty set the sweeper reads."""
 from __future__ import annotations
 
 import asyncio
+import random
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import fakeredis
 import pytest
+import redis
+from limits import parse
 from starlette.testclient import TestClient
 
 from services.api.app import create_app
 from services.api.probes import Readiness
-from services.api.rate_limits import RateLimits
+from services.api.rate_limits import LocalWindows, RateLimits
 from services.api.stream_slots import StreamSlots
 from services.cli.serve import DataDirLocked, bind_port, data_dir_lock
 from services.config import Settings
@@ -41,6 +44,66 @@ async def test_the_rate_limiter_refuses_past_the_rate_with_a_retry_after_and_cou
     assert 1 <= refused.value.retry_after <= 60
     await limits.hit("create", "10.0.0.2")  # another client is not affected
     await limits.hit("join", "10.0.0.1")  # nor another action
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_local_windows_never_allow_more_than_the_rate_in_any_window(seed: int) -> None:
+    rng = random.Random(seed)
+    clock = Clock()
+    windows = LocalWindows(clock)
+    item = parse("5/10 seconds")
+    allowed: list[float] = []
+    for _ in range(400):
+        clock.now += rng.choice((0.0, 0.01, 0.5, 1.0, 3.0))
+        wait = windows.hit(item, "command", "10.0.0.1")
+        if wait is None:
+            allowed.append(clock.now)
+        else:
+            assert 0 < wait <= 10
+            inside = [t for t in allowed if t > clock.now - 10]
+            assert len(inside) == 5  # refused only when the window is full
+            assert min(inside) + 10 - clock.now == pytest.approx(wait)
+    for i, start in enumerate(allowed):
+        assert len([t for t in allowed[i:] if t < start + 10]) <= 5
+    assert len(allowed) > 100
+
+
+def test_local_windows_free_a_slot_when_the_window_moves_and_forget_idle_clients() -> None:
+    clock = Clock()
+    windows = LocalWindows(clock)
+    item = parse("2/minute")
+    assert windows.hit(item, "join", "a") is None
+    clock.now += 30
+    assert windows.hit(item, "join", "a") is None
+    assert windows.hit(item, "join", "a") == pytest.approx(30)
+    clock.now += 30
+    assert windows.hit(item, "join", "a") is None  # the first hit left the window
+    for client in range(100):
+        windows.hit(item, "join", f"client-{client}")
+    clock.now += 61
+    windows.hit(item, "join", "b")  # a sweep: every client idle for a window is dropped
+    assert len(windows) == 1
+
+
+@pytest.mark.redis
+@pytest.mark.anyio
+async def test_api_processes_share_counts_through_a_redis_storage(redis_server: EmbeddedRedis) -> None:
+    redis.Redis.from_url(redis_server.url).flushall()
+    uri = f"async+redis://127.0.0.1:{redis_server.port}"
+    first, second = RateLimits(dict(RATES), uri), RateLimits(dict(RATES), uri)  # type: ignore[arg-type]
+    for limits in (first, second, first):
+        await limits.hit("command", "10.0.0.1")
+    with pytest.raises(TooManyError) as refused:
+        await second.hit("command", "10.0.0.1")
+    assert 1 <= refused.value.retry_after <= 60
 
 
 def test_the_rate_limiter_refuses_a_synchronous_storage() -> None:
