@@ -31,6 +31,7 @@ from services.history.records import GENESIS_HASH, CommandRecord, command_finger
 from services.lifecycle import Lifecycle
 from services.store.event_store import EventStore
 from services.store.idempotency import IdempotencyStore
+from services.store.operations import TimerPlan
 from services.store.tokens import TokenStore
 
 MAX_ATTEMPTS = 25
@@ -38,10 +39,10 @@ SEED_OPTION = "seed"
 
 log = structlog.get_logger("tablestream.commands")
 
-Notify = Callable[[str, bool], Awaitable[None]]
-"""Called after every append with the game id and whether the append set the game's pending
-projection flag, i.e. whether to hand the game to the projection workers
-(``services.store.queue.AppendNotifier``)."""
+Notify = Callable[[str, bool, int | None], Awaitable[None]]
+"""Called after every append with the game id, whether the append set the game's pending
+projection flag, i.e. whether to hand the game to the projection workers, and the deadline of the
+timer the append armed, to index (``services.store.queue.AppendNotifier``)."""
 
 Decision = Callable[[Folded, SecretSeeds], tuple[CommandRecord, list[Event]]]
 """How a lifecycle request decides on the newest state: its record and its events."""
@@ -158,8 +159,9 @@ class GameCommands:
             game_id, {"root": root.hex(), "master": master.hex()}, entries[0], entries[1:]
         )
         host_token = await self.tokens.issue(game_id, "host")
-        await self._after(advance(game_id, None, entries))  # armed before it is announced
-        await self._notify(game_id, created)
+        # the create script arms no timer: the lifecycle arms it, before the table is announced
+        await self._after(advance(game_id, None, entries), armed=False)
+        await self._notify(game_id, created, None)
         log.info("table_created", game_id=game_id, game=game, players=players, outcome="ok")
         return game_id, host_token
 
@@ -281,16 +283,18 @@ class GameCommands:
         timer: dict[str, str] | None = None,
     ) -> CommandOutcome | int:
         """Append a decided batch. Returns the outcome, or the newer head version after a lost race.
-        ``timer``: the game's timer read with the state decided on (``None``: read after the append)."""
+        The append arms the game's timer for the new head in the same atomic step, planned from
+        ``timer`` (the game's timer read with the state decided on; ``None``: read now)."""
         entries = encode_batch(folded.version + 1, folded.hash, record, events, fresh_salts(len(events)))
+        new = advance(folded.game_id, folded, entries)
+        plan = await self._timer_plan(new, timer)
         result = await self.store.append(
-            folded.game_id, folded.version, record.id, fingerprint or record.id, seat, entries, marked
+            folded.game_id, folded.version, record.id, fingerprint or record.id, seat, entries, marked, plan
         )
         if result.status == "ok":
-            new = advance(folded.game_id, folded, entries)
             self.cache.put(new)
-            await self._after(new, timer)  # the timer is armed before the batch is announced
-            await self._notify(folded.game_id, result.poke)
+            await self._after(new, armed=True)  # bots; the timer was armed with the batch
+            await self._notify(folded.game_id, result.poke, plan.deadline if plan is not None else None)
             return CommandOutcome(
                 folded.game_id,
                 folded.table,
@@ -306,22 +310,32 @@ class GameCommands:
             return replayed
         return result.head
 
-    async def _notify(self, game_id: str, poke: bool) -> None:
-        """Tell live streams and projections; the events are already stored, so a failed
-        notification must not fail the command: the sweeper finds any game whose projection lags."""
+    async def _timer_plan(self, folded: Folded, timer: dict[str, str] | None) -> TimerPlan | None:
+        """The timer the append of ``folded``'s batch arms (``None``: the timer is left alone)."""
+        if self.lifecycle is None or folded.state.timers is None:
+            return None
+        if timer is None:
+            timer = await self.store.read_timer(folded.game_id)
+        return self.lifecycle.timer_plan(timer, folded)
+
+    async def _notify(self, game_id: str, poke: bool, deadline: int | None) -> None:
+        """Tell live streams and projections and index the armed timer; the events are already
+        stored, so a failed notification must not fail the command: the sweeper finds any game whose
+        projection lags, and its projection indexes the timer (``ops.after_projection``)."""
         try:
-            await self.notify(game_id, poke)
+            await self.notify(game_id, poke, deadline)
         except Exception:
             log.warning("notify_failed", game_id=game_id, exc_info=True)
 
-    async def _after(self, folded: Folded, timer: dict[str, str] | None = None) -> None:
-        """Arm the timer and queue bot moves; like a notification, a failure here must not fail
-        the stored command (the batch is in the stream; the projector then leaves the game marked
-        dirty and the sweeper runs this again: ``services.lifecycle.lifecycle_behind``)."""
+    async def _after(self, folded: Folded, armed: bool) -> None:
+        """Queue bot moves, and arm the timer unless the append did (``armed``); like a notification,
+        a failure here must not fail the stored command (the batch is in the stream; the projector
+        then leaves the game marked dirty and the sweeper runs this again:
+        ``services.lifecycle.lifecycle_behind``)."""
         if self.lifecycle is None:
             return
         try:
-            await self.lifecycle.after_append(folded, timer)
+            await self.lifecycle.after_append(folded, armed=armed)
         except Exception:
             log.warning("lifecycle_failed", game_id=folded.game_id, exc_info=True)
 

@@ -13,10 +13,13 @@ index) always belongs to the version just appended:
   simultaneous selection, or a timeout of one of them), the rest keep their deadline;
 - otherwise (finished, expired, no turn timer) the timer is cleared.
 
-The timer is armed before the batch is announced (live streams, projection), so a projection that
-finds it behind its head knows the appending process died or failed in between: it leaves the
-game in the dirty set and the sweeper runs ``after_append`` again (``timer_behind``,
-``workers.sweeper``).
+The write side plans the timer before it appends (from the timer read with the state it decided on)
+and the append script arms it in the same atomic step as the events (``TimerPlan``), so a timer is
+never behind a batch appended with one; the deadline index follows in the announcement's round
+trip (``publish_appended``), and a projection puts it there again if that was lost
+(``after_projection``). A timer behind its head (a batch appended without a lifecycle, or by a
+process before this scheme) makes the projector leave the game in the dirty set, and the sweeper
+runs ``after_append`` again (``timer_behind``, ``workers.sweeper``).
 
 Clocks are injected (``Clock``, milliseconds) so that tests drive time; the domain stays clock-free.
 """
@@ -31,6 +34,7 @@ import structlog
 
 from services.history.folding import Folded
 from services.store.event_store import EventStore
+from services.store.operations import TimerPlan
 
 Clock = Callable[[], int]
 """Milliseconds since the epoch."""
@@ -119,15 +123,21 @@ class Lifecycle:
         self.bot_moves = bot_moves
         self.clock = clock
 
-    async def after_append(self, folded: Folded, previous: dict[str, str] | None = None) -> None:
-        """``previous``: the game's timer as read with the state the batch was decided on (a command
-        reads it in the same round trip as its load); ``None``: read it now."""
-        if folded.state.timers is not None:  # a table without timers never has one: no round trip
-            if previous is None:
-                previous = await self.store.read_timer(folded.game_id)
-            deadline, fields = plan_timer(previous, folded, self.clock())
-            if deadline is not None or "deadline" in previous:
-                await self.store.arm_timer(folded.game_id, folded.version, deadline, fields)
+    def timer_plan(self, previous: dict[str, str], folded: Folded) -> TimerPlan | None:
+        """The timer for ``folded``'s version, planned from the game's ``previous`` timer; ``None``
+        when there is nothing to write (no deadline now, none before)."""
+        deadline, fields = plan_timer(previous, folded, self.clock())
+        if deadline is None and "deadline" not in previous:
+            return None
+        return TimerPlan(deadline, fields)
+
+    async def after_append(self, folded: Folded, armed: bool = False) -> None:
+        """After an accepted batch: arm its timer, unless its append did (``armed``: the write side
+        arms it in the append itself; the sweeper's repair does not), and queue its bots."""
+        if not armed and folded.state.timers is not None:  # a table without timers: no round trip
+            plan = self.timer_plan(await self.store.read_timer(folded.game_id), folded)
+            if plan is not None:
+                await self.store.arm_timer(folded.game_id, folded.version, plan.deadline, plan.fields)
         bots = bots_awaited(folded)
         if bots:
             await self.bot_moves(folded.game_id, folded.version, bots)

@@ -68,7 +68,15 @@ class Projector:
         if written is not None:
             summary = msgspec.json.encode(lobby_entry(written.state, written.version))
             started = written.state.status != "waiting"
-        self.store.after_projection(game_id, checkpoint, summary, started=started, clean=not pending)
+        deadline = start.timer.get("deadline")
+        self.store.after_projection(
+            game_id,
+            checkpoint,
+            summary,
+            started=started,
+            clean=not pending,
+            deadline=int(deadline) if deadline is not None else None,
+        )
         return checkpoint
 
     def catch_up_all(self, game_ids: list[str]) -> list[str]:

@@ -43,7 +43,7 @@ async def ours_per_command(url: str, seconds: float, game: str = "skull-king", p
     """Accepted commands per second through the in-process command path, 64 concurrent callers."""
     client = aioredis.Redis.from_url(url)
 
-    async def no_poke(game_id: str, poke: bool) -> None:
+    async def no_poke(game_id: str, poke: bool, deadline: int | None) -> None:
         return None
 
     handler = GameCommands(EventStore(client), TokenStore(client), no_poke)

@@ -204,8 +204,11 @@ class EventStore:
         seat: int | None,
         entries: Sequence[Entry],
         marked: bool = False,
+        timer: ops.TimerPlan | None = None,
     ) -> AppendResult:
-        return await self.run(ops.append(game_id, expected, command_id, fingerprint, seat, entries, marked))
+        return await self.run(
+            ops.append(game_id, expected, command_id, fingerprint, seat, entries, marked, timer)
+        )
 
     async def command_load(
         self,
@@ -253,8 +256,8 @@ class EventStore:
     async def checkpoint(self, game_id: str) -> int:
         return await self.run(ops.checkpoint(game_id))
 
-    async def publish_appended(self, game_id: str, poke: bool = False) -> bool:
-        return await self.run(ops.publish_appended(game_id, poke))
+    async def publish_appended(self, game_id: str, poke: bool = False, deadline: int | None = None) -> bool:
+        return await self.run(ops.publish_appended(game_id, poke, deadline))
 
     async def put_lobby(self, game_id: str, summary: bytes) -> None:
         await self.run(indexes.put_lobby(game_id, summary))
@@ -432,9 +435,20 @@ class SyncEventStore:
         return self.run(ops.begin_projection(game_id, cache))
 
     def after_projection(
-        self, game_id: str, projected: int, summary: bytes | None, *, started: bool, clean: bool
+        self,
+        game_id: str,
+        projected: int,
+        summary: bytes | None,
+        *,
+        started: bool,
+        clean: bool,
+        deadline: int | None = None,
     ) -> bool:
-        return self.run(indexes.after_projection(game_id, projected, summary, started=started, clean=clean))
+        return self.run(
+            indexes.after_projection(
+                game_id, projected, summary, started=started, clean=clean, deadline=deadline
+            )
+        )
 
     def begin_drain(self) -> None:
         self.run(indexes.begin_drain())

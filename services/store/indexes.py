@@ -137,19 +137,29 @@ def put_lobby(game_id: str, summary: bytes) -> Operation[None]:
 
 
 def after_projection(
-    game_id: str, projected: int, summary: bytes | None, *, started: bool, clean: bool
+    game_id: str,
+    projected: int,
+    summary: bytes | None,
+    *,
+    started: bool,
+    clean: bool,
+    deadline: int | None = None,
 ) -> Operation[bool]:
     """What follows a projection of ``game_id`` to ``projected``, in one round trip of the indexes:
     its lobby summary set (``summary``; the first fixes its place in the lobby order), its end
-    of counting against the cap on waiting tables (``started``) and its dirty mark cleared
-    (``clean``; then the head is read after the clear, and a head that moved on marks it again).
-    ``True`` if the game is now clean."""
+    of counting against the cap on waiting tables (``started``), its armed timer's ``deadline``
+    put in the deadline index if an entry as early is not there (the append's announcement
+    indexes it; this repairs one that was lost: the index may run early, never late) and its
+    dirty mark cleared (``clean``; then the head is read after the clear, and a head that moved
+    on marks it again). ``True`` if the game is now clean."""
     check_game_id(game_id)
     calls: list[Call] = []
-    if summary is not None:
+    if summary is not None:  # first: its ZSCORE is replies[1]
         calls += [index_call("HSET", LOBBY, game_id, summary), index_call("ZSCORE", LOBBY_ORDER, game_id)]
     if started:
         calls.append(index_call("ZREM", WAITING, game_id))
+    if deadline is not None:
+        calls.append(index_call("ZADD", TIMERS, "LT", deadline, game_id))
     if clean:
         calls.append(index_call("ZREM", DIRTY, game_id))
     replies: list[Any] = (yield Pipelined(tuple(calls))) if calls else []

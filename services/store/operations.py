@@ -22,6 +22,7 @@ from services.store.keys import (
     DIRTY,
     DRAIN_PENDING,
     POKED,
+    TIMERS,
     WAITING,
     check_game_id,
     dedup_field,
@@ -128,6 +129,21 @@ def create(
     return bool((yield ScriptCall("create", [k.events, k.secret, k.pending], args, durable=True)))
 
 
+@dataclass(frozen=True, slots=True)
+class TimerPlan:
+    """The timer an append arms for its last version in the same atomic step: ``deadline`` (ms;
+    ``None`` clears the timer) and its fields (``services.lifecycle.plan_timer``)."""
+
+    deadline: int | None
+    fields: Mapping[str, str | int]
+
+    def args(self) -> list[Any]:
+        pairs: list[Any] = []
+        for field, value in self.fields.items():
+            pairs += [field, value]
+        return ["-" if self.deadline is None else self.deadline, len(self.fields), *pairs]
+
+
 def append(
     game_id: str,
     expected: int,
@@ -136,9 +152,11 @@ def append(
     seat: int | None,
     entries: Sequence[Entry],
     marked: bool = False,
+    timer: TimerPlan | None = None,
 ) -> Operation[AppendResult]:
     """One command's entries at exactly ``expected`` + 1, once per command id. The game is marked
-    dirty first, unless the caller did (``marked``: ``command_load`` marks it)."""
+    dirty first, unless the caller did (``marked``: ``command_load`` marks it). ``timer``: armed for
+    the last version in the same step (``None``: the timer is left alone)."""
     if expected < 1:
         raise ValueError("a stream begins with create(); appends need expected >= 1")
     if not entries:
@@ -163,9 +181,10 @@ def append(
             _seat_arg(seat),
             legacy,
             PENDING_TTL_MS,
+            *(timer.args() if timer is not None else ["", 0]),
             *pairs,
         ]
-        keys = [k.events, k.commands, k.seats, k.seat_commands, k.pending]
+        keys = [k.events, k.commands, k.seats, k.seat_commands, k.pending, k.timer]
         reply = yield ScriptCall("append", keys, args, durable=True)
         if text(reply[0]) == "legacy" and not (yield from _legacy_owned(game_id, reply[1], seat)):
             legacy = ""  # another seat's id from before ids were scoped: free for this seat
@@ -414,11 +433,12 @@ def checkpoint(game_id: str) -> Operation[int]:
     return int_or_zero((yield Call(("HGET", game_keys(game_id).views, CHECKPOINT_FIELD))))
 
 
-def publish_appended(game_id: str, poke: bool) -> Operation[bool]:
+def publish_appended(game_id: str, poke: bool, deadline: int | None = None) -> Operation[bool]:
     """After an append: mark the game dirty again (a projector may have cleared the mark between
     our first mark and the append) and wake its live streams; with ``poke`` (the append set the
     game's pending flag) also hand the game to the projection workers (``POKED``) and claim the
-    queueing of a drain job. All in one round trip. ``True``: no drain job was queued, the caller
+    queueing of a drain job; with ``deadline`` (the append armed the game's timer) put the timer in
+    the deadline index. All in one round trip. ``True``: no drain job was queued, the caller
     queues one (``services.store.queue.enqueue_drain``)."""
     check_game_id(game_id)
     calls = [
@@ -430,6 +450,8 @@ def publish_appended(game_id: str, poke: bool) -> Operation[bool]:
             index_call("SADD", POKED, game_id),
             index_call("SET", DRAIN_PENDING, 1, "NX", "PX", DRAIN_TTL_MS),
         ]
+    if deadline is not None:
+        calls.append(index_call("ZADD", TIMERS, deadline, game_id))
     replies = yield Pipelined(tuple(calls))
     return poke and bool(replies[3])
 

@@ -59,15 +59,16 @@ def enqueue_drain(queue: Queue, **meta: Any) -> None:
 
 
 class AppendNotifier:
-    """After an append: wake the game's live streams and, when the append set the game's pending
-    flag (``poke``), hand the game over and queue a drain job unless one is queued."""
+    """After an append: wake the game's live streams, index the timer the append armed
+    (``deadline``) and, when the append set the game's pending flag (``poke``), hand the game over
+    and queue a drain job unless one is queued."""
 
     def __init__(self, store: EventStore, queue: Queue) -> None:
         self.store = store
         self.queue = queue
 
-    async def __call__(self, game_id: str, poke: bool) -> None:
-        if await self.store.publish_appended(game_id, poke):
+    async def __call__(self, game_id: str, poke: bool, deadline: int | None = None) -> None:
+        if await self.store.publish_appended(game_id, poke, deadline):
             await anyio.to_thread.run_sync(enqueue_drain, self.queue)
 
 

@@ -18,7 +18,7 @@ pytestmark = pytest.mark.anyio
 FLOWER = {"type": "place_disc", "disc": "flower"}
 
 
-async def no_poke(game_id: str, poke: bool) -> None:
+async def no_poke(game_id: str, poke: bool, deadline: int | None) -> None:
     return None
 
 

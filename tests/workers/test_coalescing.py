@@ -116,11 +116,11 @@ class LossyNotifier:
         self.store, self.loss = store, loss
         self.real = AppendNotifier(store, projection_queue(sync))
 
-    async def __call__(self, game_id: str, poke: bool) -> None:
+    async def __call__(self, game_id: str, poke: bool, deadline: int | None) -> None:
         if self.loss == "none":
-            await self.real(game_id, poke)
+            await self.real(game_id, poke, deadline)
         elif self.loss == "enqueue":
-            await self.store.publish_appended(game_id, poke)
+            await self.store.publish_appended(game_id, poke, deadline)
 
 
 @dataclass

@@ -112,7 +112,7 @@ async def test_a_game_recorded_by_the_real_command_handler_verifies_with_its_rec
 ) -> None:
     """The verifier re-runs what the handler actually stored (random join ids, practice options)."""
 
-    async def no_poke(_: str, __: bool) -> None:
+    async def no_poke(_: str, __: bool, ___: int | None) -> None:
         return None
 
     handler = GameCommands(EventStore(fake_redis_async), TokenStore(fake_redis_async), no_poke)
