@@ -136,8 +136,7 @@ def create_app(settings: Settings, connect: Connect | None = None) -> Starlette:
             await store.aclose_nodes()
             await clients.aclose()
 
-    routes = [
-        *web_routes(),
+    routes = [  # matched in order: the hot paths (commands, views) first; no two overlap
         *game_routes,
         Route("/games/{game_id}/live", live, methods=["GET"]),
         *history_routes,
@@ -145,6 +144,7 @@ def create_app(settings: Settings, connect: Connect | None = None) -> Starlette:
         Route("/openapi.json", openapi, methods=["GET"]),
         Route("/healthz", healthz, methods=["GET"]),
         Route("/livez", livez, methods=["GET"]),
+        *web_routes(),
     ]
     return Starlette(
         routes=routes,

@@ -150,12 +150,12 @@ async def leave_game(request: Request) -> JSONResponse:
     return response
 
 
-routes = [
+routes = [  # the hottest first (the router tries them in order)
+    Route("/games/{game_id}/view", get_view, methods=["GET"]),
+    Route("/games/{game_id}/commands", send_command, methods=["POST"]),
     Route("/games", create_game, methods=["POST"]),
     Route("/games", lobby, methods=["GET"]),
     Route("/games/{game_id}/players", join_game, methods=["POST"]),
-    Route("/games/{game_id}/commands", send_command, methods=["POST"]),
-    Route("/games/{game_id}/view", get_view, methods=["GET"]),
     Route("/games/{game_id}/events", get_events, methods=["GET"]),
     Route("/games/{game_id}/scores", get_scores, methods=["GET"]),
     Route("/games/{game_id}/bots", fill_with_bots, methods=["POST"]),
