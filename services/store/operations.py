@@ -312,28 +312,36 @@ def _token_call(game_id: str, token_digest: str | None) -> tuple[Call, ...]:
     return (Call(("HGET", game_keys(game_id).tokens, token_digest)),)
 
 
+def _timed(game_id: str, cache: StateCache) -> bool:
+    """Whether the game may have a timer to read: unknown to this process, or a table with timers (a
+    table's timers are fixed when it is created, so a cached fold without them stays without)."""
+    cached = cache.get(game_id)
+    return cached is None or cached.state.timers is not None
+
+
 def view_reads(
     game_id: str, field: str, seat: int | None, cache: StateCache, token_digest: str | None = None
 ) -> Operation[ViewReads]:
     """``ViewReads`` in one pipeline of the game's slot (more pages of the stream only when the
     cached fold is far behind). The stream is read last: the head folded is never behind the
-    seat's version read before it."""
+    seat's version read before it. Only what the caller needs is read: no timer for a table
+    without timers, no seat version for a spectator, no token unless asked."""
     k = game_keys(game_id)
+    timed = _timed(game_id, cache)
     calls = (
         Call(("HMGET", k.views, CHECKPOINT_FIELD, field)),
-        Call(("HGETALL", k.timer)),
-        Call(("HGET", k.seats, "" if seat is None else str(seat))),
+        *((Call(("HGETALL", k.timer)),) if timed else ()),
+        *((Call(("HGET", k.seats, str(seat))),) if seat is not None else ()),
         *_token_call(game_id, token_digest),
     )
     replies, folded = yield from _load_with(game_id, cache, calls)
-    (checkpoint, view), timer, seat_version = replies[:3]
+    read = iter(replies)
+    checkpoint, view = next(read)
+    timer = text_map(next(read)) if timed else {}
+    seat_version = int_or_zero(next(read)) if seat is not None else 0
+    role = next(read) if token_digest is not None else None
     return ViewReads(
-        int_or_zero(checkpoint),
-        view,
-        int_or_zero(seat_version) if seat is not None else 0,
-        text_map(timer),
-        folded,
-        text(replies[3]) if token_digest is not None and replies[3] is not None else None,
+        int_or_zero(checkpoint), view, seat_version, timer, folded, text(role) if role is not None else None
     )
 
 
@@ -356,22 +364,25 @@ def command_load(
     """``CommandLoad`` in one round trip, which also marks the game dirty (it is about to be
     appended to: a crash right after the append still leaves the mark)."""
     k = game_keys(game_id)
+    timed = _timed(game_id, cache)
     calls = (
         index_call("ZADD", DIRTY, "NX", clock_ms(), check_game_id(game_id)),
         Call(("HGET", k.seat_commands, dedup_field(seat, command_id))),
         Call(("HGET", k.commands, command_id)),
-        Call(("HGETALL", k.timer)),
+        *((Call(("HGETALL", k.timer)),) if timed else ()),
         *_token_call(game_id, token_digest),
     )
     replies, folded = yield from _load_with(game_id, cache, calls)
-    _, scoped, legacy, timer = replies[:4]
-    role = text(replies[4]) if token_digest is not None and replies[4] is not None else None
+    read = iter(replies[1:])
+    scoped, legacy = next(read), next(read)
+    timer = text_map(next(read)) if timed else {}
+    role = next(read) if token_digest is not None else None
     if token_digest is not None and role is None:
         return CommandLoad(folded, None, {}, None)  # an unknown token: nothing else read may be used
     record = parse_command(scoped)
     if record is None and legacy is not None and (yield from _legacy_owned(game_id, legacy, seat)):
         record = parse_command(legacy)
-    return CommandLoad(folded, record, text_map(timer), role)
+    return CommandLoad(folded, record, timer, text(role) if role is not None else None)
 
 
 def head(game_id: str) -> Operation[int]:
