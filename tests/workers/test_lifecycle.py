@@ -31,11 +31,12 @@ from services.history.verify import verify_export
 from services.queries import GameQueries
 from services.store.embedded import EmbeddedRedis
 from services.store.event_store import EventStore, SyncEventStore
-from services.store.keys import DIRTY, game_keys
+from services.store.keys import DIRTY, TIMERS, game_keys
 from services.store.queue import AppendNotifier, enqueue_bot, enqueue_timer, lifecycle_queue, projection_queue
 from services.store.tokens import TokenStore
 from workers import lifecycle
 from workers.lifecycle import bot_move, commands_for, tick
+from workers.projector import Projector
 from workers.sweeper import sweep
 
 pytestmark = pytest.mark.redis
@@ -336,6 +337,57 @@ def test_a_game_whose_timer_is_armed_for_its_head_is_not_kept_marked_nor_settled
     assert sync.zscore(DIRTY, game_id) is None
     assert int(store.read_timer(game_id)["version"]) == store.head(game_id)
     assert run(sync, clock, lambda c: lifecycle.settle(c, game_id, store.head(game_id))) is False
+
+
+def test_a_command_arms_the_timer_of_its_head_in_its_own_append_and_indexes_its_deadline(
+    sync: redis.Redis, clock: FakeClock
+) -> None:
+    game_id = table(sync, clock, "skull-king", 2, 2, turn_seconds=10)
+    store = SyncEventStore(sync)
+    timers = [store.read_timer(game_id)]
+    for seat in (0, 1):
+        clock.advance(3)
+        run(sync, clock, lambda c, seat=seat: _own_move(c, game_id, seat))  # type: ignore[misc]
+        timer = store.read_timer(game_id)
+        assert int(timer["version"]) == store.head(game_id)  # never behind, not even before the drain
+        assert sync.zscore(TIMERS, game_id) == int(timer["deadline"])
+        timers.append(timer)
+    # seat 0 bid while seat 1 was still awaited: seat 1 kept its deadline; both bids opened the trick
+    assert (timers[0]["seats"], timers[1]["seats"]) == ("0,1", "1")
+    assert timers[1]["deadline"] == timers[0]["deadline"]
+    assert int(timers[2]["deadline"]) == clock() + 10_000
+
+
+class Unannounced:
+    """A notifier that loses every announcement (the process died right after its appends)."""
+
+    async def __call__(self, game_id: str, poke: bool, deadline: int | None) -> None:
+        return None
+
+
+def test_a_timer_whose_index_entry_was_lost_with_its_announcement_is_indexed_by_the_projection(
+    sync: redis.Redis, clock: FakeClock
+) -> None:
+    game_id = table(sync, clock, "skull-king", 2, 2, turn_seconds=10)
+
+    async def silent_move(c: GameCommands) -> None:
+        c.notify = Unannounced()
+        await _own_move(c, game_id, 0)
+
+    clock.advance(4)
+    sync.zadd(TIMERS, {game_id: clock() + 600_000})  # an entry left late (an expiry) must come earlier
+    run(sync, clock, silent_move)
+    store = SyncEventStore(sync)
+    deadline = int(store.read_timer(game_id)["deadline"])
+    swept = sweep(store, projection_queue(sync), lifecycle_queue(sync), grace_ms=0)
+    assert swept.lagging == [game_id]
+    drain(sync)
+    assert sync.zscore(TIMERS, game_id) == deadline
+    sync.zadd(TIMERS, {game_id: deadline - 5_000})  # an earlier entry is left as it is: it wakes early
+    Projector(store).catch_up(game_id)
+    assert sync.zscore(TIMERS, game_id) == deadline - 5_000
+    clock.advance(10)
+    assert tick(store, lifecycle_queue(sync), clock()) == [(game_id, store.head(game_id))]
 
 
 @pytest.mark.parametrize("mishap", ["lost", "failed"])
