@@ -234,8 +234,13 @@ class RangeReader:
     def request(self) -> Call | None:
         if self._done:
             return None
+        start, count = self.page()
+        return Call(("XRANGE", self.key, start, "+", "COUNT", count))
+
+    def page(self) -> tuple[str, int]:
+        """The next page's exclusive start and count (for a script that reads it: ``view_reads``)."""
         self._asked = PAGE if self._remaining is None else min(PAGE, self._remaining)
-        return Call(("XRANGE", self.key, f"(0-{self._after}", "+", "COUNT", self._asked))
+        return f"(0-{self._after}", self._asked
 
     def feed(self, reply: Sequence[tuple[bytes, Mapping[bytes, bytes]]]) -> None:
         entries, after = self.entries, self._after
@@ -272,14 +277,22 @@ def _load_with(
         *replies, page = yield Pipelined((*calls, tail))
     else:
         replies, page = [], (yield tail)
+    folded = yield from _folded_tail(game_id, cache, cached, reader, page)
+    return replies, folded
+
+
+def _folded_tail(
+    game_id: str, cache: StateCache, cached: Folded | None, reader: RangeReader, page: Any
+) -> Operation[Folded | None]:
+    """The first page of the tail after ``cached`` read; the rest read, folded and cached."""
     reader.feed(page)
     while (call := reader.request()) is not None:
         reader.feed((yield call))
     if cached is None and not reader.entries:
-        return replies, None
+        return None
     folded = advance(game_id, cached, reader.entries)
     cache.put(folded)
-    return replies, folded
+    return folded
 
 
 def load(game_id: str, cache: StateCache) -> Operation[Folded | None]:
@@ -312,36 +325,38 @@ def _token_call(game_id: str, token_digest: str | None) -> tuple[Call, ...]:
     return (Call(("HGET", game_keys(game_id).tokens, token_digest)),)
 
 
-def _timed(game_id: str, cache: StateCache) -> bool:
-    """Whether the game may have a timer to read: unknown to this process, or a table with timers (a
-    table's timers are fixed when it is created, so a cached fold without them stays without)."""
-    cached = cache.get(game_id)
-    return cached is None or cached.state.timers is not None
-
-
 def view_reads(
     game_id: str, field: str, seat: int | None, cache: StateCache, token_digest: str | None = None
 ) -> Operation[ViewReads]:
-    """``ViewReads`` in one pipeline of the game's slot (more pages of the stream only when the
-    cached fold is far behind). The stream is read last: the head folded is never behind the
-    seat's version read before it. Only what the caller needs is read: no timer for a table
-    without timers, no seat version for a spectator, no token unless asked."""
+    """``ViewReads`` in one call of a read-only script of the game's slot (``view_reads.lua``; more
+    pages of the stream only when the cached fold is far behind). The stream is read last: the head
+    folded is never behind the seat's version read before it. Only what the caller needs is read: no
+    timer for a table without timers, no seat version for a spectator, no token unless asked."""
     k = game_keys(game_id)
-    timed = _timed(game_id, cache)
-    calls = (
-        Call(("HMGET", k.views, CHECKPOINT_FIELD, field)),
-        *((Call(("HGETALL", k.timer)),) if timed else ()),
-        *((Call(("HGET", k.seats, str(seat))),) if seat is not None else ()),
-        *_token_call(game_id, token_digest),
-    )
-    replies, folded = yield from _load_with(game_id, cache, calls)
-    read = iter(replies)
-    checkpoint, view = next(read)
-    timer = text_map(next(read)) if timed else {}
-    seat_version = int_or_zero(next(read)) if seat is not None else 0
-    role = next(read) if token_digest is not None else None
+    cached = cache.get(game_id)
+    timed = cached is None or cached.state.timers is not None  # fixed at creation
+    reader = RangeReader(game_id, cached.version if cached else 0, None)
+    start, count = reader.page()
+    args = [
+        CHECKPOINT_FIELD,
+        field,
+        "" if seat is None else seat,
+        token_digest or "",
+        1 if timed else 0,
+        start,
+        count,
+    ]
+    keys = [k.views, k.timer, k.seats, k.tokens, k.events]
+    checkpoint, view, timer, seat_version, role, page = yield ScriptCall("view_reads", keys, args)
+    entries = [(stream_id, dict(zip(fields[::2], fields[1::2], strict=True))) for stream_id, fields in page]
+    folded = yield from _folded_tail(game_id, cache, cached, reader, entries)
     return ViewReads(
-        int_or_zero(checkpoint), view, seat_version, timer, folded, text(role) if role is not None else None
+        int_or_zero(checkpoint),
+        view,
+        int_or_zero(seat_version),
+        text_map(dict(zip(timer[::2], timer[1::2], strict=True))),
+        folded,
+        text(role) if role is not None else None,
     )
 
 
@@ -364,7 +379,8 @@ def command_load(
     """``CommandLoad`` in one round trip, which also marks the game dirty (it is about to be
     appended to: a crash right after the append still leaves the mark)."""
     k = game_keys(game_id)
-    timed = _timed(game_id, cache)
+    cached = cache.get(game_id)
+    timed = cached is None or cached.state.timers is not None  # fixed at creation
     calls = (
         index_call("ZADD", DIRTY, "NX", clock_ms(), check_game_id(game_id)),
         Call(("HGET", k.seat_commands, dedup_field(seat, command_id))),

@@ -19,7 +19,14 @@ from typing import Any, Literal, TypeVar
 from services.store.keys import INDEX_KEYS
 
 ScriptName = Literal[
-    "create", "append", "write_views", "arm_timer", "account_append", "release_name", "record_finish"
+    "create",
+    "append",
+    "write_views",
+    "arm_timer",
+    "account_append",
+    "release_name",
+    "record_finish",
+    "view_reads",
 ]
 
 
@@ -37,6 +44,7 @@ SCRIPT_NAMES: tuple[ScriptName, ...] = (
     "account_append",
     "release_name",
     "record_finish",
+    "view_reads",
 )
 SCRIPTS: dict[ScriptName, str] = {name: _lua(name) for name in SCRIPT_NAMES}
 
