@@ -86,3 +86,23 @@ def test_a_reconnect_with_last_event_id_resumes_exactly_after_it(base: str) -> N
         received = [messages.get(timeout=DEADLINE)[0] for _ in range(2)]
         assert received == [head - 1, head]
         assert messages.empty()
+
+
+def test_a_seat_that_leaves_has_its_stream_ended_before_anyone_else_holds_the_seat(base: str) -> None:
+    with httpx.Client(base_url=base) as client:
+        game_id = client.post("/games", json={"game": "skull", "players": 3}).json()["game_id"]
+        leaver = client.post(f"/games/{game_id}/players", json={"name": "Ada"}).json()
+        messages: queue.Queue[Any] = queue.Queue()
+        stream = listen(base, game_id, {"Authorization": f"Bearer {leaver['token']}"}, messages)
+        first_id, _ = messages.get(timeout=DEADLINE)
+        auth = {"Authorization": f"Bearer {leaver['token']}"}
+        assert client.post(f"/games/{game_id}/leave", json={}, headers=auth).json() == {"seat": 0}
+        left_at = client.get(f"/games/{game_id}/events").json()["version"]
+        newcomers = [client.post(f"/games/{game_id}/players", json={"name": n}).json() for n in "BCD"]
+        assert newcomers[0]["seat"] == leaver["seat"]  # the freed seat is someone else's now
+        stream.join(timeout=DEADLINE)
+        assert not stream.is_alive()  # the server ended it
+        received = [first_id]
+        while not messages.empty():
+            received.append(messages.get_nowait()[0])
+        assert max(received) < left_at  # nothing from the version it left at on: not the newcomer's hand
