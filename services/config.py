@@ -51,7 +51,7 @@ class Settings:
     shutdown_seconds: float = 10.0  # Ctrl-C / SIGTERM: requests and streams drain within this
 
     # -- abuse limits --------------------------------------------------------------------------------
-    rate_limit_storage: str = "async+memory://"  # limits' storage URI; async+redis://... shares counts
+    rate_limit_storage: str = "async+memory://"  # per process; async+redis://... shares counts (limits)
     create_rate: str = "30/minute"  # tables created per client address
     join_rate: str = "60/minute"  # seats taken per client address
     command_rate: str = "1200/minute"  # commands per client address
