@@ -14,7 +14,7 @@ import time
 from collections.abc import Generator, Mapping
 from dataclasses import dataclass
 from importlib import resources
-from typing import Any, Literal, TypeVar
+from typing import Any, Literal, TypeVar, get_args
 
 from services.store.keys import INDEX_KEYS
 
@@ -36,16 +36,7 @@ def _lua(name: str) -> str:
     return resources.files("services.store.lua").joinpath(f"{name}.lua").read_text(encoding="utf-8")
 
 
-SCRIPT_NAMES: tuple[ScriptName, ...] = (
-    "create",
-    "append",
-    "write_views",
-    "arm_timer",
-    "account_append",
-    "release_name",
-    "record_finish",
-    "view_reads",
-)
+SCRIPT_NAMES: tuple[ScriptName, ...] = get_args(ScriptName)
 SCRIPTS: dict[ScriptName, str] = {name: _lua(name) for name in SCRIPT_NAMES}
 
 
