@@ -1,11 +1,14 @@
 """The nearest Python peer, the ``eventsourcing`` library (imported lazily: a dev dependency only),
 and our own command path on the same per-command workload.
 
-Per command: one aggregate (a table), one event, one durable save, from 64 concurrent callers.
-Ours is ``GameCommands.command`` in process (load the folded table, decide, append with dedup and
-hash chain) from 64 asyncio tasks, one table each; the peer is ``Aggregate`` + ``Application.save``
-from 64 threads, one aggregate each, on SQLite (a file: an fsync per commit) and on POPO (memory).
-Rebuild: the peer's ``repository.get`` of every aggregate vs our read + decode + fold.
+Per command: a four-seat Skull King table decides a legal command with the same rules, and the
+batch of events it makes is saved durably, from 64 concurrent callers, one table each. Ours is
+``GameCommands.command`` in process (load the folded table, decide, append with dedup and hash
+chain) from 64 asyncio tasks; the peer is an ``Aggregate`` holding the table's state, folded by the
+same rules (``PeerTable``: one aggregate event per batch), and ``Application.save`` from 64 threads,
+on SQLite (a file: an fsync per commit) and on POPO (memory). Rebuild: the peer's
+``repository.get`` of every table (its events decoded and folded by the same rules) vs our read +
+decode + fold, both counted in the game's events.
 """
 
 from __future__ import annotations
@@ -24,6 +27,9 @@ from typing import Any
 import msgspec
 import redis.asyncio as aioredis
 
+from domain.fairness import SecretSeeds
+from domain.games import table_for
+from domain.table import TableState
 from services.commands import GameCommands
 from services.errors import AppError
 from services.store.event_store import EventStore
@@ -84,41 +90,71 @@ def _aggregate() -> Any:
     """The peer's aggregate class, defined once (the library registers each class by its topic)."""
     from eventsourcing.domain import Aggregate, event
 
-    class Seat(Aggregate):
+    class PeerTable(Aggregate):
+        """A table whose state is folded by our rules; each aggregate event carries one batch of
+        the game's events (as JSON-ready builtins: the library's transcoder stores them)."""
+
         @event("Opened")
-        def __init__(self, name: str) -> None:
-            self.name = name
-            self.moves: list[Any] = []
+        def __init__(self, game: str, batch: list[dict[str, Any]]) -> None:
+            self.game = game
+            self.state: TableState | None = None
+            self.fold(batch)
 
-        @event("Moved")
-        def move(self, card: int, trick: int) -> None:
-            self.moves.append((card, trick))
+        @event("Played")
+        def play(self, batch: list[dict[str, Any]]) -> None:
+            self.fold(batch)
 
-    return Seat
+        def fold(self, batch: list[dict[str, Any]]) -> None:
+            table = table_for(self.game)
+            self.state = table.fold(self.state, [msgspec.convert(e, table.event_type) for e in batch])
+
+    return PeerTable
 
 
-def peer(label: str, seconds: float, rebuild_rounds: int = 3) -> PeerFigures:
+def _opened(index: int, game: str, players: int) -> tuple[Any, SecretSeeds, int]:
+    """A peer table with every seat taken (the game started): the aggregate, its seeds, its events."""
+    table = table_for(game)
+    seeds = SecretSeeds(bytes([index]) * 32, bytes([index + 1]) * 32)
+    batch = table.create(f"peer{index:04d}", players, {}, seeds.chain_commitment(0), False)
+    aggregate = _aggregate()(game, [msgspec.to_builtins(e) for e in batch])
+    events = len(batch)
+    for seat in range(players):
+        joined = table.join(aggregate.state, f"P{seat}", "", seeds)
+        aggregate.play([msgspec.to_builtins(e) for e in joined])
+        events += len(joined)
+    return aggregate, seeds, events
+
+
+def peer(
+    label: str, seconds: float, rebuild_rounds: int = 3, game: str = "skull-king", players: int = 4
+) -> PeerFigures:
     """The ``eventsourcing`` peer: ``label`` is ``sqlite`` or ``popo``."""
     from eventsourcing.application import Application  # lazily: a dev dependency
 
-    seat_class = _aggregate()
+    table = table_for(game)
     with tempfile.TemporaryDirectory(prefix="tablestream-peer-") as tmp:
         env = {"PERSISTENCE_MODULE": "eventsourcing.popo"}
         if label == "sqlite":
             env = {"PERSISTENCE_MODULE": "eventsourcing.sqlite", "SQLITE_DBNAME": str(Path(tmp) / "es.db")}
         app: Any = Application(env=env)
-        aggregates = [seat_class(f"table {i}") for i in range(CALLERS)]
-        for aggregate in aggregates:
+        opened = [_opened(i, game, players) for i in range(CALLERS)]
+        for aggregate, _, _ in opened:
             app.save(aggregate)
         counts = [0] * CALLERS
+        events = [count for _, _, count in opened]
         end = time.perf_counter() + seconds
 
         def caller(index: int) -> None:
-            aggregate = aggregates[index]
-            while time.perf_counter() < end:
-                aggregate.move(counts[index] % 60, counts[index] // 4)
+            rng = random.Random(index)
+            aggregate, seeds, _ = opened[index]
+            while time.perf_counter() < end and aggregate.state.status == "playing":
+                state = aggregate.state
+                seat = rng.choice(sorted(table.to_act(state)))
+                batch = table.decide(state, rng.choice(table.legal_commands(state, seat)), seat, seeds)
+                aggregate.play([msgspec.to_builtins(e) for e in batch])
                 app.save(aggregate)
                 counts[index] += 1
+                events[index] += len(batch)
 
         threads = [threading.Thread(target=caller, args=(i,)) for i in range(CALLERS)]
         started = time.perf_counter()
@@ -127,11 +163,10 @@ def peer(label: str, seconds: float, rebuild_rounds: int = 3) -> PeerFigures:
         for thread in threads:
             thread.join()
         per_command = sum(counts) / (time.perf_counter() - started)
-        events = sum(counts) + CALLERS
         started = time.perf_counter()
         for _ in range(rebuild_rounds):
-            for aggregate in aggregates:
+            for aggregate, _, _ in opened:
                 app.repository.get(aggregate.id)
-        rebuild = events * rebuild_rounds / (time.perf_counter() - started)
+        rebuild = sum(events) * rebuild_rounds / (time.perf_counter() - started)
         app.close()
     return PeerFigures(f"eventsourcing {label}", per_command, rebuild)
