@@ -134,7 +134,13 @@ TABLE_EVENTS: tuple[type[Event], ...] = (
     TurnTimedOut,
     TableExpired,
 )
-_TABLE_EVENT_TYPES = frozenset(TABLE_EVENTS)  # events are concrete structs: their type decides
+_TABLE_EVENT_TYPES = frozenset(TABLE_EVENTS)
+
+
+def is_table_event(event: Event) -> bool:
+    """Whether ``event`` is the table's rather than its game's. Events are concrete structs, so their
+    type decides: a set lookup, where ``isinstance`` against the tuple costs more than the fold."""
+    return type(event) in _TABLE_EVENT_TYPES
 
 
 class Account(msgspec.Struct, frozen=True):
@@ -406,7 +412,7 @@ class Table:
     # -- evolving --------------------------------------------------------------------------
 
     def evolve(self, state: TableState | None, event: Event) -> TableState:
-        if type(event) not in _TABLE_EVENT_TYPES:  # a game's own event, the common case: one lookup
+        if not is_table_event(event):  # a game's own event, the common case
             assert state is not None, "a table's first event is table_created"
             return self._game_evolved(state, event)
         if isinstance(event, TableCreated):
@@ -494,7 +500,7 @@ class Table:
 
     def redact(self, event: Event, viewer: Seat | None, finished: bool) -> Event:
         """What ``viewer`` may see of ``event``; once the game is over, everything."""
-        if finished or isinstance(event, TABLE_EVENTS):
+        if finished or is_table_event(event):
             return event
         shown: Event = self.rules.redact(event, viewer)
         return shown

@@ -30,7 +30,6 @@ from domain.fairness import RevealedSeeds, SeedNotRevealed, sha256
 from domain.games import table_for
 from domain.kernel import Command, Event, Rejected
 from domain.table import (
-    TABLE_EVENTS,
     Account,
     GameFinished,
     SeedChainCommitted,
@@ -38,6 +37,7 @@ from domain.table import (
     Table,
     TableCreated,
     TableState,
+    is_table_event,
 )
 from services.history.records import CommandRecord, Entry, StoredEvent, decode_stored, encode_event
 
@@ -332,7 +332,7 @@ def _rerun(table: Table, batch: Batch, created: TableCreated | None, revealed: R
             other = _attempt(table, batch, created, ReplaySeeds(revealed, round_number, salt))
             alt = [] if isinstance(other, str) else [encode_event(event) for event in other]
             for index, event in enumerate(outcome):
-                if isinstance(event, TABLE_EVENTS):
+                if is_table_event(event):
                     continue
                 if index >= len(alt) or alt[index] != plain[index]:
                     batch.chance[index] = max(batch.chance.get(index, 0), round_number)
