@@ -198,6 +198,10 @@ class TableState(msgspec.Struct, frozen=True, kw_only=True):
     timing_out: int | None = None  # the seat whose default action is being recorded
     sealed: frozenset[int] = frozenset()  # rounds whose seed a default drew from
 
+    def holds(self, seat: int) -> bool:
+        """Whether ``seat``'s player is at the table: seated, and not left during play."""
+        return seat not in self.left and any(player.seat == seat for player in self.seated)
+
     def free_seats(self) -> list[int]:
         taken = {player.seat for player in self.seated}
         return [seat for seat in range(self.players) if seat not in taken]
@@ -350,7 +354,7 @@ class Table:
         """While waiting the seat is freed; during play a bot takes it over at once."""
         if state.status in ("finished", "expired"):
             raise Conflict("game_over", "The game is over; there is nothing to leave.")
-        if seat in state.left or seat not in {p.seat for p in state.seated}:
+        if not state.holds(seat):
             raise Conflict("not_seated", "This seat has already been left.")
         if state.status == "waiting":
             return [SeatLeft(seat=seat)]

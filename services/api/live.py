@@ -21,7 +21,6 @@ from starlette.requests import Request
 from starlette.responses import StreamingResponse
 from starlette.types import Receive, Scope, Send
 
-from domain.table import TableState
 from services.api.context import AppContext, app_context
 from services.api.http import caller_of, client_address, game_id_of
 from services.api.stream_slots import Slot
@@ -75,11 +74,6 @@ async def live(request: Request) -> StreamingResponse:
     return LiveResponse(_stream(request, context, game_id, caller.seat, cursor, first), slot)
 
 
-def holds(state: TableState, seat: int) -> bool:
-    """Whether ``seat``'s player is still at the table (not left during play, not freed while waiting)."""
-    return seat not in state.left and any(player.seat == seat for player in state.seated)
-
-
 def _last_event_id(request: Request) -> int | None:
     raw = request.headers.get("last-event-id") or request.query_params.get("last_event_id")
     if raw is None:
@@ -120,7 +114,7 @@ async def _stream(
                 log.info("live_ended_store_unavailable", game_id=game_id)
                 return
             for folded, message in messages:
-                if seat is not None and not holds(folded.state, seat):
+                if seat is not None and not folded.state.holds(seat):
                     # the seat's player left (and a bot or a newcomer may hold it now): the stream
                     # that the seat's token opened must not show what the seat sees from here on
                     log.info("live_seat_left", game_id=game_id, seat=seat, version=folded.version)
