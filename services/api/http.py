@@ -108,11 +108,14 @@ async def caller_of(request: Request, game_id: str, assume: bool = False) -> Cal
     return await callers.remembered(game_id, remembered_tokens(request, game_id), assume)
 
 
-async def identified(request: Request, game_id: str, use: Callable[[Caller], Awaitable[T]]) -> T:
+async def identified(
+    request: Request, game_id: str, use: Callable[[Caller], Awaitable[T]], assumed: Caller | None = None
+) -> T:
     """``use(caller)``, the caller assumed from memory when its token is remembered (``use`` verifies
-    it in its own round trip); if the token no longer holds that role, the caller is identified
-    afresh from Redis and ``use`` runs again (nothing was shown or decided for the assumption)."""
-    caller = await caller_of(request, game_id, assume=True)
+    it in its own round trip; ``assumed``: already identified so by the route); if the token no longer
+    holds that role, the caller is identified afresh from Redis and ``use`` runs again (nothing was
+    shown or decided for the assumption)."""
+    caller = assumed if assumed is not None else await caller_of(request, game_id, assume=True)
     if caller.check is None:
         return await use(caller)
     try:

@@ -84,18 +84,18 @@ async def join_game(request: Request) -> JSONResponse:
 async def send_command(request: Request) -> JSONResponse:
     game_id = game_id_of(request)
     await app_context(request).rate_limits.hit("command", client_address(request))
-    bodies: list[SendCommand] = []  # read once, after the caller may act (401/403 before 422)
+    assumed = await caller_of(request, game_id, assume=True)
+    assumed.acting_seat()  # 401/403 before the body is read (and before a 422 for it)
+    body = await read_body(request, SendCommand)
+    commands = app_context(request).commands
 
     async def send(caller: Caller) -> tuple[int, CommandOutcome]:
         seat = caller.acting_seat()
-        body = bodies[0] if bodies else await read_body(request, SendCommand)
-        bodies[:] = [body]
-        commands = app_context(request).commands
         return seat, await commands.command(
             game_id, seat, body.command_id, body.command, body.expected_version, caller.check
         )
 
-    seat, outcome = await identified(request, game_id, send)
+    seat, outcome = await identified(request, game_id, send, assumed)
     events = [shown_event(outcome.table, v, e, seat, outcome.finished) for v, e in outcome.events]
     return JSONResponse({"version": outcome.version, "events": events, "receipt": outcome.receipt()})
 
