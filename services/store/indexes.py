@@ -221,10 +221,11 @@ def arm_timer(
 ) -> Operation[bool]:
     """Set the game's timer for ``version`` (``deadline_ms`` ``None`` clears it) unless it already
     holds a newer one; an armed timer is then put in the global deadline index. ``True`` if set."""
-    args: list[Any] = [version, "" if deadline_ms is None else deadline_ms]
+    k = game_keys(game_id)
+    args: list[Any] = [k.live, version, "" if deadline_ms is None else deadline_ms]
     for field, value in fields.items():
         args += [field, value]
-    outcome = text((yield ScriptCall("arm_timer", [game_keys(game_id).timer], args)))
+    outcome = text((yield ScriptCall("arm_timer", [k.timer], args)))
     if outcome == "armed":
         yield index_call("ZADD", TIMERS, deadline_ms or 0, game_id)
     return outcome != "stale"

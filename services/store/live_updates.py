@@ -14,12 +14,19 @@ connection per node, not a thousand.
 A wake-up only says "read the tail": streams also re-read every ``poll`` seconds, so a message lost
 while a subscriber reconnects (Redis restarted, a primary failed over) delays a stream by at most
 one poll; after a reconnection every stream of the node's games is woken to re-read at once.
+
+The same subscriptions keep the process's view cache honest (``services.api.view_cache``): a game
+can also be *watched*, and every message on its channel, and the loss of its node's subscriber,
+calls ``on_change(game_id)``. ``fence(game_id)`` returns once every message published before it was
+called has been dispatched: it sends a ``PING`` on the subscriber connection, whose reply comes in
+order after those messages (one ``PING`` in flight per node serves every caller waiting meanwhile).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
@@ -28,12 +35,14 @@ import redis.asyncio as aioredis
 import structlog
 from redis.asyncio.client import PubSub
 from redis.exceptions import ClusterDownError
+from redis.exceptions import ConnectionError as RedisConnectionError
 
 from services.store.connection import UNAVAILABLE, AsyncStoreClient
 from services.store.keys import game_id_of_live_channel, game_keys
 
 log = structlog.get_logger("tablestream.live")
 
+FENCE_SECONDS = 1.0  # a fence not passed within this: the caller reads Redis instead
 RECONNECT_MIN = 0.1
 RECONNECT_MAX = 2.0
 CONFIRM_SECONDS = 1.0  # a subscription not confirmed within this: the stream relies on its polls
@@ -117,6 +126,31 @@ class _Reader:
     games: set[str] = field(default_factory=set)
     confirmations: dict[str, asyncio.Event] = field(default_factory=dict)
     task: asyncio.Task[None] | None = None
+    lost: bool = False
+    pings_sent: int = 0  # fences: PING <n> is answered in order after every message published before it
+    pongs_read: int = 0
+    ping_wanted: bool = False  # a fence waits for the PING after the one in flight
+    fences: list[tuple[int, asyncio.Future[bool]]] = field(default_factory=list)
+    on_reconnect: Callable[[], None] | None = None
+    hooked: bool = False
+
+    def reconnected(self, connection: object) -> None:
+        """redis-py reconnects a subscriber connection by itself (and subscribes it again) within
+        its retries: messages may have been missed meanwhile, so that counts as a loss."""
+        if self.on_reconnect is not None:
+            self.on_reconnect()
+
+    def confirmed(self, channel: str) -> bool:
+        return not self.lost and self.task is not None and channel not in self.confirmations
+
+    def pass_fences(self, upto: int, passed: bool) -> None:
+        waiting = []
+        for target, future in self.fences:
+            if target > upto:
+                waiting.append((target, future))
+            elif not future.done():
+                future.set_result(passed)
+        self.fences = waiting
 
 
 class LiveHub:
@@ -129,6 +163,11 @@ class LiveHub:
         self._readers: dict[str, _Reader] = {}
         self._lock = asyncio.Lock()  # subscriptions change one at a time
         self._recovering: set[asyncio.Task[None]] = set()
+        self._watched: set[str] = set()
+        self._background: set[asyncio.Task[None]] = set()
+        self.on_change: Callable[[str], None] | None = None
+        """Called with a watched game's id on every message of its channel and when its subscriber
+        is lost (the view cache drops what it holds of the game)."""
         self.closing = False
 
     @property
@@ -147,7 +186,7 @@ class LiveHub:
 
     async def close(self) -> None:
         self.begin_close()
-        for task in list(self._recovering):
+        for task in [*self._recovering, *self._background]:
             task.cancel()
         for reader in list(self._readers.values()):
             await self._drop(reader)
@@ -173,7 +212,61 @@ class LiveHub:
                     del self._streams[game_id]
                     await self._unlisten(game_id)
 
-    async def _listen(self, game_id: str) -> None:
+    def watch(self, game_id: str) -> None:
+        """Keep the game's channel subscribed (from the background) for ``on_change`` until
+        ``unwatch``; whether it is yet: ``confirmed``."""
+        if game_id in self._watched or self.closing:
+            return
+        self._watched.add(game_id)
+        if game_id not in self._streams:  # else its streams subscribed it
+            self._spawn(self._listen(game_id, wait=False))
+
+    def unwatch(self, game_id: str) -> None:
+        if game_id not in self._watched:
+            return
+        self._watched.discard(game_id)
+        if game_id not in self._streams and not self.closing:
+            self._spawn(self._unlisten(game_id))
+
+    def confirmed(self, game_id: str) -> bool:
+        """Whether the game's channel is subscribed now, confirmed by its server: from here on, every
+        message published on it reaches ``on_change`` (or the subscriber is lost, which does too)."""
+        reader = self._reader_of(game_id)
+        return reader is not None and reader.confirmed(game_keys(game_id).live)
+
+    async def fence(self, game_id: str) -> bool:
+        """``True`` once every message published on the game's channel before this call has been
+        dispatched; ``False`` when that cannot be known (not subscribed, subscriber lost, no answer
+        within ``FENCE_SECONDS``): the caller must not trust what it holds of the game."""
+        reader = self._reader_of(game_id)
+        if reader is None or not reader.confirmed(game_keys(game_id).live):
+            return False
+        target = reader.pings_sent + 1
+        future: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
+        reader.fences.append((target, future))  # before the PING: its answer may be read at once
+        try:
+            async with asyncio.timeout(FENCE_SECONDS):
+                if reader.pings_sent == reader.pongs_read:
+                    reader.pings_sent = target
+                    await reader.pubsub.ping(str(target))
+                else:
+                    reader.ping_wanted = True  # sent by the reading task when the one in flight is answered
+                return await future
+        except (TimeoutError, *UNAVAILABLE):
+            return False  # a broken connection: the reading task finds it lost and fails every fence
+
+    def _wanted(self, game_id: str) -> bool:
+        return game_id in self._streams or game_id in self._watched
+
+    def _spawn(self, work: Awaitable[None]) -> None:
+        async def run() -> None:
+            await work
+
+        task = asyncio.create_task(run(), name="tablestream-live-watch")
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+
+    async def _listen(self, game_id: str, wait: bool = True) -> None:
         """Subscribe to the game's channel on its node; a node that does not answer is retried by
         the streams' polls and by the next stream (logged, not raised)."""
         channel = game_keys(game_id).live
@@ -181,7 +274,7 @@ class LiveHub:
         name = STANDALONE
         try:
             async with self._lock:
-                if game_id not in self._streams or self._reader_of(game_id) is not None:
+                if not self._wanted(game_id) or self._reader_of(game_id) is not None:
                     return
                 name, client = await self._routes.node(channel)
                 reader = self._readers.get(name)
@@ -191,6 +284,11 @@ class LiveHub:
                 reader.games.add(game_id)
                 reader.confirmations[channel] = confirmed
                 await reader.pubsub.ssubscribe(channel)
+                connection = reader.pubsub.connection
+                if not reader.hooked and connection is not None:
+                    reader.on_reconnect = functools.partial(self._lose, reader)
+                    connection.register_connect_callback(reader.reconnected)
+                    reader.hooked = True
                 if reader.task is None:
                     reader.task = asyncio.create_task(self._read(reader), name=f"tablestream-live-{name}")
         except UNAVAILABLE as exc:
@@ -203,6 +301,8 @@ class LiveHub:
                     if reader.task is None and not reader.games:  # never connected: forget it
                         await self._drop(reader)
             return
+        if not wait:
+            return
         with contextlib.suppress(TimeoutError):
             async with asyncio.timeout(CONFIRM_SECONDS):
                 await confirmed.wait()
@@ -210,7 +310,7 @@ class LiveHub:
     async def _unlisten(self, game_id: str) -> None:
         async with self._lock:
             reader = self._reader_of(game_id)
-            if reader is None or game_id in self._streams:
+            if reader is None or self._wanted(game_id):
                 return
             reader.games.discard(game_id)
             with contextlib.suppress(*UNAVAILABLE, OSError):
@@ -225,6 +325,33 @@ class LiveHub:
     def _dispatch(self, game_id: str | None) -> None:
         for wakeups in self._streams.get(game_id or "", ()):
             wakeups.notify()
+        if game_id in self._watched and self.on_change is not None:
+            self.on_change(game_id)
+
+    async def _answered(self, reader: _Reader, data: bytes | str) -> None:
+        """A fence's ``PING`` answered: pass the fences it covers, and send the next one if wanted."""
+        try:
+            answered = int(data)
+        except ValueError:
+            return  # not one of ours
+        reader.pongs_read = answered
+        reader.pass_fences(answered, True)
+        if reader.ping_wanted:
+            reader.ping_wanted = False
+            reader.pings_sent += 1
+            await reader.pubsub.ping(str(reader.pings_sent))
+
+    def _lose(self, reader: _Reader) -> None:
+        """The reader's connection broke: messages may be lost from here on, so no fence passes and
+        every watched game of the node counts as changed."""
+        if reader.lost:
+            return
+        reader.lost = True
+        reader.pass_fences(reader.pings_sent + 1, False)
+        if self.on_change is not None:
+            for game_id in list(reader.games):
+                if game_id in self._watched:
+                    self.on_change(game_id)
 
     def _wake_all(self, games: set[str] | None = None) -> None:
         for game_id, streams in self._streams.items():
@@ -238,11 +365,15 @@ class LiveHub:
         try:
             while not self.closing:
                 message = await reader.pubsub.get_message(timeout=1.0)
+                if reader.lost:
+                    raise RedisConnectionError("the subscriber connection was made again")
                 if message is None:
                     continue
                 kind = message.get("type")
                 if kind in (b"smessage", "smessage"):
                     self._dispatch(game_id_of_live_channel(message["channel"]))
+                elif kind in (b"pong", "pong"):
+                    await self._answered(reader, message["data"])
                 elif kind in (b"ssubscribe", "ssubscribe"):
                     channel = message["channel"]
                     event = reader.confirmations.pop(
@@ -251,6 +382,7 @@ class LiveHub:
                     if event is not None:
                         event.set()
         except UNAVAILABLE as exc:
+            self._lose(reader)
             if not self.closing:
                 log.warning("live_subscriber_lost", node=reader.name, error=f"{type(exc).__name__}: {exc}")
                 task = asyncio.create_task(self._recover(reader), name="tablestream-live-recover")
@@ -263,16 +395,17 @@ class LiveHub:
         async with self._lock:
             if self._readers.get(lost.name) is lost:
                 del self._readers[lost.name]
-        games = set(lost.games) | {g for g in self._streams if self._reader_of(g) is None}
+        wanted = {*self._streams, *self._watched}
+        games = set(lost.games) | {g for g in wanted if self._reader_of(g) is None}
         await self._drop(lost, cancel=False)
         delay = RECONNECT_MIN
         while not self.closing:
             try:
                 await self._routes.refresh()
                 for game_id in games:
-                    if game_id in self._streams:
+                    if self._wanted(game_id):
                         await self._listen(game_id)
-                if all(self._reader_of(g) is not None for g in games if g in self._streams):
+                if all(self._reader_of(g) is not None for g in games if self._wanted(g)):
                     log.info("live_subscriber_reconnected", node=lost.name, games=len(games))
                     break
             except UNAVAILABLE as exc:
@@ -282,6 +415,9 @@ class LiveHub:
         self._wake_all(games)
 
     async def _drop(self, reader: _Reader, cancel: bool = True) -> None:
+        self._lose(reader)
+        if reader.pubsub.connection is not None:
+            reader.pubsub.connection.deregister_connect_callback(reader.reconnected)
         if cancel and reader.task is not None and reader.task is not asyncio.current_task():
             reader.task.cancel()
             with contextlib.suppress(asyncio.CancelledError, *UNAVAILABLE):

@@ -181,6 +181,7 @@ def append(
             _seat_arg(seat),
             legacy,
             PENDING_TTL_MS,
+            k.live,
             *(timer.args() if timer is not None else ["", 0]),
             *pairs,
         ]
@@ -462,16 +463,13 @@ def checkpoint(game_id: str) -> Operation[int]:
 
 def publish_appended(game_id: str, poke: bool, deadline: int | None = None) -> Operation[bool]:
     """After an append: mark the game dirty again (a projector may have cleared the mark between
-    our first mark and the append) and wake its live streams; with ``poke`` (the append set the
+    our first mark and the append; the append itself woke its live streams); with ``poke`` (the append set the
     game's pending flag) also hand the game to the projection workers (``POKED``) and claim the
     queueing of a drain job; with ``deadline`` (the append armed the game's timer) put the timer in
     the deadline index. All in one round trip. ``True``: no drain job was queued, the caller
     queues one (``services.store.queue.enqueue_drain``)."""
     check_game_id(game_id)
-    calls = [
-        index_call("ZADD", DIRTY, "NX", clock_ms(), game_id),
-        Call(("SPUBLISH", game_keys(game_id).live, b"appended")),
-    ]
+    calls = [index_call("ZADD", DIRTY, "NX", clock_ms(), game_id)]  # the append published 'appended'
     if poke:  # the game first, then the flag: a drain job that cleared the flag sees the game
         calls += [
             index_call("SADD", POKED, game_id),
@@ -480,7 +478,7 @@ def publish_appended(game_id: str, poke: bool, deadline: int | None = None) -> O
     if deadline is not None:
         calls.append(index_call("ZADD", TIMERS, deadline, game_id))
     replies = yield Pipelined(tuple(calls))
-    return poke and bool(replies[3])
+    return poke and bool(replies[2])
 
 
 @dataclass(frozen=True, slots=True)

@@ -27,6 +27,7 @@ ScriptName = Literal[
     "release_name",
     "record_finish",
     "view_reads",
+    "set_token",
 ]
 
 

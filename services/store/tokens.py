@@ -3,7 +3,9 @@
 Each process remembers the roles of the tokens it has looked up (a bounded LRU of digests, never
 the tokens). A remembered role is only ever an assumption: whoever uses it reads the token's role
 again in the same round trip as the reads made for it (``services.callers.TokenCheck``), so a token
-revoked or rebound by another process is never honoured from memory.
+revoked or rebound by another process is never honoured from memory. Binding and revoking announce
+themselves on the game's live channel (``set_token.lua``): API processes drop the views they keep
+for the game (``services.api.view_cache``).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from dataclasses import dataclass
 import redis.asyncio as aioredis
 
 from services.store.keys import game_keys
+from services.store.requests import SCRIPTS
 
 REMEMBERED_TOKENS = 65_536
 """Token roles a process keeps in memory (about 200 bytes each)."""
@@ -38,6 +41,7 @@ class TokenStore:
         self, redis: aioredis.Redis | aioredis.RedisCluster, remember: int = REMEMBERED_TOKENS
     ) -> None:
         self._redis = redis
+        self._set = redis.register_script(SCRIPTS["set_token"])
         self._remembered: OrderedDict[tuple[str, str], str] = OrderedDict()
         self._capacity = remember
 
@@ -50,7 +54,7 @@ class TokenStore:
         """Bind before the seat is taken: a join that then loses its race rebinds the same token."""
         digest = digest_of(token)
         self._remembered.pop((game_id, digest), None)
-        await self._redis.hset(game_keys(game_id).tokens, digest, role)
+        await self._write(game_id, digest, role)
 
     async def role(self, game_id: str, token: str) -> str | None:
         """``"host"``, a seat number as a string, or ``None`` for an unknown token (read from Redis)."""
@@ -77,7 +81,11 @@ class TokenStore:
         """The token no longer opens anything (a player who left)."""
         digest = digest_of(token)
         self.forget(game_id, digest)
-        await self._redis.hdel(game_keys(game_id).tokens, digest)
+        await self._write(game_id, digest, "")
+
+    async def _write(self, game_id: str, digest: str, role: str) -> None:
+        k = game_keys(game_id)
+        await self._set(keys=[k.tokens], args=[k.live, digest, role])
 
     def _remember(self, game_id: str, digest: str, role: str) -> None:
         self._remembered[(game_id, digest)] = role

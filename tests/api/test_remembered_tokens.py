@@ -97,11 +97,14 @@ def test_a_remembered_seat_sends_commands_that_are_applied_once(two_processes: t
 
 
 class CountingRedis:
-    """A Redis stand-in that answers ``hget`` from a dict and counts the calls."""
+    """A Redis stand-in that answers ``hget`` from a dict and counts the calls (it writes nothing)."""
 
     def __init__(self, roles: dict[str, str]) -> None:
         self.roles = roles
         self.calls = 0
+
+    def register_script(self, source: str) -> object:
+        return None
 
     async def hget(self, key: str, field: str) -> bytes | None:
         self.calls += 1

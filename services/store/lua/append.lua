@@ -5,8 +5,10 @@
 -- ARGV[1] expected head version, ARGV[2] dedup field ('<seat>:<command id>'), ARGV[3] fingerprint,
 -- ARGV[4] seat ('' = none), ARGV[5] legacy field to check ('' = none: the caller found that the legacy
 -- record of this id belongs to another seat), ARGV[6] the pending flag's time to live (ms),
--- ARGV[7] the timer of the new head: '' leaves the timer alone (a table without timers), '-' clears
--- it, else its deadline (ms); ARGV[8] n, the timer's field, value pairs that follow (ARGV[9..8+2n]),
+-- ARGV[7] the game's live channel (a shard channel in its slot): 'appended' is published on it in
+-- the same atomic step (views cached in API processes rely on it: services.api.view_cache),
+-- ARGV[8] the timer of the new head: '' leaves the timer alone (a table without timers), '-' clears
+-- it, else its deadline (ms); ARGV[9] n, the timer's field, value pairs that follow (ARGV[10..9+2n]),
 -- then data, hash pairs, one per event, for versions expected+1, expected+2, ...
 -- The timer is armed for the last version in the same atomic step (as arm_timer.lua, never going
 -- back to a newer one), so it is never behind the head.
@@ -40,24 +42,24 @@ local expected = tonumber(ARGV[1])
 if head ~= expected then
   return {'conflict', tostring(head)}
 end
-local timer_fields = tonumber(ARGV[8])
-local base = 8 + 2 * timer_fields
+local timer_fields = tonumber(ARGV[9])
+local base = 9 + 2 * timer_fields
 local count = (#ARGV - base) / 2
 if count < 1 or count ~= math.floor(count) then
   return redis.error_reply('ts: append needs data, hash pairs')
 end
 local first = expected + 1
 local last = expected + count
-local arm = ARGV[7] ~= '' and tonumber(redis.call('HGET', KEYS[6], 'version') or '0') < last
+local arm = ARGV[8] ~= '' and tonumber(redis.call('HGET', KEYS[6], 'version') or '0') < last
 for i = 1, count do
   redis.call('XADD', KEYS[1], '0-' .. (expected + i), 'd', ARGV[base - 1 + 2 * i], 'h', ARGV[base + 2 * i])
 end
 if arm then
   redis.call('DEL', KEYS[6])
-  if ARGV[7] == '-' then
+  if ARGV[8] == '-' then
     redis.call('HSET', KEYS[6], 'version', last)
   else
-    redis.call('HSET', KEYS[6], 'version', last, 'deadline', ARGV[7], unpack(ARGV, 9, base))
+    redis.call('HSET', KEYS[6], 'version', last, 'deadline', ARGV[8], unpack(ARGV, 10, base))
   end
 end
 redis.call('HSET', KEYS[4], ARGV[2], ARGV[3] .. ' ' .. first .. ' ' .. last)
@@ -65,4 +67,5 @@ if ARGV[4] ~= '' then
   redis.call('HSET', KEYS[3], ARGV[4], last)
 end
 local poke = redis.call('SET', KEYS[5], last, 'NX', 'PX', ARGV[6]) and '1' or '0'
+redis.call('SPUBLISH', ARGV[7], 'appended')
 return {'ok', tostring(first), tostring(last), poke}

@@ -11,8 +11,11 @@ import pytest
 import redis.asyncio as aioredis
 
 from services.store.embedded import EmbeddedRedis
+from services.store.event_store import EventStore
 from services.store.keys import game_keys
 from services.store.live_updates import LiveHub
+from services.store.tokens import TokenStore
+from tests.conftest import make_batch
 
 pytestmark = [pytest.mark.anyio, pytest.mark.redis]
 
@@ -64,6 +67,74 @@ async def test_streams_are_woken_and_subscribed_again_after_their_redis_restarts
                 assert await wakeups.wait(5.0)
             finally:
                 await probe.aclose()
+    finally:
+        await hub.close()
+        await client.aclose()
+        server.stop()
+
+
+async def changes_heard(hub: LiveHub, game_id: str) -> list[str]:
+    """Watch ``game_id`` until its subscription is confirmed; the list ``on_change`` appends to."""
+    heard: list[str] = []
+    hub.on_change = heard.append
+    hub.watch(game_id)
+    with anyio.fail_after(5):
+        while not hub.confirmed(game_id):
+            await anyio.sleep(0.005)
+    return heard
+
+
+@pytest.mark.parametrize("change", ["append", "write_views", "arm_timer", "bind_token", "revoke_token"])
+async def test_every_write_a_view_shows_is_heard_by_a_watcher_before_a_fence_passes(
+    real_redis_async: aioredis.Redis, change: str
+) -> None:
+    """What an API process keeps of a game's views is dropped on these messages
+    (``services.api.view_cache``): each write announces itself, and a fence passed after the write
+    has dispatched its message."""
+    await real_redis_async.flushall()
+    store = EventStore(real_redis_async)
+    tokens = TokenStore(real_redis_async)
+    first = make_batch(1, 1, "create")
+    assert await store.create("g", {"root": "00", "master": "11"}, first[0])
+    hub = LiveHub(real_redis_async)
+    try:
+        heard = await changes_heard(hub, "g")
+        if change == "append":
+            await store.append("g", 1, "c1", "f1", 0, make_batch(2, 1, "c1", first[0].hash))
+        elif change == "write_views":
+            await store.write_views("g", 0, 1, {"spectator": b"{}"})
+        elif change == "arm_timer":
+            await store.arm_timer("g", 1, 10_000, {"seat": 0})
+        elif change == "bind_token":
+            await tokens.bind("g", "token", "0")
+        else:
+            await tokens.revoke("g", "token")
+        assert await hub.fence("g")
+        assert heard == ["g"]
+        assert await hub.fence("g") and heard == ["g"]  # a fence alone changes nothing
+    finally:
+        await hub.close()
+
+
+async def test_no_fence_passes_while_the_subscriber_is_lost_and_its_games_count_as_changed(
+    tmp_path: Path,
+) -> None:
+    server = EmbeddedRedis(tmp_path / "redis", durable=False)
+    client = aioredis.Redis.from_url(server.url)
+    hub = LiveHub(client)
+    try:
+        heard = await changes_heard(hub, "g")
+        server.kill()
+        with anyio.fail_after(5):
+            while not heard:  # the reading task finds its connection closed
+                await anyio.sleep(0.005)
+        assert heard == ["g"] and not hub.confirmed("g")
+        assert not await hub.fence("g")  # messages may be missed while it is down
+        server.start()
+        with anyio.fail_after(10):
+            while not hub.confirmed("g"):  # subscribed again
+                await anyio.sleep(0.01)
+        assert await hub.fence("g")
     finally:
         await hub.close()
         await client.aclose()
