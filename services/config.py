@@ -42,6 +42,7 @@ class Settings:
     live_max_streams_per_client: int = 20  # per client address; past it 429 too_many_streams
     live_heartbeat_seconds: float = 15.0  # a comment line on a quiet stream, so proxies keep it
     live_queue_size: int = 16  # wake-ups buffered per stream; a slow stream drops extras, not memory
+    view_cache_games: int = 2048  # games whose views a process serves from memory (0: none)
 
     # -- HTTP ----------------------------------------------------------------------------------------
     header_timeout_seconds: float = 10.0  # request headers must be complete within this, else closed

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Hashable
+from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
 import anyio.to_thread
@@ -61,6 +62,16 @@ class LRU(Generic[K, V]):
 
     def __len__(self) -> int:
         return len(self._items)
+
+
+@dataclass(frozen=True, slots=True)
+class ViewParts:
+    """A view as stored or rendered (JSON without its clock), the table it shows and the game's timer
+    as read with it: the clock is added at each read, since it counts down."""
+
+    data: bytes
+    folded: Folded
+    timer: dict[str, str]
 
 
 BY: dict[str, str] = {"bot": "bot", "timeout": "timeout", "expire": "timeout"}
@@ -147,6 +158,10 @@ class GameQueries:
     async def view(self, game_id: str, seat: int | None, check: TokenCheck | None = None) -> bytes:
         """The caller's view at the head, never older than the seat's own last command. ``check``: the
         caller was assumed from memory; its token is verified in the same round trip."""
+        return self.finish(await self.view_parts(game_id, seat, check))
+
+    async def view_parts(self, game_id: str, seat: int | None, check: TokenCheck | None = None) -> ViewParts:
+        """``view`` before its clock is added (what the API's view cache keeps)."""
         token = check.digest if check is not None else None
         reads = await self.store.view_reads(game_id, view_field(seat), seat, self.cache, token)  # one trip
         verify(check, reads.token_role)
@@ -158,8 +173,13 @@ class GameQueries:
             # The projection lags behind this seat's own last command (or has not run yet): compute the
             # same pure view here so that a seat always reads its own writes.
             data = rendered_view(folded, seat)
-        clock = None if folded.state.timers is None else clock_of(folded, reads.timer, self.clock())
-        return with_clock(data, clock)
+        return ViewParts(data, folded, reads.timer)
+
+    def finish(self, parts: ViewParts) -> bytes:
+        """A view with its ``clock`` as of now (timed tables only)."""
+        folded = parts.folded
+        clock = None if folded.state.timers is None else clock_of(folded, parts.timer, self.clock())
+        return with_clock(parts.data, clock)
 
     async def view_at(self, game_id: str, seat: int | None, version: int) -> bytes:
         """The caller's view as it was at ``version``."""

@@ -26,6 +26,7 @@ from services.api.probes import RETRY_AFTER, ProbeLane, Readiness
 from services.api.rate_limits import RateLimits
 from services.api.routes import routes as game_routes
 from services.api.stream_slots import StreamSlots
+from services.api.view_cache import ViewCache
 from services.api.web import web_routes
 from services.callers import Callers
 from services.commands import GameCommands
@@ -118,6 +119,7 @@ def create_app(settings: Settings, connect: Connect | None = None) -> Starlette:
             accounts=Accounts(store),
             players=PlayerQueries(store),
             live=hub,
+            views=ViewCache(hub, settings.view_cache_games),
             readiness=Readiness(
                 store.ping,
                 store.oldest_dirty_age_ms,

@@ -11,6 +11,7 @@ from services.api.drain import Drain
 from services.api.probes import Readiness
 from services.api.rate_limits import RateLimits
 from services.api.stream_slots import StreamSlots
+from services.api.view_cache import ViewCache
 from services.callers import Callers
 from services.commands import GameCommands
 from services.config import Settings
@@ -30,6 +31,7 @@ class AppContext:
     accounts: Accounts
     players: PlayerQueries
     live: LiveHub
+    views: ViewCache
     readiness: Readiness
     stream_slots: StreamSlots
     rate_limits: RateLimits

@@ -29,10 +29,11 @@ from services.api.http import (
     set_token_cookie,
 )
 from services.api.idempotency import idempotency_key
+from services.api.view_cache import viewer_of
 from services.callers import Caller
 from services.commands import CommandOutcome
 from services.errors import InvalidError, UnavailableError
-from services.queries import shown_event
+from services.queries import ViewParts, shown_event
 
 MAX_EVENTS_PAGE = 1000
 MAX_LOBBY_PAGE = 1000
@@ -102,17 +103,27 @@ async def send_command(request: Request) -> JSONResponse:
 
 async def get_view(request: Request) -> JSONResponse:
     game_id = game_id_of(request)
-    queries = app_context(request).queries
+    context = app_context(request)
+    queries = context.queries
     if "at" in request.query_params:  # time travel
         caller = await caller_of(request, game_id)
         at = optional_int_query(request, "at", low=1, high=MAX_VERSION)
         assert at is not None
         return JSONResponse(await queries.view_at(game_id, caller.seat, at))
 
-    async def view(caller: Caller) -> bytes:
-        return await queries.view(game_id, caller.seat, caller.check)
+    views = context.views  # services.api.view_cache: served from memory while the game is unchanged
+    assumed = await caller_of(request, game_id, assume=True)
+    viewer = viewer_of(assumed)
+    if viewer is not None and (kept := await views.get(game_id, viewer)) is not None:
+        return JSONResponse(queries.finish(kept))
+    ticket = views.ticket(game_id)  # before the read
 
-    return JSONResponse(await identified(request, game_id, view))
+    async def view(caller: Caller) -> tuple[Caller, ViewParts]:
+        return caller, await queries.view_parts(game_id, caller.seat, caller.check)
+
+    served, parts = await identified(request, game_id, view, assumed)
+    views.keep(game_id, ticket, viewer_of(served), parts)
+    return JSONResponse(queries.finish(parts))
 
 
 async def get_events(request: Request) -> JSONResponse:
