@@ -77,11 +77,10 @@ class Callers:
         """``assume``: a remembered token's caller without I/O, to be verified by whoever serves it."""
         if token is None:
             return Caller("spectator")
-        admin = self._admin_token
-        if admin and hmac.compare_digest(token.encode(), admin.encode()):
+        if self._is_admin(token):
             return Caller("operator")
-        if assume and (known := self._tokens.remembered(game_id, token)) is not None:
-            return _assumed(game_id, known)
+        if assume and (known := self._assumed(game_id, token)) is not None:
+            return known
         role = await self._tokens.role(game_id, token)
         if role is None:
             raise UnauthorizedError("unauthorized", "The token is not valid for this game.")
@@ -92,20 +91,36 @@ class Callers:
         still valid for this game counts; a stale one is ignored, and with none left it is a spectator.
         The operator's token is never remembered. ``assume``: as ``identify``, when the first token's
         role is remembered (a later one may only count if the first is no longer valid)."""
-        if assume and tokens and (known := self._tokens.remembered(game_id, tokens[0])) is not None:
-            return _assumed(game_id, known)
+        if assume and tokens and (known := self._assumed(game_id, tokens[0])) is not None:
+            return known
         for token in tokens:
             role = await self._tokens.role(game_id, token)
             if role is not None:
                 return _caller(role)
         return Caller("spectator")
 
+    def known(self, game_id: str, token: str | None, remembered: Sequence[str]) -> Caller | None:
+        """The caller ``identify(token, assume=True)`` (or, without a token, ``remembered(remembered,
+        assume=True)``) would give, when that needs no I/O; ``None`` when it does, and for the
+        operator."""
+        if token is None:
+            return self._assumed(game_id, remembered[0]) if remembered else Caller("spectator")
+        return None if self._is_admin(token) else self._assumed(game_id, token)
+
     def forget(self, check: TokenCheck) -> None:
         """Drop an assumed identity that did not hold."""
         self._tokens.forget(check.game_id, check.digest)
 
+    def _is_admin(self, token: str) -> bool:
+        admin = self._admin_token
+        return admin is not None and admin != "" and hmac.compare_digest(token.encode(), admin.encode())
 
-def _assumed(game_id: str, known: Remembered) -> Caller:
+    def _assumed(self, game_id: str, token: str) -> Caller | None:
+        known = self._tokens.remembered(game_id, token)
+        return _assumed_caller(game_id, known) if known is not None else None
+
+
+def _assumed_caller(game_id: str, known: Remembered) -> Caller:
     caller = _caller(known.role)
     return Caller(caller.role, caller.seat, TokenCheck(game_id, known.digest, known.role))
 

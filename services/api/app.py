@@ -27,6 +27,7 @@ from services.api.rate_limits import RateLimits
 from services.api.routes import routes as game_routes
 from services.api.stream_slots import StreamSlots
 from services.api.view_cache import ViewCache
+from services.api.view_lane import ViewLane
 from services.api.web import web_routes
 from services.callers import Callers
 from services.commands import GameCommands
@@ -150,7 +151,12 @@ def create_app(settings: Settings, connect: Connect | None = None) -> Starlette:
     ]
     return Starlette(
         routes=routes,
-        middleware=[Middleware(ProbeLane), Middleware(RequestContext), Middleware(DrainGuard, drain=drain)],
+        middleware=[
+            Middleware(ProbeLane),
+            Middleware(ViewLane),
+            Middleware(RequestContext),
+            Middleware(DrainGuard, drain=drain),
+        ],
         exception_handlers=EXCEPTION_HANDLERS,
         lifespan=lifespan,
     )

@@ -4,7 +4,6 @@ on every request."""
 from __future__ import annotations
 
 import re
-import uuid
 from typing import Any
 
 import structlog
@@ -13,6 +12,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from services.api.drain import Drain
 from services.api.error_responses import error_body
 from services.api.http import JSONResponse
+from services.api.probes import new_request_id
 
 log = structlog.get_logger("tablestream.http")
 
@@ -31,7 +31,7 @@ class RequestContext:
             await self.app(scope, receive, send)
             return
         headers = dict(scope["headers"])
-        request_id = headers.get(b"x-request-id", b"").decode("latin-1")[:64] or uuid.uuid4().hex
+        request_id = headers.get(b"x-request-id", b"").decode("latin-1")[:64] or new_request_id()
         structlog.contextvars.clear_contextvars()
         context: dict[str, Any] = {"request_id": request_id}
         if match := _GAME_PATH.match(scope["path"]):

@@ -111,11 +111,9 @@ async def get_view(request: Request) -> JSONResponse:
         assert at is not None
         return JSONResponse(await queries.view_at(game_id, caller.seat, at))
 
-    views = context.views  # services.api.view_cache: served from memory while the game is unchanged
+    # Kept views are answered before the app (services.api.view_cache.ViewLane); read, keep, answer:
+    views = context.views
     assumed = await caller_of(request, game_id, assume=True)
-    viewer = viewer_of(assumed)
-    if viewer is not None and (kept := await views.get(game_id, viewer)) is not None:
-        return JSONResponse(queries.finish(kept))
     ticket = views.ticket(game_id)  # before the read
 
     async def view(caller: Caller) -> tuple[Caller, ViewParts]:

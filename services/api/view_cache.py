@@ -16,6 +16,10 @@ revoked by another process is refused at once.
 What is kept for a token was shown to that token by a verified read (``services.callers``); a token
 revoked or rebound announces it, and the game's views go. The clock is added at each read
 (``GameQueries.finish``): it counts down.
+
+Kept views are served by ``services.api.view_lane.ViewLane``, ahead of the other middleware and
+the router (whose per-request work would cost a view several times what the view itself does), when
+the caller is known without I/O; anything else goes on to the route, which reads, keeps and answers.
 """
 
 from __future__ import annotations

@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 import redis.asyncio as aioredis
 import structlog
 from redis.asyncio.client import PubSub
-from redis.exceptions import ClusterDownError
+from redis.exceptions import ClusterDownError, RedisError
 from redis.exceptions import ConnectionError as RedisConnectionError
 
 from services.store.connection import UNAVAILABLE, AsyncStoreClient
@@ -129,10 +129,24 @@ class _Reader:
     lost: bool = False
     pings_sent: int = 0  # fences: PING <n> is answered in order after every message published before it
     pongs_read: int = 0
+    ping_sent_at: float = 0.0
     ping_wanted: bool = False  # a fence waits for the PING after the one in flight
     fences: list[tuple[int, asyncio.Future[bool]]] = field(default_factory=list)
     on_reconnect: Callable[[], None] | None = None
     hooked: bool = False
+
+    async def send_ping(self) -> None:
+        self.pings_sent += 1
+        self.ping_sent_at = asyncio.get_running_loop().time()
+        await self.pubsub.ping(str(self.pings_sent))
+
+    def give_up_late_ping(self, now: float) -> None:
+        """A PING unanswered for ``FENCE_SECONDS``: fail its fences (their callers read Redis) and
+        forget it (its late answer passes nothing); the next fence sends a new one."""
+        if self.pings_sent > self.pongs_read and now - self.ping_sent_at > FENCE_SECONDS:
+            self.pongs_read = self.pings_sent
+            self.ping_wanted = False
+            self.pass_fences(self.pings_sent + 1, False)
 
     def reconnected(self, connection: object) -> None:
         """redis-py reconnects a subscriber connection by itself (and subscribes it again) within
@@ -239,21 +253,21 @@ class LiveHub:
         dispatched; ``False`` when that cannot be known (not subscribed, subscriber lost, no answer
         within ``FENCE_SECONDS``): the caller must not trust what it holds of the game."""
         reader = self._reader_of(game_id)
-        if reader is None or not reader.confirmed(game_keys(game_id).live):
+        if self.closing or reader is None or not reader.confirmed(game_keys(game_id).live):
             return False
         target = reader.pings_sent + 1
         future: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
         reader.fences.append((target, future))  # before the PING: its answer may be read at once
-        try:
-            async with asyncio.timeout(FENCE_SECONDS):
-                if reader.pings_sent == reader.pongs_read:
-                    reader.pings_sent = target
-                    await reader.pubsub.ping(str(target))
-                else:
-                    reader.ping_wanted = True  # sent by the reading task when the one in flight is answered
-                return await future
-        except (TimeoutError, *UNAVAILABLE):
-            return False  # a broken connection: the reading task finds it lost and fails every fence
+        if reader.pings_sent == reader.pongs_read:
+            try:
+                async with asyncio.timeout(FENCE_SECONDS):  # one per PING, shared by its fences
+                    await reader.send_ping()
+            except (TimeoutError, *UNAVAILABLE):
+                return False  # a broken connection: the reading task finds it lost and fails every fence
+        else:
+            reader.ping_wanted = True  # sent by the reading task when the one in flight is answered
+        # passed or failed by the reading task, which gives up on a PING after FENCE_SECONDS
+        return await future
 
     def _wanted(self, game_id: str) -> bool:
         return game_id in self._streams or game_id in self._watched
@@ -334,12 +348,13 @@ class LiveHub:
             answered = int(data)
         except ValueError:
             return  # not one of ours
+        if answered <= reader.pongs_read:
+            return  # a PING given up on (``give_up_late_ping``)
         reader.pongs_read = answered
         reader.pass_fences(answered, True)
         if reader.ping_wanted:
             reader.ping_wanted = False
-            reader.pings_sent += 1
-            await reader.pubsub.ping(str(reader.pings_sent))
+            await reader.send_ping()
 
     def _lose(self, reader: _Reader) -> None:
         """The reader's connection broke: messages may be lost from here on, so no fence passes and
@@ -364,9 +379,10 @@ class LiveHub:
         ``_recover``."""
         try:
             while not self.closing:
-                message = await reader.pubsub.get_message(timeout=1.0)
+                message = await reader.pubsub.get_message(timeout=FENCE_SECONDS)
                 if reader.lost:
                     raise RedisConnectionError("the subscriber connection was made again")
+                reader.give_up_late_ping(asyncio.get_running_loop().time())
                 if message is None:
                     continue
                 kind = message.get("type")
@@ -381,7 +397,7 @@ class LiveHub:
                     )
                     if event is not None:
                         event.set()
-        except UNAVAILABLE as exc:
+        except RedisError as exc:  # unreachable, or an answer the connection cannot go on from
             self._lose(reader)
             if not self.closing:
                 log.warning("live_subscriber_lost", node=reader.name, error=f"{type(exc).__name__}: {exc}")
@@ -420,7 +436,7 @@ class LiveHub:
             reader.pubsub.connection.deregister_connect_callback(reader.reconnected)
         if cancel and reader.task is not None and reader.task is not asyncio.current_task():
             reader.task.cancel()
-            with contextlib.suppress(asyncio.CancelledError, *UNAVAILABLE):
+            with contextlib.suppress(asyncio.CancelledError, RedisError):
                 await reader.task
         close: Callable[[], Awaitable[None]] = reader.pubsub.aclose  # redis-py leaves aclose unannotated
         with contextlib.suppress(*UNAVAILABLE, OSError):

@@ -156,3 +156,39 @@ def test_kept_views_equal_views_read_from_redis_throughout_random_games(
         sent = by.client.post(f"/games/{game_id}/commands", json=body, headers=by.auth(game_id, seat))
         assert sent.status_code == 200, sent.text
     assert views_of(first).hits + views_of(second).hits > 0
+
+
+def test_a_kept_view_answered_ahead_of_the_app_echoes_the_request_id_as_any_answer(
+    processes: tuple[Api, Api, Api],
+) -> None:
+    api, _, _ = processes
+    game_id = api.started("six-nimmt", 3)
+    kept(api, game_id, 2)
+    hits = views_of(api).hits
+    response = api.client.get(
+        f"/games/{game_id}/view", headers={**api.auth(game_id, 2), "X-Request-ID": "kept-view-1"}
+    )
+    assert views_of(api).hits == hits + 1
+    assert response.status_code == 200 and response.headers["content-type"] == "application/json"
+    assert response.headers["x-request-id"] == "kept-view-1" and response.json()["seat"] == 2
+    malformed = api.client.get(f"/games/{game_id}/view", headers={"Authorization": "Basic abc"})
+    assert malformed.status_code == 401  # the route answers what the lane does not
+
+
+def test_a_browser_reads_its_seats_kept_view_by_its_cookie(processes: tuple[Api, Api, Api]) -> None:
+    api, _, _ = processes
+    game_id = api.started("skull", 3)
+    browser = api.client
+    browser.cookies.set(f"ts_seat_{game_id}", api.tokens[game_id][1])
+    views = views_of(api)
+    deadline = time.monotonic() + 10
+    while True:  # the cookie's token is remembered and the game watched after the first reads
+        hits = views.hits
+        response = browser.get(f"/games/{game_id}/view")
+        browser.cookies.set(f"ts_seat_{game_id}", api.tokens[game_id][1])  # bearer_only clears them
+        assert response.status_code == 200 and response.json()["seat"] == 1
+        if views.hits > hits:
+            break
+        assert time.monotonic() < deadline, "the browser's view was never served from memory"
+    browser.cookies.clear()
+    assert api.view(game_id)["seat"] is None  # without the cookie: the spectator's view

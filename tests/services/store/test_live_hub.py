@@ -139,3 +139,24 @@ async def test_no_fence_passes_while_the_subscriber_is_lost_and_its_games_count_
         await hub.close()
         await client.aclose()
         server.stop()
+
+
+async def test_a_fence_fails_rather_than_waits_when_redis_stops_answering(tmp_path: Path) -> None:
+    server = EmbeddedRedis(tmp_path / "redis", durable=False)
+    client = aioredis.Redis.from_url(server.url)
+    other = aioredis.Redis.from_url(server.url)
+    hub = LiveHub(client)
+    try:
+        await changes_heard(hub, "g")
+        assert await hub.fence("g")
+        await other.execute_command("CLIENT", "PAUSE", 4000, "ALL")  # nothing is answered for 4 s
+        started = time.monotonic()
+        with anyio.fail_after(3.5):
+            assert not await hub.fence("g")  # given up on after FENCE_SECONDS: the caller reads Redis
+        assert time.monotonic() - started >= 0.9
+    finally:
+        await other.execute_command("CLIENT", "UNPAUSE")
+        await hub.close()
+        await client.aclose()
+        await other.aclose()
+        server.stop()
