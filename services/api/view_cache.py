@@ -70,6 +70,15 @@ class ViewCache:
     def __len__(self) -> int:
         return len(self._games)
 
+    @property
+    def capacity(self) -> int:
+        return self._capacity
+
+    def resize(self, games: int) -> None:
+        """Keep the views of at most ``games`` games from now on (0: none; the rest are dropped)."""
+        self._capacity = games
+        self._evict()
+
     async def get(self, game_id: str, viewer: str) -> ViewParts | None:
         """The kept view, if the game has not changed up to now (after the fence)."""
         game = self._games.get(game_id)
@@ -116,7 +125,7 @@ class ViewCache:
             game.views.clear()
 
     def _evict(self) -> None:
-        while len(self._games) > self._capacity:
+        while len(self._games) > max(0, self._capacity):
             game_id, game = self._games.popitem(last=False)
             game.epoch += 1
             self._hub.unwatch(game_id)

@@ -9,6 +9,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+import httpx
+
 from services.bench import peer, wrk
 from services.bench.players import Players, percentile
 from services.bench.report import Row, cpu_split, kib, mib, micros, millis, skipped
@@ -63,6 +65,7 @@ def _rows(stack: Stack, players: Players, options: Options, add: Callable[[Row],
     seconds = options.seconds
     tables, _ = players.create(options.tables)
     view: Measured | None = None
+    read_view: Measured | None = None
     append: Measured | None = None
     if wrk.available():
         bare = measure_wrk(stack, "/bench/ping", seconds)
@@ -91,6 +94,22 @@ def _rows(stack: Stack, players: Players, options: Options, add: Callable[[Row],
                 ratio,
                 "<= 2x CPU/req",
                 ratio <= 2.0,
+                [f"kept in the API process's memory (view cache): {view_cache(stack)['hits']:,} hits so far"],
+            )
+        )
+        capacity = view_cache(stack)["capacity"]
+        view_cache(stack, games=0)  # the same views, each read from Redis
+        try:
+            read_view = measure_wrk(stack, "/games/{id}/view", seconds, rotation=rotation)
+        finally:
+            view_cache(stack, games=capacity)
+        add(
+            Row(
+                "the same views read from Redis (view cache off) vs /bench/ping",
+                read_view.figure(),
+                bare.figure(),
+                read_view.per_request / bare.per_request,
+                notes=["what a view costs when its game changed since the process last read it"],
             )
         )
     else:
@@ -98,12 +117,16 @@ def _rows(stack: Stack, players: Players, options: Options, add: Callable[[Row],
             "GET /healthz vs bare /bench/ping",
             "bare one-Lua-append /bench/append",
             "projected seat view vs /bench/ping",
+            "the same views read from Redis (view cache off) vs /bench/ping",
         ):
             add(skipped(name, NO_WRK))
 
     # A full command: HTTP, rules, append with dedup and chain, projection; the server's CPU per
     # accepted command, with the views the clients read counted at the view row's CPU per request.
+    cache_before = view_cache(stack)
     played = play_row(stack, players, tables, seconds)
+    cache_after = view_cache(stack)
+    kept_views = cache_after["hits"] - cache_before["hits"]
     tally, tables, elapsed, cpu = played.tally, played.tables, played.elapsed, played.cpu
     top_rate = tally.commands / elapsed if elapsed else 0.0
     figure = (
@@ -117,11 +140,15 @@ def _rows(stack: Stack, players: Players, options: Options, add: Callable[[Row],
         f"worker: {micros(cpu.seconds['worker'] / max(1, tally.commands))} CPU and "
         f"{played.jobs / max(1, tally.commands):.2f} RQ jobs per accepted command ({played.jobs} jobs)",
     ]
-    if append is not None and view is not None and tally.commands:
-        net = (cpu.total - tally.views * view.per_request) / tally.commands
+    if append is not None and view is not None and read_view is not None and tally.commands:
+        kept = min(kept_views, tally.views)
+        views_cpu = kept * view.per_request + (tally.views - kept) * read_view.per_request
+        net = (cpu.total - views_cpu) / tally.commands
         ratio = net / append.per_request
         notes.append(
-            f"net of views: {micros(net)} per command vs {micros(append.per_request)} per bare append"
+            f"net of views ({kept} kept at the view row's CPU, {tally.views - kept} read from Redis at "
+            f"the view-cache-off row's): {micros(net)} per command vs {micros(append.per_request)} per "
+            "bare append"
         )
         add(
             Row(
@@ -180,6 +207,17 @@ def _rows(stack: Stack, players: Players, options: Options, add: Callable[[Row],
     add(_capacity(stack, players, options))
     for row in _peer_rows(stack, options, ours_rebuild):
         add(row)
+
+
+def view_cache(stack: Stack, games: int | None = None) -> dict[str, int]:
+    """The API process's view cache counts (``services.bench.server``); ``games``: resize it first."""
+    if games is None:
+        reply = httpx.get(f"{stack.base}/bench/view-cache", timeout=10.0)
+    else:
+        reply = httpx.post(f"{stack.base}/bench/view-cache", params={"games": games}, timeout=10.0)
+    reply.raise_for_status()
+    counts: dict[str, int] = reply.json()
+    return counts
 
 
 def _capacity(stack: Stack, players: Players, options: Options) -> Row:

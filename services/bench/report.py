@@ -23,8 +23,10 @@ class Row:
         lines = [f"== {self.name}", f"   tablestream : {self.ours}"]
         if self.baseline:
             lines.append(f"   baseline    : {self.baseline}")
-        if self.ratio is not None:
+        if self.ratio is not None and self.target:
             lines.append(f"   ratio       : {self.ratio:.2f}x   target {self.target}   {verdict(self.met)}")
+        elif self.ratio is not None:
+            lines.append(f"   ratio       : {self.ratio:.2f}x")
         elif self.target:
             lines.append(f"   target      : {self.target}   {verdict(self.met)}")
         lines += [f"   {note}" for note in self.notes]

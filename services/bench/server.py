@@ -5,7 +5,9 @@
 ``/bench/ping`` (no I/O) and ``/bench/append`` (one EVALSHA optimistic append to one of 1,000
 streams) are a minimal Starlette app with no middleware, served by the same uvicorn (uvloop,
 httptools) in the same process, so that ``/healthz``, views and commands are measured against
-them on equal terms. Production never mounts them: only this module knows them.
+them on equal terms. ``/bench/view-cache`` tells the service's view cache hits and misses (``GET``)
+and resizes it (``POST ?games=N``), so that views are measured both kept and read from Redis.
+Production never mounts them: only this module knows them.
 """
 
 from __future__ import annotations
@@ -21,11 +23,12 @@ import redis.asyncio as aioredis
 import uvicorn
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import PlainTextResponse
+from starlette.responses import JSONResponse, PlainTextResponse
 from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from services.api.app import create_app
+from services.api.view_cache import ViewCache
 from services.config import Settings
 from services.structured_logging import configure_logging
 
@@ -46,9 +49,18 @@ return version + 1
 PAYLOAD = b"x" * 160  # about one stored event
 
 
-def bare_app(redis_url: str) -> Starlette:
-    """A minimal app: no middleware, no context, one Redis client made on first use in the loop."""
+def bare_app(redis_url: str, service: Starlette | None = None) -> Starlette:
+    """A minimal app: no middleware, no context, one Redis client made on first use in the loop;
+    ``service``: the app whose view cache ``/bench/view-cache`` shows and resizes."""
     state: dict[str, Any] = {}
+
+    async def view_cache(request: Request) -> JSONResponse:
+        assert service is not None
+        views: ViewCache = service.state.context.views
+        if request.method == "POST":
+            views.resize(int(request.query_params["games"]))
+        counts = {"hits": views.hits, "misses": views.misses, "games": len(views), "capacity": views.capacity}
+        return JSONResponse(counts)
 
     async def ping(request: Request) -> PlainTextResponse:
         return PlainTextResponse("ok")
@@ -62,7 +74,13 @@ def bare_app(redis_url: str) -> Starlette:
         version = await state["script"](keys=keys, args=["ANY", PAYLOAD])
         return PlainTextResponse(str(version))
 
-    return Starlette(routes=[Route("/bench/ping", ping), Route("/bench/append", append)])
+    return Starlette(
+        routes=[
+            Route("/bench/ping", ping),
+            Route("/bench/append", append),
+            Route("/bench/view-cache", view_cache, methods=["GET", "POST"]),
+        ]
+    )
 
 
 class WithBaselines:
@@ -87,7 +105,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     configure_logging()
     service = create_app(replace(Settings.from_env(), redis_url=args.redis_url))
     uvicorn.run(
-        WithBaselines(service, bare_app(args.redis_url)),
+        WithBaselines(service, bare_app(args.redis_url, service)),
         host="127.0.0.1",
         port=args.port,
         loop="uvloop",

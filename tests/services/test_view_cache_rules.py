@@ -134,3 +134,17 @@ def test_only_remembered_tokens_and_spectators_have_kept_views() -> None:
     assert viewer_of(Caller("spectator")) == SPECTATOR
     assert viewer_of(Caller("seat", 2)) is None  # identified afresh: its next read is assumed
     assert viewer_of(Caller("operator")) is None
+
+
+async def test_resizing_to_no_games_drops_and_unwatches_every_game_until_it_grows_again() -> None:
+    hub = Hub()
+    cache = cache_of(hub, games=4)
+    await kept_view(cache, "a", SPECTATOR, b"a")
+    await kept_view(cache, "b", SPECTATOR, b"b")
+    cache.resize(0)
+    assert sorted(hub.unwatched) == ["a", "b"] and len(cache) == 0 and cache.capacity == 0
+    await kept_view(cache, "a", SPECTATOR, b"a")
+    assert await cache.get("a", SPECTATOR) is None
+    cache.resize(4)
+    await kept_view(cache, "a", SPECTATOR, b"a")
+    assert await cache.get("a", SPECTATOR) is not None
