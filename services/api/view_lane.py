@@ -46,7 +46,8 @@ async def kept_view(context: AppContext, game_id: str, request: Request) -> byte
         token = bearer(request)
     except UnauthorizedError:
         return None
-    caller = context.callers.known(game_id, token, remembered_tokens(request, game_id))
+    remembered = remembered_tokens(request, game_id) if token is None else []
+    caller = context.callers.known(game_id, token, remembered)
     viewer = viewer_of(caller) if caller is not None else None
     if viewer is None:
         return None

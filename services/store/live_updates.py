@@ -131,7 +131,9 @@ class _Reader:
     pongs_read: int = 0
     ping_sent_at: float = 0.0
     ping_wanted: bool = False  # a fence waits for the PING after the one in flight
-    fences: list[tuple[int, asyncio.Future[bool]]] = field(default_factory=list)
+    fences: dict[int, asyncio.Future[bool]] = field(
+        default_factory=dict
+    )  # by PING: one future for its waiters
     on_reconnect: Callable[[], None] | None = None
     hooked: bool = False
 
@@ -154,17 +156,16 @@ class _Reader:
         if self.on_reconnect is not None:
             self.on_reconnect()
 
-    def confirmed(self, channel: str) -> bool:
-        return not self.lost and self.task is not None and channel not in self.confirmations
+    def confirmed(self, game_id: str) -> bool:
+        if self.lost or self.task is None:
+            return False
+        return not self.confirmations or game_keys(game_id).live not in self.confirmations
 
     def pass_fences(self, upto: int, passed: bool) -> None:
-        waiting = []
-        for target, future in self.fences:
-            if target > upto:
-                waiting.append((target, future))
-            elif not future.done():
+        for target in [target for target in self.fences if target <= upto]:
+            future = self.fences.pop(target)
+            if not future.done():
                 future.set_result(passed)
-        self.fences = waiting
 
 
 class LiveHub:
@@ -246,18 +247,19 @@ class LiveHub:
         """Whether the game's channel is subscribed now, confirmed by its server: from here on, every
         message published on it reaches ``on_change`` (or the subscriber is lost, which does too)."""
         reader = self._reader_of(game_id)
-        return reader is not None and reader.confirmed(game_keys(game_id).live)
+        return reader is not None and reader.confirmed(game_id)
 
     async def fence(self, game_id: str) -> bool:
         """``True`` once every message published on the game's channel before this call has been
         dispatched; ``False`` when that cannot be known (not subscribed, subscriber lost, no answer
         within ``FENCE_SECONDS``): the caller must not trust what it holds of the game."""
         reader = self._reader_of(game_id)
-        if self.closing or reader is None or not reader.confirmed(game_keys(game_id).live):
+        if self.closing or reader is None or not reader.confirmed(game_id):
             return False
         target = reader.pings_sent + 1
-        future: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
-        reader.fences.append((target, future))  # before the PING: its answer may be read at once
+        future = reader.fences.get(target)
+        if future is None:  # registered before the PING is sent: its answer may be read at once
+            future = reader.fences[target] = asyncio.get_running_loop().create_future()
         if reader.pings_sent == reader.pongs_read:
             try:
                 async with asyncio.timeout(FENCE_SECONDS):  # one per PING, shared by its fences
