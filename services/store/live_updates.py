@@ -131,9 +131,8 @@ class _Reader:
     pongs_read: int = 0
     ping_sent_at: float = 0.0
     ping_wanted: bool = False  # a fence waits for the PING after the one in flight
-    fences: dict[int, asyncio.Future[bool]] = field(
-        default_factory=dict
-    )  # by PING: one future for its waiters
+    # by PING: one future for every fence waiting on it
+    fences: dict[int, asyncio.Future[bool]] = field(default_factory=dict)
     on_reconnect: Callable[[], None] | None = None
     hooked: bool = False
 
@@ -421,8 +420,8 @@ class LiveHub:
             try:
                 await self._routes.refresh()
                 for game_id in games:
-                    if self._wanted(game_id):
-                        await self._listen(game_id)
+                    if self._wanted(game_id):  # streams wait for their confirmation (woken after)
+                        await self._listen(game_id, wait=game_id in self._streams)
                 if all(self._reader_of(g) is not None for g in games if self._wanted(g)):
                     log.info("live_subscriber_reconnected", node=lost.name, games=len(games))
                     break
