@@ -156,7 +156,7 @@ class _Reader:
             self.on_reconnect()
 
     def confirmed(self, game_id: str) -> bool:
-        if self.lost or self.task is None:
+        if self.lost or self.task is None or self.task.done():  # no task reads its answers
             return False
         return not self.confirmations or game_keys(game_id).live not in self.confirmations
 
@@ -194,9 +194,12 @@ class LiveHub:
         return sum(len(reader.games) for reader in self._readers.values())
 
     def begin_close(self) -> None:
-        """Shutdown: every stream wakes and ends; no new one starts."""
+        """Shutdown: every stream wakes and ends, no new one starts, and no fence passes (those
+        waiting return ``False`` at once: their requests read Redis or are drained)."""
         self.closing = True
         self._wake_all()
+        for reader in self._readers.values():
+            reader.pass_fences(reader.pings_sent + 1, False)
 
     async def close(self) -> None:
         self.begin_close()
@@ -405,6 +408,8 @@ class LiveHub:
                 task = asyncio.create_task(self._recover(reader), name="tablestream-live-recover")
                 self._recovering.add(task)
                 task.add_done_callback(self._recovering.discard)
+        finally:  # nothing reads this connection's answers any more
+            reader.pass_fences(reader.pings_sent + 1, False)
 
     async def _recover(self, lost: _Reader) -> None:
         """Subscribe the lost node's games again (on whichever node holds them now, after a

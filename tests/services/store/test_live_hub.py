@@ -160,3 +160,32 @@ async def test_a_fence_fails_rather_than_waits_when_redis_stops_answering(tmp_pa
         await client.aclose()
         await other.aclose()
         server.stop()
+
+
+async def test_a_fence_waiting_when_the_hub_begins_to_close_fails_at_once(tmp_path: Path) -> None:
+    """A view request waiting on a fence at shutdown reads Redis or is drained; it never holds the
+    drain until the fence gives up."""
+    server = EmbeddedRedis(tmp_path / "redis", durable=False)
+    client = aioredis.Redis.from_url(server.url)
+    other = aioredis.Redis.from_url(server.url)
+    hub = LiveHub(client)
+    passed: list[bool] = []
+    try:
+        await changes_heard(hub, "g")
+        await other.execute_command("CLIENT", "PAUSE", 3000, "ALL")  # the PING's answer is held back
+
+        async def fence() -> None:
+            passed.append(await hub.fence("g"))
+
+        with anyio.fail_after(0.5):
+            async with anyio.create_task_group() as tasks:
+                tasks.start_soon(fence)
+                await anyio.wait_all_tasks_blocked()  # the fence waits for its PING's answer
+                hub.begin_close()
+        assert passed == [False]
+    finally:
+        await other.execute_command("CLIENT", "UNPAUSE")
+        await hub.close()
+        await client.aclose()
+        await other.aclose()
+        server.stop()
