@@ -155,13 +155,10 @@ class GameQueries:
         entries = [msgspec.json.decode(raw) for raw in await self.store.lobby(limit)]
         return [entry for entry in entries if entry["status"] not in ("finished", "expired")]
 
-    async def view(self, game_id: str, seat: int | None, check: TokenCheck | None = None) -> bytes:
-        """The caller's view at the head, never older than the seat's own last command. ``check``: the
-        caller was assumed from memory; its token is verified in the same round trip."""
-        return self.finish(await self.view_parts(game_id, seat, check))
-
     async def view_parts(self, game_id: str, seat: int | None, check: TokenCheck | None = None) -> ViewParts:
-        """``view`` before its clock is added (what the API's view cache keeps)."""
+        """The caller's view at the head, never older than the seat's own last command, before its
+        clock is added (``finish``; the API's view cache keeps the parts). ``check``: the caller was
+        assumed from memory; its token is verified in the same round trip."""
         token = check.digest if check is not None else None
         reads = await self.store.view_reads(game_id, view_field(seat), seat, self.cache, token)  # one trip
         verify(check, reads.token_role)

@@ -111,7 +111,7 @@ async def get_view(request: Request) -> JSONResponse:
         assert at is not None
         return JSONResponse(await queries.view_at(game_id, caller.seat, at))
 
-    # Kept views are answered before the app (services.api.view_cache.ViewLane); read, keep, answer:
+    # Kept views are answered before the app (services.api.view_lane); here: read, keep, answer
     views = context.views
     assumed = await caller_of(request, game_id, assume=True)
     ticket = views.ticket(game_id)  # before the read
