@@ -12,7 +12,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from services.api.drain import Drain
 from services.api.error_responses import error_body
 from services.api.http import JSONResponse
-from services.api.probes import new_request_id
+from services.api.raw_responses import new_request_id
 
 log = structlog.get_logger("tablestream.http")
 

@@ -12,16 +12,15 @@ expired answer share one check. With ``ready_check_seconds`` 0, every probe chec
 from __future__ import annotations
 
 import asyncio
-import itertools
-import secrets
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 import anyio
 import msgspec
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from services.api.raw_responses import send_json
 from services.store.connection import UNAVAILABLE
 
 HEALTH_TIMEOUT = 2.0  # seconds a check gives Redis before calling it unreachable
@@ -128,38 +127,6 @@ class ProbeLane:
         await respond(scope, send, answer)
 
 
-_REQUEST_IDS = itertools.count(1)
-_PROCESS_ID = secrets.token_hex(6)  # random per process: ids stay unique across API processes
-
-
-def new_request_id() -> str:
-    """A request id unique across processes (a random process prefix and a counter; cheaper than a
-    UUID per request, and a request id needs to be unique, not secret)."""
-    return f"{_PROCESS_ID}-{next(_REQUEST_IDS):x}"
-
-
-def request_id(scope: Scope) -> bytes:
-    """The client's ``X-Request-ID`` (at most 64 characters), else a new one."""
-    for name, value in scope["headers"]:
-        if name == b"x-request-id" and value:
-            return bytes(value[:64])
-    return new_request_id().encode()
-
-
 async def respond(scope: Scope, send: Send, answer: Answer) -> None:
     extra = () if answer.ready else ((b"retry-after", RETRY_AFTER),)
     await send_json(scope, send, answer.status, answer.body, extra)
-
-
-async def send_json(
-    scope: Scope, send: Send, status: int, body: bytes, extra: Sequence[tuple[bytes, bytes]] = ()
-) -> None:
-    """A JSON response sent straight from a lane ahead of the middleware, with the request id."""
-    headers = [
-        (b"content-type", b"application/json"),
-        (b"content-length", str(len(body)).encode()),
-        (b"x-request-id", request_id(scope)),
-        *extra,
-    ]
-    await send({"type": "http.response.start", "status": status, "headers": headers})
-    await send({"type": "http.response.body", "body": body})

@@ -9,7 +9,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from services.api.context import AppContext
 from services.api.http import bearer, remembered_tokens
-from services.api.probes import send_json
+from services.api.raw_responses import send_json
 from services.api.view_cache import viewer_of
 from services.errors import UnauthorizedError
 
