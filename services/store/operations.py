@@ -462,12 +462,12 @@ def checkpoint(game_id: str) -> Operation[int]:
 
 
 def publish_appended(game_id: str, poke: bool, deadline: int | None = None) -> Operation[bool]:
-    """After an append: mark the game dirty again (a projector may have cleared the mark between
-    our first mark and the append; the append itself woke its live streams); with ``poke`` (the append set the
-    game's pending flag) also hand the game to the projection workers (``POKED``) and claim the
-    queueing of a drain job; with ``deadline`` (the append armed the game's timer) put the timer in
-    the deadline index. All in one round trip. ``True``: no drain job was queued, the caller
-    queues one (``services.store.queue.enqueue_drain``)."""
+    """After an append (which announced itself on the game's channel, in ``append.lua``): mark the
+    game dirty again (a projector may have cleared the mark between our first mark and the append);
+    with ``poke`` (the append set the game's pending flag) also hand the game to the projection
+    workers (``POKED``) and claim the queueing of a drain job; with ``deadline`` (the append armed
+    the game's timer) put the timer in the deadline index. All in one round trip. ``True``: no
+    drain job was queued, the caller queues one (``services.store.queue.enqueue_drain``)."""
     check_game_id(game_id)
     calls = [index_call("ZADD", DIRTY, "NX", clock_ms(), game_id)]  # the append published 'appended'
     if poke:  # the game first, then the flag: a drain job that cleared the flag sees the game
