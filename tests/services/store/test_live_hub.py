@@ -3,12 +3,17 @@ the game, given back when the last stream leaves, and taken again after the serv
 
 from __future__ import annotations
 
+import contextlib
 import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 import anyio
 import pytest
 import redis.asyncio as aioredis
+from redis.exceptions import RedisError
 
 from services.store.embedded import EmbeddedRedis
 from services.store.event_store import EventStore
@@ -116,13 +121,37 @@ async def test_every_write_a_view_shows_is_heard_by_a_watcher_before_a_fence_pas
         await hub.close()
 
 
+@dataclass
+class PrivateHub:
+    """A hub on a Redis server of its own (a test may kill or pause it), and a second client."""
+
+    server: EmbeddedRedis
+    hub: LiveHub
+    other: aioredis.Redis
+
+
+@asynccontextmanager
+async def private_hub(tmp_path: Path) -> AsyncIterator[PrivateHub]:
+    server = EmbeddedRedis(tmp_path / "redis", durable=False)
+    client = aioredis.Redis.from_url(server.url)
+    other = aioredis.Redis.from_url(server.url)
+    hub = LiveHub(client)
+    try:
+        yield PrivateHub(server, hub, other)
+    finally:
+        with contextlib.suppress(RedisError):  # a paused server answers again
+            await other.execute_command("CLIENT", "UNPAUSE")
+        await hub.close()
+        await client.aclose()
+        await other.aclose()
+        server.stop()
+
+
 async def test_no_fence_passes_while_the_subscriber_is_lost_and_its_games_count_as_changed(
     tmp_path: Path,
 ) -> None:
-    server = EmbeddedRedis(tmp_path / "redis", durable=False)
-    client = aioredis.Redis.from_url(server.url)
-    hub = LiveHub(client)
-    try:
+    async with private_hub(tmp_path) as private:
+        server, hub = private.server, private.hub
         heard = await changes_heard(hub, "g")
         server.kill()
         with anyio.fail_after(5):
@@ -135,44 +164,28 @@ async def test_no_fence_passes_while_the_subscriber_is_lost_and_its_games_count_
             while not hub.confirmed("g"):  # subscribed again
                 await anyio.sleep(0.01)
         assert await hub.fence("g")
-    finally:
-        await hub.close()
-        await client.aclose()
-        server.stop()
 
 
 async def test_a_fence_fails_rather_than_waits_when_redis_stops_answering(tmp_path: Path) -> None:
-    server = EmbeddedRedis(tmp_path / "redis", durable=False)
-    client = aioredis.Redis.from_url(server.url)
-    other = aioredis.Redis.from_url(server.url)
-    hub = LiveHub(client)
-    try:
+    async with private_hub(tmp_path) as private:
+        hub = private.hub
         await changes_heard(hub, "g")
         assert await hub.fence("g")
-        await other.execute_command("CLIENT", "PAUSE", 4000, "ALL")  # nothing is answered for 4 s
+        await private.other.execute_command("CLIENT", "PAUSE", 4000, "ALL")  # nothing is answered for 4 s
         started = time.monotonic()
         with anyio.fail_after(3.5):
             assert not await hub.fence("g")  # given up on after FENCE_SECONDS: the caller reads Redis
         assert time.monotonic() - started >= 0.9
-    finally:
-        await other.execute_command("CLIENT", "UNPAUSE")
-        await hub.close()
-        await client.aclose()
-        await other.aclose()
-        server.stop()
 
 
 async def test_a_fence_waiting_when_the_hub_begins_to_close_fails_at_once(tmp_path: Path) -> None:
     """A view request waiting on a fence at shutdown reads Redis or is drained; it never holds the
     drain until the fence gives up."""
-    server = EmbeddedRedis(tmp_path / "redis", durable=False)
-    client = aioredis.Redis.from_url(server.url)
-    other = aioredis.Redis.from_url(server.url)
-    hub = LiveHub(client)
     passed: list[bool] = []
-    try:
+    async with private_hub(tmp_path) as private:
+        hub = private.hub
         await changes_heard(hub, "g")
-        await other.execute_command("CLIENT", "PAUSE", 3000, "ALL")  # the PING's answer is held back
+        await private.other.execute_command("CLIENT", "PAUSE", 3000, "ALL")  # the PING's answer is held back
 
         async def fence() -> None:
             passed.append(await hub.fence("g"))
@@ -182,10 +195,4 @@ async def test_a_fence_waiting_when_the_hub_begins_to_close_fails_at_once(tmp_pa
                 tasks.start_soon(fence)
                 await anyio.wait_all_tasks_blocked()  # the fence waits for its PING's answer
                 hub.begin_close()
-        assert passed == [False]
-    finally:
-        await other.execute_command("CLIENT", "UNPAUSE")
-        await hub.close()
-        await client.aclose()
-        await other.aclose()
-        server.stop()
+    assert passed == [False]
