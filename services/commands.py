@@ -1,6 +1,7 @@
 """The write side: create a table, take a seat, send a command. Load the folded table, let the rules
-decide, append atomically, notify live streams and projections. No HTTP here: the API and, later,
-workers (bots, turn timers) call the same methods with typed values.
+decide, append atomically (the append announces itself to live streams and view caches), notify
+projections. No HTTP here: the API and, later, workers (bots, turn timers) call the same methods
+with typed values.
 
 Without ``expected_version`` a lost race is retried against the newest state (the events of the
 other writer are folded in and the rules decide again); with it, a stale version is the caller's
@@ -319,9 +320,10 @@ class GameCommands:
         return self.lifecycle.timer_plan(timer, folded)
 
     async def _notify(self, game_id: str, poke: bool, deadline: int | None) -> None:
-        """Tell live streams and projections and index the armed timer; the events are already
-        stored, so a failed notification must not fail the command: the sweeper finds any game whose
-        projection lags, and its projection indexes the timer (``ops.after_projection``)."""
+        """Tell projections and index the armed timer (the append woke live streams itself); the
+        events are already stored, so a failed notification must not fail the command: the sweeper
+        finds any game whose projection lags, and its projection indexes the timer
+        (``ops.after_projection``)."""
         try:
             await self.notify(game_id, poke, deadline)
         except Exception:

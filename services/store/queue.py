@@ -59,7 +59,7 @@ def enqueue_drain(queue: Queue, **meta: Any) -> None:
 
 
 class AppendNotifier:
-    """After an append: wake the game's live streams, index the timer the append armed
+    """After an append (which woke the game's live streams itself): index the timer the append armed
     (``deadline``) and, when the append set the game's pending flag (``poke``), hand the game over
     and queue a drain job unless one is queued."""
 
