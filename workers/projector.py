@@ -26,9 +26,12 @@ from rq.job import Job
 from projections.views import lobby_entry, materialise
 from services.history.folding import Folded, StateCache
 from services.lifecycle import lifecycle_behind
+from services.store import indexes
+from services.store import operations as ops
 from services.store.event_store import SyncEventStore
 from services.store.operations import ProjectionStart
 from services.store.queue import enqueue_drain, projection_queue
+from services.store.requests import Operation
 from workers.ratings import RatingsRecorder
 from workers.stores import job_store
 
@@ -54,10 +57,25 @@ class Projector:
         The game stays marked dirty while its lifecycle is pending at the head (its timer is behind,
         the appending process died before arming it, or a bot is to act): the sweeper then has it
         settled if that lasts (``workers.sweeper``). Clears the game's pending flag before it reads
-        the head (``store.begin_projection``). Four round trips when it writes: the start, the
+        the head (``ops.begin_projection``). Four round trips when it writes: the start, the
         views, the indexes (lobby, waiting tables, dirty mark) and the head after the mark's clear."""
-        start = self.store.begin_projection(game_id, self.cache)
-        checkpoint, written = self._project(game_id, start)
+        return self.store.run(self._catch_up(game_id))
+
+    def catch_up_all(self, game_ids: list[str]) -> list[str]:
+        """``catch_up`` each game, all of them in lockstep (``SyncEventStore.run_all``): the same
+        four round trips for the whole batch as for one game. One that fails (logged) does not stop
+        the others: its dirty mark stays, for the sweeper. Returns the games that failed."""
+        failed = []
+        outcomes = self.store.run_all([self._catch_up(game_id) for game_id in game_ids])
+        for game_id, outcome in zip(game_ids, outcomes, strict=True):
+            if isinstance(outcome, Exception):
+                log.warning("projection_failed", game_id=game_id, exc_info=outcome)
+                failed.append(game_id)
+        return failed
+
+    def _catch_up(self, game_id: str) -> Operation[int]:
+        start = yield from ops.begin_projection(game_id, self.cache)
+        checkpoint, written = yield from self._project(game_id, start)
         folded = self.cache.get(game_id)
         at_head = folded is not None and folded.version == checkpoint
         pending = at_head and folded is not None and lifecycle_behind(start.timer, folded)
@@ -69,7 +87,7 @@ class Projector:
             summary = msgspec.json.encode(lobby_entry(written.state, written.version))
             started = written.state.status != "waiting"
         deadline = start.timer.get("deadline")
-        self.store.after_projection(
+        yield from indexes.after_projection(
             game_id,
             checkpoint,
             summary,
@@ -78,19 +96,6 @@ class Projector:
             deadline=int(deadline) if deadline is not None else None,
         )
         return checkpoint
-
-    def catch_up_all(self, game_ids: list[str]) -> list[str]:
-        """``catch_up`` each game; one that fails (logged) does not stop the others: its dirty mark
-        stays, for the sweeper. Returns the games that failed."""
-        failed = []
-        for game_id in game_ids:
-            try:
-                with structlog.contextvars.bound_contextvars(game_id=game_id):
-                    self.catch_up(game_id)
-            except Exception:
-                log.warning("projection_failed", game_id=game_id, exc_info=True)
-                failed.append(game_id)
-        return failed
 
     def drain(self) -> tuple[int, list[str]]:
         """Project the handed-over games, ``DRAIN_BATCH`` at a time, for up to ``DRAIN_ROUNDS``
@@ -106,25 +111,26 @@ class Projector:
             failed += self.catch_up_all(games)
         return taken, failed
 
-    def _project(self, game_id: str, start: ProjectionStart) -> tuple[int, Folded | None]:
+    def _project(self, game_id: str, start: ProjectionStart) -> Operation[tuple[int, Folded | None]]:
         """The views written at the head: the checkpoint left behind, and the table this call wrote
-        the views of (``None``: it wrote none, another projection was there first)."""
+        the views of (``None``: it wrote none, another projection was there first). A finished
+        game's record (``RatingsRecorder.record``, rare) does its own round trips."""
         checkpoint, folded = start.checkpoint, start.folded
         for attempt in range(MAX_CAS_ROUNDS):
             if attempt:
-                checkpoint = self.store.checkpoint(game_id)
-                folded = self.store.load(game_id, self.cache)
+                checkpoint = yield from ops.checkpoint(game_id)
+                folded = yield from ops.load(game_id, self.cache)
             if folded is not None and folded.state.status == "finished":
                 self.ratings.record(folded)
             if folded is None or folded.version <= checkpoint:
                 return checkpoint, None
             fields = materialise(folded.state, folded.version)
-            outcome = self.store.write_views(game_id, checkpoint, folded.version, fields)
+            outcome = yield from ops.write_views(game_id, checkpoint, folded.version, fields)
             if outcome == "written":
                 log.debug("projected", game_id=game_id, checkpoint=folded.version, previous=checkpoint)
                 return folded.version, folded
             if outcome == "stale":
-                return self.store.checkpoint(game_id), None
+                return (yield from ops.checkpoint(game_id)), None
         raise RuntimeError(f"projection of {game_id} kept losing its compare-and-set")
 
 

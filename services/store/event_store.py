@@ -14,6 +14,7 @@ the connection that ran it, for the replicas ``acks`` asks for (``WAITAOF``/``WA
 from __future__ import annotations
 
 import asyncio
+import functools
 import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeVar, cast
@@ -29,7 +30,16 @@ from services.store import indexes
 from services.store import operations as ops
 from services.store.connection import UNAVAILABLE, Acks, NotReplicated
 from services.store.operations import AppendResult, ViewWrite
-from services.store.requests import SCRIPTS, Call, Operation, Pipelined, Request, ScriptCall, check_client
+from services.store.requests import (
+    SCRIPTS,
+    Call,
+    Operation,
+    Pipelined,
+    Request,
+    ScriptCall,
+    ScriptName,
+    check_client,
+)
 
 T = TypeVar("T")
 
@@ -68,6 +78,61 @@ def _send(target: Any, call: Call) -> Any:
     """``target.execute_command(*call.args)`` on a client or a pipeline, sync or async."""
     execute: Callable[..., Any] = target.execute_command  # redis-py leaves some of these unannotated
     return execute(*call.args)
+
+
+class _Batch:
+    """The requests of one round of ``SyncEventStore.run_all``, laid out in two pipelines (the
+    store's and the indexes'): where each request's commands went, and its reply assembled back."""
+
+    def __init__(self) -> None:
+        self.store: list[tuple[Any, ...]] = []
+        self.index: list[tuple[Any, ...]] = []
+        self.requests: dict[int, tuple[Request, list[tuple[bool, int]]]] = {}
+
+    def add(
+        self, position: int, request: Request, separate_index: bool, scripts: Mapping[ScriptName, Any]
+    ) -> None:
+        """Lay out ``request``'s commands; raises ``CrossSlot`` for keys of several slots."""
+        commands: list[tuple[bool, tuple[Any, ...]]]
+        if isinstance(request, ScriptCall):
+            check_one_slot(request.keys, f"script {request.script}")
+            sha = scripts[request.script].sha
+            commands = [(False, ("EVALSHA", sha, len(request.keys), *request.keys, *request.args))]
+        elif isinstance(request, Call):
+            commands = [(separate_index and request.index, request.args)]
+        else:
+            _split(request, separate_index)  # the slot check
+            commands = [(separate_index and call.index, call.args) for call in request.calls]
+        places = []
+        for on_index, args in commands:
+            target = self.index if on_index else self.store
+            places.append((on_index, len(target)))
+            target.append(args)
+        self.requests[position] = (request, places)
+
+    def reply(self, position: int, store: list[Any], index: list[Any]) -> Any:
+        """The reply ``run`` would have given the request at ``position``, or the first exception
+        among its commands' replies."""
+        request, places = self.requests[position]
+        values = [(index if on_index else store)[at] for on_index, at in places]
+        failed = next((value for value in values if isinstance(value, Exception)), None)
+        if failed is not None:
+            return failed
+        return values if isinstance(request, Pipelined) else values[0]
+
+
+def _executed(client: Any, commands: list[tuple[Any, ...]]) -> list[Any]:
+    """``commands`` in one pipeline, each reply or error in its place (an error of the whole
+    pipeline, such as a lost connection, in every place)."""
+    if not commands:
+        return []
+    try:
+        with client.pipeline(transaction=False) as pipe:
+            for args in commands:
+                pipe.execute_command(*args)
+            return cast(list[Any], pipe.execute(raise_on_error=False))
+    except Exception as error:
+        return [error] * len(commands)
 
 
 def _merge(size: int, parts: Sequence[tuple[list[int], list[Any]]]) -> list[Any]:
@@ -327,6 +392,66 @@ class SyncEventStore:
                 request = operation.send(self._execute(request))
         except StopIteration as done:
             return cast(T, done.value)
+
+    def run_all(self, operations: Sequence[Operation[T]]) -> list[T | Exception]:
+        """Drive many operations in lockstep: each round sends what every unfinished operation asks
+        for next in one pipeline per server, so operations of ``k`` steps cost ``k`` round trips
+        however many there are (a worker projecting a batch of games). Each operation still sees
+        its own requests in order; operations share no order among themselves. One that raises
+        ends with its exception in its place, and the others go on."""
+        results: list[Any] = [None] * len(operations)
+        waiting: dict[int, Request] = {}
+
+        def step(position: int, advance: Callable[[], Request]) -> None:
+            try:
+                waiting[position] = advance()
+            except StopIteration as done:
+                results[position] = done.value
+            except Exception as error:  # this operation's end; BaseException (a kill) ends them all
+                results[position] = error
+
+        for position, operation in enumerate(operations):
+            step(position, operation.__next__)
+        while waiting:
+            asked, waiting = waiting, {}
+            for position, reply in self._execute_round(asked).items():
+                operation = operations[position]
+                if isinstance(reply, Exception):
+                    step(position, functools.partial(operation.throw, reply))
+                else:
+                    step(position, functools.partial(operation.send, reply))
+        return results
+
+    def _execute_round(self, asked: Mapping[int, Request]) -> dict[int, Any]:
+        """Every request of one round, each reply (or the exception it met) in its place: one
+        pipeline for the store and one for the indexes (when they live apart). A request that
+        cannot share a pipeline (a durable script, which waits on its own connection) or meets a
+        script the server lacks runs alone."""
+        replies: dict[int, Any] = {}
+        batch = _Batch()
+        alone: list[int] = []
+        for position, request in asked.items():
+            try:
+                if isinstance(request, ScriptCall) and request.durable and self.acks.replicas:
+                    alone.append(position)
+                else:
+                    batch.add(position, request, self._separate_index, self._scripts)
+            except CrossSlot as error:
+                replies[position] = error
+        store = _executed(self.redis, batch.store)
+        index = _executed(self.index, batch.index)
+        for position in batch.requests:
+            reply = batch.reply(position, store, index)
+            if isinstance(reply, NoScriptError):
+                alone.append(position)
+            else:
+                replies[position] = reply
+        for position in alone:
+            try:
+                replies[position] = self._execute(asked[position])
+            except Exception as error:
+                replies[position] = error
+        return replies
 
     def _execute(self, request: Request) -> Any:
         if isinstance(request, Call):

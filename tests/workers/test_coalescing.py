@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Callable, Iterator
+import functools
+from collections.abc import Callable, Generator, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar, cast
 
 import fakeredis
 import pytest
@@ -25,13 +26,14 @@ from services.commands import GameCommands
 from services.history.folding import StateCache, advance
 from services.store.event_store import EventStore, SyncEventStore
 from services.store.keys import DRAIN_PENDING, POKED, game_keys
-from services.store.operations import ProjectionStart, ViewWrite
 from services.store.queue import AppendNotifier, lifecycle_queue, projection_queue
+from services.store.requests import Operation
 from services.store.tokens import TokenStore
 from workers.lifecycle import bot_move
 from workers.sweeper import sweep
 
 GAMES = 3
+T = TypeVar("T")
 Loss = Literal["none", "handover", "enqueue"]
 Point = Literal["begin_drain", "take_poked", "begin_projection", "write_views"]
 POINTS: tuple[Point, ...] = ("begin_drain", "take_poked", "begin_projection", "write_views")
@@ -64,8 +66,46 @@ class Hooks:
 HOOKS = Hooks()
 
 
+STEPS: dict[str, Point] = {"begin_projection": "begin_projection", "write_views": "write_views"}
+
+
+def _delegates(operation: Generator[Any, Any, Any]) -> Iterator[str]:
+    """The names of the operation and of the sub-operations it is delegating to, outermost first."""
+    current: Any = operation
+    while current is not None:
+        yield current.__name__
+        current = current.gi_yieldfrom
+
+
+def _hooked(operation: Operation[T]) -> Operation[T]:
+    """``operation``, firing ``HOOKS`` once a request of one of its projection steps (``STEPS``) has
+    been answered by Redis, before the operation goes on with the reply."""
+    send: Callable[[], Any] = operation.__next__
+    while True:
+        try:
+            request = send()
+        except StopIteration as done:
+            return cast(T, done.value)
+        points = [STEPS[name] for name in _delegates(operation) if name in STEPS]
+        try:
+            reply = yield request
+        except Exception as error:
+            send = functools.partial(operation.throw, error)
+            continue
+        for point in points:
+            HOOKS.fire(point)
+        send = functools.partial(operation.send, reply)
+
+
 class HookedStore(SyncEventStore):
-    """The projector's store, firing ``HOOKS`` right after each step of a projection."""
+    """The projector's store, firing ``HOOKS`` right after each step of a projection (whether the
+    projector runs one game or a batch in lockstep)."""
+
+    def run(self, operation: Operation[T]) -> T:
+        return super().run(_hooked(operation))
+
+    def run_all(self, operations: Sequence[Operation[T]]) -> list[T | Exception]:
+        return super().run_all([_hooked(operation) for operation in operations])
 
     def begin_drain(self) -> None:
         super().begin_drain()
@@ -75,18 +115,6 @@ class HookedStore(SyncEventStore):
         games = super().take_poked(limit)
         HOOKS.fire("take_poked")
         return games
-
-    def begin_projection(self, game_id: str, cache: StateCache) -> ProjectionStart:
-        start = super().begin_projection(game_id, cache)
-        HOOKS.fire("begin_projection")
-        return start
-
-    def write_views(
-        self, game_id: str, expected_checkpoint: int, new_checkpoint: int, fields: Any
-    ) -> ViewWrite:
-        outcome = super().write_views(game_id, expected_checkpoint, new_checkpoint, fields)
-        HOOKS.fire("write_views")
-        return outcome
 
 
 @contextlib.contextmanager

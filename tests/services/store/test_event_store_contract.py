@@ -7,6 +7,7 @@ several tests write with one and read with the other.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import re
 import threading
 import time
@@ -24,9 +25,11 @@ from redis.asyncio import RedisCluster
 import services
 import services.store.operations
 from services.history.records import GENESIS_HASH, Entry, chain_hash
-from services.store.event_store import EventStore, SyncEventStore
+from services.store import operations as ops
+from services.store.event_store import CrossSlot, EventStore, SyncEventStore
 from services.store.keys import game_keys
 from services.store.operations import AppendResult, BrokenStream
+from services.store.requests import SCRIPTS, Call, Operation, Pipelined
 from tests.conftest import Clients, make_batch
 
 pytestmark = pytest.mark.anyio
@@ -361,6 +364,86 @@ async def test_a_written_view_reaches_an_async_subscriber(
         assert await event_store.checkpoint("g1") == 7
     finally:
         await pubsub.aclose()
+
+
+# -- many operations in lockstep (a worker's batch) -----------------------------------------------------
+
+
+def project_and_read(game_id: str, new: int) -> Operation[tuple[str, int, int]]:
+    """Three steps of one game: write its views, read its checkpoint, read its head."""
+    written = yield from ops.write_views(game_id, 0, new, {"spectator": game_id.encode()})
+    checkpoint = yield from ops.checkpoint(game_id)
+    head = yield from ops.head(game_id)
+    return written, checkpoint, head
+
+
+def counting_pipelines(monkeypatch: pytest.MonkeyPatch, *clients: Any) -> list[int]:
+    """How many pipelines the clients open, counted in the list returned (one element each)."""
+    opened: list[int] = []
+    for client in {id(c): c for c in clients}.values():
+        real = client.pipeline
+
+        def counted(*args: Any, _real: Any = real, **kwargs: Any) -> Any:
+            opened.append(1)
+            return _real(*args, **kwargs)
+
+        monkeypatch.setattr(client, "pipeline", counted)
+    return opened
+
+
+def test_operations_run_in_lockstep_each_get_what_they_get_alone_in_one_pipeline_per_step(
+    sync_store: SyncEventStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    games = [f"batch{i}" for i in range(12)]  # on a cluster: several slots and primaries
+    logs = {game_id: start(sync_store, game_id) for game_id in games}
+    for i, game_id in enumerate(games):
+        grow(sync_store, game_id, logs[game_id], i % 3 + 1)
+    opened = counting_pipelines(monkeypatch, sync_store.redis, sync_store.index)
+    results = sync_store.run_all([project_and_read(g, len(logs[g])) for g in games])
+    assert results == [("written", len(logs[g]), len(logs[g])) for g in games]
+    assert len(opened) == 3  # three steps, whatever the number of games
+    assert sync_store.run(project_and_read("alone", 2)) == ("written", 2, 0)
+    views = [sync_store.read_view(g, "spectator") for g in games]
+    assert views == [(len(logs[g]), g.encode()) for g in games]
+
+
+def test_an_operation_that_fails_in_lockstep_ends_with_its_error_and_the_others_finish(
+    sync_store: SyncEventStore,
+) -> None:
+    start(sync_store, "g1")
+
+    def refused_before_redis() -> Operation[Any]:
+        return (yield from ops.write_views("g1", 3, 3, {}))  # ValueError before anything is sent
+
+    def wrong_type() -> Operation[str]:
+        try:
+            yield Call(("HGET", game_keys("g1").events, "x"))  # the events key is a stream
+        except redis.ResponseError as error:
+            return f"caught {str(error).split()[0]}"
+        return "not raised"
+
+    def crossing() -> Operation[Any]:
+        return (yield Pipelined((Call(("GET", game_keys("a").views)), Call(("GET", game_keys("b").views)))))
+
+    outcomes = sync_store.run_all(
+        [refused_before_redis(), wrong_type(), crossing(), project_and_read("g2", 4), ops.head("g1")]
+    )
+    assert isinstance(outcomes[0], ValueError)
+    assert outcomes[1] == "caught WRONGTYPE"
+    assert isinstance(outcomes[2], CrossSlot)
+    assert outcomes[3:] == [("written", 4, 0), 1]
+
+
+def test_a_script_the_server_lost_is_loaded_again_in_lockstep(
+    sync_store: SyncEventStore, store_backend: Clients
+) -> None:
+    client = store_backend[0]
+    sync_store.run(project_and_read("s0", 1))  # the script is loaded, then lost
+    client.script_flush()  # every primary on a cluster: as after a restart without the scripts
+    sha = hashlib.sha1(SCRIPTS["write_views"].encode()).hexdigest()
+    assert not any(client.script_exists(sha))
+    results = sync_store.run_all([project_and_read(f"s{i}", 2) for i in range(1, 7)])
+    assert results == [("written", 2, 0)] * 6
 
 
 # -- lobby and scanning --------------------------------------------------------------------------------

@@ -7,7 +7,7 @@ commands, projections, views, lobby, export) is recorded and checked slot by slo
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 import fakeredis
@@ -57,19 +57,26 @@ def test_a_script_spanning_two_slots_is_refused_before_it_runs() -> None:
 
 @pytest.fixture
 def recorded(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[Request]]:
-    """Every request either store sends, in order."""
+    """Every request either store sends, in order (a lockstep round's in the order of its
+    operations; a request that the round then runs alone is recorded again)."""
     requests: list[Request] = []
     sync_execute, async_execute = SyncEventStore._execute, EventStore._execute
+    sync_round = SyncEventStore._execute_round
 
     def sync_recording(self: SyncEventStore, request: Request) -> Any:
         requests.append(request)
         return sync_execute(self, request)
+
+    def round_recording(self: SyncEventStore, asked: Mapping[int, Request]) -> dict[int, Any]:
+        requests.extend(asked.values())
+        return sync_round(self, asked)
 
     async def async_recording(self: EventStore, request: Request) -> Any:
         requests.append(request)
         return await async_execute(self, request)
 
     monkeypatch.setattr(SyncEventStore, "_execute", sync_recording)
+    monkeypatch.setattr(SyncEventStore, "_execute_round", round_recording)
     monkeypatch.setattr(EventStore, "_execute", async_recording)
     yield requests
 
