@@ -166,7 +166,9 @@ class Bot:
                     return
                 for seat in view["to_act"]:
                     auth = {"Authorization": f"Bearer {tokens[seat]}"}
-                    own = self._request(client, "GET", f"/games/{self.game_id}/view", headers=auth).json()
+                    answer = self._request(client, "GET", f"/games/{self.game_id}/view", headers=auth)
+                    assert answer.status_code == 200, f"seat {seat}: {answer.status_code} {answer.text}"
+                    own = answer.json()
                     if not own["legal"]:
                         continue
                     body = {
