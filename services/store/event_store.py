@@ -101,8 +101,8 @@ class _Batch:
         elif isinstance(request, Call):
             commands = [(separate_index and request.index, request.args)]
         else:
-            on_index = set(_split(request, separate_index)[1])  # and the slot check
-            commands = [(i in on_index, call.args) for i, call in enumerate(request.calls)]
+            indexed = set(_split(request, separate_index)[1])  # and the slot check
+            commands = [(i in indexed, call.args) for i, call in enumerate(request.calls)]
         places = []
         for on_index, args in commands:
             target = self.index if on_index else self.store
