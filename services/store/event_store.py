@@ -556,25 +556,6 @@ class SyncEventStore:
     def publish_appended(self, game_id: str, poke: bool = False) -> bool:
         return self.run(ops.publish_appended(game_id, poke))
 
-    def begin_projection(self, game_id: str, cache: StateCache) -> ops.ProjectionStart:
-        return self.run(ops.begin_projection(game_id, cache))
-
-    def after_projection(
-        self,
-        game_id: str,
-        projected: int,
-        summary: bytes | None,
-        *,
-        started: bool,
-        clean: bool,
-        deadline: int | None = None,
-    ) -> bool:
-        return self.run(
-            indexes.after_projection(
-                game_id, projected, summary, started=started, clean=clean, deadline=deadline
-            )
-        )
-
     def begin_drain(self) -> None:
         self.run(indexes.begin_drain())
 
