@@ -32,7 +32,7 @@ from services.history.records import GENESIS_HASH, CommandRecord, command_finger
 from services.lifecycle import Lifecycle
 from services.store.event_store import EventStore
 from services.store.idempotency import IdempotencyStore
-from services.store.operations import TimerPlan
+from services.store.operations import Handover, TimerPlan
 from services.store.tokens import TokenStore
 
 MAX_ATTEMPTS = 25
@@ -40,10 +40,9 @@ SEED_OPTION = "seed"
 
 log = structlog.get_logger("tablestream.commands")
 
-Notify = Callable[[str, bool, int | None], Awaitable[None]]
-"""Called after every append with the game id, whether the append set the game's pending
-projection flag, i.e. whether to hand the game to the projection workers, and the deadline of the
-timer the append armed, to index (``services.store.queue.AppendNotifier``)."""
+Notify = Callable[[str, Handover], Awaitable[None]]
+"""Called after every append with the game id and what the append left to do for the projection
+workers and the timer index (``services.store.queue.AppendNotifier``)."""
 
 Decision = Callable[[Folded, SecretSeeds], tuple[CommandRecord, list[Event]]]
 """How a lifecycle request decides on the newest state: its record and its events."""
@@ -162,7 +161,7 @@ class GameCommands:
         host_token = await self.tokens.issue(game_id, "host")
         # the create script arms no timer: the lifecycle arms it, before the table is announced
         await self._after(advance(game_id, None, entries), armed=False)
-        await self._notify(game_id, created, None)
+        await self._notify(game_id, Handover(poke=created))
         log.info("table_created", game_id=game_id, game=game, players=players, outcome="ok")
         return game_id, host_token
 
@@ -295,7 +294,7 @@ class GameCommands:
         if result.status == "ok":
             self.cache.put(new)
             await self._after(new, armed=True)  # bots; the timer was armed with the batch
-            await self._notify(folded.game_id, result.poke, plan.deadline if plan is not None else None)
+            await self._notify(folded.game_id, result.handover(plan.deadline if plan is not None else None))
             return CommandOutcome(
                 folded.game_id,
                 folded.table,
@@ -319,13 +318,13 @@ class GameCommands:
             timer = await self.store.read_timer(folded.game_id)
         return self.lifecycle.timer_plan(timer, folded)
 
-    async def _notify(self, game_id: str, poke: bool, deadline: int | None) -> None:
+    async def _notify(self, game_id: str, handover: Handover) -> None:
         """Tell projections and index the armed timer (the append woke live streams itself); the
         events are already stored, so a failed notification must not fail the command: the sweeper
         finds any game whose projection lags, and its projection indexes the timer
         (``ops.after_projection``)."""
         try:
-            await self.notify(game_id, poke, deadline)
+            await self.notify(game_id, handover)
         except Exception:
             log.warning("notify_failed", game_id=game_id, exc_info=True)
 

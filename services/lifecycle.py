@@ -15,8 +15,9 @@ index) always belongs to the version just appended:
 
 The write side plans the timer before it appends (from the timer read with the state it decided on)
 and the append script arms it in the same atomic step as the events (``TimerPlan``), so a timer is
-never behind a batch appended with one; the deadline index follows in the announcement's round
-trip (``publish_appended``), and a projection puts it there again if that was lost
+never behind a batch appended with one; the deadline index follows in the same step on one server,
+else in the announcement's round trip (``publish_appended``), and a projection puts it there again
+if that was lost
 (``after_projection``). A timer behind its head (a batch appended without a lifecycle, or by a
 process before this scheme) makes the projector leave the game in the dirty set, and the sweeper
 runs ``after_append`` again (``timer_behind``, ``workers.sweeper``).

@@ -33,6 +33,7 @@ from domain.table import TableState
 from services.commands import GameCommands
 from services.errors import AppError
 from services.store.event_store import EventStore
+from services.store.operations import Handover
 from services.store.tokens import TokenStore
 
 CALLERS = 64
@@ -49,7 +50,7 @@ async def ours_per_command(url: str, seconds: float, game: str = "skull-king", p
     """Accepted commands per second through the in-process command path, 64 concurrent callers."""
     client = aioredis.Redis.from_url(url)
 
-    async def no_poke(game_id: str, poke: bool, deadline: int | None) -> None:
+    async def no_poke(game_id: str, handover: Handover) -> None:
         return None
 
     handler = GameCommands(EventStore(client), TokenStore(client), no_poke)

@@ -90,14 +90,20 @@ class _Batch:
         self.requests: dict[int, tuple[Request, list[tuple[bool, int]]]] = {}
 
     def add(
-        self, position: int, request: Request, separate_index: bool, scripts: Mapping[ScriptName, Any]
+        self,
+        position: int,
+        request: Request,
+        separate_index: bool,
+        indexes_here: bool,
+        scripts: Mapping[ScriptName, Any],
     ) -> None:
         """Lay out ``request``'s commands; raises ``CrossSlot`` for keys of several slots."""
         commands: list[tuple[bool, tuple[Any, ...]]]
         if isinstance(request, ScriptCall):
             check_one_slot(request.keys, f"script {request.script}")
             sha = scripts[request.script].sha
-            commands = [(False, ("EVALSHA", sha, len(request.keys), *request.keys, *request.args))]
+            keys = request.all_keys(indexes_here)
+            commands = [(False, ("EVALSHA", sha, len(keys), *keys, *request.args))]
         elif isinstance(request, Call):
             commands = [(separate_index and request.index, request.args)]
         else:
@@ -158,6 +164,7 @@ class EventStore:
         self.acks = acks or Acks()
         self.cluster = isinstance(client, aioredis.RedisCluster)
         self._separate_index = self.index is not client
+        self._indexes_here = not self._separate_index and not self.cluster  # scripts may write them
         self._scripts = {name: client.register_script(source) for name, source in SCRIPTS.items()}
         self._nodes: dict[str, aioredis.Redis] = {}
         self._ready = False
@@ -181,7 +188,8 @@ class EventStore:
             check_one_slot(request.keys, f"script {request.script}")
             if request.durable and self.acks.replicas:
                 return await self._durable(request)
-            return await self._scripts[request.script](keys=request.keys, args=request.args)
+            keys = request.all_keys(self._indexes_here)
+            return await self._scripts[request.script](keys=keys, args=request.args)
         store, index = _split(request, self._separate_index)
         if not index:  # one server (the usual case): no task for the other
             return await self._pipeline(request, store, self.redis)
@@ -212,7 +220,8 @@ class EventStore:
             client = self._node(request.keys[0])
             try:
                 async with client.pipeline(transaction=False) as pipe:
-                    pipe.evalsha(script.sha, len(request.keys), *request.keys, *request.args)
+                    keys = request.all_keys(self._indexes_here)
+                    pipe.evalsha(script.sha, len(keys), *keys, *request.args)
                     pipe.execute_command(*self.acks.request())
                     reply, acked = await pipe.execute()
             except NoScriptError:
@@ -382,6 +391,7 @@ class SyncEventStore:
         self.acks = acks or Acks()
         self.cluster = isinstance(client, redis.RedisCluster)
         self._separate_index = self.index is not client
+        self._indexes_here = not self._separate_index and not self.cluster  # scripts may write them
         self._scripts = {name: client.register_script(source) for name, source in SCRIPTS.items()}
 
     def run(self, operation: Operation[T]) -> T:
@@ -435,7 +445,7 @@ class SyncEventStore:
                 if isinstance(request, ScriptCall) and request.durable and self.acks.replicas:
                     alone.append(position)
                 else:
-                    batch.add(position, request, self._separate_index, self._scripts)
+                    batch.add(position, request, self._separate_index, self._indexes_here, self._scripts)
             except CrossSlot as error:
                 replies[position] = error
         store = _executed(self.redis, batch.store)
@@ -460,7 +470,7 @@ class SyncEventStore:
             check_one_slot(request.keys, f"script {request.script}")
             if request.durable and self.acks.replicas:
                 return self._durable(request)
-            return self._scripts[request.script](keys=request.keys, args=request.args)
+            return self._scripts[request.script](keys=request.all_keys(self._indexes_here), args=request.args)
         store, index = _split(request, self._separate_index)
         parts = [
             (store, self._pipeline(request, store, self.redis)),
@@ -483,7 +493,8 @@ class SyncEventStore:
             client = self._node(request.keys[0])
             try:
                 with client.pipeline(transaction=False) as pipe:
-                    pipe.evalsha(script.sha, len(request.keys), *request.keys, *request.args)
+                    keys = request.all_keys(self._indexes_here)
+                    pipe.evalsha(script.sha, len(keys), *keys, *request.args)
                     pipe.execute_command(*self.acks.request())  # type: ignore[no-untyped-call]
                     reply, acked = pipe.execute()
             except NoScriptError:

@@ -4,13 +4,17 @@ cap counts, the lobby, and the timer deadlines the timer loop reads. Operations 
 ``services.store.operations``, run by either event store.
 
 The dirty set: every write marks its game (``operations.mark_dirty``, score: when it was first
-marked, in ms) before appending and again after; the projector clears the mark once the game's
+marked, in ms) before appending and again after (in the append script's own step when the indexes
+live on the store's server, else in the round trip after it); the projector clears the mark once the game's
 checkpoint is at its head (and its timer armed for it) and re-marks it if the head moved meanwhile.
 The sweeper reads only this set, so its cost follows the games that lag, not every game ever stored.
 
 The hand-over to the projection workers (pokes coalesced): an append that sets its game's pending
 flag (``ts:{<id>}:pending``, in the append script) adds the game to ``POKED`` and queues a drain job
-unless one is queued already (``DRAIN_PENDING``; ``operations.publish_appended``). A drain job clears
+unless one is queued already (``DRAIN_PENDING``). On one server the append script does both in its
+own atomic step (``operations.HANDOVER_KEYS``) and the caller only queues the job it claimed; with
+the indexes beside the queue of a cluster the caller does it in one more round trip
+(``operations.publish_appended``). Either way ``queue.AppendNotifier`` queues the job. A drain job clears
 ``DRAIN_PENDING`` as it starts, then takes the games in batches (``take_poked``), clearing their
 flags before it reads their heads. So a game has at most one projection pending, a job projects
 every game handed over before it started, and one handed over after that queues the next job.

@@ -43,6 +43,8 @@ from services.store.requests import (
 )
 
 PAGE = 500  # entries per XRANGE round trip
+HANDOVER_KEYS = (DIRTY, POKED, DRAIN_PENDING, TIMERS)
+"""The indexes the append script writes when they live on the store's server (``append.lua``)."""
 PENDING_TTL_MS = 30_000
 """How long a game's pending-projection flag outlives a hand-over that was lost (the process died
 between the append and the hand-over, the queue was lost): after it the next append hands the game
@@ -61,8 +63,11 @@ VIEW_WRITES: tuple[ViewWrite, ...] = ("written", "stale", "mismatch")
 class AppendResult:
     """What the append script did: ``ok`` (first..last appended, head = last), ``dup`` (the command
     id was seen before: its original range and fingerprint) or ``conflict`` (head is the true head).
-    ``poke``: this append set the game's pending-projection flag, so the caller hands the game to
-    the projection workers (``publish_appended``); ``False`` when a projection was pending already."""
+    ``poke``: this append set the game's pending-projection flag, so the game goes to the projection
+    workers; ``False`` when a projection was pending already. ``handed``: the append script also
+    marked the game dirty, handed it over and indexed its timer (the indexes live on the store's one
+    server), so nothing is left to the caller but queueing a drain job when it claimed that
+    (``drain``); otherwise the caller does the hand-over (``publish_appended``)."""
 
     status: Literal["ok", "dup", "conflict"]
     first: int = 0
@@ -70,6 +75,26 @@ class AppendResult:
     head: int = 0
     fingerprint: str | None = None
     poke: bool = False
+    handed: bool = False
+    drain: bool = False
+
+    def handover(self, deadline: int | None) -> Handover:
+        """What this append leaves to its caller (``deadline``: the timer it was asked to arm)."""
+        return Handover(self.poke, deadline, self.handed, self.drain)
+
+
+@dataclass(frozen=True, slots=True)
+class Handover:
+    """What a write leaves to its caller for the projection workers and the timer index
+    (``services.store.queue.AppendNotifier``): ``poke``, the write set the game's pending flag (the
+    game goes to the workers); ``deadline``, the timer it armed (to index); ``done``, the write's
+    script did both already, and ``drain``, it claimed the queueing of a drain job (the caller
+    queues one)."""
+
+    poke: bool
+    deadline: int | None = None
+    done: bool = False
+    drain: bool = False
 
 
 def parse_command(value: bytes | str | None) -> tuple[str, int, int] | None:
@@ -85,8 +110,16 @@ def parse_append(reply: Sequence[Any]) -> AppendResult:
     if status == "legacy":
         status = "dup"
     if status == "ok":
-        first, last = int(reply[1]), int(reply[2])
-        return AppendResult("ok", first=first, last=last, head=last, poke=text(reply[3]) == "1")
+        first, last, handover = int(reply[1]), int(reply[2]), text(reply[4])
+        return AppendResult(
+            "ok",
+            first=first,
+            last=last,
+            head=last,
+            poke=text(reply[3]) == "1",
+            handed=handover != "",
+            drain=handover == "1",
+        )
     if status == "conflict":
         return AppendResult("conflict", head=int(reply[1]))
     if status == "dup":
@@ -137,11 +170,15 @@ class TimerPlan:
     deadline: int | None
     fields: Mapping[str, str | int]
 
-    def args(self) -> list[Any]:
+    def deadline_arg(self) -> str | int:
+        """The append script's timer argument: the deadline, or ``-`` to clear the timer."""
+        return "-" if self.deadline is None else self.deadline
+
+    def field_args(self) -> list[Any]:
         pairs: list[Any] = []
         for field, value in self.fields.items():
             pairs += [field, value]
-        return ["-" if self.deadline is None else self.deadline, len(self.fields), *pairs]
+        return pairs
 
 
 def append(
@@ -156,7 +193,8 @@ def append(
 ) -> Operation[AppendResult]:
     """One command's entries at exactly ``expected`` + 1, once per command id. The game is marked
     dirty first, unless the caller did (``marked``: ``command_load`` marks it). ``timer``: armed for
-    the last version in the same step (``None``: the timer is left alone)."""
+    the last version in the same step (``None``: the timer is left alone). Where the indexes live on
+    the store's server the script also hands the game over (``AppendResult.handed``)."""
     if expected < 1:
         raise ValueError("a stream begins with create(); appends need expected >= 1")
     if not entries:
@@ -182,11 +220,16 @@ def append(
             legacy,
             PENDING_TTL_MS,
             k.live,
-            *(timer.args() if timer is not None else ["", 0]),
+            timer.deadline_arg() if timer is not None else "",
+            clock_ms(),
+            game_id,
+            DRAIN_TTL_MS,
+            len(timer.fields) if timer is not None else 0,
+            *(timer.field_args() if timer is not None else ()),
             *pairs,
         ]
         keys = [k.events, k.commands, k.seats, k.seat_commands, k.pending, k.timer]
-        reply = yield ScriptCall("append", keys, args, durable=True)
+        reply = yield ScriptCall("append", keys, args, durable=True, index_keys=HANDOVER_KEYS)
         if text(reply[0]) == "legacy" and not (yield from _legacy_owned(game_id, reply[1], seat)):
             legacy = ""  # another seat's id from before ids were scoped: free for this seat
             continue

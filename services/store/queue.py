@@ -21,6 +21,7 @@ from rq.job import Job, JobStatus
 from rq.serializers import JSONSerializer
 
 from services.store.event_store import EventStore
+from services.store.operations import Handover
 
 QUEUE_NAME = "projections"
 PROJECTION_JOB = "workers.projector.project"
@@ -60,15 +61,20 @@ def enqueue_drain(queue: Queue, **meta: Any) -> None:
 
 class AppendNotifier:
     """After an append (which woke the game's live streams itself): index the timer the append armed
-    (``deadline``) and, when the append set the game's pending flag (``poke``), hand the game over
-    and queue a drain job unless one is queued."""
+    and, when the append set the game's pending flag, hand the game over, unless the append script
+    did both (the indexes live on the store's server); then queue a drain job if the hand-over
+    claimed that (no drain job was queued)."""
 
     def __init__(self, store: EventStore, queue: Queue) -> None:
         self.store = store
         self.queue = queue
 
-    async def __call__(self, game_id: str, poke: bool, deadline: int | None = None) -> None:
-        if await self.store.publish_appended(game_id, poke, deadline):
+    async def __call__(self, game_id: str, handover: Handover) -> None:
+        if handover.done:
+            drain = handover.drain
+        else:
+            drain = await self.store.publish_appended(game_id, handover.poke, handover.deadline)
+        if drain:
             await anyio.to_thread.run_sync(enqueue_drain, self.queue)
 
 

@@ -78,6 +78,14 @@ class ScriptCall:
     keys: list[str]
     args: list[Any]
     durable: bool = False  # an acknowledged write: waits for the replicas the store is told to wait for
+    index_keys: tuple[str, ...] = ()
+    """Global index keys the script also writes when the indexes live on the store's one server;
+    left off otherwise (a cluster, or indexes beside the queue), and the script then skips that
+    part (the caller does it in a round trip of its own)."""
+
+    def all_keys(self, indexes_here: bool) -> list[str]:
+        """The keys to send: the game's, then the index keys when the indexes are on this server."""
+        return [*self.keys, *self.index_keys] if indexes_here and self.index_keys else self.keys
 
 
 @dataclass(frozen=True, slots=True)

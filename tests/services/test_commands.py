@@ -11,6 +11,7 @@ import structlog
 from services.commands import GameCommands
 from services.errors import AppError
 from services.store.event_store import EventStore
+from services.store.operations import Handover
 from services.store.tokens import TokenStore
 from tests.conftest import Clients, IndexClients
 
@@ -18,7 +19,7 @@ pytestmark = pytest.mark.anyio
 FLOWER = {"type": "place_disc", "disc": "flower"}
 
 
-async def no_poke(game_id: str, poke: bool, deadline: int | None) -> None:
+async def no_poke(game_id: str, handover: Handover) -> None:
     return None
 
 

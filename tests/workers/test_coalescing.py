@@ -26,6 +26,7 @@ from services.commands import GameCommands
 from services.history.folding import StateCache, advance
 from services.store.event_store import EventStore, SyncEventStore
 from services.store.keys import DRAIN_PENDING, POKED, game_keys
+from services.store.operations import Handover
 from services.store.queue import AppendNotifier, lifecycle_queue, projection_queue
 from services.store.requests import Operation
 from services.store.tokens import TokenStore
@@ -138,23 +139,29 @@ def hooked() -> Iterator[None]:
 
 class LossyNotifier:
     """The API's notifier, or the same process dying after the append (``handover``: nothing after
-    the append script ran) or after the hand-over, before queueing the drain job (``enqueue``)."""
+    the append script ran; on one server the script handed the game over itself) or after the
+    hand-over, before queueing the drain job (``enqueue``)."""
 
     def __init__(self, store: EventStore, sync: redis.Redis, loss: Loss) -> None:
         self.store, self.loss = store, loss
         self.real = AppendNotifier(store, projection_queue(sync))
 
-    async def __call__(self, game_id: str, poke: bool, deadline: int | None) -> None:
+    async def __call__(self, game_id: str, handover: Handover) -> None:
         if self.loss == "none":
-            await self.real(game_id, poke, deadline)
-        elif self.loss == "enqueue":
-            await self.store.publish_appended(game_id, poke, deadline)
+            await self.real(game_id, handover)
+        elif self.loss == "enqueue" and not handover.done:
+            await self.store.publish_appended(game_id, handover.poke, handover.deadline)
 
 
 @dataclass
 class World:
+    """Games on one server. ``split``: the write side sees the indexes as living elsewhere (as on a
+    cluster, through a client of their own), so it hands games over in a round trip after the
+    append, not in the append script's own step."""
+
     server: fakeredis.FakeServer
     sync: redis.Redis
+    split: bool = False
     games: list[str] = field(default_factory=list)
 
     def write(self, loss: Loss, work: Callable[[GameCommands], Any]) -> Any:
@@ -162,13 +169,16 @@ class World:
 
         async def main() -> Any:
             client = fakeredis.FakeAsyncRedis(server=self.server)
+            index = fakeredis.FakeAsyncRedis(server=self.server) if self.split else None
             try:
-                store = EventStore(client)
+                store = EventStore(client, index)
                 return await work(
                     GameCommands(store, TokenStore(client), LossyNotifier(store, self.sync, loss))
                 )
             finally:
                 await client.aclose()
+                if index is not None:
+                    await index.aclose()
 
         return asyncio.run(main())
 
@@ -226,9 +236,9 @@ def unprojected(sync: redis.Redis, game_ids: list[str]) -> list[str]:
     return behind
 
 
-def new_world(players: int = 3) -> World:
+def new_world(players: int = 3, split: bool = False) -> World:
     server = fakeredis.FakeServer()
-    world = World(server, fakeredis.FakeRedis(server=server))
+    world = World(server, fakeredis.FakeRedis(server=server), split)
 
     async def table(commands: GameCommands) -> str:
         game_id, _ = await commands.create("skull", players, {"turn_seconds": 0})
@@ -277,9 +287,10 @@ def test_an_append_while_a_drain_job_runs_queues_the_next_job_and_is_projected()
 
 
 def test_a_game_whose_hand_over_was_lost_is_projected_by_the_sweeper_despite_its_pending_flag() -> None:
-    world = new_world()
+    world = new_world(split=True)  # on one server the append script hands over in its own step
     world.move(2, loss="handover")
     assert world.sync.get(game_keys(world.games[2]).pending) is not None
+    assert world.sync.scard(POKED) == 0
     world.move(2)  # its flag is still set: not handed over again
     assert projection_queue(world.sync).count == 0
     world.sweep()
@@ -290,9 +301,12 @@ def test_a_game_whose_hand_over_was_lost_is_projected_by_the_sweeper_despite_its
     assert projection_queue(world.sync).count == 1
 
 
-def test_a_lost_drain_job_is_queued_again_by_the_sweeper() -> None:
+@pytest.mark.parametrize("loss", ["enqueue", "handover"])
+def test_a_lost_drain_job_is_queued_again_by_the_sweeper(loss: Loss) -> None:
+    """On one server a process dying right after the append script loses no more than the job."""
     world = new_world()
-    world.move(1, loss="enqueue")
+    world.move(1, loss=loss)
+    assert world.sync.smembers(POKED) == {world.games[1].encode()}
     world.move(0)  # a drain job is claimed (lost): none is queued for this one either
     assert projection_queue(world.sync).count == 0
     swept = sweep(SyncEventStore(world.sync), projection_queue(world.sync), lifecycle_queue(world.sync))
@@ -341,8 +355,9 @@ def die() -> None:
 @example(steps=[("append", 1, "enqueue"), ("append", 0, "none"), ("work", None, None)], finals=[1])
 @example(steps=[("append", 0, "none"), ("work_dying", "take_poked", None), ("append", 1, "none")], finals=[])
 @example(steps=[("append", 2, "handover"), ("append", 2, "none"), ("sweep", None, None)], finals=[2])
+@pytest.mark.parametrize("split", [False, True], ids=["one-server", "indexes-elsewhere"])
 def test_any_interleaving_of_appends_pokes_losses_and_workers_ends_with_every_game_at_its_fold(
-    steps: list[tuple[str, Any, Any]], finals: list[int]
+    split: bool, steps: list[tuple[str, Any, Any]], finals: list[int]
 ) -> None:
     """Appends (whose hand-over or drain job may be lost), projection jobs (which may meet an append,
     fail or be killed at any step), a lost queue and sweeps, in any order; then the worker process
@@ -350,11 +365,11 @@ def test_any_interleaving_of_appends_pokes_losses_and_workers_ends_with_every_ga
     Without any loss the queued jobs alone suffice, no sweep needed. Random by default (the hypothesis
     profile); a failure prints its seed and a ``@reproduce_failure`` blob that replays it."""
     with hooked_projector():
-        run_interleaving(steps, finals)
+        run_interleaving(steps, finals, split)
 
 
-def run_interleaving(steps: list[tuple[str, Any, Any]], finals: list[int]) -> None:
-    world = new_world()
+def run_interleaving(steps: list[tuple[str, Any, Any]], finals: list[int], split: bool) -> None:
+    world = new_world(split=split)
     lossy = False
     for kind, a, b in steps:
         if kind == "append":

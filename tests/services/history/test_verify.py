@@ -28,6 +28,7 @@ from services.history.replay import decode_stream
 from services.history.verify import UnreadableExport, verify_export, verify_file
 from services.history.verify_report import Report
 from services.store.event_store import EventStore
+from services.store.operations import Handover
 from services.store.tokens import TokenStore
 from tests.support.recorded import RecordedGame, altered, recorded_random_game, rewrite, table_setups
 
@@ -112,7 +113,7 @@ async def test_a_game_recorded_by_the_real_command_handler_verifies_with_its_rec
 ) -> None:
     """The verifier re-runs what the handler actually stored (random join ids, practice options)."""
 
-    async def no_poke(_: str, __: bool, ___: int | None) -> None:
+    async def no_poke(_: str, __: Handover) -> None:
         return None
 
     handler = GameCommands(EventStore(fake_redis_async), TokenStore(fake_redis_async), no_poke)

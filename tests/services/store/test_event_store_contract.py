@@ -27,14 +27,22 @@ import services.store.operations
 from services.history.records import GENESIS_HASH, Entry, chain_hash
 from services.store import operations as ops
 from services.store.event_store import CrossSlot, EventStore, SyncEventStore
-from services.store.keys import game_keys
-from services.store.operations import AppendResult, BrokenStream
+from services.store.keys import DIRTY, DRAIN_PENDING, POKED, TIMERS, game_keys
+from services.store.operations import AppendResult, BrokenStream, TimerPlan
+from services.store.queue import DRAIN_JOB, AppendNotifier, projection_queue
 from services.store.requests import SCRIPTS, Call, Operation, Pipelined
-from tests.conftest import Clients, make_batch
+from tests.conftest import Clients, IndexClients, make_batch
 
 pytestmark = pytest.mark.anyio
 
 SECRET = {"root": "ab" * 32, "master": "cd" * 32}
+
+
+def appended(result: AppendResult) -> tuple[int, int]:
+    """The versions an append stored, after checking that it did (the hand-over flags in the result
+    depend on where the indexes live: ``test_hand_over`` below)."""
+    assert (result.status, result.head) == ("ok", result.last), result
+    return result.first, result.last
 
 
 def start(store: SyncEventStore, game_id: str) -> list[Entry]:
@@ -48,7 +56,7 @@ def grow(store: SyncEventStore, game_id: str, log: list[Entry], count: int, seat
     head = log[-1]
     entries = make_batch(head.version + 1, count, f"cmd-{head.version}", head.hash)
     result = store.append(game_id, head.version, f"cmd-{head.version}", f"fp-{head.version}", seat, entries)
-    assert result == AppendResult("ok", first=head.version + 1, last=head.version + count, head=result.last)
+    assert appended(result) == (head.version + 1, head.version + count)
     log.extend(entries)
 
 
@@ -218,7 +226,7 @@ def test_two_seats_may_use_the_same_command_id_and_each_sees_only_its_own(sync_s
     first = make_batch(2, 1, "c1", log[-1].hash)
     assert sync_store.append("g1", 1, "c1", "fp-seat-0", 0, first).status == "ok"
     second = make_batch(3, 1, "c1", first[-1].hash)
-    assert sync_store.append("g1", 2, "c1", "fp-seat-1", 1, second) == AppendResult("ok", 3, 3, 3)
+    assert appended(sync_store.append("g1", 2, "c1", "fp-seat-1", 1, second)) == (3, 3)
     assert sync_store.command_entry("g1", "c1", seat=0) == ("fp-seat-0", 2, 2)
     assert sync_store.command_entry("g1", "c1", seat=1) == ("fp-seat-1", 3, 3)
     assert sync_store.command_entry("g1", "c1", seat=2) is None
@@ -239,7 +247,7 @@ def test_a_legacy_unscoped_dedup_record_still_dedups_for_its_own_seat_only(
     assert sync_store.command_entry("g1", "c1", seat=0) == ("fp-old", 2, 3)
     assert sync_store.command_entry("g1", "c1", seat=1) is None
     other = sync_store.append("g1", 3, "c1", "fp-new", 1, make_batch(4, 1, "c1", old[-1].hash))
-    assert other == AppendResult("ok", 4, 4, 4)
+    assert appended(other) == (4, 4)
     assert sync_store.command_entry("g1", "c1", seat=1) == ("fp-new", 4, 4)
 
 
@@ -444,6 +452,36 @@ def test_a_script_the_server_lost_is_loaded_again_in_lockstep(
     assert not any(client.script_exists(sha))
     results = sync_store.run_all([project_and_read(f"s{i}", 2) for i in range(1, 7)])
     assert results == [("written", 2, 0)] * 6
+
+
+# -- the hand-over to the projection workers --------------------------------------------------------
+
+
+async def test_an_append_hands_its_game_over_once_in_its_own_step_where_the_indexes_are_beside_it(
+    store_backend: Clients, index_backend: IndexClients, event_store: EventStore
+) -> None:
+    """On one server the append script marks the game dirty, hands it over and indexes its timer in
+    the same atomic step; with the indexes elsewhere (a cluster) the notifier does it in a second
+    trip. Either way: one hand-over and one drain job for appends while a projection is pending."""
+    indexes = index_backend[0] if index_backend else store_backend[0]  # and the queue, beside them
+    queue = projection_queue(indexes)
+    notify = AppendNotifier(event_store, queue)
+    log = start(SyncEventStore(store_backend[0], index_backend[0] if index_backend else None), "h1")
+    await event_store.redis.delete(game_keys("h1").pending)  # as a projection that began
+    beside = index_backend is None and not isinstance(store_backend[0], redis.RedisCluster)
+    for n, deadline in enumerate((1_000_000, 2_000_000)):
+        entries = make_batch(log[-1].version + 1, 1, f"h-{n}", log[-1].hash)
+        plan = TimerPlan(deadline, {"seat": 0})
+        result = await event_store.append("h1", log[-1].version, f"h-{n}", "fp", 0, entries, timer=plan)
+        log.extend(entries)
+        assert (result.status, result.poke, result.handed) == ("ok", n == 0, beside)
+        assert result.drain == (beside and n == 0)
+        await notify("h1", result.handover(deadline))
+        assert indexes.zscore(TIMERS, "h1") == deadline
+    assert indexes.zscore(DIRTY, "h1") is not None
+    assert indexes.smembers(POKED) == {b"h1"}
+    assert indexes.exists(DRAIN_PENDING)
+    assert [job.func_name for job in queue.get_jobs()] == [DRAIN_JOB]
 
 
 # -- lobby and scanning --------------------------------------------------------------------------------
