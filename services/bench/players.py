@@ -128,6 +128,7 @@ class Job:
     until: float = 0.0  # monotonic deadline of a timed run
     start: float = 0.0  # monotonic start (all processes begin together)
     rate: float | None = None  # this process's commands per second (None: as fast as it can)
+    phase: float = 0.0  # seconds after ``start`` of this process's first paced command
     finish: bool = False  # play until every table is over (no replacements)
     moves: int = 0  # exactly this many commands per table, then stop
 
@@ -153,7 +154,7 @@ def _play(job: Job) -> tuple[Tally, list[Table]]:
         return tally, tables
     while time.monotonic() < job.start:
         time.sleep(min(0.01, max(0.0, job.start - time.monotonic())))  # waiting for the shared start
-    due = time.monotonic()
+    due = time.monotonic() + job.phase
     index = 0
     playing = list(tables)
     while playing:
@@ -217,6 +218,8 @@ class Players:
                 share,
                 until=start + seconds,
                 start=start,
+                # paced processes take turns, evenly spread: in phase they would send in bursts
+                phase=0.0 if rate is None else n / rate,
                 rate=None if rate is None else rate / self.processes,
                 finish=finish,
                 moves=moves,
