@@ -1,5 +1,5 @@
-"""The worker process: a pool of RQ ``SimpleWorker``s on the projection and lifecycle queues, the
-lag sweeper and the timer loop (``workers.lifecycle``).
+"""The worker process: a pool of RQ ``SimpleWorker``s (``PipelinedWorker``) on the projection and
+lifecycle queues, the lag sweeper and the timer loop (``workers.lifecycle``).
 
     python -m workers.pool --redis-url URL [--queue-url URL] [--redis-cluster auto|yes|no]
                            [--workers 2] [--sweep-seconds 5]
@@ -24,7 +24,6 @@ from collections.abc import Sequence
 
 import redis
 import structlog
-from rq import SimpleWorker
 from rq.serializers import JSONSerializer
 from rq.worker_pool import WorkerPool
 
@@ -38,7 +37,13 @@ from services.store.connection import (
     topology,
 )
 from services.store.event_store import SyncEventStore
-from services.store.queue import LIFECYCLE_QUEUE, QUEUE_NAME, lifecycle_queue, projection_queue
+from services.store.queue import (
+    LIFECYCLE_QUEUE,
+    QUEUE_NAME,
+    PipelinedWorker,
+    lifecycle_queue,
+    projection_queue,
+)
 from services.structured_logging import configure_logging
 from workers.lifecycle import TimerLoop
 from workers.stores import WORKER_LIMITS, configure
@@ -69,9 +74,9 @@ def run_simple_worker(connection: redis.Redis) -> None:
     when it was asked to stop (SIGTERM or Ctrl-C)."""
     never = threading.Event()
     while True:
-        worker: SimpleWorker | None = None
+        worker: PipelinedWorker | None = None
         try:  # a new worker registers itself in Redis: that may fail too, and is retried the same way
-            worker = SimpleWorker(
+            worker = PipelinedWorker(
                 [projection_queue(connection), lifecycle_queue(connection)],
                 connection=connection,
                 serializer=JSONSerializer,
@@ -121,7 +126,7 @@ def run_pool(
                 [QUEUE_NAME, LIFECYCLE_QUEUE],
                 connection=connection,
                 num_workers=workers,
-                worker_class=SimpleWorker,
+                worker_class=PipelinedWorker,
                 serializer=JSONSerializer,
             )
             pool.start(logging_level="WARNING")

@@ -99,16 +99,19 @@ class Projector:
 
     def drain(self) -> tuple[int, list[str]]:
         """Project the handed-over games, ``DRAIN_BATCH`` at a time, for up to ``DRAIN_ROUNDS``
-        batches. Returns how many were taken and the ones that failed."""
-        self.store.begin_drain()  # first: a game handed over from now on queues the next job
+        batches; a short batch ends the job, since whatever was handed over after the first take
+        cleared ``DRAIN_PENDING`` queued the next job. Returns how many were taken and the ones that
+        failed."""
         taken: int = 0
         failed: list[str] = []
-        for _ in range(DRAIN_ROUNDS):
-            games = self.store.take_poked(DRAIN_BATCH)
-            if not games:
-                return taken, failed
+        for round_ in range(DRAIN_ROUNDS):
+            # the first take clears DRAIN_PENDING: a game handed over from now on queues the next job
+            games = self.store.take_poked(DRAIN_BATCH, begin=round_ == 0)
             taken += len(games)
-            failed += self.catch_up_all(games)
+            if games:
+                failed += self.catch_up_all(games)
+            if len(games) < DRAIN_BATCH:
+                break
         return taken, failed
 
     def _project(self, game_id: str, start: ProjectionStart) -> Operation[tuple[int, Folded | None]]:

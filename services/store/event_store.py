@@ -567,14 +567,11 @@ class SyncEventStore:
     def publish_appended(self, game_id: str, poke: bool = False) -> bool:
         return self.run(ops.publish_appended(game_id, poke))
 
-    def begin_drain(self) -> None:
-        self.run(indexes.begin_drain())
-
     def claim_drain(self) -> bool:
         return self.run(indexes.claim_drain())
 
-    def take_poked(self, limit: int) -> list[str]:
-        return self.run(indexes.take_poked(limit))
+    def take_poked(self, limit: int, begin: bool = False) -> list[str]:
+        return self.run(indexes.take_poked(limit, begin))
 
     def poked_count(self) -> int:
         return self.run(indexes.poked_count())

@@ -91,29 +91,22 @@ def oldest_dirty_age_ms() -> Operation[int]:
 # -- the hand-over to the projection workers ------------------------------------------------------
 
 
-def begin_drain() -> Operation[None]:
-    """A drain job starts: clear ``DRAIN_PENDING`` before taking any game, so that a game handed
-    over from now on queues the next job, and one handed over before is taken by this one."""
-    yield index_call("DEL", DRAIN_PENDING)
-
-
 def claim_drain() -> Operation[bool]:
     """Claim the queueing of a drain job; ``True`` if none was queued (the caller queues it)."""
     return bool((yield index_call("SET", DRAIN_PENDING, 1, "NX", "PX", DRAIN_TTL_MS)))
 
 
-def take_poked(limit: int) -> Operation[list[str]]:
-    """Take up to ``limit`` handed-over games and clear their pending flags (an append from now on
-    hands its game over again: a taker killed before projecting them delays them only until their
-    next append; the taker reads the heads after this). The flags are cleared in one round trip
-    across the games' slots (a batch of many games, not a game's path)."""
-    ids: list[bytes] = yield index_call("SPOP", POKED, limit)
-    games = [text(game_id) for game_id in ids]
-    if games:
-        yield Pipelined(
-            tuple(Call(("DEL", game_keys(game_id).pending)) for game_id in games), across_games=True
-        )
-    return games
+def take_poked(limit: int, begin: bool = False) -> Operation[list[str]]:
+    """Take up to ``limit`` handed-over games. ``begin``: a drain job starts, and first clears
+    ``DRAIN_PENDING`` (in the same round trip, before the take), so that a game handed over from
+    now on queues the next job and one handed over before is taken by this one. The games' pending
+    flags are cleared by their projections, before they read the heads
+    (``operations.begin_projection``): a taker killed before that leaves them to the sweeper."""
+    if begin:
+        _, ids = yield Pipelined((index_call("DEL", DRAIN_PENDING), index_call("SPOP", POKED, limit)))
+    else:
+        ids = yield index_call("SPOP", POKED, limit)
+    return [text(game_id) for game_id in ids]
 
 
 def poked_count() -> Operation[int]:

@@ -36,8 +36,8 @@ from workers.sweeper import sweep
 GAMES = 3
 T = TypeVar("T")
 Loss = Literal["none", "handover", "enqueue"]
-Point = Literal["begin_drain", "take_poked", "begin_projection", "write_views"]
-POINTS: tuple[Point, ...] = ("begin_drain", "take_poked", "begin_projection", "write_views")
+Point = Literal["take_poked", "begin_projection", "write_views"]
+POINTS: tuple[Point, ...] = ("take_poked", "begin_projection", "write_views")
 
 
 class Died(BaseException):
@@ -108,12 +108,8 @@ class HookedStore(SyncEventStore):
     def run_all(self, operations: Sequence[Operation[T]]) -> list[T | Exception]:
         return super().run_all([_hooked(operation) for operation in operations])
 
-    def begin_drain(self) -> None:
-        super().begin_drain()
-        HOOKS.fire("begin_drain")
-
-    def take_poked(self, limit: int) -> list[str]:
-        games = super().take_poked(limit)
+    def take_poked(self, limit: int, begin: bool = False) -> list[str]:
+        games = super().take_poked(limit, begin)
         HOOKS.fire("take_poked")
         return games
 
@@ -286,6 +282,28 @@ def test_an_append_while_a_drain_job_runs_queues_the_next_job_and_is_projected()
     world.assert_projected_to_the_fold()
 
 
+def test_a_drain_job_ends_after_a_short_batch_and_a_game_handed_over_meanwhile_queues_the_next(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    world = new_world()
+    takes: list[bool] = []
+    take = HookedStore.take_poked
+
+    def counted(store: HookedStore, limit: int, begin: bool = False) -> list[str]:
+        takes.append(begin)
+        return take(store, limit, begin)
+
+    monkeypatch.setattr(HookedStore, "take_poked", counted)
+    world.move(0)
+    HOOKS.arm("take_poked", lambda: world.move(1))  # after the take that cleared DRAIN_PENDING
+    world.work_one()
+    assert takes == [True]  # one game, fewer than a batch: no second take
+    assert projection_queue(world.sync).count == 1
+    world.work_one()
+    assert takes == [True, True]
+    world.assert_projected_to_the_fold()
+
+
 def test_a_game_whose_hand_over_was_lost_is_projected_by_the_sweeper_despite_its_pending_flag() -> None:
     world = new_world(split=True)  # on one server the append script hands over in its own step
     world.move(2, loss="handover")
@@ -351,7 +369,7 @@ def die() -> None:
 @settings(max_examples=max(10, settings().max_examples // 4))  # ~1 s an example (a quarter of the profile's)
 @given(steps=steps, finals=st.lists(games, max_size=3))
 @example(steps=[("append", 0, "none"), ("work_with_append", "write_views", 0)], finals=[])  # head read
-@example(steps=[("append", 0, "none"), ("work_with_append", "take_poked", 0)], finals=[])  # flag cleared
+@example(steps=[("append", 0, "none"), ("work_with_append", "take_poked", 0)], finals=[])  # taken, flag set
 @example(steps=[("append", 1, "enqueue"), ("append", 0, "none"), ("work", None, None)], finals=[1])
 @example(steps=[("append", 0, "none"), ("work_dying", "take_poked", None), ("append", 1, "none")], finals=[])
 @example(steps=[("append", 2, "handover"), ("append", 2, "none"), ("sweep", None, None)], finals=[2])
