@@ -127,7 +127,7 @@ def _opened(index: int, game: str, players: int) -> tuple[Any, SecretSeeds, int]
 
 
 def peer(
-    label: str, seconds: float, rebuild_rounds: int = 3, game: str = "skull-king", players: int = 4
+    label: str, seconds: float, rebuild_rounds: int = 5, game: str = "skull-king", players: int = 4
 ) -> PeerFigures:
     """The ``eventsourcing`` peer: ``label`` is ``sqlite`` or ``popo``."""
     from eventsourcing.application import Application  # lazily: a dev dependency
@@ -164,10 +164,11 @@ def peer(
         for thread in threads:
             thread.join()
         per_command = sum(counts) / (time.perf_counter() - started)
-        started = time.perf_counter()
-        for _ in range(rebuild_rounds):
+        rebuild = 0.0
+        for _ in range(rebuild_rounds):  # the best pass, as the replay row takes ours
+            started = time.perf_counter()
             for aggregate, _, _ in opened:
                 app.repository.get(aggregate.id)
-        rebuild = sum(events) * rebuild_rounds / (time.perf_counter() - started)
+            rebuild = max(rebuild, sum(events) / (time.perf_counter() - started))
         app.close()
     return PeerFigures(f"eventsourcing {label}", per_command, rebuild)
