@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import tempfile
 import time
@@ -10,6 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import httpx
+import redis
 
 from services.bench import peer, wrk
 from services.bench.players import Players, percentile
@@ -21,11 +23,13 @@ from services.bench.run import (
     drain,
     measure_wrk,
     play_row,
+    rebuild_pass,
     replay_row,
     stream_events,
     used_memory,
 )
 from services.bench.stack import Stack, running_stack
+from services.store.event_store import SyncEventStore
 from services.structured_logging import configure_logging
 
 NO_WRK = "wrk is not installed (Debian: apt-get install -y wrk); rows driven by wrk are skipped"
@@ -202,10 +206,9 @@ def _rows(stack: Stack, players: Players, options: Options, add: Callable[[Row],
             notes=["INFO used_memory before/after; includes views, dedup records, lobby and RQ job keys"],
         )
     )
-    replay, ours_rebuild = replay_row(stack.redis.url, game_ids)
-    add(replay)
+    add(replay_row(stack.redis.url, game_ids))
     add(_capacity(stack, players, options))
-    for row in _peer_rows(stack, options, ours_rebuild):
+    for row in _peer_rows(stack, options, game_ids, events):
         add(row)
 
 
@@ -246,12 +249,15 @@ def _capacity(stack: Stack, players: Players, options: Options) -> Row:
     )
 
 
-def _peer_rows(stack: Stack, options: Options, ours_rebuild: float) -> list[Row]:
+def _peer_rows(stack: Stack, options: Options, game_ids: list[str], events: int) -> list[Row]:
+    """The peer rows; our rebuild (of the finished games) runs in turns with the peer's."""
     seconds = options.seconds
     ours = asyncio.run(peer.ours_per_command(stack.redis.url, seconds))
+    store = SyncEventStore(redis.Redis.from_url(stack.redis.url))
     rows = []
     for label in ("sqlite", "popo"):
-        figures = peer.peer(label, seconds)
+        figures = peer.peer(label, seconds, functools.partial(rebuild_pass, store, game_ids, events))
+        ours_rebuild = figures.ours_rebuild_events_per_second
         ratio = ours / figures.commands_per_second
         rows.append(
             Row(
@@ -274,4 +280,5 @@ def _peer_rows(stack: Stack, options: Options, ours_rebuild: float) -> list[Row]
                 ratio >= 8.0,
             )
         )
+    store.redis.close()
     return rows
