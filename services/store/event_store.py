@@ -564,9 +564,6 @@ class SyncEventStore:
     def checkpoint(self, game_id: str) -> int:
         return self.run(ops.checkpoint(game_id))
 
-    def publish_appended(self, game_id: str, poke: bool = False) -> bool:
-        return self.run(ops.publish_appended(game_id, poke))
-
     def claim_drain(self) -> bool:
         return self.run(indexes.claim_drain())
 
