@@ -87,13 +87,13 @@ class AppendResult:
 class Handover:
     """What a write leaves to its caller for the projection workers and the timer index
     (``services.store.queue.AppendNotifier``): ``poke``, the write set the game's pending flag (the
-    game goes to the workers); ``deadline``, the timer it armed (to index); ``done``, the write's
-    script did both already, and ``drain``, it claimed the queueing of a drain job (the caller
-    queues one)."""
+    game goes to the workers); ``deadline``, the timer it armed (to index); ``handed``, the write's
+    script did both already (``AppendResult.handed``), and ``drain``, it claimed the queueing of a
+    drain job (the caller queues one)."""
 
     poke: bool
     deadline: int | None = None
-    done: bool = False
+    handed: bool = False
     drain: bool = False
 
 

@@ -79,7 +79,7 @@ class AppendNotifier:
         self.queue = queue
 
     async def __call__(self, game_id: str, handover: Handover) -> None:
-        if handover.done:
+        if handover.handed:
             drain = handover.drain
         else:
             drain = await self.store.publish_appended(game_id, handover.poke, handover.deadline)

@@ -145,7 +145,7 @@ class LossyNotifier:
     async def __call__(self, game_id: str, handover: Handover) -> None:
         if self.loss == "none":
             await self.real(game_id, handover)
-        elif self.loss == "enqueue" and not handover.done:
+        elif self.loss == "enqueue" and not handover.handed:
             await self.store.publish_appended(game_id, handover.poke, handover.deadline)
 
 
