@@ -1,4 +1,3 @@
-# ruff: noqa: RUF001 - the catalogs are prose in four languages (Polish dashes, Turkish dotless i)
 """One sentence per game event, as a seat may see it, in English, Polish, French and Turkish.
 
 ``narrate`` reads the builtins dict of an event exactly as the API returns it to a viewer
@@ -7,10 +6,11 @@ says only what that dict holds: a hidden field is ``None`` and the sentence then
 ("Bart places a disc"), while the same event shown to its owner or after the game names it
 ("Bart places a skull"). The web client's game log and the CLI demo use the same sentences.
 
-The wording is data: ``CATALOGS`` holds one flat dict per language, from a key to a ``str.format``
-template with named placeholders; every language has exactly the same keys. The code below only
-picks a key and computes the values of its placeholders. Seats and rows are numbered from 1 for
-people, as on the paper score pads (seat 0 is "Seat 1" when no name is known).
+The wording is data: the ``log.*`` entries of the glossary (``projections.words``, one JSON file
+per language shared with the web client), ``str.format`` templates with named placeholders, or
+plural objects chosen by CLDR's rules for a count. The code below only picks a key and computes
+the values of its placeholders. Seats and rows are numbered from 1 for people, as on the paper
+score pads (seat 0 is "Seat 1" when no name is known).
 
 Sentences about something a seat did by its own command ("Ada bids 3") are built from the
 language's ``actor.*`` frame around a predicate ("bids 3"), so that ``by="bot"`` and
@@ -25,507 +25,15 @@ from typing import Any
 
 from domain.six_nimmt.cards import HAND_SIZE
 from domain.skull_king.cards import CARDS
+from projections.words import DEFAULT_LANGUAGE, GLOSSARY, LANGUAGES, Entry, word
 
-LANGUAGES: tuple[str, ...] = ("en", "pl", "fr", "tr")
-DEFAULT_LANGUAGE = "en"
+__all__ = ["CATALOGS", "DEFAULT_LANGUAGE", "LANGUAGES", "narrate", "narrates", "pick_language"]
+
 SEED_SHOWN = 12  # hex digits of a seed or commitment shown in a sentence
+LOG = "log."  # the narration's own keys in the glossary; game titles ("game.*") are the page's too
 
-EN: dict[str, str] = {
-    # frames
-    "actor.player": "{name} {predicate}",
-    "actor.bot": "{name} (bot) {predicate}",
-    "actor.timeout": "{name} ran out of time: {predicate}",
-    "seat": "Seat {number}",
-    "and": "and",
-    "bang": "!",
-    "unknown": "{type}",
-    # counted nouns: one / few / many (Polish needs all three; the others use one and many)
-    "n.flower.one": "{n} flower",
-    "n.flower.few": "{n} flowers",
-    "n.flower.many": "{n} flowers",
-    "n.point.one": "{n} point",
-    "n.point.few": "{n} points",
-    "n.point.many": "{n} points",
-    "n.card.one": "{n} card",
-    "n.card.few": "{n} cards",
-    "n.card.many": "{n} cards",
-    "n.bullhead.one": "{n} bullhead",
-    "n.bullhead.few": "{n} bullheads",
-    "n.bullhead.many": "{n} bullheads",
-    "n.trick.one": "{n} trick",
-    "n.trick.few": "{n} tricks",
-    "n.trick.many": "{n} tricks",
-    # games
-    "game.skull": "Skull",
-    "game.six-nimmt": "6 nimmt!",
-    "game.skull-king": "Skull King",
-    # the table
-    "table.table_created": "A {game} table for {players} players is open",
-    "table.table_created.practice": "A practice {game} table for {players} players is open",
-    "table.player_joined": "{name} takes seat {number}",
-    "table.game_started": "Every seat is taken: the game begins",
-    "table.seed_revealed": "The seed of round {round} is revealed: {seed}",
-    "table.seed_chain_committed": "A new seed chain is committed from round {first_round} on: {commitment}",
-    "table.game_finished.one": "Game over: {winners} wins; scores: {scores}",
-    "table.game_finished.many": "Game over: {winners} win; scores: {scores}",
-    "table.game_finished.none": "Game over; scores: {scores}",
-    "table.seat_left": "{name} leaves the table",
-    "table.bot_took_over": "A bot takes over from {name} ({reason})",
-    "table.bot_took_over.left": "the player left",
-    "table.bot_took_over.timeouts": "too many timeouts",
-    "table.bot_took_over.host": "the host's decision",
-    "table.bot_seated": "Bot {name} takes seat {number}",
-    "table.seat_claimed": "{name} plays as the registered player {account}",
-    "table.turn_timed_out": "{name} ran out of time",
-    "table.table_expired": "The table has expired",
-    "table.table_timers_set": "Turns last {seconds} s; an unfilled table expires after {minutes} min",
-    "table.table_timers_set.off": "No turn timer; an unfilled table expires after {minutes} min",
-    # Skull
-    "skull.disc.flower": "a flower",
-    "skull.disc.skull": "a skull",
-    "skull.disc.last_chance": "the Last chance disc",
-    "skull.round_started": "Round {round} begins; {name} plays first ({reason})",
-    "skull.first.table": "as agreed at the table",
-    "skull.first.draw": "drawn by lot",
-    "skull.first.challenger": "the last challenger",
-    "skull.first.skull_owner": "owner of the skull",
-    "skull.first.named": "named by the eliminated player",
-    "skull.first.left_neighbour": "next to the eliminated challenger",
-    "skull.disc_placed.hidden": "places a disc",
-    "skull.disc_placed": "places {disc}",
-    "skull.bid_made": "bids {count}",
-    "skull.player_passed": "passes",
-    "skull.challenge_started": "The auction is over: {name} must turn {flowers}",
-    "skull.disc_flipped": "{name}'s disc is flipped: {disc}",
-    "skull.disc_flipped.automatic": "{name}'s own disc is flipped: {disc}",
-    "skull.challenge_succeeded": "wins the challenge and now has {points}",
-    "skull.challenge_failed": "hits {owner}'s skull: the challenge fails",
-    "skull.challenge_failed.own": "hits their own skull: the challenge fails",
-    "skull.discs_shuffled": "{name} shuffles their discs face down ({count}); {picker} draws one blindly",
-    "skull.disc_lost.hidden": "loses a disc ({how})",
-    "skull.disc_lost": "loses {disc} ({how})",
-    "skull.lost.drawn": "drawn blindly",
-    "skull.lost.chosen": "own choice",
-    "skull.lost.last_chance": "the last chance is gone",
-    "skull.player_eliminated": "is out of the game",
-    "skull.round_ended": (
-        "Round {round} is over: {challenger} {outcome} with a bid of {bid}; points: {points}"
-    ),
-    "skull.outcome.success": "succeeds",
-    "skull.outcome.failure": "fails",
-    "skull.last_chance_returned": "gives back the Last chance disc",
-    "skull.last_chance_given": "gets the Last chance disc for the next round",
-    "skull.first_player_choice_requested": "must name the first player of the next round",
-    # 6 nimmt!
-    "six-nimmt.cards_dealt": "Round {round}: {cards} each; the rows start with {rows}",
-    "six-nimmt.draft_opened": "Round {round}: {cards} lie face up for the draft; {name} picks first",
-    "six-nimmt.card_drafted": "drafts {card}",
-    "six-nimmt.draft_completed": "The draft is over; the rows start with {rows}",
-    "six-nimmt.card_selected.hidden": "chooses a card",
-    "six-nimmt.card_selected": "chooses {card}",
-    "six-nimmt.cards_revealed": "Turn {turn}: the cards are revealed: {cards}",
-    "six-nimmt.card_placed": "puts {card} at the end of row {row}",
-    "six-nimmt.row_choice_awaited": "{card} is lower than every row: {name} must choose a row to take",
-    "six-nimmt.row_taken.chosen": "takes row {row}: {bullheads}; {card} starts it",
-    "six-nimmt.row_taken": "takes row {row} with {card}, its sixth card: {bullheads}",
-    "six-nimmt.round_scored": "Round {round} is scored: {scores}",
-    "six-nimmt.round_scored.final": "Round {round} is scored: {scores}; the game is over",
-    # Skull King
-    "skull-king.suit.yellow": "yellow",
-    "skull-king.suit.red": "red",
-    "skull-king.suit.blue": "blue",
-    "skull-king.suit.black": "black",
-    "skull-king.card.number": "{suit} {rank}",
-    "skull-king.card.escape": "an Escape",
-    "skull-king.card.pirate": "a Pirate",
-    "skull-king.card.mermaid": "a Mermaid",
-    "skull-king.card.scary-mary": "Scary Mary",
-    "skull-king.card.skull-king": "the Skull King",
-    "skull-king.as.pirate": "a Pirate",
-    "skull-king.as.escape": "an Escape",
-    "skull-king.first_dealer_chosen": "{name} is drawn to deal first",
-    "skull-king.cards_dealt": "Round {round} begins; {dealer} deals {cards} each; {leader} leads",
-    "skull-king.bid_placed.hidden": "places a bid",
-    "skull-king.bid_placed": "bids {tricks}",
-    "skull-king.bids_revealed": "The bids are revealed: {bids}",
-    "skull-king.card_played": "plays {card}",
-    "skull-king.card_played.as": "plays {card} as {declared}",
-    "skull-king.trick_won": "wins trick {trick} with {card}",
-    "skull-king.trick_won.bonus": "wins trick {trick} with {card} (bonus +{bonus})",
-    "skull-king.round_scored": "Round {round} is scored: {scores}",
-}
-
-PL: dict[str, str] = {
-    "actor.player": "{name} {predicate}",
-    "actor.bot": "{name} (bot) {predicate}",
-    "actor.timeout": "{name}: koniec czasu, {predicate}",
-    "seat": "Miejsce {number}",
-    "and": "i",
-    "bang": "!",
-    "unknown": "{type}",
-    "n.flower.one": "{n} kwiat",
-    "n.flower.few": "{n} kwiaty",
-    "n.flower.many": "{n} kwiatów",
-    "n.point.one": "{n} punkt",
-    "n.point.few": "{n} punkty",
-    "n.point.many": "{n} punktów",
-    "n.card.one": "{n} kartę",
-    "n.card.few": "{n} karty",
-    "n.card.many": "{n} kart",
-    "n.bullhead.one": "{n} byk",
-    "n.bullhead.few": "{n} byki",
-    "n.bullhead.many": "{n} byków",
-    "n.trick.one": "{n} lewę",
-    "n.trick.few": "{n} lewy",
-    "n.trick.many": "{n} lew",
-    "game.skull": "Skull",
-    "game.six-nimmt": "6. Bierze",
-    "game.skull-king": "Skull King",
-    "table.table_created": "Otwarto stół {game} dla {players} graczy",
-    "table.table_created.practice": "Otwarto stół treningowy {game} dla {players} graczy",
-    "table.player_joined": "{name} zajmuje miejsce {number}",
-    "table.game_started": "Wszystkie miejsca zajęte: gra się zaczyna",
-    "table.seed_revealed": "Ujawniono ziarno losowania rundy {round}: {seed}",
-    "table.seed_chain_committed": "Nowy łańcuch ziaren od rundy {first_round}: {commitment}",
-    "table.game_finished.one": "Koniec gry. Wygrywa: {winners}; wyniki: {scores}",
-    "table.game_finished.many": "Koniec gry. Wygrywają: {winners}; wyniki: {scores}",
-    "table.game_finished.none": "Koniec gry; wyniki: {scores}",
-    "table.seat_left": "{name} opuszcza stół",
-    "table.bot_took_over": "{name}: miejsce przejmuje bot ({reason})",
-    "table.bot_took_over.left": "gracz odszedł",
-    "table.bot_took_over.timeouts": "zbyt wiele przekroczeń czasu",
-    "table.bot_took_over.host": "decyzja gospodarza",
-    "table.bot_seated": "Bot {name} zajmuje miejsce {number}",
-    "table.seat_claimed": "{name} gra jako zarejestrowany gracz {account}",
-    "table.turn_timed_out": "{name}: koniec czasu",
-    "table.table_expired": "Stół wygasł",
-    "table.table_timers_set": "Tura trwa {seconds} s; niezapełniony stół wygasa po {minutes} min",
-    "table.table_timers_set.off": "Bez limitu czasu tury; niezapełniony stół wygasa po {minutes} min",
-    "skull.disc.flower": "kwiat",
-    "skull.disc.skull": "czaszka",
-    "skull.disc.last_chance": "„Ostatnia szansa”",
-    "skull.round_started": "Runda {round} się zaczyna; zaczyna {name} ({reason})",
-    "skull.first.table": "ustalenie przy stole",
-    "skull.first.draw": "losowanie",
-    "skull.first.challenger": "ostatnie wyzwanie",
-    "skull.first.skull_owner": "właściciel czaszki",
-    "skull.first.named": "wybór wyeliminowanego gracza",
-    "skull.first.left_neighbour": "sąsiad wyeliminowanego gracza",
-    "skull.disc_placed.hidden": "kładzie żeton",
-    "skull.disc_placed": "kładzie żeton: {disc}",
-    "skull.bid_made": "licytuje {count}",
-    "skull.player_passed": "pasuje",
-    "skull.challenge_started": "Licytacja zakończona: {name} musi odkryć {flowers}",
-    "skull.disc_flipped": "{name}: odkryty żeton – {disc}",
-    "skull.disc_flipped.automatic": "{name}: odkryty własny żeton – {disc}",
-    "skull.challenge_succeeded": "wygrywa wyzwanie i ma teraz {points}",
-    "skull.challenge_failed": "trafia na czaszkę ({owner}): wyzwanie nieudane",
-    "skull.challenge_failed.own": "trafia na własną czaszkę: wyzwanie nieudane",
-    "skull.discs_shuffled": "{name} tasuje swoje żetony ({count}); {picker} losuje jeden z nich",
-    "skull.disc_lost.hidden": "traci żeton ({how})",
-    "skull.disc_lost": "traci żeton: {disc} ({how})",
-    "skull.lost.drawn": "losowanie",
-    "skull.lost.chosen": "własny wybór",
-    "skull.lost.last_chance": "koniec ostatniej szansy",
-    "skull.player_eliminated": "odpada z gry",
-    "skull.round_ended": (
-        "Koniec rundy {round}: {challenger}, stawka {bid}, wyzwanie {outcome}; punkty: {points}"
-    ),
-    "skull.outcome.success": "udane",
-    "skull.outcome.failure": "nieudane",
-    "skull.last_chance_returned": "oddaje żeton „Ostatnia szansa”",
-    "skull.last_chance_given": "dostaje żeton „Ostatnia szansa” na następną rundę",
-    "skull.first_player_choice_requested": "wskazuje gracza, który zacznie następną rundę",
-    "six-nimmt.cards_dealt": "Runda {round}: każdy dostaje {cards}; rzędy zaczynają: {rows}",
-    "six-nimmt.draft_opened": "Runda {round}: karty do wyboru leżą odkryte ({count}); wybór zaczyna {name}",
-    "six-nimmt.card_drafted": "bierze kartę {card}",
-    "six-nimmt.draft_completed": "Wybór kart zakończony; rzędy zaczynają: {rows}",
-    "six-nimmt.card_selected.hidden": "wybiera kartę",
-    "six-nimmt.card_selected": "wybiera kartę {card}",
-    "six-nimmt.cards_revealed": "Tura {turn}: karty odkryte – {cards}",
-    "six-nimmt.card_placed": "dokłada kartę {card} do rzędu {row}",
-    "six-nimmt.row_choice_awaited": (
-        "Karta {card} nie pasuje do żadnego rzędu: {name} wybiera rząd do zebrania"
-    ),
-    "six-nimmt.row_taken.chosen": "zbiera rząd {row}: {bullheads}; karta {card} zaczyna go od nowa",
-    "six-nimmt.row_taken": "zbiera rząd {row}, bo karta {card} jest w nim szósta: {bullheads}",
-    "six-nimmt.round_scored": "Runda {round} podliczona: {scores}",
-    "six-nimmt.round_scored.final": "Runda {round} podliczona: {scores}; koniec gry",
-    "skull-king.suit.yellow": "żółta",
-    "skull-king.suit.red": "czerwona",
-    "skull-king.suit.blue": "niebieska",
-    "skull-king.suit.black": "czarna",
-    "skull-king.card.number": "{suit} {rank}",
-    "skull-king.card.escape": "Ucieczka",
-    "skull-king.card.pirate": "Pirat",
-    "skull-king.card.mermaid": "Syrena",
-    "skull-king.card.scary-mary": "Scary Mary",
-    "skull-king.card.skull-king": "Skull King",
-    "skull-king.as.pirate": "Pirat",
-    "skull-king.as.escape": "Ucieczka",
-    "skull-king.first_dealer_chosen": "Losowanie: pierwsze rozdanie – {name}",
-    "skull-king.cards_dealt": (
-        "Runda {round} się zaczyna; rozdaje {dealer} (każdy dostaje {cards}); zaczyna {leader}"
-    ),
-    "skull-king.bid_placed.hidden": "składa deklarację",
-    "skull-king.bid_placed": "deklaruje {tricks}",
-    "skull-king.bids_revealed": "Deklaracje odkryte: {bids}",
-    "skull-king.card_played": "zagrywa: {card}",
-    "skull-king.card_played.as": "zagrywa: {card} (jako {declared})",
-    "skull-king.trick_won": "bierze lewę {trick} ({card})",
-    "skull-king.trick_won.bonus": "bierze lewę {trick} ({card}; premia +{bonus})",
-    "skull-king.round_scored": "Runda {round} podliczona: {scores}",
-}
-
-FR: dict[str, str] = {
-    "actor.player": "{name} {predicate}",
-    "actor.bot": "{name} (bot) {predicate}",
-    "actor.timeout": "Temps écoulé pour {name} : {predicate}",
-    "seat": "Place {number}",
-    "and": "et",
-    "bang": " !",
-    "unknown": "{type}",
-    "n.flower.one": "{n} fleur",
-    "n.flower.few": "{n} fleurs",
-    "n.flower.many": "{n} fleurs",
-    "n.point.one": "{n} point",
-    "n.point.few": "{n} points",
-    "n.point.many": "{n} points",
-    "n.card.one": "{n} carte",
-    "n.card.few": "{n} cartes",
-    "n.card.many": "{n} cartes",
-    "n.bullhead.one": "{n} tête de bœuf",
-    "n.bullhead.few": "{n} têtes de bœuf",
-    "n.bullhead.many": "{n} têtes de bœuf",
-    "n.trick.one": "{n} pli",
-    "n.trick.few": "{n} plis",
-    "n.trick.many": "{n} plis",
-    "game.skull": "Skull",
-    "game.six-nimmt": "6 qui prend !",
-    "game.skull-king": "Skull King",
-    "table.table_created": "Une table de {game} pour {players} joueurs est ouverte",
-    "table.table_created.practice": "Une table d'entraînement de {game} pour {players} joueurs est ouverte",
-    "table.player_joined": "{name} prend la place {number}",
-    "table.game_started": "Toutes les places sont prises : la partie commence",
-    "table.seed_revealed": "La graine de la manche {round} est révélée : {seed}",
-    "table.seed_chain_committed": (
-        "Nouvelle chaîne de graines engagée à partir de la manche {first_round} : {commitment}"
-    ),
-    "table.game_finished.one": "Fin de la partie : {winners} gagne ; scores : {scores}",
-    "table.game_finished.many": "Fin de la partie : {winners} gagnent ; scores : {scores}",
-    "table.game_finished.none": "Fin de la partie ; scores : {scores}",
-    "table.seat_left": "{name} quitte la table",
-    "table.bot_took_over": "{name} : un bot prend le relais ({reason})",
-    "table.bot_took_over.left": "départ du joueur",
-    "table.bot_took_over.timeouts": "trop de temps dépassés",
-    "table.bot_took_over.host": "décision de l'hôte",
-    "table.bot_seated": "Le bot {name} prend la place {number}",
-    "table.seat_claimed": "{name} joue en tant que joueur inscrit {account}",
-    "table.turn_timed_out": "Temps écoulé pour {name}",
-    "table.table_expired": "La table a expiré",
-    "table.table_timers_set": "Tour de {seconds} s ; une table incomplète expire après {minutes} min",
-    "table.table_timers_set.off": "Tours sans limite ; une table incomplète expire après {minutes} min",
-    "skull.disc.flower": "une fleur",
-    "skull.disc.skull": "un crâne",
-    "skull.disc.last_chance": "le disque « Dernière chance »",
-    "skull.round_started": "La manche {round} commence ; {name} joue en premier ({reason})",
-    "skull.first.table": "choix de la table",
-    "skull.first.draw": "tirage au sort",
-    "skull.first.challenger": "dernier challenger",
-    "skull.first.skull_owner": "propriétaire du crâne",
-    "skull.first.named": "désignation par le joueur éliminé",
-    "skull.first.left_neighbour": "voisin du challenger éliminé",
-    "skull.disc_placed.hidden": "pose un disque",
-    "skull.disc_placed": "pose {disc}",
-    "skull.bid_made": "annonce {count}",
-    "skull.player_passed": "passe",
-    "skull.challenge_started": "Fin des enchères : {name} doit retourner {flowers}",
-    "skull.disc_flipped": "Disque retourné chez {name} : {disc}",
-    "skull.disc_flipped.automatic": "{name} retourne son propre disque : {disc}",
-    "skull.challenge_succeeded": "réussit son défi et a maintenant {points}",
-    "skull.challenge_failed": "tombe sur le crâne posé par {owner} : défi raté",
-    "skull.challenge_failed.own": "tombe sur son propre crâne : défi raté",
-    "skull.discs_shuffled": (
-        "{name} mélange ses disques face cachée ({count}) ; {picker} en tire un au hasard"
-    ),
-    "skull.disc_lost.hidden": "perd un disque ({how})",
-    "skull.disc_lost": "perd {disc} ({how})",
-    "skull.lost.drawn": "tirage à l'aveugle",
-    "skull.lost.chosen": "à son choix",
-    "skull.lost.last_chance": "fin de la dernière chance",
-    "skull.player_eliminated": "est hors jeu",
-    "skull.round_ended": (
-        "Fin de la manche {round} : défi {outcome} pour {challenger} ({bid}) ; points : {points}"
-    ),
-    "skull.outcome.success": "réussi",
-    "skull.outcome.failure": "raté",
-    "skull.last_chance_returned": "rend le disque « Dernière chance »",
-    "skull.last_chance_given": "reçoit le disque « Dernière chance » pour la prochaine manche",
-    "skull.first_player_choice_requested": "doit désigner le premier joueur de la prochaine manche",
-    "six-nimmt.cards_dealt": "Manche {round} : {cards} chacun ; les rangées commencent par {rows}",
-    "six-nimmt.draft_opened": "Manche {round} : {cards} face visible à choisir ; {name} choisit en premier",
-    "six-nimmt.card_drafted": "prend le {card}",
-    "six-nimmt.draft_completed": "Le choix est terminé ; les rangées commencent par {rows}",
-    "six-nimmt.card_selected.hidden": "choisit une carte",
-    "six-nimmt.card_selected": "choisit le {card}",
-    "six-nimmt.cards_revealed": "Tour {turn} : cartes révélées : {cards}",
-    "six-nimmt.card_placed": "pose le {card} au bout de la rangée {row}",
-    "six-nimmt.row_choice_awaited": (
-        "Le {card} est plus petit que toutes les rangées : {name} doit en ramasser une"
-    ),
-    "six-nimmt.row_taken.chosen": "ramasse la rangée {row} : {bullheads} ; le {card} la recommence",
-    "six-nimmt.row_taken": "ramasse la rangée {row} avec le {card}, sixième carte : {bullheads}",
-    "six-nimmt.round_scored": "Manche {round} comptée : {scores}",
-    "six-nimmt.round_scored.final": "Manche {round} comptée : {scores} ; la partie est finie",
-    "skull-king.suit.yellow": "jaune",
-    "skull-king.suit.red": "rouge",
-    "skull-king.suit.blue": "bleu",
-    "skull-king.suit.black": "noir",
-    "skull-king.card.number": "le {rank} {suit}",
-    "skull-king.card.escape": "une Escape",
-    "skull-king.card.pirate": "un Pirate",
-    "skull-king.card.mermaid": "une Sirène",
-    "skull-king.card.scary-mary": "Scary Mary",
-    "skull-king.card.skull-king": "le Skull King",
-    "skull-king.as.pirate": "Pirate",
-    "skull-king.as.escape": "Escape",
-    "skull-king.first_dealer_chosen": "Tirage au sort : {name} donne en premier",
-    "skull-king.cards_dealt": (
-        "La manche {round} commence ; {dealer} donne {cards} à chacun ; {leader} entame"
-    ),
-    "skull-king.bid_placed.hidden": "fait sa prédiction",
-    "skull-king.bid_placed": "prédit {tricks}",
-    "skull-king.bids_revealed": "Prédictions révélées : {bids}",
-    "skull-king.card_played": "joue {card}",
-    "skull-king.card_played.as": "joue {card} en {declared}",
-    "skull-king.trick_won": "remporte le pli {trick} avec {card}",
-    "skull-king.trick_won.bonus": "remporte le pli {trick} avec {card} (bonus +{bonus})",
-    "skull-king.round_scored": "Manche {round} comptée : {scores}",
-}
-
-TR: dict[str, str] = {
-    "actor.player": "{name} {predicate}",
-    "actor.bot": "{name} (bot) {predicate}",
-    "actor.timeout": "{name}: süre doldu, {predicate}",
-    "seat": "Koltuk {number}",
-    "and": "ve",
-    "bang": "!",
-    "unknown": "{type}",
-    "n.flower.one": "{n} gül",
-    "n.flower.few": "{n} gül",
-    "n.flower.many": "{n} gül",
-    "n.point.one": "{n} puan",
-    "n.point.few": "{n} puan",
-    "n.point.many": "{n} puan",
-    "n.card.one": "{n} kart",
-    "n.card.few": "{n} kart",
-    "n.card.many": "{n} kart",
-    "n.bullhead.one": "{n} ceza puanı",
-    "n.bullhead.few": "{n} ceza puanı",
-    "n.bullhead.many": "{n} ceza puanı",
-    "n.trick.one": "{n} el",
-    "n.trick.few": "{n} el",
-    "n.trick.many": "{n} el",
-    "game.skull": "Skull",
-    "game.six-nimmt": "6 nimmt!",
-    "game.skull-king": "Skull King",
-    "table.table_created": "{players} kişilik bir {game} masası açıldı",
-    "table.table_created.practice": "{players} kişilik bir {game} alıştırma masası açıldı",
-    "table.player_joined": "{name} {number}. koltuğa oturdu",
-    "table.game_started": "Tüm koltuklar doldu: oyun başlıyor",
-    "table.seed_revealed": "{round}. turun tohumu açıklandı: {seed}",
-    "table.seed_chain_committed": (
-        "{first_round}. turdan itibaren yeni tohum zinciri taahhüt edildi: {commitment}"
-    ),
-    "table.game_finished.one": "Oyun bitti. Kazanan: {winners}; skorlar: {scores}",
-    "table.game_finished.many": "Oyun bitti. Kazananlar: {winners}; skorlar: {scores}",
-    "table.game_finished.none": "Oyun bitti; skorlar: {scores}",
-    "table.seat_left": "{name} masadan ayrıldı",
-    "table.bot_took_over": "{name}: koltuğu bir bot devraldı ({reason})",
-    "table.bot_took_over.left": "oyuncu ayrıldı",
-    "table.bot_took_over.timeouts": "çok fazla süre aşımı",
-    "table.bot_took_over.host": "masa sahibinin kararı",
-    "table.bot_seated": "Bot {name} {number}. koltuğa oturdu",
-    "table.seat_claimed": "{name}, kayıtlı oyuncu {account} olarak oynuyor",
-    "table.turn_timed_out": "{name}: süre doldu",
-    "table.table_expired": "Masanın süresi doldu",
-    "table.table_timers_set": "Her tur {seconds} sn sürer; dolmayan masa {minutes} dk sonra kapanır",
-    "table.table_timers_set.off": "Tur süresi yok; dolmayan masa {minutes} dk sonra kapanır",
-    "skull.disc.flower": "gül",
-    "skull.disc.skull": "kuru kafa",
-    "skull.disc.last_chance": "Son Şans diski",
-    "skull.round_started": "{round}. tur başladı; ilk oyuncu {name} ({reason})",
-    "skull.first.table": "masada belirlendi",
-    "skull.first.draw": "kura ile",
-    "skull.first.challenger": "son meydan okuyan",
-    "skull.first.skull_owner": "kuru kafanın sahibi",
-    "skull.first.named": "elenen oyuncunun seçimi",
-    "skull.first.left_neighbour": "elenen oyuncunun solundaki",
-    "skull.disc_placed.hidden": "bir disk koydu",
-    "skull.disc_placed": "disk koydu: {disc}",
-    "skull.bid_made": "{count} teklif etti",
-    "skull.player_passed": "pas geçti",
-    "skull.challenge_started": "Teklifler bitti: {name} {flowers} açmalı",
-    "skull.disc_flipped": "{name}: disk açıldı – {disc}",
-    "skull.disc_flipped.automatic": "{name}: kendi diski açıldı – {disc}",
-    "skull.challenge_succeeded": "meydan okumayı kazandı; toplam puan: {count}",
-    "skull.challenge_failed": "bir kuru kafa açtı ({owner}): meydan okuma başarısız",
-    "skull.challenge_failed.own": "kendi kuru kafasını açtı: meydan okuma başarısız",
-    "skull.discs_shuffled": (
-        "{name} disklerini kapalı karıştırdı ({count}); {picker} körlemesine birini seçecek"
-    ),
-    "skull.disc_lost.hidden": "bir disk kaybetti ({how})",
-    "skull.disc_lost": "disk kaybetti: {disc} ({how})",
-    "skull.lost.drawn": "rastgele çekildi",
-    "skull.lost.chosen": "kendi seçimi",
-    "skull.lost.last_chance": "son şans bitti",
-    "skull.player_eliminated": "oyundan elendi",
-    "skull.round_ended": (
-        "{round}. tur bitti: {challenger}, teklif {bid}, meydan okuma {outcome}; puanlar: {points}"
-    ),
-    "skull.outcome.success": "başarılı",
-    "skull.outcome.failure": "başarısız",
-    "skull.last_chance_returned": "Son Şans diskini geri verdi",
-    "skull.last_chance_given": "bir sonraki tur için Son Şans diskini aldı",
-    "skull.first_player_choice_requested": "bir sonraki turun ilk oyuncusunu seçmeli",
-    "six-nimmt.cards_dealt": "{round}. tur: herkese {cards} dağıtıldı; sıralar: {rows}",
-    "six-nimmt.draft_opened": "{round}. tur: seçim için {cards} açık duruyor; ilk seçen {name}",
-    "six-nimmt.card_drafted": "{card} kartını aldı",
-    "six-nimmt.draft_completed": "Seçim bitti; sıralar: {rows}",
-    "six-nimmt.card_selected.hidden": "bir kart seçti",
-    "six-nimmt.card_selected": "{card} kartını seçti",
-    "six-nimmt.cards_revealed": "{turn}. hamle: kartlar açıldı – {cards}",
-    "six-nimmt.card_placed": "{card} kartını {row}. sıranın sonuna koydu",
-    "six-nimmt.row_choice_awaited": "{card} hiçbir sıraya uymuyor: {name} alacağı sırayı seçmeli",
-    "six-nimmt.row_taken.chosen": "{row}. sırayı aldı: {bullheads}; sıra {card} ile yeniden başlıyor",
-    "six-nimmt.row_taken": "{row}. sırayı aldı, çünkü {card} altıncı kart oldu: {bullheads}",
-    "six-nimmt.round_scored": "{round}. tur puanlandı: {scores}",
-    "six-nimmt.round_scored.final": "{round}. tur puanlandı: {scores}; oyun bitti",
-    "skull-king.suit.yellow": "sarı",
-    "skull-king.suit.red": "kırmızı",
-    "skull-king.suit.blue": "mavi",
-    "skull-king.suit.black": "siyah",
-    "skull-king.card.number": "{suit} {rank}",
-    "skull-king.card.escape": "Kaçış",
-    "skull-king.card.pirate": "Korsan",
-    "skull-king.card.mermaid": "Deniz Kızı",
-    "skull-king.card.scary-mary": "Scary Mary",
-    "skull-king.card.skull-king": "Skull King",
-    "skull-king.as.pirate": "Korsan",
-    "skull-king.as.escape": "Kaçış",
-    "skull-king.first_dealer_chosen": "Kura: ilk dağıtan {name}",
-    "skull-king.cards_dealt": "{round}. tur başladı; {dealer} herkese {cards} dağıttı; ilk oynayan {leader}",
-    "skull-king.bid_placed.hidden": "tahminini yaptı",
-    "skull-king.bid_placed": "{tricks} tahmin etti",
-    "skull-king.bids_revealed": "Tahminler açıklandı: {bids}",
-    "skull-king.card_played": "{card} oynadı",
-    "skull-king.card_played.as": "{card} oynadı ({declared} olarak)",
-    "skull-king.trick_won": "{trick}. eli {card} ile aldı",
-    "skull-king.trick_won.bonus": "{trick}. eli {card} ile aldı (bonus +{bonus})",
-    "skull-king.round_scored": "{round}. tur puanlandı: {scores}",
-}
-
-CATALOGS: dict[str, dict[str, str]] = {"en": EN, "pl": PL, "fr": FR, "tr": TR}
+# The whole glossary per language (the narration reads its ``log.*`` keys and the game titles).
+CATALOGS: Mapping[str, Mapping[str, Entry]] = GLOSSARY
 
 
 # -- choosing a language ------------------------------------------------------------------------
@@ -560,13 +68,19 @@ class _Say:
     """The language, names and manner of one ``narrate`` call, with the helpers every event uses."""
 
     def __init__(self, lang: str, names: Sequence[str], by: str | None) -> None:
-        self.lang = lang if lang in CATALOGS else DEFAULT_LANGUAGE
-        self.catalog = CATALOGS[self.lang]
+        self.lang = lang if lang in GLOSSARY else DEFAULT_LANGUAGE
         self.names = names
         self.by = by
 
     def __call__(self, key: str, **values: Any) -> str:
-        return self.catalog[key].format(**values)
+        return word(self.lang, LOG + key, **values)
+
+    def knows(self, key: str) -> bool:
+        return LOG + key in GLOSSARY[self.lang]
+
+    def title(self, game: Any) -> str:
+        key = f"game.{game}"
+        return word(self.lang, key) if key in GLOSSARY[self.lang] else str(game)
 
     def name(self, seat: Any) -> str:
         if isinstance(seat, int) and 0 <= seat < len(self.names):
@@ -575,7 +89,8 @@ class _Say:
         return self("seat", number=number)
 
     def count(self, noun: str, n: int) -> str:
-        return self(f"n.{noun}.{_plural_form(self.lang, n)}", n=n)
+        """``n`` and the noun in the form the language's plural rules pick: "1 flower", "5 kwiatów"."""
+        return self(f"n.{noun}", n=n)
 
     def listing(self, items: Sequence[str]) -> str:
         if len(items) <= 1:
@@ -592,19 +107,6 @@ class _Say:
         return self(f"actor.{manner}", name=self.name(seat), predicate=predicate)
 
 
-def _plural_form(lang: str, n: int) -> str:
-    """CLDR-style cardinal categories, reduced to the three keys the catalogs use."""
-    if lang == "pl":
-        if n == 1:
-            return "one"
-        if 2 <= n % 10 <= 4 and not 12 <= n % 100 <= 14:
-            return "few"
-        return "many"
-    if lang == "fr":
-        return "one" if n in (0, 1) else "many"
-    return "one" if n == 1 else "many"
-
-
 def _short(hex_text: Any) -> str:
     text = str(hex_text)
     return text if len(text) <= SEED_SHOWN else text[:SEED_SHOWN] + "…"
@@ -619,9 +121,7 @@ def _signed(value: Any) -> str:
 
 def _table_created(say: _Say, e: Mapping[str, Any]) -> str:
     key = "table.table_created.practice" if e.get("practice") else "table.table_created"
-    game = e.get("game")
-    title = say(f"game.{game}") if f"game.{game}" in say.catalog else str(game)
-    return say(key, game=title, players=e.get("players"))
+    return say(key, game=say.title(e.get("game")), players=e.get("players"))
 
 
 def _player_joined(say: _Say, e: Mapping[str, Any]) -> str:
@@ -631,17 +131,15 @@ def _player_joined(say: _Say, e: Mapping[str, Any]) -> str:
 
 def _game_finished(say: _Say, e: Mapping[str, Any]) -> str:
     winners = list(e.get("winners") or ())
-    key = {0: "table.game_finished.none", 1: "table.game_finished.one"}.get(
-        len(winners), "table.game_finished.many"
-    )
+    key = "table.game_finished" if winners else "table.game_finished.none"
     names = say.listing([say.name(seat) for seat in winners])
-    return say(key, winners=names, scores=say.by_seat(e.get("scores") or ()))
+    return say(key, n=len(winners), winners=names, scores=say.by_seat(e.get("scores") or ()))
 
 
 def _bot_took_over(say: _Say, e: Mapping[str, Any]) -> str:
     reason = str(e.get("reason"))
     key = f"table.bot_took_over.{reason}"
-    why = say(key) if key in say.catalog else reason
+    why = say(key) if say.knows(key) else reason
     return say("table.bot_took_over", name=say.name(e["seat"]), reason=why)
 
 

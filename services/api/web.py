@@ -26,6 +26,7 @@ from domain.six_nimmt import options as six_nimmt_options
 from domain.skull import options as skull_options
 from domain.table import PUBLIC_TURN_SECONDS, TableTimers
 from projections.narration import LANGUAGES
+from projections.words import GLOSSARY_PATH  # TEMPORARY: see web_routes
 from services.api.context import app_context
 from services.api.http import MAX_VERSION, JSONResponse, game_id_of, optional_int_query
 
@@ -206,9 +207,13 @@ def web_routes() -> list[BaseRoute]:
         Route("/rankings", shell, methods=["GET"]),
         Route("/rankings/{game}", shell, methods=["GET"]),
         Route("/players/{name:path}", shell, methods=["GET"]),
+        Route("/rules/{game}", shell, methods=["GET"]),
         Route("/docs", docs, methods=["GET"]),
         Route("/games/options", game_options, methods=["GET"]),
         Route("/games/{game_id}/replay", get_replay, methods=["GET"]),
+        # TEMPORARY (words helper, issue 22): the glossary at <static>/lang/, where i18n.js loads it,
+        # until the delivery change serves projections/glossary/ under its fingerprinted prefix.
+        Mount("/static/lang", Assets(GLOSSARY_PATH, REVALIDATE), name="lang"),
         Mount("/static", Assets(STATIC_DIR, REVALIDATE), name="static"),
         Mount("/docs/assets", Assets(Path(swagger_ui_bundle.swagger_ui_path), IMMUTABLE), name="docs-assets"),
     ]

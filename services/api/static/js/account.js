@@ -76,10 +76,10 @@ export async function setPassword(password) {
   return whoami(true);
 }
 
-/** A sentence for an account error code, in the page's language (the server's message otherwise). */
+/** A sentence for an account error, in the page's language: the account form's own wording of a
+ * name or password rule when it has one, else the error code in words (ApiError's message). */
 export function accountError(error) {
   if (!(error instanceof ApiError)) return error.message;
-  if (error.code === "name_confusable" && error.details.like) return t("account.err.confusableWith", { like: error.details.like });
   const key = `account.err.${error.code}`;
   return has(key) ? t(key) : error.message;
 }
@@ -90,7 +90,7 @@ export function joinRefused(error) {
     forget();
     toast(t("account.expired"));
   } else {
-    toast(error instanceof ApiError && error.code === "already_seated" ? t("account.err.already_seated") : error.message);
+    toast(error.message);
   }
 }
 

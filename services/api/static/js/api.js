@@ -1,13 +1,27 @@
 // The HTTP API. The browser's seat, host and account tokens travel in HttpOnly cookies set by the
 // server; no script here ever sees one.
-import { lang } from "./i18n.js";
+import { has, lang, t } from "./i18n.js";
+
+/** The words for an error code in the page's language: `err.<code>.<field>` when the error body
+ * carries that field (e.g. "like" of name_confusable), else `err.<code>`; null for a code the
+ * glossary does not know (the server's own sentence is shown then). */
+export function errorWords(code, details = {}) {
+  for (const field of Object.keys(details)) {
+    if (has(`err.${code}.${field}`)) return t(`err.${code}.${field}`, details);
+  }
+  if (has(`err.${code}`)) return t(`err.${code}`, details);
+  if (/^http_\d+$/.test(code)) return t("err.http", { status: code.slice(5) });
+  return null;
+}
 
 export class ApiError extends Error {
+  // `message` is what a person reads (the toast): the code in words, in the page's language.
   constructor(status, code, message, details = {}) {
-    super(message);
+    super(errorWords(code, details) ?? message);
     this.status = status;
     this.code = code;
     this.details = details; // the error body's other fields, e.g. "like" of name_confusable
+    this.serverMessage = message; // the server's English sentence, for logs and unknown codes
   }
 }
 
@@ -17,7 +31,12 @@ export async function api(path, { method = "GET", body } = {}) {
     init.headers["Content-Type"] = "application/json";
     init.body = JSON.stringify(body);
   }
-  const response = await fetch(path, init);
+  let response;
+  try {
+    response = await fetch(path, init);
+  } catch (problem) {
+    throw new ApiError(0, "network", problem.message); // no answer at all: offline, server down
+  }
   let data = null;
   try {
     data = await response.json();

@@ -1,5 +1,5 @@
 // The shell's router: one page module per path; the header's language switcher and account link.
-import { applyStatic, setLang, t, onLangChange } from "./i18n.js";
+import { applyStatic, ready, setLang, t, onLangChange } from "./i18n.js";
 import { account, onAccountChange, playerHref, whoami } from "./account.js";
 
 const ROUTES = [
@@ -9,6 +9,7 @@ const ROUTES = [
   [/^\/audit\/([A-Za-z0-9_-]+)$/, () => import("./audit.js")],
   [/^\/rankings(?:\/([A-Za-z0-9_-]+))?\/?$/, () => import("./rankings.js")],
   [/^\/players\/(.+)$/, () => import("./players.js")],
+  [/^\/rules\/([A-Za-z0-9_-]+)$/, () => import("./rules.js")],
 ];
 
 let teardown = null;
@@ -70,6 +71,7 @@ function showWho() {
   who.setAttribute("aria-label", t("account.signedInAs", { name: me.name }));
 }
 
+await ready; // the first render is in the page's language
 applyStatic();
 document.getElementById("lang-select").addEventListener("change", (event) => setLang(event.target.value));
 onAccountChange(showWho);
