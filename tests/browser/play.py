@@ -40,6 +40,7 @@ def create_table(
     if options or seed:
         page.click("details.options summary")
         if seed:
+            page.click("[data-testid=advanced] summary")  # the practice seed is under the advanced fold
             page.fill("#seed", seed)
         for key, value in options.items():
             if isinstance(value, bool):

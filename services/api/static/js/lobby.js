@@ -3,7 +3,7 @@
 import { games, ApiError } from "./api.js";
 import { t, onLangChange } from "./i18n.js";
 import { TITLES } from "./names.js";
-import { choiceLabel, optionHelp, optionLabel } from "./option_texts.js";
+import { optionField, seatChoices } from "./option_texts.js";
 import { h, mount, randomHex, store, toast } from "./ui.js";
 import { navigate } from "./app.js";
 import { account, accountError, joinRefused, login, logout, onAccountChange, playerHref, register, setPassword,
@@ -29,6 +29,11 @@ export async function fillWithBots(id) {
   } catch (error) {
     toast(error instanceof ApiError && error.status === 404 ? t("lobby.botsMissing") : error.message);
   }
+}
+
+/** A game's player counts in words: "3–6 players (up to 12 with two boxes)". */
+function playersText({ min, max, max_with_two_sets: more }) {
+  return more ? t("lobby.playersRangeMore", { min, max, more }) : t("lobby.playersRange", { min, max });
 }
 
 /** A translated sentence with an element in place of one of its {placeholders}. */
@@ -161,32 +166,11 @@ export async function render(main) {
     return form;
   }
 
-  function optionField(option) {
-    const id = `opt-${option.name}`;
-    const label = h("label", { for: id, class: "opt-name", text: optionLabel(option) });
-    const help = h("p", { class: "help", text: optionHelp(option) });
-    let input;
-    if (option.type === "boolean") {
-      input = h("input", { id, type: "checkbox", name: option.name, checked: option.default === true });
-      return h("div", { class: "field check" }, input, label, help);
-    }
-    if (option.type === "choice") {
-      input = h("select", { id, name: option.name },
-        option.values.map((v) => h("option", { value: v, selected: v === option.default, text: choiceLabel(option, v) })));
-    } else {
-      input = h("input", { id, name: option.name, type: option.type === "integer" ? "number" : "text",
-        inputmode: option.type === "integer" ? "numeric" : null,
-        min: option.minimum ?? null, max: option.maximum ?? null,
-        value: option.default ?? "", placeholder: option.nullable ? t("lobby.unset") : null });
-    }
-    return h("div", { class: "field" }, label, input, help);
-  }
-
   function drawForm() {
     if (!schema) return mount(formBox, h("p", { text: t("common.loading") }));
     const game = schema.games.find((g) => g.game === selected) || schema.games[0];
     const players = game.players;
-    const maxPlayers = players.max_with_two_sets || players.max;
+    const start = Math.max(players.min, Math.min(players.max, 3)); // the player count first offered
     const me = account();
     const name = me
       ? h("p", { id: "name", class: "as-account", "data-testid": "playing-as" }, h("strong", { text: me.name }),
@@ -195,20 +179,28 @@ export async function render(main) {
         value: store("tablestream.name") || "" });
     const form = h("form", { class: "create-form", "data-testid": "create-form", onsubmit: create },
       h("fieldset", { class: "games" }, h("legend", { text: t("lobby.game") }),
-        schema.games.map((g) => h("label", { class: "game-choice" + (g.game === game.game ? " on" : "") },
-          h("input", { type: "radio", name: "game", value: g.game, checked: g.game === game.game,
-            onchange: () => { selected = g.game; store("tablestream.game", selected); drawForm(); } }),
-          h("span", { class: "game-title", text: g.title }),
-          h("span", { class: "game-blurb", "aria-hidden": "true", text: BLURBS[g.game] || "" }),
-          h("span", { class: "game-players", text: `${g.players.min}–${g.players.max_with_two_sets || g.players.max}` })))),
+        schema.games.map((g) => h("div", { class: "game-card" },
+          h("label", { class: "game-choice" + (g.game === game.game ? " on" : "") },
+            h("input", { type: "radio", name: "game", value: g.game, checked: g.game === game.game,
+              onchange: () => { selected = g.game; store("tablestream.game", selected); drawForm(); } }),
+            h("span", { class: "game-title", text: t("game." + g.game) }),
+            h("span", { class: "game-blurb", "aria-hidden": "true", text: BLURBS[g.game] || "" }),
+            h("span", { class: "game-players", text: playersText(g.players) })),
+          h("a", { class: "game-rules", href: `/rules/${g.game}`, "data-nav": "", "data-testid": `rules-${g.game}`,
+            "aria-label": t("lobby.rulesOf", { game: t("game." + g.game) }), text: t("lobby.rules") })))),
       h("div", { class: "row2" },
         h("div", { class: "field" }, me ? h("span", { class: "label", text: t("account.playingAs") })
           : h("label", { for: "name", text: t("lobby.name") }), name),
         h("div", { class: "field" }, h("label", { for: "players", text: t("lobby.players") }),
-          h("input", { id: "players", name: "players", type: "number", min: players.min, max: maxPlayers,
-            value: Math.max(players.min, Math.min(players.max, 3)), required: true }))),
+          h("input", { id: "players", name: "players", type: "number", min: players.min, max: players.max,
+            value: start, required: true, "aria-describedby": "players-help",
+            oninput: followPlayers }),
+          h("p", { class: "help", id: "players-help" }))),
       h("details", { class: "options" }, h("summary", { text: t("lobby.options") }),
-        game.options.map(optionField),
+        game.options.map((option) => optionField(option, { players: start }))),
+      // Jargon most players never need: the practice seed and their own share of the randomness.
+      h("details", { class: "advanced", "data-testid": "advanced" }, h("summary", { text: t("lobby.advanced") }),
+        h("p", { class: "help lead", text: t("lobby.advancedHelp") }),
         h("div", { class: "field" }, h("label", { for: "seed", text: t("lobby.seed") }),
           h("div", { class: "inline" },
             h("input", { id: "seed", name: "seed", pattern: "[0-9a-f]{64}", maxlength: 64, spellcheck: "false",
@@ -221,6 +213,23 @@ export async function render(main) {
           h("p", { class: "help", text: t("lobby.clientSeedHelp") }))),
       h("button", { type: "submit", class: "primary", "data-testid": "create", text: t("lobby.createBtn") }));
     mount(formBox, h("h2", { id: "create-title", text: t("lobby.create") }), form);
+    if (form.elements.two_sets) form.elements.two_sets.addEventListener("change", followPlayers);
+    followPlayers();
+
+    // The player count follows the options (Skull takes up to 12 with two boxes), and the seats
+    // offered as first player follow the player count.
+    function followPlayers() {
+      const more = players.max_with_two_sets;
+      const max = more && form.elements.two_sets?.checked ? more : players.max;
+      const field = form.elements.players;
+      field.max = String(max);
+      if (Number(field.value) > max) field.value = String(max);
+      form.querySelector("#players-help").textContent = more && max !== more
+        ? t("lobby.playersHelpMore", { min: players.min, max, more, option: t("opt.two_sets") })
+        : t("lobby.playersHelp", { min: players.min, max });
+      const count = Math.max(players.min, Math.min(max, Number(field.value) || players.min));
+      for (const select of form.querySelectorAll("select[data-seats]")) seatChoices(select, count);
+    }
 
     async function create(event) {
       event.preventDefault();
@@ -282,21 +291,22 @@ export async function render(main) {
           h("label", { class: "sr-only", for: `jn-${g.game_id}`, text: t("lobby.name") }),
           h("input", { id: `jn-${g.game_id}`, name: "name", placeholder: t("lobby.name"), maxlength: 40,
             value: store("tablestream.name") || "" })],
-        h("label", { class: "sr-only", for: `js-${g.game_id}`, text: t("lobby.clientSeed") }),
-        h("input", { id: `js-${g.game_id}`, name: "client_seed", placeholder: t("lobby.clientSeed"), maxlength: 64 }),
-        h("button", { type: "submit", class: "primary small", text: t("table.joinBtn") }));
+        h("button", { type: "submit", class: "primary small", text: t("table.joinBtn") }),
+        h("details", { class: "advanced" }, h("summary", { text: t("lobby.advanced") }),
+          h("label", { for: `js-${g.game_id}`, text: t("lobby.clientSeed") }),
+          h("input", { id: `js-${g.game_id}`, name: "client_seed", maxlength: 64 })));
       return h("li", { class: "table-row", "data-game-id": g.game_id },
         h("div", { class: "table-info" },
           h("span", { class: "game-title", text: TITLES[g.game] || g.game }),
           h("span", { class: `badge ${g.status}`, text: t("status." + g.status) }),
           g.practice ? h("span", { class: "badge", text: t("lobby.practice") }) : null,
           mine.has(g.game_id) ? h("span", { class: "badge host", text: t("lobby.host") }) : null,
-          h("span", { class: "muted", text: t("lobby.seats", { taken: g.seats_taken, seats: g.seats }) })),
+          h("span", { class: "muted", text: t("lobby.seats", { taken: g.seats_taken, seats: g.seats, n: g.seats }) })),
         h("div", { class: "table-actions" },
           open ? h("button", { class: "primary small", text: t("lobby.join"),
             onclick: () => {
               joinForm.hidden = !joinForm.hidden;
-              if (!joinForm.hidden) (joinForm.elements.name || joinForm.elements.client_seed).focus();
+              if (!joinForm.hidden) (joinForm.elements.name || joinForm.querySelector("[type=submit]")).focus();
             } }) : null,
           open && mine.has(g.game_id) ? h("button", { class: "small", text: t("lobby.bots"),
             onclick: async () => { await fillWithBots(g.game_id); drawList(); } }) : null,
