@@ -237,7 +237,7 @@ SKULL: dict[str, Callable[[_Say, Mapping[str, Any]], str]] = {
     "disc_flipped": _disc_flipped,
     "challenge_succeeded": lambda say, e: say.actor(
         e["seat"],
-        say("skull.challenge_succeeded", points=say.count("point", e["points"]), count=e["points"]),
+        say("skull.challenge_succeeded", points=say.count("point", e["points"])),
         acting=False,
     ),
     "challenge_failed": _challenge_failed,
@@ -270,14 +270,8 @@ def _six_cards_dealt(say: _Say, e: Mapping[str, Any]) -> str:
 
 
 def _draft_opened(say: _Say, e: Mapping[str, Any]) -> str:
-    count = len(e["cards"])
-    return say(
-        "six-nimmt.draft_opened",
-        round=e["round"],
-        cards=say.count("card", count),
-        count=count,
-        name=say.name(e["first_drafter"]),
-    )
+    cards = say.count("card", len(e["cards"]))
+    return say("six-nimmt.draft_opened", round=e["round"], cards=cards, name=say.name(e["first_drafter"]))
 
 
 def _card_selected(say: _Say, e: Mapping[str, Any]) -> str:
