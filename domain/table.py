@@ -333,7 +333,8 @@ class Table:
         chance = self._playing(state, seat, seeds)
         if seat in state.bots:
             raise Conflict(
-                "seat_taken_over", "A bot plays this seat (one taken over after missed turns can be taken back)."
+                "seat_taken_over",
+                "A bot plays this seat (one taken over after missed turns can be taken back).",
             )
         return self._with_bookkeeping(
             state, self.rules.decide(state.game_state, command, seat, chance), chance

@@ -42,9 +42,9 @@ from services.config import Settings
 from services.errors import AppError
 from services.history.folding import Folded, StateCache
 from services.lifecycle import Clock, Lifecycle, lifecycle_behind, timer_seats, wall_clock_ms
+from services.store import indexes
 from services.store.connection import AsyncStoreClient
 from services.store.event_store import EventStore, SyncEventStore
-from services.store import indexes
 from services.store.queue import (
     AppendNotifier,
     BotJobs,
@@ -212,7 +212,9 @@ def tick(store: SyncEventStore, queue: Queue, now_ms: int) -> list[tuple[str, in
     return fired
 
 
-def pace(store: SyncEventStore, queue: Queue, now_ms: int, batch: int = PACE_BATCH) -> list[tuple[str, int, int]]:
+def pace(
+    store: SyncEventStore, queue: Queue, now_ms: int, batch: int = PACE_BATCH
+) -> list[tuple[str, int, int]]:
     """Queue the job of every paced bot move due at ``now_ms`` (``services.lifecycle.bot_delay_ms``);
     returns the (game id, version, seat) this call took. Each move is taken by one caller only (its
     ZREM in ``indexes.take_due_bots``), however many worker processes run this loop; one lost

@@ -311,4 +311,3 @@ def take_due_bots(now_ms: int, limit: int = 100) -> Operation[list[tuple[str, in
         if won and parsed is not None:
             taken.append(parsed)
     return taken
-
