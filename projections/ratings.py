@@ -5,8 +5,9 @@ numbers, so folding the finished games again in their recorded finish order rebu
 exactly. The rating model is openskill's Plackett-Luce (any number of players, ties), one rating
 per account per game. Leaderboards sort by its ordinal, mu - 3 sigma (``rating``: 0 for a new
 player, below 0 after one loss); people read ``display``, the same order on a familiar scale:
-``max(0, round(1000 + 40 (mu - 3 sigma)))``, 1000 for a new player, about 950 after one loss in a
-game of two, and ``provisional`` until ``PROVISIONAL_GAMES`` rated games in that game.
+``max(0, round(1000 + 20 (mu - 3 sigma)))``: 1000 for a new player, about 960 after one loss in a
+game of two, 1150-1700 for a field of regulars; and ``provisional`` until ``PROVISIONAL_GAMES``
+rated games in that game.
 
 A finished game is *rated* only when it is a real contest between registered players: not a
 practice table (its deals are known in advance), no bot ever seated or took over a seat (stream
@@ -34,14 +35,15 @@ TITLES = {"skull": "Skull", "six-nimmt": "6 nimmt!", "skull-king": "Skull King"}
 _model = PlackettLuce()  # stateless: its parameters are the published defaults (mu 25, sigma 25/3)
 
 DISPLAY_BASE = 1000  # a new player (ordinal 0)
-DISPLAY_SCALE = 40  # display points per point of ordinal: one sigma of a new player is about 333
+DISPLAY_SCALE = 20  # display points per point of ordinal: a new player's sigma (25/3) is about 167
 PROVISIONAL_GAMES = 5  # rated games in a game before its rating stops being provisional
 
 
 def display_rating(mu: float, sigma: float) -> int:
     """The rating a person reads: the ordinal (mu - 3 sigma) mapped linearly onto a scale around
-    1000. The same order as the ordinal; below 0 only for an ordinal under -25 (mu under -22 with a
-    tiny sigma, past what any run of losses gives), where it stays 0."""
+    1000, in the same order. It would go below 0 only for an ordinal under -50, which takes dozens
+    of last places in a row at tables of six (a two-player loser is at -18.5 after 1000 straight
+    losses); it then stays at 0."""
     return max(0, round(DISPLAY_BASE + DISPLAY_SCALE * (mu - 3 * sigma)))
 
 

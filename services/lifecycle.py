@@ -22,6 +22,11 @@ if that was lost
 process before this scheme) makes the projector leave the game in the dirty set, and the sweeper
 runs ``after_append`` again (``timer_behind``, ``workers.sweeper``).
 
+Bots' moves are queued as jobs at once, except at a table where a person sits and whose
+``bot_pace_ms`` is not 0 (``bot_delay_ms``): there a move goes into the paced index with its due time
+(``indexes.pace_bots``), which the worker's pacing loop turns into a job once due
+(``workers.lifecycle.PaceLoop``). Pacing touches no timer: the timer is armed with the batch as ever.
+
 Clocks are injected (``Clock``, milliseconds) so that tests drive time; the domain stays clock-free.
 """
 
