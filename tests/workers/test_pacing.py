@@ -16,13 +16,13 @@ import redis
 
 from services.lifecycle import bot_delay_ms
 from services.store.event_store import SyncEventStore
-from services.store.keys import DIRTY, PACED
+from services.store.keys import DIRTY, INDEXES_MARK, PACED
 from services.store.queue import lifecycle_queue, projection_queue
 from tests.support.online import TIMERS, online_game
 from tests.workers.test_lifecycle import FakeClock, _own_move, accepted, drain, folded, records, run, table
 from workers import lifecycle
 from workers.lifecycle import pace, tick
-from workers.sweeper import sweep
+from workers.sweeper import rebuild_indexes, sweep
 
 pytestmark = pytest.mark.redis
 PACE = 1000
@@ -248,3 +248,26 @@ def test_a_taken_back_seat_gets_its_timer_again_and_its_waiting_bot_move_does_no
     assert 0 not in folded(sync, clock, game_id).state.bots
     run(sync, clock, lambda c: _own_move(c, game_id, 0))  # the player plays the seat again
     accepted(sync, game_id)
+
+
+def test_a_paced_move_lost_with_the_indexes_is_found_when_they_are_rebuilt_and_paced_again(
+    sync: redis.Redis, clock: FakeClock
+) -> None:
+    game_id = table(sync, clock, "skull-king", 2, 1, turn_seconds=0, bot_pace_ms=PACE)
+    finished = table(sync, clock, "skull-king", 2, 0, turn_seconds=0)
+    store, queue = SyncEventStore(sync), lifecycle_queue(sync)
+    for _ in range(400):
+        drain(sync)
+        if folded(sync, clock, finished).state.status == "finished":
+            break
+    head = store.head(game_id)
+    sync.delete(PACED, DIRTY, INDEXES_MARK)  # the indexes' server lost its data
+    assert rebuild_indexes(store) == 1  # the game waiting for its bot, not the finished one
+    assert sync.zscore(DIRTY, game_id) is not None
+    assert sweep(store, projection_queue(sync), queue, grace_ms=0).unsettled == [game_id]
+    drain(sync)
+    assert paced(sync) == {f"{game_id}:{head}:1": clock() + PACE}
+    clock.advance(1)
+    pace(store, queue, clock())
+    drain(sync)
+    assert bot_records(sync, game_id) == [f"bot-{head}-1"]
