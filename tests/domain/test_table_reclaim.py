@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import random
 from pathlib import Path
+from typing import Any
 
 import msgspec
 import pytest
@@ -15,6 +16,7 @@ from domain.kernel import Conflict, Rejected
 from domain.table import SeatReclaimed, TableTimersSet, table_timers
 from projections.ratings import unrated_reason
 from projections.views import seat_view
+from services.cli.verify import main as verify_main
 from services.history.export import build_export
 from services.history.folding import advance
 from services.history.records import CommandRecord, decode_stored, encode_event
@@ -112,7 +114,13 @@ def test_no_seat_is_taken_back_before_the_game_starts_or_after_it_ends() -> None
     assert refused.value.code == "game_over"
 
 
-def test_the_verifier_accepts_a_game_with_reclaimed_seats() -> None:
+def _verify_cli(doc: dict[str, Any], path: Path) -> int:
+    """``tablestream verify FILE`` on the export ``doc``: 0 verified, 1 a check failed."""
+    path.write_text(json.dumps(doc))
+    return verify_main([str(path)])
+
+
+def test_tablestream_verify_accepts_a_game_with_reclaimed_seats(tmp_path: Path) -> None:
     for seed in range(40):
         g = online_game("skull-king", 3, seed=seed, timers={**TIMERS, "takeover_after": 1})
         play_online(g, random.Random(seed), timeout_share=0.4, leave_share=0.0, reclaim_share=0.5)
@@ -121,9 +129,10 @@ def test_the_verifier_accepts_a_game_with_reclaimed_seats() -> None:
     assert "seat_reclaimed" in _tags(g)
     report = verify_export(build_export(g.entries))
     assert report.ok, report.render()
+    assert _verify_cli(build_export(g.entries), tmp_path / "game.json") == 0
 
 
-def test_the_verifier_refuses_a_forged_reclaim_of_a_seat_no_bot_took_over() -> None:
+def test_tablestream_verify_refuses_a_forged_reclaim_of_a_seat_no_bot_took_over(tmp_path: Path) -> None:
     g = online_game("skull-king", 3, seed=8)
     own = g.table.to_act(g.state)[0]
     forged = [SeatReclaimed(seat=own)]  # a chained, well-formed record the rules never allowed
@@ -132,6 +141,7 @@ def test_the_verifier_refuses_a_forged_reclaim_of_a_seat_no_bot_took_over() -> N
     report = verify_export(build_export(g.entries))
     assert not report.ok
     assert any("not_taken_over" in failure for failure in report.failures()), report.render()
+    assert _verify_cli(build_export(g.entries), tmp_path / "forged.json") == 1
 
 
 def test_the_verifier_refuses_a_seat_reclaimed_event_that_no_reclaim_asked_for() -> None:
