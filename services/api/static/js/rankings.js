@@ -87,7 +87,7 @@ export async function render(main, game) {
               mine ? h("span", { class: "you", text: ` (${t("table.you")})` }) : null),
             h("td", { class: "num strong", title: details(entry) },
               h("span", { class: "value", "data-testid": "rating", text: rating(entry) }),
-              entry.provisional ? " " : null, provisional(entry)),
+              entry.provisional ? h("br") : null, provisional(entry)), // below: the column stays narrow on a phone
             h("td", { class: "num", text: String(entry.games) }));
         }))),
       pager(offset, PAGE, page.total, go));
