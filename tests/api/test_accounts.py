@@ -474,6 +474,9 @@ def test_every_answer_with_a_rating_gives_a_readable_display_and_says_provisiona
         rated_game(fake_api, [ada["token"], bo["token"]], seed=seed)
     settled = fake_api.client.get("/leaderboards/six-nimmt").json()["entries"]
     assert all(e["games"] == 5 and not e["provisional"] and e["display"] > 0 for e in settled)
+    paths = fake_api.client.get("/openapi.json").json()["paths"]
+    for path in ("/leaderboards/{game}", "/accounts/{name_or_id}", "/accounts/{account_id}/history"):
+        assert "'display'" in paths[path]["get"]["description"]
 
 
 def test_a_history_recorded_before_readable_ratings_gets_them_when_read(fake_api: Api) -> None:
