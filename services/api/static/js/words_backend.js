@@ -1,6 +1,7 @@
 // The leaderboard's and the player page's new words (readable ratings, "provisional"), in the four
 // languages, until the shared glossary takes them; `tw` looks a key up here, with real plural forms
-// (Intl.PluralRules on `n`), and falls back to the main catalogs (`t`).
+// (Intl.PluralRules on `n`), and falls back to the main catalogs (`t`). The `table_option.bot_pace_ms`
+// entries are the lobby form's label and help for the new table option (option_texts.js's place).
 import { t, lang } from "./i18n.js";
 
 export const WORDS = {
@@ -15,6 +16,9 @@ export const WORDS = {
     },
     "rating.ratedGames": { one: "{n} rated game", other: "{n} rated games" },
     "rating.change": "Rating {before} → {after}",
+    "table_option.bot_pace_ms": "bot pace (ms)",
+    "table_option.bot_pace_ms.help": "How long a bot waits before each move while a person sits at the table, "
+      + "so that its moves can be followed. 0: at once; empty: the server's default.",
   },
   pl: {
     "rating.explain": "Tylko gry rankingowe: przy każdym miejscu zarejestrowany gracz, bez botów i bez ziarna treningowego. "
@@ -34,6 +38,9 @@ export const WORDS = {
       other: "{n} gry rankingowej",
     },
     "rating.change": "Ranking {before} → {after}",
+    "table_option.bot_pace_ms": "tempo botów (ms)",
+    "table_option.bot_pace_ms.help": "Ile bot czeka przed każdym ruchem, gdy przy stole siedzi człowiek, "
+      + "aby dało się śledzić jego ruchy. 0: od razu; puste: ustawienie domyślne serwera.",
   },
   fr: {
     "rating.explain": "Parties classées seulement : que des joueurs inscrits, sans robots ni graine d'entraînement. "
@@ -47,6 +54,9 @@ export const WORDS = {
     },
     "rating.ratedGames": { one: "{n} partie classée", many: "{n} de parties classées", other: "{n} parties classées" },
     "rating.change": "Classement {before} → {after}",
+    "table_option.bot_pace_ms": "rythme des robots (ms)",
+    "table_option.bot_pace_ms.help": "Temps qu'un robot attend avant chaque coup quand une personne est à la table, "
+      + "pour qu'on puisse suivre ses coups. 0 : tout de suite ; vide : la valeur par défaut du serveur.",
   },
   tr: {
     "rating.explain": "Yalnızca puanlı oyunlar: her yerde kayıtlı bir oyuncu, bot yok, alıştırma tohumu yok. "
@@ -59,6 +69,9 @@ export const WORDS = {
     },
     "rating.ratedGames": { one: "{n} puanlı oyun", other: "{n} puanlı oyun" },
     "rating.change": "Puan {before} → {after}",
+    "table_option.bot_pace_ms": "bot hızı (ms)",
+    "table_option.bot_pace_ms.help": "Masada bir insan otururken botun her hamleden önce ne kadar beklediği; "
+      + "böylece hamleleri izlenebilir. 0: hemen; boş: sunucunun varsayılanı.",
   },
 };
 
