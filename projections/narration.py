@@ -158,6 +158,7 @@ TABLE: dict[str, Callable[[_Say, Mapping[str, Any]], str]] = {
     ),
     "game_finished": _game_finished,
     "seat_left": lambda say, e: say("table.seat_left", name=say.name(e["seat"])),
+    "seat_reclaimed": lambda say, e: say("table.seat_reclaimed", name=say.name(e["seat"])),
     "bot_took_over": _bot_took_over,
     "bot_seated": _bot_seated,
     "seat_claimed": lambda say, e: say(

@@ -15,7 +15,8 @@ A game is swept once its mark is ``grace`` old: younger ones have a job on the w
 The indexes can be lost apart from the games: on a cluster deployment they live in the queue's
 standalone Redis. Before its first pass, and whenever that server has lost them (a marker key is
 missing), the sweeper scans every primary of the store for games and re-marks the lagging ones and
-indexes their timers (``rebuild_indexes``).
+those waiting for a bot (whose move, queued or paced on that server, was lost with it) and indexes
+their timers (``rebuild_indexes``).
 
 The write side arms a game's turn timer and queues its bots' moves right after appending; a process
 that dies (or loses Redis) in between leaves the game without a timer for its new head, and a bot's
@@ -32,9 +33,11 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass, field
 
+import msgspec
 import structlog
 from rq import Queue
 
+from projections.views import view_field
 from services.history.folding import StateCache
 from services.lifecycle import lifecycle_behind
 from services.store.event_store import SyncEventStore
@@ -93,11 +96,12 @@ def sweep(
 def rebuild_indexes(store: SyncEventStore) -> int:
     """The indexes' server is new or lost its data (on a cluster deployment it is the queue's
     Redis): find every game on every primary of the store, mark the ones whose projection lags their
-    head and index their armed timers, then mark the indexes known. Returns how many lagged.
-    Idempotent: running it twice marks the same games."""
+    head or whose projected view awaits a bot (its move, queued or paced beside the lost indexes, is
+    gone: the sweep has it settled), index their armed timers, then mark the indexes known. Returns
+    how many it marked. Idempotent: running it twice marks the same games."""
     lagging = 0
     for game_id in store.scan_games():
-        if store.checkpoint(game_id) < store.head(game_id):
+        if store.checkpoint(game_id) < store.head(game_id) or _awaits_a_bot(store, game_id):
             store.mark_dirty(game_id)
             lagging += 1
         timer = store.read_timer(game_id)
@@ -106,6 +110,16 @@ def rebuild_indexes(store: SyncEventStore) -> int:
     store.know_indexes()
     log.info("indexes_rebuilt", lagging=lagging)
     return lagging
+
+
+def _awaits_a_bot(store: SyncEventStore, game_id: str) -> bool:
+    """Whether the game's projected spectator view awaits a seat a bot plays (one read, no fold)."""
+    _, raw = store.read_view(game_id, view_field(None))
+    if raw is None:
+        return False
+    view = msgspec.json.decode(raw)
+    bots = {player["seat"] for player in view.get("players", ()) if player.get("bot")}
+    return view.get("status") == "playing" and bool(bots & set(view.get("to_act", ())))
 
 
 def _lifecycle_behind(store: SyncEventStore, game_id: str, head: int) -> bool:

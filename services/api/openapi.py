@@ -9,6 +9,7 @@ import msgspec
 
 from domain.games import game_names, table_for
 from projections.narration import LANGUAGES
+from projections.ratings import DISPLAY_BASE, DISPLAY_SCALE, PROVISIONAL_GAMES
 from services.api.account_routes import MAX_PAGE as MAX_ACCOUNT_PAGE
 from services.api.bodies import CreateGame, Empty, JoinGame, Login, Register, SendCommand, SetPassword
 from services.api.http import MAX_VERSION
@@ -96,6 +97,12 @@ BROWSER_COOKIE = (
     "SameSite=Strict cookie 'ts_account' (Max-Age 180 days), which /accounts/me, "
     "/accounts/me/password, /accounts/logout and joining a table accept without a header."
 )
+RATING_FIELDS = (
+    "Every rating is {rating, mu, sigma, games, display, provisional}: 'rating' is the ordinal "
+    "mu - 3 sigma that leaderboards sort by (0 for a new player, below 0 after one loss); 'display' "
+    f"is the number to show people, max(0, round({DISPLAY_BASE} + {DISPLAY_SCALE} * rating)), in the "
+    f"same order; 'provisional' is true until {PROVISIONAL_GAMES} rated games in that game."
+)
 PAGE = [
     _query("offset", "Skip this many", 0, MAX_VERSION),
     _query("limit", "At most this many (default 20)", 1, MAX_ACCOUNT_PAGE),
@@ -146,6 +153,7 @@ ACCOUNT_PATHS: dict[str, Any] = {
         "get": {
             **ACCOUNT,
             "summary": "The token's account: public profile, ratings, has_password",
+            "description": RATING_FIELDS,
             "responses": {"200": _ok("The account"), "401": _error("Bad or missing account token")},
         }
     },
@@ -164,6 +172,7 @@ ACCOUNT_PATHS: dict[str, Any] = {
         "parameters": [{"name": "name_or_id", "in": "path", "required": True, "schema": {"type": "string"}}],
         "get": {
             "summary": "A public profile: account id, display name, rating per game",
+            "description": RATING_FIELDS,
             "responses": {"200": _ok("The profile"), "404": _error("account_not_found")},
         },
     },
@@ -171,6 +180,7 @@ ACCOUNT_PATHS: dict[str, Any] = {
         "parameters": [{"name": "account_id", "in": "path", "required": True, "schema": {"type": "string"}}],
         "get": {
             "summary": "Finished games of an account, newest first: seats, result, rating change, links",
+            "description": RATING_FIELDS,
             "parameters": PAGE,
             "responses": {
                 "200": _ok("total, offset, limit, games"),
@@ -182,6 +192,7 @@ ACCOUNT_PATHS: dict[str, Any] = {
         "parameters": [{"name": "game", "in": "path", "required": True, "schema": {"type": "string"}}],
         "get": {
             "summary": "Rated accounts of a game, best first (rating = mu - 3 sigma, Plackett-Luce)",
+            "description": RATING_FIELDS,
             "parameters": PAGE,
             "responses": {
                 "200": _ok("total, offset, limit, entries"),
@@ -249,7 +260,9 @@ def openapi_document() -> dict[str, Any]:
         "The game's options, plus the table's: 'seed' (a practice table), 'turn_seconds' (0 = no "
         "turn timer; default 0 for practice tables, 60 otherwise), 'expire_minutes' (a waiting "
         "table expires after this, default 30), 'takeover_after' (timeouts in a row before a bot "
-        "takes the seat, default 3)"
+        "takes the seat, default 3), 'bot_pace_ms' (0-5000: how long a bot waits before it acts while "
+        "a person sits at the table, so that its moves can be followed; 0 = at once; default: the "
+        "server's TABLESTREAM_BOT_PACE_MS, 1000)"
     )
     commands = commands[3:]  # the account bodies are components, referenced by name
     components["Error"] = {
@@ -388,6 +401,31 @@ def openapi_document() -> dict[str, Any]:
                         409,
                         s401="Bad or missing token",
                         s409="Already left, or the game is over",
+                    ),
+                },
+            },
+        },
+        "/games/{game_id}/reclaim": {
+            **game,
+            "post": {
+                "summary": "Take back your seat from the bot that took it over after your timeouts",
+                "description": "The seat's token, or a browser's 'ts_seat_<game_id>' cookie. The seat's "
+                "turn timer starts again for you, with a fresh run of timeouts before the next takeover; "
+                "the game stays unrated (a bot played for the seat). Recorded as 'seat_reclaimed'.",
+                "security": [{"bearer": []}, {}],
+                "requestBody": _body("Empty"),
+                "responses": {
+                    "200": _ok("The seat taken back: {'seat': i}"),
+                    **_errors(
+                        *body_errors,
+                        401,
+                        403,
+                        404,
+                        409,
+                        s401="Bad or missing token",
+                        s403="Not a seat's token (the host's)",
+                        s409="not_taken_over (no bot plays the seat), cannot_reclaim (the seat was left, "
+                        "or a bot sits there from the start), game_over, not_started, table_expired",
                     ),
                 },
             },

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import json
 import random
 from typing import Any
 
 import pytest
 
+from projections.ratings import display_rating
 from services.history.verify import verify_export
+from services.store.keys import RATINGS
 from tests.api.conftest import Api
 from workers.bots import choose
 
@@ -444,3 +447,46 @@ def test_openapi_describes_the_account_routes_and_their_bodies(fake_api: Api) ->
     assert "password" in schemas["Register"]["properties"]
     assert "cookie" in schemas["Register"]["properties"] and "cookie" in schemas["Login"]["properties"]
     assert "name" not in schemas["JoinGame"].get("required", [])
+
+
+# -- ratings a person can read ---------------------------------------------------------------------
+
+
+def test_every_answer_with_a_rating_gives_a_readable_display_and_says_provisional_until_five_games(
+    fake_api: Api,
+) -> None:
+    ada, bo = register(fake_api, "Ada"), register(fake_api, "Bo")
+    rated_game(fake_api, [ada["token"], bo["token"]], seed=1)
+    board = fake_api.client.get("/leaderboards/six-nimmt").json()["entries"]
+    loser = board[-1]
+    assert loser["rating"] < 0 < loser["display"]  # the ordinal goes negative after one loss; display not
+    assert board[0]["display"] > 1000 > loser["display"]
+    assert all(e["provisional"] and e["games"] == 1 for e in board)
+    assert [e["display"] for e in board] == sorted((e["display"] for e in board), reverse=True)
+    profile = fake_api.client.get(f"/accounts/{ada['account_id']}").json()["ratings"]["six-nimmt"]
+    history = fake_api.client.get(f"/accounts/{ada['account_id']}/history").json()["games"]
+    change = history[0]["you"]["rating"]
+    assert change["before"] == {**change["before"], "display": 1000, "provisional": True, "games": 0}
+    assert change["after"] == profile and isinstance(profile["display"], int)
+    me = fake_api.client.get("/accounts/me", headers=bearer(ada["token"])).json()
+    assert me["ratings"]["six-nimmt"] == profile
+    for seed in range(2, 6):
+        rated_game(fake_api, [ada["token"], bo["token"]], seed=seed)
+    settled = fake_api.client.get("/leaderboards/six-nimmt").json()["entries"]
+    assert all(e["games"] == 5 and not e["provisional"] and e["display"] > 0 for e in settled)
+    paths = fake_api.client.get("/openapi.json").json()["paths"]
+    for path in ("/leaderboards/{game}", "/accounts/{name_or_id}", "/accounts/{account_id}/history"):
+        assert "'display'" in paths[path]["get"]["description"]
+
+
+def test_a_history_recorded_before_readable_ratings_gets_them_when_read(fake_api: Api) -> None:
+    ada, bo = register(fake_api, "Ada"), register(fake_api, "Bo")
+    game_id = rated_game(fake_api, [ada["token"], bo["token"]], seed=4)
+    stored = json.loads(fake_api.sync.hget(RATINGS.records, game_id))
+    for seat in stored["seats"]:
+        for side in seat["rating"].values():
+            del side["display"], side["provisional"]  # as the projection wrote records before
+    fake_api.sync.hset(RATINGS.records, game_id, json.dumps(stored))
+    (entry,) = fake_api.client.get(f"/accounts/{bo['account_id']}/history").json()["games"]
+    after = entry["you"]["rating"]["after"]
+    assert after["display"] == display_rating(after["mu"], after["sigma"]) and after["provisional"] is True

@@ -25,12 +25,13 @@ from redis.asyncio import RedisCluster
 import services
 import services.store.operations
 from services.history.records import GENESIS_HASH, Entry, chain_hash
+from services.store import indexes
 from services.store import operations as ops
 from services.store.event_store import CrossSlot, EventStore, SyncEventStore
-from services.store.keys import DIRTY, DRAIN_PENDING, POKED, TIMERS, game_keys
+from services.store.keys import DIRTY, DRAIN_PENDING, PACED, POKED, TIMERS, game_keys
 from services.store.operations import AppendResult, BrokenStream, TimerPlan
 from services.store.queue import DRAIN_JOB, AppendNotifier, projection_queue
-from services.store.requests import SCRIPTS, Call, Operation, Pipelined
+from services.store.requests import SCRIPTS, Call, Operation, Pipelined, index_call
 from tests.conftest import Clients, IndexClients, make_batch
 
 pytestmark = pytest.mark.anyio
@@ -506,6 +507,58 @@ async def test_scanning_finds_every_game_once(sync_store: SyncEventStore, event_
     sync_store.put_lobby("g0", b"{}")
     assert sorted(sync_store.scan_games()) == sorted(games)
     assert sorted(await event_store.scan_games()) == sorted(games)
+
+
+# -- paced bots ----------------------------------------------------------------------------------------
+
+
+async def test_paced_bot_moves_wait_until_due_keep_their_first_due_time_and_are_taken_once(
+    sync_store: SyncEventStore, event_store: EventStore, index_backend: IndexClients
+) -> None:
+    assert await event_store.run(indexes.pace_bots("g:1", 7, [1, 2], 5_000)) == 2  # ids may hold colons
+    assert await event_store.run(indexes.pace_bots("g:1", 7, [2], 9_000)) == 0  # NX: 5 000 stays
+    assert await event_store.run(indexes.pace_bots("h", 3, [0], 6_000)) == 1
+    assert await event_store.run(indexes.pace_bots("h", 3, [], 6_000)) == 0
+    assert sync_store.run(indexes.take_due_bots(4_999)) == []
+    assert sync_store.run(indexes.take_due_bots(5_000)) == [("g:1", 7, 1), ("g:1", 7, 2)]
+    assert sync_store.run(indexes.take_due_bots(10_000)) == [("h", 3, 0)]
+    assert sync_store.run(indexes.take_due_bots(10_000)) == []
+    where = index_backend[0] if index_backend else sync_store.redis
+    assert where.zcard(PACED) == 0  # the index lives beside the other indexes
+
+
+def test_racing_takers_of_the_paced_moves_get_each_exactly_once(sync_store: SyncEventStore) -> None:
+    moves = [(f"g{n}", n, n % 3) for n in range(60)]
+    for game_id, version, seat in moves:
+        sync_store.run(indexes.pace_bots(game_id, version, [seat], 1_000 + version))
+    taken: list[tuple[str, int, int]] = []
+    start = threading.Barrier(6)
+
+    def taker() -> None:
+        start.wait(10)
+        while got := sync_store.run(indexes.take_due_bots(2_000, limit=7)):
+            taken.extend(got)
+
+    threads = [threading.Thread(target=taker) for _ in range(6)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(30)
+    assert sorted(taken) == sorted(moves)
+
+
+def test_a_paced_entry_that_is_not_a_move_is_dropped_not_taken(sync_store: SyncEventStore) -> None:
+    assert indexes.parse_paced("a:b:4:5") == ("a:b", 4, 5)
+    for junk in ("x", ":1:2", "g:one:2", "g:1:"):
+        assert indexes.parse_paced(junk) is None
+        sync_store.run(_zadd_paced(junk))
+    sync_store.run(indexes.pace_bots("g", 1, [0], 10))
+    assert sync_store.run(indexes.take_due_bots(100)) == [("g", 1, 0)]
+    assert sync_store.run(indexes.take_due_bots(100)) == []  # the junk went with the first take
+
+
+def _zadd_paced(member: str) -> Operation[None]:
+    yield index_call("ZADD", PACED, 5, member)
 
 
 # -- guards --------------------------------------------------------------------------------------------
