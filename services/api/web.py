@@ -27,7 +27,7 @@ from domain.skull import options as skull_options
 from domain.table import PUBLIC_TURN_SECONDS, TableTimers
 from projections.narration import LANGUAGES
 from services.api.context import app_context
-from services.api.http import MAX_VERSION, JSONResponse, game_id_of, optional_int_query
+from services.api.http import MAX_VERSION, JSONResponse, caller_of, game_id_of, optional_int_query
 
 STATIC_DIR = Path(__file__).resolve().parent / "static"
 SHELL = STATIC_DIR / "index.html"
@@ -193,6 +193,16 @@ async def get_replay(request: Request) -> JSONResponse:
     return JSONResponse(await app_context(request).queries.replay(game_id, at, lang))
 
 
+async def get_replay_index(request: Request) -> JSONResponse:
+    """Where a finished game's rounds, tricks, turns and phases begin, and every seat's moves
+    (``services.queries.GameQueries.replay_index``); ``you`` is the seat of the caller's token or the
+    browser's seat cookie, so the viewer can offer "my moves"."""
+    game_id = game_id_of(request)
+    caller = await caller_of(request, game_id)
+    you = caller.seat if caller.role == "seat" else None
+    return JSONResponse(await app_context(request).queries.replay_index(game_id, you))
+
+
 def web_routes() -> list[BaseRoute]:
     """The routes of the web client: its pages (the lobby, a table, a replay, an audit, a game's
     leaderboard at ``/rankings/<game>``, a player at ``/players/<name>``), its assets, the docs page,
@@ -209,6 +219,7 @@ def web_routes() -> list[BaseRoute]:
         Route("/docs", docs, methods=["GET"]),
         Route("/games/options", game_options, methods=["GET"]),
         Route("/games/{game_id}/replay", get_replay, methods=["GET"]),
+        Route("/games/{game_id}/replay/index", get_replay_index, methods=["GET"]),
         Mount("/static", Assets(STATIC_DIR, REVALIDATE), name="static"),
         Mount("/docs/assets", Assets(Path(swagger_ui_bundle.swagger_ui_path), IMMUTABLE), name="docs-assets"),
     ]
