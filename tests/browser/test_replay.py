@@ -213,7 +213,7 @@ def test_the_replay_speaks_the_chosen_language_and_a_link_opens_it_at_a_moment(
 
 
 def test_on_a_phone_every_replay_control_is_on_screen_without_sideways_scrolling(
-    browser, server: Server, six_nimmt: Game
+    browser, server: Server, six_nimmt: Game, screenshots: Path
 ) -> None:
     for phone in as_seat(browser, server, six_nimmt, 1, width=390, height=844):
         open_replay(phone, six_nimmt)
@@ -234,3 +234,4 @@ def test_on_a_phone_every_replay_control_is_on_screen_without_sideways_scrolling
             box = phone.locator(f"[data-testid={control}]").bounding_box()
             assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= 390, (control, box)
             assert box["y"] + box["height"] <= 844 and box["height"] >= 40, (control, box)
+        phone.screenshot(path=screenshots / "replay-phone.png")

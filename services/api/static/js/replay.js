@@ -75,15 +75,15 @@ export async function render(main, id) {
     type: "button", class: `ctl ${cls}`.trim(), "data-testid": testid, "aria-keyshortcuts": keys, onclick },
   h("span", { class: "icon", "aria-hidden": "true", text: icon }), h("span", { class: "lbl" }));
   const buttons = {
-    first: control("first", "⏮\uFE0E", () => go(1), "Home", "iconic"),
-    prevRound: control("prev-round", "⏪\uFE0E", () => jump(prevStart(index.rounds, at)), "PageUp"),
+    first: control("first", "⇤", () => go(1), "Home", "iconic"),
+    prevRound: control("prev-round", "⇇", () => jump(prevStart(index.rounds, at)), "PageUp"),
     prevStep: control("prev-step", "«", () => jump(prevStart(index.steps, at)), "Shift+ArrowLeft"),
     prev: control("prev", "‹", () => go(at - 1), "ArrowLeft", "iconic"),
     play: control("play", "▶\uFE0E", () => (playing ? pause() : play()), "Space", "primary"),
     next: control("next", "›", () => go(at + 1), "ArrowRight", "iconic"),
     nextStep: control("next-step", "»", () => jump(nextStart(index.steps, at)), "Shift+ArrowRight"),
-    nextRound: control("next-round", "⏩\uFE0E", () => jump(nextStart(index.rounds, at)), "PageDown"),
-    last: control("last", "⏭\uFE0E", () => go(index.head), "End", "iconic"),
+    nextRound: control("next-round", "⇉", () => jump(nextStart(index.rounds, at)), "PageDown"),
+    last: control("last", "⇥", () => go(index.head), "End", "iconic"),
     prevMove: control("prev-move", "‹", () => jump(moveBefore()), "Shift+M", "iconic"),
     nextMove: control("next-move", "›", () => jump(moveAfter()), "M", "iconic"),
   };
@@ -163,7 +163,7 @@ export async function render(main, id) {
     set(buttons.prevStep, tw(`replay.prevStep.${game()}`));
     set(buttons.prev, t("replay.prev"));
     set(buttons.play, playing ? tw("replay.pause") : tw("replay.play"));
-    buttons.play.querySelector(".icon").textContent = playing ? "⏸\uFE0E" : "▶\uFE0E";
+    buttons.play.querySelector(".icon").textContent = playing ? "❚❚" : "▶\uFE0E";
     set(buttons.next, t("replay.next"));
     set(buttons.nextStep, tw(`replay.nextStep.${game()}`));
     set(buttons.nextRound, tw("replay.nextRound"));
