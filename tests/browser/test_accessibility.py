@@ -193,10 +193,12 @@ def report(request: pytest.FixtureRequest) -> Iterator[dict[tuple[str, str], lis
         ids = ", ".join(sorted({v["id"] for v in violations if v["impact"] in axe.BLOCKING}))
         lines.append(f"{state:<24} {viewport:<8} " + " ".join(f"{c:>13}" for c in cells) + f"  {ids}")
     reporter = request.config.pluginmanager.get_plugin("terminalreporter")
-    if reporter is not None:
-        reporter.write_line("")
-        for line in lines:
-            reporter.write_line(line)
+    capture = request.config.pluginmanager.get_plugin("capturemanager")
+    if reporter is not None and capture is not None:
+        with capture.global_and_fixture_disabled():  # a teardown's output is captured otherwise
+            reporter.write_line("")
+            for line in lines:
+                reporter.write_line(line)
     path = os.environ.get("TABLESTREAM_AXE_REPORT")
     if path:
         rows = [{"state": s, "viewport": v, "violations": found[(s, v)]} for s, v in found]
