@@ -4,6 +4,7 @@ a sentence for people, never an event's internal name."""
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,6 +23,11 @@ pytestmark = pytest.mark.browser
 NAMES = ("Ada", "Brook")
 
 
+def practice(game: str) -> dict[str, str]:
+    """A practice table's options: the same deal on every run, so the seeded moves replay exactly."""
+    return {"seed": hashlib.sha256(f"replay-{game}".encode()).hexdigest()}
+
+
 @dataclass(frozen=True)
 class Game:
     game_id: str
@@ -32,9 +38,9 @@ class Game:
 
 @pytest.fixture(scope="module")
 def six_nimmt(server: Server) -> Game:
-    """A finished two-round game of 6 nimmt! between Ada and Brook, played over HTTP."""
+    """A finished two-round game of 6 nimmt! between Ada and Brook, played over HTTP (a practice table)."""
     with httpx.Client(base_url=server.url, timeout=10) as client:
-        game_id = create(client, "six-nimmt", 2, {"rounds": 2})
+        game_id = create(client, "six-nimmt", 2, {"rounds": 2, **practice("six-nimmt")})
         tokens = [join(client, game_id, name) for name in NAMES]
         play(client, game_id, tokens, seed=21, stop=finished)
         auth = {"Authorization": f"Bearer {tokens[1]}"}
@@ -235,3 +241,24 @@ def test_on_a_phone_every_replay_control_is_on_screen_without_sideways_scrolling
             assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= 390, (control, box)
             assert box["y"] + box["height"] <= 844 and box["height"] >= 40, (control, box)
         phone.screenshot(path=screenshots / "replay-phone.png")
+
+
+def test_a_skull_replay_steps_through_each_round_by_its_phases(browser, server: Server) -> None:
+    with httpx.Client(base_url=server.url, timeout=10) as client:
+        game_id = create(client, "skull", 3, practice("skull"))
+        tokens = [join(client, game_id, name) for name in ("Ada", "Brook", "Cyd")]
+        play(client, game_id, tokens, seed=5, stop=finished)
+        index = client.get(f"/games/{game_id}/replay/index").json()
+    skull = Game(game_id, tokens, index, set())
+    for page in as_seat(browser, server, skull, 2):
+        open_replay(page, skull)
+        expect(page.locator("[data-testid=next-step]")).to_have_accessible_name("Next phase")
+        phases = [s for s in index["steps"] if s["round"] == 1]
+        assert [s["kind"] for s in phases] == ["placing", "auction", "challenge"]
+        page.click("[data-testid=next-round]")
+        for step, label in zip(phases, ("placing discs", "auction", "challenge"), strict=True):
+            wait_shown(page, step["start"])
+            expect(page.locator("[data-testid=where]")).to_have_text(f"Round 1, {label}")
+            page.keyboard.press("Shift+ArrowRight")
+        wait_shown(page, starts(index, "rounds")[2])
+        expect(page.locator("[data-testid=where]")).to_have_text("Round 2, placing discs")

@@ -3,7 +3,7 @@
 // browser's own by default), and plays itself at a chosen speed. The table of contents comes from
 // GET /games/{id}/replay/index; each version's views and narrated event from GET /games/{id}/replay.
 import { api, games } from "./api.js";
-import { t, onLangChange } from "./i18n.js";
+import { lang, t, onLangChange } from "./i18n.js";
 import { TITLES } from "./names.js";
 import { h, mount, store } from "./ui.js";
 import { loadGame, playersPanel } from "./table.js";
@@ -100,7 +100,7 @@ export async function render(main, id) {
   followSelect.addEventListener("change", () => { follow = Number(followSelect.value); drawFollow(); drawStage(); });
   const movePos = h("span", { class: "move-pos", "data-testid": "move-position" });
   const speedSelect = h("select", { id: "replay-speed", "data-testid": "speed" },
-    SPEEDS.map((s) => h("option", { value: String(s), text: `${new Intl.NumberFormat().format(s)}×` })));
+    SPEEDS.map((s) => h("option", { value: String(s) })));
   speedSelect.value = String(speed);
   speedSelect.addEventListener("change", () => { speed = Number(speedSelect.value); store(SPEED_KEY, speed); schedule(); });
   const labels = {
@@ -183,6 +183,8 @@ export async function render(main, id) {
       text: `${p.seat === index.you ? tw("replay.you", { name: p.name }) : p.name} · ${tw("replay.moves",
         { n: index.moves.filter((m) => m.seat === p.seat).length })}` })));
     followSelect.value = String(follow);
+    const number = new Intl.NumberFormat(lang());
+    for (const option of speedSelect.options) option.textContent = `${number.format(Number(option.value))}×`;
   }
 
   function drawStrip() {
