@@ -96,8 +96,9 @@ def _round_number(tag: _Tag, current: int) -> int:
 
 def build_index(game: str, entries: Sequence[Entry]) -> dict[str, Any]:
     """``rounds`` (round, start, end), ``steps`` (round, kind, n, start, end) and ``moves`` (version,
-    seat, by) of a stored stream, in stream order; pure, one pass. A game without a ``CUTS`` entry is
-    one setup step from start to end (every registered game has one: ``tests``)."""
+    seat, by) of a stored stream, in stream order; pure, one pass. A game without a ``CUTS`` entry would
+    be one setup step from start to end: ``tests/services/history/test_replay_index.py`` checks that
+    every registered game has one."""
     cut = CUTS.get(game, Cut(frozenset(), {}))
     steps: list[_Step] = []
     counts: Counter[tuple[int, str]] = Counter()  # steps so far per (round, kind)
