@@ -31,6 +31,7 @@ from services.history.audit import Viewer, build_audit
 from services.history.export import GameNotFinished, build_export
 from services.history.folding import Folded, StateCache, advance, decode_events
 from services.history.records import CommandRecord, Entry, decode_stored
+from services.history.replay_index import build_index
 from services.lifecycle import Clock, clock_of, wall_clock_ms
 from services.store.event_store import EventStore
 
@@ -39,6 +40,7 @@ V = TypeVar("V")
 
 AUDIT_CACHE_SIZE = 256
 TIME_TRAVEL_CACHE_SIZE = 256
+REPLAY_INDEX_CACHE_SIZE = 256
 
 
 class LRU(Generic[K, V]):
@@ -114,6 +116,7 @@ class GameQueries:
         self.cache = cache if cache is not None else StateCache()
         self._audits: LRU[tuple[str, int, str, int | None], dict[str, Any]] = LRU(AUDIT_CACHE_SIZE)
         self._past: LRU[tuple[str, int], Folded] = LRU(TIME_TRAVEL_CACHE_SIZE)
+        self._replay_indexes: LRU[tuple[str, int], dict[str, Any]] = LRU(REPLAY_INDEX_CACHE_SIZE)
         self.clock = clock
 
     async def clock_for(self, folded: Folded) -> dict[str, Any] | None:
@@ -219,6 +222,24 @@ class GameQueries:
             "seats": [{**seat_view(state, version, seat), "clock": None} for seat in range(state.players)],
             "events": await self._shown(head, entries, None, True, lang),
         }
+
+    async def replay_index(self, game_id: str, you: int | None = None) -> dict[str, Any]:
+        """Where a finished game's rounds and steps (tricks, turns, phases) begin and end, every seat's
+        moves (``services.history.replay_index``), the seats' names, and ``you``: the caller's seat
+        (``None`` for anyone else). Cut in a worker thread once per (game, head) and kept in an LRU;
+        ``game_not_finished`` while it is played, like the replay itself."""
+        head = await self.load(game_id)
+        if head.state.status != "finished":
+            raise ConflictError("game_not_finished", "A game can be replayed once it is over.")
+        key = (game_id, head.version)
+        index = self._replay_indexes.get(key)
+        if index is None:
+            entries = await self.store.read(game_id, after=0, limit=head.version)
+            cut = await anyio.to_thread.run_sync(build_index, head.state.game, entries)
+            players = [{"seat": seat, "name": name} for seat, name in enumerate(head.state.names())]
+            index = {"game": head.state.game, "head": head.version, "players": players, **cut}
+            self._replay_indexes.put(key, index)
+        return {**index, "you": you}
 
     async def _shown(
         self, folded: Folded, entries: list[Entry], seat: int | None, full: bool, lang: str | None

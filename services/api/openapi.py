@@ -91,6 +91,34 @@ COOKIES = (
     "identifies it; creating and joining set these HttpOnly cookies."
 )
 
+
+def _object(**properties: dict[str, Any]) -> dict[str, Any]:
+    return {"type": "object", "required": list(properties), "properties": properties}
+
+
+_INT = {"type": "integer", "minimum": 0}
+_SPAN = {"start": {"type": "integer", "minimum": 1}, "end": {"type": "integer", "minimum": 1}}
+REPLAY_INDEX = _object(
+    game={"type": "string"},
+    head={"type": "integer", "minimum": 1},
+    players={"type": "array", "items": _object(seat=_INT, name={"type": "string"})},
+    rounds={"type": "array", "items": _object(round=_INT, **_SPAN)},
+    steps={
+        "type": "array",
+        "items": _object(round=_INT, kind={"type": "string"}, n={"type": "integer", "minimum": 1}, **_SPAN),
+    },
+    moves={
+        "type": "array",
+        "items": _object(
+            version={"type": "integer", "minimum": 1},
+            seat=_INT,
+            by={"type": "string", "enum": ["player", "bot", "timeout"]},
+        ),
+    },
+    you={"anyOf": [_INT, {"type": "null"}]},
+)
+"""``GET /games/{id}/replay/index`` (``services.history.replay_index``)."""
+
 ACCOUNT: dict[str, Any] = {"security": [{"bearer": []}, {"account_cookie": []}]}
 BROWSER_COOKIE = (
     "With 'cookie': true (browsers) the token is not in the body: the answer sets it as the HttpOnly, "
@@ -475,6 +503,20 @@ def openapi_document() -> dict[str, Any]:
                 "responses": {
                     "200": _ok("version, head, spectator, seats, events"),
                     **_errors(404, 409, 422, s409="Game not finished", s422="Bad 'at' or 'lang'"),
+                },
+            },
+        },
+        "/games/{game_id}/replay/index": {
+            **game,
+            "get": {
+                "summary": "A finished game's table of contents: where each round and each step (Skull "
+                "King's bidding and tricks, 6 nimmt!'s draft and turns, Skull's placing, auction and "
+                "challenge) begins and ends, every seat's moves, and the caller's seat",
+                "description": COOKIES,
+                "security": BEARER,
+                "responses": {
+                    "200": _ok("game, head, players, rounds, steps, moves, you", REPLAY_INDEX),
+                    **_errors(401, 404, 409, s409="Game not finished"),
                 },
             },
         },

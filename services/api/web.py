@@ -28,7 +28,7 @@ from domain.table import PUBLIC_TURN_SECONDS, TableTimers
 from projections.narration import LANGUAGES
 from projections.words import GLOSSARY_PATH  # TEMPORARY: see web_routes
 from services.api.context import app_context
-from services.api.http import MAX_VERSION, JSONResponse, game_id_of, optional_int_query
+from services.api.http import MAX_VERSION, JSONResponse, caller_of, game_id_of, optional_int_query
 
 STATIC_DIR = Path(__file__).resolve().parent / "static"
 SHELL = STATIC_DIR / "index.html"
@@ -196,6 +196,16 @@ async def get_replay(request: Request) -> JSONResponse:
     return JSONResponse(await app_context(request).queries.replay(game_id, at, lang))
 
 
+async def get_replay_index(request: Request) -> JSONResponse:
+    """Where a finished game's rounds, tricks, turns and phases begin, and every seat's moves
+    (``services.queries.GameQueries.replay_index``); ``you`` is the seat of the caller's token or the
+    browser's seat cookie, so the viewer can offer "my moves"."""
+    game_id = game_id_of(request)
+    caller = await caller_of(request, game_id)
+    you = caller.seat if caller.role == "seat" else None
+    return JSONResponse(await app_context(request).queries.replay_index(game_id, you))
+
+
 def web_routes() -> list[BaseRoute]:
     """The routes of the web client: its pages (the lobby, a table, a replay, an audit, a game's
     leaderboard at ``/rankings/<game>``, a player at ``/players/<name>``), its assets, the docs page,
@@ -216,6 +226,7 @@ def web_routes() -> list[BaseRoute]:
         # TEMPORARY (words helper, issue 22): the glossary at <static>/lang/, where i18n.js loads it,
         # until the delivery change serves projections/glossary/ under its fingerprinted prefix.
         Mount("/static/lang", Assets(GLOSSARY_PATH, REVALIDATE), name="lang"),
+        Route("/games/{game_id}/replay/index", get_replay_index, methods=["GET"]),
         Mount("/static", Assets(STATIC_DIR, REVALIDATE), name="static"),
         Mount("/docs/assets", Assets(Path(swagger_ui_bundle.swagger_ui_path), IMMUTABLE), name="docs-assets"),
     ]

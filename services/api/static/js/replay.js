@@ -1,115 +1,374 @@
-// The replay viewer of a finished game: every version, everything revealed, step and scrub.
-import { games } from "./api.js";
-import { t, onLangChange } from "./i18n.js";
+// The replay viewer of a finished game: every version, everything revealed. Steps one version at a
+// time, by trick or turn (Skull: by phase), by round, or through the moves of one seat (this
+// browser's own by default), and plays itself at a chosen speed. The table of contents comes from
+// GET /games/{id}/replay/index; each version's views and narrated event from GET /games/{id}/replay.
+import { api, games } from "./api.js";
+import { lang, t, onLangChange } from "./i18n.js";
 import { TITLES } from "./names.js";
-import { h, mount } from "./ui.js";
+import { h, mount, store } from "./ui.js";
 import { loadGame, playersPanel } from "./table.js";
 
+const SPEEDS = [0.5, 1, 2, 4, 8];
+const STEP_MS = 1200; // one version per 1.2 s at 1x: time to read its sentence
+const SPEED_KEY = "tablestream.replaySpeed";
+const KEPT = 64; // versions kept in memory: stepping back and forth costs no request
+
+/** The span of `spans` (sorted, contiguous {start, end}) holding version `v`. */
+export function spanAt(spans, v) {
+  let low = 0;
+  let high = spans.length - 1;
+  while (low < high) {
+    const mid = (low + high + 1) >> 1;
+    if (spans[mid].start <= v) low = mid;
+    else high = mid - 1;
+  }
+  return spans[low];
+}
+
+/** Where "next" goes: the start of the first span after the one holding `v` (null at the last). */
+export function nextStart(spans, v) {
+  const next = spans.find((s) => s.start > v);
+  return next ? next.start : null;
+}
+
+/** Where "previous" goes, as on a music player: the start of the span holding `v`, or of the one
+ * before it when `v` is already its start. */
+export function prevStart(spans, v) {
+  const here = spanAt(spans, v);
+  if (here.start < v) return here.start;
+  const index = spans.indexOf(here);
+  return index > 0 ? spans[index - 1].start : null;
+}
+
+/** Several boards share the replay page: give the ids of one (and every reference to them) a suffix,
+ * and name its labelled regions after its heading, so that ids and landmarks stay unique. */
+function ownIds(panel, suffix, heading) {
+  const renamed = new Map();
+  for (const el of panel.querySelectorAll("[id]")) {
+    if (el === heading) continue;
+    renamed.set(el.id, `${el.id}-${suffix}`);
+    el.id = `${el.id}-${suffix}`;
+  }
+  for (const attr of ["aria-labelledby", "aria-describedby", "aria-controls", "for"]) {
+    for (const el of panel.querySelectorAll(`[${attr}]`)) {
+      const refs = el.getAttribute(attr).split(/\s+/).map((ref) => renamed.get(ref) || ref);
+      if (attr === "aria-labelledby" && el.matches("section, [role=region]")) refs.unshift(heading.id);
+      el.setAttribute(attr, refs.join(" "));
+    }
+  }
+}
+
 export async function render(main, id) {
+  let index = null;
   let mod = null;
-  let head = 1;
   let at = 1;
   let current = null;
   let wanted = 0;
+  let follow = null;
+  let playing = false;
+  let timer = null;
+  let speed = SPEEDS.includes(store(SPEED_KEY)) ? store(SPEED_KEY) : 2;
+  const kept = new Map();
 
-  const slider = h("input", { type: "range", min: 1, max: 1, value: 1, "aria-label": t("replay.title"), "data-testid": "scrub" });
-  const pos = h("span", { class: "pos", "data-testid": "position", "aria-live": "polite" });
-  const stage = h("div", { class: "replay-stage" });
+  const control = (testid, icon, onclick, keys, cls = "") => h("button", {
+    type: "button", class: `ctl ${cls}`.trim(), "data-testid": testid, "aria-keyshortcuts": keys, onclick },
+  h("span", { class: "icon", "aria-hidden": "true", text: icon }), h("span", { class: "lbl" }));
   const buttons = {
-    first: h("button", { type: "button", "data-testid": "first", onclick: () => go(1) }),
-    prev: h("button", { type: "button", "data-testid": "prev", onclick: () => go(at - 1) }),
-    next: h("button", { type: "button", class: "primary", "data-testid": "next", onclick: () => go(at + 1) }),
-    last: h("button", { type: "button", "data-testid": "last", onclick: () => go(head) }),
+    first: control("first", "⇤", () => go(1), "Home", "iconic"),
+    prevRound: control("prev-round", "⇇", () => jump(prevStart(index.rounds, at)), "PageUp"),
+    prevStep: control("prev-step", "«", () => jump(prevStart(index.steps, at)), "Shift+ArrowLeft"),
+    prev: control("prev", "‹", () => go(at - 1), "ArrowLeft", "iconic"),
+    play: control("play", "▶\uFE0E", () => (playing ? pause() : play()), "Space", "primary"),
+    next: control("next", "›", () => go(at + 1), "ArrowRight", "iconic"),
+    nextStep: control("next-step", "»", () => jump(nextStart(index.steps, at)), "Shift+ArrowRight"),
+    nextRound: control("next-round", "⇉", () => jump(nextStart(index.rounds, at)), "PageDown"),
+    last: control("last", "⇥", () => go(index.head), "End", "iconic"),
+    prevMove: control("prev-move", "‹", () => jump(moveBefore()), "Shift+M", "iconic"),
+    nextMove: control("next-move", "›", () => jump(moveAfter()), "M", "iconic"),
   };
+  const slider = h("input", { type: "range", id: "replay-scrub", min: 1, max: 1, value: 1, list: "replay-rounds",
+    "data-testid": "scrub" });
   slider.addEventListener("input", () => go(Number(slider.value)));
+  const ticks = h("datalist", { id: "replay-rounds" });
+  const strip = h("div", { class: "replay-strip", "aria-hidden": "true" });
+  const where = h("p", { class: "where", "data-testid": "where" });
+  const pos = h("span", { class: "pos", "data-testid": "position" });
+  const said = h("div", { class: "said" });
+  const moveChip = h("span", { class: "move-chip", "data-testid": "move-chip" });
+  const followSelect = h("select", { id: "replay-follow", "data-testid": "follow" });
+  followSelect.addEventListener("change", () => { follow = Number(followSelect.value); drawFollow(); drawStage(); });
+  const movePos = h("span", { class: "move-pos", "data-testid": "move-position" });
+  const speedSelect = h("select", { id: "replay-speed", "data-testid": "speed" },
+    SPEEDS.map((s) => h("option", { value: String(s) })));
+  speedSelect.value = String(speed);
+  speedSelect.addEventListener("change", () => { speed = Number(speedSelect.value); store(SPEED_KEY, speed); schedule(); });
+  const labels = {
+    scrub: h("label", { for: "replay-scrub", class: "sr-only" }),
+    follow: h("label", { for: "replay-follow" }),
+    speed: h("label", { for: "replay-speed" }),
+  };
   const title = h("h1");
-  const hint = h("p", { class: "muted" });
+  const back = h("a", { class: "button small ghost", href: `/tables/${id}`, "data-nav": "", text: "↩" });
+  const hint = h("p", { class: "muted hint" });
   const links = h("p", { class: "actions left" });
+  const stage = h("div", { class: "replay-stage" });
+  const groups = {
+    transport: h("div", { class: "replay-bar", role: "group" }, buttons.first, buttons.prevRound, buttons.prevStep,
+      buttons.prev, buttons.play, buttons.next, buttons.nextStep, buttons.nextRound, buttons.last),
+    moves: h("div", { class: "replay-follow", role: "group" }, labels.follow, followSelect, buttons.prevMove, movePos,
+      buttons.nextMove, h("span", { class: "spacer" }), labels.speed, speedSelect),
+  };
+  const deck = h("section", { class: "panel replay-deck" },
+    h("div", { class: "replay-now", "aria-live": "polite", "aria-atomic": "true" },
+      h("div", { class: "now-head" }, where, pos), said, moveChip),
+    groups.transport,
+    h("div", { class: "replay-scrubber" }, labels.scrub, slider, ticks, strip),
+    groups.moves, hint, links);
+  const root = h("div", { class: "replay", "data-testid": "replay", "data-playing": "false" },
+    h("div", { class: "table-head" }, title, back), deck, stage);
 
-  function labels() {
-    buttons.first.textContent = "⏮ " + t("replay.first");
-    buttons.prev.textContent = "◀ " + t("replay.prev");
-    buttons.next.textContent = t("replay.next") + " ▶";
-    buttons.last.textContent = t("replay.last") + " ⏭";
-    hint.textContent = t("replay.hint");
+  function game() {
+    return index.game;
   }
 
-  mount(main, h("div", { class: "replay" },
-    h("div", { class: "table-head" }, title, h("a", { class: "button small ghost", href: `/tables/${id}`, "data-nav": "", text: "↩" })),
-    h("section", { class: "panel" },
-      h("div", { class: "replay-bar" }, buttons.first, buttons.prev, slider, buttons.next, buttons.last, pos), hint, links),
-    stage));
-  labels();
-
-  async function go(target) {
-    target = Math.max(1, Math.min(head, target));
-    wanted = target;
-    let data;
-    try {
-      data = await games.replay(id, target);
-    } catch (error) {
-      mount(stage, h("p", { class: "panel", text: error.code === "game_not_finished" ? t("replay.notFinished") : error.message }));
-      return;
-    }
-    if (wanted !== target) return; // a newer step was asked for meanwhile
-    current = data;
-    head = data.head;
-    at = data.version;
-    draw();
+  function nameOf(seat) {
+    const player = index.players.find((p) => p.seat === seat);
+    return player ? player.name : t("table.seat", { n: seat + 1 });
   }
 
-  function draw() {
+  function whereLabel(v) {
+    const step = spanAt(index.steps, v);
+    return t(`replay.where.${step.kind}`, { r: step.round, n: step.n });
+  }
+
+  function followed() {
+    return index.moves.filter((m) => m.seat === follow);
+  }
+
+  function moveBefore() {
+    const earlier = followed().filter((m) => m.version < at);
+    return earlier.length ? earlier[earlier.length - 1].version : null;
+  }
+
+  function moveAfter() {
+    const later = followed().find((m) => m.version > at);
+    return later ? later.version : null;
+  }
+
+  function relabel() {
+    const set = (button, text) => { button.querySelector(".lbl").textContent = text; button.title = text; };
+    set(buttons.first, t("replay.first"));
+    set(buttons.prevRound, t("replay.prevRound"));
+    set(buttons.prevStep, t(`replay.prevStep.${game()}`));
+    set(buttons.prev, t("replay.prev"));
+    set(buttons.play, playing ? t("replay.pause") : t("replay.play"));
+    buttons.play.querySelector(".icon").textContent = playing ? "❚❚" : "▶\uFE0E";
+    set(buttons.next, t("replay.next"));
+    set(buttons.nextStep, t(`replay.nextStep.${game()}`));
+    set(buttons.nextRound, t("replay.nextRound"));
+    set(buttons.last, t("replay.last"));
+    set(buttons.prevMove, t("replay.prevMove"));
+    set(buttons.nextMove, t("replay.nextMove"));
+    title.textContent = `${t("replay.title")} · ${TITLES[game()] || game()}`;
+    back.setAttribute("aria-label", t("replay.toTable"));
+    back.title = t("replay.toTable");
+    labels.scrub.textContent = t("replay.timeline");
+    labels.follow.textContent = t("replay.follow");
+    labels.speed.textContent = t("replay.speed");
+    groups.transport.setAttribute("aria-label", t("replay.controls"));
+    groups.moves.setAttribute("aria-label", t("replay.follow"));
+    hint.textContent = t("replay.keys", { unit: t(`replay.unit.${game()}`) });
+    mount(followSelect, index.players.map((p) => h("option", { value: String(p.seat),
+      text: `${p.seat === index.you ? t("replay.you", { name: p.name }) : p.name} · ${t("replay.moves",
+        { n: index.moves.filter((m) => m.seat === p.seat).length })}` })));
+    followSelect.value = String(follow);
+    const number = new Intl.NumberFormat(lang());
+    for (const option of speedSelect.options) option.textContent = `${number.format(Number(option.value))}×`;
+  }
+
+  function drawStrip() {
+    const span = Math.max(1, index.head - 1);
+    const at_ = (v) => `${((v - 1) / span) * 100}%`;
+    mount(ticks, index.rounds.filter((r) => r.round > 0).map((r) => h("option", { value: String(r.start) })));
+    mount(strip,
+      index.rounds.filter((r) => r.round > 0).map((r) => h("span", { class: `seg ${r.round % 2 ? "odd" : "even"}`,
+        style: `left:${at_(r.start)};width:calc(${at_(r.end + 1)} - ${at_(r.start)})` })),
+      followed().map((m) => h("span", { class: "tick", style: `left:${at_(m.version)}` })));
+  }
+
+  function drawFollow() {
+    const mine = followed();
+    const done = mine.filter((m) => m.version <= at).length;
+    movePos.textContent = done ? t("replay.moveOf", { i: done, n: mine.length }) : t("replay.moves", { n: mine.length });
+    buttons.prevMove.disabled = moveBefore() === null;
+    buttons.nextMove.disabled = moveAfter() === null;
+    const move = index.moves.find((m) => m.version === at);
+    moveChip.hidden = !move;
+    moveChip.className = "move-chip" + (move && move.seat === follow ? " followed" : "");
+    if (move) moveChip.textContent = t(`replay.movedBy.${move.by}`, { name: nameOf(move.seat) });
+    drawStrip();
+  }
+
+  function drawControls() {
+    slider.max = String(index.head);
+    slider.value = String(at);
+    const place = whereLabel(at);
+    slider.setAttribute("aria-valuetext", `${place}, ${t("replay.version", { v: at, head: index.head })}`);
+    where.textContent = place;
+    pos.textContent = t("replay.version", { v: at, head: index.head });
+    root.dataset.version = String(at);
+    buttons.first.disabled = buttons.prev.disabled = at <= 1;
+    buttons.next.disabled = buttons.last.disabled = at >= index.head;
+    buttons.prevRound.disabled = prevStart(index.rounds, at) === null;
+    buttons.nextRound.disabled = nextStart(index.rounds, at) === null;
+    buttons.prevStep.disabled = prevStart(index.steps, at) === null;
+    buttons.nextStep.disabled = nextStart(index.steps, at) === null;
+    mount(said, current.events.map((e) => h("p", { class: "replay-event", "data-testid": "replay-event",
+      text: e.text || whereLabel(e.version) })));
+    drawFollow();
+  }
+
+  function drawStage() {
     const data = current;
     const spectator = data.spectator;
-    title.textContent = `${t("replay.title")} · ${TITLES[spectator.game] || spectator.game}`;
-    slider.max = String(head);
-    slider.value = String(at);
-    pos.textContent = t("replay.version", { v: at, head });
-    buttons.first.disabled = buttons.prev.disabled = at <= 1;
-    buttons.next.disabled = buttons.last.disabled = at >= head;
     const rounds = Object.keys(spectator.fairness.revealed_seeds || {}).map(Number);
     const roundNow = spectator.round || 1;
     mount(links, h("a", { href: `/audit/${id}#round-${roundNow}`, "data-nav": "", "data-testid": "audit-link",
       text: t("replay.auditRound", { n: roundNow }) }),
-      rounds.filter((r) => r !== roundNow).map((r) => h("a", { href: `/audit/${id}#round-${r}`, "data-nav": "", class: "muted",
-        text: `#${r}` })));
-    const ctx = (view) => ({ send: () => {}, me: view.seat, name: (s) => (view.players.find((p) => p.seat === s) || { name: "?" }).name });
+    rounds.filter((r) => r !== roundNow).map((r) => h("a", { href: `/audit/${id}#round-${r}`, "data-nav": "",
+      class: "muted", "aria-label": t("replay.auditRound", { n: r }), text: `#${r}` })));
+    const ctx = (view) => ({ send: () => {}, me: view.seat, name: nameOf });
     const frozen = (view) => ({ ...view, legal: [] });
-    const events = data.events.map((e) => h("p", { class: "replay-event", "data-testid": "replay-event" },
-      e.text || e.type, h("span", { class: "type", text: `v${e.version} · ${e.type}` })));
+    if (spectator.status === "waiting") {
+      mount(stage, h("div", { class: "panel muted", text: t("status.waiting") }));
+      return;
+    }
     mount(stage,
-      h("section", { class: "panel" }, events),
-      h("div", { class: "table-grid" },
-        spectator.status === "waiting" ? h("div", { class: "panel muted", text: t("status.waiting") })
-          : mod.board(frozen(spectator), ctx(spectator)),
-        h("aside", { class: "side" }, h("section", { class: "panel" }, h("h2", { text: t("table.scores") }),
+      h("div", { class: "table-grid" }, mod.board(frozen(spectator), ctx(spectator)),
+        h("div", { class: "side" }, h("section", { class: "panel" }, h("h2", { text: t("table.scores") }),
           playersPanel(spectator, mod, { interactive: false })))),
-      spectator.status === "waiting" ? null : h("div", { class: "seat-views" }, data.seats.map((view) =>
-        h("section", { class: "panel" }, h("h3", { text: t("replay.seatView", { name: ctx(view).name(view.seat) }) }),
-          mod.board(frozen(view), ctx(view))))));
+      h("section", { class: "seat-views-wrap", "aria-labelledby": "replay-hands" },
+        h("h2", { id: "replay-hands", text: t("replay.hands") }),
+        h("div", { class: "seat-views" }, data.seats.map((view) => seatPanel(view, ctx, frozen)))));
+  }
+
+  function seatPanel(view, ctx, frozen) {
+    const name = t("replay.seatView", { name: nameOf(view.seat) });
+    const heading = h("h3", { id: `replay-seat-${view.seat}`,
+      text: view.seat === index.you ? t("replay.you", { name }) : name });
+    const panel = h("section", { class: "panel" + (view.seat === follow ? " followed" : ""), "data-seat": view.seat },
+      heading, mod.board(frozen(view), ctx(view)));
+    ownIds(panel, `seat-${view.seat}`, heading);
+    return panel;
+  }
+
+  function draw() {
+    drawControls();
+    drawStage();
+  }
+
+  async function fetchAt(v) {
+    if (kept.has(v)) return kept.get(v);
+    const data = await games.replay(id, v);
+    kept.set(v, data);
+    if (kept.size > KEPT) kept.delete(kept.keys().next().value);
+    return data;
+  }
+
+  function showError(error) {
+    mount(stage, h("p", { class: "panel", role: "alert",
+      text: error.code === "game_not_finished" ? t("replay.notFinished") : error.message }));
+  }
+
+  async function go(target, remember = true) {
+    if (!index) return;
+    target = Math.max(1, Math.min(index.head, target));
+    wanted = target;
+    let data;
+    try {
+      data = await fetchAt(target);
+    } catch (error) {
+      pause();
+      showError(error);
+      return;
+    }
+    if (wanted !== target) return; // a newer step was asked for meanwhile
+    current = data;
+    at = target;
+    draw();
+    if (remember) history.replaceState(history.state, "", `#v=${at}`);
+    if (playing && at >= index.head) pause();
+    else if (playing) { fetchAt(at + 1).catch(() => {}); schedule(); }
+  }
+
+  function jump(target) {
+    if (target !== null) go(target);
+  }
+
+  function schedule() {
+    clearTimeout(timer);
+    if (playing) timer = setTimeout(() => go(at + 1), STEP_MS / speed);
+  }
+
+  function play() {
+    playing = true;
+    root.dataset.playing = "true";
+    relabel();
+    if (at >= index.head) go(1);
+    else schedule();
+  }
+
+  function pause() {
+    clearTimeout(timer);
+    if (!playing) return;
+    playing = false;
+    root.dataset.playing = "false";
+    if (index) relabel();
   }
 
   function onKey(event) {
-    if (event.target === slider || ["INPUT", "SELECT", "TEXTAREA"].includes(event.target.tagName)) return;
-    if (event.key === "ArrowRight") { event.preventDefault(); go(at + 1); }
-    if (event.key === "ArrowLeft") { event.preventDefault(); go(at - 1); }
-    if (event.key === "Home") { event.preventDefault(); go(1); }
-    if (event.key === "End") { event.preventDefault(); go(head); }
+    const target = event.target;
+    if (event.ctrlKey || event.metaKey || event.altKey || ["INPUT", "SELECT", "TEXTAREA"].includes(target.tagName)) return;
+    const key = event.key;
+    const act = {
+      ArrowRight: () => (event.shiftKey ? buttons.nextStep : buttons.next).click(),
+      ArrowLeft: () => (event.shiftKey ? buttons.prevStep : buttons.prev).click(),
+      PageDown: () => buttons.nextRound.click(),
+      PageUp: () => buttons.prevRound.click(),
+      Home: () => go(1),
+      End: () => go(index.head),
+      m: () => buttons.nextMove.click(),
+      M: () => buttons.prevMove.click(),
+      " ": () => buttons.play.click(),
+    }[key];
+    // Space and Enter on a focused button or link press it: leave them to the browser.
+    if (!act || (key === " " && ["BUTTON", "A"].includes(target.tagName))) return;
+    event.preventDefault();
+    act();
   }
 
+  mount(main, root);
+  mount(stage, h("p", { text: t("common.loading") }));
   let first;
+  const asked = Number((location.hash.match(/^#v=(\d+)$/) || [])[1]) || 1;
   try {
-    first = await games.replay(id, 1);
+    [index, first] = await Promise.all([api(`/games/${id}/replay/index`), games.replay(id, asked)]);
   } catch (error) {
-    mount(stage, h("p", { class: "panel", text: error.code === "game_not_finished" ? t("replay.notFinished") : error.message }));
+    if (error.code === "invalid_query" && asked !== 1) {
+      history.replaceState(history.state, "", location.pathname);
+      return render(main, id); // a stale #v= link: start from the beginning
+    }
+    showError(error);
     return null;
   }
-  mod = await loadGame(first.spectator.game);
-  head = first.head;
+  mod = await loadGame(index.game);
+  follow = index.you ?? 0;
   current = first;
-  at = 1;
+  at = first.version;
+  kept.set(at, first);
+  relabel();
   draw();
   document.addEventListener("keydown", onKey);
-  const off = onLangChange(() => { labels(); go(at); });
-  return () => { document.removeEventListener("keydown", onKey); off(); };
+  const off = onLangChange(() => { kept.clear(); relabel(); go(at, false); });
+  return () => { pause(); document.removeEventListener("keydown", onKey); off(); };
 }
