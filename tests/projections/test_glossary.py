@@ -43,6 +43,7 @@ SAME_AS_ENGLISH = {
         "{s} s",
         "Tables",
         "Scores",
+        "Pause",
         "Score",
         "Pages",
         "pile",
