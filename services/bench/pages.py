@@ -67,6 +67,8 @@ class Request:
     transferred: int = 0  # bytes received over the network (headers included)
     decoded: int = 0  # body bytes after decoding
     done: bool = False
+    started: float = 0.0  # DevTools' monotonic timestamps (seconds)
+    finished: float = 0.0
 
 
 @dataclass
@@ -109,7 +111,9 @@ class Recorder:
     def _sent(self, event: dict[str, Any]) -> None:
         url = event["request"]["url"]
         if not url.startswith("data:"):
-            self.requests[event["requestId"]] = Request(url, event.get("type", ""))
+            self.requests[event["requestId"]] = Request(
+                url, event.get("type", ""), started=event["timestamp"]
+            )
         self._touch()
 
     def _response(self, event: dict[str, Any]) -> None:
@@ -141,6 +145,7 @@ class Recorder:
         request = self.requests.get(event["requestId"])
         if request is not None:
             request.done = True
+            request.finished = event["timestamp"]
             request.transferred = 0 if request.cached else int(event["encodedDataLength"])
         self._touch()
 
@@ -277,9 +282,15 @@ def report(name: str, profile: Profile, cold: list[Load], warm: list[Load]) -> l
 
 
 def detail(load: Load) -> list[str]:
+    """Each request: status, encoding, bytes, and when it started and ended (ms after the first)."""
+    zero = min((r.started for r in load.requests), default=0.0)
+
+    def at(t: float) -> str:
+        return f"{(t - zero) * 1000:6.0f}" if t else "     -"
+
     return [
         f"    {r.status or '-':>3} {'cache' if r.cached else r.encoding or 'identity':<8} "
-        f"{r.transferred:>7} B {r.decoded:>7} B  {r.kind:<11} {r.url}"
+        f"{r.transferred:>7} B {r.decoded:>7} B {at(r.started)}-{at(r.finished)} ms  {r.kind:<11} {r.url}"
         for r in load.requests
     ]
 
@@ -316,7 +327,7 @@ def main(argv: list[str] | None = None) -> int:
                         warm += reloads
                     for line in report(name, profile, cold, warm):
                         print(line, flush=True)
-                    if args.requests and profile.rtt_ms == 0:
+                    if args.requests:
                         print("\n".join(detail(cold[0])), flush=True)
         finally:
             browser.close()
