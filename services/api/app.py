@@ -6,7 +6,6 @@ import asyncio
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
-import redis.asyncio as aioredis
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
@@ -117,10 +116,7 @@ def create_app(
         tokens = TokenStore(aclient)
         cache = StateCache()  # one fold per game for both sides of this process
         hub = LiveHub(aclient, settings.live_queue_size)
-        # the lobby's channel is on the indexes' server (the queue's, beside a cluster)
-        lobby_client = clients.index if clients.index is not None else aclient
-        assert isinstance(lobby_client, aioredis.Redis), "the indexes live on a standalone server"
-        lobby = app.state.lobby = LobbyHub(lobby_client)
+        lobby = app.state.lobby = LobbyHub.of(clients)
         loop = asyncio.get_running_loop()
 
         def begin_shutdown() -> None:

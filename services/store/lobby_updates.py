@@ -27,7 +27,7 @@ import structlog
 from redis.asyncio.client import PubSub
 from redis.exceptions import RedisError
 
-from services.store.connection import UNAVAILABLE
+from services.store.connection import UNAVAILABLE, AsyncClients
 from services.store.keys import LOBBY_CHANNEL
 
 log = structlog.get_logger("tablestream.live")
@@ -88,6 +88,14 @@ class LobbyHub:
         self._task: asyncio.Task[None] | None = None
         self._confirmed = asyncio.Event()
         self.closing = False
+
+    @classmethod
+    def of(cls, clients: AsyncClients) -> LobbyHub:
+        """The hub on the indexes' server: the store's, or the queue's beside a cluster."""
+        client = clients.index if clients.index is not None else clients.store
+        if not isinstance(client, aioredis.Redis):
+            raise ValueError("the indexes live on a standalone server, never on a cluster")
+        return cls(client)
 
     @property
     def stream_count(self) -> int:
