@@ -191,7 +191,12 @@ def lobby_changed(before: bytes | None, after: bytes) -> bool:
     projection changes (the lobby shows status and seats; a move in a running game changes neither)."""
     if before is None:
         return True
-    old, new = msgspec.json.decode(before), msgspec.json.decode(after)
+    try:
+        old, new = msgspec.json.decode(before), msgspec.json.decode(after)
+    except msgspec.DecodeError:  # not JSON (the store does not require it): compared whole
+        return before != after
+    if not (isinstance(old, dict) and isinstance(new, dict)):
+        return before != after
     old.pop("version", None)
     new.pop("version", None)
     return bool(old != new)
