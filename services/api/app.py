@@ -7,6 +7,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import Response
@@ -14,17 +15,22 @@ from starlette.routing import Route
 
 from services.accounts import Accounts
 from services.api.account_routes import routes as account_routes
+from services.api.asset_routes import page_response, wants_page
+from services.api.assets import AssetTree
+from services.api.compression import CompressLargeAnswers
 from services.api.context import AppContext, app_context
 from services.api.drain import Drain
-from services.api.error_responses import EXCEPTION_HANDLERS
+from services.api.error_responses import EXCEPTION_HANDLERS, http_error
 from services.api.history_routes import routes as history_routes
 from services.api.http import JSONResponse
 from services.api.live import live
+from services.api.lobby_live import lobby_live
 from services.api.middleware import DrainGuard, RequestContext
 from services.api.openapi import openapi_document
 from services.api.probes import RETRY_AFTER, ProbeLane, Readiness
 from services.api.rate_limits import RateLimits
 from services.api.routes import routes as game_routes
+from services.api.shell import Shell
 from services.api.stream_slots import StreamSlots
 from services.api.view_cache import ViewCache
 from services.api.view_lane import ViewLane
@@ -39,6 +45,7 @@ from services.queries import GameQueries
 from services.store.connection import AsyncClients, Connect, PoolLimits, connect_to
 from services.store.event_store import EventStore
 from services.store.live_updates import LiveHub
+from services.store.lobby_updates import LobbyHub
 from services.store.queue import AppendNotifier, BotJobs, lifecycle_queue, projection_queue
 from services.store.tokens import TokenStore
 
@@ -61,6 +68,14 @@ async def openapi(request: Request) -> JSONResponse:
     return JSONResponse(openapi_document())
 
 
+async def http_error_or_page(request: Request, exc: Exception) -> Response:
+    """A path nobody serves: for a person's browser (``text/html``, outside the API's paths) the
+    shell with status 404, whose client router shows a page with a way back; else the API's JSON."""
+    if isinstance(exc, HTTPException) and exc.status_code == 404 and wants_page(request):
+        return page_response(request, missing=True)
+    return await http_error(request, exc)
+
+
 def pool_limits(settings: Settings) -> PoolLimits:
     return PoolLimits(
         max_connections=settings.redis_max_connections,
@@ -79,9 +94,12 @@ def connect_to_settings(settings: Settings) -> Connect:
     )
 
 
-def create_app(settings: Settings, connect: Connect | None = None) -> Starlette:
+def create_app(
+    settings: Settings, connect: Connect | None = None, *, assets: AssetTree | None = None
+) -> Starlette:
     """The app. ``connect`` makes its (async, sync) Redis clients inside the app's own event loop;
-    by default from ``settings.redis_url`` (tests hand in fakeredis).
+    by default from ``settings.redis_url`` (tests hand in fakeredis). ``assets``: the web client's
+    files (default: ``services/api/static`` and the glossary's language files).
 
     ``app.state.begin_shutdown()`` (thread- and signal-safe) ends every live stream at once, refuses
     new ones and bounds every request in flight (``services.api.drain``): call it when the server
@@ -98,11 +116,13 @@ def create_app(settings: Settings, connect: Connect | None = None) -> Starlette:
         tokens = TokenStore(aclient)
         cache = StateCache()  # one fold per game for both sides of this process
         hub = LiveHub(aclient, settings.live_queue_size)
+        lobby = app.state.lobby = LobbyHub.of(clients)
         loop = asyncio.get_running_loop()
 
         def begin_shutdown() -> None:
             loop.call_soon_threadsafe(drain.begin)
             loop.call_soon_threadsafe(hub.begin_close)
+            loop.call_soon_threadsafe(lobby.begin_close)
 
         app.state.begin_shutdown = begin_shutdown
         app.state.context = AppContext(
@@ -136,6 +156,7 @@ def create_app(settings: Settings, connect: Connect | None = None) -> Starlette:
         try:
             yield
         finally:
+            await lobby.close()
             await hub.close()
             await store.aclose_nodes()
             await clients.aclose()
@@ -143,6 +164,7 @@ def create_app(settings: Settings, connect: Connect | None = None) -> Starlette:
     routes = [  # matched in order: the hot paths (commands, views) first; no two overlap
         *game_routes,
         Route("/games/{game_id}/live", live, methods=["GET"]),
+        Route("/lobby/live", lobby_live, methods=["GET"]),
         *history_routes,
         *account_routes,
         Route("/openapi.json", openapi, methods=["GET"]),
@@ -150,14 +172,17 @@ def create_app(settings: Settings, connect: Connect | None = None) -> Starlette:
         Route("/livez", livez, methods=["GET"]),
         *web_routes(),
     ]
-    return Starlette(
+    app = Starlette(
         routes=routes,
         middleware=[
             Middleware(ProbeLane),
             Middleware(ViewLane),
             Middleware(RequestContext),
             Middleware(DrainGuard, drain=drain),
+            Middleware(CompressLargeAnswers),  # only a few long answers (services.api.compression)
         ],
-        exception_handlers=EXCEPTION_HANDLERS,
+        exception_handlers={**EXCEPTION_HANDLERS, HTTPException: http_error_or_page},
         lifespan=lifespan,
     )
+    app.state.shell = Shell(assets or AssetTree())
+    return app

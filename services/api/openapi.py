@@ -239,7 +239,7 @@ RATE_LIMITED = {
     ("/games/{game_id}/players", "post"),
     ("/games/{game_id}/commands", "post"),
 }
-CAPPED = {("/games/{game_id}/live", "get")}
+CAPPED = {("/games/{game_id}/live", "get"), ("/lobby/live", "get")}
 
 
 NOT_READY: dict[str, Any] = {
@@ -476,6 +476,17 @@ def openapi_document() -> dict[str, Any]:
                         "content": {"text/event-stream": {"schema": {"type": "string"}}},
                     },
                     **_errors(401, 404, 422),
+                },
+            },
+        },
+        "/lobby/live": {
+            "get": {
+                "summary": "Server-sent events: the whole lobby, then each table that changed",
+                "responses": {
+                    "200": {
+                        "description": "Every (re)connection starts with the whole lobby",
+                        "content": {"text/event-stream": {"schema": {"type": "string"}}},
+                    },
                 },
             },
         },

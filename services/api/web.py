@@ -4,19 +4,19 @@ options schema the lobby builds its form from, and the replay of a finished game
 The replay's data comes from the read side (``services.queries``); the token cookies and ``?lang=``
 are read in ``services.api.http``. The client itself is plain HTML, CSS and JavaScript modules in
 ``services/api/static`` (no build step); every page is the same shell, which routes by path in the
-browser.
+browser. How the files and the shell are served (fingerprinted, compressed, preloaded):
+``services.api.asset_routes``.
 """
 
 from __future__ import annotations
 
-import mimetypes
 from pathlib import Path
 from typing import Any
 
 import msgspec
 import swagger_ui_bundle
 from starlette.requests import Request
-from starlette.responses import FileResponse, HTMLResponse, Response
+from starlette.responses import HTMLResponse, Response
 from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import Scope
@@ -26,19 +26,12 @@ from domain.six_nimmt import options as six_nimmt_options
 from domain.skull import options as skull_options
 from domain.table import PUBLIC_TURN_SECONDS, TableTimers
 from projections.narration import LANGUAGES
-from projections.words import GLOSSARY_PATH  # TEMPORARY: see web_routes
+from services.api.asset_routes import REVALIDATE, favicon, page_response, static_file
 from services.api.context import app_context
 from services.api.http import MAX_VERSION, JSONResponse, caller_of, game_id_of, optional_int_query
 
-STATIC_DIR = Path(__file__).resolve().parent / "static"
-SHELL = STATIC_DIR / "index.html"
-mimetypes.add_type("text/javascript", ".js")  # some systems map .js elsewhere; modules need a JS type
-mimetypes.add_type("text/css", ".css")
-
-# Assets have no hashed names (no build step): browsers keep them but revalidate each use (ETag).
-REVALIDATE = "no-cache"
 # Swagger UI's files change only with the package version, which is in their path.
-IMMUTABLE = "public, max-age=86400"
+SWAGGER_CACHE = "public, max-age=86400"
 
 
 class Assets(StaticFiles):
@@ -60,7 +53,15 @@ class Assets(StaticFiles):
 
 
 async def shell(request: Request) -> Response:
-    return FileResponse(SHELL, media_type="text/html", headers={"Cache-Control": REVALIDATE})
+    """The page shell for this path; on a table or a replay, the game's module is preloaded too
+    when this process holds the table in memory (no read for it: a page never waits on Redis)."""
+    game_id = request.path_params.get("game_id")
+    game = None
+    context = getattr(request.app.state, "context", None)
+    if game_id is not None and context is not None:
+        folded = context.queries.cache.get(game_id)
+        game = folded.state.game if folded is not None else None
+    return page_response(request, game)
 
 
 DOCS_PAGE = """<!doctype html>
@@ -208,8 +209,8 @@ async def get_replay_index(request: Request) -> JSONResponse:
 
 def web_routes() -> list[BaseRoute]:
     """The routes of the web client: its pages (the lobby, a table, a replay, an audit, a game's
-    leaderboard at ``/rankings/<game>``, a player at ``/players/<name>``), its assets, the docs page,
-    options and replay. The pages' paths are not the API's (``/leaderboards/<game>`` and
+    leaderboard at ``/rankings/<game>``, a player at ``/players/<name>``), its assets and favicon,
+    the docs page, options and replay. The pages' paths are not the API's (``/leaderboards/<game>`` and
     ``/accounts/<name>`` answer JSON)."""
     return [
         Route("/", shell, methods=["GET"]),
@@ -223,10 +224,9 @@ def web_routes() -> list[BaseRoute]:
         Route("/docs", docs, methods=["GET"]),
         Route("/games/options", game_options, methods=["GET"]),
         Route("/games/{game_id}/replay", get_replay, methods=["GET"]),
-        # TEMPORARY (words helper, issue 22): the glossary at <static>/lang/, where i18n.js loads it,
-        # until the delivery change serves projections/glossary/ under its fingerprinted prefix.
-        Mount("/static/lang", Assets(GLOSSARY_PATH, REVALIDATE), name="lang"),
-        Route("/games/{game_id}/replay/index", get_replay_index, methods=["GET"]),
-        Mount("/static", Assets(STATIC_DIR, REVALIDATE), name="static"),
-        Mount("/docs/assets", Assets(Path(swagger_ui_bundle.swagger_ui_path), IMMUTABLE), name="docs-assets"),
+        Route("/favicon.ico", favicon, methods=["GET"]),
+        Route("/static/{path:path}", static_file, methods=["GET"], name="static"),
+        Mount(
+            "/docs/assets", Assets(Path(swagger_ui_bundle.swagger_ui_path), SWAGGER_CACHE), name="docs-assets"
+        ),
     ]

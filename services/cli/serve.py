@@ -168,6 +168,13 @@ class DrainingServer(uvicorn.Server):
         super().handle_exit(sig, frame)
 
 
+def data_place(embedded: EmbeddedRedis | None, url: str) -> str:
+    """Where the games are kept, said at start: the embedded Redis's directory, or the given Redis."""
+    if embedded is not None:
+        return f"Data: {embedded.data_dir}  (Redis with AOF, fsync on every write; --data-dir DIR to move it)"
+    return f"Data: in the Redis at {redacted(url)}  (nothing kept on this machine)"
+
+
 def server_options(settings: Settings, host: str, port: int) -> dict[str, Any]:
     return {
         "host": host,
@@ -216,6 +223,7 @@ def _serve(
         redis_cluster=args.redis_cluster or settings.redis_cluster,
     )
     print(f"Tablestream is serving on http://{args.host}:{args.port}  (Redis: {redacted(url)})", flush=True)
+    print(data_place(embedded, url), flush=True)
     # uvicorn shuts down gracefully on SIGTERM/SIGINT, then re-raises the signal; a handler of our own
     # receives it instead of dying, so that the worker and the embedded Redis are stopped too.
     for signum in (signal.SIGTERM, signal.SIGINT):

@@ -25,12 +25,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+import msgspec
+
 from services.store.keys import (
     DIRTY,
     DRAIN_PENDING,
     EVENTS_PATTERN,
     INDEXES_MARK,
     LOBBY,
+    LOBBY_CHANNEL,
     LOBBY_ORDER,
     LOBBY_SEQ,
     PACED,
@@ -144,7 +147,8 @@ def after_projection(
     deadline: int | None = None,
 ) -> Operation[bool]:
     """What follows a projection of ``game_id`` to ``projected``, in one round trip of the indexes:
-    its lobby summary set (``summary``; the first fixes its place in the lobby order), its end
+    its lobby summary set (``summary``; the first fixes its place in the lobby order; one that
+    changed besides its version is announced on ``LOBBY_CHANNEL``, after it is in place), its end
     of counting against the cap on waiting tables (``started``), its armed timer's ``deadline``
     put in the deadline index if an entry as early is not there (the append's announcement
     indexes it; this repairs one that was lost: the index may run early, never late) and its
@@ -152,8 +156,12 @@ def after_projection(
     on marks it again). ``True`` if the game is now clean."""
     check_game_id(game_id)
     calls: list[Call] = []
-    if summary is not None:  # first: its ZSCORE is replies[1]
-        calls += [index_call("HSET", LOBBY, game_id, summary), index_call("ZSCORE", LOBBY_ORDER, game_id)]
+    if summary is not None:  # first: the summary it replaces is replies[0], its ZSCORE replies[2]
+        calls += [
+            index_call("HGET", LOBBY, game_id),
+            index_call("HSET", LOBBY, game_id, summary),
+            index_call("ZSCORE", LOBBY_ORDER, game_id),
+        ]
     if started:
         calls.append(index_call("ZREM", WAITING, game_id))
     if deadline is not None:
@@ -161,9 +169,15 @@ def after_projection(
     if clean:
         calls.append(index_call("ZREM", DIRTY, game_id))
     replies: list[Any] = (yield Pipelined(tuple(calls))) if calls else []
-    if summary is not None and replies[1] is None:
-        sequence = yield index_call("INCR", LOBBY_SEQ)
-        yield index_call("ZADD", LOBBY_ORDER, "NX", sequence, game_id)
+    if summary is not None:
+        then: list[Call] = []
+        if replies[2] is None:
+            sequence = yield index_call("INCR", LOBBY_SEQ)
+            then.append(index_call("ZADD", LOBBY_ORDER, "NX", sequence, game_id))
+        if lobby_changed(replies[0], summary):  # a join, a leave, a start, an end: rare, one round trip
+            then.append(index_call("PUBLISH", LOBBY_CHANNEL, summary))
+        if then:
+            yield Pipelined(tuple(then))
     if not clean:
         return False
     now = yield from head(game_id)  # after the ZREM: an append racing it is seen here or re-marks
@@ -171,6 +185,22 @@ def after_projection(
         yield from mark_dirty(game_id)
         return False
     return True
+
+
+def lobby_changed(before: bytes | None, after: bytes) -> bool:
+    """Whether a lobby summary says something new besides its ``version``, the one field that every
+    projection changes (the lobby shows status and seats; a move in a running game changes neither)."""
+    if before is None:
+        return True
+    try:
+        old, new = msgspec.json.decode(before), msgspec.json.decode(after)
+    except msgspec.DecodeError:  # not JSON (the store does not require it): compared whole
+        return before != after
+    if not (isinstance(old, dict) and isinstance(new, dict)):
+        return before != after
+    old.pop("version", None)
+    new.pop("version", None)
+    return bool(old != new)
 
 
 def lobby(limit: int) -> Operation[list[bytes]]:

@@ -19,6 +19,7 @@ LIVE_SUFFIX = ":live"
 LOBBY = f"{PREFIX}:lobby"  # hash: game id -> JSON summary bytes
 LOBBY_ORDER = f"{PREFIX}:lobby:order"  # zset: game id -> creation ordinal
 LOBBY_SEQ = f"{PREFIX}:lobby:seq"  # counter giving those ordinals
+LOBBY_CHANNEL = f"{PREFIX}:lobby:live"  # channel on the indexes' server: a summary that changed
 TIMERS = f"{PREFIX}:timers"  # zset: game id -> its timer's deadline (ms); an index, global like the lobby
 PACED = f"{PREFIX}:paced"  # zset: "<game id>:<version>:<seat>" -> when that paced bot's move is due (ms)
 
@@ -30,7 +31,19 @@ INDEXES_MARK = f"{PREFIX}:indexes"  # string: set once the indexes above are kno
 DRAIN_PENDING = f"{PREFIX}:drain-pending"  # string (PX): a drain job of ``POKED`` is queued, not started
 
 INDEX_KEYS = frozenset(
-    {LOBBY, LOBBY_ORDER, LOBBY_SEQ, TIMERS, PACED, DIRTY, WAITING, POKED, INDEXES_MARK, DRAIN_PENDING}
+    {
+        LOBBY,
+        LOBBY_ORDER,
+        LOBBY_SEQ,
+        LOBBY_CHANNEL,
+        TIMERS,
+        PACED,
+        DIRTY,
+        WAITING,
+        POKED,
+        INDEXES_MARK,
+        DRAIN_PENDING,
+    }
 )
 """The global indexes' keys: commands on them are ``index`` calls (``services.store.requests``)."""
 

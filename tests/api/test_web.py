@@ -3,6 +3,8 @@ events, and the replay of a finished game."""
 
 from __future__ import annotations
 
+import re
+
 import msgspec
 import pytest
 
@@ -30,10 +32,10 @@ def test_every_page_path_serves_the_client_shell(fake_api: Api, path: str) -> No
     response = fake_api.client.get(path)
     assert response.status_code == 200
     assert response.headers["content-type"].startswith("text/html")
-    assert '<script type="module" src="/static/js/app.js">' in response.text
+    assert re.search(r'<script type="module" src="/static/[0-9a-f]{16}/js/app.js">', response.text)
 
 
-def test_static_modules_are_javascript_and_revalidated(fake_api: Api) -> None:
+def test_static_modules_at_their_unversioned_paths_are_javascript_and_revalidated(fake_api: Api) -> None:
     response = fake_api.client.get("/static/js/app.js")
     assert response.status_code == 200
     assert response.headers["content-type"].startswith("text/javascript")

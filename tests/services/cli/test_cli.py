@@ -62,7 +62,7 @@ def serving(data_dir: Path) -> Iterator[tuple[str, subprocess.Popen[str]]]:
             process.wait(30)
 
 
-def test_serve_prints_its_url_keeps_games_across_a_restart_and_stops_cleanly(tmp_path: Path) -> None:
+def test_serve_prints_its_url_and_data_keeps_games_across_a_restart_and_stops_cleanly(tmp_path: Path) -> None:
     with serving(tmp_path) as (base, process):
         game_id = httpx.post(f"{base}/games", json={"game": "skull", "players": 3}).json()["game_id"]
         for name in ("Ada", "Bo", "Cy"):
@@ -74,7 +74,9 @@ def test_serve_prints_its_url_keeps_games_across_a_restart_and_stops_cleanly(tmp
         )
         process.send_signal(signal.SIGTERM)
         assert process.wait(30) == 0
-        assert base in (process.stdout.read() if process.stdout else "")
+        printed = process.stdout.read() if process.stdout else ""
+        assert base in printed
+        assert f"Data: {(tmp_path / 'redis').resolve()}" in printed  # where the games are kept
     with serving(tmp_path) as (base, _):
         view = httpx.get(f"{base}/games/{game_id}/view").json()
         assert view["status"] == "playing"

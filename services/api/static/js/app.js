@@ -1,5 +1,5 @@
 // The shell's router: one page module per path; the header's language switcher and account link.
-import { applyStatic, ready, setLang, t, onLangChange } from "./i18n.js";
+import { applyStatic, lang, ready, setLang, t, onLangChange } from "./i18n.js";
 import { account, onAccountChange, playerHref, whoami } from "./account.js";
 
 const ROUTES = [
@@ -48,7 +48,8 @@ async function route() {
       return;
     }
   }
-  view.textContent = "404";
+  const page = await import("./not_found.js"); // no route: a page that says so, with the way back
+  if (mine === generation) teardown = page.render(view) || null;
 }
 
 document.addEventListener("click", (event) => {
@@ -71,8 +72,15 @@ function showWho() {
   who.setAttribute("aria-label", t("account.signedInAs", { name: me.name }));
 }
 
+// The server preloads the language file of the next page from this cookie (services/api/shell.py).
+function rememberLang() {
+  document.cookie = `tablestream.lang=${lang()}; path=/; max-age=31536000; samesite=lax`;
+}
+
 await ready; // the first render is in the page's language
 applyStatic();
+rememberLang();
+onLangChange(rememberLang);
 document.getElementById("lang-select").addEventListener("change", (event) => setLang(event.target.value));
 onAccountChange(showWho);
 onLangChange(showWho);

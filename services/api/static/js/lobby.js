@@ -6,6 +6,7 @@ import { TITLES } from "./names.js";
 import { optionField, seatChoices } from "./option_texts.js";
 import { h, mount, randomHex, store, toast } from "./ui.js";
 import { navigate } from "./app.js";
+import { followLobby } from "./lobby_live.js";
 import { account, accountError, joinRefused, login, logout, onAccountChange, playerHref, register, setPassword,
   whoami } from "./account.js";
 
@@ -46,7 +47,7 @@ function around(key, name, element) {
 export async function render(main) {
   let schema = null;
   let selected = store("tablestream.game") || "skull";
-  let timer = null;
+  let latest = null; // the lobby as its live stream last gave it (lobby_live.js)
   let accountMode = "register"; // which form the logged-out account box shows: "register" or "login"
   const formBox = h("section", { class: "panel create", "aria-labelledby": "create-title" });
   const accountBox = h("section", { class: "panel account", "aria-labelledby": "account-title",
@@ -266,13 +267,10 @@ export async function render(main) {
     }
   }
 
-  async function drawList() {
-    let lobby;
-    try {
-      lobby = await games.lobby();
-    } catch (error) {
-      return mount(listBox, h("p", { class: "error", text: error.message }));
-    }
+  function drawList(lobby = latest) {
+    latest = lobby;
+    if (!lobby) return mount(listBox, h("h2", { id: "tables-title", text: t("lobby.open") }),
+      h("p", { class: "empty", text: t("common.loading") }));
     const mine = new Set(hosted());
     const me = account();
     const rows = lobby.games.map((g) => {
@@ -314,23 +312,28 @@ export async function render(main) {
         joinForm);
     });
     const focused = listBox.contains(document.activeElement);
-    if (focused) return; // do not yank the list away from someone typing in it
+    if (focused) { // do not yank the list away from someone typing in it: redraw once they leave it
+      listBox.addEventListener("focusout", () => setTimeout(() => {
+        if (!listBox.contains(document.activeElement)) drawList();
+      }), { once: true });
+      return;
+    }
     mount(listBox, h("h2", { id: "tables-title", text: t("lobby.open") }),
       rows.length ? h("ul", { class: "table-list", "data-testid": "tables" }, rows)
         : h("p", { class: "empty", text: t("lobby.none") }));
   }
 
   draw();
+  const stopLive = followLobby(drawList);
   try {
     schema = await games.options();
   } catch (error) {
     toast(error.message);
   }
   drawForm();
-  timer = setInterval(drawList, 4000);
   const off = onLangChange(draw);
   // Logging in or out changes the account box, the create form's name and the join forms.
   const offAccount = onAccountChange(() => { drawAccount(); drawForm(); drawList(); });
   whoami();
-  return () => { clearInterval(timer); off(); offAccount(); };
+  return () => { stopLive(); off(); offAccount(); };
 }
