@@ -224,6 +224,7 @@ def web_routes() -> list[BaseRoute]:
         Route("/docs", docs, methods=["GET"]),
         Route("/games/options", game_options, methods=["GET"]),
         Route("/games/{game_id}/replay", get_replay, methods=["GET"]),
+        Route("/games/{game_id}/replay/index", get_replay_index, methods=["GET"]),
         Route("/favicon.ico", favicon, methods=["GET"]),
         Route("/static/{path:path}", static_file, methods=["GET"], name="static"),
         Mount(
