@@ -30,8 +30,8 @@ from services.config import Settings
 
 SERVER = fakeredis.FakeServer()
 # No worker runs here, so the table's projection never catches up: /healthz would turn 503
-# ("projections_lagging") once this module has run longer than the readiness bound, which a loaded
-# machine reaches. The lag rule is tested in tests/services/hardening/test_limits_and_readiness.py; here it must not depend on time.
+# ("projections_lagging") once this module ran longer than the readiness bound, which a loaded
+# machine reaches. The lag rule has its own tests (tests/services/hardening/test_limits_and_readiness.py).
 APP = create_app(
     Settings(admin_token="schemathesis-operator-token", ready_max_lag_seconds=24 * 3600.0),
     lambda: (fakeredis.FakeAsyncRedis(server=SERVER), fakeredis.FakeRedis(server=SERVER)),
