@@ -267,9 +267,9 @@ class TimerLoop(_Loop):
 
 
 class PaceLoop(_Loop):
-    """Queues the jobs of due paced bot moves (``pace``) every ``interval`` seconds: short, since a
-    pace is a second or so and a late bot is what pacing is there to make readable, not slower. An
-    idle pass is one read of the paced index."""
+    """Queues the jobs of due paced bot moves (``pace``) every ``interval`` seconds: short, so that a
+    bot acts within about 50 ms of its due time (a pace is about a second). An idle pass is one read
+    of the paced index."""
 
     def __init__(
         self, store: SyncEventStore, queue: Queue, interval: float = 0.05, now: Clock = wall_clock_ms

@@ -7,7 +7,11 @@ speed, and the sweeper's repair neither queues a paced move twice nor leaves a l
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 import threading
+import time
 from collections.abc import Iterator
 
 import msgspec
@@ -15,11 +19,22 @@ import pytest
 import redis
 
 from services.lifecycle import bot_delay_ms
+from services.store.embedded import EmbeddedRedis
 from services.store.event_store import SyncEventStore
 from services.store.keys import DIRTY, INDEXES_MARK, PACED
 from services.store.queue import lifecycle_queue, projection_queue
 from tests.support.online import TIMERS, online_game
-from tests.workers.test_lifecycle import FakeClock, _own_move, accepted, drain, folded, records, run, table
+from tests.workers.test_lifecycle import (
+    FakeClock,
+    _own_move,
+    accepted,
+    drain,
+    folded,
+    records,
+    run,
+    table,
+    wait_for,
+)
 from workers import lifecycle
 from workers.lifecycle import pace, tick
 from workers.sweeper import rebuild_indexes, sweep
@@ -271,3 +286,28 @@ def test_a_paced_move_lost_with_the_indexes_is_found_when_they_are_rebuilt_and_p
     pace(store, queue, clock())
     drain(sync)
     assert bot_records(sync, game_id) == [f"bot-{head}-1"]
+
+
+@pytest.fixture
+def pool(redis_server: EmbeddedRedis, real_redis: redis.Redis) -> Iterator[subprocess.Popen[bytes]]:
+    env = {**os.environ, "PYTHONPATH": os.getcwd()}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "workers.pool", "--redis-url", redis_server.url, "--workers", "1"], env=env
+    )
+    yield process
+    process.terminate()
+    process.wait(timeout=30)
+
+
+def test_the_worker_process_paces_the_bots_of_a_table_with_a_person(
+    sync: redis.Redis, pool: subprocess.Popen[bytes]
+) -> None:
+    wall = lifecycle.wall_clock_ms
+    game_id = table(sync, wall, "six-nimmt", 3, 1, turn_seconds=0, bot_pace_ms=300)  # type: ignore[arg-type]
+    started = time.monotonic()
+    run(sync, wall, lambda c: _own_move(c, game_id, 0))  # type: ignore[arg-type]  # all three choose
+    wait_for(lambda: len(bot_records(sync, game_id)) >= 2, 30)
+    answered = time.monotonic() - started
+    print(f"\n[pace] both bots chose {answered * 1000:.0f} ms after the person (pace 300 ms)")
+    assert answered >= 0.3  # a pace after the person's move, never before
+    accepted(sync, game_id)
