@@ -101,11 +101,6 @@ class LobbyHub:
     def stream_count(self) -> int:
         return len(self._feeds)
 
-    @property
-    def subscribed(self) -> bool:
-        """Whether the subscription is confirmed by the server now."""
-        return self._confirmed.is_set()
-
     def begin_close(self) -> None:
         """Shutdown: every stream wakes and ends; no new one starts."""
         self.closing = True
