@@ -1,10 +1,22 @@
-// A table: the game board for this seat (or a spectator), live over server-sent events, the log.
-import { games, ApiError } from "./api.js";
-import { t, lang, onLangChange } from "./i18n.js";
+// A table: the game board for this seat (or a spectator), live over server-sent events, every move
+// shown in turn by the change queue (table_queue.js), the log, the end screen.
+import { api, games, ApiError } from "./api.js";
+import { t, onLangChange } from "./i18n.js";
 import { TITLES, playerName } from "./names.js";
 import { h, mount, randomId, store, toast } from "./ui.js";
 import { hosted, fillWithBots } from "./lobby.js";
 import { account, joinRefused, onAccountChange } from "./account.js";
+import { tw } from "./words_table.js";
+import { keyOf } from "./games/common.js";
+import { changeQueue, actorOf } from "./table_queue.js";
+import { capture, play } from "./table_motion.js";
+import { tableLog } from "./table_log.js";
+import { settingsMenu, speedFactor, turnAlerts } from "./table_alerts.js";
+import { leaveDialog, takeoverBanner, takeoverOf } from "./table_seat.js";
+import { endScreen } from "./table_end.js";
+import { installHelp } from "./card_help.js";
+
+export { endScreen };
 
 const MODULES = { skull: "skull", "six-nimmt": "six_nimmt", "skull-king": "skull_king" };
 
@@ -19,7 +31,7 @@ export function secondsLeft(clock, receivedAt) {
   return Math.max(0, Math.ceil((clock.deadline_ms - (Date.now() + skew)) / 1000));
 }
 
-export function playersPanel(view, mod, { receivedAt = Date.now(), interactive = true } = {}) {
+export function playersPanel(view, mod, { receivedAt = Date.now(), interactive = true, actor = null } = {}) {
   const toAct = new Set(view.to_act || []);
   const rows = [];
   for (let seat = 0; seat < view.seats; seat++) {
@@ -31,7 +43,7 @@ export function playersPanel(view, mod, { receivedAt = Date.now(), interactive =
     const acting = toAct.has(seat) && view.status === "playing";
     const left = interactive ? secondsLeft(view.clock, receivedAt) : null;
     rows.push(h("li", { class: "player" + (acting ? " acting" : "") + (seat === view.seat ? " me" : "")
-      + ((view.winners || []).includes(seat) ? " winner" : ""), "data-seat": seat },
+      + ((view.winners || []).includes(seat) ? " winner" : "") + (seat === actor ? " actor" : ""), "data-seat": seat },
       h("span", { class: "turn-dot", "aria-hidden": "true" }),
       h("span", { class: "pname" }, p.name,
         seat === view.seat ? h("span", { class: "you", text: ` (${t("table.you")})` }) : null,
@@ -44,46 +56,58 @@ export function playersPanel(view, mod, { receivedAt = Date.now(), interactive =
   return h("ol", { class: "players", "aria-label": t("table.scores") }, rows);
 }
 
-export function endScreen(view, id) {
-  const names = view.winners.map((s) => playerName(view, s)).join(", ");
-  const ranked = [...view.players].sort((a, b) =>
-    view.game === "six-nimmt" ? view.scores[a.seat] - view.scores[b.seat] : view.scores[b.seat] - view.scores[a.seat]);
-  return h("section", { class: "panel end", "data-testid": "end-screen", "aria-labelledby": "end-title" },
-    h("div", { class: "trophy", "aria-hidden": "true", text: "🏆︎" }),
-    h("h2", { id: "end-title", text: t("table.gameOver") }),
-    h("p", { class: "winners", "data-testid": "winners", text: t("table.won", { names }) }),
-    h("table", { class: "final" }, h("caption", { text: t("table.final") }),
-      h("tbody", {}, ranked.map((p) => h("tr", { class: view.winners.includes(p.seat) ? "winner" : "" },
-        h("th", { scope: "row", text: p.name }), h("td", { text: String(view.scores[p.seat]) }))))),
-    h("p", { class: "actions" },
-      h("a", { class: "button primary", href: `/replay/${id}`, "data-nav": "", text: t("table.replay") }),
-      h("a", { class: "button", href: `/audit/${id}`, "data-nav": "", text: t("table.audit") })));
-}
-
 export async function render(main, id) {
-  let view = null;
-  let receivedAt = Date.now();
   let mod = null;
+  let receivedAt = Date.now();
   let source = null;
-  let logged = 0; // the last version shown in the log
-  let logChain = Promise.resolve();
   let clockTimer = null;
   let closed = false;
+  let sending = false;
+  let answered = 0; // the version of the last command's answer
+  let pad = null; // the score pad, once the game is over
+  let dockSize = null;
+  const baseTitle = document.title;
 
   const header = h("div", { class: "table-head" });
-  const prompt = h("div", { class: "prompt", role: "status", "aria-live": "polite" });
+  const warning = h("div", { class: "banner warning", role: "alert", "data-testid": "time-warning", hidden: true });
+  const seatBanner = h("div", { class: "banner-slot" });
+  const prompt = h("div", { class: "prompt", role: "status", "aria-live": "polite", "data-testid": "prompt" });
+  const caption = h("p", { class: "now", "data-testid": "now" });
   const board = h("div", { class: "board" });
-  const side = h("aside", { class: "side" });
-  const players = h("section", { class: "panel" });
-  const logList = h("ol", { class: "log", "data-testid": "log", "aria-live": "polite" });
+  const players = h("section", { class: "panel players-panel", id: "players-panel" });
+  const logList = h("ol", { class: "log", "data-testid": "log", tabindex: "0", role: "log", "aria-live": "polite", "aria-labelledby": "log-title" });
   const logBox = h("section", { class: "panel log-panel", "aria-labelledby": "log-title" },
     h("h2", { id: "log-title", text: t("table.log") }), logList);
-  side.append(players, logBox);
-  const root = h("div", { class: "table-page", "data-testid": "table" }, header, prompt, h("div", { class: "table-grid" }, board, side));
+  const boardCol = h("div", { class: "board-col" }, caption, board);
+  const root = h("div", { class: "table-page", "data-testid": "table" }, header, seatBanner, warning,
+    h("div", { class: "table-grid" }, boardCol, h("aside", { class: "side" }, players, logBox)));
   mount(main, root);
+  const log = tableLog(logList);
+  const uninstallHelp = installHelp(root);
+  let alerts = null;
+  let dialog = null;
+  const head = {};
 
+  const queue = changeQueue({ id, root, log, factor: speedFactor, draw: drawStep,
+    before: (step) => {
+      showCaption(step);
+      const seat = actorOf(step.event);
+      for (const el of root.querySelectorAll(".player.actor")) el.classList.remove("actor");
+      if (seat !== null) root.querySelector(`.player[data-seat="${seat}"]`)?.classList.add("actor");
+      return mod.before ? mod.before(board, step.event) : 0;
+    } });
+
+  // While a command is on its way, and until a view at least as new as its answer arrived, no
+  // control is offered: a step of the past drawn meanwhile would offer what was just played.
   function send(command) {
-    return games.send(id, command, randomId()).then(() => refresh(), (error) => {
+    sending = true;
+    for (const button of board.querySelectorAll("button[data-act]")) button.disabled = true;
+    return games.send(id, command, randomId()).then((answer) => {
+      answered = Math.max(answered, answer.version);
+      sending = false;
+      return refresh();
+    }, (error) => {
+      sending = false;
       toast(error.message);
       refresh(true); // the view may not have moved: redraw anyway, to enable the refused control again
     });
@@ -98,89 +122,136 @@ export async function render(main, id) {
     }
   }
 
-  function syncLog(upTo) {
-    logChain = logChain.then(async () => {
-      while (logged < upTo && !closed) {
-        const page = await games.events(id, logged);
-        if (!page.events.length) break;
-        const atBottom = logList.scrollHeight - logList.scrollTop - logList.clientHeight < 40;
-        for (const event of page.events) {
-          if (event.version <= logged) continue;
-          logged = event.version;
-          if (event.text) {
-            logList.append(h("li", { "data-version": event.version, class: event.by ? `by-${event.by}` : null },
-              event.text));
-          }
-        }
-        if (atBottom || logList.childElementCount < 12) logList.scrollTop = logList.scrollHeight;
-      }
-      logList.dataset.logged = String(logged);
-    }).catch((error) => toast(error.message));
-    return logChain;
-  }
-
-  function resetLog() {
-    logged = 0;
-    logList.dataset.logged = "0";
-    logList.replaceChildren();
-    logBox.querySelector("h2").textContent = t("table.log");
-    if (view) syncLog(view.version);
-  }
-
   function show(next, at = Date.now(), redraw = false) {
-    if (view && next.version < view.version) return;
-    if (view && view.seat !== null && next.seat === null) return; // a spectator stream from before joining
-    if (view && next.version === view.version && next.seat === view.seat && !redraw) {
-      // The same table again (a stream's first message): only its clock may be newer. Redrawing
-      // would wipe what the player is typing into the join form.
+    const latest = queue.latest();
+    if (latest && next.version < latest.version) return;
+    if (latest && latest.seat !== null && next.seat === null) return; // a spectator stream from before joining
+    if (latest && next.version === latest.version && next.seat === latest.seat) {
+      // The same table again (a stream's first message, a command's answer): only its clock may be
+      // newer. Redrawing would wipe what the player is typing into the join form.
       if (next.clock) {
-        view = { ...view, clock: next.clock };
+        latest.clock = next.clock;
         receivedAt = at;
         tickClock();
       }
+      if (redraw) queue.redraw();
       return;
     }
-    view = next;
     receivedAt = at;
-    draw();
-    syncLog(view.version);
-    if (view.status === "finished" && source) {
-      source.close();
-      source = null;
+    Object.assign(root.dataset, { version: next.version, status: next.status, seat: next.seat ?? "", game: next.game });
+    queue.push(next).catch((error) => toast(error.message));
+    if (next.status === "finished") {
+      if (source) {
+        source.close();
+        source = null;
+      }
       liveState("ended");
+      if (!pad) loadPad();
     }
+    tickClock();
   }
 
-  function promptText() {
+  async function loadPad() {
+    try {
+      pad = await api(`/games/${id}/scores`);
+    } catch {
+      pad = { rounds: [], totals: [] };
+    }
+    const shown = queue.shown();
+    if (shown && shown.status === "finished" && !queue.busy()) drawStep(shown, { step: null, ms: 0 });
+  }
+
+  function showCaption(step) {
+    const said = step && (step.event && step.event.text ? step.event : [...step.events].reverse().find((e) => e.text));
+    if (said) caption.firstChild.textContent = said.text;
+    caption.classList.toggle("live", Boolean(step));
+    head.skip.hidden = !queue.busy();
+  }
+
+  function promptText(view, mine) {
     if (view.status === "waiting") return t("table.seatsTaken", { taken: view.players.length, seats: view.seats });
     if (view.status === "finished") return t("table.gameOver");
-    if (view.seat !== null && view.to_act.includes(view.seat)) return (mod.prompt && mod.prompt(view)) || t("table.yourTurn");
+    if (mine) return (mod.prompt && mod.prompt(view)) || t("table.yourTurn");
     const names = view.to_act.map((s) => playerName(view, s)).join(", ");
-    return names ? t("table.waitingFor", { names }) : "";
+    return names ? t("table.waitingFor", { names }) : "…";
   }
 
-  function draw() {
+  // The header's controls live across drawings (an open settings menu stays open); a new language
+  // builds them again.
+  function buildHeader(view) {
+    head.title = h("h1", {}, TITLES[view.game] || view.game);
+    head.status = h("span", { class: "badge" });
+    head.practice = h("span", { class: "badge", text: t("table.practice") });
+    head.round = h("span", { class: "round" });
+    head.rules = h("a", { class: "rules-link", href: `/rules/${view.game}`, target: "_blank", rel: "noopener", title: tw("table.rulesHint"),
+      "data-testid": "rules-link" }, h("span", { "aria-hidden": "true", text: "📖︎ " }), tw("table.rules"));
+    head.scores = h("button", { type: "button", class: "ghost small scores-toggle", "data-testid": "scores-toggle",
+      "aria-controls": "players-panel", "aria-expanded": String(root.classList.contains("scores-open")), text: tw("table.scoresToggle"),
+      onclick: () => {
+        const open = root.classList.toggle("scores-open");
+        head.scores.setAttribute("aria-expanded", String(open));
+      } });
+    head.leave = h("button", { type: "button", class: "ghost small leave", "data-testid": "leave", text: t("table.leave"),
+      onclick: (event) => dialog.open(event.currentTarget) });
+    head.skip = h("button", { type: "button", class: "ghost small skip", "data-testid": "skip", text: tw("table.skip"), hidden: true,
+      onclick: () => queue.hurry() });
+    mount(caption, h("span", { class: "now-text" }), head.skip);
+    mount(header, head.title, head.status, head.practice, head.round,
+      h("span", { class: "head-tools" }, head.rules, head.scores, settingsMenu(() => queue.hurry()), head.leave));
+    if (dialog) dialog.remove();
+    dialog = leaveDialog(leave);
+    if (alerts) alerts.close();
+    alerts = turnAlerts({ banner: warning, gameTitle: TITLES[view.game] || view.game, id, base: baseTitle });
+  }
+
+  function drawStep(view, { step = null, ms = 0, collect = null } = {}) {
+    const before = ms ? capture(root) : null;
+    draw(view, step);
+    if (ms) play(root, before, ms, { collect });
+  }
+
+  function draw(view, step = null) {
     const focusKey = document.activeElement && document.activeElement.dataset ? document.activeElement.dataset.key : null;
     const typing = typed();
-    const mine = view.seat !== null && view.to_act.includes(view.seat) && view.status === "playing";
-    Object.assign(root.dataset, { version: view.version, status: view.status, seat: view.seat ?? "", game: view.game });
-    mount(header,
-      h("h1", {}, TITLES[view.game] || view.game),
-      h("span", { class: `badge ${view.status}`, text: t("status." + view.status) }),
-      view.practice ? h("span", { class: "badge", text: t("table.practice") }) : null,
-      view.status !== "waiting" && mod.round ? h("span", { class: "round", text: mod.round(view) }) : null,
-      view.seat !== null && view.status === "playing"
-        ? h("button", { class: "ghost small leave", text: t("table.leave"), onclick: leave }) : null);
+    const latest = queue.latest() || view;
+    const takeover = takeoverOf(latest);
+    // Only commands the newest view still allows are buttons: a step of the past shows the board
+    // as it was, but a click always sends a move that is legal now.
+    const allowed = sending || takeover || latest.version < answered ? new Set() : new Set((latest.legal || []).map(keyOf));
+    const shown = { ...view, legal: (view.legal || []).filter((c) => allowed.has(keyOf(c))) };
+    const mine = shown.legal.length > 0 && view.status === "playing";
+    if (!head.title) buildHeader(view);
+    root.dataset.shownStatus = view.status;
+    head.status.className = `badge ${view.status}`;
+    head.status.textContent = t("status." + view.status);
+    head.practice.hidden = !view.practice;
+    head.round.textContent = view.status !== "waiting" && mod.round ? mod.round(view) : "";
+    head.leave.hidden = !(latest.seat !== null && latest.status === "playing" && !takeover);
+    head.scores.hidden = view.status === "waiting";
+    head.skip.hidden = !queue.busy();
+    mount(seatBanner, takeoverBanner(latest, id, () => refresh(true)));
     prompt.className = "prompt" + (mine ? " mine" : "");
-    mount(prompt, h("span", { text: promptText() }), h("span", { class: "prompt-clock", "data-clock-main": "" }));
-    mount(players, h("h2", { text: t("table.scores") }), playersPanel(view, mod, { receivedAt }));
+    mount(prompt,
+      view.seat === null && view.status !== "waiting" ? h("span", { class: "watching", "data-testid": "watching", text: t("table.spectating") }) : null,
+      h("span", { class: "prompt-text", text: promptText(shown, mine) }),
+      h("span", { class: "prompt-clock", "data-clock-main": "" }));
+    if (!step) caption.classList.remove("live");
+    if (step) showCaption(step);
+    const actor = step ? actorOf(step.event) : null;
+    mount(players, h("h2", { text: t("table.scores") }), playersPanel(view, mod, { receivedAt, actor }));
     if (view.status === "waiting") {
-      mount(board, waiting());
+      mount(board, prompt, waiting(view));
     } else {
       const parts = [];
-      if (view.status === "finished") parts.push(endScreen(view, id));
-      parts.push(mod.board(view, { send, me: view.seat, name: (s) => playerName(view, s) }));
+      if (view.status === "finished") parts.push(endScreen(view, id, pad));
+      const game = mod.board(shown, { send, me: view.seat, name: (s) => playerName(view, s), step });
+      for (const el of game.querySelectorAll(`[data-testid^="mat-"]`)) el.classList.toggle("actor", el.dataset.testid === `mat-${actor}`);
+      parts.push(game);
       mount(board, parts);
+      const dock = game.querySelector(".dock");
+      if (dock) dock.prepend(prompt);
+      else board.prepend(prompt);
+      watchDock(view.status === "playing" ? dock : null);
     }
     tickClock();
     retype(typing);
@@ -188,6 +259,17 @@ export async function render(main, id) {
       const again = board.querySelector(`[data-key="${CSS.escape(focusKey)}"]`);
       if (again && !again.disabled) again.focus();
     }
+  }
+
+  // On a phone the dock (prompt, controls, hand) stays at the bottom of the screen: the page keeps
+  // room for it below its content.
+  function watchDock(dock) {
+    if (dockSize) dockSize.disconnect();
+    dockSize = null;
+    root.classList.toggle("docked", Boolean(dock));
+    if (!dock || typeof ResizeObserver === "undefined") return;
+    dockSize = new ResizeObserver(() => document.documentElement.style.setProperty("--dock-h", `${Math.ceil(dock.offsetHeight)}px`));
+    dockSize.observe(dock);
   }
 
   // What the player is typing into the join form, so that a redraw (someone else joined) keeps it.
@@ -210,23 +292,29 @@ export async function render(main, id) {
   }
 
   function tickClock() {
-    const left = secondsLeft(view && view.clock, receivedAt);
+    const latest = queue.latest();
+    const left = secondsLeft(latest && latest.clock, receivedAt);
     for (const el of document.querySelectorAll("[data-clock]")) el.textContent = "⏱ " + t("table.timeLeft", { s: left });
     const main = prompt.querySelector("[data-clock-main]");
-    if (main) main.textContent = left !== null && view.status === "playing" ? "⏱ " + t("table.timeLeft", { s: left }) : "";
+    const playing = latest && latest.status === "playing";
+    if (main) main.textContent = left !== null && playing ? "⏱ " + t("table.timeLeft", { s: left }) : "";
     if (main) main.classList.toggle("urgent", left !== null && left <= 10);
+    if (alerts && latest) {
+      const mine = playing && latest.seat !== null && latest.to_act.includes(latest.seat) && !takeoverOf(latest) && latest.legal.length > 0;
+      alerts.update(mine, left, latest.clock);
+    }
   }
 
   async function leave() {
     try {
       await games.leave(id);
-      refresh();
+      refresh(true);
     } catch (error) {
       toast(error instanceof ApiError && error.status === 404 ? t("lobby.botsMissing") : error.message);
     }
   }
 
-  function waiting() {
+  function waiting(view) {
     const parts = [h("p", { class: "share", text: t("table.share") }),
       h("p", { class: "share-link mono", text: location.href })];
     if (view.seat === null) {
@@ -241,7 +329,7 @@ export async function render(main, id) {
           // The stream was opened as a spectator: open it again with the new seat cookie.
           if (source) source.close();
           await refresh();
-          if (view.status !== "finished") connect();
+          if (queue.latest().status !== "finished") connect();
         } catch (error) { joinRefused(error); }
       } },
         h("h2", { text: t("table.join") }),
@@ -263,11 +351,11 @@ export async function render(main, id) {
   // The live stream. The browser reconnects an EventSource by itself after a dropped connection
   // (with Last-Event-ID), but gives up for good on an answer that is not a stream (a 429 or a 503
   // while the server is busy or restarting): then the page opens a new one itself, with a growing
-  // delay, resuming after the version it shows, and reads the view once in case it missed a move.
+  // delay, resuming after the version it has, and reads the view once in case it missed a move.
   let retryDelay = 1000;
   let retryTimer = null;
 
-  function liveState(state, reconnecting = state !== "open") {
+  function liveState(state, reconnecting = state !== "open" && state !== "ended") {
     root.dataset.live = state;
     if (reconnecting) prompt.dataset.reconnecting = "1";
     else delete prompt.dataset.reconnecting;
@@ -289,12 +377,15 @@ export async function render(main, id) {
       if (stream.readyState === EventSource.CONNECTING) return liveState("connecting");
       // Closed for good: open a new stream later, unless the game is over or the page is gone.
       source = null;
-      liveState("closed");
-      if (closed || (view && view.status === "finished")) return;
+      const latest = queue.latest();
+      const over = latest && latest.status === "finished";
+      liveState(over ? "ended" : "closed");
+      if (closed || over) return;
       retryTimer = setTimeout(() => {
         if (closed || source) return;
         refresh();
-        connect(view ? `?last_event_id=${view.version}` : "");
+        const now = queue.latest();
+        connect(now ? `?last_event_id=${now.version}` : "");
       }, retryDelay);
       retryDelay = Math.min(retryDelay * 2, 15000);
     };
@@ -311,12 +402,22 @@ export async function render(main, id) {
   show(first);
   if (first.status !== "finished") connect();
   clockTimer = setInterval(tickClock, 250);
-  const off = onLangChange(() => { if (view) draw(); resetLog(); });
-  const offAccount = onAccountChange(() => { if (view && view.status === "waiting") draw(); }); // the join form
+  const off = onLangChange(() => {
+    logBox.querySelector("h2").textContent = t("table.log");
+    head.title = null; // built again in the new language by the next drawing
+    queue.relog().catch((error) => toast(error.message));
+  });
+  const offAccount = onAccountChange(() => { const v = queue.shown(); if (v && v.status === "waiting") draw(v); }); // the join form
   return () => {
     closed = true;
+    queue.close();
     off();
     offAccount();
+    uninstallHelp();
+    if (alerts) alerts.close();
+    if (dialog) dialog.remove();
+    if (dockSize) dockSize.disconnect();
+    document.documentElement.style.removeProperty("--dock-h");
     clearInterval(clockTimer);
     clearTimeout(retryTimer);
     if (source) source.close();

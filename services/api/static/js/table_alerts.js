@@ -1,0 +1,120 @@
+// Knowing it is your turn: the tab's title while you are awaited, a warning before your time runs
+// out, and, if you ask for them, a beep and a browser notification (only while the tab is hidden).
+// Also the table's settings (animation speed, sound, notifications), remembered in this browser.
+import { h, store } from "./ui.js";
+import { tw } from "./words_table.js";
+import { SPEEDS } from "./table_queue.js";
+
+const KEYS = { speed: "tablestream.speed", sound: "tablestream.sound", notify: "tablestream.notify" };
+
+export function speedName() {
+  const chosen = store(KEYS.speed);
+  if (chosen && chosen in SPEEDS) return chosen;
+  return matchMedia("(prefers-reduced-motion: reduce)").matches ? "instant" : "normal";
+}
+
+export function speedFactor() {
+  return SPEEDS[speedName()];
+}
+
+/** Seconds left at which the warning shows: 10, or half the turn when turns are shorter than 20 s. */
+export function warnAt(clock) {
+  const turn = clock && clock.turn_seconds;
+  if (!turn) return 10;
+  return turn >= 20 ? 10 : Math.max(2, Math.floor(turn / 2));
+}
+
+let audio = null;
+
+function beep() {
+  if (!store(KEYS.sound)) return;
+  try {
+    audio = audio || new AudioContext();
+    if (audio.state === "suspended") audio.resume();
+    for (const [at, pitch] of [[0, 660], [0.16, 880]]) {
+      const tone = audio.createOscillator();
+      const gain = audio.createGain();
+      tone.frequency.value = pitch;
+      gain.gain.setValueAtTime(0.0001, audio.currentTime + at);
+      gain.gain.exponentialRampToValueAtTime(0.2, audio.currentTime + at + 0.02);
+      gain.gain.exponentialRampToValueAtTime(0.0001, audio.currentTime + at + 0.14);
+      tone.connect(gain).connect(audio.destination);
+      tone.start(audio.currentTime + at);
+      tone.stop(audio.currentTime + at + 0.15);
+    }
+  } catch { /* no audio here: the title and the banner still say it */ }
+}
+
+function notify(title, body, tag) {
+  if (!store(KEYS.notify) || !document.hidden || typeof Notification === "undefined" || Notification.permission !== "granted") return;
+  try {
+    const note = new Notification(title, { body, tag });
+    note.onclick = () => { window.focus(); note.close(); };
+  } catch { /* some browsers allow notifications only from a service worker */ }
+}
+
+/** The settings menu of the table's header. ``changed`` runs after the speed changed. */
+export function settingsMenu(changed) {
+  const speeds = Object.keys(SPEEDS).map((name) => h("label", { class: "radio" },
+    h("input", { type: "radio", name: "table-speed", value: name, checked: speedName() === name,
+      onchange: () => { store(KEYS.speed, name); changed(); } }), tw("table.speed." + name)));
+  const sound = h("input", { type: "checkbox", id: "table-sound", checked: Boolean(store(KEYS.sound)),
+    onchange: (event) => { store(KEYS.sound, event.target.checked); if (event.target.checked) beep(); } });
+  const noteState = h("p", { class: "help", "aria-live": "polite" });
+  const noteBox = h("input", { type: "checkbox", id: "table-notify", checked: Boolean(store(KEYS.notify)) && notificationsAllowed(),
+    onchange: async (event) => {
+      const on = event.target.checked;
+      if (on && typeof Notification !== "undefined" && Notification.permission === "default") await Notification.requestPermission();
+      const allowed = notificationsAllowed();
+      store(KEYS.notify, on && allowed);
+      event.target.checked = on && allowed;
+      noteState.textContent = on && !allowed ? tw("table.notifyBlocked") : on ? tw("table.notifyOn") : "";
+    } });
+  return h("details", { class: "table-settings", "data-testid": "table-settings" },
+    h("summary", { class: "button ghost small", title: tw("table.settings") },
+      h("span", { "aria-hidden": "true", text: "⚙" }), h("span", { class: "sr-only", text: tw("table.settings") })),
+    h("div", { class: "settings-panel" },
+      h("fieldset", {}, h("legend", { text: tw("table.speed") }), speeds),
+      h("div", { class: "field check" }, sound, h("label", { for: "table-sound", text: tw("table.sound") })),
+      h("div", { class: "field check" }, noteBox, h("label", { for: "table-notify", text: tw("table.notify") })),
+      noteState));
+}
+
+function notificationsAllowed() {
+  return typeof Notification !== "undefined" && Notification.permission === "granted";
+}
+
+/** The title, the warning banner and the signals, kept in step with the newest view. */
+export function turnAlerts({ banner, gameTitle, id, base }) {
+  let awaited = false;
+  let warned = false;
+
+  return {
+    /** ``mine``: the newest view awaits this seat; ``left``: seconds on its clock (or null). */
+    update(mine, left, clock) {
+      const hurry = mine && left !== null && left <= warnAt(clock);
+      if (mine && !awaited) {
+        beep();
+        notify(tw("table.titleTurn"), tw("table.notifyBody", { game: gameTitle }), `tablestream-${id}`);
+      }
+      if (hurry && !warned) beep();
+      awaited = mine;
+      warned = hurry;
+      const page = `${gameTitle} · ${base}`;
+      document.title = hurry ? `⏰ ${tw("table.titleHurry", { n: left })} ${tw("table.titleTurn")} · ${page}`
+        : mine ? `▶ ${tw("table.titleTurn")} · ${page}` : page;
+      banner.hidden = !hurry;
+      if (hurry) {
+        if (!banner.childElementCount) {
+          banner.append(h("span", { class: "warn-text", text: tw("table.warning") }), h("span", { class: "warn-count", "aria-hidden": "true" }));
+        }
+        banner.lastChild.textContent = `⏱ ${tw("table.seconds", { n: left })}`;
+      } else {
+        banner.replaceChildren();
+      }
+    },
+    close() {
+      document.title = base;
+    },
+  };
+}
