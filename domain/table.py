@@ -23,7 +23,7 @@ RULES_VERSION = 1
 Status = Literal["waiting", "playing", "finished", "expired"]
 TakeoverReason = Literal["left", "timeouts", "host"]
 
-TABLE_OPTIONS = ("turn_seconds", "expire_minutes", "takeover_after")
+TABLE_OPTIONS = ("turn_seconds", "expire_minutes", "takeover_after", "bot_pace_ms")
 """Options of the table rather than the game: peeled off the create request like ``seed``."""
 PUBLIC_TURN_SECONDS = 60
 
@@ -75,13 +75,18 @@ class GameFinished(Event, tag="game_finished", frozen=True):
     winners: list[int]
 
 
-class TableTimersSet(Event, tag="table_timers_set", frozen=True):
+class TableTimersSet(Event, tag="table_timers_set", frozen=True, omit_defaults=True):
     """The table's online options, in the create batch of tables created since the online
-    lifecycle (older streams have none: no turn timer, no expiry)."""
+    lifecycle (older streams have none: no turn timer, no expiry).
+
+    ``bot_pace_ms`` came later: 0 (no pacing) is left out of the bytes, so an event recorded before
+    it existed re-runs to exactly its stored bytes (the other fields have no default: always there).
+    """
 
     turn_seconds: int
     expire_minutes: int
     takeover_after: int
+    bot_pace_ms: int = 0
 
 
 class BotSeated(Event, tag="bot_seated", frozen=True):
@@ -119,6 +124,12 @@ class TableExpired(Event, tag="table_expired", frozen=True):
     """A waiting table nobody filled in time; no one can join it any more."""
 
 
+class SeatReclaimed(Event, tag="seat_reclaimed", frozen=True):
+    """The player of ``seat``, taken over by a bot after timeouts, plays it again."""
+
+    seat: int
+
+
 TABLE_EVENTS: tuple[type[Event], ...] = (
     TableCreated,
     PlayerJoined,
@@ -133,6 +144,7 @@ TABLE_EVENTS: tuple[type[Event], ...] = (
     BotTookOver,
     TurnTimedOut,
     TableExpired,
+    SeatReclaimed,
 )
 _TABLE_EVENT_TYPES = frozenset(TABLE_EVENTS)
 
@@ -150,20 +162,28 @@ class Account(msgspec.Struct, frozen=True):
     name: str
 
 
+MAX_BOT_PACE_MS = 5000
+
+
 class TableTimers(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):
     """The online options: ``turn_seconds`` (0: no turn timer), ``expire_minutes`` for a waiting
-    table, ``takeover_after`` consecutive timeouts before a bot takes the seat."""
+    table, ``takeover_after`` consecutive timeouts before a bot takes the seat, ``bot_pace_ms``
+    how long a bot waits before it acts while a person sits at the table (0: at once). A table
+    recorded before pacing has no ``bot_pace_ms``: 0."""
 
     turn_seconds: Annotated[int, msgspec.Meta(ge=0, le=86_400)]
     expire_minutes: Annotated[int, msgspec.Meta(ge=1, le=7 * 24 * 60)] = 30
     takeover_after: Annotated[int, msgspec.Meta(ge=1, le=100)] = 3
+    bot_pace_ms: Annotated[int, msgspec.Meta(ge=0, le=MAX_BOT_PACE_MS)] = 0
 
 
-def table_timers(options: dict[str, Any], practice: bool) -> dict[str, Any]:
+def table_timers(options: dict[str, Any], practice: bool, bot_pace_ms: int = 0) -> dict[str, Any]:
     """The online options of a create request, defaults filled in (``turn_seconds``: 0 for a
-    practice table, 60 for a public one); ``Rejected('invalid_options')`` for bad values."""
+    practice table, 60 for a public one; ``bot_pace_ms``: the server's default, given here);
+    ``Rejected('invalid_options')`` for bad values."""
     given = {key: options[key] for key in TABLE_OPTIONS if key in options}
     given.setdefault("turn_seconds", 0 if practice else PUBLIC_TURN_SECONDS)
+    given.setdefault("bot_pace_ms", bot_pace_ms)
     try:
         resolved: dict[str, Any] = msgspec.to_builtins(msgspec.convert(given, TableTimers))
         return resolved
@@ -193,6 +213,7 @@ class TableState(msgspec.Struct, frozen=True, kw_only=True):
     winners: tuple[int, ...] = ()
     timers: TableTimers | None = None  # None: a table from before the online lifecycle
     bots: frozenset[int] = frozenset()  # seats a bot plays
+    takeovers: dict[int, TakeoverReason] = msgspec.field(default_factory=dict)  # why, per seat in bots
     left: frozenset[int] = frozenset()  # seats whose player left during play
     streaks: tuple[int, ...] = ()  # per seat: timeouts since it last finished a turn itself
     timing_out: int | None = None  # the seat whose default action is being recorded
@@ -311,7 +332,10 @@ class Table:
         """A seated player's own command (not a bot's: a seat a bot took over is the bot's)."""
         chance = self._playing(state, seat, seeds)
         if seat in state.bots:
-            raise Conflict("seat_taken_over", "A bot plays this seat for the rest of the game.")
+            raise Conflict(
+                "seat_taken_over",
+                "A bot plays this seat (one taken over after missed turns can be taken back).",
+            )
         return self._with_bookkeeping(
             state, self.rules.decide(state.game_state, command, seat, chance), chance
         )
@@ -361,6 +385,25 @@ class Table:
         if seat in state.bots:
             return [SeatLeft(seat=seat)]
         return [SeatLeft(seat=seat), BotTookOver(seat=seat, reason="left")]
+
+    def reclaim(self, state: TableState, seat: Seat) -> list[Event]:
+        """``seat``'s player takes back the seat a bot took over after their timeouts. Not a seat
+        that was left (its player gave it up) nor one the host filled with a bot (no player)."""
+        if state.status == "waiting":
+            raise Conflict("not_started", "The game has not started yet: seats are still open.")
+        if state.status == "expired":
+            raise Conflict("table_expired", "This table expired before it was filled.")
+        if state.status == "finished":
+            raise Conflict("game_over", "The game is over; there is no seat to take back.")
+        if not 0 <= seat < state.players:
+            raise Rejected("not_seated", "Only a seated player may take a seat back.")
+        if seat not in state.bots:
+            raise Conflict("not_taken_over", "No bot plays this seat: it is already yours.")
+        if state.takeovers.get(seat) != "timeouts":
+            raise Conflict(
+                "cannot_reclaim", "Only a seat a bot took over after missed turns can be taken back."
+            )
+        return [SeatReclaimed(seat=seat)]
 
     def expire(self, state: TableState) -> list[Event]:
         """A waiting table nobody filled in time."""
@@ -436,8 +479,12 @@ class Table:
             seed = event.client_seed if isinstance(event, PlayerJoined) else ""
             player = Player(seat=event.seat, name=event.name, client_seed=seed)
             seated = tuple(sorted((*state.seated, player), key=lambda p: p.seat))
-            bots = state.bots | {event.seat} if isinstance(event, BotSeated) else state.bots
-            return msgspec.structs.replace(state, seated=seated, bots=bots)
+            if isinstance(event, PlayerJoined):
+                return msgspec.structs.replace(state, seated=seated)
+            takeovers: dict[int, TakeoverReason] = {**state.takeovers, event.seat: "host"}
+            return msgspec.structs.replace(
+                state, seated=seated, bots=state.bots | {event.seat}, takeovers=takeovers
+            )
         if isinstance(event, SeatClaimed):
             account = Account(id=event.account_id, name=event.display_name)
             seated = tuple(
@@ -458,15 +505,28 @@ class Table:
                 turn_seconds=event.turn_seconds,
                 expire_minutes=event.expire_minutes,
                 takeover_after=event.takeover_after,
+                bot_pace_ms=event.bot_pace_ms,
             )
             return msgspec.structs.replace(state, timers=timers)
         if isinstance(event, SeatLeft):
+            takeovers = {s: r for s, r in state.takeovers.items() if s != event.seat}
             if state.status == "waiting":
                 seated = tuple(p for p in state.seated if p.seat != event.seat)
-                return msgspec.structs.replace(state, seated=seated, bots=state.bots - {event.seat})
-            return msgspec.structs.replace(state, left=state.left | {event.seat})
+                return msgspec.structs.replace(
+                    state, seated=seated, bots=state.bots - {event.seat}, takeovers=takeovers
+                )
+            if event.seat in state.bots:  # a bot already played it (timeouts): now for good
+                takeovers[event.seat] = "left"
+            return msgspec.structs.replace(state, left=state.left | {event.seat}, takeovers=takeovers)
         if isinstance(event, BotTookOver):
-            return msgspec.structs.replace(state, bots=state.bots | {event.seat})
+            takeovers = {**state.takeovers, event.seat: event.reason}
+            return msgspec.structs.replace(state, bots=state.bots | {event.seat}, takeovers=takeovers)
+        if isinstance(event, SeatReclaimed):
+            takeovers = {s: r for s, r in state.takeovers.items() if s != event.seat}
+            streaks = tuple(0 if s == event.seat else n for s, n in enumerate(state.streaks))
+            return msgspec.structs.replace(
+                state, bots=state.bots - {event.seat}, takeovers=takeovers, streaks=streaks
+            )
         if isinstance(event, TurnTimedOut):
             streaks = _bumped(state.streaks, event.seat)
             sealed = state.sealed if event.withheld_round is None else state.sealed | {event.withheld_round}

@@ -3,11 +3,16 @@
 Pure: the same finished table, finish time and prior ratings give the same record and the same
 numbers, so folding the finished games again in their recorded finish order rebuilds every rating
 exactly. The rating model is openskill's Plackett-Luce (any number of players, ties), one rating
-per account per game; the displayed rating is its ordinal, mu - 3 sigma.
+per account per game. Leaderboards sort by its ordinal, mu - 3 sigma (``rating``: 0 for a new
+player, below 0 after one loss); people read ``display``, the same order on a familiar scale:
+``max(0, round(1000 + 40 (mu - 3 sigma)))``, 1000 for a new player, about 950 after one loss in a
+game of two, and ``provisional`` until ``PROVISIONAL_GAMES`` rated games in that game.
 
 A finished game is *rated* only when it is a real contest between registered players: not a
 practice table (its deals are known in advance), no bot ever seated or took over a seat (stream
 events ``bot_seated`` / ``bot_took_over``, recognised by tag), and every seat claimed by an account.
+A seat taken back from its bot (``seat_reclaimed``) does not make the game rated again: the bot
+played moves for it, so the result is not that of the people alone.
 Unrated games still appear in the histories of the accounts that played them.
 """
 
@@ -28,6 +33,22 @@ TITLES = {"skull": "Skull", "six-nimmt": "6 nimmt!", "skull-king": "Skull King"}
 
 _model = PlackettLuce()  # stateless: its parameters are the published defaults (mu 25, sigma 25/3)
 
+DISPLAY_BASE = 1000  # a new player (ordinal 0)
+DISPLAY_SCALE = 40  # display points per point of ordinal: one sigma of a new player is about 333
+PROVISIONAL_GAMES = 5  # rated games in a game before its rating stops being provisional
+
+
+def display_rating(mu: float, sigma: float) -> int:
+    """The rating a person reads: the ordinal (mu - 3 sigma) mapped linearly onto a scale around
+    1000. The same order as the ordinal; below 0 only for an ordinal under -25 (mu under -22 with a
+    tiny sigma, past what any run of losses gives), where it stays 0."""
+    return max(0, round(DISPLAY_BASE + DISPLAY_SCALE * (mu - 3 * sigma)))
+
+
+def readable(mu: float, sigma: float, games: int) -> dict[str, Any]:
+    """The fields a rating adds for people: ``display`` and ``provisional`` (too few rated games)."""
+    return {"display": display_rating(mu, sigma), "provisional": games < PROVISIONAL_GAMES}
+
 
 class Skill(msgspec.Struct, frozen=True):
     """One account's rating in one game."""
@@ -38,11 +59,17 @@ class Skill(msgspec.Struct, frozen=True):
 
     @property
     def rating(self) -> float:
-        """What leaderboards show and sort by: a conservative estimate, mu - 3 sigma."""
+        """What leaderboards sort by: a conservative estimate, mu - 3 sigma (the ordinal)."""
         return self.mu - 3 * self.sigma
 
     def shown(self) -> dict[str, Any]:
-        return {"rating": self.rating, "mu": self.mu, "sigma": self.sigma, "games": self.games}
+        return {
+            "rating": self.rating,
+            "mu": self.mu,
+            "sigma": self.sigma,
+            "games": self.games,
+            **readable(self.mu, self.sigma, self.games),
+        }
 
 
 NEW_PLAYER = Skill(mu=_model.mu, sigma=_model.sigma, games=0)

@@ -11,7 +11,7 @@ from typing import Any
 import msgspec
 
 from domain.games import table_for
-from domain.table import Player, TableState
+from domain.table import Player, TableState, TakeoverReason
 from projections.registry import views_for
 
 _encoder = msgspec.json.Encoder(order="deterministic")
@@ -31,6 +31,7 @@ def seat_view(state: TableState, version: int, seat: int | None) -> dict[str, An
             **_account(player),
             "bot": player.seat in state.bots,
             "left": player.seat in state.left,
+            "takeover": takeover(state, player.seat),
         }
         if started:
             entry.update(game_views.player_public(gs, player.seat))
@@ -45,6 +46,7 @@ def seat_view(state: TableState, version: int, seat: int | None) -> dict[str, An
         "practice": state.practice,
         "seats": state.players,
         "options": msgspec.to_builtins(state.options),
+        "bot_pace_ms": state.timers.bot_pace_ms if state.timers is not None else 0,
         "players": players,
         "to_act": sorted(table.to_act(state)),
         "legal": msgspec.to_builtins(table.legal_commands(state, seat)),
@@ -73,6 +75,16 @@ def scoreboard(state: TableState, version: int) -> dict[str, Any]:
     else:
         board.update({"rounds": [], "totals": [0] * state.players})
     return board
+
+
+def takeover(state: TableState, seat: int) -> TakeoverReason | None:
+    """Why a bot plays ``seat``: ``"host"`` (the host filled it), ``"timeouts"`` (its player missed
+    turns: they may take it back), ``"left"`` (its player left); ``None`` when its player plays it."""
+    if seat not in state.bots:
+        return None
+    if seat in state.left:
+        return "left"
+    return state.takeovers.get(seat, "host")
 
 
 def _account(player: Player) -> dict[str, Any]:

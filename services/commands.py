@@ -78,12 +78,14 @@ class GameCommands:
         notify: Notify,
         cache: StateCache | None = None,
         lifecycle: Lifecycle | None = None,
+        bot_pace_ms: int = 0,
     ) -> None:
         self.store = store
         self.tokens = tokens
         self.notify = notify
         self.cache = cache if cache is not None else StateCache()
         self.lifecycle = lifecycle  # timers and bots; None: neither is scheduled
+        self.bot_pace_ms = bot_pace_ms  # a new table's bot pace unless its options say (the server's)
         self._seeds: dict[str, SecretSeeds] = {}
         self.idempotency = IdempotencyStore(store.redis)
 
@@ -143,7 +145,7 @@ class GameCommands:
         game_id = secrets.token_hex(8)
         online = {key: options.pop(key) for key in TABLE_OPTIONS if key in options}
         try:
-            timers = table_timers(online, practice_seed is not None)
+            timers = table_timers(online, practice_seed is not None, self.bot_pace_ms)
             events = table.create(
                 game_id, players, options, seeds.chain_commitment(0), practice_seed is not None, timers
             )
@@ -368,6 +370,22 @@ class GameCommands:
         if token is not None:
             await self.tokens.revoke(game_id, token)
         log.info("seat_left", game_id=game_id, seat=seat)
+        return seat
+
+    async def reclaim(self, game_id: str, seat: int) -> int:
+        """``seat``'s player takes back the seat a bot took over after their timeouts; the bot's
+        pending move (queued or paced) then finds the game moved on and does nothing, and the
+        append arms the turn timer for the player again."""
+
+        def decide(folded: Folded, seeds: SecretSeeds) -> tuple[CommandRecord, list[Event]]:
+            events = folded.table.reclaim(folded.state, seat)
+            record = CommandRecord(
+                id=f"reclaim-{seat}-{secrets.token_hex(4)}", kind="reclaim", seat=seat, body={}
+            )
+            return record, events
+
+        await self._lifecycle_batch(game_id, decide, None)
+        log.info("seat_reclaimed", game_id=game_id, seat=seat)
         return seat
 
     async def timeout(self, game_id: str, version: int, seat: int, fallback: Fallback) -> CommandOutcome:

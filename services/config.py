@@ -13,6 +13,7 @@ from typing import Any
 
 import platformdirs
 
+from domain.table import MAX_BOT_PACE_MS
 from services.store.connection import Acks
 
 ENV_PREFIX = "TABLESTREAM_"
@@ -58,6 +59,9 @@ class Settings:
     command_rate: str = "1200/minute"  # commands per client address
     max_waiting_tables: int = 10_000  # tables waiting for players, all API processes together
 
+    # -- the table ---------------------------------------------------------------------------------------
+    bot_pace_ms: int = 1000  # a new table's bot pace (its option bot_pace_ms overrides); 0: bots at once
+
     # -- readiness -------------------------------------------------------------------------------------
     ready_max_lag_seconds: float = 30.0  # /healthz is 503 when a projection lags longer than this
     ready_check_seconds: float = 0.5  # /healthz checks Redis and the lag at most this often (0: always)
@@ -66,6 +70,8 @@ class Settings:
         if self.redis_cluster not in ("auto", "yes", "no"):
             raise ValueError(f"redis_cluster must be auto, yes or no, not {self.redis_cluster!r}")
         Acks(self.append_replicas, self.append_ack, self.append_ack_timeout_ms)  # type: ignore[arg-type]
+        if not 0 <= self.bot_pace_ms <= MAX_BOT_PACE_MS:
+            raise ValueError(f"bot_pace_ms must be 0 to {MAX_BOT_PACE_MS}, not {self.bot_pace_ms}")
 
     @property
     def acks(self) -> Acks:

@@ -33,7 +33,9 @@ from typing import Any
 
 import structlog
 
+from domain.table import TableState
 from services.history.folding import Folded
+from services.store import indexes
 from services.store.event_store import EventStore
 from services.store.operations import TimerPlan
 
@@ -88,6 +90,21 @@ def bots_awaited(folded: Folded) -> list[int]:
     return sorted(set(folded.table.to_act(state)) & state.bots)
 
 
+def bot_delay_ms(state: TableState) -> int:
+    """How long a bot waits before it acts on ``state``: the table's ``bot_pace_ms`` while a person
+    holds a seat (seated, not a bot, not left), so that people can follow the bots' moves; 0 at a
+    table of bots only, or one without pacing. Never more than half the turn time: a bot's own turn
+    timer must not run out because it was told to wait."""
+    timers = state.timers
+    if timers is None or timers.bot_pace_ms == 0:
+        return 0
+    if all(player.seat in state.bots for player in state.seated):
+        return 0
+    if timers.turn_seconds:
+        return min(timers.bot_pace_ms, timers.turn_seconds * 500)
+    return timers.bot_pace_ms
+
+
 def lifecycle_behind(timer: dict[str, str], folded: Folded) -> bool:
     """Whether the game at ``folded``'s version still needs its lifecycle: its timer is behind
     (``timer_behind``) or a bot is to act. A bot's move is a job; one that is lost (its process
@@ -134,11 +151,19 @@ class Lifecycle:
 
     async def after_append(self, folded: Folded, armed: bool = False) -> None:
         """After an accepted batch: arm its timer, unless its append did (``armed``: the write side
-        arms it in the append itself; the sweeper's repair does not), and queue its bots."""
+        arms it in the append itself; the sweeper's repair does not), and queue its bots: at once,
+        or, at a table with a person, paced (put in the paced index, due ``bot_delay_ms`` from now,
+        for the worker's pacing loop to queue; a move already waiting there keeps its due time)."""
         if not armed and folded.state.timers is not None:  # a table without timers: no round trip
             plan = self.timer_plan(await self.store.read_timer(folded.game_id), folded)
             if plan is not None:
                 await self.store.arm_timer(folded.game_id, folded.version, plan.deadline, plan.fields)
         bots = bots_awaited(folded)
-        if bots:
+        if not bots:
+            return
+        delay = bot_delay_ms(folded.state)
+        if delay:
+            due = self.clock() + delay
+            await self.store.run(indexes.pace_bots(folded.game_id, folded.version, bots, due))
+        else:
             await self.bot_moves(folded.game_id, folded.version, bots)

@@ -12,7 +12,7 @@ import msgspec
 
 from domain.accounts import AccountState
 from domain.games import game_names
-from projections.ratings import Skill
+from projections.ratings import Skill, readable
 from services.errors import NotFoundError
 from services.store import ratings as store_ratings
 from services.store.event_store import EventStore
@@ -48,6 +48,8 @@ class PlayerQueries:
             if raw is None:
                 continue
             record: dict[str, Any] = msgspec.json.decode(raw)
+            for seat in record["seats"]:
+                seat["rating"] = _readable_change(seat["rating"])
             own = [s for s in record["seats"] if s["account"] and s["account"]["id"] == account_id]
             games.append({**record, "you": own[0] if own else None})
         return {"account_id": account_id, "total": total, "offset": offset, "limit": limit, "games": games}
@@ -68,3 +70,14 @@ class PlayerQueries:
             shown = _skill_decoder.decode(raw).shown() if raw is not None else {}
             entries.append({"rank": place, "account_id": account_id, "name": name, **shown})
         return {"game": game, "total": total, "offset": offset, "limit": limit, "entries": entries}
+
+
+def _readable_change(change: dict[str, Any] | None) -> dict[str, Any] | None:
+    """A seat's rating change as recorded, with ``display`` and ``provisional`` on both sides
+    (computed again from mu, sigma and games: records written before they existed lack them)."""
+    if change is None:
+        return None
+    return {
+        side: {**rating, **readable(rating["mu"], rating["sigma"], rating["games"])}
+        for side, rating in change.items()
+    }

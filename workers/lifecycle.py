@@ -3,6 +3,9 @@
 - ``TimerLoop`` (a thread of the worker process, next to the sweeper) takes the games whose timer is
   due from the global deadline index and queues one ``fire_timer`` job per (game, armed version),
   with a deterministic job id so that repeated ticks and several worker processes collapse.
+- ``PaceLoop`` (another thread, every 50 ms) takes the paced bot moves that are due from the paced
+  index (a bot at a table with a person waits the table's ``bot_pace_ms``:
+  ``services.lifecycle.bot_delay_ms``) and queues their ``play_bot`` jobs, each exactly once.
 - ``fire_timer`` runs the timeout (or the expiry) through the write side, ``GameCommands``, with the
   command id ``timeout-<version>-<seat>`` and expected version = the armed version: the first run
   appends, any other run is a duplicate or loses on the version, and a player's command that got in
@@ -39,15 +42,24 @@ from services.config import Settings
 from services.errors import AppError
 from services.history.folding import Folded, StateCache
 from services.lifecycle import Clock, Lifecycle, lifecycle_behind, timer_seats, wall_clock_ms
+from services.store import indexes
 from services.store.connection import AsyncStoreClient
 from services.store.event_store import EventStore, SyncEventStore
-from services.store.queue import AppendNotifier, BotJobs, enqueue_timer, lifecycle_queue, projection_queue
+from services.store.queue import (
+    AppendNotifier,
+    BotJobs,
+    enqueue_bot,
+    enqueue_timer,
+    lifecycle_queue,
+    projection_queue,
+)
 from services.store.tokens import TokenStore
 from workers.bots import choose
 from workers.stores import async_store_clients
 
 T = TypeVar("T")
 MAX_TIMEOUTS_PER_JOB = 12
+PACE_BATCH = 100  # paced moves taken per round trip
 
 log = structlog.get_logger("tablestream.lifecycle")
 _cache = StateCache()
@@ -200,22 +212,66 @@ def tick(store: SyncEventStore, queue: Queue, now_ms: int) -> list[tuple[str, in
     return fired
 
 
-class TimerLoop(threading.Thread):
-    """Runs ``tick`` every ``interval`` seconds until ``stop()``."""
+def pace(
+    store: SyncEventStore, queue: Queue, now_ms: int, batch: int = PACE_BATCH
+) -> list[tuple[str, int, int]]:
+    """Queue the job of every paced bot move due at ``now_ms`` (``services.lifecycle.bot_delay_ms``);
+    returns the (game id, version, seat) this call took. Each move is taken by one caller only (its
+    ZREM in ``indexes.take_due_bots``), however many worker processes run this loop; one lost
+    between its take and its queueing (the process died) leaves its game marked dirty with a bot to
+    act, and the sweeper's ``settle_lifecycle`` paces it again."""
+    taken: list[tuple[str, int, int]] = []
+    while True:
+        due = store.run(indexes.take_due_bots(now_ms, batch))
+        for game_id, version, seat in due:
+            enqueue_bot(queue, game_id, version, seat)
+        taken += due
+        if len(due) < batch:
+            return taken
+
+
+class _Loop(threading.Thread):
+    """Runs ``step(store, queue, now)`` every ``interval`` seconds until ``stop()``."""
 
     def __init__(
-        self, store: SyncEventStore, queue: Queue, interval: float = 0.5, now: Clock = wall_clock_ms
+        self,
+        name: str,
+        step: Callable[[SyncEventStore, Queue, int], object],
+        store: SyncEventStore,
+        queue: Queue,
+        interval: float,
+        now: Clock,
     ):
-        super().__init__(name="tablestream-timers", daemon=True)
-        self._store, self._queue, self._interval, self._now = store, queue, interval, now
+        super().__init__(name=name, daemon=True)
+        self._step, self._store, self._queue, self._interval, self._now = step, store, queue, interval, now
         self._stopped = threading.Event()
 
     def run(self) -> None:
         while not self._stopped.wait(self._interval):
             try:
-                tick(self._store, self._queue, self._now())
+                self._step(self._store, self._queue, self._now())
             except Exception:  # a flaky connection must not kill the loop; the next tick retries
-                log.exception("timer_tick_failed")
+                log.exception("lifecycle_tick_failed", loop=self.name)
 
     def stop(self) -> None:
         self._stopped.set()
+
+
+class TimerLoop(_Loop):
+    """Queues the jobs of due timers (``tick``) every ``interval`` seconds."""
+
+    def __init__(
+        self, store: SyncEventStore, queue: Queue, interval: float = 0.5, now: Clock = wall_clock_ms
+    ):
+        super().__init__("tablestream-timers", tick, store, queue, interval, now)
+
+
+class PaceLoop(_Loop):
+    """Queues the jobs of due paced bot moves (``pace``) every ``interval`` seconds: short, since a
+    pace is a second or so and a late bot is what pacing is there to make readable, not slower. An
+    idle pass is one read of the paced index."""
+
+    def __init__(
+        self, store: SyncEventStore, queue: Queue, interval: float = 0.05, now: Clock = wall_clock_ms
+    ):
+        super().__init__("tablestream-pace", pace, store, queue, interval, now)

@@ -1,5 +1,5 @@
 """The worker process: a pool of RQ ``SimpleWorker``s (``PipelinedWorker``) on the projection and
-lifecycle queues, the lag sweeper and the timer loop (``workers.lifecycle``).
+lifecycle queues, the lag sweeper, the timer loop and the bots' pacing loop (``workers.lifecycle``).
 
     python -m workers.pool --redis-url URL [--queue-url URL] [--redis-cluster auto|yes|no]
                            [--workers 2] [--sweep-seconds 5]
@@ -45,7 +45,7 @@ from services.store.queue import (
     projection_queue,
 )
 from services.structured_logging import configure_logging
-from workers.lifecycle import TimerLoop
+from workers.lifecycle import PaceLoop, TimerLoop
 from workers.stores import WORKER_LIMITS, configure
 from workers.sweeper import Sweeper
 
@@ -112,6 +112,8 @@ def run_pool(
     sweeper.start()
     timers = TimerLoop(SyncEventStore(clients.store, clients.index, acks), lifecycle_queue(connection))
     timers.start()
+    paced = PaceLoop(SyncEventStore(clients.store, clients.index, acks), lifecycle_queue(connection))
+    paced.start()
     log.info(
         "worker_started",
         store=redacted(place.store_url),
@@ -131,6 +133,7 @@ def run_pool(
             )
             pool.start(logging_level="WARNING")
     finally:
+        paced.stop()
         timers.stop()
         sweeper.stop()
     return 0

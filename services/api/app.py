@@ -115,6 +115,7 @@ def create_app(settings: Settings, connect: Connect | None = None) -> Starlette:
                 AppendNotifier(store, projection_queue(sclient)),
                 cache,
                 Lifecycle(store, BotJobs(lifecycle_queue(sclient))),
+                settings.bot_pace_ms,
             ),
             queries=GameQueries(store, cache),
             accounts=Accounts(store),

@@ -249,7 +249,9 @@ def openapi_document() -> dict[str, Any]:
         "The game's options, plus the table's: 'seed' (a practice table), 'turn_seconds' (0 = no "
         "turn timer; default 0 for practice tables, 60 otherwise), 'expire_minutes' (a waiting "
         "table expires after this, default 30), 'takeover_after' (timeouts in a row before a bot "
-        "takes the seat, default 3)"
+        "takes the seat, default 3), 'bot_pace_ms' (0-5000: how long a bot waits before it acts while "
+        "a person sits at the table, so that its moves can be followed; 0 = at once; default: the "
+        "server's TABLESTREAM_BOT_PACE_MS, 1000)"
     )
     commands = commands[3:]  # the account bodies are components, referenced by name
     components["Error"] = {
@@ -388,6 +390,31 @@ def openapi_document() -> dict[str, Any]:
                         409,
                         s401="Bad or missing token",
                         s409="Already left, or the game is over",
+                    ),
+                },
+            },
+        },
+        "/games/{game_id}/reclaim": {
+            **game,
+            "post": {
+                "summary": "Take back your seat from the bot that took it over after your timeouts",
+                "description": "The seat's token, or a browser's 'ts_seat_<game_id>' cookie. The seat's "
+                "turn timer starts again for you, with a fresh run of timeouts before the next takeover; "
+                "the game stays unrated (a bot played for the seat). Recorded as 'seat_reclaimed'.",
+                "security": [{"bearer": []}, {}],
+                "requestBody": _body("Empty"),
+                "responses": {
+                    "200": _ok("The seat taken back: {'seat': i}"),
+                    **_errors(
+                        *body_errors,
+                        401,
+                        403,
+                        404,
+                        409,
+                        s401="Bad or missing token",
+                        s403="Not a seat's token (the host's)",
+                        s409="not_taken_over (no bot plays the seat), cannot_reclaim (the seat was left, "
+                        "or a bot sits there from the start), game_over, not_started, table_expired",
                     ),
                 },
             },

@@ -159,6 +159,15 @@ async def leave_game(request: Request) -> JSONResponse:
     return response
 
 
+async def reclaim_seat(request: Request) -> JSONResponse:
+    """A seated player (by token or seat cookie) takes back the seat a bot took over after their
+    timeouts (409 ``not_taken_over`` when no bot plays it, ``cannot_reclaim`` when it was left)."""
+    game_id = game_id_of(request)
+    seat = (await caller_of(request, game_id)).acting_seat()
+    await read_body(request, Empty)
+    return JSONResponse({"seat": await app_context(request).commands.reclaim(game_id, seat)})
+
+
 routes = [  # the hottest first (the router tries them in order)
     Route("/games/{game_id}/view", get_view, methods=["GET"]),
     Route("/games/{game_id}/commands", send_command, methods=["POST"]),
@@ -169,4 +178,5 @@ routes = [  # the hottest first (the router tries them in order)
     Route("/games/{game_id}/scores", get_scores, methods=["GET"]),
     Route("/games/{game_id}/bots", fill_with_bots, methods=["POST"]),
     Route("/games/{game_id}/leave", leave_game, methods=["POST"]),
+    Route("/games/{game_id}/reclaim", reclaim_seat, methods=["POST"]),
 ]

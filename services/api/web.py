@@ -106,6 +106,8 @@ COMMON_EXPLANATIONS = {
     f"timer; empty: {PUBLIC_TURN_SECONDS} at a public table, none at a practice table.",
     "expire_minutes": "Minutes after which a table still waiting for players is closed.",
     "takeover_after": "Missed turns in a row after which a bot takes the seat over.",
+    "bot_pace_ms": "Milliseconds a bot waits before it moves while a person sits at the table, so that "
+    "its moves can be followed; 0: at once; empty: the server's default.",
 }
 BOUNDS: dict[tuple[str, str], tuple[int, int]] = {
     ("six-nimmt", "end_score"): (1, six_nimmt_options.MAX_END_SCORE),
@@ -144,7 +146,7 @@ def table_options() -> list[dict[str, Any]]:
     properties = next(iter(schema["$defs"].values()))["properties"]
     options = [_option("", name, prop) for name, prop in properties.items()]
     for option in options:
-        if option["name"] == "turn_seconds":  # its default depends on the table being practice or not
+        if option["name"] in ("turn_seconds", "bot_pace_ms"):  # the default: practice or not; the server's
             option["nullable"], option["default"] = True, None
     return options
 

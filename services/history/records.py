@@ -26,7 +26,7 @@ from domain.kernel import Event
 
 GENESIS_HASH = "00" * 32
 
-CommandKind = Literal["create", "join", "command", "bots", "leave", "timeout", "bot", "expire"]
+CommandKind = Literal["create", "join", "command", "bots", "leave", "timeout", "bot", "expire", "reclaim"]
 
 
 class CommandRecord(msgspec.Struct, frozen=True, kw_only=True):
@@ -34,7 +34,8 @@ class CommandRecord(msgspec.Struct, frozen=True, kw_only=True):
     ``table``: the online options), ``join`` (name, client_seed), ``command`` (body: the game
     command as sent, by ``seat``); the online lifecycle adds ``bots`` (the host filled the free
     seats), ``leave`` (by ``seat``), ``timeout`` (body: the default command played for ``seat``),
-    ``bot`` (body: a bot's command for ``seat``) and ``expire`` (a waiting table expired)."""
+    ``bot`` (body: a bot's command for ``seat``) and ``expire`` (a waiting table expired); then
+    ``reclaim`` (by ``seat``, body empty: its player takes back a seat taken over after timeouts)."""
 
     id: str
     kind: CommandKind

@@ -269,6 +269,10 @@ def _run(table: Table, batch: Batch, created: TableCreated | None, seeds: Replay
         raise ValueError("a command without an acting seat")
     if record.kind == "leave":
         return table.leave(state, record.seat)
+    if record.kind == "reclaim":
+        if body:
+            raise ValueError("a reclaim record's body must be empty")
+        return table.reclaim(state, record.seat)
     command = msgspec.convert(body, table.command_type)
     if _encoder.encode(msgspec.to_builtins(command)) != _encoder.encode(body):
         raise ValueError("the command body is not as the server writes it")

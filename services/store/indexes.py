@@ -33,6 +33,7 @@ from services.store.keys import (
     LOBBY,
     LOBBY_ORDER,
     LOBBY_SEQ,
+    PACED,
     POKED,
     TIMERS,
     WAITING,
@@ -262,3 +263,51 @@ def settle_timer(game_id: str, now_ms: int) -> Operation[dict[str, str] | None]:
     if "deadline" in again:
         yield index_call("ZADD", TIMERS, int(again["deadline"]), game_id)
     return None
+
+
+# -- paced bots -----------------------------------------------------------------------------------
+# A bot at a table with a person waits ``bot_pace_ms`` before it acts (``services.lifecycle``): its
+# move is put here with its due time, and the worker's pacing loop (``workers.lifecycle.PaceLoop``)
+# queues its job once due. One entry per (game, version, seat): the job acts only on that version.
+
+
+def paced_member(game_id: str, version: int, seat: int) -> str:
+    return f"{check_game_id(game_id)}:{version}:{seat}"
+
+
+def parse_paced(member: bytes | str) -> tuple[str, int, int] | None:
+    """The (game id, version, seat) of an entry; ``None`` for one that is not ours. The game id may
+    hold colons; the version and the seat, digits, are the last two parts."""
+    parts = text(member).rsplit(":", 2)
+    if len(parts) != 3 or not parts[0] or not parts[1].isdigit() or not parts[2].isdigit():
+        return None
+    return parts[0], int(parts[1]), int(parts[2])
+
+
+def pace_bots(game_id: str, version: int, seats: list[int], due_ms: int) -> Operation[int]:
+    """Put the moves of ``seats``' bots on the game at ``version`` in the paced index, due at
+    ``due_ms``; a move already there keeps its due time (``NX``), so a repair that runs the
+    lifecycle again (``workers.sweeper``) neither postpones it nor adds it twice. Returns how many
+    were added."""
+    pairs: list[str | int] = []
+    for seat in seats:
+        pairs += [due_ms, paced_member(game_id, version, seat)]
+    if not pairs:
+        return 0
+    return int((yield index_call("ZADD", PACED, "NX", *pairs)))
+
+
+def take_due_bots(now_ms: int, limit: int = 100) -> Operation[list[tuple[str, int, int]]]:
+    """Take the paced moves due at ``now_ms`` (earliest first, up to ``limit``): each one's ZREM
+    decides which of several racing takers gets it, so each is taken exactly once. Returns the
+    (game id, version, seat) of those this call took; an entry that is not ours is dropped."""
+    members: list[bytes] = yield index_call("ZRANGEBYSCORE", PACED, "-inf", now_ms, "LIMIT", 0, limit)
+    if not members:
+        return []
+    removed: list[int] = yield Pipelined(tuple(index_call("ZREM", PACED, m) for m in members))
+    taken = []
+    for member, won in zip(members, removed, strict=True):
+        parsed = parse_paced(member)
+        if won and parsed is not None:
+            taken.append(parsed)
+    return taken

@@ -1,7 +1,7 @@
 """Where a game lives in Redis.
 
 Every key of one game carries the hash tag ``{<game_id>}`` so that each Lua script touches a single
-Redis Cluster slot. The global indexes (lobby, dirty, waiting, hand-over, timers)
+Redis Cluster slot. The global indexes (lobby, dirty, waiting, hand-over, timers, paced bots)
 are written with plain commands only, never from a game script, and on a cluster deployment live in
 the queue's standalone Redis (``services.store.connection``).
 """
@@ -20,6 +20,7 @@ LOBBY = f"{PREFIX}:lobby"  # hash: game id -> JSON summary bytes
 LOBBY_ORDER = f"{PREFIX}:lobby:order"  # zset: game id -> creation ordinal
 LOBBY_SEQ = f"{PREFIX}:lobby:seq"  # counter giving those ordinals
 TIMERS = f"{PREFIX}:timers"  # zset: game id -> its timer's deadline (ms); an index, global like the lobby
+PACED = f"{PREFIX}:paced"  # zset: "<game id>:<version>:<seat>" -> when that paced bot's move is due (ms)
 
 IDEMPOTENCY_PREFIX = f"{PREFIX}:idempotency:"  # + SHA-256 of a client's Idempotency-Key (string, 24 h)
 DIRTY = f"{PREFIX}:dirty"  # zset: game id -> ms since epoch when first marked as maybe lagging
@@ -29,7 +30,7 @@ INDEXES_MARK = f"{PREFIX}:indexes"  # string: set once the indexes above are kno
 DRAIN_PENDING = f"{PREFIX}:drain-pending"  # string (PX): a drain job of ``POKED`` is queued, not started
 
 INDEX_KEYS = frozenset(
-    {LOBBY, LOBBY_ORDER, LOBBY_SEQ, TIMERS, DIRTY, WAITING, POKED, INDEXES_MARK, DRAIN_PENDING}
+    {LOBBY, LOBBY_ORDER, LOBBY_SEQ, TIMERS, PACED, DIRTY, WAITING, POKED, INDEXES_MARK, DRAIN_PENDING}
 )
 """The global indexes' keys: commands on them are ``index`` calls (``services.store.requests``)."""
 

@@ -24,8 +24,14 @@ from services.store.queue import projection_queue
 from workers.bots import choose
 
 ADMIN_TOKEN = "operator-secret-token"
-UNLIMITED = {"create_rate": "100000/second", "join_rate": "100000/second", "command_rate": "100000/second"}
-"""Tests about behaviour, not about abuse, send far more than a stranger may: no rate limits."""
+UNLIMITED: dict[str, Any] = {
+    "create_rate": "100000/second",
+    "join_rate": "100000/second",
+    "command_rate": "100000/second",
+    "bot_pace_ms": 0,
+}
+"""Tests about behaviour, not about abuse, send far more than a stranger may: no rate limits. Nor
+paced bots (``bot_pace_ms``): the tests about pacing ask for it per table."""
 
 
 @dataclass

@@ -57,6 +57,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
         stdout=log,
         stderr=subprocess.STDOUT,
         cwd=Path(__file__).resolve().parents[2],
+        env={**os.environ, "TABLESTREAM_BOT_PACE_MS": "250"},  # paced bots, short: the moves are seen
     )
     url = f"http://127.0.0.1:{port}"
 

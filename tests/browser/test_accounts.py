@@ -84,6 +84,7 @@ def test_two_registered_players_play_a_rated_game_and_find_it_on_the_leaderboard
     ada.wait_for_url("**/rankings/six-nimmt")
     rows = ada.locator("[data-testid=leaderboard] tbody tr")
     expect(rows).to_have_count(2)
+    board = leaderboard(server, "six-nimmt")
     expect(rows.locator("th a")).to_have_count(2)
     names = rows.locator("th a").all_inner_texts()
     assert sorted(names) == ["Ada Lovelace", "Brook Taylor"]
@@ -91,7 +92,9 @@ def test_two_registered_players_play_a_rated_game_and_find_it_on_the_leaderboard
         expect(rows.nth(row).locator("td")).to_have_count(3)  # the row is rendered, not only present
         cells = rows.nth(row).locator("td").all_inner_texts()
         assert cells[0] == str(row + 1)  # rank
-        float(cells[1])  # a rating, shown as a number
+        shown = int(rows.nth(row).locator("[data-testid=rating]").inner_text())  # a readable number
+        assert shown > 0 and shown == board["entries"][row]["display"]
+        expect(rows.nth(row).locator("[data-testid=provisional]")).to_have_text("provisional")  # 1 game
         assert cells[2] == "1"  # games played
     expect(ada.locator("[data-testid=leaderboard] tr.me th a")).to_have_text("Ada Lovelace")
     ada.screenshot(path=screenshots / "leaderboard.png", full_page=True)
@@ -101,6 +104,7 @@ def test_two_registered_players_play_a_rated_game_and_find_it_on_the_leaderboard
     ada.wait_for_url("**/players/Brook%20Taylor")
     card = ada.locator("[data-testid=rating-card][data-game=six-nimmt]")
     expect(card).to_contain_text("1 rated game")
+    expect(card.locator("[data-testid=provisional]")).to_be_visible()
     games = ada.locator("[data-testid=history] > li")
     expect(games).to_have_count(1)
     entry = games.first

@@ -198,12 +198,12 @@ def _waiting(game: str, players: int) -> RecordedGame:
 
 @settings(max_examples=12)
 @given(case=st.sampled_from(GAMES), seed=st.integers(0, 10_000), humans=st.integers(0, 4))
-def test_the_verifier_accepts_games_with_timeouts_bots_and_leaves(
+def test_the_verifier_accepts_games_with_timeouts_bots_leaves_and_reclaimed_seats(
     case: tuple[str, int, dict[str, Any]], seed: int, humans: int
 ) -> None:
     game, players, options = case
     g = online_game(game, players, options, seed=seed, humans=min(humans, players))
-    play_online(g, random.Random(seed), timeout_share=0.3, leave_share=0.02)
+    play_online(g, random.Random(seed), timeout_share=0.3, leave_share=0.02, reclaim_share=0.2)
     _verified(g)
 
 

@@ -82,15 +82,28 @@ def leave(g: RecordedGame, seat: int) -> list[Event]:
     return g.record(CommandRecord(id=f"leave-{len(g.entries)}", kind="leave", seat=seat, body={}), events)
 
 
+def reclaim(g: RecordedGame, seat: int) -> list[Event]:
+    events = g.table.reclaim(g.state, seat)
+    return g.record(CommandRecord(id=f"reclaim-{len(g.entries)}", kind="reclaim", seat=seat, body={}), events)
+
+
 def play_online(
-    g: RecordedGame, rng: random.Random, timeout_share: float = 0.3, leave_share: float = 0.01
+    g: RecordedGame,
+    rng: random.Random,
+    timeout_share: float = 0.3,
+    leave_share: float = 0.01,
+    reclaim_share: float = 0.0,
 ) -> RecordedGame:
-    """Play to the end: bots act for their seats, humans act, time out or (rarely) leave."""
+    """Play to the end: bots act for their seats, humans act, time out or (rarely) leave; with a
+    ``reclaim_share`` a seat taken over after timeouts is sometimes taken back instead of its bot
+    acting (0: the random choices are those of games recorded before reclaims)."""
     for _ in range(20_000):
         if g.state.status == "finished":
             return g
         seat = rng.choice(sorted(g.table.to_act(g.state)))
-        if seat in g.state.bots:
+        if reclaim_share and g.state.takeovers.get(seat) == "timeouts" and rng.random() < reclaim_share:
+            reclaim(g, seat)
+        elif seat in g.state.bots:
             bot_acts(g, seat, rng)
         elif rng.random() < leave_share:
             leave(g, seat)

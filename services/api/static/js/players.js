@@ -5,7 +5,8 @@ import { t, lang, onLangChange } from "./i18n.js";
 import { TITLES } from "./names.js";
 import { h, mount } from "./ui.js";
 import { account, playerHref } from "./account.js";
-import { offsetOf, pager, rating } from "./rankings.js";
+import { details, offsetOf, pager, provisional, rating } from "./rankings.js";
+import { tw } from "./words_backend.js";
 
 const PAGE = 10;
 
@@ -14,8 +15,8 @@ function when(seconds) {
 }
 
 function signed(delta) {
-  const text = Math.abs(delta).toFixed(1);
-  return delta > 0.05 ? `+${text}` : delta < -0.05 ? `−${text}` : `±${text}`;
+  const text = String(Math.abs(delta));
+  return delta > 0 ? `+${text}` : delta < 0 ? `−${text}` : `±${text}`;
 }
 
 export async function render(main, rawName) {
@@ -44,10 +45,11 @@ export async function render(main, rawName) {
       h("section", { class: "ratings", "aria-label": t("account.ratings") }, Object.keys(TITLES).map((game) => {
         const r = profile.ratings[game];
         return h("a", { class: "rating-card" + (r ? "" : " none"), href: `/rankings/${game}`, "data-nav": "",
-          "data-game": game, "data-testid": "rating-card" },
+          "data-game": game, "data-testid": "rating-card", title: r ? details(r) : null },
           h("span", { class: "game-title", text: TITLES[game] }),
-          h("span", { class: "big", text: r ? rating(r.rating) : "—" }),
-          h("span", { class: "muted", text: r ? t(r.games === 1 ? "player.ratedGame" : "player.ratedGames", { n: r.games }) : t("player.unrated") }));
+          h("span", { class: "big" }, h("span", { "data-testid": "rating", text: r ? rating(r) : "—" }),
+            r && r.provisional ? " " : null, r ? provisional(r) : null),
+          h("span", { class: "muted", text: r ? tw("rating.ratedGames", { n: r.games }) : t("player.unrated") }));
       })),
       h("section", { class: "panel", "aria-labelledby": "history-title" },
         h("h2", { id: "history-title", text: t("player.history") }), games)));
@@ -70,10 +72,12 @@ export async function render(main, rawName) {
     const seats = [...game.seats].sort((a, b) => a.rank - b.rank || a.seat - b.seat);
     let change;
     if (you && you.rating) {
-      const delta = you.rating.after.rating - you.rating.before.rating;
-      change = h("span", { class: "delta " + (delta > 0.05 ? "up" : delta < -0.05 ? "down" : ""), "data-testid": "rating-change",
-        title: `${rating(you.rating.before.rating)} → ${rating(you.rating.after.rating)}` },
-      signed(delta), h("span", { class: "muted", text: ` → ${rating(you.rating.after.rating)}` }));
+      const { before, after } = you.rating;
+      const delta = after.display - before.display;
+      change = h("span", { class: "delta " + (delta > 0 ? "up" : delta < 0 ? "down" : ""), "data-testid": "rating-change",
+        title: tw("rating.change", { before: rating(before), after: rating(after) }) },
+      signed(delta), h("span", { class: "muted", text: ` → ${rating(after)}` }),
+      after.provisional ? " " : null, provisional(after));
     } else {
       change = h("span", { class: "badge", "data-testid": "rating-change",
         text: t("player.unratedBecause." + (game.unrated_reason || "anonymous_seats")) });

@@ -4,8 +4,11 @@ import { t, onLangChange } from "./i18n.js";
 import { TITLES } from "./names.js";
 import { h, mount, store } from "./ui.js";
 import { account, playerHref } from "./account.js";
+import { tw } from "./words_backend.js";
 
 export const PAGE = 20;
+/** Rated games before a rating stops being provisional (projections.ratings.PROVISIONAL_GAMES). */
+export const PROVISIONAL_GAMES = 5;
 const GAMES = Object.keys(TITLES);
 
 /** The offset of a page's ?offset= query: a non-negative multiple of the page size. */
@@ -26,8 +29,21 @@ export function pager(offset, size, total, go) {
     h("span", { class: "range", "aria-live": "polite", text: range }), next);
 }
 
-export function rating(value) {
-  return value.toFixed(1);
+/** A rating as people read it: the server's ``display`` (1000 for a new player, never negative). */
+export function rating(r) {
+  return String(r.display);
+}
+
+/** The "provisional" mark of a rating with too few rated games yet (nothing otherwise). */
+export function provisional(r) {
+  if (!r.provisional) return null;
+  return h("span", { class: "badge provisional", "data-testid": "provisional",
+    title: tw("rating.provisionalHint", { n: r.games }), text: tw("rating.provisional") });
+}
+
+/** The tooltip of a rating: the model's own numbers, for those who know them. */
+export function details(r) {
+  return `μ ${r.mu.toFixed(2)} · σ ${r.sigma.toFixed(2)} · μ − 3σ ${r.rating.toFixed(2)}`;
 }
 
 export async function render(main, game) {
@@ -44,7 +60,7 @@ export async function render(main, game) {
     const me = account();
     mount(main, h("div", { class: "rankings", "data-testid": "leaderboard", "data-game": game },
       h("div", { class: "page-head" }, h("h1", { text: t("board.title") }),
-        h("p", { class: "muted", text: t("board.explain") })),
+        h("p", { class: "muted", text: tw("rating.explain", { games: PROVISIONAL_GAMES }) })),
       h("nav", { class: "tabs", "aria-label": t("lobby.game") }, GAMES.map((g) =>
         h("a", { href: `/rankings/${g}`, "data-nav": "", class: "tab", "aria-current": g === game ? "page" : null,
           text: TITLES[g] }))),
@@ -69,8 +85,9 @@ export async function render(main, game) {
             h("td", { class: "num rank", text: String(entry.rank) }),
             h("th", { scope: "row" }, h("a", { href: playerHref(entry.name), "data-nav": "", text: entry.name }),
               mine ? h("span", { class: "you", text: ` (${t("table.you")})` }) : null),
-            h("td", { class: "num strong", title: `μ ${entry.mu.toFixed(2)} · σ ${entry.sigma.toFixed(2)}`,
-              text: rating(entry.rating) }),
+            h("td", { class: "num strong", title: details(entry) },
+              h("span", { class: "value", "data-testid": "rating", text: rating(entry) }),
+              entry.provisional ? " " : null, provisional(entry)),
             h("td", { class: "num", text: String(entry.games) }));
         }))),
       pager(offset, PAGE, page.total, go));
