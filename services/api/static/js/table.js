@@ -64,6 +64,7 @@ export async function render(main, id) {
   let closed = false;
   let sending = false;
   let answered = 0; // the version of the last command's answer
+  let leftSeat = null; // the seat this page left (it watches since)
   let pad = null; // the score pad, once the game is over
   let dockSize = null;
   const baseTitle = document.title;
@@ -125,7 +126,8 @@ export async function render(main, id) {
   function show(next, at = Date.now(), redraw = false) {
     const latest = queue.latest();
     if (latest && next.version < latest.version) return;
-    if (latest && latest.seat !== null && next.seat === null) return; // a spectator stream from before joining
+    // A spectator stream from before joining; but after leaving, this page watches.
+    if (latest && latest.seat !== null && next.seat === null && leftSeat === null) return;
     if (latest && next.version === latest.version && next.seat === latest.seat) {
       // The same table again (a stream's first message, a command's answer): only its clock may be
       // newer. Redrawing would wipe what the player is typing into the join form.
@@ -151,12 +153,21 @@ export async function render(main, id) {
     tickClock();
   }
 
-  async function loadPad() {
+  // The score pad is a projection: it may lag the view by a moment, so it is read again until it
+  // has the finished game (a few tries).
+  async function loadPad(tries = 12) {
+    let read = null;
     try {
-      pad = await api(`/games/${id}/scores`);
+      read = await api(`/games/${id}/scores`);
     } catch {
-      pad = { rounds: [], totals: [] };
+      read = null;
     }
+    const head = queue.latest();
+    if ((!read || read.status !== "finished" || (head && read.version < head.version)) && tries > 1 && !closed) {
+      setTimeout(() => loadPad(tries - 1), 400);
+      return;
+    }
+    pad = read || { rounds: [], totals: [] };
     const shown = queue.shown();
     if (shown && shown.status === "finished" && !queue.busy()) drawStep(shown, { step: null, ms: 0 });
   }
@@ -204,9 +215,10 @@ export async function render(main, id) {
     alerts = turnAlerts({ banner: warning, gameTitle: TITLES[view.game] || view.game, id, base: baseTitle });
   }
 
-  function drawStep(view, { step = null, ms = 0, collect = null } = {}) {
+  function drawStep(view, { step = null, ms = 0, collect = null, said = null } = {}) {
     const before = ms ? capture(root) : null;
     draw(view, step);
+    if (said) caption.firstChild.textContent = said;
     if (ms) play(root, before, ms, { collect });
   }
 
@@ -229,7 +241,13 @@ export async function render(main, id) {
     head.leave.hidden = !(latest.seat !== null && latest.status === "playing" && !takeover);
     head.scores.hidden = view.status === "waiting";
     head.skip.hidden = !queue.busy();
-    mount(seatBanner, takeoverBanner(latest, id, () => refresh(true)));
+    // The banner is built again only when its reason changes: its button stays under the pointer
+    // (and keeps the focus) while the bot plays on.
+    const why = latest.status !== "playing" ? null : leftSeat !== null ? "left" : takeover;
+    if (seatBanner.dataset.reason !== String(why)) {
+      seatBanner.dataset.reason = String(why);
+      mount(seatBanner, takeoverBanner(why, id, () => refresh(true)));
+    }
     prompt.className = "prompt" + (mine ? " mine" : "");
     mount(prompt,
       view.seat === null && view.status !== "waiting" ? h("span", { class: "watching", "data-testid": "watching", text: t("table.spectating") }) : null,
@@ -305,10 +323,17 @@ export async function render(main, id) {
     }
   }
 
+  // Leaving ends the seat's token (the server drops its cookie): from now on this page watches,
+  // on a stream opened again without the seat.
   async function leave() {
     try {
+      const seat = queue.latest().seat;
       await games.leave(id);
-      refresh(true);
+      leftSeat = seat;
+      if (source) source.close();
+      source = null;
+      await refresh();
+      if (queue.latest().status !== "finished") connect();
     } catch (error) {
       toast(error instanceof ApiError && error.status === 404 ? t("lobby.botsMissing") : error.message);
     }
@@ -405,6 +430,7 @@ export async function render(main, id) {
   const off = onLangChange(() => {
     logBox.querySelector("h2").textContent = t("table.log");
     head.title = null; // built again in the new language by the next drawing
+    delete seatBanner.dataset.reason;
     queue.relog().catch((error) => toast(error.message));
   });
   const offAccount = onAccountChange(() => { const v = queue.shown(); if (v && v.status === "waiting") draw(v); }); // the join form

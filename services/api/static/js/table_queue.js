@@ -120,6 +120,8 @@ export function changeQueue({ id, root, draw, before, log, factor }) {
     log.reset();
     const events = await eventsUpTo(target.version);
     log.append(events);
+    const said = events.filter((e) => e.text).pop();
+    if (said) draw(target, { step: null, ms: 0, said: said.text });
     report(events, target, true);
   }
 
@@ -150,7 +152,8 @@ export function changeQueue({ id, root, draw, before, log, factor }) {
       await pause(ms - waited);
     }
     if (!rest.length || shown.version !== target.version) {
-      draw(target, { step: null, ms: 0 });
+      const said = steps.flatMap((step) => step.events).filter((e) => e.text).pop();
+      draw(target, { step: null, ms: 0, said: said ? said.text : null });
     }
     shown = target;
     report([], target);

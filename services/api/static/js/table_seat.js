@@ -15,9 +15,10 @@ export function takeoverOf(view) {
   return me.bot ? (me.left ? "left" : "timeouts") : null;
 }
 
-export function takeoverBanner(view, id, done) {
-  const why = takeoverOf(view);
-  if (!why || view.status !== "playing") return null;
+/** The banner over the table while a bot plays the seat for ``why``; after timeouts it gives the
+ * way back. */
+export function takeoverBanner(why, id, done) {
+  if (!why) return null;
   const back = why === "timeouts" ? h("button", { class: "primary small", "data-testid": "reclaim", text: tw("table.reclaim"),
     onclick: async (event) => {
       event.currentTarget.disabled = true;
