@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import random
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -13,18 +14,25 @@ from playwright.sync_api import Page, expect
 
 from services.history.verify import verify_export
 from tests.browser.conftest import Server
-from tests.browser.play import ACTIONS, create_table, fill_with_bots, finished, join_table, play, version, wait_until
-from tests.browser.watch import game_id, watcher
+from tests.browser.play import (
+    ACTIONS,
+    create_table,
+    fill_with_bots,
+    finished,
+    join_table,
+    play,
+    version,
+    wait_until,
+)
+from tests.browser.watch import game_id, read, watcher
 
 pytestmark = pytest.mark.browser
 
 AWAITED = "() => document.title.startsWith('▶')"
 
 
-def seat_view(page: Page) -> dict:  # type: ignore[type-arg]
-    answer = page.request.get(f"/games/{game_id(page)}/view")
-    assert answer.ok, answer.text()
-    return answer.json()  # type: ignore[no-any-return]
+def seat_view(page: Page) -> dict[str, Any]:
+    return read(page, f"/games/{game_id(page)}/view")  # type: ignore[no-any-return]
 
 
 def test_the_tab_title_says_your_move_while_you_are_awaited_and_goes_back_after_it(
@@ -70,10 +78,12 @@ def test_a_warning_shows_before_the_turn_timer_runs_out_and_goes_once_the_move_i
     assert 0 <= left <= 6
     # Nobody moves: the timer plays the seat's card, a new turn begins and the warning goes.
     page.wait_for_function(
-        "v => Number(document.querySelector('[data-testid=table]').dataset.version) > v", arg=before + 2, timeout=20_000
+        "v => Number(document.querySelector('[data-testid=table]').dataset.version) > v",
+        arg=before + 2,
+        timeout=20_000,
     )
     expect(warning).to_be_hidden(timeout=10_000)
-    events = page.request.get(f"/games/{game_id(page)}/events?after={before}").json()["events"]
+    events = read(page, f"/games/{game_id(page)}/events?after={before}")["events"]
     assert any(event["by"] == "timeout" for event in events), events
     page.context.close()
 
@@ -90,7 +100,7 @@ def test_a_seat_taken_over_after_a_timeout_shows_the_banner_with_controls_off_an
     assert banner.get_attribute("data-reason") == "timeouts"
     assert "A bot is playing for you" in banner.inner_text()
     assert page.locator(ACTIONS).count() == 0
-    assert page.locator("[data-testid=table] .board .hand button:disabled").count() > 0  # the hand, shown, off
+    assert page.locator("[data-testid=table] .board .hand button:disabled").count() > 0  # shown, off
     assert seat_view(page)["players"][0]["takeover"] == "timeouts"
     page.screenshot(path=screenshots / "takeover-banner.png")
 
@@ -131,7 +141,7 @@ def test_leaving_asks_first_cancelled_leaves_nothing_and_confirmed_hands_the_sea
     expect(dialog).to_be_hidden()
     me = seat_view(page)["players"][0]
     assert not me["left"] and me["takeover"] is None
-    events = page.request.get(f"/games/{game_id(page)}/events").json()["events"]
+    events = read(page, f"/games/{game_id(page)}/events")["events"]
     assert not any(event["type"] == "seat_left" for event in events)
 
     leave.click()

@@ -10,9 +10,20 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from playwright.sync_api import Browser, Page
+from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
-from tests.browser.play import ACTIONS, CLICK_MS, MOVE_SECONDS, PAGE_ERRORS, Chooser, describe, status, version, wait_until
+from tests.browser.play import (
+    ACTIONS,
+    CLICK_MS,
+    MOVE_SECONDS,
+    Chooser,
+    describe,
+    player,
+    status,
+    version,
+    wait_until,
+)
 
 IDLE_MS = 30_000  # the queue catching up: a few seconds of steps, more on a loaded machine
 SHOWN = (
@@ -25,15 +36,26 @@ def watcher(
     browser: Browser, base_url: str, speed: str = "fast", width: int = 1280, height: int = 900
 ) -> Page:
     """A page whose table animates at ``speed`` (the setting a person picks, kept in localStorage)."""
-    context = browser.new_context(base_url=base_url, viewport={"width": width, "height": height})
-    context.add_init_script(f"localStorage.setItem('tablestream.speed', JSON.stringify({speed!r}))")
-    page = context.new_page()
-    page.on("pageerror", lambda error: PAGE_ERRORS.append(f"{page.url}: {error}"))
-    return page
+    return player(browser, base_url, width=width, height=height, speed=speed)
 
 
 def game_id(page: Page) -> str:
     return page.url.rsplit("/", 1)[1]
+
+
+def read(page: Page, path: str) -> Any:
+    """A JSON answer of the API with the page's cookies (its seat). A kept-alive connection the server
+    closed at the moment it was reused (ECONNRESET) is tried again, at most twice."""
+    for attempt in range(3):
+        try:
+            answer = page.request.get(path)
+        except PlaywrightError as error:
+            if "ECONNRESET" not in str(error) or attempt == 2:
+                raise
+            continue
+        assert answer.ok, f"{path}: {answer.status} {answer.text()}"
+        return answer.json()
+    raise AssertionError("unreachable")
 
 
 def wait_shown(page: Page) -> None:
@@ -63,10 +85,9 @@ class Watch:
         """Every move the bots made since the last check was shown as a step of its own, in order."""
         wait_shown(page)
         after = self.checked.get(game_id(page), 0)
-        answer = page.request.get(f"/games/{game_id(page)}/events?after={after}")
-        assert answer.ok, answer.text()
+        events = read(page, f"/games/{game_id(page)}/events?after={after}")["events"]
         head = int(page.get_attribute("[data-testid=table]", "data-shown-version") or 0)
-        moves = [e for e in answer.json()["events"] if e.get("by") == "bot" and e["version"] <= head]
+        moves = [e for e in events if e.get("by") == "bot" and e["version"] <= head]
         report = played(page)
         where = {version: index for index, (version, _, _) in enumerate(report)}
         for event in moves:
@@ -94,7 +115,7 @@ class Watch:
         """Every legal command of the seat is an enabled button wholly inside the viewport and not
         covered by anything. Returns the phase checked."""
         wait_shown(page)
-        view = page.request.get(f"/games/{game_id(page)}/view").json()
+        view = read(page, f"/games/{game_id(page)}/view")
         if view["version"] != version(page):
             return ""  # the table moved on meanwhile: the next move checks again
         size = page.viewport_size or {"width": 0, "height": 0}
@@ -161,22 +182,14 @@ def play_and_watch(
             if on_move:
                 on_move(page, moves)
         if not acted:
-            wait_until(
-                lambda: [version(page) for page in pages] != seen
-                or any(page.locator(ACTIONS).count() for page in pages)
-                or all(status(page) == "finished" for page in pages),
-                MOVE_SECONDS,
-                "a view to move on",
-                lambda: describe(pages),
-            )
+            wait_until(_moved(pages, seen), MOVE_SECONDS, "a view to move on", lambda: describe(pages))
     return moves
 
 
-def animating(page: Page) -> bool:
-    """Whether a move is being drawn (an animation of the table is running) right now."""
-    return bool(
-        page.evaluate(
-            "() => document.getAnimations().some(a => a.playState === 'running'"
-            " && a.effect && a.effect.target && a.effect.target.closest && a.effect.target.closest('.board'))"
-        )
+def _moved(pages: Sequence[Page], seen: list[int]) -> Callable[[], bool]:
+    """A page received a newer view, shows controls now, or every game is over."""
+    return lambda: (
+        [version(page) for page in pages] != seen
+        or any(page.locator(ACTIONS).count() for page in pages)
+        or all(status(page) == "finished" for page in pages)
     )

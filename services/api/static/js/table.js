@@ -3,18 +3,19 @@
 import { api, games, ApiError } from "./api.js";
 import { t, onLangChange } from "./i18n.js";
 import { TITLES, playerName } from "./names.js";
-import { h, mount, randomId, store, toast } from "./ui.js";
-import { hosted, fillWithBots } from "./lobby.js";
-import { account, joinRefused, onAccountChange } from "./account.js";
+import { h, mount, randomId, toast } from "./ui.js";
+import { onAccountChange } from "./account.js";
 import { tw } from "./words_table.js";
 import { keyOf } from "./games/common.js";
 import { changeQueue, actorOf } from "./table_queue.js";
 import { capture, play } from "./table_motion.js";
 import { tableLog } from "./table_log.js";
-import { settingsMenu, speedFactor, turnAlerts } from "./table_alerts.js";
+import { notifyButton, settingsMenu, speedFactor, turnAlerts } from "./table_alerts.js";
 import { leaveDialog, takeoverBanner, takeoverOf } from "./table_seat.js";
 import { endScreen } from "./table_end.js";
 import { installHelp } from "./card_help.js";
+import { liveStream } from "./table_live.js";
+import { waitingPanel } from "./table_join.js";
 
 export { endScreen };
 
@@ -59,7 +60,6 @@ export function playersPanel(view, mod, { receivedAt = Date.now(), interactive =
 export async function render(main, id) {
   let mod = null;
   let receivedAt = Date.now();
-  let source = null;
   let clockTimer = null;
   let closed = false;
   let sending = false;
@@ -84,6 +84,18 @@ export async function render(main, id) {
     h("div", { class: "table-grid" }, boardCol, h("aside", { class: "side" }, players, logBox)));
   mount(main, root);
   const log = tableLog(logList);
+  // The settings menu closes on a click elsewhere and on Escape, as menus do.
+  root.addEventListener("pointerdown", (event) => {
+    const menu = root.querySelector(".table-settings[open]");
+    if (menu && !menu.contains(event.target)) menu.open = false;
+  });
+  root.addEventListener("keydown", (event) => {
+    const menu = root.querySelector(".table-settings[open]");
+    if (event.key === "Escape" && menu) {
+      menu.open = false;
+      menu.querySelector("summary").focus();
+    }
+  });
   const uninstallHelp = installHelp(root);
   let alerts = null;
   let dialog = null;
@@ -100,6 +112,22 @@ export async function render(main, id) {
 
   // While a command is on its way, and until a view at least as new as its answer arrived, no
   // control is offered: a step of the past drawn meanwhile would offer what was just played.
+  const live = liveStream({ id, root, prompt, show, refresh: () => refresh(), latest: () => queue.latest() });
+
+  // This browser's seat changed (it sat down, or left): the stream was opened with the old cookie.
+  async function joined() {
+    live.stop();
+    await refresh();
+    if (queue.latest().status !== "finished") live.open();
+  }
+
+  // A step that could not be shown: said to the player, and reported as the page's error (the
+  // browser tests fail on it) rather than swallowed.
+  function failed(error) {
+    toast(error.message);
+    if (typeof reportError === "function" && !(error instanceof ApiError)) reportError(error);
+  }
+
   function send(command) {
     sending = true;
     for (const button of board.querySelectorAll("button[data-act]")) button.disabled = true;
@@ -141,13 +169,9 @@ export async function render(main, id) {
     }
     receivedAt = at;
     Object.assign(root.dataset, { version: next.version, status: next.status, seat: next.seat ?? "", game: next.game });
-    queue.push(next).catch((error) => toast(error.message));
+    queue.push(next).catch(failed);
     if (next.status === "finished") {
-      if (source) {
-        source.close();
-        source = null;
-      }
-      liveState("ended");
+      live.end();
       if (!pad) loadPad();
     }
     tickClock();
@@ -179,12 +203,15 @@ export async function render(main, id) {
     head.skip.hidden = !queue.busy();
   }
 
-  function promptText(view, mine) {
+  // A step of the past where nobody is awaited (cards being revealed) says whom the table awaits now.
+  function promptText(view, mine, latest) {
     if (view.status === "waiting") return t("table.seatsTaken", { taken: view.players.length, seats: view.seats });
     if (view.status === "finished") return t("table.gameOver");
     if (mine) return (mod.prompt && mod.prompt(view)) || t("table.yourTurn");
-    const names = view.to_act.map((s) => playerName(view, s)).join(", ");
-    return names ? t("table.waitingFor", { names }) : "…";
+    const awaited = view.to_act.length || latest.status !== "playing" ? view.to_act : latest.to_act;
+    if (view.seat !== null && awaited.includes(view.seat) && !takeoverOf(latest)) return t("table.yourTurn");
+    const names = awaited.map((s) => playerName(view, s)).join(", ");
+    return names ? t("table.waitingFor", { names }) : "";
   }
 
   // The header's controls live across drawings (an open settings menu stays open); a new language
@@ -208,7 +235,7 @@ export async function render(main, id) {
       onclick: () => queue.hurry() });
     mount(caption, h("span", { class: "now-text" }), head.skip);
     mount(header, head.title, head.status, head.practice, head.round,
-      h("span", { class: "head-tools" }, head.rules, head.scores, settingsMenu(() => queue.hurry()), head.leave));
+      h("span", { class: "head-tools" }, head.rules, head.scores, notifyButton(), settingsMenu(() => { if (speedFactor() === 0) queue.hurry(); }), head.leave));
     if (dialog) dialog.remove();
     dialog = leaveDialog(leave);
     if (alerts) alerts.close();
@@ -244,6 +271,7 @@ export async function render(main, id) {
     // The banner is built again only when its reason changes: its button stays under the pointer
     // (and keeps the focus) while the bot plays on.
     const why = latest.status !== "playing" ? null : leftSeat !== null ? "left" : takeover;
+    root.classList.toggle("taken-over", Boolean(why));
     if (seatBanner.dataset.reason !== String(why)) {
       seatBanner.dataset.reason = String(why);
       mount(seatBanner, takeoverBanner(why, id, () => refresh(true)));
@@ -251,14 +279,14 @@ export async function render(main, id) {
     prompt.className = "prompt" + (mine ? " mine" : "");
     mount(prompt,
       view.seat === null && view.status !== "waiting" ? h("span", { class: "watching", "data-testid": "watching", text: t("table.spectating") }) : null,
-      h("span", { class: "prompt-text", text: promptText(shown, mine) }),
+      h("span", { class: "prompt-text", text: promptText(shown, mine, latest) }),
       h("span", { class: "prompt-clock", "data-clock-main": "" }));
     if (!step) caption.classList.remove("live");
     if (step) showCaption(step);
     const actor = step ? actorOf(step.event) : null;
     mount(players, h("h2", { text: t("table.scores") }), playersPanel(view, mod, { receivedAt, actor }));
     if (view.status === "waiting") {
-      mount(board, prompt, waiting(view));
+      mount(board, prompt, waitingPanel(view, id, { joined, refresh }));
     } else {
       const parts = [];
       if (view.status === "finished") parts.push(endScreen(view, id, pad));
@@ -330,90 +358,10 @@ export async function render(main, id) {
       const seat = queue.latest().seat;
       await games.leave(id);
       leftSeat = seat;
-      if (source) source.close();
-      source = null;
-      await refresh();
-      if (queue.latest().status !== "finished") connect();
+      await joined();
     } catch (error) {
       toast(error instanceof ApiError && error.status === 404 ? t("lobby.botsMissing") : error.message);
     }
-  }
-
-  function waiting(view) {
-    const parts = [h("p", { class: "share", text: t("table.share") }),
-      h("p", { class: "share-link mono", text: location.href })];
-    if (view.seat === null) {
-      const me = account(); // a logged-in browser sits down as its account, under the account's name
-      const form = h("form", { class: "join-form", "data-testid": "join-form", onsubmit: async (event) => {
-        event.preventDefault();
-        const who = me ? null : form.elements.name.value.trim();
-        if (!me && !who) return toast(t("lobby.nameRequired"));
-        if (who) store("tablestream.name", who);
-        try {
-          await games.join(id, who, form.elements.client_seed.value || null);
-          // The stream was opened as a spectator: open it again with the new seat cookie.
-          if (source) source.close();
-          await refresh();
-          if (queue.latest().status !== "finished") connect();
-        } catch (error) { joinRefused(error); }
-      } },
-        h("h2", { text: t("table.join") }),
-        me ? h("p", { class: "as-account", "data-testid": "playing-as" }, t("account.sitAs", { name: me.name }))
-          : h("div", { class: "field" }, h("label", { for: "join-name", text: t("lobby.name") }),
-            h("input", { id: "join-name", name: "name", maxlength: 40, value: store("tablestream.name") || "" })),
-        h("div", { class: "field" }, h("label", { for: "join-seed", text: t("lobby.clientSeed") }),
-          h("input", { id: "join-seed", name: "client_seed", maxlength: 64 })),
-        h("button", { class: "primary", type: "submit", text: t("table.joinBtn") }));
-      parts.unshift(form);
-    }
-    if (hosted().includes(id)) {
-      parts.push(h("button", { class: "small", "data-testid": "fill-bots", text: t("lobby.bots"),
-        onclick: async () => { await fillWithBots(id); refresh(); } }));
-    }
-    return h("section", { class: "panel waiting" }, parts);
-  }
-
-  // The live stream. The browser reconnects an EventSource by itself after a dropped connection
-  // (with Last-Event-ID), but gives up for good on an answer that is not a stream (a 429 or a 503
-  // while the server is busy or restarting): then the page opens a new one itself, with a growing
-  // delay, resuming after the version it has, and reads the view once in case it missed a move.
-  let retryDelay = 1000;
-  let retryTimer = null;
-
-  function liveState(state, reconnecting = state !== "open" && state !== "ended") {
-    root.dataset.live = state;
-    if (reconnecting) prompt.dataset.reconnecting = "1";
-    else delete prompt.dataset.reconnecting;
-  }
-
-  function connect(resume = "") {
-    clearTimeout(retryTimer);
-    retryTimer = null;
-    const stream = new EventSource(`/games/${id}/live${resume}`);
-    source = stream;
-    liveState("connecting", Boolean(resume)); // a first stream is no reconnection
-    stream.addEventListener("view", (message) => show(JSON.parse(message.data)));
-    stream.onopen = () => {
-      retryDelay = 1000;
-      liveState("open");
-    };
-    stream.onerror = () => {
-      if (source !== stream) return;
-      if (stream.readyState === EventSource.CONNECTING) return liveState("connecting");
-      // Closed for good: open a new stream later, unless the game is over or the page is gone.
-      source = null;
-      const latest = queue.latest();
-      const over = latest && latest.status === "finished";
-      liveState(over ? "ended" : "closed");
-      if (closed || over) return;
-      retryTimer = setTimeout(() => {
-        if (closed || source) return;
-        refresh();
-        const now = queue.latest();
-        connect(now ? `?last_event_id=${now.version}` : "");
-      }, retryDelay);
-      retryDelay = Math.min(retryDelay * 2, 15000);
-    };
   }
 
   let first;
@@ -425,13 +373,13 @@ export async function render(main, id) {
   }
   mod = await loadGame(first.game);
   show(first);
-  if (first.status !== "finished") connect();
+  if (first.status !== "finished") live.open();
   clockTimer = setInterval(tickClock, 250);
   const off = onLangChange(() => {
     logBox.querySelector("h2").textContent = t("table.log");
     head.title = null; // built again in the new language by the next drawing
     delete seatBanner.dataset.reason;
-    queue.relog().catch((error) => toast(error.message));
+    queue.relog().catch(failed);
   });
   const offAccount = onAccountChange(() => { const v = queue.shown(); if (v && v.status === "waiting") draw(v); }); // the join form
   return () => {
@@ -445,7 +393,6 @@ export async function render(main, id) {
     if (dockSize) dockSize.disconnect();
     document.documentElement.style.removeProperty("--dock-h");
     clearInterval(clockTimer);
-    clearTimeout(retryTimer);
-    if (source) source.close();
+    live.close();
   };
 }

@@ -1,7 +1,7 @@
 // Knowing it is your turn: the tab's title while you are awaited, a warning before your time runs
 // out, and, if you ask for them, a beep and a browser notification (only while the tab is hidden).
 // Also the table's settings (animation speed, sound, notifications), remembered in this browser.
-import { h, store } from "./ui.js";
+import { h, store, toast } from "./ui.js";
 import { tw } from "./words_table.js";
 import { SPEEDS } from "./table_queue.js";
 
@@ -53,35 +53,45 @@ function notify(title, body, tag) {
   } catch { /* some browsers allow notifications only from a service worker */ }
 }
 
-/** The settings menu of the table's header. ``changed`` runs after the speed changed. */
+/** The settings menu of the table's header: animation speed and sound. ``changed`` runs after the
+ * speed changed. */
 export function settingsMenu(changed) {
   const speeds = Object.keys(SPEEDS).map((name) => h("label", { class: "radio" },
     h("input", { type: "radio", name: "table-speed", value: name, checked: speedName() === name,
       onchange: () => { store(KEYS.speed, name); changed(); } }), tw("table.speed." + name)));
   const sound = h("input", { type: "checkbox", id: "table-sound", checked: Boolean(store(KEYS.sound)),
     onchange: (event) => { store(KEYS.sound, event.target.checked); if (event.target.checked) beep(); } });
-  const noteState = h("p", { class: "help", "aria-live": "polite" });
-  const noteBox = h("input", { type: "checkbox", id: "table-notify", checked: Boolean(store(KEYS.notify)) && notificationsAllowed(),
-    onchange: async (event) => {
-      const on = event.target.checked;
-      if (on && typeof Notification !== "undefined" && Notification.permission === "default") await Notification.requestPermission();
-      const allowed = notificationsAllowed();
-      store(KEYS.notify, on && allowed);
-      event.target.checked = on && allowed;
-      noteState.textContent = on && !allowed ? tw("table.notifyBlocked") : on ? tw("table.notifyOn") : "";
-    } });
   return h("details", { class: "table-settings", "data-testid": "table-settings" },
     h("summary", { class: "button ghost small", title: tw("table.settings") },
       h("span", { "aria-hidden": "true", text: "⚙" }), h("span", { class: "sr-only", text: tw("table.settings") })),
     h("div", { class: "settings-panel" },
       h("fieldset", {}, h("legend", { text: tw("table.speed") }), speeds),
-      h("div", { class: "field check" }, sound, h("label", { for: "table-sound", text: tw("table.sound") })),
-      h("div", { class: "field check" }, noteBox, h("label", { for: "table-notify", text: tw("table.notify") })),
-      noteState));
+      h("div", { class: "field check" }, sound, h("label", { for: "table-sound", text: tw("table.sound") }))));
 }
 
-function notificationsAllowed() {
-  return typeof Notification !== "undefined" && Notification.permission === "granted";
+function notificationsOn() {
+  return Boolean(store(KEYS.notify)) && typeof Notification !== "undefined" && Notification.permission === "granted";
+}
+
+/** One click turns notifications on (the browser asks its permission the first time) or off. */
+export function notifyButton() {
+  const button = h("button", { type: "button", class: "ghost small notify-toggle", "data-testid": "notify-toggle",
+    title: tw("table.notify"), "aria-pressed": String(notificationsOn()),
+    onclick: async () => {
+      if (notificationsOn()) {
+        store(KEYS.notify, false);
+      } else if (typeof Notification !== "undefined") {
+        if (Notification.permission === "default") await Notification.requestPermission();
+        store(KEYS.notify, Notification.permission === "granted");
+        toast(Notification.permission === "granted" ? tw("table.notifyOn") : tw("table.notifyBlocked"),
+          Notification.permission === "granted" ? "ok" : "error");
+      } else {
+        toast(tw("table.notifyBlocked"));
+      }
+      button.setAttribute("aria-pressed", String(notificationsOn()));
+    } },
+  h("span", { "aria-hidden": "true", text: "🔔︎" }), h("span", { class: "sr-only", text: tw("table.notify") }));
+  return button;
 }
 
 /** The title, the warning banner and the signals, kept in step with the newest view. */

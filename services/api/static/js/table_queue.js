@@ -196,7 +196,7 @@ export function changeQueue({ id, root, draw, before, log, factor }) {
     },
     /** Draw the newest view again (a refused command: its control comes back) if nothing plays. */
     redraw() {
-      if (!running && latest) draw(latest, { step: null, ms: 0 });
+      if (latest && (!running || (shown && shown.version === latest.version))) draw(latest, { step: null, ms: 0 });
     },
     /** Read the whole log again (a new language) and show the newest view. */
     relog() {
