@@ -58,7 +58,7 @@ export function installHelp(root) {
       if (el) show(el, event.target);
     },
     focusout() {
-      hide();
+      if (described) hide(); // a help shown by a long press stays until the next touch
     },
     keydown(event) {
       if (event.key === "Escape" && anchor) hide();
@@ -84,12 +84,27 @@ export function installHelp(root) {
   };
   for (const [name, fn] of Object.entries(on)) root.addEventListener(name, fn);
   root.addEventListener("click", swallow, true);
-  const away = () => { if (anchor && !anchor.isConnected) hide(); };
-  const observer = new MutationObserver(away); // a redraw took the card away: so goes its help
+  // The tip is placed on the screen: it goes when what holds its card scrolls (not the log).
+  const scrolled = (event) => {
+    const box = event.target === document ? document.documentElement : event.target;
+    if (anchor && box.contains && box.contains(anchor)) hide();
+  };
+  window.addEventListener("scroll", scrolled, true);
+  // A redraw replaced the card: the help follows the same card in the new drawing, or goes with it.
+  const away = () => {
+    if (!anchor || anchor.isConnected) return;
+    const key = anchor.dataset.anim;
+    const again = key ? root.querySelector(`[data-anim="${CSS.escape(key)}"]`) : null;
+    const owner = described;
+    if (again) show(again, owner && owner.isConnected ? owner : null);
+    else hide();
+  };
+  const observer = new MutationObserver(away);
   observer.observe(root, { childList: true, subtree: true });
   return () => {
     for (const [name, fn] of Object.entries(on)) root.removeEventListener(name, fn);
     root.removeEventListener("click", swallow, true);
+    window.removeEventListener("scroll", scrolled, true);
     observer.disconnect();
     clearTimeout(pressTimer);
     tip.remove();

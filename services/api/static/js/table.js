@@ -72,7 +72,14 @@ export async function render(main, id) {
   const header = h("div", { class: "table-head" });
   const warning = h("div", { class: "banner warning", role: "alert", "data-testid": "time-warning", hidden: true });
   const seatBanner = h("div", { class: "banner-slot" });
-  const prompt = h("div", { class: "prompt", role: "status", "aria-live": "polite", "data-testid": "prompt" });
+  const promptParts = {
+    watching: h("span", { class: "watching", "data-testid": "watching", hidden: true }),
+    text: h("span", { class: "prompt-text" }),
+    clock: h("span", { class: "prompt-clock", "data-clock-main": "", "aria-hidden": "true" }), // not read out every second
+  };
+  const prompt = h("div", { class: "prompt", role: "status", "aria-live": "polite", "data-testid": "prompt" },
+    promptParts.watching, promptParts.text, promptParts.clock);
+  const say = (el, text) => { if (el.textContent !== text) el.textContent = text; };
   const caption = h("p", { class: "now", "data-testid": "now" });
   const board = h("div", { class: "board" });
   const players = h("section", { class: "panel players-panel", id: "players-panel" });
@@ -277,10 +284,11 @@ export async function render(main, id) {
       mount(seatBanner, takeoverBanner(why, id, () => refresh(true)));
     }
     prompt.className = "prompt" + (mine ? " mine" : "");
-    mount(prompt,
-      view.seat === null && view.status !== "waiting" ? h("span", { class: "watching", "data-testid": "watching", text: t("table.spectating") }) : null,
-      h("span", { class: "prompt-text", text: promptText(shown, mine, latest) }),
-      h("span", { class: "prompt-clock", "data-clock-main": "" }));
+    // The prompt is a live region: its words change only when what it says changes (a redraw per
+    // step must not have a screen reader say it again).
+    say(promptParts.watching, view.seat === null && view.status !== "waiting" ? t("table.spectating") : "");
+    promptParts.watching.hidden = !promptParts.watching.textContent;
+    say(promptParts.text, promptText(shown, mine, latest));
     if (!step) caption.classList.remove("live");
     if (step) showCaption(step);
     const actor = step ? actorOf(step.event) : null;
@@ -341,10 +349,9 @@ export async function render(main, id) {
     const latest = queue.latest();
     const left = secondsLeft(latest && latest.clock, receivedAt);
     for (const el of document.querySelectorAll("[data-clock]")) el.textContent = "⏱ " + t("table.timeLeft", { s: left });
-    const main = prompt.querySelector("[data-clock-main]");
     const playing = latest && latest.status === "playing";
-    if (main) main.textContent = left !== null && playing ? "⏱ " + t("table.timeLeft", { s: left }) : "";
-    if (main) main.classList.toggle("urgent", left !== null && left <= 10);
+    say(promptParts.clock, left !== null && playing ? "⏱ " + t("table.timeLeft", { s: left }) : "");
+    promptParts.clock.classList.toggle("urgent", left !== null && left <= 10);
     if (alerts && latest) {
       const mine = playing && latest.seat !== null && latest.to_act.includes(latest.seat) && !takeoverOf(latest) && latest.legal.length > 0;
       alerts.update(mine, left, latest.clock);

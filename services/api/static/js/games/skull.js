@@ -5,16 +5,18 @@ import { DISC } from "../names.js";
 import { tw } from "../words_table.js";
 import { action, dock, legal, leftovers } from "./common.js";
 
-/** A disc: face down (``kind`` null: unknown to the viewer), known to its owner, or turned up. */
-function disc(kind, { faceUp = true, mine = false, small = false, key = null, from = null } = {}) {
+/** A disc: face down (``kind`` null: unknown to the viewer), known to its owner, or turned up.
+ * ``named``: false inside a button that says the disc's name itself. */
+function disc(kind, { faceUp = true, mine = false, small = false, key = null, from = null, named = true } = {}) {
   const anim = key ? { "data-anim": key, "data-from": from } : {};
+  const name = (label) => (named ? { role: "img", "aria-label": label } : { "aria-hidden": "true" });
   if (!kind) {
-    return h("span", { class: "disc back" + (small ? " small" : ""), role: "img", "aria-label": tw("help.skull.back"),
+    return h("span", { class: "disc back" + (small ? " small" : ""), ...name(tw("help.skull.back")),
       "data-help": tw("help.skull.back"), "data-face": "down", ...anim }, h("span", { "aria-hidden": "true", text: "◍" }));
   }
   const d = DISC[kind];
   return h("span", { class: `disc ${d.cls}` + (faceUp ? " up" : " known") + (mine && !faceUp ? " mine" : "") + (small ? " small" : ""),
-    role: "img", "aria-label": t("skull." + kind), "data-help": tw("help.skull." + kind),
+    ...name(t("skull." + kind)), "data-help": tw("help.skull." + kind),
     "data-face": faceUp ? "up" : "down", ...anim }, h("span", { "aria-hidden": "true", text: d.symbol }));
 }
 
@@ -105,19 +107,19 @@ export function board(view, ctx) {
     controls.push(h("section", { class: "hand-area", "aria-labelledby": "hand-title" },
       h("h2", { id: "hand-title", text: t("skull.hand") }),
       h("div", { class: "hand" + (place.size ? " live" : "") }, kinds.map(([kind, n]) => action(ctx, place.get(kind) || null,
-        [disc(kind, { key: `h-${kind}` }), h("span", { class: "disc-label", text: `${t("skull." + kind)} ×${n}` })],
+        [disc(kind, { key: `h-${kind}`, named: false }), h("span", { class: "disc-label", text: `${t("skull." + kind)} ×${n}` })],
         { cls: "disc-btn", fallbackKey: `hand-${kind}` }))),
       view.lost && view.lost.length ? h("p", { class: "muted lost" }, t("skull.lost") + ": ", view.lost.map((k) => disc(k, { small: true }))) : null));
   }
   const picks = legal(view, "discard_pick");
   if (picks.length) {
     controls.push(h("section", { class: "controls" }, h("span", { class: "controls-label", text: prompt(view) }),
-      picks.map((c) => action(ctx, c, [disc(null), " ", t("skull.position", { n: c.position + 1 })], { cls: "disc-btn" }))));
+      picks.map((c) => action(ctx, c, [disc(null, { named: false }), " ", t("skull.position", { n: c.position + 1 })], { cls: "disc-btn" }))));
   }
   const own = legal(view, "discard_own");
   if (own.length) {
     controls.push(h("section", { class: "controls" }, h("span", { class: "controls-label", text: t("skull.discardOwn") }),
-      own.map((c) => action(ctx, c, [disc(c.disc), " ", t("skull." + c.disc)], { cls: "disc-btn" }))));
+      own.map((c) => action(ctx, c, [disc(c.disc, { named: false }), " ", t("skull." + c.disc)], { cls: "disc-btn" }))));
   }
   const first = legal(view, "choose_first_player");
   if (first.length) {
