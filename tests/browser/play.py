@@ -17,8 +17,13 @@ CLICK_MS = 5_000  # how long a control seen enabled may take to accept a click
 PAGE_ERRORS: list[str] = []  # uncaught script errors of every page; the tests' fixture checks it is empty
 
 
-def player(browser: Browser, base_url: str, width: int = 1280, height: int = 900) -> Page:
+def player(
+    browser: Browser, base_url: str, width: int = 1280, height: int = 900, speed: str = "instant"
+) -> Page:
+    """A browser page; its table pages show moves at ``speed`` (the table's animation setting, kept in
+    localStorage): instant by default, so that tests about other things need not wait for animations."""
     context = browser.new_context(base_url=base_url, viewport={"width": width, "height": height})
+    context.add_init_script(f"localStorage.setItem('tablestream.speed', JSON.stringify({speed!r}))")
     page = context.new_page()
     page.on("pageerror", lambda error: PAGE_ERRORS.append(f"{page.url}: {error}"))
     return page
@@ -155,7 +160,12 @@ def describe(pages: Sequence[Page]) -> str:
 
 
 def _moved_or(pages: Sequence[Page], seen: list[int], until: Callable[[], bool]) -> Callable[[], bool]:
-    return lambda: [version(page) for page in pages] != seen or until()
+    # A page draws the moves it received one after another: its controls may come after its version.
+    return lambda: (
+        [version(page) for page in pages] != seen
+        or until()
+        or any(page.locator(ACTIONS).count() for page in pages)
+    )
 
 
 def wait_until(

@@ -44,6 +44,7 @@ SAME_AS_ENGLISH = {
         "Tables",
         "Scores",
         "Pause",
+        "Total",
         "Score",
         "Pages",
         "pile",
@@ -51,7 +52,18 @@ SAME_AS_ENGLISH = {
         "Escape",
         "{n}/2 points",
     },
-    "tr": {"API", "Skull", "6 nimmt!", "Skull King", "Scary Mary", "bot", "!", "{name} (bot) {predicate}"},
+    "tr": {
+        "API",
+        "Skull",
+        "6 nimmt!",
+        "Skull King",
+        "Scary Mary",
+        "bot",
+        "!",
+        "{name} (bot) {predicate}",
+        "Normal",
+        "+{n} bonus",
+    },
 }
 
 

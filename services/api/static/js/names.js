@@ -9,32 +9,34 @@ export const DISC = {
   last_chance: { symbol: "✿", cls: "last-chance" },
 };
 
+// Suits are told apart by colour, symbol and their name in the page's language (never a letter).
 export const SUITS = {
-  yellow: { symbol: "☀", letter: "Y" },
-  red: { symbol: "♥", letter: "R" },
-  blue: { symbol: "⚓", letter: "B" },
-  black: { symbol: "☠", letter: "K" },
+  yellow: { symbol: "☀" },
+  red: { symbol: "♥" },
+  blue: { symbol: "⚓" },
+  black: { symbol: "☠" },
 };
 
 const SPECIAL = {
-  escape: { symbol: "⚐", short: "Esc" },
-  pirate: { symbol: "⚔", short: "Pir" },
-  mermaid: { symbol: "≈", short: "Mer" },
-  "scary-mary": { symbol: "⚔⚐", short: "SM" },
-  "skull-king": { symbol: "♛", short: "SK" },
+  escape: { symbol: "⚐" },
+  pirate: { symbol: "⚔" },
+  mermaid: { symbol: "≈" },
+  "scary-mary": { symbol: "⚔⚐" },
+  "skull-king": { symbol: "♛" },
 };
 
-/** A Skull King card id as {kind, suit?, rank?, symbol, label, short}. */
+/** A Skull King card id as {kind, suit?, rank?, symbol, label, short}: ``short`` is the rank and
+ * the suit's symbol for a numbered card, the card's name for a special one. */
 export function skCard(id) {
   const [head, tail] = [id.slice(0, id.lastIndexOf("-")), id.slice(id.lastIndexOf("-") + 1)];
   if (SUITS[head] && /^\d+$/.test(tail)) {
     const suit = SUITS[head];
-    return { kind: "suit", suit: head, rank: Number(tail), symbol: suit.symbol, short: `${tail}${suit.letter}`,
+    return { kind: "suit", suit: head, rank: Number(tail), symbol: suit.symbol, short: `${tail}${suit.symbol}`,
       label: `${t("suit." + head)} ${tail}` };
   }
   const kind = SPECIAL[id] ? id : head;
   const special = SPECIAL[kind];
-  return { kind, symbol: special.symbol, short: special.short, label: t("card." + kind) };
+  return { kind, symbol: special.symbol, short: t("card." + kind), label: t("card." + kind) };
 }
 
 export function bullheadClass(n) {

@@ -1,10 +1,22 @@
-// A table: the game board for this seat (or a spectator), live over server-sent events, the log.
-import { games, ApiError } from "./api.js";
-import { t, lang, onLangChange } from "./i18n.js";
+// A table: the game board for this seat (or a spectator), live over server-sent events, every move
+// shown in turn by the change queue (table_queue.js), the log, the end screen.
+import { api, games, ApiError } from "./api.js";
+import { t, onLangChange } from "./i18n.js";
 import { TITLES, playerName } from "./names.js";
-import { h, mount, randomId, store, toast } from "./ui.js";
-import { hosted, fillWithBots } from "./lobby.js";
-import { account, joinRefused, onAccountChange } from "./account.js";
+import { h, mount, randomId, toast } from "./ui.js";
+import { onAccountChange } from "./account.js";
+import { keyOf } from "./games/common.js";
+import { changeQueue, actorOf } from "./table_queue.js";
+import { capture, play } from "./table_motion.js";
+import { tableLog } from "./table_log.js";
+import { notifyButton, settingsMenu, speedFactor, turnAlerts } from "./table_alerts.js";
+import { leaveDialog, takeoverBanner, takeoverOf } from "./table_seat.js";
+import { endScreen } from "./table_end.js";
+import { installHelp } from "./card_help.js";
+import { liveStream } from "./table_live.js";
+import { waitingPanel } from "./table_join.js";
+
+export { endScreen };
 
 const MODULES = { skull: "skull", "six-nimmt": "six_nimmt", "skull-king": "skull_king" };
 
@@ -19,7 +31,7 @@ export function secondsLeft(clock, receivedAt) {
   return Math.max(0, Math.ceil((clock.deadline_ms - (Date.now() + skew)) / 1000));
 }
 
-export function playersPanel(view, mod, { receivedAt = Date.now(), interactive = true } = {}) {
+export function playersPanel(view, mod, { receivedAt = Date.now(), interactive = true, actor = null } = {}) {
   const toAct = new Set(view.to_act || []);
   const rows = [];
   for (let seat = 0; seat < view.seats; seat++) {
@@ -31,7 +43,7 @@ export function playersPanel(view, mod, { receivedAt = Date.now(), interactive =
     const acting = toAct.has(seat) && view.status === "playing";
     const left = interactive ? secondsLeft(view.clock, receivedAt) : null;
     rows.push(h("li", { class: "player" + (acting ? " acting" : "") + (seat === view.seat ? " me" : "")
-      + ((view.winners || []).includes(seat) ? " winner" : ""), "data-seat": seat },
+      + ((view.winners || []).includes(seat) ? " winner" : "") + (seat === actor ? " actor" : ""), "data-seat": seat },
       h("span", { class: "turn-dot", "aria-hidden": "true" }),
       h("span", { class: "pname" }, p.name,
         seat === view.seat ? h("span", { class: "you", text: ` (${t("table.you")})` }) : null,
@@ -44,46 +56,93 @@ export function playersPanel(view, mod, { receivedAt = Date.now(), interactive =
   return h("ol", { class: "players", "aria-label": t("table.scores") }, rows);
 }
 
-export function endScreen(view, id) {
-  const names = view.winners.map((s) => playerName(view, s)).join(", ");
-  const ranked = [...view.players].sort((a, b) =>
-    view.game === "six-nimmt" ? view.scores[a.seat] - view.scores[b.seat] : view.scores[b.seat] - view.scores[a.seat]);
-  return h("section", { class: "panel end", "data-testid": "end-screen", "aria-labelledby": "end-title" },
-    h("div", { class: "trophy", "aria-hidden": "true", text: "🏆︎" }),
-    h("h2", { id: "end-title", text: t("table.gameOver") }),
-    h("p", { class: "winners", "data-testid": "winners", text: t("table.won", { names }) }),
-    h("table", { class: "final" }, h("caption", { text: t("table.final") }),
-      h("tbody", {}, ranked.map((p) => h("tr", { class: view.winners.includes(p.seat) ? "winner" : "" },
-        h("th", { scope: "row", text: p.name }), h("td", { text: String(view.scores[p.seat]) }))))),
-    h("p", { class: "actions" },
-      h("a", { class: "button primary", href: `/replay/${id}`, "data-nav": "", text: t("table.replay") }),
-      h("a", { class: "button", href: `/audit/${id}`, "data-nav": "", text: t("table.audit") })));
-}
-
 export async function render(main, id) {
-  let view = null;
-  let receivedAt = Date.now();
   let mod = null;
-  let source = null;
-  let logged = 0; // the last version shown in the log
-  let logChain = Promise.resolve();
+  let receivedAt = Date.now();
   let clockTimer = null;
   let closed = false;
+  let sending = false;
+  let answered = 0; // the version of the last command's answer
+  let leftSeat = null; // the seat this page left (it watches since)
+  let pad = null; // the score pad, once the game is over
+  let dockSize = null;
+  const baseTitle = document.title;
 
   const header = h("div", { class: "table-head" });
-  const prompt = h("div", { class: "prompt", role: "status", "aria-live": "polite" });
+  const warning = h("div", { class: "banner warning", role: "alert", "data-testid": "time-warning", hidden: true });
+  const seatBanner = h("div", { class: "banner-slot" });
+  const promptParts = {
+    watching: h("span", { class: "watching", "data-testid": "watching", hidden: true }),
+    text: h("span", { class: "prompt-text" }),
+    clock: h("span", { class: "prompt-clock", "data-clock-main": "", "aria-hidden": "true" }), // not read out every second
+  };
+  const prompt = h("div", { class: "prompt", role: "status", "aria-live": "polite", "data-testid": "prompt" },
+    promptParts.watching, promptParts.text, promptParts.clock);
+  const say = (el, text) => { if (el.textContent !== text) el.textContent = text; };
+  const caption = h("p", { class: "now", "data-testid": "now" });
   const board = h("div", { class: "board" });
-  const side = h("aside", { class: "side" });
-  const players = h("section", { class: "panel" });
-  const logList = h("ol", { class: "log", "data-testid": "log", "aria-live": "polite" });
+  const players = h("section", { class: "panel players-panel", id: "players-panel" });
+  const logList = h("ol", { class: "log", "data-testid": "log", tabindex: "0", role: "log", "aria-live": "polite", "aria-labelledby": "log-title" });
   const logBox = h("section", { class: "panel log-panel", "aria-labelledby": "log-title" },
     h("h2", { id: "log-title", text: t("table.log") }), logList);
-  side.append(players, logBox);
-  const root = h("div", { class: "table-page", "data-testid": "table" }, header, prompt, h("div", { class: "table-grid" }, board, side));
+  const boardCol = h("div", { class: "board-col" }, caption, board);
+  const root = h("div", { class: "table-page", "data-testid": "table" }, header, seatBanner, warning,
+    h("div", { class: "table-grid" }, boardCol, h("aside", { class: "side" }, players, logBox)));
   mount(main, root);
+  const log = tableLog(logList);
+  // The settings menu closes on a click elsewhere and on Escape, as menus do.
+  root.addEventListener("pointerdown", (event) => {
+    const menu = root.querySelector(".table-settings[open]");
+    if (menu && !menu.contains(event.target)) menu.open = false;
+  });
+  root.addEventListener("keydown", (event) => {
+    const menu = root.querySelector(".table-settings[open]");
+    if (event.key === "Escape" && menu) {
+      menu.open = false;
+      menu.querySelector("summary").focus();
+    }
+  });
+  const uninstallHelp = installHelp(root);
+  let alerts = null;
+  let dialog = null;
+  const head = {};
+
+  const queue = changeQueue({ id, root, log, factor: speedFactor, draw: drawStep,
+    before: (step) => {
+      showCaption(step);
+      const seat = actorOf(step.event);
+      for (const el of root.querySelectorAll(".player.actor")) el.classList.remove("actor");
+      if (seat !== null) root.querySelector(`.player[data-seat="${seat}"]`)?.classList.add("actor");
+      return mod.before ? mod.before(board, step.event) : 0;
+    } });
+
+  // While a command is on its way, and until a view at least as new as its answer arrived, no
+  // control is offered: a step of the past drawn meanwhile would offer what was just played.
+  const live = liveStream({ id, root, prompt, show, refresh: () => refresh(), latest: () => queue.latest() });
+
+  // This browser's seat changed (it sat down, or left): the stream was opened with the old cookie.
+  async function joined() {
+    live.stop();
+    await refresh();
+    if (queue.latest().status !== "finished") live.open();
+  }
+
+  // A step that could not be shown: said to the player, and reported as the page's error (the
+  // browser tests fail on it) rather than swallowed.
+  function failed(error) {
+    toast(error.message);
+    if (typeof reportError === "function" && !(error instanceof ApiError)) reportError(error);
+  }
 
   function send(command) {
-    return games.send(id, command, randomId()).then(() => refresh(), (error) => {
+    sending = true;
+    for (const button of board.querySelectorAll("button[data-act]")) button.disabled = true;
+    return games.send(id, command, randomId()).then((answer) => {
+      answered = Math.max(answered, answer.version);
+      sending = false;
+      return refresh();
+    }, (error) => {
+      sending = false;
       toast(error.message);
       refresh(true); // the view may not have moved: redraw anyway, to enable the refused control again
     });
@@ -98,89 +157,154 @@ export async function render(main, id) {
     }
   }
 
-  function syncLog(upTo) {
-    logChain = logChain.then(async () => {
-      while (logged < upTo && !closed) {
-        const page = await games.events(id, logged);
-        if (!page.events.length) break;
-        const atBottom = logList.scrollHeight - logList.scrollTop - logList.clientHeight < 40;
-        for (const event of page.events) {
-          if (event.version <= logged) continue;
-          logged = event.version;
-          if (event.text) {
-            logList.append(h("li", { "data-version": event.version, class: event.by ? `by-${event.by}` : null },
-              event.text));
-          }
-        }
-        if (atBottom || logList.childElementCount < 12) logList.scrollTop = logList.scrollHeight;
-      }
-      logList.dataset.logged = String(logged);
-    }).catch((error) => toast(error.message));
-    return logChain;
-  }
-
-  function resetLog() {
-    logged = 0;
-    logList.dataset.logged = "0";
-    logList.replaceChildren();
-    logBox.querySelector("h2").textContent = t("table.log");
-    if (view) syncLog(view.version);
-  }
-
   function show(next, at = Date.now(), redraw = false) {
-    if (view && next.version < view.version) return;
-    if (view && view.seat !== null && next.seat === null) return; // a spectator stream from before joining
-    if (view && next.version === view.version && next.seat === view.seat && !redraw) {
-      // The same table again (a stream's first message): only its clock may be newer. Redrawing
-      // would wipe what the player is typing into the join form.
+    const latest = queue.latest();
+    if (latest && next.version < latest.version) return;
+    // A spectator stream from before joining; but after leaving, this page watches.
+    if (latest && latest.seat !== null && next.seat === null && leftSeat === null) return;
+    if (latest && next.version === latest.version && next.seat === latest.seat) {
+      // The same table again (a stream's first message, a command's answer): only its clock may be
+      // newer. Redrawing would wipe what the player is typing into the join form.
       if (next.clock) {
-        view = { ...view, clock: next.clock };
+        latest.clock = next.clock;
         receivedAt = at;
         tickClock();
       }
+      if (redraw) queue.redraw();
       return;
     }
-    view = next;
     receivedAt = at;
-    draw();
-    syncLog(view.version);
-    if (view.status === "finished" && source) {
-      source.close();
-      source = null;
-      liveState("ended");
+    Object.assign(root.dataset, { version: next.version, status: next.status, seat: next.seat ?? "", game: next.game });
+    queue.push(next).catch(failed);
+    if (next.status === "finished") {
+      live.end();
+      if (!pad) loadPad();
     }
+    tickClock();
   }
 
-  function promptText() {
+  // The score pad is a projection: it may lag the view by a moment, so it is read again until it
+  // has the finished game (a few tries).
+  async function loadPad(tries = 12) {
+    let read = null;
+    try {
+      read = await api(`/games/${id}/scores`);
+    } catch {
+      read = null;
+    }
+    const head = queue.latest();
+    if ((!read || read.status !== "finished" || (head && read.version < head.version)) && tries > 1 && !closed) {
+      setTimeout(() => loadPad(tries - 1), 400);
+      return;
+    }
+    pad = read || { rounds: [], totals: [] };
+    const shown = queue.shown();
+    if (shown && shown.status === "finished" && !queue.busy()) drawStep(shown, { step: null, ms: 0 });
+  }
+
+  function showCaption(step) {
+    const said = step && (step.event && step.event.text ? step.event : [...step.events].reverse().find((e) => e.text));
+    if (said) caption.firstChild.textContent = said.text;
+    caption.classList.toggle("live", Boolean(step));
+    head.skip.hidden = !queue.busy();
+  }
+
+  // A step of the past where nobody is awaited (cards being revealed) says whom the table awaits now.
+  function promptText(view, mine, latest) {
     if (view.status === "waiting") return t("table.seatsTaken", { taken: view.players.length, seats: view.seats });
     if (view.status === "finished") return t("table.gameOver");
-    if (view.seat !== null && view.to_act.includes(view.seat)) return (mod.prompt && mod.prompt(view)) || t("table.yourTurn");
-    const names = view.to_act.map((s) => playerName(view, s)).join(", ");
+    if (mine) return (mod.prompt && mod.prompt(view)) || t("table.yourTurn");
+    const awaited = view.to_act.length || latest.status !== "playing" ? view.to_act : latest.to_act;
+    if (view.seat !== null && awaited.includes(view.seat) && !takeoverOf(latest)) return t("table.yourTurn");
+    const names = awaited.map((s) => playerName(view, s)).join(", ");
     return names ? t("table.waitingFor", { names }) : "";
   }
 
-  function draw() {
+  // The header's controls live across drawings (an open settings menu stays open); a new language
+  // builds them again.
+  function buildHeader(view) {
+    head.title = h("h1", {}, TITLES[view.game] || view.game);
+    head.status = h("span", { class: "badge" });
+    head.practice = h("span", { class: "badge", text: t("table.practice") });
+    head.round = h("span", { class: "round" });
+    head.rules = h("a", { class: "rules-link", href: `/rules/${view.game}`, target: "_blank", rel: "noopener", title: t("table.rulesHint"),
+      "data-testid": "rules-link" }, h("span", { "aria-hidden": "true", text: "📖︎ " }), t("table.rules"));
+    head.scores = h("button", { type: "button", class: "ghost small scores-toggle", "data-testid": "scores-toggle",
+      "aria-controls": "players-panel", "aria-expanded": String(root.classList.contains("scores-open")), text: t("table.scoresToggle"),
+      onclick: () => {
+        const open = root.classList.toggle("scores-open");
+        head.scores.setAttribute("aria-expanded", String(open));
+      } });
+    head.leave = h("button", { type: "button", class: "ghost small leave", "data-testid": "leave", text: t("table.leave"),
+      onclick: (event) => dialog.open(event.currentTarget) });
+    head.skip = h("button", { type: "button", class: "ghost small skip", "data-testid": "skip", text: t("table.skip"), hidden: true,
+      onclick: () => queue.hurry() });
+    mount(caption, h("span", { class: "now-text" }), head.skip);
+    mount(header, head.title, head.status, head.practice, head.round,
+      h("span", { class: "head-tools" }, head.rules, head.scores, notifyButton(), settingsMenu(() => { if (speedFactor() === 0) queue.hurry(); }), head.leave));
+    if (dialog) dialog.remove();
+    dialog = leaveDialog(leave);
+    if (alerts) alerts.close();
+    alerts = turnAlerts({ banner: warning, gameTitle: TITLES[view.game] || view.game, id, base: baseTitle });
+  }
+
+  function drawStep(view, { step = null, ms = 0, collect = null, said = null } = {}) {
+    const before = ms ? capture(root) : null;
+    draw(view, step);
+    if (said) caption.firstChild.textContent = said;
+    if (ms) play(root, before, ms, { collect });
+  }
+
+  function draw(view, step = null) {
     const focusKey = document.activeElement && document.activeElement.dataset ? document.activeElement.dataset.key : null;
     const typing = typed();
-    const mine = view.seat !== null && view.to_act.includes(view.seat) && view.status === "playing";
-    Object.assign(root.dataset, { version: view.version, status: view.status, seat: view.seat ?? "", game: view.game });
-    mount(header,
-      h("h1", {}, TITLES[view.game] || view.game),
-      h("span", { class: `badge ${view.status}`, text: t("status." + view.status) }),
-      view.practice ? h("span", { class: "badge", text: t("table.practice") }) : null,
-      view.status !== "waiting" && mod.round ? h("span", { class: "round", text: mod.round(view) }) : null,
-      view.seat !== null && view.status === "playing"
-        ? h("button", { class: "ghost small leave", text: t("table.leave"), onclick: leave }) : null);
+    const latest = queue.latest() || view;
+    const takeover = takeoverOf(latest);
+    // Only commands the newest view still allows are buttons: a step of the past shows the board
+    // as it was, but a click always sends a move that is legal now.
+    const allowed = sending || takeover || latest.version < answered ? new Set() : new Set((latest.legal || []).map(keyOf));
+    const shown = { ...view, legal: (view.legal || []).filter((c) => allowed.has(keyOf(c))) };
+    const mine = shown.legal.length > 0 && view.status === "playing";
+    if (!head.title) buildHeader(view);
+    root.dataset.shownStatus = view.status;
+    head.status.className = `badge ${view.status}`;
+    head.status.textContent = t("status." + view.status);
+    head.practice.hidden = !view.practice;
+    head.round.textContent = view.status !== "waiting" && mod.round ? mod.round(view) : "";
+    head.leave.hidden = !(latest.seat !== null && latest.status === "playing" && !takeover);
+    head.scores.hidden = view.status === "waiting";
+    head.skip.hidden = !queue.busy();
+    // The banner is built again only when its reason changes: its button stays under the pointer
+    // (and keeps the focus) while the bot plays on.
+    const why = latest.status !== "playing" ? null : leftSeat !== null ? "left" : takeover;
+    root.classList.toggle("taken-over", Boolean(why));
+    if (seatBanner.dataset.reason !== String(why)) {
+      seatBanner.dataset.reason = String(why);
+      mount(seatBanner, takeoverBanner(why, id, () => refresh(true)));
+    }
     prompt.className = "prompt" + (mine ? " mine" : "");
-    mount(prompt, h("span", { text: promptText() }), h("span", { class: "prompt-clock", "data-clock-main": "" }));
-    mount(players, h("h2", { text: t("table.scores") }), playersPanel(view, mod, { receivedAt }));
+    // The prompt is a live region: its words change only when what it says changes (a redraw per
+    // step must not have a screen reader say it again).
+    say(promptParts.watching, view.seat === null && view.status !== "waiting" ? t("table.spectating") : "");
+    promptParts.watching.hidden = !promptParts.watching.textContent;
+    say(promptParts.text, promptText(shown, mine, latest));
+    if (!step) caption.classList.remove("live");
+    if (step) showCaption(step);
+    const actor = step ? actorOf(step.event) : null;
+    mount(players, h("h2", { text: t("table.scores") }), playersPanel(view, mod, { receivedAt, actor }));
     if (view.status === "waiting") {
-      mount(board, waiting());
+      mount(board, prompt, waitingPanel(view, id, { joined, refresh }));
     } else {
       const parts = [];
-      if (view.status === "finished") parts.push(endScreen(view, id));
-      parts.push(mod.board(view, { send, me: view.seat, name: (s) => playerName(view, s) }));
+      if (view.status === "finished") parts.push(endScreen(view, id, pad));
+      const game = mod.board(shown, { send, me: view.seat, name: (s) => playerName(view, s), step });
+      for (const el of game.querySelectorAll(`[data-testid^="mat-"]`)) el.classList.toggle("actor", el.dataset.testid === `mat-${actor}`);
+      parts.push(game);
       mount(board, parts);
+      const dock = game.querySelector(".dock");
+      if (dock) dock.prepend(prompt);
+      else board.prepend(prompt);
+      watchDock(view.status === "playing" ? dock : null);
     }
     tickClock();
     retype(typing);
@@ -188,6 +312,17 @@ export async function render(main, id) {
       const again = board.querySelector(`[data-key="${CSS.escape(focusKey)}"]`);
       if (again && !again.disabled) again.focus();
     }
+  }
+
+  // On a phone the dock (prompt, controls, hand) stays at the bottom of the screen: the page keeps
+  // room for it below its content.
+  function watchDock(dock) {
+    if (dockSize) dockSize.disconnect();
+    dockSize = null;
+    root.classList.toggle("docked", Boolean(dock));
+    if (!dock || typeof ResizeObserver === "undefined") return;
+    dockSize = new ResizeObserver(() => document.documentElement.style.setProperty("--dock-h", `${Math.ceil(dock.offsetHeight)}px`));
+    dockSize.observe(dock);
   }
 
   // What the player is typing into the join form, so that a redraw (someone else joined) keeps it.
@@ -210,94 +345,29 @@ export async function render(main, id) {
   }
 
   function tickClock() {
-    const left = secondsLeft(view && view.clock, receivedAt);
+    const latest = queue.latest();
+    const left = secondsLeft(latest && latest.clock, receivedAt);
     for (const el of document.querySelectorAll("[data-clock]")) el.textContent = "⏱ " + t("table.timeLeft", { s: left });
-    const main = prompt.querySelector("[data-clock-main]");
-    if (main) main.textContent = left !== null && view.status === "playing" ? "⏱ " + t("table.timeLeft", { s: left }) : "";
-    if (main) main.classList.toggle("urgent", left !== null && left <= 10);
+    const playing = latest && latest.status === "playing";
+    say(promptParts.clock, left !== null && playing ? "⏱ " + t("table.timeLeft", { s: left }) : "");
+    promptParts.clock.classList.toggle("urgent", left !== null && left <= 10);
+    if (alerts && latest) {
+      const mine = playing && latest.seat !== null && latest.to_act.includes(latest.seat) && !takeoverOf(latest) && latest.legal.length > 0;
+      alerts.update(mine, left, latest.clock);
+    }
   }
 
+  // Leaving ends the seat's token (the server drops its cookie): from now on this page watches,
+  // on a stream opened again without the seat.
   async function leave() {
     try {
+      const seat = queue.latest().seat;
       await games.leave(id);
-      refresh();
+      leftSeat = seat;
+      await joined();
     } catch (error) {
       toast(error instanceof ApiError && error.status === 404 ? t("lobby.botsMissing") : error.message);
     }
-  }
-
-  function waiting() {
-    const parts = [h("p", { class: "share", text: t("table.share") }),
-      h("p", { class: "share-link mono", text: location.href })];
-    if (view.seat === null) {
-      const me = account(); // a logged-in browser sits down as its account, under the account's name
-      const form = h("form", { class: "join-form", "data-testid": "join-form", onsubmit: async (event) => {
-        event.preventDefault();
-        const who = me ? null : form.elements.name.value.trim();
-        if (!me && !who) return toast(t("lobby.nameRequired"));
-        if (who) store("tablestream.name", who);
-        try {
-          await games.join(id, who, form.elements.client_seed.value || null);
-          // The stream was opened as a spectator: open it again with the new seat cookie.
-          if (source) source.close();
-          await refresh();
-          if (view.status !== "finished") connect();
-        } catch (error) { joinRefused(error); }
-      } },
-        h("h2", { text: t("table.join") }),
-        me ? h("p", { class: "as-account", "data-testid": "playing-as" }, t("account.sitAs", { name: me.name }))
-          : h("div", { class: "field" }, h("label", { for: "join-name", text: t("lobby.name") }),
-            h("input", { id: "join-name", name: "name", maxlength: 40, value: store("tablestream.name") || "" })),
-        h("div", { class: "field" }, h("label", { for: "join-seed", text: t("lobby.clientSeed") }),
-          h("input", { id: "join-seed", name: "client_seed", maxlength: 64 })),
-        h("button", { class: "primary", type: "submit", text: t("table.joinBtn") }));
-      parts.unshift(form);
-    }
-    if (hosted().includes(id)) {
-      parts.push(h("button", { class: "small", "data-testid": "fill-bots", text: t("lobby.bots"),
-        onclick: async () => { await fillWithBots(id); refresh(); } }));
-    }
-    return h("section", { class: "panel waiting" }, parts);
-  }
-
-  // The live stream. The browser reconnects an EventSource by itself after a dropped connection
-  // (with Last-Event-ID), but gives up for good on an answer that is not a stream (a 429 or a 503
-  // while the server is busy or restarting): then the page opens a new one itself, with a growing
-  // delay, resuming after the version it shows, and reads the view once in case it missed a move.
-  let retryDelay = 1000;
-  let retryTimer = null;
-
-  function liveState(state, reconnecting = state !== "open") {
-    root.dataset.live = state;
-    if (reconnecting) prompt.dataset.reconnecting = "1";
-    else delete prompt.dataset.reconnecting;
-  }
-
-  function connect(resume = "") {
-    clearTimeout(retryTimer);
-    retryTimer = null;
-    const stream = new EventSource(`/games/${id}/live${resume}`);
-    source = stream;
-    liveState("connecting", Boolean(resume)); // a first stream is no reconnection
-    stream.addEventListener("view", (message) => show(JSON.parse(message.data)));
-    stream.onopen = () => {
-      retryDelay = 1000;
-      liveState("open");
-    };
-    stream.onerror = () => {
-      if (source !== stream) return;
-      if (stream.readyState === EventSource.CONNECTING) return liveState("connecting");
-      // Closed for good: open a new stream later, unless the game is over or the page is gone.
-      source = null;
-      liveState("closed");
-      if (closed || (view && view.status === "finished")) return;
-      retryTimer = setTimeout(() => {
-        if (closed || source) return;
-        refresh();
-        connect(view ? `?last_event_id=${view.version}` : "");
-      }, retryDelay);
-      retryDelay = Math.min(retryDelay * 2, 15000);
-    };
   }
 
   let first;
@@ -309,16 +379,26 @@ export async function render(main, id) {
   }
   mod = await loadGame(first.game);
   show(first);
-  if (first.status !== "finished") connect();
+  if (first.status !== "finished") live.open();
   clockTimer = setInterval(tickClock, 250);
-  const off = onLangChange(() => { if (view) draw(); resetLog(); });
-  const offAccount = onAccountChange(() => { if (view && view.status === "waiting") draw(); }); // the join form
+  const off = onLangChange(() => {
+    logBox.querySelector("h2").textContent = t("table.log");
+    head.title = null; // built again in the new language by the next drawing
+    delete seatBanner.dataset.reason;
+    queue.relog().catch(failed);
+  });
+  const offAccount = onAccountChange(() => { const v = queue.shown(); if (v && v.status === "waiting") draw(v); }); // the join form
   return () => {
     closed = true;
+    queue.close();
     off();
     offAccount();
+    uninstallHelp();
+    if (alerts) alerts.close();
+    if (dialog) dialog.remove();
+    if (dockSize) dockSize.disconnect();
+    document.documentElement.style.removeProperty("--dock-h");
     clearInterval(clockTimer);
-    clearTimeout(retryTimer);
-    if (source) source.close();
+    live.close();
   };
 }

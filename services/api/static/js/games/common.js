@@ -1,4 +1,4 @@
-// Helpers shared by the game boards: legal commands as real buttons.
+// Helpers shared by the game boards: legal commands as real buttons, the action dock.
 import { h } from "../ui.js";
 
 export function legal(view, type) {
@@ -31,4 +31,16 @@ export function leftovers(view, ctx, handled) {
   if (!rest.length) return null;
   return h("div", { class: "controls" }, rest.map((command) =>
     action(ctx, command, Object.entries(command).map(([k, v]) => (k === "type" ? v.replaceAll("_", " ") : `${k} ${v}`)).join(" · "))));
+}
+
+/** The part of a board a player acts with (controls and hand): the table page puts the prompt on
+ * top of it and, on a phone, keeps it on screen at the bottom. */
+export function dock(...parts) {
+  return h("div", { class: "dock" }, parts);
+}
+
+/** The event a step of the change queue is showing, when it is of ``type``. */
+export function stepEvent(ctx, type) {
+  const event = ctx.step && ctx.step.event;
+  return event && event.type === type ? event : null;
 }

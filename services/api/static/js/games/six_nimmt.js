@@ -2,14 +2,16 @@
 import { h } from "../ui.js";
 import { t } from "../i18n.js";
 import { bullheadClass } from "../names.js";
-import { action, legal, leftovers } from "./common.js";
+import { action, dock, legal, leftovers } from "./common.js";
 
 const BULLHEADS = (card) => (card === 55 ? 7 : card % 11 === 0 ? 5 : card % 10 === 0 ? 3 : card % 5 === 0 ? 2 : 1);
 
-export function card(number, { small = false, owner = null } = {}) {
+export function card(number, { small = false, owner = null, seat = null } = {}) {
   const n = BULLHEADS(number);
-  return h("span", { class: `ncard ${bullheadClass(n)}` + (small ? " small" : ""),
-    "aria-label": `${number}, ${t("nimmt.bullheads", { n })}` },
+  return h("span", { class: `ncard ${bullheadClass(n)}` + (small ? " small" : ""), role: "img",
+    "aria-label": `${number}, ${t("nimmt.bullheads", { n })}` + (owner ? ` · ${owner}` : ""),
+    "data-help": t("help.nimmt.card", { card: number, n }), "data-anim": `n-${number}`,
+    "data-from": seat !== null ? `seat:${seat}` : null },
     h("span", { class: "heads", "aria-hidden": "true", text: "▼".repeat(n) }),
     h("span", { class: "num", "aria-hidden": "true", text: String(number) }),
     owner ? h("span", { class: "owner", "aria-hidden": "true", text: owner }) : null);
@@ -33,38 +35,57 @@ export function prompt(view) {
   return null;
 }
 
+/** Before a row is taken, it is marked where it lies, with the card that takes it. */
+export function before(root, event) {
+  if (event.type !== "row_taken") return 0;
+  const row = root.querySelector(`[data-testid="row-${event.row}"]`);
+  if (!row) return 0;
+  row.classList.add("taking");
+  return 0.45;
+}
+
 export function board(view, ctx) {
   const take = new Map(legal(view, "choose_row").map((c) => [c.row, c]));
   const rows = view.rows.map((row, index) => {
-    const command = take.get(index);
     const cards = row.cards.map((c) => card(c.card));
     const slots = [];
-    for (let i = row.cards.length; i < 5; i++) slots.push(h("span", { class: "slot" + (i === 4 ? " sixth" : ""), "aria-hidden": "true" }));
-    return h("div", { class: "nrow" + (command ? " choosable" : ""), "data-testid": `row-${index}` },
+    for (let i = row.cards.length; i < 5; i++) {
+      slots.push(h("span", { class: "slot" + (i === 4 ? " sixth" : ""), "aria-hidden": "true",
+        "data-help": i === 4 ? t("help.nimmt.sixth") : null }));
+    }
+    return h("div", { class: "nrow" + (take.has(index) ? " choosable" : ""), "data-testid": `row-${index}` },
       h("span", { class: "row-label" }, h("span", { text: t("nimmt.row", { n: index + 1 }) }),
         h("span", { class: "row-heads", text: `▼ ${row.bullheads}` })),
-      h("div", { class: "row-cards" }, cards, slots),
-      command ? action(ctx, command, t("nimmt.takeRow", { n: index + 1 }), { cls: "primary take" }) : null);
+      h("div", { class: "row-cards" }, cards, slots));
   });
   const parts = [h("section", { class: "rows", "aria-label": t("nimmt.rows") }, rows)];
 
   if (view.pending && view.pending.length) {
-    parts.push(h("div", { class: "chips" }, h("span", { class: "controls-label", text: t("nimmt.revealed") }),
-      view.pending.map((p) => card(p.card, { small: true, owner: ctx.name(p.seat) }))));
+    parts.push(h("div", { class: "chips pending", "data-testid": "revealed" }, h("span", { class: "controls-label", text: t("nimmt.revealed") }),
+      view.pending.map((p) => card(p.card, { small: true, owner: ctx.name(p.seat), seat: p.seat }))));
+  }
+  const controls = [];
+  if (take.size) {
+    controls.push(h("section", { class: "controls", "aria-label": t("nimmt.chooseRow") },
+      [...take.entries()].map(([index, c]) => action(ctx, c,
+        t("table.nimmt.takeRow", { n: index + 1, heads: `▼ ${view.rows[index].bullheads}` }), { cls: "primary take" }))));
   }
   const draft = legal(view, "draft_card");
   if (view.draft && view.draft.cards.length) {
     const byCard = new Map(draft.map((c) => [c.card, c]));
-    parts.push(h("section", { class: "hand-area" }, h("h2", { text: t("nimmt.draft") }),
-      h("div", { class: "hand" }, view.draft.cards.map((c) => action(ctx, byCard.get(c) || null, card(c), { cls: "card-btn", fallbackKey: `draft-${c}` })))));
+    controls.push(h("section", { class: "hand-area" }, h("h2", { text: t("nimmt.draft") }),
+      h("div", { class: "hand" + (draft.length ? " live" : "") },
+        view.draft.cards.map((c) => action(ctx, byCard.get(c) || null, card(c), { cls: "card-btn", fallbackKey: `draft-${c}` })))));
   }
   if (view.hand) {
     const select = new Map(legal(view, "select_card").map((c) => [c.card, c]));
-    parts.push(h("section", { class: "hand-area", "aria-labelledby": "hand-title" },
+    controls.push(h("section", { class: "hand-area", "aria-labelledby": "hand-title" },
       h("h2", { id: "hand-title" }, t("nimmt.hand"),
         view.selection !== null && view.selection !== undefined ? h("span", { class: "chip strong", text: t("nimmt.yourPick", { card: view.selection }) }) : null),
-      h("div", { class: "hand" }, view.hand.map((c) => action(ctx, select.get(c) || null, card(c), { cls: "card-btn", fallbackKey: `hand-${c}` })))));
+      h("div", { class: "hand" + (select.size ? " live" : "") },
+        view.hand.map((c) => action(ctx, select.get(c) || null, card(c), { cls: "card-btn", fallbackKey: `hand-${c}` })))));
   }
-  parts.push(leftovers(view, ctx, new Set(["select_card", "choose_row", "draft_card"])));
+  controls.push(leftovers(view, ctx, new Set(["select_card", "choose_row", "draft_card"])));
+  parts.push(dock(controls));
   return h("div", { class: "game six-nimmt" }, parts);
 }

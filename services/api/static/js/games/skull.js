@@ -2,13 +2,21 @@
 import { h } from "../ui.js";
 import { t } from "../i18n.js";
 import { DISC } from "../names.js";
-import { action, legal, leftovers } from "./common.js";
+import { action, dock, legal, leftovers } from "./common.js";
 
-function disc(kind, { faceUp = true, mine = false, small = false } = {}) {
-  if (!kind) return h("span", { class: "disc back" + (small ? " small" : ""), title: "?", "aria-label": "?" }, h("span", { "aria-hidden": "true", text: "◍" }));
+/** A disc: face down (``kind`` null: unknown to the viewer), known to its owner, or turned up.
+ * ``named``: false inside a button that says the disc's name itself. */
+function disc(kind, { faceUp = true, mine = false, small = false, key = null, from = null, named = true } = {}) {
+  const anim = key ? { "data-anim": key, "data-from": from } : {};
+  const name = (label) => (named ? { role: "img", "aria-label": label } : { "aria-hidden": "true" });
+  if (!kind) {
+    return h("span", { class: "disc back" + (small ? " small" : ""), ...name(t("help.skull.back")),
+      "data-help": t("help.skull.back"), "data-face": "down", ...anim }, h("span", { "aria-hidden": "true", text: "◍" }));
+  }
   const d = DISC[kind];
   return h("span", { class: `disc ${d.cls}` + (faceUp ? " up" : " known") + (mine && !faceUp ? " mine" : "") + (small ? " small" : ""),
-    title: t("skull." + kind), "aria-label": t("skull." + kind) }, h("span", { "aria-hidden": "true", text: d.symbol }));
+    ...name(t("skull." + kind)), "data-help": t("help.skull." + kind),
+    "data-face": faceUp ? "up" : "down", ...anim }, h("span", { "aria-hidden": "true", text: d.symbol }));
 }
 
 export function round(view) {
@@ -22,10 +30,16 @@ export function stat(view, p) {
   return bits.join(" · ");
 }
 
+/** What the player may do now, all of it: placing a disc is as legal as opening the bidding. */
 export function prompt(view) {
   const phase = view.phase;
-  if (phase === "placement" || phase === "turns") return legal(view, "bid").length ? t("skull.raise") : t("skull.place");
-  if (phase === "auction") return t("skull.raise");
+  const bid = legal(view, "bid").length > 0;
+  const place = legal(view, "place_disc").length > 0;
+  if (phase === "placement" || phase === "turns") {
+    if (bid && place) return t("table.skull.placeOrBid");
+    return bid ? t("table.skull.mustBid") : t("skull.place");
+  }
+  if (phase === "auction") return legal(view, "pass").length ? t("table.skull.raiseOrPass") : t("skull.raise");
   if (phase === "reveal") return t("skull.flipHint");
   if (phase === "discard_pick" && view.discard) return t("skull.discardPick", { name: nameOf(view, view.discard.seat) });
   if (phase === "discard_own") return t("skull.discardOwn");
@@ -35,7 +49,31 @@ export function prompt(view) {
 
 function nameOf(view, seat) {
   const p = view.players.find((x) => x.seat === seat);
-  return p ? p.name : `#${seat + 1}`;
+  return p ? p.name : t("table.seat", { n: seat + 1 });
+}
+
+function mats(view, flips) {
+  return view.stacks.map((stack) => {
+    const p = view.players.find((x) => x.seat === stack.seat) || { name: nameOf(view, stack.seat), points: 0 };
+    const faceDown = stack.size - stack.turned;
+    const mine = stack.seat === view.seat;
+    const discs = stack.discs.map((kind, index) => {
+      const up = index >= faceDown;
+      return disc(kind, { faceUp: up || kind === "last_chance", mine, key: `s-${stack.seat}-${index}`,
+        from: (mine && kind ? `key:h-${kind} ` : "") + `seat:${stack.seat}` });
+    });
+    return h("div", { class: "mat" + (view.to_act.includes(stack.seat) ? " acting" : "") + (p.eliminated ? " out" : "")
+      + (mine ? " me" : "") + (flips.has(stack.seat) ? " flippable" : ""), "data-testid": `mat-${stack.seat}` },
+      h("div", { class: "mat-head" },
+        h("span", { class: "pname", text: p.name }),
+        h("span", { class: "stars", role: "img", "aria-label": t("skull.points", { n: p.points }), text: "★".repeat(p.points) + "☆".repeat(Math.max(0, 2 - p.points)) })),
+      h("div", { class: "stack", role: "group", "aria-label": t("skull.stack", { n: stack.size }) }, discs.length ? discs : h("span", { class: "muted", text: "—" })),
+      h("div", { class: "mat-foot" },
+        h("span", { class: "muted", text: t("skull.discs", { n: p.discs }) }),
+        p.passed ? h("span", { class: "badge", text: t("skull.passed") }) : null,
+        p.eliminated ? h("span", { class: "badge warn", text: t("skull.eliminated") }) : null,
+        p.last_chance ? h("span", { class: "badge", text: t("skull.last_chance") }) : null));
+  });
 }
 
 export function board(view, ctx) {
@@ -46,65 +84,48 @@ export function board(view, ctx) {
     info.push(h("span", { class: "chip", text: t("skull.challenge", { name: nameOf(view, view.challenger), n: view.bid }) }));
     if (view.flips_left !== null) info.push(h("span", { class: "chip", text: t("skull.flipsLeft", { n: Math.max(0, view.flips_left) }) }));
   }
+  const parts = [h("div", { class: "chips" }, info), h("div", { class: "mats" }, mats(view, flips))];
 
-  const mats = view.stacks.map((stack) => {
-    const p = view.players[stack.seat];
-    const faceDown = stack.size - stack.turned;
-    const discs = stack.discs.map((kind, index) => {
-      const up = index >= faceDown;
-      return disc(kind, { faceUp: up || kind === "last_chance", mine: stack.seat === view.seat });
-    });
-    const flip = flips.get(stack.seat);
-    return h("div", { class: "mat" + (view.to_act.includes(stack.seat) ? " acting" : "") + (p.eliminated ? " out" : "")
-      + (stack.seat === view.seat ? " me" : ""), "data-testid": `mat-${stack.seat}` },
-      h("div", { class: "mat-head" },
-        h("span", { class: "pname", text: p.name }),
-        h("span", { class: "stars", "aria-label": t("skull.points", { n: p.points }), text: "★".repeat(p.points) + "☆".repeat(Math.max(0, 2 - p.points)) })),
-      h("div", { class: "stack", "aria-label": t("skull.stack", { n: stack.size }) }, discs.length ? discs : h("span", { class: "muted", text: "—" })),
-      h("div", { class: "mat-foot" },
-        h("span", { class: "muted", text: t("skull.discs", { n: p.discs }) }),
-        p.passed ? h("span", { class: "badge", text: t("skull.passed") }) : null,
-        p.eliminated ? h("span", { class: "badge warn", text: t("skull.eliminated") }) : null,
-        p.last_chance ? h("span", { class: "badge", text: t("skull.last_chance") }) : null),
-      flip ? action(ctx, flip, [h("span", { "aria-hidden": "true", text: "↻ " }), t("skull.flip")], { cls: "primary flip" }) : null);
-  });
-
-  const parts = [h("div", { class: "chips" }, info), h("div", { class: "mats" }, mats)];
-
-  if (view.hand) {
-    const place = new Map(legal(view, "place_disc").map((c) => [c.disc, c]));
-    const kinds = Object.entries(view.hand).filter(([, n]) => n > 0);
-    parts.push(h("section", { class: "hand-area", "aria-labelledby": "hand-title" },
-      h("h2", { id: "hand-title", text: t("skull.hand") }),
-      h("div", { class: "hand" }, kinds.map(([kind, n]) => action(ctx, place.get(kind) || null,
-        [disc(kind), h("span", { class: "disc-label", text: `${t("skull." + kind)} ×${n}` })],
-        { cls: "disc-btn", fallbackKey: `hand-${kind}` }))),
-      view.lost && view.lost.length ? h("p", { class: "muted" }, t("skull.lost") + ": ", view.lost.map((k) => disc(k, { small: true }))) : null));
+  const controls = [];
+  if (flips.size) {
+    controls.push(h("section", { class: "controls", "aria-label": t("table.skull.flips") },
+      [...flips.values()].map((c) => action(ctx, c, [h("span", { "aria-hidden": "true", text: "↻ " }),
+        t("table.skull.flipOf", { name: nameOf(view, c.seat) })], { cls: "primary flip" }))));
   }
-
   const bids = legal(view, "bid");
   const pass = legal(view, "pass")[0];
   if (bids.length || pass) {
-    parts.push(h("section", { class: "controls", "aria-label": t("skull.bid") },
+    controls.push(h("section", { class: "controls", "aria-label": t("skull.bid") },
       h("span", { class: "controls-label", text: t("skull.bid") }),
       bids.map((c) => action(ctx, c, String(c.count), { cls: "bid" })),
       pass ? action(ctx, pass, t("skull.pass"), { cls: "ghost" }) : null));
   }
+  if (view.hand) {
+    const place = new Map(legal(view, "place_disc").map((c) => [c.disc, c]));
+    const kinds = Object.entries(view.hand).filter(([, n]) => n > 0);
+    controls.push(h("section", { class: "hand-area", "aria-labelledby": "hand-title" },
+      h("h2", { id: "hand-title", text: t("skull.hand") }),
+      h("div", { class: "hand" + (place.size ? " live" : "") }, kinds.map(([kind, n]) => action(ctx, place.get(kind) || null,
+        [disc(kind, { key: `h-${kind}`, named: false }), h("span", { class: "disc-label", text: `${t("skull." + kind)} ×${n}` })],
+        { cls: "disc-btn", fallbackKey: `hand-${kind}` }))),
+      view.lost && view.lost.length ? h("p", { class: "muted lost" }, t("skull.lost") + ": ", view.lost.map((k) => disc(k, { small: true }))) : null));
+  }
   const picks = legal(view, "discard_pick");
   if (picks.length) {
-    parts.push(h("section", { class: "controls" }, h("span", { class: "controls-label", text: prompt(view) }),
-      picks.map((c) => action(ctx, c, [disc(null), " ", t("skull.position", { n: c.position + 1 })], { cls: "disc-btn" }))));
+    controls.push(h("section", { class: "controls" }, h("span", { class: "controls-label", text: prompt(view) }),
+      picks.map((c) => action(ctx, c, [disc(null, { named: false }), " ", t("skull.position", { n: c.position + 1 })], { cls: "disc-btn" }))));
   }
   const own = legal(view, "discard_own");
   if (own.length) {
-    parts.push(h("section", { class: "controls" }, h("span", { class: "controls-label", text: t("skull.discardOwn") }),
-      own.map((c) => action(ctx, c, [disc(c.disc), " ", t("skull." + c.disc)], { cls: "disc-btn" }))));
+    controls.push(h("section", { class: "controls" }, h("span", { class: "controls-label", text: t("skull.discardOwn") }),
+      own.map((c) => action(ctx, c, [disc(c.disc, { named: false }), " ", t("skull." + c.disc)], { cls: "disc-btn" }))));
   }
   const first = legal(view, "choose_first_player");
   if (first.length) {
-    parts.push(h("section", { class: "controls" }, h("span", { class: "controls-label", text: t("skull.chooseFirst") }),
+    controls.push(h("section", { class: "controls" }, h("span", { class: "controls-label", text: t("skull.chooseFirst") }),
       first.map((c) => action(ctx, c, nameOf(view, c.seat)))));
   }
-  parts.push(leftovers(view, ctx, new Set(["place_disc", "bid", "pass", "flip", "discard_pick", "discard_own", "choose_first_player"])));
+  controls.push(leftovers(view, ctx, new Set(["place_disc", "bid", "pass", "flip", "discard_pick", "discard_own", "choose_first_player"])));
+  parts.push(dock(controls));
   return h("div", { class: "game skull" }, parts);
 }

@@ -1,17 +1,55 @@
-// Skull King: the trick in play, your hand, bids once revealed, tricks won, the round.
+// Skull King: the trick in play (and who is winning it), your hand, bids once revealed, tricks won.
 import { h } from "../ui.js";
 import { t } from "../i18n.js";
 import { skCard } from "../names.js";
-import { action, legal, leftovers } from "./common.js";
+import { action, dock, legal, leftovers, stepEvent } from "./common.js";
 
-export function card(id, { small = false, as = null, owner = null } = {}) {
+function help(c) {
+  if (c.kind !== "suit") return t("help.sk." + c.kind);
+  return c.suit === "black" ? t("help.sk.black") : t("help.sk.suit", { suit: t("suit." + c.suit) });
+}
+
+export function card(id, { small = false, as = null, owner = null, seat = null, mark = null, focusable = false } = {}) {
   const c = skCard(id);
-  const label = as ? `${c.label} (${t("sk.as_" + as)})` : c.label;
-  return h("span", { class: `kcard ${c.kind}` + (c.suit ? ` suit-${c.suit}` : "") + (small ? " small" : ""), "aria-label": label, title: label },
+  const label = (as ? `${c.label} (${t("sk.as_" + as)})` : c.label) + (owner ? ` · ${owner}` : "")
+    + (mark ? ` · ${mark === "wins" ? t("table.wins", { name: owner }) : t("table.winning")}` : "");
+  return h("span", { class: `kcard ${c.kind}` + (c.suit ? ` suit-${c.suit}` : "") + (small ? " small" : "") + (mark ? ` ${mark}` : ""),
+    role: "img", "aria-label": label, "data-help": help(c), tabindex: focusable ? "0" : null,
+    "data-anim": `k-${id}`, "data-from": seat !== null ? `seat:${seat}` : null },
     h("span", { class: "corner", "aria-hidden": "true", text: c.rank ? `${c.rank}` : c.symbol }),
     h("span", { class: "pip", "aria-hidden": "true", text: c.symbol }),
-    h("span", { class: "cname", "aria-hidden": "true", text: c.rank ? c.short : c.label }),
-    owner ? h("span", { class: "owner", text: owner }) : null);
+    h("span", { class: "cname", "aria-hidden": "true", text: c.rank ? t("suit." + c.suit) : c.label }),
+    as ? h("span", { class: "as", "aria-hidden": "true", text: t("sk.as_" + as) }) : null,
+    mark ? h("span", { class: "crown", "aria-hidden": "true", text: "♛" }) : null,
+    owner ? h("span", { class: "owner", "aria-hidden": "true", text: owner }) : null);
+}
+
+// What a play counts as: Scary Mary is what she was declared; numbered cards are "number".
+function effectiveKind(play) {
+  if (play.card === "scary-mary") return play.as === "pirate" ? "pirate" : "escape";
+  const c = skCard(play.card);
+  return c.kind === "suit" ? "number" : c.kind;
+}
+
+/** Which play takes the trick as it lies (RULES.md, Skull King: the first rule that applies). */
+export function winningIndex(plays) {
+  const kinds = plays.map(effectiveKind);
+  const first = (kind) => { const i = kinds.indexOf(kind); return i < 0 ? null : i; };
+  const king = first("skull-king");
+  const mermaid = first("mermaid");
+  const pirate = first("pirate");
+  if (king !== null) return mermaid !== null ? mermaid : king;
+  if (pirate !== null) return pirate;
+  if (mermaid !== null) return mermaid;
+  const numbered = kinds.flatMap((kind, i) => (kind === "number" ? [i] : []));
+  const highest = (indices) => indices.reduce((best, i) => (skCard(plays[i].card).rank > skCard(plays[best].card).rank ? i : best));
+  const blacks = numbered.filter((i) => skCard(plays[i].card).suit === "black");
+  if (blacks.length) return highest(blacks);
+  if (numbered.length) {
+    const suit = skCard(plays[numbered[0]].card).suit;
+    return highest(numbered.filter((i) => skCard(plays[i].card).suit === suit));
+  }
+  return 0; // only Escapes: the first card played takes the trick
 }
 
 export function round(view) {
@@ -30,20 +68,45 @@ export function prompt(view) {
   return null;
 }
 
-export function board(view, ctx) {
-  const trick = view.trick.map((p) => card(p.card, { as: p.as, owner: ctx.name(p.seat) }));
+/** Before a trick is cleared, its winning card is marked where it lies. */
+export function before(root, event) {
+  if (event.type !== "trick_won") return 0;
+  const el = root.querySelector(`.trick [data-anim="k-${CSS.escape(event.card)}"]`);
+  if (!el) return 0;
+  el.classList.add("wins");
+  return 0.5;
+}
+
+function trickArea(view, ctx) {
+  const won = stepEvent(ctx, "trick_won");
   const last = view.completed_tricks && view.completed_tricks.length ? view.completed_tricks[view.completed_tricks.length - 1] : null;
   const lead = view.lead_suit ? t("sk.lead", { suit: t("suit." + view.lead_suit) }) : t("sk.noLead");
-  const parts = [h("section", { class: "trick-area", "aria-label": t("sk.trick") },
-    h("div", { class: "chips" }, h("span", { class: "chip strong", text: lead }),
-      view.own_bid !== null && view.own_bid !== undefined ? h("span", { class: "chip", text: t("sk.yourBid", { n: view.own_bid }) }) : null,
-      last && !view.trick.length ? h("span", { class: "chip", text: t("sk.lastTrick", { name: ctx.name(last.winner) }) }) : null),
-    h("div", { class: "trick", "data-testid": "trick" }, trick.length ? trick
-      : last ? last.plays.map((p) => h("span", { class: "faded" }, card(p.card, { as: p.as, owner: ctx.name(p.seat) }))) : h("span", { class: "muted", text: "—" })))];
+  const chips = [h("span", { class: "chip strong", text: lead }),
+    view.own_bid !== null && view.own_bid !== undefined ? h("span", { class: "chip", text: t("sk.yourBid", { n: view.own_bid }) }) : null];
+  let cards;
+  if (view.trick.length) {
+    const leading = view.trick.length > 1 ? winningIndex(view.trick) : -1;
+    cards = view.trick.map((p, i) => card(p.card, { as: p.as, owner: ctx.name(p.seat), seat: p.seat, focusable: true,
+      mark: i === leading ? "leading" : null }));
+  } else if (last) {
+    const shown = won ? "wins" : "last";
+    chips.push(h("span", { class: "chip" + (won ? " strong won" : ""), "data-testid": "trick-winner",
+      text: won ? t("table.wins", { name: ctx.name(last.winner) }) : t("sk.lastTrick", { name: ctx.name(last.winner) }) }));
+    cards = last.plays.map((p) => h("span", { class: shown === "last" ? "faded" : "" },
+      card(p.card, { as: p.as, owner: ctx.name(p.seat), seat: p.seat, mark: p.seat === last.winner && won ? "wins" : null })));
+  } else {
+    cards = h("span", { class: "muted", text: "—" });
+  }
+  return h("section", { class: "trick-area", "aria-label": t("sk.trick") }, h("div", { class: "chips" }, chips),
+    h("div", { class: "trick", "data-testid": "trick" }, cards));
+}
 
+export function board(view, ctx) {
+  const parts = [trickArea(view, ctx)];
+  const controls = [];
   const bids = legal(view, "bid");
   if (bids.length) {
-    parts.push(h("section", { class: "controls", "aria-label": t("sk.bid") }, h("span", { class: "controls-label", text: t("sk.bid") }),
+    controls.push(h("section", { class: "controls", "aria-label": t("sk.bid") }, h("span", { class: "controls-label", text: t("sk.bid") }),
       bids.map((c) => action(ctx, c, String(c.tricks), { cls: "bid" }))));
   }
   if (view.hand) {
@@ -57,9 +120,10 @@ export function board(view, ctx) {
       }
       return action(ctx, options[0] || null, card(id), { cls: "card-btn", fallbackKey: `hand-${id}` });
     });
-    parts.push(h("section", { class: "hand-area", "aria-labelledby": "hand-title" }, h("h2", { id: "hand-title", text: t("sk.hand") }),
-      h("div", { class: "hand" }, cards)));
+    controls.push(h("section", { class: "hand-area", "aria-labelledby": "hand-title" }, h("h2", { id: "hand-title", text: t("sk.hand") }),
+      h("div", { class: "hand" + (plays.length ? " live" : "") }, cards)));
   }
-  parts.push(leftovers(view, ctx, new Set(["bid", "play_card"])));
+  controls.push(leftovers(view, ctx, new Set(["bid", "play_card"])));
+  parts.push(dock(controls));
   return h("div", { class: "game skull-king" }, parts);
 }

@@ -1,0 +1,42 @@
+// A table still waiting for players: the way to sit down (as the logged-in account, or under a
+// name), the address to share, and the host's button that fills the empty seats with bots.
+import { games } from "./api.js";
+import { t } from "./i18n.js";
+import { h, store, toast } from "./ui.js";
+import { hosted, fillWithBots } from "./lobby.js";
+import { account, joinRefused } from "./account.js";
+
+/** ``joined`` runs once this browser has a seat; ``refresh`` reads the table again. */
+export function waitingPanel(view, id, { joined, refresh }) {
+  const parts = [h("p", { class: "share", text: t("table.share") }),
+    h("p", { class: "share-link mono", text: location.href })];
+  if (view.seat === null) {
+    const me = account(); // a logged-in browser sits down as its account, under the account's name
+    const form = h("form", { class: "join-form", "data-testid": "join-form", onsubmit: async (event) => {
+      event.preventDefault();
+      const who = me ? null : form.elements.name.value.trim();
+      if (!me && !who) return toast(t("lobby.nameRequired"));
+      if (who) store("tablestream.name", who);
+      try {
+        await games.join(id, who, form.elements.client_seed.value || null);
+        await joined();
+      } catch (error) { joinRefused(error); }
+    } },
+      h("h2", { text: t("table.join") }),
+      me ? h("p", { class: "as-account", "data-testid": "playing-as" }, t("account.sitAs", { name: me.name }))
+        : h("div", { class: "field" }, h("label", { for: "join-name", text: t("lobby.name") }),
+          h("input", { id: "join-name", name: "name", maxlength: 40, value: store("tablestream.name") || "" })),
+      // Jargon a first-time player need not see: their own entropy for the shuffles, under a fold.
+      h("details", { class: "advanced" }, h("summary", { text: t("lobby.advanced") }),
+        h("div", { class: "field" }, h("label", { for: "join-seed", text: t("lobby.clientSeed") }),
+          h("input", { id: "join-seed", name: "client_seed", maxlength: 64 }),
+          h("p", { class: "help", text: t("lobby.clientSeedHelp") }))),
+      h("button", { class: "primary", type: "submit", text: t("table.joinBtn") }));
+    parts.unshift(form);
+  }
+  if (hosted().includes(id)) {
+    parts.push(h("button", { class: "small", "data-testid": "fill-bots", text: t("lobby.bots"),
+      onclick: async () => { await fillWithBots(id); refresh(); } }));
+  }
+  return h("section", { class: "panel waiting" }, parts);
+}

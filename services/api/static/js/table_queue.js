@@ -1,0 +1,227 @@
+// The change queue: between the view a player last saw and the newest one the server sent, every
+// move is drawn in turn, at a pace a person can follow. The table's events say what happened (with
+// the narrated sentence and who did it); the view as it was at each move comes from the server's
+// time travel (`view?at=v`, the seat's own view then), since a live stream may skip versions.
+// The queue reports what it showed on the table's root: `data-shown-version` and `data-played`
+// (one `version:type:seat` per event shown, oldest first), so that tests can follow it.
+import { api, games } from "./api.js";
+
+// Bookkeeping without anything to look at: folded into the step that follows them.
+const SILENT = new Set(["table_created", "table_timers_set", "seed_revealed", "seed_chain_committed", "seat_claimed",
+  "row_choice_awaited", "first_player_choice_requested", "discs_shuffled", "last_chance_returned"]);
+// Results a person needs time to read: a trick taken, a row taken, cards revealed, a round scored.
+const HOLD = new Set(["trick_won", "row_taken", "cards_revealed", "challenge_succeeded", "challenge_failed", "round_scored",
+  "round_ended", "player_eliminated", "bids_revealed", "game_finished", "disc_lost"]);
+const BASE_MS = { move: 650, hold: 1600 };
+const MOTION_MS = 520; // a slide never takes longer than this at normal speed, however long the step
+const MOST_STEPS = 24; // a longer backlog (a tab that slept) shows only its last steps
+const LAST_STEPS = 6;
+const PLAYED_KEPT = 600;
+
+export const SPEEDS = { slow: 1.7, normal: 1, fast: 0.45, instant: 0 };
+
+function kindOf(event) {
+  return SILENT.has(event.type) ? "silent" : HOLD.has(event.type) ? "hold" : "move";
+}
+
+/** The seat an event is about: who acted, who won, whose stack or row it is. */
+export function actorOf(event) {
+  if (!event) return null;
+  for (const field of ["seat", "winner", "dealer"]) if (Number.isInteger(event[field])) return event[field];
+  return null;
+}
+
+/** Steps from the events after the shown version up to the target: one per event worth a look, the
+ * silent ones folded into the next (or, at the end, the last) step. */
+export function plan(events) {
+  const steps = [];
+  let carried = [];
+  for (const event of events) {
+    if (kindOf(event) === "silent") {
+      carried.push(event);
+      continue;
+    }
+    steps.push({ version: event.version, kind: kindOf(event), event, events: [...carried, event] });
+    carried = [];
+  }
+  if (carried.length) {
+    const last = steps[steps.length - 1];
+    if (last) last.events.push(...carried);
+    else steps.push({ version: carried[carried.length - 1].version, kind: "silent", event: null, events: carried });
+  }
+  return steps;
+}
+
+/**
+ * @param {object} o
+ * @param {string} o.id the table
+ * @param {HTMLElement} o.root where the report goes
+ * @param {(view: object, how: object) => void} o.draw draws a view; ``how`` = {step, ms, collect}
+ * @param {(step: object) => number} o.before marks the drawing in place before a step (a row about
+ *   to be taken); returns the part of the step to wait before drawing it (0..1)
+ * @param {{append: Function, reset: Function, logged: Function}} o.log
+ * @param {() => number} o.factor the speed factor now (0: instant)
+ */
+export function changeQueue({ id, root, draw, before, log, factor }) {
+  let latest = null;
+  let shown = null;
+  let running = false;
+  let restart = true; // the next run draws at once and reads the whole log (first view, new seat, language)
+  let closed = false;
+  let wake = null; // resolves the pause in progress early
+  let skipping = false; // the player asked to see the newest view now
+  const played = [];
+
+  function pause(ms) {
+    if (ms <= 0) return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => { wake = null; resolve(); }, ms);
+      wake = () => { clearTimeout(timer); wake = null; resolve(); };
+    });
+  }
+
+  async function eventsUpTo(version) {
+    const all = [];
+    let after = log.logged();
+    while (after < version) {
+      const page = await games.events(id, after);
+      const fresh = page.events.filter((e) => e.version > after && e.version <= version);
+      if (!fresh.length) break;
+      all.push(...fresh);
+      after = fresh[fresh.length - 1].version;
+    }
+    return all;
+  }
+
+  function report(events, target, jumped = false) {
+    for (const event of events) played.push(`${event.version}:${event.type}:${actorOf(event) ?? ""}` + (jumped ? ":j" : ""));
+    if (played.length > PLAYED_KEPT) played.splice(0, played.length - PLAYED_KEPT);
+    root.dataset.played = played.join(" ");
+    root.dataset.shownVersion = String(target.version);
+  }
+
+  function viewAt(step, target) {
+    if (step.version >= target.version) return Promise.resolve(target);
+    return api(`/games/${id}/view?at=${step.version}`).catch(() => null);
+  }
+
+  // How long a step takes against normal speed: instant when hidden or skipped, faster when far behind.
+  function speed(behind) {
+    if (document.hidden || skipping) return 0;
+    let f = factor();
+    if (behind > 8) f *= 0.5;
+    return f;
+  }
+
+  // The first view, a new seat or a new language: drawn at once, then the whole log read again.
+  async function catchUp(target) {
+    shown = target;
+    draw(target, { step: null, ms: 0 });
+    log.reset();
+    const events = await eventsUpTo(target.version);
+    log.append(events);
+    const said = events.filter((e) => e.text).pop();
+    if (said) draw(target, { step: null, ms: 0, said: said.text });
+    report(events, target, true);
+  }
+
+  async function advance(target) {
+    const steps = plan(await eventsUpTo(target.version));
+    const jump = speed(steps.length) === 0 ? steps.length : steps.length > MOST_STEPS ? steps.length - LAST_STEPS : 0;
+    for (const step of steps.slice(0, jump)) log.append(step.events);
+    if (jump) report(steps.slice(0, jump).flatMap((s) => s.events), shown, true);
+    const rest = steps.slice(jump);
+    const views = rest.map((step) => viewAt(step, target)); // fetched together, drawn in turn
+    for (let i = 0; i < rest.length; i++) {
+      const step = rest[i];
+      const behind = rest.length - i - 1 + Math.max(0, latest.version - target.version);
+      const ms = Math.round(BASE_MS[step.kind === "hold" ? "hold" : "move"] * speed(behind));
+      const view = (await views[i]) || (i === rest.length - 1 ? target : null);
+      if (closed || restart) return;
+      let waited = 0;
+      if (ms && step.event) {
+        waited = Math.round(ms * before(step));
+        await pause(waited);
+      }
+      if (view) {
+        draw(view, { step, ms: Math.min(ms, Math.round(MOTION_MS * Math.max(speed(behind), 0.4))), collect: collectorOf(step) });
+        shown = view;
+      }
+      log.append(step.events);
+      report(step.events, view || shown);
+      await pause(ms - waited);
+    }
+    if (!rest.length || shown.version !== target.version) {
+      const said = steps.flatMap((step) => step.events).filter((e) => e.text).pop();
+      draw(target, { step: null, ms: 0, said: said ? said.text : null });
+    }
+    shown = target;
+    report([], target);
+  }
+
+  async function run() {
+    if (running) return;
+    running = true;
+    try {
+      while (!closed && latest && (restart || !shown || shown.version < latest.version)) {
+        const target = latest;
+        if (restart || !shown) {
+          restart = false;
+          await catchUp(target);
+        } else {
+          await advance(target);
+        }
+      }
+    } catch (error) {
+      // A page of events that failed to load: show the newest view as it is; the log catches up on
+      // the next change (it reads from the last line it holds).
+      if (latest && !closed) {
+        shown = latest;
+        draw(latest, { step: null, ms: 0 });
+        report([], latest);
+      }
+      throw error;
+    } finally {
+      running = false;
+      skipping = false;
+    }
+  }
+
+  return {
+    /** A newer view from the server (stream, command answer or reload). */
+    push(view, { fresh = false } = {}) {
+      if (fresh || (latest && latest.seat !== view.seat)) restart = true;
+      latest = view;
+      return run();
+    },
+    /** Draw the newest view again (a refused command: its control comes back) if nothing plays. */
+    redraw() {
+      if (latest && (!running || (shown && shown.version === latest.version))) draw(latest, { step: null, ms: 0 });
+    },
+    /** Read the whole log again (a new language) and show the newest view. */
+    relog() {
+      restart = true;
+      if (wake) wake();
+      return run();
+    },
+    /** Show the newest view now: the steps left are drawn at once. */
+    hurry() {
+      skipping = running;
+      if (wake) wake();
+    },
+    busy: () => running && shown && latest && shown.version < latest.version,
+    latest: () => latest,
+    shown: () => shown,
+    close() {
+      closed = true;
+      if (wake) wake();
+    },
+  };
+}
+
+function collectorOf(step) {
+  if (!step.event) return null;
+  if (step.event.type === "row_taken") return step.event.seat;
+  if (step.event.type === "trick_won") return step.event.winner;
+  return null;
+}

@@ -1,0 +1,120 @@
+"""One person against paced bots, in Chromium: every other seat's move is shown in turn, the log
+follows the game, the end screen has a score sheet; on a phone every legal move stays on screen."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Page
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
+
+from tests.browser.conftest import Server
+from tests.browser.play import create_table, fill_with_bots, wait_log_caught_up
+from tests.browser.test_games import skull_short_game
+from tests.browser.watch import Watch, play_and_watch, wait_shown, watcher
+
+pytestmark = pytest.mark.browser
+
+GAMES = [  # title, seats, table options, file name
+    ("Skull", 3, {}, "skull"),
+    ("6 nimmt!", 4, {"rounds": 1}, "six-nimmt"),
+    ("Skull King", 2, {}, "skull-king"),
+]
+SLIDING = (  # a step of another seat being drawn: its card or disc on its way to the table
+    "() => { const now = document.querySelector('[data-testid=now].live');"
+    " const seat = document.querySelector('.player.actor:not(.me)');"
+    " return now && seat && document.getAnimations().some(a => a.playState === 'running'"
+    " && a.effect && a.effect.target && a.effect.target.closest('.trick, .rows, .pending, .mats')); }"
+)
+WHOLE_GAMES_SECONDS = 420.0  # three games at once, Skull King's ten rounds the longest, on 2 busy cores
+
+
+def seat_against_bots(page: Page, title: str, seats: int, options: dict[str, object]) -> str:
+    """The person creates the table, sits down and fills the other seats with bots."""
+    game_id = create_table(page, title, "Ada", seats, **options)
+    fill_with_bots(page)
+    return game_id
+
+
+def short_skull(pages: dict[Page, str]):  # type: ignore[no-untyped-def]
+    """Skull is steered to end soon (flip, pass, low bids); the other games are played at random."""
+    return lambda page: skull_short_game if pages[page] == "skull" else None
+
+
+def test_whole_games_against_paced_bots_show_every_move_of_the_other_seats_in_order_and_the_log_follows(
+    server: Server, browser, screenshots: Path
+) -> None:
+    pages = {watcher(browser, server.url): name for _, _, _, name in GAMES}
+    for page, (title, seats, options, _) in zip(pages, GAMES, strict=True):
+        seat_against_bots(page, title, seats, options)
+    watch = Watch()
+    shot: set[str] = set()
+
+    def check(page: Page) -> None:
+        watch.moves_shown_in_order(page)
+        watch.log_follows(page)
+
+    def mid_move(page: Page, moves: int) -> None:
+        # A frame of each game, once, while another seat's card or disc slides into place.
+        name = pages[page]
+        if name in shot or moves < 4:
+            return
+        page.mouse.move(1, 1)  # no card help under the pointer in the picture
+        try:
+            page.wait_for_function(SLIDING, timeout=3_000)
+        except PlaywrightTimeoutError:
+            return  # nothing of another seat's moved in time: a later move is shot
+        page.screenshot(path=screenshots / f"{name}-mid-move.png")
+        shot.add(name)
+
+    moves = play_and_watch(
+        list(pages), random.Random(22), WHOLE_GAMES_SECONDS, check, short_skull(pages), on_move=mid_move
+    )
+    assert moves > 20
+    assert watch.moves_seen > 30, watch.moves_seen
+    for page, name in pages.items():
+        page.wait_for_selector("[data-testid=end-screen]")
+        wait_shown(page)
+        wait_log_caught_up(page)
+        watch.moves_shown_in_order(page)
+        watch.log_follows(page)
+        sheet = page.locator("[data-testid=score-sheet]")
+        sheet.wait_for()
+        assert sheet.locator("tbody tr").count() >= 1
+        replay = page.locator("[data-testid=end-replay]").get_attribute("href")
+        assert replay == f"/replay/{page.url.rsplit('/', 1)[1]}"
+        page.mouse.move(1, 1)
+        page.screenshot(path=screenshots / f"{name}-end-sheet.png", full_page=True)
+        log_rounds = page.locator("[data-testid=log] .log-round").all_inner_texts()
+        assert log_rounds and log_rounds[0].lower().startswith("round 1"), log_rounds
+    assert shot, "no move was caught mid-animation"
+    for page in pages:
+        page.context.close()
+
+
+def test_on_a_phone_every_legal_move_is_a_button_on_screen_in_every_phase_of_every_game(
+    server: Server, browser, screenshots: Path
+) -> None:
+    pages = {watcher(browser, server.url, width=390, height=844): name for _, _, _, name in GAMES}
+    for page, (title, seats, options, _) in zip(pages, GAMES, strict=True):
+        seat_against_bots(page, title, seats, options)
+    phases: dict[str, set[str]] = {name: set() for name in pages.values()}
+
+    def check(page: Page) -> None:
+        phase = Watch.legal_moves_on_screen(page)
+        if phase:
+            name = pages[page]
+            if phase not in phases[name]:
+                page.screenshot(path=screenshots / f"phone-{name}-{phase}.png")
+            phases[name].add(phase)
+        width = page.evaluate("document.documentElement.scrollWidth")
+        assert width <= 390, f"the page scrolls sideways on a phone ({width}px)"
+
+    play_and_watch(list(pages), random.Random(390), WHOLE_GAMES_SECONDS, check, short_skull(pages))
+    assert {"placement", "turns"} <= phases["skull"], phases  # and whichever others the seat reached
+    assert "selecting" in phases["six-nimmt"], phases
+    assert {"bidding", "playing"} <= phases["skull-king"], phases
+    for page in pages:
+        page.context.close()

@@ -1,0 +1,195 @@
+"""Watching the table page as a person would: what its change queue showed (its report on the
+table's root), whether the log's newest line is in sight, whether every legal move is a button on
+screen; and a player who clicks controls, with those checks before each of its moves."""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from playwright.sync_api import Browser, Page
+from playwright.sync_api import Error as PlaywrightError
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
+
+from tests.browser.play import (
+    ACTIONS,
+    CLICK_MS,
+    MOVE_SECONDS,
+    Chooser,
+    describe,
+    player,
+    status,
+    version,
+    wait_until,
+)
+
+IDLE_MS = 30_000  # the queue catching up: a few seconds of steps, more on a loaded machine
+SHOWN = (
+    "() => { const t = document.querySelector('[data-testid=table]');"
+    " return t && t.dataset.shownVersion === t.dataset.version; }"
+)
+
+
+def watcher(
+    browser: Browser, base_url: str, speed: str = "fast", width: int = 1280, height: int = 900
+) -> Page:
+    """A page whose table animates at ``speed`` (the setting a person picks, kept in localStorage)."""
+    return player(browser, base_url, width=width, height=height, speed=speed)
+
+
+def game_id(page: Page) -> str:
+    return page.url.rsplit("/", 1)[1]
+
+
+def read(page: Page, path: str) -> Any:
+    """A JSON answer of the API with the page's cookies (its seat). A kept-alive connection the server
+    closed at the moment it was reused (ECONNRESET) is tried again, at most twice."""
+    for attempt in range(3):
+        try:
+            answer = page.request.get(path)
+        except PlaywrightError as error:
+            if "ECONNRESET" not in str(error) or attempt == 2:
+                raise
+            continue
+        assert answer.ok, f"{path}: {answer.status} {answer.text()}"
+        return answer.json()
+    raise AssertionError("unreachable")
+
+
+def wait_shown(page: Page) -> None:
+    """Until the queue has shown the newest view the page received."""
+    page.wait_for_function(SHOWN, timeout=IDLE_MS)
+
+
+def played(page: Page) -> list[tuple[int, str, bool]]:
+    """The queue's report: (version, event type, shown as a step rather than jumped over), in order."""
+    tokens = (page.get_attribute("[data-testid=table]", "data-played") or "").split()
+    return [(int(token.split(":")[0]), token.split(":")[1], not token.endswith(":j")) for token in tokens]
+
+
+def key_of(command: dict[str, Any]) -> str:
+    """The ``data-key`` the page gives a command's button (games/common.js keyOf)."""
+    return "&".join(f"{key}={value}" for key, value in sorted(command.items()))
+
+
+class Watch:
+    """Per page: the version up to which the other seats' moves were already checked."""
+
+    def __init__(self) -> None:
+        self.checked: dict[str, int] = {}
+        self.moves_seen = 0
+
+    def moves_shown_in_order(self, page: Page) -> None:
+        """Every move the bots made since the last check was shown as a step of its own, in order."""
+        wait_shown(page)
+        after = self.checked.get(game_id(page), 0)
+        events = read(page, f"/games/{game_id(page)}/events?after={after}")["events"]
+        head = int(page.get_attribute("[data-testid=table]", "data-shown-version") or 0)
+        moves = [e for e in events if e.get("by") == "bot" and e["version"] <= head]
+        report = played(page)
+        where = {version: index for index, (version, _, _) in enumerate(report)}
+        for event in moves:
+            assert event["version"] in where, f"move {event} missing from the queue's report {report[-30:]}"
+            _, kind, stepped = report[where[event["version"]]]
+            assert kind == event["type"] and stepped, f"move {event} was not shown as a step: {report[-30:]}"
+        indexes = [where[e["version"]] for e in moves]
+        assert indexes == sorted(indexes), f"moves shown out of order: {report[-30:]}"
+        self.checked[game_id(page)] = head
+        self.moves_seen += len(moves)
+
+    @staticmethod
+    def log_follows(page: Page) -> None:
+        """The log's newest line lies inside the log's box (it scrolled along)."""
+        inside = page.evaluate(
+            "() => { const log = document.querySelector('[data-testid=log]');"
+            " const last = log.lastElementChild; if (!last) return true;"
+            " const box = log.getBoundingClientRect(), line = last.getBoundingClientRect();"
+            " return line.bottom <= box.bottom + 1 && line.top >= box.top - 1; }"
+        )
+        assert inside, "the log's last line is out of sight"
+
+    @staticmethod
+    def legal_moves_on_screen(page: Page) -> str:
+        """Every legal command of the seat is an enabled button wholly inside the viewport and not
+        covered by anything. Returns the phase checked."""
+        wait_shown(page)
+        view = read(page, f"/games/{game_id(page)}/view")
+        if view["version"] != version(page):
+            return ""  # the table moved on meanwhile: the next move checks again
+        size = page.viewport_size or {"width": 0, "height": 0}
+        for command in view["legal"]:
+            key = key_of(command)
+            buttons = page.locator(f"{ACTIONS}[data-key='{key}']")
+            assert buttons.count() >= 1, f"no enabled button for {key} in phase {view['phase']}"
+            box = buttons.first.bounding_box()
+            assert box is not None, key
+            assert box["x"] >= 0 and box["y"] >= 0, (key, box)
+            assert box["x"] + box["width"] <= size["width"] + 0.5, (key, box, view["phase"])
+            assert box["y"] + box["height"] <= size["height"] + 0.5, (key, box, view["phase"])
+            on_top = buttons.first.evaluate(
+                "b => { const r = b.getBoundingClientRect();"
+                " const at = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);"
+                " return b === at || b.contains(at); }"
+            )
+            assert on_top, f"the button for {key} is covered ({view['phase']})"
+        return str(view["phase"])
+
+
+def play_and_watch(
+    pages: Sequence[Page],
+    rng: random.Random,
+    seconds: float,
+    check: Callable[[Page], None],
+    choose: Callable[[Page], Chooser | None] = lambda page: None,
+    on_move: Callable[[Page, int], None] | None = None,
+) -> int:
+    """Like ``play.play`` until every page's game is over, but first ``check`` each page whose seat
+    may move, then click one of its enabled controls (``choose(page)`` may bias which). Returns the
+    moves made."""
+    deadline = time.monotonic() + seconds
+    moves = 0
+    while not all(status(page) == "finished" for page in pages):
+        assert time.monotonic() < deadline, f"no end after {moves} moves:\n{describe(pages)}"
+        seen = [version(page) for page in pages]
+        acted = False
+        for page in pages:
+            if status(page) != "playing" or not page.locator(ACTIONS).count():
+                continue
+            check(page)
+            before = version(page)
+            buttons = page.locator(ACTIONS)
+            keys = buttons.evaluate_all("els => els.map(el => el.dataset.key || '')")
+            if not keys or status(page) != "playing":
+                continue
+            chooser = choose(page)
+            index = chooser(rng, keys) if chooser else rng.randrange(len(keys))
+            try:
+                page.locator(f"{ACTIONS}[data-key='{keys[index]}']").first.click(timeout=CLICK_MS)
+            except PlaywrightTimeoutError:
+                if version(page) != before:
+                    continue  # the view moved on under the pointer and took the control away
+                raise
+            page.wait_for_function(
+                "v => Number(document.querySelector('[data-testid=table]').dataset.version) > v"
+                " || document.querySelector('#toast.show')",
+                arg=before,
+                timeout=10_000,
+            )
+            moves += 1
+            acted = True
+            if on_move:
+                on_move(page, moves)
+        if not acted:
+            wait_until(_moved(pages, seen), MOVE_SECONDS, "a view to move on", lambda: describe(pages))
+    return moves
+
+
+def _moved(pages: Sequence[Page], seen: list[int]) -> Callable[[], bool]:
+    """A page received a newer view, shows controls now, or every game is over."""
+    return lambda: (
+        [version(page) for page in pages] != seen
+        or any(page.locator(ACTIONS).count() for page in pages)
+        or all(status(page) == "finished" for page in pages)
+    )
