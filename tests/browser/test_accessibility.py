@@ -221,26 +221,10 @@ STATE_NAMES = [
     *(f"rules {game}" for game in GAMES),
 ]
 
-LOG = "scrollable-region-focusable"  # table.js: the log (ol.log) scrolls but cannot take the focus
-CARD_LABEL = "aria-prohibited-attr"  # games/*.js: aria-label on a card or disc <span> without a role
-CONTRAST = "color-contrast"
-KNOWN: dict[str, tuple[tuple[str, ...], str]] = {
-    "lobby": ((CONTRAST,), "lobby.js/app.css: .game-players and the account tabs' .seg.on on --accent-soft"),
-    "lobby signed in": ((CONTRAST,), "lobby.js/app.css: .game-players, .seg.on and the rating chips"),
-    "skull in play": ((CARD_LABEL, LOG), "games/skull.js disc spans; table.js log"),
-    "skull finished": ((CARD_LABEL, LOG), "games/skull.js disc spans; table.js log"),
-    "six-nimmt in play": ((CARD_LABEL, LOG), "games/six_nimmt.js card spans; table.js log"),
-    "six-nimmt finished": ((CARD_LABEL, LOG), "games/six_nimmt.js card spans; table.js log"),
-    "six-nimmt watched": ((CARD_LABEL, LOG), "games/six_nimmt.js card spans; table.js log"),
-    "skull-king in play": ((CONTRAST, LOG), "app.css: .kcard .cname of cards at half opacity; table.js log"),
-    "skull-king finished": ((CONTRAST, LOG), "app.css: .kcard .cname of cards at half opacity; table.js log"),
-    "replay": ((CARD_LABEL,), "games/six_nimmt.js card spans, drawn by the replay's boards"),
-    "player": ((CONTRAST,), "players.js/app.css: .seat-chip .place (gold 2.4:1, muted on --accent-soft)"),
-}
-"""Page state -> the serious rules axe reports there, all from pages other branches of issue 22 are
-rewriting (table.js, games/*.js, lobby.js, players.js and their CSS), and where they come from. The
-state must fail with those rules only (``UnexpectedViolation`` otherwise); once fixed it passes, the
-strict xfail turns red, and the entry goes."""
+KNOWN: dict[str, tuple[tuple[str, ...], str]] = {}
+"""Page state -> the serious rules axe is known to report there and where they come from (none
+today). A state listed here must fail with those rules only (``UnexpectedViolation`` otherwise);
+once fixed it passes, the strict xfail turns red, and the entry goes."""
 
 
 class UnexpectedViolation(Exception):

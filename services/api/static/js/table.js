@@ -53,7 +53,7 @@ export function playersPanel(view, mod, { receivedAt = Date.now(), interactive =
       h("span", { class: "pstat" }, view.status !== "waiting" ? mod.stat(view, p) : null),
       h("span", { class: "pscore", title: t("table.scores"), text: view.status !== "waiting" ? String(view.scores[seat]) : "" })));
   }
-  return h("ol", { class: "players", "aria-label": t("table.scores") }, rows);
+  return h("ol", { class: "players", "aria-label": t("table.scores"), tabindex: "0" }, rows); // a strip that scrolls on a phone: keyboard users scroll it too
 }
 
 export async function render(main, id) {
@@ -82,7 +82,7 @@ export async function render(main, id) {
   const caption = h("p", { class: "now", "data-testid": "now" });
   const board = h("div", { class: "board" });
   const players = h("section", { class: "panel players-panel", id: "players-panel" });
-  const logList = h("ol", { class: "log", "data-testid": "log", tabindex: "0", role: "log", "aria-live": "polite", "aria-labelledby": "log-title" });
+  const logList = h("ol", { class: "log", "data-testid": "log", tabindex: "0", "aria-live": "polite", "aria-labelledby": "log-title" });
   const logBox = h("section", { class: "panel log-panel", "aria-labelledby": "log-title" },
     h("h2", { id: "log-title", text: t("table.log") }), logList);
   const boardCol = h("div", { class: "board-col" }, caption, board);
