@@ -3,7 +3,7 @@
 import { api, games, ApiError } from "./api.js";
 import { t, onLangChange } from "./i18n.js";
 import { TITLES, playerName } from "./names.js";
-import { h, mount, randomId, toast } from "./ui.js";
+import { h, mount, patch, randomId, toast } from "./ui.js";
 import { onAccountChange } from "./account.js";
 import { keyOf } from "./games/common.js";
 import { changeQueue, actorOf } from "./table_queue.js";
@@ -108,6 +108,7 @@ export async function render(main, id) {
   const head = {};
 
   const queue = changeQueue({ id, root, log, factor: speedFactor, draw: drawStep,
+    tell: (text) => { caption.firstChild.textContent = text; },
     before: (step) => {
       showCaption(step);
       const seat = actorOf(step.event);
@@ -248,10 +249,9 @@ export async function render(main, id) {
     alerts = turnAlerts({ banner: warning, gameTitle: TITLES[view.game] || view.game, id, base: baseTitle });
   }
 
-  function drawStep(view, { step = null, ms = 0, collect = null, said = null } = {}) {
+  function drawStep(view, { step = null, ms = 0, collect = null } = {}) {
     const before = ms ? capture(root) : null;
     draw(view, step);
-    if (said) caption.firstChild.textContent = said;
     if (ms) play(root, before, ms, { collect });
   }
 
@@ -291,20 +291,20 @@ export async function render(main, id) {
     if (!step) caption.classList.remove("live");
     if (step) showCaption(step);
     const actor = step ? actorOf(step.event) : null;
-    mount(players, h("h2", { text: t("table.scores") }), playersPanel(view, mod, { receivedAt, actor }));
+    patch(players, [h("h2", { text: t("table.scores") }), playersPanel(view, mod, { receivedAt, actor })]);
     if (view.status === "waiting") {
-      mount(board, prompt, waitingPanel(view, id, { joined, refresh }));
+      patch(board, [h("span", { "data-slot": "prompt" }), waitingPanel(view, id, { joined, refresh })], { prompt });
+      watchDock(null);
     } else {
       const parts = [];
       if (view.status === "finished") parts.push(endScreen(view, id, pad));
       const game = mod.board(shown, { send, me: view.seat, name: (s) => playerName(view, s), step });
       for (const el of game.querySelectorAll(`[data-testid^="mat-"]`)) el.classList.toggle("actor", el.dataset.testid === `mat-${actor}`);
       parts.push(game);
-      mount(board, parts);
       const dock = game.querySelector(".dock");
-      if (dock) dock.prepend(prompt);
-      else board.prepend(prompt);
-      watchDock(view.status === "playing" ? dock : null);
+      (dock || game).prepend(h("span", { "data-slot": "prompt" }));
+      patch(board, parts, { prompt });
+      watchDock(view.status === "playing" ? board.querySelector(".dock") : null);
     }
     tickClock();
     retype(typing);

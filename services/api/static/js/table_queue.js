@@ -62,8 +62,9 @@ export function plan(events) {
  * @param {{append: Function, reset: Function, logged: Function}} o.log
  * @param {() => number} o.factor the speed factor now (0: instant)
  */
-export function changeQueue({ id, root, draw, before, log, factor }) {
+export function changeQueue({ id, root, draw, tell, before, log, factor }) {
   let latest = null;
+  let drawn = null; // the view drawn last: not drawn twice over
   let shown = null;
   let running = false;
   let restart = true; // the next run draws at once and reads the whole log (first view, new seat, language)
@@ -100,9 +101,12 @@ export function changeQueue({ id, root, draw, before, log, factor }) {
     root.dataset.shownVersion = String(target.version);
   }
 
+  // The view a step draws: as it was after the step's last event (a silent one after its move
+  // changes nothing to look at, and may be what makes the controls come: the newest view then).
   function viewAt(step, target) {
-    if (step.version >= target.version) return Promise.resolve(target);
-    return api(`/games/${id}/view?at=${step.version}`).catch(() => null);
+    const at = step.events[step.events.length - 1].version;
+    if (at >= target.version) return Promise.resolve(target);
+    return api(`/games/${id}/view?at=${at}`).catch(() => null);
   }
 
   // How long a step takes against normal speed: instant when hidden or skipped, faster when far behind.
@@ -113,15 +117,24 @@ export function changeQueue({ id, root, draw, before, log, factor }) {
     return f;
   }
 
+  function paint(view, how = { step: null, ms: 0 }) {
+    drawn = view;
+    draw(view, how);
+  }
+
+  function sayLast(events) {
+    const said = events.filter((e) => e.text).pop();
+    if (said) tell(said.text);
+  }
+
   // The first view, a new seat or a new language: drawn at once, then the whole log read again.
   async function catchUp(target) {
     shown = target;
-    draw(target, { step: null, ms: 0 });
+    paint(target);
     log.reset();
     const events = await eventsUpTo(target.version);
     log.append(events);
-    const said = events.filter((e) => e.text).pop();
-    if (said) draw(target, { step: null, ms: 0, said: said.text });
+    sayLast(events);
     report(events, target, true);
   }
 
@@ -144,17 +157,15 @@ export function changeQueue({ id, root, draw, before, log, factor }) {
         await pause(waited);
       }
       if (view) {
-        draw(view, { step, ms: Math.min(ms, Math.round(MOTION_MS * Math.max(speed(behind), 0.4))), collect: collectorOf(step) });
+        paint(view, { step, ms: Math.min(ms, Math.round(MOTION_MS * Math.max(speed(behind), 0.4))), collect: collectorOf(step) });
         shown = view;
       }
       log.append(step.events);
       report(step.events, view || shown);
       await pause(ms - waited);
     }
-    if (!rest.length || shown.version !== target.version) {
-      const said = steps.flatMap((step) => step.events).filter((e) => e.text).pop();
-      draw(target, { step: null, ms: 0, said: said ? said.text : null });
-    }
+    if (drawn !== target) paint(target);
+    if (!rest.length) sayLast(steps.flatMap((step) => step.events));
     shown = target;
     report([], target);
   }
@@ -177,7 +188,7 @@ export function changeQueue({ id, root, draw, before, log, factor }) {
       // the next change (it reads from the last line it holds).
       if (latest && !closed) {
         shown = latest;
-        draw(latest, { step: null, ms: 0 });
+        paint(latest);
         report([], latest);
       }
       throw error;
@@ -192,11 +203,14 @@ export function changeQueue({ id, root, draw, before, log, factor }) {
     push(view, { fresh = false } = {}) {
       if (fresh || (latest && latest.seat !== view.seat)) restart = true;
       latest = view;
+      // Nothing to animate: the newest view is drawn at once, as it arrives; the run below only
+      // brings the log along.
+      if (!restart && shown && speed(0) === 0) paint(view);
       return run();
     },
     /** Draw the newest view again (a refused command: its control comes back) if nothing plays. */
     redraw() {
-      if (latest && (!running || (shown && shown.version === latest.version))) draw(latest, { step: null, ms: 0 });
+      if (latest && (!running || (shown && shown.version === latest.version))) paint(latest);
     },
     /** Read the whole log again (a new language) and show the newest view. */
     relog() {

@@ -6,7 +6,7 @@ export function h(tag, attrs = {}, ...children) {
     if (value === null || value === undefined || value === false) continue;
     if (key === "class") el.className = value;
     else if (key === "text") el.textContent = value;
-    else if (key.startsWith("on") && typeof value === "function") el.addEventListener(key.slice(2), value);
+    else if (key.startsWith("on") && typeof value === "function") el[key] = value; // a property: patch() can move it
     else if (key === "dataset") Object.assign(el.dataset, value);
     else el.setAttribute(key, value === true ? "" : value);
   }
@@ -25,6 +25,72 @@ function append(el, children) {
 export function mount(parent, ...children) {
   parent.replaceChildren();
   append(parent, children);
+  return parent;
+}
+
+// patch(): like mount(), but the elements already there are kept and brought up to date where the
+// new drawing has an element of the same kind in the same place (or with the same key: data-anim,
+// data-hold, data-key, data-testid or id). A redraw then keeps what is under the pointer, the focus and the
+// card help where they are, and a card that moved stays the same element (table_motion.js slides
+// it). ``slots`` names elements kept as they are: a ``data-slot`` placeholder in the new drawing
+// stands for them.
+const HANDLERS = ["onclick", "onchange", "oninput", "onsubmit", "onkeydown"];
+
+function keyOf(node) {
+  if (node.nodeType !== 1) return null;
+  const d = node.dataset;
+  return d.anim || d.hold || d.key || d.testid || node.id || null;
+}
+
+function alike(a, b) {
+  return a.nodeType === b.nodeType && (a.nodeType !== 1 || a.tagName === b.tagName);
+}
+
+function update(from, to, slots) {
+  if (from.nodeType !== 1) {
+    if (from.nodeValue !== to.nodeValue) from.nodeValue = to.nodeValue;
+    return;
+  }
+  for (const { name } of [...from.attributes]) if (!to.hasAttribute(name)) from.removeAttribute(name);
+  for (const { name, value } of [...to.attributes]) if (from.getAttribute(name) !== value) from.setAttribute(name, value);
+  for (const handler of HANDLERS) if (from[handler] !== to[handler]) from[handler] = to[handler];
+  if (from.tagName === "INPUT" || from.tagName === "TEXTAREA" || from.tagName === "SELECT") return; // what is typed stays
+  patchChildren(from, [...to.childNodes], slots);
+}
+
+function patchChildren(parent, fresh, slots) {
+  const old = [...parent.childNodes];
+  const keyed = new Map();
+  for (const node of old) if (keyOf(node)) keyed.set(keyOf(node), node);
+  const used = new Set();
+  let cursor = 0;
+  const result = fresh.map((node) => {
+    if (node.nodeType === 1 && node.dataset.slot && slots[node.dataset.slot]) return slots[node.dataset.slot];
+    let match = null;
+    const key = keyOf(node);
+    if (key) {
+      match = keyed.get(key) || null;
+    } else {
+      while (cursor < old.length && (keyOf(old[cursor]) || used.has(old[cursor]))) cursor++;
+      match = old[cursor] || null;
+      if (match) cursor++;
+    }
+    if (!match || used.has(match) || !alike(match, node)) return node;
+    used.add(match);
+    update(match, node, slots);
+    return match;
+  });
+  const kept = new Set(result);
+  for (const node of old) if (!kept.has(node)) node.remove();
+  result.forEach((node, index) => {
+    if (parent.childNodes[index] !== node) parent.insertBefore(node, parent.childNodes[index] || null);
+  });
+}
+
+export function patch(parent, children, slots = {}) {
+  const holder = document.createElement(parent.tagName);
+  append(holder, Array.isArray(children) ? children : [children]);
+  patchChildren(parent, [...holder.childNodes], slots);
   return parent;
 }
 

@@ -17,6 +17,7 @@ export function action(ctx, command, content, { cls = "", label = null, fallback
     disabled: !command,
     "aria-label": label,
     "data-key": command ? keyOf(command) : fallbackKey,
+    "data-hold": fallbackKey, // the same button whether its card may be played now or not (ui.js patch)
     "data-act": command ? command.type : null,
     onclick: command ? (event) => {
       event.currentTarget.disabled = true;
