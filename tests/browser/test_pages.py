@@ -128,7 +128,9 @@ def test_a_table_page_fits_a_phone_and_plays_by_touch_sized_buttons(
         play([phone], rng, lambda: phone.locator("button[data-act]:enabled").count() == 0, seconds=10)
     width = phone.evaluate("document.documentElement.scrollWidth")
     assert width <= 390, f"the page scrolls sideways on a phone ({width}px)"
-    box = phone.locator(".hand .card-btn").first.bounding_box()
+    card = phone.locator(".hand .card-btn").first
+    card.wait_for(state="visible")  # a redraw under way (the change queue) lays the hand out again
+    box = card.bounding_box()
     assert box is not None and box["height"] >= 44
     phone.screenshot(path=screenshots / "phone-table.png", full_page=True)
     phone.context.close()
