@@ -142,7 +142,9 @@ export async function render(main, id) {
     return games.send(id, command, randomId()).then((answer) => {
       answered = Math.max(answered, answer.version);
       sending = false;
-      return refresh();
+      // The stream may have brought the move's view while the command was on its way (drawn
+      // without controls then): drawn again now, whatever version the answer reads.
+      return refresh(true);
     }, (error) => {
       sending = false;
       toast(error.message);
