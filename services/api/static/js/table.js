@@ -117,8 +117,6 @@ export async function render(main, id) {
       return mod.before ? mod.before(board, step.event) : 0;
     } });
 
-  // While a command is on its way, and until a view at least as new as its answer arrived, no
-  // control is offered: a step of the past drawn meanwhile would offer what was just played.
   const live = liveStream({ id, root, prompt, show, refresh: () => refresh(), latest: () => queue.latest() });
 
   // This browser's seat changed (it sat down, or left): the stream was opened with the old cookie.
@@ -135,13 +133,17 @@ export async function render(main, id) {
     if (typeof reportError === "function" && !(error instanceof ApiError)) reportError(error);
   }
 
+  // While a command is on its way, and until a view at least as new as its answer arrived, no
+  // control is offered: a step of the past drawn meanwhile would offer what was just played.
   function send(command) {
     sending = true;
     for (const button of board.querySelectorAll("button[data-act]")) button.disabled = true;
     return games.send(id, command, randomId()).then((answer) => {
       answered = Math.max(answered, answer.version);
       sending = false;
-      return refresh();
+      // The stream may have brought the move's view while the command was on its way (drawn
+      // without controls then): drawn again now, whatever version the answer reads.
+      return refresh(true);
     }, (error) => {
       sending = false;
       toast(error.message);

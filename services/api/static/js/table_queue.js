@@ -65,6 +65,7 @@ export function plan(events) {
 export function changeQueue({ id, root, draw, tell, before, log, factor }) {
   let latest = null;
   let drawn = null; // the view drawn last: not drawn twice over
+  let stale = false; // the newest view must be drawn again (a command refused or answered meanwhile)
   let shown = null;
   let running = false;
   let restart = true; // the next run draws at once and reads the whole log (first view, new seat, language)
@@ -119,6 +120,7 @@ export function changeQueue({ id, root, draw, tell, before, log, factor }) {
 
   function paint(view, how = { step: null, ms: 0 }) {
     drawn = view;
+    if (view === latest) stale = false;
     draw(view, how);
   }
 
@@ -164,7 +166,7 @@ export function changeQueue({ id, root, draw, tell, before, log, factor }) {
       report(step.events, view || shown);
       await pause(ms - waited);
     }
-    if (drawn !== target) paint(target);
+    if (drawn !== target || stale) paint(target);
     if (!rest.length) sayLast(steps.flatMap((step) => step.events));
     shown = target;
     report([], target);
@@ -210,7 +212,9 @@ export function changeQueue({ id, root, draw, tell, before, log, factor }) {
     },
     /** Draw the newest view again (a refused command: its control comes back) if nothing plays. */
     redraw() {
-      if (latest && (!running || (shown && shown.version === latest.version))) paint(latest);
+      if (!latest) return;
+      if (!running || drawn === latest) paint(latest);
+      else stale = true; // a step of the past is on screen: the newest view comes after it
     },
     /** Read the whole log again (a new language) and show the newest view. */
     relog() {

@@ -91,6 +91,8 @@ export function patch(parent, children, slots = {}) {
   const holder = document.createElement(parent.tagName);
   append(holder, Array.isArray(children) ? children : [children]);
   patchChildren(parent, [...holder.childNodes], slots);
+  // A placeholder inside a new element (nothing there to patch) is filled here.
+  for (const hole of parent.querySelectorAll("[data-slot]")) if (slots[hole.dataset.slot]) hole.replaceWith(slots[hole.dataset.slot]);
   return parent;
 }
 

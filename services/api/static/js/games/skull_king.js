@@ -106,7 +106,7 @@ export function board(view, ctx) {
   const controls = [];
   const bids = legal(view, "bid");
   if (bids.length) {
-    controls.push(h("section", { class: "controls", "aria-label": t("sk.bid") }, h("span", { class: "controls-label", text: t("sk.bid") }),
+    controls.push(h("section", { class: "controls", "aria-label": t("sk.bid") }, h("span", { class: "controls-label", text: t("sk.bids") }),
       bids.map((c) => action(ctx, c, String(c.tricks), { cls: "bid" }))));
   }
   if (view.hand) {
