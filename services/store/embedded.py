@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import os
+import random
 import signal
 import socket
 import stat
@@ -29,6 +30,8 @@ START_TIMEOUT = 15.0
 STOP_TIMEOUT = 10.0
 POLL_INTERVAL = 0.01
 PORT_ATTEMPTS = 5
+SERVER_PORTS_FROM = 20000  # server ports are drawn from here up to the ephemeral range
+RESTART_RETRY_SECONDS = 0.2  # a restart waits this long between tries for its old port
 LOG_NAME = "valkey.log"
 
 
@@ -51,6 +54,32 @@ def free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
+
+
+def _ephemeral_range() -> tuple[int, int]:
+    try:
+        low, high = Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()
+        return int(low), int(high)
+    except (OSError, ValueError):
+        return 32768, 60999  # Linux's default
+
+
+def server_port(rng: random.Random | None = None) -> int:
+    """A free port for a server that may have to restart on it: below the kernel's ephemeral range
+    when there is room, so that no outgoing connection (whose source port the kernel picks from that
+    range) can hold it while the server is down. Else any free port."""
+    rng = rng or random.SystemRandom()
+    low, _ = _ephemeral_range()
+    if low > SERVER_PORTS_FROM + 1024:
+        for _ in range(64):
+            port = rng.randrange(SERVER_PORTS_FROM, low)
+            with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+                try:
+                    sock.bind(("127.0.0.1", port))
+                except OSError:
+                    continue
+                return port
+    return free_port()
 
 
 def _load_prctl() -> Any:
@@ -127,24 +156,39 @@ class EmbeddedRedis:
         ]  # fmt: skip
 
     def start(self, timeout: float = START_TIMEOUT) -> EmbeddedRedis:
-        """Start the server (again, after ``stop`` or ``kill``) and wait until it answers PING."""
+        """Start the server (again, after ``stop`` or ``kill``) and wait until it answers PING.
+
+        A first start takes a free port (another if it loses the race for it). A restart keeps its
+        port, whoever holds it for a moment: the clients of the server know it by that port, so
+        moving would cut them off for good. It tries again until ``timeout``."""
         if self.running:
             return self
-        attempts = 1 if self._fixed_port else PORT_ATTEMPTS
-        for attempt in range(attempts):
-            if not self._fixed_port and (attempt or not self.port):
-                self.port = free_port()  # keep a restarted server's port while it is free
-            self._process = subprocess.Popen(
-                self._arguments(),
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.DEVNULL,
-                preexec_fn=die_with_parent,
-                process_group=0,  # Ctrl-C in a terminal must not stop it before the API has drained
-            )
-            if self._wait_ready(time.monotonic() + timeout):
-                return self
-        raise EmbeddedRedisError(f"valkey-server did not start; see {self.log_path}")
+        deadline = time.monotonic() + timeout
+        if self.port:  # a fixed port, or a restart: this port or nothing
+            while True:
+                self._spawn()
+                if self._wait_ready(deadline):
+                    return self
+                if self._fixed_port or time.monotonic() + RESTART_RETRY_SECONDS > deadline:
+                    break
+                time.sleep(RESTART_RETRY_SECONDS)
+        else:
+            for _ in range(PORT_ATTEMPTS):
+                self.port = server_port()
+                self._spawn()
+                if self._wait_ready(time.monotonic() + timeout):
+                    return self
+        raise EmbeddedRedisError(f"valkey-server did not start on port {self.port}; see {self.log_path}")
+
+    def _spawn(self) -> None:
+        self._process = subprocess.Popen(
+            self._arguments(),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            preexec_fn=die_with_parent,
+            process_group=0,  # Ctrl-C in a terminal must not stop it before the API has drained
+        )
 
     def _client(self, timeout: float) -> redis.Redis:
         """A control connection that never retries: a refused PING means "not yet"."""

@@ -80,8 +80,11 @@ def english_in(page: Page, lang: str, where: str) -> list[str]:
 
 
 def in_language(browser, server: Server, lang: str) -> Page:  # type: ignore[no-untyped-def]
+    """A page of a person who chose ``lang`` before: the choice is in localStorage and in the cookie the
+    page sets beside it (from which the server preloads that language's glossary)."""
     page = player(browser, server.url)
     page.add_init_script(f"localStorage.setItem('tablestream.lang', '{lang}')")
+    page.context.add_cookies([{"name": "tablestream.lang", "value": lang, "url": server.url}])
     return page
 
 

@@ -35,6 +35,19 @@ def _some_play(bots: list[Bot], minimum: int) -> bool:
     return all(len(bot.receipts) >= minimum for bot in bots)
 
 
+def _await_play(bots: list[Bot], minimum: int, deadline_s: float, what: str, log: Path) -> None:
+    """Wait for every bot to hold ``minimum`` receipts; on a timeout, say where each one stands and
+    what serve logged, so that a failure on a loaded machine can be read from its report."""
+    try:
+        wait_until(lambda: _some_play(bots, minimum), deadline_s, what)
+    except AssertionError as timeout:
+        standing = [
+            f"{bot.game} {bot.game_id}: {len(bot.receipts)} receipts, last statuses {bot.statuses[-5:]}"
+            for bot in bots
+        ]
+        raise AssertionError("\n".join([str(timeout), *standing, log.read_text()[-3000:]])) from None
+
+
 def test_redis_killed_worker_killed_and_redis_paused_lose_nothing_and_everything_recovers(
     tmp_path: Path,
 ) -> None:
@@ -58,14 +71,15 @@ def test_redis_killed_worker_killed_and_redis_paused_lose_nothing_and_everything
             thread.start()
 
         # 1. Redis SIGKILLed mid-play: serve restarts it on its AOF.
-        wait_until(lambda: _some_play(bots, 3), 60, "the bots to start playing")
+        serve_log = tmp_path / "serve.log"
+        _await_play(bots, 3, 60, "the bots to start playing", serve_log)
         first_redis = stack.redis_pid()
         assert first_redis is not None
         os.kill(first_redis, signal.SIGKILL)
         wait_until(lambda: stack.redis_pid() not in (None, first_redis), 30, "serve to restart Redis")
 
         # 2. The worker SIGKILLed: serve starts another.
-        wait_until(lambda: _some_play(bots, 6), 60, "play to go on after the Redis restart")
+        _await_play(bots, 6, 60, "play to go on after the Redis restart", serve_log)
         wait_until(lambda: stack.worker_pid() is not None, 30, "a worker (serve may be restarting it)")
         first_worker = stack.worker_pid()
         assert first_worker is not None

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import random
 import socket
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -75,10 +78,49 @@ def test_a_server_that_loses_the_race_for_its_port_moves_to_another(
     """Another server answering on the chosen port must not be mistaken for ours."""
     with EmbeddedRedis(tmp_path / "a", durable=False) as first:
         offered = iter([first.port])
-        real_free_port = embedded.free_port
-        monkeypatch.setattr(embedded, "free_port", lambda: next(offered, None) or real_free_port())
+        real_server_port = embedded.server_port
+        monkeypatch.setattr(embedded, "server_port", lambda: next(offered, None) or real_server_port())
         with EmbeddedRedis(tmp_path / "b", durable=False) as second:
             assert second.port != first.port
             with redis.Redis.from_url(second.url) as client:
                 assert int(client.info("server")["process_id"]) == second.pid
         assert first.running
+
+
+def test_a_restarted_server_waits_for_its_own_port_rather_than_moving_to_another(tmp_path: Path) -> None:
+    """Its clients know it by its port: a port held for a moment (as an outgoing connection's source
+    port may be while the server is down) delays the restart, it does not move the server away."""
+    server = EmbeddedRedis(tmp_path, durable=False)
+    try:
+        port = server.port
+        server.kill()
+        holder = socket.socket()
+        holder.bind(("127.0.0.1", port))
+        holder.listen()
+        released = threading.Event()
+
+        def release_when_a_start_was_refused() -> None:
+            deadline = time.monotonic() + 10
+            log = tmp_path / "valkey.log"
+            while "Address already in use" not in log.read_text() and time.monotonic() < deadline:
+                time.sleep(0.01)  # polling the log for the refusal, with a deadline
+            holder.close()
+            released.set()
+
+        threading.Thread(target=release_when_a_start_was_refused, daemon=True).start()
+        server.start()
+        assert released.is_set() and server.port == port
+        with redis.Redis.from_url(server.url) as client:
+            assert int(client.info("server")["process_id"]) == server.pid
+    finally:
+        server.stop()
+
+
+def test_server_ports_come_from_below_the_kernels_ephemeral_range() -> None:
+    low, _ = embedded._ephemeral_range()
+    ports = {embedded.server_port(random.Random(seed)) for seed in range(20)}
+    if low > embedded.SERVER_PORTS_FROM + 1024:
+        assert all(embedded.SERVER_PORTS_FROM <= port < low for port in ports)
+    for port in ports:  # free when chosen
+        with socket.socket() as sock:
+            sock.bind(("127.0.0.1", port))
