@@ -1,9 +1,9 @@
 """An account: a player who comes back. Event-sourced like a table, folded from its own stream.
 
 The stream records registration, password changes, every token issued and every token revoked
-(a log-out); the state is what a login or a bearer check needs. Secrets appear only as hashes
-(SHA-256 of a token, Argon2 of a password), never as themselves. Pure: hashing and clocks belong
-to the caller.
+(a log-out; at a password change, all but the changer's); the state is what a login or a bearer
+check needs. Secrets appear only as hashes (SHA-256 of a token, Argon2 of a password), never as
+themselves. Pure: hashing and clocks belong to the caller.
 """
 
 from __future__ import annotations
@@ -36,9 +36,19 @@ class TokenRevoked(Event, tag="token_revoked", frozen=True):
     token_hash: str  # SHA-256 hex of a token issued before: it stops working (a log-out)
 
 
-ACCOUNT_EVENTS: tuple[type[Event], ...] = (AccountRegistered, PasswordSet, TokenIssued, TokenRevoked)
+class OtherTokensRevoked(Event, tag="other_tokens_revoked", frozen=True):
+    kept_hash: str  # the one token that keeps working (the password changer's); every other stops
+
+
+ACCOUNT_EVENTS: tuple[type[Event], ...] = (
+    AccountRegistered,
+    PasswordSet,
+    TokenIssued,
+    TokenRevoked,
+    OtherTokensRevoked,
+)
 # a msgspec tagged union
-AccountEvent = Union[AccountRegistered, PasswordSet, TokenIssued, TokenRevoked]  # noqa: UP007
+AccountEvent = Union[AccountRegistered, PasswordSet, TokenIssued, TokenRevoked, OtherTokensRevoked]  # noqa: UP007
 
 
 class AccountState(msgspec.Struct, frozen=True, kw_only=True):
@@ -65,6 +75,8 @@ def evolve(state: AccountState | None, event: Event) -> AccountState:
         return msgspec.structs.replace(state, token_hashes=state.token_hashes | {event.token_hash})
     if isinstance(event, TokenRevoked):
         return msgspec.structs.replace(state, token_hashes=state.token_hashes - {event.token_hash})
+    if isinstance(event, OtherTokensRevoked):
+        return msgspec.structs.replace(state, token_hashes=state.token_hashes & {event.kept_hash})
     raise TypeError(f"not an account event: {event!r}")
 
 

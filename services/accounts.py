@@ -4,6 +4,13 @@ An account is its own event stream (``domain.accounts``), appended with an exact
 version; its name is claimed atomically on the name's confusables skeleton (``services.names``),
 so no two accounts have names that look alike. Tokens look like ``<account id>.<secret>`` (the id
 says which stream to check) and are stored only as SHA-256; passwords only as Argon2id hashes.
+
+Argon2id costs 64 MiB and a few hundred milliseconds per hash or check, so every one of them runs
+through ``HashPool``: a few at a time per process, in threads, the others waiting a bounded time
+in a bounded queue (then 503 ``password_check_busy``). A login of a name without an account, or of
+an account without a password, checks the password against a dummy hash all the same, so the time
+an answer takes does not say which names have a password. How often anyone may ask is
+``services.api.rate_limits.LoginGuard``'s business.
 """
 
 from __future__ import annotations
@@ -12,8 +19,10 @@ import hashlib
 import hmac
 import re
 import secrets
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
+from typing import TypeVar
 
+import anyio
 import anyio.to_thread
 import msgspec
 import structlog
@@ -24,13 +33,21 @@ from domain.accounts import (
     AccountEvent,
     AccountRegistered,
     AccountState,
+    OtherTokensRevoked,
     PasswordSet,
     TokenIssued,
     TokenRevoked,
     fold,
 )
 from domain.kernel import Event
-from services.errors import ConflictError, InvalidError, NotFoundError, UnauthorizedError
+from services.errors import (
+    ConflictError,
+    ForbiddenError,
+    InvalidError,
+    NotFoundError,
+    UnauthorizedError,
+    UnavailableError,
+)
 from services.names import Name, check_single_script, checked_name, normalise, skeleton
 from services.store import accounts as store_accounts
 from services.store.event_store import EventStore
@@ -38,6 +55,8 @@ from services.store.event_store import EventStore
 ACCOUNT_ID = re.compile(r"[0-9a-f]{16}")
 MIN_PASSWORD, MAX_PASSWORD = 8, 256
 MAX_ATTEMPTS = 25
+
+T = TypeVar("T")
 
 log = structlog.get_logger("tablestream.accounts")
 _encoder = msgspec.json.Encoder()
@@ -48,22 +67,76 @@ def token_digest(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
+class HashPool:
+    """Runs Argon2 work in threads, ``slots`` at a time; up to ``queue`` more wait for a slot, each
+    at most ``wait_seconds``; past either bound the call is refused at once with 503
+    ``password_check_busy`` (memory stays near ``slots`` x 64 MiB whatever the load)."""
+
+    def __init__(self, slots: int = 2, queue: int = 32, wait_seconds: float = 5.0) -> None:
+        self.slots = slots
+        self._limiter = anyio.CapacityLimiter(slots)
+        self._threads = anyio.CapacityLimiter(slots)
+        self._queue = queue
+        self._wait = wait_seconds
+        self._waiting = 0
+
+    async def run(self, work: Callable[[], T]) -> T:
+        try:
+            self._limiter.acquire_nowait()
+        except anyio.WouldBlock:
+            await self._wait_for_slot()
+        try:
+            return await anyio.to_thread.run_sync(work, limiter=self._threads)
+        finally:
+            self._limiter.release()
+
+    async def _wait_for_slot(self) -> None:
+        if self._waiting >= self._queue:
+            raise _busy()
+        acquired = False
+        self._waiting += 1
+        try:
+            with anyio.move_on_after(self._wait):
+                await self._limiter.acquire()
+                acquired = True
+        finally:
+            self._waiting -= 1
+        if not acquired:
+            raise _busy()
+
+
+def _busy() -> UnavailableError:
+    return UnavailableError(
+        "password_check_busy", "Too many passwords are being checked right now; try again in a moment.", 1
+    )
+
+
 class Accounts:
     """The write side of accounts, and the bearer check of account tokens."""
 
-    def __init__(self, store: EventStore, hasher: PasswordHasher | None = None) -> None:
+    def __init__(
+        self, store: EventStore, hasher: PasswordHasher | None = None, pool: HashPool | None = None
+    ) -> None:
         self.store = store
         self.hasher = hasher or PasswordHasher()
+        self.pool = pool or HashPool()
+        self._dummy_hash: str | None = None
 
-    async def register(self, raw_name: str, password: str | None) -> tuple[AccountState, str]:
+    async def register(
+        self, raw_name: str, password: str | None, admit: Callable[[], Awaitable[None]] | None = None
+    ) -> tuple[AccountState, str]:
         """A new account and its first token; ``name_taken`` (409) for a name already registered
-        up to case and width, ``name_confusable`` (422) for one that only looks like it."""
+        up to case and width, ``name_confusable`` (422) for one that only looks like it. ``admit``
+        is awaited once the name is known to be free, before anything costly: a per-client cap on
+        accounts created raises there."""
         name = checked_name(raw_name)
         _check_password(password)
         holder = await self.store.run(store_accounts.name_holder(name.skeleton))
         if holder is not None:
             await self._refuse_lookalike(name, holder)
         check_single_script(name)
+        if admit is not None:
+            await admit()
         account_id = secrets.token_hex(8)
         holder = await self.store.run(store_accounts.claim_name(name.skeleton, account_id))
         if holder is not None:  # claimed by a racing registration since the lookup
@@ -96,10 +169,12 @@ class Accounts:
         return state, token
 
     async def login(self, raw_name: str, password: str) -> tuple[AccountState, str]:
-        """A fresh token for the account of that name, if the password is its own."""
+        """A fresh token for the account of that name, if the password is its own. A name without
+        an account, or an account without a password, costs the same Argon2 check (a dummy one)."""
         wrong = UnauthorizedError("invalid_credentials", "The name or the password is wrong.")
         state = await self.by_name(raw_name)
         if state is None or state.password_hash is None:
+            await self._verify(await self._dummy(), password)
             raise wrong
         if not await self._verify(state.password_hash, password):
             log.info("login", account_id=state.account_id, outcome="wrong_password")
@@ -111,10 +186,31 @@ class Accounts:
         log.info("login", account_id=state.account_id, outcome="ok")
         return state, token
 
-    async def set_password(self, account: AccountState, password: str) -> None:
+    async def check_current_password(self, account: AccountState, current: str | None) -> None:
+        """Before a password change: the account's password, when it has one, must be ``current``
+        (``current_password_required``, 422, without it; ``wrong_current_password``, 403)."""
+        if account.password_hash is None:
+            return
+        if current is None:
+            raise InvalidError(
+                "current_password_required", "This account has a password: send it as current_password."
+            )
+        if not await self._verify(account.password_hash, current):
+            log.info("password_change", account_id=account.account_id, outcome="wrong_password")
+            raise ForbiddenError("wrong_current_password", "The current password is wrong.")
+
+    async def set_password(self, account: AccountState, password: str, keep_token: str) -> None:
+        """Set a new password and revoke every token of the account but ``keep_token`` (the caller's),
+        in one append: whoever else held a token (a stolen one too) is logged out. The caller has
+        checked the current password (``check_current_password``)."""
         _check_password(password)
         password_hash = await self._hash(password)
-        await self._append(account.account_id, lambda _: [PasswordSet(password_hash=password_hash)])
+        kept = token_digest(keep_token)
+        await self._append(
+            account.account_id,
+            lambda _: [PasswordSet(password_hash=password_hash), OtherTokensRevoked(kept_hash=kept)],
+        )
+        log.info("password_change", account_id=account.account_id, outcome="ok")
 
     async def log_out(self, token: str) -> AccountState:
         """Revoke this token of its account (``invalid_account_token``, 401, if it does not work):
@@ -191,8 +287,7 @@ class Accounts:
         raise ConflictError("account_busy", "The account changed too often; try again.")
 
     async def _hash(self, password: str) -> str:
-        hashed: str = await anyio.to_thread.run_sync(self.hasher.hash, password)
-        return hashed
+        return await self.pool.run(lambda: self.hasher.hash(password))
 
     async def _verify(self, password_hash: str, password: str) -> bool:
         def verify() -> bool:
@@ -201,7 +296,14 @@ class Accounts:
             except (VerificationError, InvalidHashError):
                 return False
 
-        return await anyio.to_thread.run_sync(verify)
+        return await self.pool.run(verify)
+
+    async def _dummy(self) -> str:
+        """A hash of a random password with this hasher's parameters (made once, on first need), for
+        the checks of logins that have no hash of their own to check against."""
+        if self._dummy_hash is None:
+            self._dummy_hash = await self._hash(secrets.token_urlsafe(24))
+        return self._dummy_hash
 
 
 def _check_password(password: str | None) -> None:

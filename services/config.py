@@ -6,8 +6,10 @@ README's "Settings" table lists them. A value that does not parse stops the proc
 
 from __future__ import annotations
 
+import ipaddress
 import os
 from dataclasses import dataclass, fields
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +19,23 @@ from domain.table import MAX_BOT_PACE_MS
 from services.store.connection import Acks
 
 ENV_PREFIX = "TABLESTREAM_"
+
+IPNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network
+
+
+@cache
+def trusted_networks(listed: str) -> tuple[IPNetwork, ...]:
+    """The networks of a comma-separated list of addresses and CIDRs (``"10.0.0.0/8, 127.0.0.1"``)."""
+    networks = []
+    for item in listed.split(","):
+        if item.strip():
+            try:
+                networks.append(ipaddress.ip_network(item.strip(), strict=False))
+            except ValueError:
+                raise ValueError(
+                    f"trusted_proxies: {item.strip()!r} is not an IP address or network"
+                ) from None
+    return tuple(networks)
 
 
 @dataclass(frozen=True)
@@ -58,6 +77,16 @@ class Settings:
     join_rate: str = "60/minute"  # seats taken per client address
     command_rate: str = "1200/minute"  # commands per client address
     max_waiting_tables: int = 10_000  # tables waiting for players, all API processes together
+    trusted_proxies: str = ""  # proxies (IPs or CIDRs, comma-separated) whose X-Forwarded-For is believed
+
+    # -- accounts: logins and registrations (services.api.rate_limits.LoginGuard) ----------------------
+    login_rate: str = "20/minute"  # login attempts (and current-password checks) per client address
+    login_guess_rate: str = "5/15 minutes"  # attempts at one account name per address, until one succeeds
+    login_name_rate: str = "50/15 minutes"  # at one name from all addresses; past it only fresh addresses
+    register_rate: str = "20/day"  # accounts created per client address
+    password_hash_slots: int = 2  # Argon2id hashes at once per API process (64 MiB each); others wait
+    password_hash_queue: int = 32  # hashes waiting for a slot; past it 503 password_check_busy at once
+    password_hash_wait_seconds: float = 5.0  # the longest wait for a slot, then 503 password_check_busy
 
     # -- the table ---------------------------------------------------------------------------------------
     bot_pace_ms: int = 1000  # a new table's bot pace (its option bot_pace_ms overrides); 0: bots at once
@@ -72,6 +101,13 @@ class Settings:
         Acks(self.append_replicas, self.append_ack, self.append_ack_timeout_ms)  # type: ignore[arg-type]
         if not 0 <= self.bot_pace_ms <= MAX_BOT_PACE_MS:
             raise ValueError(f"bot_pace_ms must be 0 to {MAX_BOT_PACE_MS}, not {self.bot_pace_ms}")
+        if self.password_hash_slots < 1 or self.password_hash_queue < 0:
+            raise ValueError("password_hash_slots must be at least 1 and password_hash_queue at least 0")
+        trusted_networks(self.trusted_proxies)  # refuses what is not an address or a network
+
+    @property
+    def trusted_networks(self) -> tuple[IPNetwork, ...]:
+        return trusted_networks(self.trusted_proxies)
 
     @property
     def acks(self) -> Acks:

@@ -27,7 +27,7 @@ from services.errors import InvalidError
 
 MIN_LENGTH = 2
 MAX_LENGTH = 24
-RESERVED = frozenset({"me", "login"})  # path words of /accounts/...
+RESERVED = frozenset({"me", "login", "logout"})  # path words of /accounts/... (account_routes)
 
 _REFUSED_CATEGORIES = frozenset({"Cc", "Cf", "Co", "Cn", "Cs", "Zl", "Zp"})
 _IGNORED_SCRIPTS = frozenset({"COMMON", "INHERITED"})

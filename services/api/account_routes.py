@@ -7,6 +7,7 @@ no ``Authorization`` header."""
 
 from __future__ import annotations
 
+from starlette.convertors import Convertor, register_url_convertor
 from starlette.requests import Request
 from starlette.routing import Route
 
@@ -18,11 +19,13 @@ from services.api.http import (
     JSONResponse,
     account_token,
     clear_account_cookie,
+    client_address,
     int_query,
     read_body,
     set_account_cookie,
 )
 from services.errors import AppError, NotFoundError, UnauthorizedError
+from services.names import RESERVED, normalise
 from services.players import public_account
 
 MAX_PAGE = 100
@@ -49,14 +52,26 @@ def issued(request: Request, account: AccountState, token: str, cookie: bool, st
 
 
 async def register(request: Request) -> JSONResponse:
+    """A new account; at most ``register_rate`` (default 20 a day) per client address, counted once
+    the name is known to be free (a name refused costs nothing)."""
     body = await read_body(request, Register)
-    account, token = await app_context(request).accounts.register(body.name, body.password)
+    context = app_context(request)
+    client = client_address(request)
+    account, token = await context.accounts.register(
+        body.name, body.password, admit=lambda: context.rate_limits.hit("register", client)
+    )
     return issued(request, account, token, body.cookie, 201)
 
 
 async def login(request: Request) -> JSONResponse:
+    """A fresh token for a name and its password, within ``LoginGuard``'s limits (429
+    ``rate_limited`` or ``login_throttled``, counted before any Argon2 work)."""
     body = await read_body(request, Login)
-    account, token = await app_context(request).accounts.login(body.name, body.password)
+    context = app_context(request)
+    client, name = client_address(request), normalise(body.name)
+    await context.rate_limits.login.attempt(client, name)
+    account, token = await context.accounts.login(body.name, body.password)
+    await context.rate_limits.login.succeeded(client, name)
     return issued(request, account, token, body.cookie, 200)
 
 
@@ -88,9 +103,22 @@ async def me(request: Request) -> JSONResponse:
 
 
 async def set_password(request: Request) -> JSONResponse:
+    """Set (or change) the password. An account that has one must send it as ``current_password``,
+    checked within the login limits like a login; every other token of the account is revoked, the
+    caller's (header or cookie) keeps working."""
     account = await account_of(request)
+    found = account_token(request)
+    assert found is not None  # account_of found it
     body = await read_body(request, SetPassword)
-    await app_context(request).accounts.set_password(account, body.password)
+    context = app_context(request)
+    client = client_address(request)
+    guessing = account.password_hash is not None and body.current_password is not None
+    if guessing:
+        await context.rate_limits.login.attempt(client, account.normalised)
+    await context.accounts.check_current_password(account, body.current_password)
+    if guessing:
+        await context.rate_limits.login.succeeded(client, account.normalised)
+    await context.accounts.set_password(account, body.password, keep_token=found[0])
     return JSONResponse({**public_account(account), "has_password": True})
 
 
@@ -117,6 +145,22 @@ async def leaderboard(request: Request) -> JSONResponse:
     return JSONResponse(await app_context(request).players.leaderboard(game, offset, limit))
 
 
+class ProfileRef(Convertor[str]):
+    """A name or an account id in ``/accounts/<name or id>``, never one of the fixed words of the
+    paths beside it (``login``, ``logout``, ``me``: ``services.names.RESERVED``, which no account may
+    be called), so that ``/accounts/logout`` is only the log-out route, for every method."""
+
+    regex = "(?!(?:" + "|".join(sorted(RESERVED)) + ")$)[^/]+"
+
+    def convert(self, value: str) -> str:
+        return value
+
+    def to_string(self, value: str) -> str:
+        return value
+
+
+register_url_convertor("profile_ref", ProfileRef())
+
 routes = [
     Route("/accounts", register, methods=["POST"]),
     Route("/accounts/login", login, methods=["POST"]),
@@ -124,6 +168,6 @@ routes = [
     Route("/accounts/me", me, methods=["GET"]),
     Route("/accounts/me/password", set_password, methods=["POST"]),
     Route("/accounts/{account_id}/history", history, methods=["GET"]),
-    Route("/accounts/{name_or_id}", profile, methods=["GET"]),
+    Route("/accounts/{name_or_id:profile_ref}", profile, methods=["GET"]),
     Route("/leaderboards/{game}", leaderboard, methods=["GET"]),
 ]

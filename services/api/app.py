@@ -13,7 +13,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from services.accounts import Accounts
+from services.accounts import Accounts, HashPool
 from services.api.account_routes import routes as account_routes
 from services.api.asset_routes import page_response, wants_page
 from services.api.assets import AssetTree
@@ -138,7 +138,14 @@ def create_app(
                 settings.bot_pace_ms,
             ),
             queries=GameQueries(store, cache),
-            accounts=Accounts(store),
+            accounts=Accounts(
+                store,
+                pool=HashPool(
+                    settings.password_hash_slots,
+                    settings.password_hash_queue,
+                    settings.password_hash_wait_seconds,
+                ),
+            ),
             players=PlayerQueries(store),
             live=hub,
             views=ViewCache(hub, settings.view_cache_games),

@@ -48,6 +48,8 @@ class Login(msgspec.Struct, forbid_unknown_fields=True):
 
 class SetPassword(msgspec.Struct, forbid_unknown_fields=True):
     password: Annotated[str, msgspec.Meta(max_length=1024)]
+    # required when the account has a password already
+    current_password: Annotated[str, msgspec.Meta(max_length=1024)] | None = None
 
 
 class Empty(msgspec.Struct, forbid_unknown_fields=True):

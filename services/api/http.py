@@ -3,6 +3,7 @@ browser's token cookies (a table's seat and host tokens; the account's ``ts_acco
 
 from __future__ import annotations
 
+import ipaddress
 import re
 from collections.abc import Awaitable, Callable
 from typing import Any, Literal, TypeVar
@@ -13,6 +14,7 @@ from starlette.responses import Response
 
 from services.api.context import app_context
 from services.callers import Caller, TokenChanged
+from services.config import IPNetwork
 from services.errors import (
     ForbiddenError,
     InvalidError,
@@ -216,6 +218,32 @@ def optional_int_query(request: Request, name: str, low: int = 0, high: int | No
 
 
 def client_address(request: Request) -> str:
-    """Who to count a request against (rate limits, stream caps): the peer address, which uvicorn
-    takes from ``X-Forwarded-For`` only when the proxy is trusted (``--forwarded-allow-ips``)."""
-    return request.client.host if request.client is not None else "unknown"
+    """Who to count a request against (every per-address limit: rates, logins, registrations, stream
+    caps): the peer's address, unless the peer is one of the ``trusted_proxies`` (default none).
+    Then ``X-Forwarded-For`` is read from its right end (each proxy appends the address it saw),
+    skipping trusted proxies: the first address no trusted proxy is, is the client. An entry that is
+    not an address stops the walk at the hop that wrote it; what a client writes itself at the left
+    end is never believed."""
+    peer = request.client.host if request.client is not None else "unknown"
+    trusted = app_context(request).settings.trusted_networks
+    if not trusted or not _is_trusted(peer, trusted):
+        return peer
+    hops = [hop.strip() for value in request.headers.getlist("x-forwarded-for") for hop in value.split(",")]
+    client = peer
+    for hop in reversed(hops):
+        try:
+            address = ipaddress.ip_address(hop)
+        except ValueError:
+            return client
+        client = str(address)
+        if not _is_trusted(client, trusted):
+            return client
+    return client
+
+
+def _is_trusted(host: str, trusted: tuple[IPNetwork, ...]) -> bool:
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    return any(address in network for network in trusted)

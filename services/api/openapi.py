@@ -125,6 +125,10 @@ BROWSER_COOKIE = (
     "SameSite=Strict cookie 'ts_account' (Max-Age 180 days), which /accounts/me, "
     "/accounts/me/password, /accounts/logout and joining a table accept without a header."
 )
+LOGIN_LIMITS = (
+    "Limited per client address and per account name (429 'rate_limited' or 'login_throttled' with "
+    "Retry-After); 503 'password_check_busy' when too many passwords are being checked at once."
+)
 RATING_FIELDS = (
     "Every rating is {rating, mu, sigma, games, display, provisional}: 'rating' is the ordinal "
     "mu - 3 sigma that leaderboards sort by (0 for a new player, below 0 after one loss); 'display' "
@@ -156,7 +160,7 @@ ACCOUNT_PATHS: dict[str, Any] = {
     "/accounts/login": {
         "post": {
             "summary": "A fresh account token for a name and its password",
-            "description": BROWSER_COOKIE,
+            "description": BROWSER_COOKIE + " " + LOGIN_LIMITS,
             "requestBody": _body("Login"),
             "responses": {
                 "200": _ok("account_id, name and a new token (not with 'cookie': true)"),
@@ -189,10 +193,20 @@ ACCOUNT_PATHS: dict[str, Any] = {
         "post": {
             **ACCOUNT,
             "summary": "Set or change the password (Argon2id-hashed; enables /accounts/login)",
+            "description": "An account that has a password must send it as 'current_password' (checked "
+            "within the login limits). Every other token of the account is revoked; the caller's keeps "
+            "working.",
             "requestBody": _body("SetPassword"),
             "responses": {
                 "200": _ok("Done"),
-                **_errors(*BODY_ERRORS, 401, s401="Bad account token", s422="Bad password"),
+                **_errors(
+                    *BODY_ERRORS,
+                    401,
+                    403,
+                    s401="Bad account token",
+                    s403="wrong_current_password",
+                    s422="invalid_password, current_password_required",
+                ),
             },
         }
     },
@@ -238,6 +252,9 @@ RATE_LIMITED = {
     ("/games", "post"),
     ("/games/{game_id}/players", "post"),
     ("/games/{game_id}/commands", "post"),
+    ("/accounts", "post"),
+    ("/accounts/login", "post"),
+    ("/accounts/me/password", "post"),
 }
 CAPPED = {("/games/{game_id}/live", "get"), ("/lobby/live", "get")}
 

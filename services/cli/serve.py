@@ -185,6 +185,9 @@ def server_options(settings: Settings, host: str, port: int) -> dict[str, Any]:
         "timeout_keep_alive": settings.keep_alive_seconds,
         "h11_max_incomplete_event_size": settings.max_header_bytes,
         "timeout_graceful_shutdown": max(1, round(settings.shutdown_seconds)),
+        # uvicorn believes X-Forwarded-Proto/-For only from these (its default trusts 127.0.0.1, so
+        # any local process could name itself any client); the app reads the client the same way
+        "forwarded_allow_ips": settings.trusted_proxies,
     }
 
 

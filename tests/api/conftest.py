@@ -28,6 +28,10 @@ UNLIMITED: dict[str, Any] = {
     "create_rate": "100000/second",
     "join_rate": "100000/second",
     "command_rate": "100000/second",
+    "login_rate": "100000/second",
+    "login_guess_rate": "100000/second",
+    "login_name_rate": "100000/second",
+    "register_rate": "100000/second",
     "bot_pace_ms": 0,
 }
 """Tests about behaviour, not about abuse, send far more than a stranger may: no rate limits. Nor

@@ -71,8 +71,10 @@ export async function login(name, password) {
   return whoami(true);
 }
 
-export async function setPassword(password) {
-  await accounts.setPassword(password);
+/** Set the password (`current`: the one the account has, when it has one); the server logs every
+ * other device of the account out. */
+export async function setPassword(password, current) {
+  await accounts.setPassword(password, current);
   return whoami(true);
 }
 

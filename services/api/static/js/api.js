@@ -76,7 +76,9 @@ export const accounts = {
   login: (name, password) => api("/accounts/login", { method: "POST", body: { name, password, cookie: true } }),
   logout: () => api("/accounts/logout", { method: "POST", body: {} }),
   me: () => api("/accounts/me"),
-  setPassword: (password) => api("/accounts/me/password", { method: "POST", body: { password } }),
+  // current: the password the account has now (required when it has one); other devices are logged out
+  setPassword: (password, current) => api("/accounts/me/password", { method: "POST",
+    body: { password, ...(current ? { current_password: current } : {}) } }),
   profile: (nameOrId) => api(`/accounts/${segment(nameOrId)}`),
   history: (id, offset, limit) => api(`/accounts/${segment(id)}/history?offset=${offset}&limit=${limit}`),
   leaderboard: (game, offset, limit) => api(`/leaderboards/${segment(game)}?offset=${offset}&limit=${limit}`),

@@ -128,7 +128,9 @@ export async function render(main) {
         ratings.map(([game, r]) => h("li", { class: "chip" }, h("span", { text: TITLES[game] || game }),
           h("strong", { text: r.rating.toFixed(1) })))) : h("p", { class: "help spaced", text: t("account.noRatings") }),
     ];
-    if (me.has_password === false) parts.push(passwordForm());
+    if (me.has_password === false) parts.push(passwordForm(false));
+    else if (me.has_password === true) parts.push(h("details", { class: "change-password" },
+      h("summary", { "data-testid": "change-password", text: t("account.changePassword") }), passwordForm(true)));
     parts.push(h("p", { class: "account-actions" },
       h("a", { class: "button small", href: playerHref(me.name), "data-nav": "", text: t("account.yourGames") }),
       h("a", { class: "button small", href: `/rankings/${selected}`, "data-nav": "", text: t("nav.leaderboards") }),
@@ -139,30 +141,39 @@ export async function render(main) {
     return parts;
   }
 
-  function passwordForm() {
+  // hasOne: the account has a password, so changing it asks for the current one too.
+  function passwordForm(hasOne) {
     const error = h("p", { class: "form-error", role: "alert", hidden: true });
-    const form = h("form", { class: "password-form", onsubmit: async (event) => {
+    const fail = (message, field) => {
+      error.textContent = message;
+      error.hidden = false;
+      form.elements[field].focus();
+    };
+    const form = h("form", { class: "password-form", "data-testid": "password-form", onsubmit: async (event) => {
       event.preventDefault();
       const password = form.elements.password.value;
-      if (password.length < 8) {
-        error.textContent = t("account.err.invalid_password");
-        error.hidden = false;
-        return form.elements.password.focus();
-      }
+      const current = hasOne ? form.elements.current.value : null;
+      if (hasOne && !current) return fail(t("account.err.current_password_required"), "current");
+      if (password.length < 8) return fail(t("account.err.invalid_password"), "password");
       try {
-        await setPassword(password);
-        toast(t("account.passwordSaved"), "ok");
+        await setPassword(password, current);
+        toast(t(hasOne ? "account.passwordChanged" : "account.passwordSaved"), "ok");
+        form.reset();
       } catch (problem) {
-        error.textContent = accountError(problem);
-        error.hidden = false;
+        const field = problem instanceof ApiError && /current_password/.test(problem.code) ? "current" : "password";
+        fail(accountError(problem), field);
       }
     } },
-      h("p", { class: "note", text: t("account.noPassword") }),
+      hasOne ? null : h("p", { class: "note", text: t("account.noPassword") }),
+      hasOne ? h("label", { class: "sr-only", for: "current-password", text: t("account.currentPassword") }) : null,
+      hasOne ? h("input", { id: "current-password", name: "current", type: "password", maxlength: 256,
+        autocomplete: "current-password", placeholder: t("account.currentPassword") }) : null,
       h("label", { class: "sr-only", for: "new-password", text: t("account.newPassword") }),
       h("div", { class: "inline" },
         h("input", { id: "new-password", name: "password", type: "password", minlength: 8, maxlength: 256,
           autocomplete: "new-password", placeholder: t("account.newPassword") }),
-        h("button", { type: "submit", class: "small", text: t("account.setPassword") })),
+        h("button", { type: "submit", class: "small", "data-testid": "password-submit",
+          text: hasOne ? t("account.changePassword") : t("account.setPassword") })),
       error);
     return form;
   }
