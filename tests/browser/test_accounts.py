@@ -222,3 +222,38 @@ def test_a_leaderboard_that_answers_after_the_player_moved_on_never_replaces_the
     expect(page.locator("[data-testid=leaderboard]")).to_have_count(1)
     expect(page.locator("[data-testid=leaderboard]")).to_have_attribute("data-game", "six-nimmt")
     assert page.url.endswith("/rankings/six-nimmt")
+
+
+def test_changing_a_password_asks_for_the_current_one_and_logs_the_other_browser_out(
+    server: Server, browser
+) -> None:
+    home = player(browser, server.url)
+    register(home, "Wendy Wren", password="first secret")
+    away = player(browser, server.url)
+    away.goto("/")
+    away.click("[data-testid=account-login]")
+    away.fill("#account-name", "Wendy Wren")
+    away.fill("#account-password", "first secret")
+    away.click("[data-testid=login-submit]")
+    expect(away.locator("[data-testid=signed-in]")).to_contain_text("Wendy Wren")
+
+    home.click("[data-testid=change-password]")
+    form = home.locator("[data-testid=password-form]")
+    home.fill("#new-password", "second secret")
+    home.click("[data-testid=password-submit]")
+    expect(form.locator(".form-error")).to_have_text("Type your current password first.")
+    expect(home.locator("#current-password")).to_be_focused()
+    home.fill("#current-password", "not the secret")
+    home.click("[data-testid=password-submit]")
+    expect(form.locator(".form-error")).to_have_text("The current password is wrong.")
+    expect(home.locator("#current-password")).to_be_focused()
+    home.fill("#current-password", "first secret")
+    home.click("[data-testid=password-submit]")
+    expect(home.get_by_text("Password changed. Your other devices are logged out.")).to_be_visible()
+    home.reload()
+    expect(home.locator("[data-testid=signed-in]")).to_contain_text("Wendy Wren")  # this browser stays
+    away.reload()  # the other one is logged out: its check of the account is refused
+    expect(away.locator("[data-testid=register-form]")).to_be_visible()
+    expect(away.locator("[data-testid=signed-in]")).to_have_count(0)
+    home.context.close()
+    away.context.close()
