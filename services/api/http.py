@@ -223,22 +223,35 @@ def client_address(request: Request) -> str:
     Then ``X-Forwarded-For`` is read from its right end (each proxy appends the address it saw),
     skipping trusted proxies: the first address no trusted proxy is, is the client. An entry that is
     not an address stops the walk at the hop that wrote it; what a client writes itself at the left
-    end is never believed."""
+    end is never believed. An IPv6 client counts as its /64 (one host commonly holds a whole /64)."""
     peer = request.client.host if request.client is not None else "unknown"
     trusted = app_context(request).settings.trusted_networks
     if not trusted or not _is_trusted(peer, trusted):
-        return peer
+        return _counted(peer)
     hops = [hop.strip() for value in request.headers.getlist("x-forwarded-for") for hop in value.split(",")]
     client = peer
     for hop in reversed(hops):
         try:
             address = ipaddress.ip_address(hop)
         except ValueError:
-            return client
+            return _counted(client)
         client = str(address)
         if not _is_trusted(client, trusted):
-            return client
-    return client
+            return _counted(client)
+    return _counted(client)
+
+
+def _counted(host: str) -> str:
+    """The key a client is counted under: an IPv4 address as it is, an IPv6 one as its /64."""
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return host
+    if isinstance(address, ipaddress.IPv6Address):
+        if address.ipv4_mapped is not None:
+            return str(address.ipv4_mapped)
+        return str(ipaddress.IPv6Network((address, 64), strict=False))
+    return host
 
 
 def _is_trusted(host: str, trusted: tuple[IPNetwork, ...]) -> bool:

@@ -331,6 +331,19 @@ def test_x_forwarded_for_is_honoured_from_a_trusted_proxy_from_its_right_end(sit
         assert s.login("10.0.0.51, 127.0.0.1", "nobody", "some password").status_code == 401
 
 
+def test_an_ipv6_client_is_counted_as_its_64_and_a_mapped_ipv4_one_as_the_ipv4_address(
+    site: SiteFactory,
+) -> None:
+    with site(login_rate="2/minute") as s:
+        hosts = ["2001:db8:1:2::1", "2001:db8:1:2:ffff::9", "2001:db8:1:2::77"]  # one /64
+        statuses = [s.login(host, f"nobody {n}", "some password").status_code for n, host in enumerate(hosts)]
+        assert statuses == [401, 401, 429]
+        assert s.login("2001:db8:1:3::1", "nobody", "some password").status_code == 401  # the next /64
+        assert s.login("10.5.5.5", "nobody", "some password").status_code == 401
+        assert s.login("10.5.5.5", "nobody", "some password").status_code == 401
+        assert s.login("::ffff:10.5.5.5", "nobody", "some password").status_code == 429
+
+
 def test_a_trusted_proxy_list_that_does_not_parse_stops_the_process_at_start() -> None:
     with pytest.raises(ValueError, match="trusted_proxies"):
         Settings(trusted_proxies="10.0.0.0/8, proxy.example")

@@ -150,13 +150,22 @@ def main() -> None:
     parser.add_argument("--concurrent", type=int, default=40)
     parser.add_argument("--seconds", type=float, default=10)
     parser.add_argument("--guess-seconds", type=float, default=20)
+    parser.add_argument("--phases", default="flood,guess", help="flood, guess or both (comma-separated)")
     args = parser.parse_args()
     suffix = uuid.uuid4().hex[:6]
 
     async def run() -> None:
-        game_id = await prepare(args.url, f"victim {suffix}", "the right password")
-        result = await flood(args.url, args.pid, f"victim {suffix}", game_id, args.concurrent, args.seconds)
-        print(f"flood: {args.concurrent} concurrent wrong logins for {args.seconds:g} s: {result.summary()}")
+        phases = set(args.phases.split(","))
+        if "flood" in phases:
+            game_id = await prepare(args.url, f"victim {suffix}", "the right password")
+            result = await flood(
+                args.url, args.pid, f"victim {suffix}", game_id, args.concurrent, args.seconds
+            )
+            print(
+                f"flood: {args.concurrent} concurrent wrong logins for {args.seconds:g} s: {result.summary()}"
+            )
+        if "guess" not in phases:
+            return
         await prepare(args.url, f"target {suffix}", "the right password")
         rate, statuses = await guesses_per_minute(args.url, f"target {suffix}", args.guess_seconds)
         print(

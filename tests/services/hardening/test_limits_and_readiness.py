@@ -35,7 +35,7 @@ RATES = {"create": "3/minute", "join": "3/minute", "command": "3/minute"}
 
 @pytest.mark.anyio
 async def test_the_rate_limiter_refuses_past_the_rate_with_a_retry_after_and_counts_clients_apart() -> None:
-    limits = RateLimits(dict(RATES))  # type: ignore[arg-type]
+    limits = RateLimits(dict(RATES))
     for _ in range(3):
         await limits.hit("create", "10.0.0.1")
     with pytest.raises(TooManyError) as refused:
@@ -98,7 +98,7 @@ def test_local_windows_free_a_slot_when_the_window_moves_and_forget_idle_clients
 async def test_api_processes_share_counts_through_a_redis_storage(redis_server: EmbeddedRedis) -> None:
     redis.Redis.from_url(redis_server.url).flushall()
     uri = f"async+redis://127.0.0.1:{redis_server.port}"
-    first, second = RateLimits(dict(RATES), uri), RateLimits(dict(RATES), uri)  # type: ignore[arg-type]
+    first, second = RateLimits(dict(RATES), uri), RateLimits(dict(RATES), uri)
     for limits in (first, second, first):
         await limits.hit("command", "10.0.0.1")
     with pytest.raises(TooManyError) as refused:
@@ -108,7 +108,7 @@ async def test_api_processes_share_counts_through_a_redis_storage(redis_server: 
 
 def test_the_rate_limiter_refuses_a_synchronous_storage() -> None:
     with pytest.raises(ValueError, match="async"):
-        RateLimits(dict(RATES), "memory://")  # type: ignore[arg-type]
+        RateLimits(dict(RATES), "memory://")
 
 
 def test_settings_come_from_the_environment_and_a_bad_value_is_refused() -> None:
