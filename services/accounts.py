@@ -73,7 +73,6 @@ class HashPool:
     ``password_check_busy`` (memory stays near ``slots`` x 64 MiB whatever the load)."""
 
     def __init__(self, slots: int = 2, queue: int = 32, wait_seconds: float = 5.0) -> None:
-        self.slots = slots
         self._limiter = anyio.CapacityLimiter(slots)
         self._threads = anyio.CapacityLimiter(slots)
         self._queue = queue

@@ -16,7 +16,7 @@ storage schedules a pass over every key that hops to a worker thread per key; me
 event loop, a hit cost 170-190 us of CPU (a whole command costs about 1 ms), and the sync memory
 storage 30-135 us (a timer thread every 10 ms scanning every key). ``LocalWindows`` keeps each
 client's hit times in a deque: a hit is O(1) amortised, and idle clients are dropped by a sweep
-at most once per window.
+at most once per shortest window (so a day-long window keeps no minute-long client for a day).
 """
 
 from __future__ import annotations
@@ -228,7 +228,7 @@ class LoginGuard:
 
 
 def _pair(client: str, name: str) -> str:
-    return f"{client}\n{name}"  # a newline: in neither a normalised name nor an address
+    return f"{client}\n{name}"  # no address has a newline: the first one splits the two apart
 
 
 def _throttled(message: str, wait: float) -> TooManyError:
