@@ -34,6 +34,7 @@ from services.callers import Caller
 from services.commands import CommandOutcome
 from services.errors import InvalidError, UnavailableError
 from services.queries import ViewParts, shown_event
+from services.seat_names import seat_name
 
 MAX_EVENTS_PAGE = 1000
 MAX_LOBBY_PAGE = 1000
@@ -69,13 +70,11 @@ async def join_game(request: Request) -> JSONResponse:
     body = await read_body(request, JoinGame)
     context = app_context(request)
     found = account_token(request)
-    account = None
+    state = account = None
     if found is not None:  # an account token (header, else the ts_account cookie): the seat is the account's
         state = await context.accounts.authenticate(found[0])
         account = Account(id=state.account_id, name=state.display_name)
-    name = body.name if body.name is not None else account.name if account is not None else None
-    if name is None:
-        raise InvalidError("invalid_name", "A player name is required (or join with an account token).")
+    name = await seat_name(context.accounts, body.name, state)  # the name rule; an account's own name
     seat, seat_token = await context.commands.join(game_id, name, body.client_seed or "", account)
     response = JSONResponse({"seat": seat, "token": seat_token}, status_code=201)
     set_token_cookie(request, response, "seat", game_id, seat_token)
