@@ -15,6 +15,7 @@ import platformdirs
 
 from domain.table import MAX_BOT_PACE_MS
 from services.store.connection import Acks
+from services.store.retention import DAY_MS, HOUR_MS, RetentionPolicy
 
 ENV_PREFIX = "TABLESTREAM_"
 
@@ -58,6 +59,13 @@ class Settings:
     join_rate: str = "60/minute"  # seats taken per client address
     command_rate: str = "1200/minute"  # commands per client address
     max_waiting_tables: int = 10_000  # tables waiting for players, all API processes together
+    max_waiting_tables_per_address: int = 20  # of those, created by one client address; past it 429
+
+    # -- retention (services.store.retention; the worker's sweeper) ---------------------------------
+    retention_expired_hours: float = 24.0  # an expired table is removed this long after it expired
+    retention_abandoned_days: float = 14.0  # a waiting or playing game unchanged this long is removed
+    retention_idle_account_days: float = 30.0  # an account without password or finished game, idle
+    retention_interval_seconds: float = 300.0  # how often the sweeper runs a retention pass
 
     # -- the table ---------------------------------------------------------------------------------------
     bot_pace_ms: int = 1000  # a new table's bot pace (its option bot_pace_ms overrides); 0: bots at once
@@ -72,6 +80,14 @@ class Settings:
         Acks(self.append_replicas, self.append_ack, self.append_ack_timeout_ms)  # type: ignore[arg-type]
         if not 0 <= self.bot_pace_ms <= MAX_BOT_PACE_MS:
             raise ValueError(f"bot_pace_ms must be 0 to {MAX_BOT_PACE_MS}, not {self.bot_pace_ms}")
+
+    @property
+    def retention(self) -> RetentionPolicy:
+        return RetentionPolicy(
+            expired_after_ms=int(self.retention_expired_hours * HOUR_MS),
+            abandoned_after_ms=int(self.retention_abandoned_days * DAY_MS),
+            idle_account_after_ms=int(self.retention_idle_account_days * DAY_MS),
+        )
 
     @property
     def acks(self) -> Acks:

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass, field
+from typing import Any
 
 import msgspec
 import structlog
@@ -39,9 +40,12 @@ from rq import Queue
 
 from projections.views import view_field
 from services.history.folding import StateCache
-from services.lifecycle import lifecycle_behind
+from services.lifecycle import Clock, lifecycle_behind, wall_clock_ms
+from services.store import retention
 from services.store.event_store import SyncEventStore
 from services.store.queue import enqueue_drain, enqueue_projections, enqueue_settle
+from services.store.requests import Call, Operation, Pipelined, index_call
+from services.store.retention import RetentionPolicy, Retired
 
 log = structlog.get_logger("tablestream.sweeper")
 
@@ -100,10 +104,15 @@ def rebuild_indexes(store: SyncEventStore) -> int:
     gone: the sweep has it settled), index their armed timers, then mark the indexes known. Returns
     how many it marked. Idempotent: running it twice marks the same games."""
     lagging = 0
+    now = wall_clock_ms()
     for game_id in store.scan_games():
-        if store.checkpoint(game_id) < store.head(game_id) or _awaits_a_bot(store, game_id):
+        view = _spectator_view(store, game_id)
+        if store.checkpoint(game_id) < store.head(game_id) or _awaits_a_bot(view):
             store.mark_dirty(game_id)
             lagging += 1
+        if view is not None:  # the retention indexes, as of now (a game's own time is not stored)
+            calls = retention.activity_calls(game_id, view.get("status", ""), now)
+            store.run(_unless_indexed(calls))
         timer = store.read_timer(game_id)
         if "deadline" in timer:
             store.index_timer(game_id, int(timer["deadline"]))
@@ -112,12 +121,29 @@ def rebuild_indexes(store: SyncEventStore) -> int:
     return lagging
 
 
-def _awaits_a_bot(store: SyncEventStore, game_id: str) -> bool:
-    """Whether the game's projected spectator view awaits a seat a bot plays (one read, no fold)."""
+def _spectator_view(store: SyncEventStore, game_id: str) -> dict[str, Any] | None:
     _, raw = store.read_view(game_id, view_field(None))
     if raw is None:
-        return False
+        return None
     view = msgspec.json.decode(raw)
+    return view if isinstance(view, dict) else None
+
+
+def _unless_indexed(calls: tuple[Call, ...]) -> Operation[None]:
+    """The retention calls of a rebuild, adding entries only where there are none (``NX``)."""
+    nx = tuple(
+        index_call(*call.args[:2], "NX", *call.args[2:])
+        if call.args[0] == "ZADD" and "NX" not in call.args
+        else call
+        for call in calls
+    )
+    yield Pipelined(nx)
+
+
+def _awaits_a_bot(view: dict[str, Any] | None) -> bool:
+    """Whether the game's projected spectator view awaits a seat a bot plays (one read, no fold)."""
+    if view is None:
+        return False
     bots = {player["seat"] for player in view.get("players", ()) if player.get("bot")}
     return view.get("status") == "playing" and bool(bots & set(view.get("to_act", ())))
 
@@ -128,13 +154,41 @@ def _lifecycle_behind(store: SyncEventStore, game_id: str, head: int) -> bool:
     return folded is not None and folded.version == head and lifecycle_behind(timer, folded)
 
 
-class Sweeper(threading.Thread):
-    """Runs ``sweep`` every ``interval`` seconds until ``stop()``."""
+def retire(store: SyncEventStore, now_ms: int, policy: RetentionPolicy) -> Retired:
+    """One retention pass (``services.store.retention``): the expired tables, abandoned games and
+    idle unverified accounts due at ``now_ms`` are removed; finished games are kept."""
+    retired = store.run(retention.retire(now_ms, policy))
+    if retired.expired or retired.abandoned or retired.accounts:
+        log.info(
+            "retired",
+            expired=len(retired.expired),
+            abandoned=len(retired.abandoned),
+            accounts=len(retired.accounts),
+        )
+    return retired
 
-    def __init__(self, store: SyncEventStore, projections: Queue, lifecycle: Queue, interval: float = 5.0):
+
+class Sweeper(threading.Thread):
+    """Runs ``sweep`` every ``interval`` seconds, and ``retire`` every ``retention_seconds``, until
+    ``stop()``."""
+
+    def __init__(
+        self,
+        store: SyncEventStore,
+        projections: Queue,
+        lifecycle: Queue,
+        interval: float = 5.0,
+        retention: RetentionPolicy | None = None,
+        retention_seconds: float = 300.0,
+        clock: Clock = wall_clock_ms,
+    ):
         super().__init__(name="tablestream-sweeper", daemon=True)
         self._store, self._projections, self._lifecycle = store, projections, lifecycle
         self._interval = interval
+        self._retention = retention or RetentionPolicy()
+        self._retention_ms = int(retention_seconds * 1000)
+        self._clock = clock
+        self._retired_at: int | None = None
         self._stopped = threading.Event()
 
     def run(self) -> None:
@@ -143,6 +197,10 @@ class Sweeper(threading.Thread):
                 if not self._store.indexes_known():
                     rebuild_indexes(self._store)
                 sweep(self._store, self._projections, self._lifecycle)
+                now = self._clock()
+                if self._retired_at is None or now - self._retired_at >= self._retention_ms:
+                    self._retired_at = now
+                    retire(self._store, now, self._retention)
             except Exception as exc:  # a flaky connection must not kill the sweeper; the next pass retries
                 log.warning("sweep_failed", error=f"{type(exc).__name__}: {exc}")
 
