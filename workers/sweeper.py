@@ -26,6 +26,10 @@ the sweeper queues a ``settle_lifecycle`` job (``workers.lifecycle``) that arms 
 the bots again (a bot's job still queued or running is not queued twice; a failed one is), and
 marks the game anew, so that it looks again after the grace and a repair under way never counts
 as projection lag. The mark is cleared once the lifecycle is settled.
+
+Retention (``retire``, every ``retention_seconds``; ``services.store.retention``, docs/security.md):
+expired tables a day after their expiry, games unchanged for two weeks and unverified idle accounts
+are removed; finished games are kept. The time comes from an injected clock.
 """
 
 from __future__ import annotations
