@@ -39,7 +39,7 @@ MIN_LENGTH = 2
 MAX_LENGTH = 24
 MIN_SEAT_LENGTH = 1
 MAX_MARKS_IN_A_ROW = 3  # Thai, Hindi and Vietnamese stack two or three; more is decoration (or a disguise)
-RESERVED = frozenset({"me", "login"})  # path words of /accounts/...
+RESERVED = frozenset({"me", "login", "logout"})  # path words of /accounts/...
 
 _REFUSED_CATEGORIES = frozenset({"Cc", "Cf", "Co", "Cn", "Cs", "Zl", "Zp"})
 _IGNORED_SCRIPTS = frozenset({"COMMON", "INHERITED"})

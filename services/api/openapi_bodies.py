@@ -30,7 +30,7 @@ from domain.skull import options as skull_options
 from domain.table import MAX_CLIENT_SEED, MAX_EXPIRE_MINUTES, MAX_NAME, TableTimers
 from services.accounts import MAX_PASSWORD, MIN_PASSWORD
 from services.errors import AppError
-from services.names import MAX_LENGTH, MIN_LENGTH, MIN_SEAT_LENGTH, checked_characters
+from services.names import MAX_LENGTH, MIN_LENGTH, MIN_SEAT_LENGTH, RESERVED, checked_characters
 
 _SCRIPTS: dict[str, tuple[frozenset[str], tuple[tuple[int, int], ...]]] = {
     "Latin": (frozenset({"LATIN"}), ((0x41, 0x5A), (0x61, 0x7A), (0xC0, 0x24F), (0x1E00, 0x1EFF))),
@@ -164,9 +164,10 @@ def tighten(components: dict[str, Any]) -> None:
     """Replace the msgspec schemas of the bodies with the server's own bounds (see the module)."""
     components["CreateGame"] = create_game_schema()
     password = {"type": "string", "minLength": MIN_PASSWORD, "maxLength": MAX_PASSWORD}
+    reserved = "|".join("".join(f"[{c.lower()}{c.upper()}]" for c in word) for word in sorted(RESERVED))
     account_name = {
         **name_schema(MIN_LENGTH, MAX_LENGTH),
-        "not": {"pattern": "^(?:[mM][eE]|[lL][oO][gG][iI][nN]|[0-9a-fA-F]{16})$"},
+        "not": {"pattern": f"^(?:{reserved}|[0-9a-fA-F]{{16}})$"},  # path words; an account id
         "description": "A display name: see docs/security.md for the whole rule",
     }
     register = components["Register"]

@@ -110,6 +110,13 @@ def test_the_same_characters_are_refused_in_an_account_name(
     assert response.json()["error"]["code"] == code
 
 
+@pytest.mark.parametrize("word", ["me", "login", "logout", "LOGOUT"])
+def test_the_path_words_of_accounts_are_no_account_names(fake_api: Api, word: str) -> None:
+    response = fake_api.client.post("/accounts", json={"name": word})
+    assert response.status_code == 422 and response.json()["error"]["code"] == "invalid_name"
+    assert "reserved" in response.json()["error"]["message"]
+
+
 def test_a_registered_name_plus_an_invisible_character_is_no_new_account(names_api: Api) -> None:
     for invisible in ("\u034f", "\ufe0f", "\U000e0100", "\u200b", "\u2064"):
         response = names_api.client.post("/accounts", json={"name": "Ada" + invisible})

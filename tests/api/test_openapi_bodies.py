@@ -26,6 +26,7 @@ REFUSED: list[tuple[str, Any]] = [
     ("Register", {"name": ""}),
     ("Register", {"name": "a"}),
     ("Register", {"name": "me"}),
+    ("Register", {"name": "LogOut"}),
     ("Register", {"name": "0123456789abcdef"}),
     ("Register", {"name": "Ada\u034f"}),
     ("Register", {"name": "Ad  a"}),
