@@ -57,16 +57,19 @@ async def create_game(request: Request) -> JSONResponse:
             retry_after=30,
         )  # fmt: skip
     address = client_address(request)
-    reservation = await reserve_waiting_table(
-        context.store, address, context.settings.max_waiting_tables_per_address
-    )
+    reservation = None  # a known Idempotency-Key creates no new table: its retry is answered as the first
+    if key is None or not await context.commands.idempotency.known(key):
+        reservation = await reserve_waiting_table(
+            context.store, address, context.settings.max_waiting_tables_per_address
+        )
     game_id = None
     try:
         game_id, host_token = await context.commands.create(
             body.game, body.players, body.options, idempotency_key=key
         )
     finally:
-        await context.store.run(retention.settle_waiting(address, reservation, game_id, wall_clock_ms()))
+        if reservation is not None:
+            await context.store.run(retention.settle_waiting(address, reservation, game_id, wall_clock_ms()))
     response = JSONResponse({"game_id": game_id, "host_token": host_token}, status_code=201)
     set_token_cookie(request, response, "host", game_id, host_token)
     return response

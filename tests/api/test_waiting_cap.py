@@ -47,6 +47,20 @@ def test_one_address_holds_at_most_its_cap_of_waiting_tables_and_others_still_cr
     assert create(api.client)[0] == 429
 
 
+def test_a_retried_create_with_its_idempotency_key_is_answered_even_at_the_cap(
+    capped: tuple[Api, fakeredis.FakeServer, object],
+) -> None:
+    api, _, _ = capped
+    body = {"game": "skull", "players": 3}
+    headers = {"Idempotency-Key": "a-client-secret-key-0001"}
+    first = api.client.post("/games", json=body, headers=headers)
+    assert [create(api.client)[0] for _ in range(3)] == [201, 201, 429]
+    again = api.client.post("/games", json=body, headers=headers)  # its answer was lost: the same table
+    assert again.status_code == 201 and again.json() == first.json()
+    other_key = api.client.post("/games", json=body, headers={"Idempotency-Key": "a-client-secret-key-0002"})
+    assert other_key.status_code == 429
+
+
 def test_a_refused_or_failed_create_holds_no_place(capped: tuple[Api, fakeredis.FakeServer, object]) -> None:
     api, _, _ = capped
     for _ in range(5):
