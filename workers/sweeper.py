@@ -39,6 +39,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import msgspec
+import redis
 import structlog
 from rq import Queue
 
@@ -48,7 +49,6 @@ from services.lifecycle import Clock, lifecycle_behind, wall_clock_ms
 from services.store import retention
 from services.store.event_store import SyncEventStore
 from services.store.queue import enqueue_drain, enqueue_projections, enqueue_settle
-from services.store.requests import Call, Operation, Pipelined, index_call
 from services.store.retention import RetentionPolicy, Retired
 
 log = structlog.get_logger("tablestream.sweeper")
@@ -108,15 +108,10 @@ def rebuild_indexes(store: SyncEventStore) -> int:
     gone: the sweep has it settled), index their armed timers, then mark the indexes known. Returns
     how many it marked. Idempotent: running it twice marks the same games."""
     lagging = 0
-    now = wall_clock_ms()
     for game_id in store.scan_games():
-        view = _spectator_view(store, game_id)
-        if store.checkpoint(game_id) < store.head(game_id) or _awaits_a_bot(view):
+        if store.checkpoint(game_id) < store.head(game_id) or _awaits_a_bot(_spectator_view(store, game_id)):
             store.mark_dirty(game_id)
             lagging += 1
-        if view is not None:  # the retention indexes, as of now (a game's own time is not stored)
-            calls = retention.activity_calls(game_id, view.get("status", ""), now)
-            store.run(_unless_indexed(calls))
         timer = store.read_timer(game_id)
         if "deadline" in timer:
             store.index_timer(game_id, int(timer["deadline"]))
@@ -133,17 +128,6 @@ def _spectator_view(store: SyncEventStore, game_id: str) -> dict[str, Any] | Non
     return view if isinstance(view, dict) else None
 
 
-def _unless_indexed(calls: tuple[Call, ...]) -> Operation[None]:
-    """The retention calls of a rebuild, adding entries only where there are none (``NX``)."""
-    nx = tuple(
-        index_call(*call.args[:2], "NX", *call.args[2:])
-        if call.args[0] == "ZADD" and "NX" not in call.args
-        else call
-        for call in calls
-    )
-    yield Pipelined(nx)
-
-
 def _awaits_a_bot(view: dict[str, Any] | None) -> bool:
     """Whether the game's projected spectator view awaits a seat a bot plays (one read, no fold)."""
     if view is None:
@@ -156,6 +140,36 @@ def _lifecycle_behind(store: SyncEventStore, game_id: str, head: int) -> bool:
     folded = store.load(game_id, _cache)
     timer = store.read_timer(game_id)
     return folded is not None and folded.version == head and lifecycle_behind(timer, folded)
+
+
+def backfill_retention(store: SyncEventStore, now_ms: int) -> int:
+    """Index every stored game and account for retention, as of ``now_ms`` (their own times are
+    not stored), where it is not indexed yet; then mark it done. Runs once: on data stored before
+    the retention indexes existed, and again when their server lost them (the marker goes with
+    them). Returns how many games and accounts it found."""
+    found = 0
+    for game_id in store.scan_games():
+        view = _spectator_view(store, game_id)
+        if view is not None:
+            calls = retention.activity_calls(game_id, str(view.get("status")), now_ms)
+            store.run(retention.unless_indexed(calls))
+            found += 1
+    for account_id in _scan_accounts(store):
+        store.run(retention.account_known(account_id, now_ms))
+        found += 1
+    store.run(retention.mark_backfilled(now_ms))
+    log.info("retention_backfilled", found=found)
+    return found
+
+
+def _scan_accounts(store: SyncEventStore) -> list[str]:
+    if not isinstance(store.redis, redis.RedisCluster):
+        return store.run(retention.scan_accounts())
+    found: list[str] = []
+    for node in store.redis.get_primaries():  # type: ignore[no-untyped-call]
+        primary = SyncEventStore(store.redis.get_redis_connection(node), store.index)
+        found += primary.run(retention.scan_accounts())
+    return found
 
 
 def retire(store: SyncEventStore, now_ms: int, policy: RetentionPolicy) -> Retired:
@@ -204,6 +218,8 @@ class Sweeper(threading.Thread):
                 now = self._clock()
                 if self._retired_at is None or now - self._retired_at >= self._retention_ms:
                     self._retired_at = now
+                    if not self._store.run(retention.backfilled()):
+                        backfill_retention(self._store, now)
                     retire(self._store, now, self._retention)
             except Exception as exc:  # a flaky connection must not kill the sweeper; the next pass retries
                 log.warning("sweep_failed", error=f"{type(exc).__name__}: {exc}")

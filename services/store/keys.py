@@ -32,6 +32,7 @@ DRAIN_PENDING = f"{PREFIX}:drain-pending"  # string (PX): a drain job of ``POKED
 ACTIVITY = f"{PREFIX}:activity"  # zset: waiting or playing game id -> ms of its last projected change
 EXPIRED = f"{PREFIX}:expired"  # zset: expired table id -> ms it was first projected expired
 ACCOUNTS_SEEN = f"{PREFIX}:accounts:seen"  # zset: account id -> ms of its last append
+RETENTION_MARK = f"{PREFIX}:retention:indexed"  # string: every stored game and account was indexed once
 
 INDEX_KEYS = frozenset(
     {
@@ -49,6 +50,7 @@ INDEX_KEYS = frozenset(
         ACTIVITY,
         EXPIRED,
         ACCOUNTS_SEEN,
+        RETENTION_MARK,
     }
 )
 """The global indexes' keys: commands on them are ``index`` calls (``services.store.requests``)."""

@@ -37,6 +37,7 @@ from services.store.keys import (
     LOBBY_ORDER,
     POKED,
     PREFIX,
+    RETENTION_MARK,
     TIMERS,
     WAITING,
     account_events_key,
@@ -50,6 +51,7 @@ from services.store.requests import Call, Operation, Pipelined, ScriptCall, inde
 HOUR_MS = 3_600_000
 DAY_MS = 24 * HOUR_MS
 BATCH = 200
+ACCOUNT_EVENTS_PATTERN = f"{PREFIX}:{{acct:*}}:events"
 
 
 @dataclass(frozen=True)
@@ -146,6 +148,11 @@ def account_seen(account_id: str, now_ms: int) -> Operation[None]:
     yield index_call("ZADD", ACCOUNTS_SEEN, now_ms, account_id)
 
 
+def account_known(account_id: str, now_ms: int) -> Operation[None]:
+    """Index an account found by the backfill, unless its last append is already there."""
+    yield index_call("ZADD", ACCOUNTS_SEEN, "NX", now_ms, account_id)
+
+
 def retire_accounts(now_ms: int, policy: RetentionPolicy) -> Operation[list[str]]:
     """Remove the accounts idle for ``policy.idle_account_after_ms`` that have no password and no
     finished game; the others leave the index until their next append puts them back."""
@@ -177,6 +184,44 @@ def retire_accounts(now_ms: int, policy: RetentionPolicy) -> Operation[list[str]
         yield index_call("ZREM", ACCOUNTS_SEEN, account_id)
         removed.append(account_id)
     return removed
+
+
+# -- the backfill: data stored before these indexes (or since their server lost them) ------------
+
+
+def backfilled() -> Operation[bool]:
+    """Whether every game and account stored was indexed once (``RETENTION_MARK``)."""
+    return bool((yield index_call("EXISTS", RETENTION_MARK)))
+
+
+def mark_backfilled(now_ms: int) -> Operation[None]:
+    yield index_call("SET", RETENTION_MARK, now_ms)
+
+
+def unless_indexed(calls: tuple[Call, ...]) -> Operation[None]:
+    """``activity_calls`` of the backfill: entries added only where there are none (``NX``)."""
+    nx = tuple(
+        index_call(call.args[0], call.args[1], "NX", *call.args[2:])
+        if call.args[0] == "ZADD" and "NX" not in call.args
+        else call
+        for call in calls
+    )
+    yield Pipelined(nx)
+
+
+def scan_accounts() -> Operation[list[str]]:
+    """Every account id of one server (``SCAN`` of the account streams)."""
+    found: list[str] = []
+    cursor = 0
+    while True:
+        cursor, keys = yield Call(("SCAN", cursor, "MATCH", ACCOUNT_EVENTS_PATTERN, "COUNT", 500))
+        for key in keys:
+            name = text(key)
+            head, tail = f"{PREFIX}:{{acct:", "}:events"
+            if name.startswith(head) and name.endswith(tail):
+                found.append(name[len(head) : -len(tail)])
+        if int(cursor) == 0:
+            return found
 
 
 # -- waiting tables per client address ------------------------------------------------------------

@@ -5,6 +5,7 @@ removed on their schedule, finished games are kept, and the size a finished game
 from __future__ import annotations
 
 import random
+import time
 import uuid
 
 import pytest
@@ -17,13 +18,14 @@ from services.errors import UnauthorizedError
 from services.lifecycle import wall_clock_ms
 from services.store import retention
 from services.store.event_store import EventStore, SyncEventStore
-from services.store.keys import LOBBY, LOBBY_ORDER, game_keys, history_key
+from services.store.keys import ACCOUNTS_SEEN, ACTIVITY, EXPIRED, LOBBY, LOBBY_ORDER, game_keys, history_key
+from services.store.queue import lifecycle_queue, projection_queue
 from services.store.retention import DAY_MS, HOUR_MS, RetentionPolicy
 from tests.conftest import Clients, IndexClients
 from tests.services.test_commands import FLOWER, handler_on, started_table
 from workers.bots import choose
 from workers.projector import Projector
-from workers.sweeper import retire
+from workers.sweeper import Sweeper, backfill_retention, retire
 
 pytestmark = pytest.mark.anyio
 
@@ -143,6 +145,53 @@ async def test_an_account_in_use_is_not_idle(store_backend: Clients, index_backe
     await accounts.log_out(token)  # an append: it was used now, after ``start``
     assert retire(sync, start + 30 * DAY_MS, POLICY).accounts == []
     assert await accounts.load(account.account_id) is not None
+
+
+async def test_games_and_accounts_stored_before_the_retention_indexes_are_backfilled_once(
+    store_backend: Clients, index_backend: IndexClients
+) -> None:
+    handler = handler_on(store_backend, index_backend)
+    sync = SyncEventStore(store_backend[0], index_backend[0] if index_backend else None)
+    accounts = Accounts(EventStore(store_backend[1], index_backend[1] if index_backend else None))
+    finished = await finished_game(handler)
+    expired, _ = await handler.create("skull", 3, {})
+    await handler.expire(expired, (await handler.load(expired)).version)
+    playing = await started_table(handler, 3)
+    Projector(sync).catch_up_all([finished, expired, playing])
+    idle, _ = await accounts.register("Legacy", None)
+    sync.index.delete(ACTIVITY, EXPIRED, ACCOUNTS_SEEN)  # as stored before these indexes existed
+    later = wall_clock_ms() + 10 * DAY_MS
+
+    assert not sync.run(retention.backfilled())
+    assert backfill_retention(sync, later) == 4  # three games and one account
+    assert sync.run(retention.backfilled())
+    assert retire(sync, later + 25 * HOUR_MS, POLICY).expired == [expired]
+    swept = retire(sync, later + 31 * DAY_MS, POLICY)
+    assert (swept.abandoned, swept.accounts) == ([playing], [idle.account_id])
+    assert sync.redis.exists(game_keys(finished).events)
+
+
+async def test_the_sweeper_thread_backfills_then_retires_on_its_clock(
+    fake_redis: redis.Redis, fake_redis_async: object
+) -> None:
+    handler = handler_on((fake_redis, fake_redis_async))  # type: ignore[arg-type]
+    sync = SyncEventStore(fake_redis)
+    expired, _ = await handler.create("skull", 3, {})
+    await handler.expire(expired, (await handler.load(expired)).version)
+    Projector(sync).catch_up(expired)
+    fake_now = wall_clock_ms() + 2 * DAY_MS
+    queue = projection_queue(fake_redis)
+    sweeper = Sweeper(sync, queue, lifecycle_queue(fake_redis), interval=0.01, clock=lambda: fake_now)
+    sweeper.start()
+    try:
+        deadline = time.monotonic() + 10
+        while fake_redis.exists(game_keys(expired).events):
+            assert time.monotonic() < deadline, "the sweeper did not remove the expired table"
+            time.sleep(0.01)
+    finally:
+        sweeper.stop()
+        sweeper.join(timeout=5)
+    assert sync.run(retention.backfilled())
 
 
 @pytest.mark.redis
