@@ -9,7 +9,8 @@ the schema calls valid is one the server accepts (schemathesis' "schema-valid re
   Greek, Cyrillic, Hebrew, Arabic, Thai, Devanagari, Hangul, or Japanese/Chinese Han with kana),
   digits and ``'.-_``, single spaces between words. The server accepts more (combining marks,
   symbols); this is the part a schema can state;
-- passwords: 8 to 256 characters (``services.accounts``).
+- passwords: 8 to 256 characters (``services.accounts``); ``expected_version`` up to
+  ``services.api.http.MAX_VERSION``.
 
 What no schema can know stays a state refusal: a name that is, or looks like, a registered one
 (409 ``name_taken``, 422 ``name_confusable``), a command the table's game or turn does not allow.
@@ -29,6 +30,7 @@ from domain.six_nimmt import options as six_nimmt_options
 from domain.skull import options as skull_options
 from domain.table import MAX_CLIENT_SEED, MAX_EXPIRE_MINUTES, MAX_NAME, TableTimers
 from services.accounts import MAX_PASSWORD, MIN_PASSWORD
+from services.api.http import MAX_VERSION
 from services.errors import AppError
 from services.names import MAX_LENGTH, MIN_LENGTH, MIN_SEAT_LENGTH, RESERVED, checked_characters
 
@@ -181,6 +183,10 @@ def tighten(components: dict[str, Any]) -> None:
         "account's own name is taken, and any other is refused)",
     }
     join["required"] = ["name"]
+    components["SendCommand"]["properties"]["expected_version"] = {
+        "anyOf": [{"type": "integer", "minimum": 0, "maximum": MAX_VERSION}, {"type": "null"}],
+        "default": None,
+    }
     join["properties"]["client_seed"] = {
         "anyOf": [{"type": "string", "maxLength": MAX_CLIENT_SEED}, {"type": "null"}],
         "default": None,

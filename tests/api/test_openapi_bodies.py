@@ -41,6 +41,7 @@ REFUSED: list[tuple[str, Any]] = [
     ("CreateGame", {"game": "skull-king", "players": 4, "options": {"seed": "zz"}}),
     ("CreateGame", {"game": "skull-king", "players": 4, "options": {"turn_seconds": None}}),
     ("JoinGame", {"name": None}),
+    ("SendCommand", {"command_id": "c", "command": {"type": "pass"}, "expected_version": 2**64}),
     ("JoinGame", {}),
     ("JoinGame", {"name": "Ad\na"}),
     ("JoinGame", {"name": "B\u043eb"}),  # Latin with a Cyrillic o
