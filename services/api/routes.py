@@ -47,7 +47,8 @@ MAX_LOBBY_PAGE = 1000
 
 async def create_game(request: Request) -> JSONResponse:
     context = app_context(request)
-    await context.rate_limits.hit("create", client_address(request))
+    address = client_address(request)
+    await context.rate_limits.hit("create", address)
     key = idempotency_key(request)
     body = await read_body(request, CreateGame)
     cap = context.settings.max_waiting_tables
@@ -56,7 +57,6 @@ async def create_game(request: Request) -> JSONResponse:
             "too_many_tables", f"{cap} tables are already waiting for players; join one or retry later.",
             retry_after=30,
         )  # fmt: skip
-    address = client_address(request)
     reservation = None  # a known Idempotency-Key creates no new table: its retry is answered as the first
     if key is None or not await context.commands.idempotency.known(key):
         reservation = await reserve_waiting_table(
