@@ -106,6 +106,8 @@ async def join_game(request: Request) -> JSONResponse:
         account = Account(id=state.account_id, name=state.display_name)
     name = await seat_name(context.accounts, body.name, state)  # the name rule; an account's own name
     seat, seat_token = await context.commands.join(game_id, name, body.client_seed or "", account)
+    if account is not None:  # a use of the account: an idle unverified account is removed (retention)
+        await context.store.run(retention.account_seen(account.id, wall_clock_ms()))
     response = JSONResponse({"seat": seat, "token": seat_token}, status_code=201)
     set_token_cookie(request, response, "seat", game_id, seat_token)
     return response

@@ -7,8 +7,8 @@ bound has an end:
 - an abandoned game, waiting or playing: no change for ``abandoned_after_ms`` (a game with a turn
   timer never gets there: its timeouts move it, bots take its seats and it finishes, so this is
   the untimed table everyone walked away from);
-- an unverified idle account: no password, no finished game, and nothing appended to it (register,
-  login, password, logout) for ``idle_account_after_ms``; its name is free again;
+- an unverified idle account: no password, no finished game, and no use (register, login,
+  password, logout: an append; taking a seat) for ``idle_account_after_ms``; its name is free again;
 - idempotency records (24 hours) and the waiting tables counted per client address (twice the
   longest wait) are Redis TTLs (``services.store.idempotency``, ``reserve_waiting``).
 

@@ -8,12 +8,16 @@ import random
 import time
 import uuid
 
+import fakeredis
 import pytest
 import redis
+from starlette.testclient import TestClient
 
 from projections.views import seat_view
 from services.accounts import Accounts
+from services.api.app import create_app
 from services.commands import GameCommands
+from services.config import Settings
 from services.errors import UnauthorizedError
 from services.lifecycle import wall_clock_ms
 from services.store import retention
@@ -21,6 +25,7 @@ from services.store.event_store import EventStore, SyncEventStore
 from services.store.keys import ACCOUNTS_SEEN, ACTIVITY, EXPIRED, LOBBY, LOBBY_ORDER, game_keys, history_key
 from services.store.queue import lifecycle_queue, projection_queue
 from services.store.retention import DAY_MS, HOUR_MS, RetentionPolicy
+from tests.api.conftest import ADMIN_TOKEN, UNLIMITED
 from tests.conftest import Clients, IndexClients
 from tests.services.test_commands import FLOWER, handler_on, started_table
 from workers.bots import choose
@@ -192,6 +197,27 @@ async def test_the_sweeper_thread_backfills_then_retires_on_its_clock(
         sweeper.stop()
         sweeper.join(timeout=5)
     assert sync.run(retention.backfilled())
+
+
+def test_taking_a_seat_is_a_use_of_the_account() -> None:
+    server = fakeredis.FakeServer()
+    app = create_app(
+        Settings(admin_token=ADMIN_TOKEN, **UNLIMITED),
+        lambda: (fakeredis.FakeAsyncRedis(server=server), fakeredis.FakeRedis(server=server)),
+    )
+    with TestClient(app, raise_server_exceptions=False) as client:
+        registered = client.post("/accounts", json={"name": "Seated"}).json()
+        start = wall_clock_ms()
+        sync = SyncEventStore(fakeredis.FakeRedis(server=server))
+        while wall_clock_ms() <= start:  # the join is stamped after ``start``
+            sync.index.ping()
+        game_id = client.post("/games", json={"game": "skull", "players": 3}).json()["game_id"]
+        joined = client.post(
+            f"/games/{game_id}/players", json={}, headers={"Authorization": f"Bearer {registered['token']}"}
+        )
+        assert joined.status_code == 201
+    assert retire(sync, start + 30 * DAY_MS, POLICY).accounts == []
+    assert retire(sync, wall_clock_ms() + 31 * DAY_MS, POLICY).accounts == [registered["account_id"]]
 
 
 @pytest.mark.redis
