@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-import jsonschema
+import jsonschema_rs
 import pytest
 
 from services.api.openapi import openapi_document
@@ -18,7 +18,7 @@ def body_schema(name: str) -> dict[str, Any]:
 
 
 def valid(name: str, body: Any) -> bool:
-    validator = jsonschema.Draft202012Validator(body_schema(name))
+    validator = jsonschema_rs.Draft202012Validator(body_schema(name))
     return validator.is_valid(body)
 
 
