@@ -26,6 +26,10 @@ TakeoverReason = Literal["left", "timeouts", "host"]
 TABLE_OPTIONS = ("turn_seconds", "expire_minutes", "takeover_after", "bot_pace_ms")
 """Options of the table rather than the game: peeled off the create request like ``seed``."""
 PUBLIC_TURN_SECONDS = 60
+MAX_EXPIRE_MINUTES = 60
+"""The longest a new table may wait for players (``expire_minutes``): every table is listed in the
+lobby and counts against the caps on waiting tables, so none may hold a place for days. Tables
+recorded before this bound keep theirs (``TableTimers`` still reads up to 7 days)."""
 
 
 class TableCreated(Event, tag="table_created", frozen=True):
@@ -186,9 +190,15 @@ def table_timers(options: dict[str, Any], practice: bool, bot_pace_ms: int = 0) 
     given.setdefault("bot_pace_ms", bot_pace_ms)
     try:
         resolved: dict[str, Any] = msgspec.to_builtins(msgspec.convert(given, TableTimers))
-        return resolved
     except msgspec.ValidationError as exc:
         raise Rejected("invalid_options", f"The table options are invalid: {exc}.") from None
+    if resolved["expire_minutes"] > MAX_EXPIRE_MINUTES:
+        raise Rejected(
+            "invalid_options",
+            f"The table options are invalid: expire_minutes is at most {MAX_EXPIRE_MINUTES} "
+            "(a table waits for players an hour at most).",
+        )
+    return resolved
 
 
 class Player(msgspec.Struct, frozen=True):

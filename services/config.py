@@ -17,6 +17,7 @@ import platformdirs
 
 from domain.table import MAX_BOT_PACE_MS
 from services.store.connection import Acks
+from services.store.retention import DAY_MS, HOUR_MS, RetentionPolicy
 
 ENV_PREFIX = "TABLESTREAM_"
 
@@ -87,6 +88,13 @@ class Settings:
     password_hash_slots: int = 2  # Argon2id hashes at once per API process (64 MiB each); others wait
     password_hash_queue: int = 32  # hashes waiting for a slot; past it 503 password_check_busy at once
     password_hash_wait_seconds: float = 5.0  # the longest wait for a slot, then 503 password_check_busy
+    max_waiting_tables_per_address: int = 20  # of those, created by one client address; past it 429
+
+    # -- retention (services.store.retention; the worker's sweeper) ---------------------------------
+    retention_expired_hours: float = 24.0  # an expired table is removed this long after it expired
+    retention_abandoned_days: float = 14.0  # a waiting or playing game unchanged this long is removed
+    retention_idle_account_days: float = 30.0  # an account without password or finished game, idle
+    retention_interval_seconds: float = 300.0  # how often the sweeper runs a retention pass
 
     # -- the table ---------------------------------------------------------------------------------------
     bot_pace_ms: int = 1000  # a new table's bot pace (its option bot_pace_ms overrides); 0: bots at once
@@ -108,6 +116,14 @@ class Settings:
     @property
     def trusted_networks(self) -> tuple[IPNetwork, ...]:
         return trusted_networks(self.trusted_proxies)
+
+    @property
+    def retention(self) -> RetentionPolicy:
+        return RetentionPolicy(
+            expired_after_ms=int(self.retention_expired_hours * HOUR_MS),
+            abandoned_after_ms=int(self.retention_abandoned_days * DAY_MS),
+            idle_account_after_ms=int(self.retention_idle_account_days * DAY_MS),
+        )
 
     @property
     def acks(self) -> Acks:

@@ -104,10 +104,16 @@ def run_pool(
     configure(place)  # the jobs of this process and of the pool's processes find the store
     connection = redis.Redis.from_url(place.queue_url, health_check_interval=10)
     clients = connect_sync(place, WORKER_LIMITS, queue=connection)
-    acks = Settings.from_env().acks
+    settings = Settings.from_env()
+    acks = settings.acks
     queue = projection_queue(connection)
     sweeper = Sweeper(
-        SyncEventStore(clients.store, clients.index, acks), queue, lifecycle_queue(connection), sweep_seconds
+        SyncEventStore(clients.store, clients.index, acks),
+        queue,
+        lifecycle_queue(connection),
+        sweep_seconds,
+        retention=settings.retention,
+        retention_seconds=settings.retention_interval_seconds,
     )
     sweeper.start()
     timers = TimerLoop(SyncEventStore(clients.store, clients.index, acks), lifecycle_queue(connection))

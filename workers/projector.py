@@ -81,11 +81,12 @@ class Projector:
         pending = at_head and folded is not None and lifecycle_behind(start.timer, folded)
         if pending:
             log.info("lifecycle_pending", game_id=game_id, version=checkpoint)
-        summary = None
+        summary = status = None
         started = False
         if written is not None:
             summary = msgspec.json.encode(lobby_entry(written.state, written.version))
             started = written.state.status != "waiting"
+            status = written.state.status  # the retention indexes (services.store.retention)
         deadline = start.timer.get("deadline")
         yield from indexes.after_projection(
             game_id,
@@ -94,6 +95,7 @@ class Projector:
             started=started,
             clean=not pending,
             deadline=int(deadline) if deadline is not None else None,
+            status=status,
         )
         return checkpoint
 

@@ -26,22 +26,30 @@ the sweeper queues a ``settle_lifecycle`` job (``workers.lifecycle``) that arms 
 the bots again (a bot's job still queued or running is not queued twice; a failed one is), and
 marks the game anew, so that it looks again after the grace and a repair under way never counts
 as projection lag. The mark is cleared once the lifecycle is settled.
+
+Retention (``retire``, every ``retention_seconds``; ``services.store.retention``, docs/security.md):
+expired tables a day after their expiry, games unchanged for two weeks and unverified idle accounts
+are removed; finished games are kept. The time comes from an injected clock.
 """
 
 from __future__ import annotations
 
 import threading
 from dataclasses import dataclass, field
+from typing import Any
 
 import msgspec
+import redis
 import structlog
 from rq import Queue
 
 from projections.views import view_field
 from services.history.folding import StateCache
-from services.lifecycle import lifecycle_behind
+from services.lifecycle import Clock, lifecycle_behind, wall_clock_ms
+from services.store import retention
 from services.store.event_store import SyncEventStore
 from services.store.queue import enqueue_drain, enqueue_projections, enqueue_settle
+from services.store.retention import RetentionPolicy, Retired
 
 log = structlog.get_logger("tablestream.sweeper")
 
@@ -101,7 +109,7 @@ def rebuild_indexes(store: SyncEventStore) -> int:
     how many it marked. Idempotent: running it twice marks the same games."""
     lagging = 0
     for game_id in store.scan_games():
-        if store.checkpoint(game_id) < store.head(game_id) or _awaits_a_bot(store, game_id):
+        if store.checkpoint(game_id) < store.head(game_id) or _awaits_a_bot(_spectator_view(store, game_id)):
             store.mark_dirty(game_id)
             lagging += 1
         timer = store.read_timer(game_id)
@@ -112,12 +120,18 @@ def rebuild_indexes(store: SyncEventStore) -> int:
     return lagging
 
 
-def _awaits_a_bot(store: SyncEventStore, game_id: str) -> bool:
-    """Whether the game's projected spectator view awaits a seat a bot plays (one read, no fold)."""
+def _spectator_view(store: SyncEventStore, game_id: str) -> dict[str, Any] | None:
     _, raw = store.read_view(game_id, view_field(None))
     if raw is None:
-        return False
+        return None
     view = msgspec.json.decode(raw)
+    return view if isinstance(view, dict) else None
+
+
+def _awaits_a_bot(view: dict[str, Any] | None) -> bool:
+    """Whether the game's projected spectator view awaits a seat a bot plays (one read, no fold)."""
+    if view is None:
+        return False
     bots = {player["seat"] for player in view.get("players", ()) if player.get("bot")}
     return view.get("status") == "playing" and bool(bots & set(view.get("to_act", ())))
 
@@ -128,13 +142,71 @@ def _lifecycle_behind(store: SyncEventStore, game_id: str, head: int) -> bool:
     return folded is not None and folded.version == head and lifecycle_behind(timer, folded)
 
 
-class Sweeper(threading.Thread):
-    """Runs ``sweep`` every ``interval`` seconds until ``stop()``."""
+def backfill_retention(store: SyncEventStore, now_ms: int) -> int:
+    """Index every stored game and account for retention, as of ``now_ms`` (their own times are
+    not stored), where it is not indexed yet; then mark it done. Runs once: on data stored before
+    the retention indexes existed, and again when their server lost them (the marker goes with
+    them). Returns how many games and accounts it found."""
+    found = 0
+    for game_id in store.scan_games():
+        view = _spectator_view(store, game_id)
+        if view is not None:
+            calls = retention.activity_calls(game_id, str(view.get("status")), now_ms)
+            store.run(retention.unless_indexed(calls))
+            found += 1
+    for account_id in _scan_accounts(store):
+        store.run(retention.account_known(account_id, now_ms))
+        found += 1
+    store.run(retention.mark_backfilled(now_ms))
+    log.info("retention_backfilled", found=found)
+    return found
 
-    def __init__(self, store: SyncEventStore, projections: Queue, lifecycle: Queue, interval: float = 5.0):
+
+def _scan_accounts(store: SyncEventStore) -> list[str]:
+    if not isinstance(store.redis, redis.RedisCluster):
+        return store.run(retention.scan_accounts())
+    found: list[str] = []
+    for node in store.redis.get_primaries():  # type: ignore[no-untyped-call]
+        primary = SyncEventStore(store.redis.get_redis_connection(node), store.index)
+        found += primary.run(retention.scan_accounts())
+    return found
+
+
+def retire(store: SyncEventStore, now_ms: int, policy: RetentionPolicy) -> Retired:
+    """One retention pass (``services.store.retention``): the expired tables, abandoned games and
+    idle unverified accounts due at ``now_ms`` are removed; finished games are kept."""
+    retired = store.run(retention.retire(now_ms, policy))
+    if retired.expired or retired.abandoned or retired.accounts:
+        log.info(
+            "retired",
+            expired=len(retired.expired),
+            abandoned=len(retired.abandoned),
+            accounts=len(retired.accounts),
+        )
+    return retired
+
+
+class Sweeper(threading.Thread):
+    """Runs ``sweep`` every ``interval`` seconds, and ``retire`` every ``retention_seconds``, until
+    ``stop()``."""
+
+    def __init__(
+        self,
+        store: SyncEventStore,
+        projections: Queue,
+        lifecycle: Queue,
+        interval: float = 5.0,
+        retention: RetentionPolicy | None = None,
+        retention_seconds: float = 300.0,
+        clock: Clock = wall_clock_ms,
+    ):
         super().__init__(name="tablestream-sweeper", daemon=True)
         self._store, self._projections, self._lifecycle = store, projections, lifecycle
         self._interval = interval
+        self._retention = retention or RetentionPolicy()
+        self._retention_ms = int(retention_seconds * 1000)
+        self._clock = clock
+        self._retired_at: int | None = None
         self._stopped = threading.Event()
 
     def run(self) -> None:
@@ -143,6 +215,12 @@ class Sweeper(threading.Thread):
                 if not self._store.indexes_known():
                     rebuild_indexes(self._store)
                 sweep(self._store, self._projections, self._lifecycle)
+                now = self._clock()
+                if self._retired_at is None or now - self._retired_at >= self._retention_ms:
+                    self._retired_at = now
+                    if not self._store.run(retention.backfilled()):
+                        backfill_retention(self._store, now)
+                    retire(self._store, now, self._retention)
             except Exception as exc:  # a flaky connection must not kill the sweeper; the next pass retries
                 log.warning("sweep_failed", error=f"{type(exc).__name__}: {exc}")
 

@@ -67,9 +67,25 @@ async def read_body(request: Request, body_type: type[T]) -> T:
     except RecursionError:
         raise MalformedError("malformed_json", "The request body is nested too deeply.") from None
     try:
+        data = _integral(data)
+    except RecursionError:
+        raise MalformedError("malformed_json", "The request body is nested too deeply.") from None
+    try:
         return msgspec.convert(data, body_type)
     except msgspec.ValidationError as exc:
         raise InvalidError("invalid_request", f"The request is invalid: {exc}.") from None
+
+
+def _integral(data: Any) -> Any:
+    """JSON numbers with no fraction (``3.0``) as integers: JSON Schema (so ``/openapi.json``) calls
+    them integers, and a client's JSON library may well write them so."""
+    if isinstance(data, float) and data.is_integer() and abs(data) <= 2**53:
+        return int(data)
+    if isinstance(data, dict):
+        return {key: _integral(value) for key, value in data.items()}
+    if isinstance(data, list):
+        return [_integral(value) for value in data]
+    return data
 
 
 async def _receive_body(request: Request) -> bytes:

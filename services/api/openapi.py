@@ -14,6 +14,7 @@ from services.api.account_routes import MAX_PAGE as MAX_ACCOUNT_PAGE
 from services.api.bodies import CreateGame, Empty, JoinGame, Login, Register, SendCommand, SetPassword
 from services.api.http import MAX_VERSION
 from services.api.idempotency import MAX_KEY, MIN_KEY
+from services.api.openapi_bodies import tighten
 from services.api.routes import MAX_EVENTS_PAGE, MAX_LOBBY_PAGE
 
 REF = "#/components/schemas/{name}"
@@ -301,10 +302,10 @@ def openapi_document() -> dict[str, Any]:
         [CreateGame, JoinGame, SendCommand, Empty, Register, Login, SetPassword, *command_unions],
         ref_template=REF,
     )
-    components["CreateGame"]["properties"]["options"]["description"] = (
+    options_text = (
         "The game's options, plus the table's: 'seed' (a practice table), 'turn_seconds' (0 = no "
         "turn timer; default 0 for practice tables, 60 otherwise), 'expire_minutes' (a waiting "
-        "table expires after this, default 30), 'takeover_after' (timeouts in a row before a bot "
+        "table expires after this, default 30, at most 60), 'takeover_after' (timeouts in a row before a bot "
         "takes the seat, default 3), 'bot_pace_ms' (0-5000: how long a bot waits before it acts while "
         "a person sits at the table, so that its moves can be followed; 0 = at once; default: the "
         "server's TABLESTREAM_BOT_PACE_MS, 1000)"
@@ -325,6 +326,8 @@ def openapi_document() -> dict[str, Any]:
     send_schema = components["SendCommand"]
     send_schema["properties"]["command"] = {"$ref": REF.format(name="Command")}
     components["CreateGame"]["properties"]["game"] = {"enum": list(game_names())}
+    tighten(components)  # the bodies as tight as the server's own checks
+    components["CreateGame"]["description"] = options_text
     body_errors = BODY_ERRORS
     game = {"parameters": [GAME_ID]}
     paths: dict[str, Any] = {

@@ -6,10 +6,12 @@ joining seats an account by its token in the ``Authorization`` header, else in t
 
 from __future__ import annotations
 
+import secrets
+
 from starlette.requests import Request
 from starlette.routing import Route
 
-from domain.table import Account
+from domain.table import MAX_EXPIRE_MINUTES, Account
 from services.api.bodies import CreateGame, Empty, JoinGame, SendCommand
 from services.api.context import app_context
 from services.api.http import (
@@ -32,8 +34,12 @@ from services.api.idempotency import idempotency_key
 from services.api.view_cache import viewer_of
 from services.callers import Caller
 from services.commands import CommandOutcome
-from services.errors import InvalidError, UnavailableError
+from services.errors import InvalidError, TooManyError, UnavailableError
+from services.lifecycle import wall_clock_ms
 from services.queries import ViewParts, shown_event
+from services.seat_names import seat_name
+from services.store import retention
+from services.store.event_store import EventStore
 
 MAX_EVENTS_PAGE = 1000
 MAX_LOBBY_PAGE = 1000
@@ -41,7 +47,8 @@ MAX_LOBBY_PAGE = 1000
 
 async def create_game(request: Request) -> JSONResponse:
     context = app_context(request)
-    await context.rate_limits.hit("create", client_address(request))
+    address = client_address(request)
+    await context.rate_limits.hit("create", address)
     key = idempotency_key(request)
     body = await read_body(request, CreateGame)
     cap = context.settings.max_waiting_tables
@@ -50,12 +57,36 @@ async def create_game(request: Request) -> JSONResponse:
             "too_many_tables", f"{cap} tables are already waiting for players; join one or retry later.",
             retry_after=30,
         )  # fmt: skip
-    game_id, host_token = await context.commands.create(
-        body.game, body.players, body.options, idempotency_key=key
-    )
+    reservation = None  # a known Idempotency-Key creates no new table: its retry is answered as the first
+    if key is None or not await context.commands.idempotency.known(key):
+        reservation = await reserve_waiting_table(
+            context.store, address, context.settings.max_waiting_tables_per_address
+        )
+    game_id = None
+    try:
+        game_id, host_token = await context.commands.create(
+            body.game, body.players, body.options, idempotency_key=key
+        )
+    finally:
+        if reservation is not None:
+            await context.store.run(retention.settle_waiting(address, reservation, game_id, wall_clock_ms()))
     response = JSONResponse({"game_id": game_id, "host_token": host_token}, status_code=201)
     set_token_cookie(request, response, "host", game_id, host_token)
     return response
+
+
+async def reserve_waiting_table(store: EventStore, address: str, cap: int) -> str:
+    """A place for one more waiting table of ``address`` (``services.store.retention``), or 429
+    ``too_many_tables_from_address``: one client may not hold the lobby's places by itself."""
+    reservation = secrets.token_hex(8)
+    keep_ms = 2 * MAX_EXPIRE_MINUTES * 60_000
+    if not await store.run(retention.reserve_waiting(address, reservation, cap, wall_clock_ms(), keep_ms)):
+        raise TooManyError(
+            "too_many_tables_from_address",
+            f"You already have {cap} tables waiting for players; fill or leave one first.",
+            retry_after=60,
+        )
+    return reservation
 
 
 async def lobby(request: Request) -> JSONResponse:
@@ -69,14 +100,14 @@ async def join_game(request: Request) -> JSONResponse:
     body = await read_body(request, JoinGame)
     context = app_context(request)
     found = account_token(request)
-    account = None
+    state = account = None
     if found is not None:  # an account token (header, else the ts_account cookie): the seat is the account's
         state = await context.accounts.authenticate(found[0])
         account = Account(id=state.account_id, name=state.display_name)
-    name = body.name if body.name is not None else account.name if account is not None else None
-    if name is None:
-        raise InvalidError("invalid_name", "A player name is required (or join with an account token).")
+    name = await seat_name(context.accounts, body.name, state)  # the name rule; an account's own name
     seat, seat_token = await context.commands.join(game_id, name, body.client_seed or "", account)
+    if account is not None:  # a use of the account: an idle unverified account is removed (retention)
+        await context.store.run(retention.account_seen(account.id, wall_clock_ms()))
     response = JSONResponse({"seat": seat, "token": seat_token}, status_code=201)
     set_token_cookie(request, response, "seat", game_id, seat_token)
     return response

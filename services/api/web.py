@@ -24,7 +24,7 @@ from starlette.types import Scope
 from domain.games import specs
 from domain.six_nimmt import options as six_nimmt_options
 from domain.skull import options as skull_options
-from domain.table import PUBLIC_TURN_SECONDS, TableTimers
+from domain.table import MAX_EXPIRE_MINUTES, PUBLIC_TURN_SECONDS, TableTimers
 from projections.narration import LANGUAGES
 from services.api.asset_routes import REVALIDATE, favicon, page_response, static_file
 from services.api.context import app_context
@@ -148,6 +148,8 @@ def table_options() -> list[dict[str, Any]]:
     properties = next(iter(schema["$defs"].values()))["properties"]
     options = [_option("", name, prop) for name, prop in properties.items()]
     for option in options:
+        if option["name"] == "expire_minutes":  # a new table's bound; older tables may have more
+            option["maximum"] = MAX_EXPIRE_MINUTES
         if option["name"] in ("turn_seconds", "bot_pace_ms"):  # the default: practice or not; the server's
             option["nullable"], option["default"] = True, None
     return options

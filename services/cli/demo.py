@@ -75,6 +75,7 @@ def local_stack(redis_url: str | None = None) -> Iterator[str]:
                     create_rate=LOCAL_RATE,
                     join_rate=LOCAL_RATE,
                     command_rate=LOCAL_RATE,
+                    max_waiting_tables_per_address=1000,
                 )
             ),
             host="127.0.0.1",

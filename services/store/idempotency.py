@@ -80,6 +80,11 @@ class IdempotencyStore:
             return Claim("pending")
         return Claim("done", record.game_id, unseal(key, record.sealed_token))
 
+    async def known(self, key: str) -> bool:
+        """Whether the key has a record (done, or its first request running): a request with it
+        creates no new table, whatever it is answered."""
+        return bool(await self._redis.exists(IDEMPOTENCY_PREFIX + _digest(key)))
+
     async def finish(self, key: str, fingerprint: str, game_id: str, host_token: str) -> None:
         record = _Record(fingerprint, game_id, seal(key, host_token))
         await self._redis.set(IDEMPOTENCY_PREFIX + _digest(key), msgspec.json.encode(record), ex=KEEP_SECONDS)

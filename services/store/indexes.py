@@ -55,6 +55,7 @@ from services.store.requests import (
     text,
     text_map,
 )
+from services.store.retention import activity_calls
 
 SCAN_COUNT = 500
 
@@ -145,6 +146,7 @@ def after_projection(
     started: bool,
     clean: bool,
     deadline: int | None = None,
+    status: str | None = None,
 ) -> Operation[bool]:
     """What follows a projection of ``game_id`` to ``projected``, in one round trip of the indexes:
     its lobby summary set (``summary``; the first fixes its place in the lobby order; one that
@@ -153,7 +155,8 @@ def after_projection(
     put in the deadline index if an entry as early is not there (the append's announcement
     indexes it; this repairs one that was lost: the index may run early, never late) and its
     dirty mark cleared (``clean``; then the head is read after the clear, and a head that moved
-    on marks it again). ``True`` if the game is now clean."""
+    on marks it again), and, with the ``status`` a projection wrote, its entry in the retention
+    indexes (``services.store.retention.activity_calls``). ``True`` if the game is now clean."""
     check_game_id(game_id)
     calls: list[Call] = []
     if summary is not None:  # first: the summary it replaces is replies[0], its ZSCORE replies[2]
@@ -168,6 +171,8 @@ def after_projection(
         calls.append(index_call("ZADD", TIMERS, "LT", deadline, game_id))
     if clean:
         calls.append(index_call("ZREM", DIRTY, game_id))
+    if status is not None:  # last: the replies above are read by position
+        calls += activity_calls(game_id, status, clock_ms())
     replies: list[Any] = (yield Pipelined(tuple(calls))) if calls else []
     if summary is not None:
         then: list[Call] = []

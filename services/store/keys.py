@@ -29,6 +29,10 @@ WAITING = f"{PREFIX}:waiting"  # zset: game id -> ms since epoch of creation, wh
 POKED = f"{PREFIX}:poked"  # set: games handed to the projection workers, not yet taken by a drain job
 INDEXES_MARK = f"{PREFIX}:indexes"  # string: set once the indexes above are known complete (workers.sweeper)
 DRAIN_PENDING = f"{PREFIX}:drain-pending"  # string (PX): a drain job of ``POKED`` is queued, not started
+ACTIVITY = f"{PREFIX}:activity"  # zset: waiting or playing game id -> ms of its last projected change
+EXPIRED = f"{PREFIX}:expired"  # zset: expired table id -> ms it was first projected expired
+ACCOUNTS_SEEN = f"{PREFIX}:accounts:seen"  # zset: account id -> ms of its last append
+RETENTION_MARK = f"{PREFIX}:retention:indexed"  # string: every stored game and account was indexed once
 
 INDEX_KEYS = frozenset(
     {
@@ -43,6 +47,10 @@ INDEX_KEYS = frozenset(
         POKED,
         INDEXES_MARK,
         DRAIN_PENDING,
+        ACTIVITY,
+        EXPIRED,
+        ACCOUNTS_SEEN,
+        RETENTION_MARK,
     }
 )
 """The global indexes' keys: commands on them are ``index`` calls (``services.store.requests``)."""

@@ -32,9 +32,11 @@ UNLIMITED: dict[str, Any] = {
     "login_guess_rate": "100000/second",
     "login_name_rate": "100000/second",
     "register_rate": "100000/second",
+    "max_waiting_tables_per_address": 100_000,
     "bot_pace_ms": 0,
 }
-"""Tests about behaviour, not about abuse, send far more than a stranger may: no rate limits. Nor
+"""Tests about behaviour, not about abuse, send far more than a stranger may: no rate limits (nor a
+cap on one address's waiting tables). Nor
 paced bots (``bot_pace_ms``): the tests about pacing ask for it per table."""
 
 

@@ -57,7 +57,11 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
         stdout=log,
         stderr=subprocess.STDOUT,
         cwd=Path(__file__).resolve().parents[2],
-        env={**os.environ, "TABLESTREAM_BOT_PACE_MS": "250"},  # paced bots, short: the moves are seen
+        env={
+            **os.environ,
+            "TABLESTREAM_BOT_PACE_MS": "250",  # paced bots, short: the moves are seen
+            "TABLESTREAM_MAX_WAITING_TABLES_PER_ADDRESS": "100000",  # every test's player is 127.0.0.1
+        },
     )
     url = f"http://127.0.0.1:{port}"
 

@@ -23,7 +23,12 @@ from tests.services.hardening.real_stack import Stack, served, wait_until
 pytestmark = [pytest.mark.slow, pytest.mark.redis, pytest.mark.timeout(120)]
 
 DRAIN_BOUND_S = 10.0
-FAST = {"create_rate": "1000/second", "join_rate": "1000/second", "command_rate": "1000/second"}
+FAST = {
+    "create_rate": "1000/second",
+    "join_rate": "1000/second",
+    "command_rate": "1000/second",
+    "max_waiting_tables_per_address": "100000",
+}
 BODY = b'{"game": "skull", "players": 3}'
 
 

@@ -19,7 +19,12 @@ from tests.services.hardening.real_stack import Bot, Stack, served, wait_until
 
 pytestmark = [pytest.mark.slow, pytest.mark.redis, pytest.mark.timeout(240)]
 
-FAST = {"create_rate": "1000/second", "join_rate": "1000/second", "command_rate": "1000/second"}
+FAST = {
+    "create_rate": "1000/second",
+    "join_rate": "1000/second",
+    "command_rate": "1000/second",
+    "max_waiting_tables_per_address": "100000",
+}
 
 
 def _head_and_checkpoint(stack: Stack, game_id: str) -> tuple[int, int]:

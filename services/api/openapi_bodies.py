@@ -1,0 +1,193 @@
+"""The request bodies of ``/openapi.json`` as tight as the server's own checks, so that every body
+the schema calls valid is one the server accepts (schemathesis' "schema-valid refusal" check):
+
+- ``CreateGame``: one alternative per game and player count, with that game's options (bounds and
+  the seat range of Skull's ``first_player`` included; more than 6 Skull players need
+  ``two_sets``) and the table's own (``seed``, ``turn_seconds``, ``expire_minutes`` up to
+  ``domain.table.MAX_EXPIRE_MINUTES``, ``takeover_after``, ``bot_pace_ms``);
+- names (``JoinGame``, ``Register``): words of letters of one script (``services.names``: Latin,
+  Greek, Cyrillic, Hebrew, Arabic, Thai, Devanagari, Hangul, or Japanese/Chinese Han with kana),
+  digits and ``'.-_``, single spaces between words. The server accepts more (combining marks,
+  symbols); this is the part a schema can state;
+- passwords: 8 to 256 characters (``services.accounts``); ``expected_version`` up to
+  ``services.api.http.MAX_VERSION``.
+
+What no schema can know stays a state refusal: a name that is, or looks like, a registered one
+(409 ``name_taken``, 422 ``name_confusable``), a command the table's game or turn does not allow.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from functools import cache
+from typing import Any
+
+import msgspec
+from confusable_homoglyphs import categories  # type: ignore[import-untyped]
+
+from domain.games import specs
+from domain.six_nimmt import options as six_nimmt_options
+from domain.skull import options as skull_options
+from domain.table import MAX_CLIENT_SEED, MAX_EXPIRE_MINUTES, MAX_NAME, TableTimers
+from services.accounts import MAX_PASSWORD, MIN_PASSWORD
+from services.api.http import MAX_VERSION
+from services.errors import AppError
+from services.names import MAX_LENGTH, MIN_LENGTH, MIN_SEAT_LENGTH, RESERVED, checked_characters
+
+_SCRIPTS: dict[str, tuple[frozenset[str], tuple[tuple[int, int], ...]]] = {
+    "Latin": (frozenset({"LATIN"}), ((0x41, 0x5A), (0x61, 0x7A), (0xC0, 0x24F), (0x1E00, 0x1EFF))),
+    "Greek": (frozenset({"GREEK"}), ((0x370, 0x3FF),)),
+    "Cyrillic": (frozenset({"CYRILLIC"}), ((0x400, 0x4FF),)),
+    "Hebrew": (frozenset({"HEBREW"}), ((0x5D0, 0x5EA),)),
+    "Arabic": (frozenset({"ARABIC"}), ((0x620, 0x64A),)),
+    "Thai": (frozenset({"THAI"}), ((0xE01, 0xE30),)),
+    "Devanagari": (frozenset({"DEVANAGARI"}), ((0x904, 0x939),)),
+    "Hangul": (frozenset({"HANGUL"}), ((0xAC00, 0xD7A3),)),
+    "Japanese and Chinese": (
+        frozenset({"HIRAGANA", "KATAKANA", "HAN"}),
+        ((0x3041, 0x3096), (0x30A1, 0x30FA), (0x4E00, 0x9FFF)),
+    ),
+}
+_COMMON = "0-9'._\\-"
+
+
+def _usable(char: str, scripts: frozenset[str]) -> bool:
+    """A letter of ``scripts`` that NFKC leaves alone and the name rule accepts on its own."""
+    if not unicodedata.category(char).startswith("L") or unicodedata.normalize("NFKC", char) != char:
+        return False
+    if categories.alias(char) not in scripts:
+        return False
+    try:
+        checked_characters(char, 1, 1)
+    except AppError:
+        return False
+    return True
+
+
+def _char_class(scripts: frozenset[str], ranges: tuple[tuple[int, int], ...]) -> str:
+    kept = [code for low, high in ranges for code in range(low, high + 1) if _usable(chr(code), scripts)]
+    runs: list[tuple[int, int]] = []
+    for code in kept:
+        if runs and runs[-1][1] == code - 1:
+            runs[-1] = (runs[-1][0], code)
+        else:
+            runs.append((code, code))
+    parts = [chr(a) if a == b else f"{chr(a)}-{chr(b)}" for a, b in runs]
+    return "[" + "".join(parts) + _COMMON + "]"
+
+
+@cache
+def name_schema(low: int, high: int) -> dict[str, Any]:
+    """A name of ``low`` to ``high`` characters, words of one script's letters (see the module)."""
+    alternatives = []
+    for script, (aliases, ranges) in _SCRIPTS.items():
+        word = _char_class(aliases, ranges) + "+"
+        alternatives.append({"title": script, "pattern": f"^{word}( {word})*$"})
+    return {"type": "string", "minLength": low, "maxLength": high, "anyOf": alternatives}
+
+
+def _table_options() -> dict[str, Any]:
+    schema = msgspec.json.schema(TableTimers)
+    properties: dict[str, Any] = dict(next(iter(schema["$defs"].values()))["properties"])
+    properties["expire_minutes"] = {**properties["expire_minutes"], "maximum": MAX_EXPIRE_MINUTES}
+    properties["seed"] = {
+        "type": "string",
+        "pattern": "^[0-9a-fA-F]{64}$",
+        "description": "A practice table's seed: the same seed and client seeds deal the same cards",
+    }
+    return properties
+
+
+def _game_options(game: str, players: int) -> dict[str, Any]:
+    spec = next(s for s in specs() if s.name == game)
+    schema = msgspec.json.schema(spec.rules.options_type)
+    properties: dict[str, Any] = dict(next(iter(schema["$defs"].values()))["properties"])
+    required: list[str] = []
+    if game == "six-nimmt":
+        properties["end_score"] = {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": six_nimmt_options.MAX_END_SCORE,
+        }
+        properties["rounds"] = {
+            "anyOf": [
+                {"type": "integer", "minimum": 1, "maximum": six_nimmt_options.MAX_ROUNDS},
+                {"type": "null"},
+            ]
+        }
+    if game == "skull":
+        properties["first_player"] = {
+            "anyOf": [{"type": "integer", "minimum": 0, "maximum": players - 1}, {"type": "null"}]
+        }
+        if players > skull_options.MAX_PLAYERS:
+            properties["two_sets"] = {"const": True}
+            required.append("two_sets")
+    for key in ("title", "description"):
+        for value in properties.values():
+            value.pop(key, None)
+    return {
+        "type": "object",
+        "properties": {**properties, **_table_options()},
+        "required": required,
+        "additionalProperties": False,
+    }
+
+
+def _needs_options(game: str, players: int) -> bool:
+    return game == "skull" and players > skull_options.MAX_PLAYERS  # two_sets
+
+
+@cache
+def create_game_schema() -> dict[str, Any]:
+    alternatives = []
+    for spec in specs():
+        high = skull_options.MAX_PLAYERS_TWO_SETS if spec.name == "skull" else spec.max_players
+        for players in range(spec.min_players, high + 1):
+            alternatives.append(
+                {
+                    "type": "object",
+                    "required": [
+                        "game",
+                        "players",
+                        *(["options"] if _needs_options(spec.name, players) else []),
+                    ],
+                    "properties": {
+                        "game": {"const": spec.name},
+                        "players": {"const": players},
+                        "options": _game_options(spec.name, players),
+                    },
+                    "additionalProperties": False,
+                }
+            )
+    return {"title": "CreateGame", "anyOf": alternatives}
+
+
+def tighten(components: dict[str, Any]) -> None:
+    """Replace the msgspec schemas of the bodies with the server's own bounds (see the module)."""
+    components["CreateGame"] = create_game_schema()
+    password = {"type": "string", "minLength": MIN_PASSWORD, "maxLength": MAX_PASSWORD}
+    reserved = "|".join("".join(f"[{c.lower()}{c.upper()}]" for c in word) for word in sorted(RESERVED))
+    account_name = {
+        **name_schema(MIN_LENGTH, MAX_LENGTH),
+        "not": {"pattern": f"^(?:{reserved}|[0-9a-fA-F]{{16}})$"},  # path words; an account id
+        "description": "A display name: see docs/security.md for the whole rule",
+    }
+    register = components["Register"]
+    register["properties"]["name"] = account_name
+    register["properties"]["password"] = {"anyOf": [password, {"type": "null"}], "default": None}
+    components["SetPassword"]["properties"]["password"] = password
+    join = components["JoinGame"]
+    join["properties"]["name"] = {
+        **name_schema(MIN_SEAT_LENGTH, MAX_NAME),
+        "description": "The seat's name; may be left out when joining with an account token (the "
+        "account's own name is taken, and any other is refused)",
+    }
+    join["required"] = ["name"]
+    components["SendCommand"]["properties"]["expected_version"] = {
+        "anyOf": [{"type": "integer", "minimum": 0, "maximum": MAX_VERSION}, {"type": "null"}],
+        "default": None,
+    }
+    join["properties"]["client_seed"] = {
+        "anyOf": [{"type": "string", "maxLength": MAX_CLIENT_SEED}, {"type": "null"}],
+        "default": None,
+    }

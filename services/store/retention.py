@@ -1,0 +1,288 @@
+"""Retention: what is removed, and when. Finished games are kept for ever (they are the history:
+replays, audits, exports, players' pages); everything else that would otherwise grow without
+bound has an end:
+
+- a table that expired unfilled: removed ``expired_after_ms`` after its last change (it stays
+  readable that long, so that its players see it expired);
+- an abandoned game, waiting or playing: no change for ``abandoned_after_ms`` (a game with a turn
+  timer never gets there: its timeouts move it, bots take its seats and it finishes, so this is
+  the untimed table everyone walked away from);
+- an unverified idle account: no password, no finished game, and no use (register, login,
+  password, logout: an append; taking a seat) for ``idle_account_after_ms``; its name is free again;
+- idempotency records (24 hours) and the waiting tables counted per client address (twice the
+  longest wait) are Redis TTLs (``services.store.idempotency``, ``reserve_waiting``).
+
+Three indexes (beside the lobby, ``services.store.indexes``) make a pass cost what it removes, not
+what is stored: ``ACTIVITY`` (a waiting or playing game -> when a projection last changed it, in
+ms), ``EXPIRED`` (an expired table -> when it was seen expired) and ``ACCOUNTS_SEEN`` (account id
+-> its last append, in ms); a finished game leaves them. The sweeper
+(``workers.sweeper``) runs ``retire`` every ``interval``; the time comes from the caller, so tests
+drive it with a fake clock. A game is removed whole (every key of its slot, its index entries);
+just before, its activity score is read again, so a game that moved since it was picked stays.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+
+import msgspec
+
+from services.store.keys import (
+    ACCOUNTS_SEEN,
+    ACTIVITY,
+    DIRTY,
+    EXPIRED,
+    LOBBY,
+    LOBBY_ORDER,
+    POKED,
+    PREFIX,
+    RETENTION_MARK,
+    TIMERS,
+    WAITING,
+    account_events_key,
+    check_game_id,
+    game_keys,
+    history_key,
+    name_claim_key,
+)
+from services.store.requests import Call, Operation, Pipelined, ScriptCall, index_call, text
+
+HOUR_MS = 3_600_000
+DAY_MS = 24 * HOUR_MS
+BATCH = 200
+ACCOUNT_EVENTS_PATTERN = f"{PREFIX}:{{acct:*}}:events"
+
+
+@dataclass(frozen=True)
+class RetentionPolicy:
+    expired_after_ms: int = DAY_MS
+    abandoned_after_ms: int = 14 * DAY_MS
+    idle_account_after_ms: int = 30 * DAY_MS
+    batch: int = BATCH
+
+
+@dataclass
+class Retired:
+    """What one pass removed."""
+
+    expired: list[str] = field(default_factory=list)
+    abandoned: list[str] = field(default_factory=list)
+    accounts: list[str] = field(default_factory=list)
+
+
+# -- the activity of games ------------------------------------------------------------------------
+
+
+def activity_calls(game_id: str, status: str, now_ms: int) -> tuple[Call, ...]:
+    """The index calls after a projection changed the game to ``status``
+    (``indexes.after_projection``): a waiting or playing game's activity as of ``now_ms``, an
+    expired table's expiry, and nothing kept for a finished game (finished games stay)."""
+    check_game_id(game_id)
+    if status == "finished":
+        return (index_call("ZREM", ACTIVITY, game_id), index_call("ZREM", EXPIRED, game_id))
+    if status == "expired":
+        return (index_call("ZREM", ACTIVITY, game_id), index_call("ZADD", EXPIRED, "NX", now_ms, game_id))
+    return (index_call("ZADD", ACTIVITY, now_ms, game_id),)
+
+
+def retire(now_ms: int, policy: RetentionPolicy) -> Operation[Retired]:
+    """One retention pass at ``now_ms``: remove the expired tables, abandoned games and idle
+    unverified accounts that are due (up to ``policy.batch`` of each)."""
+    retired = Retired()
+    for index, after, removed in (
+        (EXPIRED, policy.expired_after_ms, retired.expired),
+        (ACTIVITY, policy.abandoned_after_ms, retired.abandoned),
+    ):
+        raw = yield index_call(
+            "ZRANGEBYSCORE", index, "-inf", now_ms - after, "WITHSCORES", "LIMIT", 0, policy.batch
+        )
+        for game_id, score in _pairs(raw):
+            if (yield from remove_game(game_id, index, score)):
+                removed.append(game_id)
+    retired.accounts = yield from retire_accounts(now_ms, policy)
+    return retired
+
+
+def remove_game(game_id: str, index: str, seen_ms: float) -> Operation[bool]:
+    """Delete every key of the game and its entries in the indexes, unless its score in ``index``
+    (``ACTIVITY`` or ``EXPIRED``) moved on from ``seen_ms`` since it was picked. ``True`` if removed."""
+    score = yield index_call("ZSCORE", index, game_id)
+    if score is None or float(score) != seen_ms:
+        return False
+    k = game_keys(game_id)
+    yield Call(
+        (
+            "DEL",
+            k.events,
+            k.commands,
+            k.seat_commands,
+            k.seats,
+            k.secret,
+            k.views,
+            k.tokens,
+            k.timer,
+            k.pending,
+        )
+    )
+    yield Pipelined(
+        (
+            index_call("HDEL", LOBBY, game_id),
+            index_call("ZREM", LOBBY_ORDER, game_id),
+            index_call("ZREM", WAITING, game_id),
+            index_call("ZREM", TIMERS, game_id),
+            index_call("ZREM", DIRTY, game_id),
+            index_call("SREM", POKED, game_id),
+            index_call("ZREM", ACTIVITY, game_id),
+            index_call("ZREM", EXPIRED, game_id),
+        )
+    )
+    return True
+
+
+# -- accounts -------------------------------------------------------------------------------------
+
+
+def account_seen(account_id: str, now_ms: int) -> Operation[None]:
+    """Note an append to the account (``services.store.accounts.append_account``)."""
+    yield index_call("ZADD", ACCOUNTS_SEEN, now_ms, account_id)
+
+
+def account_known(account_id: str, now_ms: int) -> Operation[None]:
+    """Index an account found by the backfill, unless its last append is already there."""
+    yield index_call("ZADD", ACCOUNTS_SEEN, "NX", now_ms, account_id)
+
+
+def retire_accounts(now_ms: int, policy: RetentionPolicy) -> Operation[list[str]]:
+    """Remove the accounts idle for ``policy.idle_account_after_ms`` that have no password and no
+    finished game; the others leave the index until their next append puts them back."""
+    raw = yield index_call(
+        "ZRANGEBYSCORE",
+        ACCOUNTS_SEEN,
+        "-inf",
+        now_ms - policy.idle_account_after_ms,
+        "WITHSCORES",
+        "LIMIT",
+        0,
+        policy.batch,
+    )
+    removed = []
+    for account_id, seen in _pairs(raw):
+        events = yield Call(("XRANGE", account_events_key(account_id), "-", "+"))
+        games = yield Call(("ZCARD", history_key(account_id)))
+        names = [_decoded(fields.get(b"d")) for _, fields in events]
+        registered = next((n for n in names if n.get("type") == "account_registered"), None)
+        has_password = any(n.get("type") == "password_set" for n in names)
+        if has_password or games or registered is None:
+            yield index_call("ZREM", ACCOUNTS_SEEN, account_id)
+            continue
+        again = yield index_call("ZSCORE", ACCOUNTS_SEEN, account_id)
+        if again is None or float(again) != seen:
+            continue
+        yield Call(("DEL", account_events_key(account_id)))
+        yield ScriptCall("release_name", [name_claim_key(registered["skeleton"])], [account_id])
+        yield index_call("ZREM", ACCOUNTS_SEEN, account_id)
+        removed.append(account_id)
+    return removed
+
+
+# -- the backfill: data stored before these indexes (or since their server lost them) ------------
+
+
+def backfilled() -> Operation[bool]:
+    """Whether every game and account stored was indexed once (``RETENTION_MARK``)."""
+    return bool((yield index_call("EXISTS", RETENTION_MARK)))
+
+
+def mark_backfilled(now_ms: int) -> Operation[None]:
+    yield index_call("SET", RETENTION_MARK, now_ms)
+
+
+def unless_indexed(calls: tuple[Call, ...]) -> Operation[None]:
+    """``activity_calls`` of the backfill: entries added only where there are none (``NX``)."""
+    nx = tuple(
+        index_call(call.args[0], call.args[1], "NX", *call.args[2:])
+        if call.args[0] == "ZADD" and "NX" not in call.args
+        else call
+        for call in calls
+    )
+    yield Pipelined(nx)
+
+
+def scan_accounts() -> Operation[list[str]]:
+    """Every account id of one server (``SCAN`` of the account streams)."""
+    found: list[str] = []
+    cursor = 0
+    while True:
+        cursor, keys = yield Call(("SCAN", cursor, "MATCH", ACCOUNT_EVENTS_PATTERN, "COUNT", 500))
+        for key in keys:
+            name = text(key)
+            head, tail = f"{PREFIX}:{{acct:", "}:events"
+            if name.startswith(head) and name.endswith(tail):
+                found.append(name[len(head) : -len(tail)])
+        if int(cursor) == 0:
+            return found
+
+
+# -- waiting tables per client address ------------------------------------------------------------
+
+RESERVATION_MS = 60_000  # a create that died between its reservation and its table frees it after this
+
+
+def address_key(address: str) -> str:
+    """zset: the tables an address created that may still wait (game id -> ms), plus reservations."""
+    return f"{PREFIX}:waiting-from:{hashlib.sha256(address.encode()).hexdigest()[:32]}"
+
+
+def reserve_waiting(address: str, reservation: str, cap: int, now_ms: int, keep_ms: int) -> Operation[bool]:
+    """Reserve a place for one more waiting table of ``address``: ``False`` when it already has
+    ``cap`` tables waiting (or reserved). The reservation is added first and counted with the
+    others, so racing creates never pass the cap together. Tables that no longer wait (not in
+    ``WAITING``) and stale reservations are dropped as they are counted; the key lives ``keep_ms``
+    after its last create."""
+    key = address_key(address)
+    _, raw = yield Pipelined(
+        (index_call("ZADD", key, now_ms, f"?{reservation}"), index_call("ZRANGE", key, 0, -1, "WITHSCORES"))
+    )
+    members = _pairs(raw)
+    games = [m for m, _ in members if not m.startswith("?")]
+    scores = (yield index_call("ZMSCORE", WAITING, *games)) if games else []
+    gone = [g for g, s in zip(games, scores, strict=True) if s is None]
+    stale = [m for m, at in members if m.startswith("?") and now_ms - at > RESERVATION_MS]
+    counted = len(members) - len(gone) - len(stale)
+    calls = [index_call("PEXPIRE", key, keep_ms)]
+    if gone or stale:
+        calls.append(index_call("ZREM", key, *gone, *stale))
+    if counted > cap:
+        calls.append(index_call("ZREM", key, f"?{reservation}"))
+    yield Pipelined(tuple(calls))
+    return counted <= cap
+
+
+def settle_waiting(address: str, reservation: str, game_id: str | None, now_ms: int) -> Operation[None]:
+    """The create of ``reservation`` ended: its table counts instead (``game_id``), or nothing."""
+    key = address_key(address)
+    calls = [index_call("ZREM", key, f"?{reservation}")]
+    if game_id is not None:
+        calls.append(index_call("ZADD", key, now_ms, game_id))
+    yield Pipelined(tuple(calls))
+
+
+# -- helpers --------------------------------------------------------------------------------------
+
+
+def _pairs(raw: list[object]) -> list[tuple[str, float]]:
+    """``WITHSCORES`` replies: pairs (RESP3), or flat (RESP2)."""
+    if raw and isinstance(raw[0], list | tuple):
+        return [(text(member), float(score)) for member, score in raw]  # type: ignore[misc]
+    return [(text(raw[i]), float(raw[i + 1])) for i in range(0, len(raw), 2)]  # type: ignore[arg-type]
+
+
+def _decoded(data: bytes | None) -> dict[str, object]:
+    if data is None:
+        return {}
+    try:
+        value = msgspec.json.decode(data)
+    except msgspec.DecodeError:
+        return {}
+    return value if isinstance(value, dict) else {}
