@@ -15,6 +15,7 @@ from services.api.bodies import CreateGame, Empty, JoinGame, Login, Register, Se
 from services.api.http import MAX_VERSION
 from services.api.idempotency import MAX_KEY, MIN_KEY
 from services.api.routes import MAX_EVENTS_PAGE, MAX_LOBBY_PAGE
+from services.commands import RESERVED_PREFIXES
 
 REF = "#/components/schemas/{name}"
 
@@ -307,6 +308,12 @@ def openapi_document() -> dict[str, Any]:
     components["Command"] = {"anyOf": commands}
     send_schema = components["SendCommand"]
     send_schema["properties"]["command"] = {"$ref": REF.format(name="Command")}
+    send_schema["properties"]["command_id"] |= {
+        "pattern": "^(?!" + "|".join(RESERVED_PREFIXES) + ")",
+        "description": "The seat's own id for this command (a retry sends the same one); ids "
+        "beginning like the server's own (" + ", ".join(RESERVED_PREFIXES) + ") are refused: 422 "
+        "reserved_command_id",
+    }
     components["CreateGame"]["properties"]["game"] = {"enum": list(game_names())}
     body_errors = BODY_ERRORS
     game = {"parameters": [GAME_ID]}
