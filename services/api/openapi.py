@@ -9,7 +9,7 @@ import msgspec
 
 from domain.games import game_names, table_for
 from projections.narration import LANGUAGES
-from projections.ratings import DISPLAY_BASE, DISPLAY_SCALE, PROVISIONAL_GAMES
+from projections.ratings import DISPLAY_BASE, DISPLAY_SCALE, PROVISIONAL_GAMES, PROVISIONAL_OPPONENTS
 from services.api.account_routes import MAX_PAGE as MAX_ACCOUNT_PAGE
 from services.api.bodies import CreateGame, Empty, JoinGame, Login, Register, SendCommand, SetPassword
 from services.api.http import MAX_VERSION
@@ -130,7 +130,8 @@ RATING_FIELDS = (
     "Every rating is {rating, mu, sigma, games, display, provisional}: 'rating' is the ordinal "
     "mu - 3 sigma that leaderboards sort by (0 for a new player, below 0 after one loss); 'display' "
     f"is the number to show people, max(0, round({DISPLAY_BASE} + {DISPLAY_SCALE} * rating)), in the "
-    f"same order; 'provisional' is true until {PROVISIONAL_GAMES} rated games in that game."
+    f"same order; 'provisional' is true until {PROVISIONAL_GAMES} rated games in that game against "
+    f"{PROVISIONAL_OPPONENTS} distinct established opponents."
 )
 PAGE = [
     _query("offset", "Skip this many", 0, MAX_VERSION),
@@ -220,11 +221,12 @@ ACCOUNT_PATHS: dict[str, Any] = {
     "/leaderboards/{game}": {
         "parameters": [{"name": "game", "in": "path", "required": True, "schema": {"type": "string"}}],
         "get": {
-            "summary": "Rated accounts of a game, best first (rating = mu - 3 sigma, Plackett-Luce)",
-            "description": RATING_FIELDS,
+            "summary": "Established rated accounts of a game, best first (rating = mu - 3 sigma)",
+            "description": RATING_FIELDS + " Provisional players are not listed: "
+            "'provisional_hidden' counts them.",
             "parameters": PAGE,
             "responses": {
-                "200": _ok("total, offset, limit, entries"),
+                "200": _ok("total (listed), offset, limit, entries, provisional_hidden"),
                 **_errors(404, 422, s404="unknown_game"),
             },
         },

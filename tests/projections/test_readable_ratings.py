@@ -54,3 +54,5 @@ def test_a_thousand_straight_losses_at_a_table_of_two_leave_a_positive_display()
 def test_the_web_client_counts_provisional_games_as_the_server_does() -> None:
     found = re.search(r"export const PROVISIONAL_GAMES = (\d+);", RANKINGS_JS.read_text())
     assert found is not None and int(found.group(1)) == PROVISIONAL_GAMES
+    found = re.search(r"export const PROVISIONAL_OPPONENTS = (\d+);", RANKINGS_JS.read_text())
+    assert found is not None and int(found.group(1)) == PROVISIONAL_OPPONENTS
