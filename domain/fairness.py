@@ -18,6 +18,7 @@ T = TypeVar("T")
 CHAIN_LENGTH = 64  # K: seeds s_1..s_K of one chain serve rounds 1..K of that chain
 MIX_DOMAIN = b"tablestream-v1"
 EXTENSION_DOMAIN = b"tablestream-chain"
+BOT_DOMAIN = b"tablestream-bot"
 _U64 = 1 << 64
 
 
@@ -141,6 +142,19 @@ class SecretSeeds:
 
     def chain_commitment(self, chain: int) -> str:
         return self._chain(chain)[0].hex()
+
+    def bot_key(self, game_id: str, version: int, seat: int) -> bytes:
+        """The key of a bot's chance for ``seat`` on the game at ``version``:
+        HMAC-SHA256(master, "tablestream-bot" || u32 len || game id || u32(version) || u32(seat)).
+
+        From ``master``, which is drawn with the game (before anyone joins) and never revealed, so
+        no seat can compute it, during the game or after, while the server can again (a retried
+        bot job makes the same choice). Not from a round seed: those are revealed when their round
+        ends, and would then name a bot's hidden choices that the rules keep hidden for ever (the
+        discs nobody flipped in Skull)."""
+        ident = game_id.encode()
+        message = BOT_DOMAIN + _u32(len(ident)) + ident + _u32(version) + _u32(seat)
+        return hmac.new(self._master, message, hashlib.sha256).digest()
 
 
 class SeedNotRevealed(LookupError):

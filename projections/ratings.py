@@ -6,14 +6,25 @@ exactly. The rating model is openskill's Plackett-Luce (any number of players, t
 per account per game. Leaderboards sort by its ordinal, mu - 3 sigma (``rating``: 0 for a new
 player, below 0 after one loss); people read ``display``, the same order on a familiar scale:
 ``max(0, round(1000 + 20 (mu - 3 sigma)))``: 1000 for a new player, about 960 after one loss in a
-game of two, 1150-1700 for a field of regulars; and ``provisional`` until ``PROVISIONAL_GAMES``
-rated games in that game.
+game of two, 1150-1700 for a field of regulars.
 
-A finished game is *rated* only when it is a real contest between registered players: not a
-practice table (its deals are known in advance), no bot ever seated or took over a seat (stream
-events ``bot_seated`` / ``bot_took_over``, recognised by tag), and every seat claimed by an account.
-A seat taken back from its bot (``seat_reclaimed``) does not make the game rated again: the bot
-played moves for it, so the result is not that of the people alone.
+A finished game is *rated* when it is a contest between registered players: not a practice table
+(its deals are known in advance), no bot seated by the host (stream event ``bot_seated``,
+recognised by tag), and every seat claimed by an account. A player who leaves during play
+(``state.left``), or whose seat a bot still plays at the end after their missed turns (taken over
+for ``timeouts`` and never taken back), *forfeits*: they share the last place, below every seat
+that played on, whatever their bot scored, and the game stays rated for everyone. A seat taken back
+(``seat_reclaimed``) is ranked by its score like the others. (Before issue 24 any bot made a game
+unrated, so one rage-quit voided the game for all.)
+
+A rating is *provisional* (``Skill.established`` is false) until ``PROVISIONAL_GAMES`` rated games
+in that game against at least ``PROVISIONAL_OPPONENTS`` distinct opponents who were established
+when they met (any opponent counts while the game has fewer than ``PROVISIONAL_OPPONENTS``
+established players: the first players of a server have nobody to meet). So a ring of new accounts
+playing only each other stays provisional for ever. A provisional opponent moves an established
+player's rating little: an established seat's change is scaled by the mean weight of its
+opponents (1 for an established one, ``PROVISIONAL_WEIGHT`` for a provisional one); a provisional
+seat's own rating moves in full. Leaderboards list established players only.
 Unrated games still appear in the histories of the accounts that played them.
 """
 
@@ -28,7 +39,7 @@ from openskill.models import PlackettLuce
 from domain.games import table_for
 from domain.table import TableState
 
-UNRATED_EVENT_TAGS = frozenset({"bot_seated", "bot_took_over"})
+UNRATED_EVENT_TAGS = frozenset({"bot_seated"})
 LOWER_SCORE_WINS = frozenset({"six-nimmt"})
 TITLES = {"skull": "Skull", "six-nimmt": "6 nimmt!", "skull-king": "Skull King"}
 
@@ -37,6 +48,8 @@ _model = PlackettLuce()  # stateless: its parameters are the published defaults 
 DISPLAY_BASE = 1000  # a new player (ordinal 0)
 DISPLAY_SCALE = 20  # display points per point of ordinal: a new player's sigma (25/3) is about 167
 PROVISIONAL_GAMES = 5  # rated games in a game before its rating stops being provisional
+PROVISIONAL_OPPONENTS = 3  # distinct established opponents met before a rating stops being provisional
+PROVISIONAL_WEIGHT = 0.1  # how much a provisional opponent moves an established player's rating
 
 
 def display_rating(mu: float, sigma: float) -> int:
@@ -48,21 +61,29 @@ def display_rating(mu: float, sigma: float) -> int:
 
 
 def readable(mu: float, sigma: float, games: int) -> dict[str, Any]:
-    """The fields a rating adds for people: ``display`` and ``provisional`` (too few rated games)."""
+    """The fields a rating adds for people: ``display`` and ``provisional`` (here: too few rated
+    games, all a record written before opponents were counted can say)."""
     return {"display": display_rating(mu, sigma), "provisional": games < PROVISIONAL_GAMES}
 
 
 class Skill(msgspec.Struct, frozen=True):
-    """One account's rating in one game."""
+    """One account's rating in one game; ``met``: the first ``PROVISIONAL_OPPONENTS`` distinct
+    opponents (account ids, sorted) that counted towards leaving the provisional state."""
 
     mu: float
     sigma: float
     games: int = 0
+    met: tuple[str, ...] = ()
 
     @property
     def rating(self) -> float:
         """What leaderboards sort by: a conservative estimate, mu - 3 sigma (the ordinal)."""
         return self.mu - 3 * self.sigma
+
+    @property
+    def established(self) -> bool:
+        """Not provisional: enough rated games, against enough distinct established opponents."""
+        return self.games >= PROVISIONAL_GAMES and len(self.met) >= PROVISIONAL_OPPONENTS
 
     def shown(self) -> dict[str, Any]:
         return {
@@ -70,11 +91,22 @@ class Skill(msgspec.Struct, frozen=True):
             "mu": self.mu,
             "sigma": self.sigma,
             "games": self.games,
-            **readable(self.mu, self.sigma, self.games),
+            "display": display_rating(self.mu, self.sigma),
+            "provisional": not self.established,
         }
 
 
 NEW_PLAYER = Skill(mu=_model.mu, sigma=_model.sigma, games=0)
+
+
+def forfeits(state: TableState) -> dict[int, str]:
+    """The seats that forfeit, with why: ``left`` (the player left during play) or ``timeouts`` (a
+    bot took the seat over after missed turns and still plays it at the end)."""
+    out = {seat: "left" for seat in state.left}
+    for seat, reason in state.takeovers.items():
+        if reason == "timeouts" and seat in state.bots and seat not in out:
+            out[seat] = "timeouts"
+    return out
 
 
 def unrated_reason(state: TableState, event_tags: Collection[str]) -> str | None:
@@ -94,14 +126,41 @@ def ranks(game: str, scores: list[int]) -> list[int]:
     return [1 + sum(1 for other in scores if sign * other > sign * score) for score in scores]
 
 
-def rate(game_ranks: list[int], before: list[Skill]) -> list[Skill]:
-    """Each seat's rating after one game, given its rank and its rating before."""
+def rated_ranks(game: str, scores: list[int], forfeited: Collection[int]) -> list[int]:
+    """The places ratings use: the seats that played on ranked by score among themselves, every
+    forfeiting seat sharing the place after them."""
+    playing = [seat for seat in range(len(scores)) if seat not in forfeited]
+    among = ranks(game, [scores[seat] for seat in playing])
+    places = [len(playing) + 1] * len(scores)
+    for seat, place in zip(playing, among, strict=True):
+        places[seat] = place
+    return places
+
+
+def rate(
+    game_ranks: list[int], before: list[Skill], ids: list[str] | None = None, established_players: int = 0
+) -> list[Skill]:
+    """Each seat's rating after one game, given its rank and its rating before. ``ids``: the seats'
+    account ids, to count the opponents met (``Skill.met``; none counted without them);
+    ``established_players``: how many established players the game had before this one (below
+    ``PROVISIONAL_OPPONENTS`` any opponent counts as met)."""
     teams = [[_model.create_rating([skill.mu, skill.sigma])] for skill in before]
     after = _model.rate(teams, ranks=list(game_ranks))
-    return [
-        Skill(mu=team[0].mu, sigma=team[0].sigma, games=skill.games + 1)
-        for team, skill in zip(after, before, strict=True)
-    ]
+    bootstrap = established_players < PROVISIONAL_OPPONENTS
+    out = []
+    for i, (team, skill) in enumerate(zip(after, before, strict=True)):
+        others = [j for j in range(len(before)) if j != i]
+        mu, sigma = team[0].mu, team[0].sigma
+        if skill.established and others:
+            weight = sum(1.0 if before[j].established else PROVISIONAL_WEIGHT for j in others) / len(others)
+            mu = skill.mu + weight * (mu - skill.mu)
+            sigma = skill.sigma + weight * (sigma - skill.sigma)
+        met = skill.met
+        if ids is not None and len(met) < PROVISIONAL_OPPONENTS:
+            counted = {ids[j] for j in others if bootstrap or before[j].established}
+            met = tuple(sorted(set(met) | counted)[:PROVISIONAL_OPPONENTS])
+        out.append(Skill(mu=mu, sigma=sigma, games=skill.games + 1, met=met))
+    return out
 
 
 def finish_record(
@@ -109,20 +168,23 @@ def finish_record(
     event_tags: Collection[str],
     finished_at: float,
     before: Mapping[str, Skill],
+    established_players: int = 0,
 ) -> tuple[dict[str, Any], dict[str, Skill]]:
     """The history record of a finished table and, if it is rated, each account's new rating.
 
-    ``before`` holds the accounts' current ratings in this game (missing: a new player)."""
+    ``before`` holds the accounts' current ratings in this game (missing: a new player);
+    ``established_players``: how many established players the game's leaderboard had before."""
     if state.status != "finished":
         raise ValueError("only a finished table has a result")
     scores = [int(s) for s in _scores(state)]
-    places = ranks(state.game, scores)
+    forfeited = forfeits(state)
+    places = rated_ranks(state.game, scores, forfeited)
     reason = unrated_reason(state, event_tags)
     updates: dict[str, Skill] = {}
     if reason is None:
         accounts = [p.account.id for p in state.seated if p.account is not None]
         prior = [before.get(account, NEW_PLAYER) for account in accounts]
-        updates = dict(zip(accounts, rate(places, prior), strict=True))
+        updates = dict(zip(accounts, rate(places, prior, accounts, established_players), strict=True))
     seats = []
     for player in state.seated:
         account = player.account
@@ -139,7 +201,8 @@ def finish_record(
                 "account": None if account is None else {"id": account.id, "name": account.name},
                 "score": scores[player.seat],
                 "rank": places[player.seat],
-                "winner": player.seat in state.winners,
+                "winner": player.seat in state.winners and player.seat not in forfeited,
+                "forfeit": forfeited.get(player.seat),
                 "rating": change,
             }
         )

@@ -8,6 +8,12 @@ other writer are folded in and the rules decide again); with it, a stale version
 409. A command id seen before (ids are scoped per seat) answers exactly as the first time and appends
 nothing, even when the first send is still running: a retry refused by the state its original made
 answers with the original's outcome.
+
+The commands the system plays (timeouts, bots, expiry, leaves, reclaims, filling seats with bots)
+have ids of their own (``timeout-<version>-<seat>``, ``bot-<version>-<seat>``, ...), deduplicated in
+a scope no player reaches (``services.store.keys.dedup_field``), and a player's id may not begin like
+one (``RESERVED_PREFIXES``: 422 ``reserved_command_id``), so an export never shows a player's command
+under a system id either.
 """
 
 from __future__ import annotations
@@ -37,6 +43,9 @@ from services.store.tokens import TokenStore
 
 MAX_ATTEMPTS = 25
 SEED_OPTION = "seed"
+RESERVED_PREFIXES = ("timeout-", "bot-", "bots-", "expire-", "join-", "leave-", "reclaim-", "create")
+"""How the ids of the commands the system records begin; a player's command id may not (letters and
+dashes only: ``/openapi.json`` puts them in a pattern as they are)."""
 
 log = structlog.get_logger("tablestream.commands")
 
@@ -47,8 +56,9 @@ workers and the timer index (``services.store.queue.AppendNotifier``)."""
 Decision = Callable[[Folded, SecretSeeds], tuple[CommandRecord, list[Event]]]
 """How a lifecycle request decides on the newest state: its record and its events."""
 
-Fallback = Callable[[Folded, int], Mapping[str, Any]]
-"""The seat's bot move on a folded table, for a timeout where the rules name no default."""
+Fallback = Callable[[Folded, int, SecretSeeds], Mapping[str, Any]]
+"""The seat's bot move on a folded table (its chance keyed by the game's secret seeds), for a
+timeout where the rules name no default."""
 
 
 @dataclass(frozen=True)
@@ -212,6 +222,7 @@ class GameCommands:
         started = time.perf_counter()
         outcome_name = "rejected"
         try:
+            check_command_id(command_id)
             fingerprint = command_fingerprint(seat, {"command": body, "expected_version": expected_version})
             token = check.digest if check is not None else None
             load = await self.store.command_load(game_id, seat, command_id, self.cache, token)  # one trip
@@ -283,15 +294,25 @@ class GameCommands:
         fingerprint: str = "",
         marked: bool = False,
         timer: dict[str, str] | None = None,
+        system: bool = False,
     ) -> CommandOutcome | int:
         """Append a decided batch. Returns the outcome, or the newer head version after a lost race.
         The append arms the game's timer for the new head in the same atomic step, planned from
-        ``timer`` (the game's timer read with the state decided on; ``None``: read now)."""
+        ``timer`` (the game's timer read with the state decided on; ``None``: read now). ``system``: a
+        command the system plays (its id in the system's own scope)."""
         entries = encode_batch(folded.version + 1, folded.hash, record, events, fresh_salts(len(events)))
         new = advance(folded.game_id, folded, entries)
         plan = await self._timer_plan(new, timer)
         result = await self.store.append(
-            folded.game_id, folded.version, record.id, fingerprint or record.id, seat, entries, marked, plan
+            folded.game_id,
+            folded.version,
+            record.id,
+            fingerprint or record.id,
+            seat,
+            entries,
+            marked,
+            plan,
+            system,
         )
         if result.status == "ok":
             self.cache.put(new)
@@ -307,7 +328,7 @@ class GameCommands:
                 new.state.status == "finished",
             )
         if result.status == "dup":
-            replayed = await self._replay(folded.game_id, seat, record.id, fingerprint)
+            replayed = await self._replay(folded.game_id, seat, record.id, fingerprint or record.id, system)
             assert replayed is not None
             return replayed
         return result.head
@@ -398,7 +419,7 @@ class GameCommands:
             table = folded.table
             command = table.default_command(folded.state, seat, seeds)
             if command is None:
-                command = _decode_command(folded, fallback(folded, seat))
+                command = _decode_command(folded, fallback(folded, seat, seeds))
             events = table.timeout(folded.state, seat, command, seeds)
             body = msgspec.to_builtins(command)
             record = CommandRecord(id=f"timeout-{version}-{seat}", kind="timeout", seat=seat, body=body)
@@ -439,9 +460,10 @@ class GameCommands:
         seat: int | None = None,
     ) -> CommandOutcome:
         """Decide on the newest state and append; with ``command_id`` an id seen before answers as
-        the first time, and with ``expected_version`` a newer game is a ``version_conflict``."""
+        the first time, and with ``expected_version`` a newer game is a ``version_conflict``. Every
+        such batch is the system's: its id lives in the system's scope, which no player writes."""
         if command_id is not None:
-            previous = await self._replay(game_id, seat, command_id, command_id)
+            previous = await self._replay(game_id, seat, command_id, command_id, system=True)
             if previous is not None:
                 return previous
         seeds = await self.seeds(game_id)
@@ -453,7 +475,9 @@ class GameCommands:
                 record, events = decide(folded, seeds)
             except Rejected as rejected:
                 raise from_rejection(rejected) from None
-            outcome = await self._append(folded, record, events, record.seat, command_id or record.id)
+            outcome = await self._append(
+                folded, record, events, record.seat, command_id or record.id, system=True
+            )
             if isinstance(outcome, CommandOutcome):
                 return outcome
             if expected_version is not None:
@@ -461,10 +485,11 @@ class GameCommands:
         raise _contention()
 
     async def _replay(
-        self, game_id: str, seat: int | None, command_id: str, fingerprint: str
+        self, game_id: str, seat: int | None, command_id: str, fingerprint: str, system: bool = False
     ) -> CommandOutcome | None:
-        """The original answer of a command id this seat already used, or ``None`` for a new one."""
-        entry = await self.store.command_entry(game_id, command_id, seat=seat)
+        """The original answer of a command id this seat (``system``: the system for this seat)
+        already used, or ``None`` for a new one."""
+        entry = await self.store.command_entry(game_id, command_id, seat=seat, system=system)
         if entry is None:
             return None
         return await self._replayed(game_id, entry, fingerprint)
@@ -487,6 +512,17 @@ class GameCommands:
             entries[-1].hash,
             folded.state.status == "finished",
             duplicate=True,
+        )
+
+
+def check_command_id(command_id: str) -> None:
+    """A player's command id may not begin like the ids of the commands the system records."""
+    if command_id.startswith(RESERVED_PREFIXES):
+        raise InvalidError(
+            "reserved_command_id",
+            "Command ids beginning with "
+            + ", ".join(repr(p) for p in RESERVED_PREFIXES)
+            + " are kept for the commands the server plays itself; choose another id.",
         )
 
 

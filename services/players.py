@@ -59,7 +59,7 @@ class PlayerQueries:
             raise NotFoundError(
                 "unknown_game", f"There is no game {game!r}; one of {', '.join(game_names())}."
             )
-        total, rows = await self.store.run(store_ratings.leaderboard_page(game, offset, limit))
+        total, hidden, rows = await self.store.run(store_ratings.leaderboard_page(game, offset, limit))
         ids = [account_id for account_id, _ in rows]
         names = await self.store.run(store_ratings.names_of(ids))
         skills = await self.store.run(store_ratings.ratings_of(game, ids))
@@ -69,15 +69,22 @@ class PlayerQueries:
         ):
             shown = _skill_decoder.decode(raw).shown() if raw is not None else {}
             entries.append({"rank": place, "account_id": account_id, "name": name, **shown})
-        return {"game": game, "total": total, "offset": offset, "limit": limit, "entries": entries}
+        return {
+            "game": game,
+            "total": total,
+            "offset": offset,
+            "limit": limit,
+            "entries": entries,
+            "provisional_hidden": hidden,
+        }
 
 
 def _readable_change(change: dict[str, Any] | None) -> dict[str, Any] | None:
-    """A seat's rating change as recorded, with ``display`` and ``provisional`` on both sides
-    (computed again from mu, sigma and games: records written before they existed lack them)."""
+    """A seat's rating change as recorded, with ``display`` and ``provisional`` on both sides (as
+    recorded; computed from mu, sigma and games for records written before they existed)."""
     if change is None:
         return None
     return {
-        side: {**rating, **readable(rating["mu"], rating["sigma"], rating["games"])}
+        side: {**readable(rating["mu"], rating["sigma"], rating["games"]), **rating}
         for side, rating in change.items()
     }

@@ -10,14 +10,20 @@
   command id ``timeout-<version>-<seat>`` and expected version = the armed version: the first run
   appends, any other run is a duplicate or loses on the version, and a player's command that got in
   first wins the same way. A due timer of several seats (a simultaneous selection) is played one
-  seat at a time, lowest seat first: each timeout keeps the others' deadline.
+  seat at a time, lowest seat first: each timeout keeps the others' deadline. The id lives in the
+  system's own scope (``services.store.keys.dedup_field``), so no player's id can take it; a run
+  that finds it taken (by an earlier run) gets that run's answer and reads the timer again. A run
+  whose command is refused for any other reason than a newer version reads the game again and, if
+  the timer still waits on the same version, takes its deadline off (``drop_timer``): the table
+  then waits for its players instead of the timer loop queueing the same refused job for ever.
 - ``settle_lifecycle`` arms the timer and queues the bots of a batch whose appending process died
   (or lost Redis) before it could, or whose bots' jobs were lost or failed: the sweeper queues it
   for a caught-up game left in the dirty set with its timer behind its head or a bot to act
   (``workers.sweeper``).
 - ``play_bot`` lets a bot act for its seat: its own seat's view (``projections.views.seat_view``),
-  ``workers.bots.choose`` with a ``random.Random`` seeded from game id, version and seat, and the
-  write side's ``bot_command`` (id ``bot-<version>-<seat>``, expected version ``version``).
+  ``workers.bots.choose`` with its chance (``bot_rng``: a keyed HMAC stream from the game's secret
+  master seed, the version and the seat, which no seat can compute), and the write side's
+  ``bot_command`` (id ``bot-<version>-<seat>``, expected version ``version``, in the system's scope).
 
 RQ jobs are synchronous; each runs the async write side in its own event loop with its own async
 Redis client (``async_client_for``, replaceable by tests that run on fakeredis).
@@ -26,7 +32,6 @@ Redis client (``async_client_for``, replaceable by tests that run on fakeredis).
 from __future__ import annotations
 
 import asyncio
-import random
 import threading
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
@@ -36,6 +41,7 @@ import redis.asyncio as aioredis
 import structlog
 from rq import Queue, get_current_job
 
+from domain.fairness import SecretSeeds
 from projections.views import seat_view
 from services.commands import GameCommands
 from services.config import Settings
@@ -54,7 +60,7 @@ from services.store.queue import (
     projection_queue,
 )
 from services.store.tokens import TokenStore
-from workers.bots import choose
+from workers.bots import BotRandom, choose
 from workers.stores import async_store_clients
 
 T = TypeVar("T")
@@ -82,15 +88,17 @@ async_client_for: Callable[[redis.Redis], aioredis.Redis] = default_async_client
 clock: Clock = wall_clock_ms
 
 
-def bot_rng(game_id: str, version: int, seat: int) -> random.Random:
-    """The bot's only chance: reproducible from the game id, the version it acts on and its seat."""
-    return random.Random(f"{game_id}:{version}:{seat}")
+def bot_rng(seeds: SecretSeeds, game_id: str, version: int, seat: int) -> BotRandom:
+    """The bot's only chance on the game at ``version``: fixed when the game was created (its secret
+    master seed), the same for every run of the same job, and unpredictable to every seat, during
+    the game and after it (``SecretSeeds.bot_key``; docs/security.md)."""
+    return BotRandom(seeds.bot_key(game_id, version, seat))
 
 
-def bot_move(folded: Folded, seat: int) -> dict[str, Any]:
+def bot_move(folded: Folded, seat: int, seeds: SecretSeeds) -> dict[str, Any]:
     """The bot's command for ``seat``, from that seat's own view only."""
     view = seat_view(folded.state, folded.version, seat)
-    return choose(folded.state.game, view, bot_rng(folded.game_id, folded.version, seat))
+    return choose(folded.state.game, view, bot_rng(seeds, folded.game_id, folded.version, seat))
 
 
 def commands_for(
@@ -143,10 +151,31 @@ async def fire(commands: GameCommands, game_id: str, version: int, now: Clock) -
             outcome = await commands.timeout(game_id, version, awaited[0], bot_move)
         except AppError as lost:
             log.info("timer_lost", game_id=game_id, version=version, code=lost.code)
+            await _end_refused(commands, game_id, version, lost)
             return done
         done.append(f"timeout:{awaited[0]}")
         version = outcome.version
     return done
+
+
+async def _end_refused(commands: GameCommands, game_id: str, version: int, lost: AppError) -> None:
+    """After the timer's command at ``version`` was refused: a newer version (a command got in
+    first) armed its own timer; otherwise, if the game and its timer still stand at ``version``,
+    nothing this job can do will change, so the timer's deadline is taken off rather than fired
+    again and again (logged as ``timer_dropped``: a table that waits for its players)."""
+    if lost.code == "version_conflict":
+        return
+    timer = await commands.store.read_timer(game_id)
+    if int(timer.get("version", 0)) != version or "deadline" not in timer:
+        return
+    try:
+        folded = await commands.load(game_id)
+    except AppError:
+        folded = None
+    if folded is not None and folded.version != version:
+        return
+    if await commands.store.drop_timer(game_id, version):
+        log.warning("timer_dropped", game_id=game_id, version=version, code=lost.code)
 
 
 async def act(commands: GameCommands, game_id: str, version: int, seat: int) -> bool:
@@ -155,8 +184,9 @@ async def act(commands: GameCommands, game_id: str, version: int, seat: int) -> 
     state = folded.state
     if folded.version != version or seat not in state.bots or seat not in folded.table.to_act(state):
         return False
+    seeds = await commands.seeds(game_id)
     try:
-        await commands.bot_command(game_id, version, seat, bot_move(folded, seat))
+        await commands.bot_command(game_id, version, seat, bot_move(folded, seat, seeds))
     except AppError as lost:
         log.info("bot_lost", game_id=game_id, version=version, seat=seat, code=lost.code)
         return False

@@ -46,9 +46,11 @@ class RatingsRecorder:
         finished_at = self.clock()
         accounts = [p.account for p in state.seated if p.account is not None]
         for _ in range(MAX_ROUNDS):
-            seq, stored = self.store.run(store_ratings.current_ratings(state.game, [a.id for a in accounts]))
+            seq, stored, established = self.store.run(
+                store_ratings.current_ratings(state.game, [a.id for a in accounts])
+            )
             before = {a.id: _skill_decoder.decode(r) for a, r in zip(accounts, stored, strict=True) if r}
-            record, updates = finish_record(state, tags, finished_at, before)
+            record, updates = finish_record(state, tags, finished_at, before, established)
             seat_accounts = [_seat_account(a.id, a.name, updates.get(a.id)) for a in accounts]
             result = self.store.run(
                 store_ratings.record_finish(
@@ -63,9 +65,10 @@ class RatingsRecorder:
 
 
 def _seat_account(account_id: str, name: str, skill: Skill | None) -> SeatAccount:
+    """On the leaderboard (an ordinal) only once established: provisional players are not listed."""
     if skill is None:
         return SeatAccount(account_id, name)
-    return SeatAccount(account_id, name, _encoder.encode(skill), skill.rating)
+    return SeatAccount(account_id, name, _encoder.encode(skill), skill.rating if skill.established else None)
 
 
 def rebuilt_models(store: SyncEventStore) -> Models:
@@ -77,7 +80,10 @@ def rebuilt_models(store: SyncEventStore) -> Models:
         folded = advance(logged.game_id, None, entries)
         state = folded.state
         game_skills = skills.setdefault(state.game, {})
-        record, updates = finish_record(state, event_tags(entries), logged.finished_at, game_skills)
+        established = sum(1 for skill in game_skills.values() if skill.established)
+        record, updates = finish_record(
+            state, event_tags(entries), logged.finished_at, game_skills, established
+        )
         game_skills.update(updates)
         models.finished[logged.game_id] = logged.seq
         models.records[logged.game_id] = _encoder.encode(record)
@@ -89,14 +95,19 @@ def rebuilt_models(store: SyncEventStore) -> Models:
     for game, accounts in skills.items():
         if accounts:
             models.ratings[game] = {a: _encoder.encode(s) for a, s in accounts.items()}
-            models.boards[game] = _board(accounts)
+            board = _board(accounts)
+            if board:
+                models.boards[game] = board
     return models
 
 
 def _board(accounts: dict[str, Skill]) -> list[tuple[str, float]]:
-    """Best first, as ZREVRANGE gives it: by rating, ties by account id descending."""
+    """The established players, best first, as ZREVRANGE gives it: by rating, ties by account id
+    descending."""
     return sorted(
-        ((a, s.rating) for a, s in accounts.items()), key=lambda row: (row[1], row[0]), reverse=True
+        ((a, s.rating) for a, s in accounts.items() if s.established),
+        key=lambda row: (row[1], row[0]),
+        reverse=True,
     )
 
 

@@ -9,13 +9,14 @@ import msgspec
 
 from domain.games import game_names, table_for
 from projections.narration import LANGUAGES
-from projections.ratings import DISPLAY_BASE, DISPLAY_SCALE, PROVISIONAL_GAMES
+from projections.ratings import DISPLAY_BASE, DISPLAY_SCALE, PROVISIONAL_GAMES, PROVISIONAL_OPPONENTS
 from services.api.account_routes import MAX_PAGE as MAX_ACCOUNT_PAGE
 from services.api.bodies import CreateGame, Empty, JoinGame, Login, Register, SendCommand, SetPassword
 from services.api.http import MAX_VERSION
 from services.api.idempotency import MAX_KEY, MIN_KEY
 from services.api.openapi_bodies import tighten
 from services.api.routes import MAX_EVENTS_PAGE, MAX_LOBBY_PAGE
+from services.commands import RESERVED_PREFIXES
 
 REF = "#/components/schemas/{name}"
 
@@ -134,7 +135,8 @@ RATING_FIELDS = (
     "Every rating is {rating, mu, sigma, games, display, provisional}: 'rating' is the ordinal "
     "mu - 3 sigma that leaderboards sort by (0 for a new player, below 0 after one loss); 'display' "
     f"is the number to show people, max(0, round({DISPLAY_BASE} + {DISPLAY_SCALE} * rating)), in the "
-    f"same order; 'provisional' is true until {PROVISIONAL_GAMES} rated games in that game."
+    f"same order; 'provisional' is true until {PROVISIONAL_GAMES} rated games in that game against "
+    f"{PROVISIONAL_OPPONENTS} distinct established opponents."
 )
 PAGE = [
     _query("offset", "Skip this many", 0, MAX_VERSION),
@@ -234,11 +236,12 @@ ACCOUNT_PATHS: dict[str, Any] = {
     "/leaderboards/{game}": {
         "parameters": [{"name": "game", "in": "path", "required": True, "schema": {"type": "string"}}],
         "get": {
-            "summary": "Rated accounts of a game, best first (rating = mu - 3 sigma, Plackett-Luce)",
-            "description": RATING_FIELDS,
+            "summary": "Established rated accounts of a game, best first (rating = mu - 3 sigma)",
+            "description": RATING_FIELDS + " Provisional players are not listed: "
+            "'provisional_hidden' counts them.",
             "parameters": PAGE,
             "responses": {
-                "200": _ok("total, offset, limit, entries"),
+                "200": _ok("total (listed), offset, limit, entries, provisional_hidden"),
                 **_errors(404, 422, s404="unknown_game"),
             },
         },
@@ -325,6 +328,12 @@ def openapi_document() -> dict[str, Any]:
     components["Command"] = {"anyOf": commands}
     send_schema = components["SendCommand"]
     send_schema["properties"]["command"] = {"$ref": REF.format(name="Command")}
+    send_schema["properties"]["command_id"] |= {
+        "pattern": "^(?!" + "|".join(RESERVED_PREFIXES) + ")",
+        "description": "The seat's own id for this command (a retry sends the same one); ids "
+        "beginning like the server's own (" + ", ".join(RESERVED_PREFIXES) + ") are refused: 422 "
+        "reserved_command_id",
+    }
     components["CreateGame"]["properties"]["game"] = {"enum": list(game_names())}
     tighten(components)  # the bodies as tight as the server's own checks
     components["CreateGame"]["description"] = options_text

@@ -279,9 +279,10 @@ class EventStore:
         entries: Sequence[Entry],
         marked: bool = False,
         timer: ops.TimerPlan | None = None,
+        system: bool = False,
     ) -> AppendResult:
         return await self.run(
-            ops.append(game_id, expected, command_id, fingerprint, seat, entries, marked, timer)
+            ops.append(game_id, expected, command_id, fingerprint, seat, entries, marked, timer, system)
         )
 
     async def command_load(
@@ -309,9 +310,9 @@ class EventStore:
         return await self.run(ops.view_reads(game_id, field, seat, cache, token_digest))
 
     async def command_entry(
-        self, game_id: str, command_id: str, *, seat: int | None
+        self, game_id: str, command_id: str, *, seat: int | None, system: bool = False
     ) -> tuple[str, int, int] | None:
-        return await self.run(ops.command_entry(game_id, command_id, seat=seat))
+        return await self.run(ops.command_entry(game_id, command_id, seat=seat, system=system))
 
     async def seat_version(self, game_id: str, seat: int) -> int:
         return await self.run(ops.seat_version(game_id, seat))
@@ -374,6 +375,9 @@ class EventStore:
 
     async def read_timer(self, game_id: str) -> dict[str, str]:
         return await self.run(indexes.read_timer(game_id))
+
+    async def drop_timer(self, game_id: str, version: int) -> bool:
+        return await self.run(indexes.drop_timer(game_id, version))
 
 
 class SyncEventStore:
@@ -543,9 +547,9 @@ class SyncEventStore:
         return self.run(ops.head(game_id))
 
     def command_entry(
-        self, game_id: str, command_id: str, *, seat: int | None
+        self, game_id: str, command_id: str, *, seat: int | None, system: bool = False
     ) -> tuple[str, int, int] | None:
-        return self.run(ops.command_entry(game_id, command_id, seat=seat))
+        return self.run(ops.command_entry(game_id, command_id, seat=seat, system=system))
 
     def seat_version(self, game_id: str, seat: int) -> int:
         return self.run(ops.seat_version(game_id, seat))

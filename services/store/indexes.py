@@ -264,6 +264,16 @@ def arm_timer(
     return outcome != "stale"
 
 
+def drop_timer(game_id: str, version: int) -> Operation[bool]:
+    """Take the deadline off the game's timer armed at ``version``, if it still is; ``True`` if it
+    was. For a timer job that cannot play what its timer calls for: the table then waits for its
+    players instead of the timer loop queueing the job for ever. The deadline index entry is left to
+    the loop's ``settle_timer``, which drops it without losing a timer armed meanwhile."""
+    k = game_keys(game_id)
+    outcome = text((yield ScriptCall("drop_timer", [k.timer], [k.live, version])))
+    return outcome == "dropped"
+
+
 def index_timer(game_id: str, deadline_ms: int) -> Operation[None]:
     """Put a game's armed timer in the deadline index (rebuilding a lost index)."""
     check_game_id(game_id)

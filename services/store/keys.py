@@ -80,11 +80,19 @@ def check_game_id(game_id: str) -> str:
     return game_id
 
 
-def dedup_field(seat: int | None, command_id: str) -> str:
+SYSTEM_SCOPE = "sys"
+
+
+def dedup_field(seat: int | None, command_id: str, system: bool = False) -> str:
     """A command id's field in ``seat_commands``: ids are scoped per seat, so two seats may use the
     same id and no answer tells one seat about another's ids. ``<seat>:<id>``, or ``:<id>`` for a
-    request without a seat (joins); the seat is digits, so the first colon always ends it."""
-    return f"{'' if seat is None else seat}:{command_id}"
+    request without a seat (joins); the seat is digits, so the first colon always ends it.
+
+    Commands the system plays (``system``: timeouts, bots, expiry, leaves, reclaims, filling with
+    bots) have a scope of their own, ``sys<seat>:<id>`` (``sys:<id>`` without a seat): a player's
+    field always begins with a digit (or is a join's ``:``), so no id a player sends, whatever it
+    is, can take the id of a timer's or a bot's command (issue 24)."""
+    return f"{SYSTEM_SCOPE if system else ''}{'' if seat is None else seat}:{command_id}"
 
 
 def game_keys(game_id: str) -> GameKeys:

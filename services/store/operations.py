@@ -190,11 +190,16 @@ def append(
     entries: Sequence[Entry],
     marked: bool = False,
     timer: TimerPlan | None = None,
+    system: bool = False,
 ) -> Operation[AppendResult]:
     """One command's entries at exactly ``expected`` + 1, once per command id. The game is marked
     dirty first, unless the caller did (``marked``: ``command_load`` marks it). ``timer``: armed for
     the last version in the same step (``None``: the timer is left alone). Where the indexes live on
-    the store's server the script also hands the game over (``AppendResult.handed``)."""
+    the store's server the script also hands the game over (``AppendResult.handed``). ``system``: a
+    command the system plays, deduplicated in its own scope (``keys.dedup_field``); the legacy
+    unscoped records are not consulted for it (they are players' ids from before ids were scoped,
+    and every system command whose id repeats also carries an expected version, which a second
+    run loses)."""
     if expected < 1:
         raise ValueError("a stream begins with create(); appends need expected >= 1")
     if not entries:
@@ -208,13 +213,13 @@ def append(
     pairs: list[Any] = []
     for entry in entries:
         pairs += [entry.data, entry.hash]
-    legacy = command_id
+    legacy = "" if system else command_id
     if not marked:
         yield from mark_dirty(game_id)  # before the append: a crash right after it still leaves a mark
     while True:
         args: list[Any] = [
             expected,
-            dedup_field(seat, command_id),
+            dedup_field(seat, command_id, system),
             fingerprint,
             _seat_arg(seat),
             legacy,
@@ -452,13 +457,14 @@ def head(game_id: str) -> Operation[int]:
 
 
 def command_entry(
-    game_id: str, command_id: str, *, seat: int | None
+    game_id: str, command_id: str, *, seat: int | None, system: bool = False
 ) -> Operation[tuple[str, int, int] | None]:
     """The record of a command id ``seat`` appended, ``None`` if that seat never used it (another
-    seat's use of the same id is invisible). A legacy unscoped record counts only if ``seat`` wrote it."""
+    seat's use of the same id is invisible). A legacy unscoped record counts only if ``seat`` wrote it.
+    ``system``: the id of a command the system played for ``seat`` (its own scope, no legacy)."""
     k = game_keys(game_id)
-    scoped = yield Call(("HGET", k.seat_commands, dedup_field(seat, command_id)))
-    if scoped is not None:
+    scoped = yield Call(("HGET", k.seat_commands, dedup_field(seat, command_id, system)))
+    if scoped is not None or system:
         return parse_command(scoped)
     legacy = yield Call(("HGET", k.commands, command_id))
     if legacy is not None and (yield from _legacy_owned(game_id, legacy, seat)):

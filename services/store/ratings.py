@@ -29,7 +29,7 @@ class SeatAccount:
     account_id: str
     display_name: str
     rating: bytes | None = None  # JSON
-    ordinal: float = 0.0
+    ordinal: float | None = None  # the leaderboard's score; None: not listed (provisional)
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,14 +61,16 @@ def is_recorded(game_id: str) -> Operation[bool]:
     return bool((yield Call(("HEXISTS", RATINGS.finished, check_game_id(game_id)))))
 
 
-def current_ratings(game: str, account_ids: Sequence[str]) -> Operation[tuple[int, list[bytes | None]]]:
-    """The finish sequence, then the accounts' ratings in ``game`` (read in that order: a game
-    recorded in between makes the sequence stale, so the recording conflicts and reads again)."""
+def current_ratings(game: str, account_ids: Sequence[str]) -> Operation[tuple[int, list[bytes | None], int]]:
+    """The finish sequence, then the accounts' ratings in ``game`` and how many established players
+    its leaderboard lists (read in that order: a game recorded in between makes the sequence stale,
+    so the recording conflicts and reads again)."""
     seq = int_or_zero((yield Call(("GET", RATINGS.seq))))
+    established = int((yield Call(("ZCARD", board_key(game)))))
     if not account_ids:
-        return seq, []
+        return seq, [], established
     ratings: list[bytes | None] = yield Call(("HMGET", rating_key(game), *account_ids))
-    return seq, ratings
+    return seq, ratings, established
 
 
 def record_finish(
@@ -91,7 +93,8 @@ def record_finish(
     ]
     args: list[str | bytes | int] = [expected_seq, check_game_id(game_id), repr(finished_at), record]
     for account in accounts:
-        args += [account.account_id, account.display_name, account.rating or b"", repr(account.ordinal)]
+        ordinal = "" if account.ordinal is None else repr(account.ordinal)
+        args += [account.account_id, account.display_name, account.rating or b"", ordinal]
     reply = yield ScriptCall("record_finish", keys, args)
     status = _text(reply[0])
     if status not in ("ok", "dup", "conflict"):
@@ -122,13 +125,20 @@ def history_page(account_id: str, offset: int, limit: int) -> Operation[tuple[in
     return int(total), [_text(i) for i in ids]
 
 
-def leaderboard_page(game: str, offset: int, limit: int) -> Operation[tuple[int, list[tuple[str, float]]]]:
-    """How many accounts have a rating in ``game``, and a page of them, best first."""
+def leaderboard_page(
+    game: str, offset: int, limit: int
+) -> Operation[tuple[int, int, list[tuple[str, float]]]]:
+    """How many established players ``game``'s leaderboard lists, how many rated players it hides
+    (provisional: rated, not listed), and a page of the listed, best first."""
     key = board_key(game)
-    total, rows = yield Pipelined(
-        (Call(("ZCARD", key)), Call(("ZREVRANGE", key, offset, offset + limit - 1, "WITHSCORES")))
+    total, rated, rows = yield Pipelined(
+        (
+            Call(("ZCARD", key)),
+            Call(("HLEN", rating_key(game))),
+            Call(("ZREVRANGE", key, offset, offset + limit - 1, "WITHSCORES")),
+        )
     )
-    return int(total), [(_text(member), float(score)) for member, score in rows]
+    return int(total), max(0, int(rated) - int(total)), [(_text(m), float(score)) for m, score in rows]
 
 
 def ratings_of(game: str, account_ids: Sequence[str]) -> Operation[list[bytes | None]]:

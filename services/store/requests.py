@@ -23,6 +23,7 @@ ScriptName = Literal[
     "append",
     "write_views",
     "arm_timer",
+    "drop_timer",
     "account_append",
     "release_name",
     "record_finish",

@@ -233,13 +233,8 @@ def test_a_rated_game_appears_in_each_players_history_with_result_rating_change_
         assert you["rating"]["before"]["games"] == 0 and you["rating"]["after"]["games"] == 1
         profile = api.client.get(f"/accounts/{account['account_id']}").json()
         assert profile["ratings"]["six-nimmt"] == you["rating"]["after"]
-    best = min(final["scores"])
-    winners = [s for s, score in enumerate(final["scores"]) if score == best]
-    board = api.client.get("/leaderboards/six-nimmt").json()
-    assert board["total"] == 3
-    assert {e["account_id"] for e in board["entries"][: len(winners)]} == {
-        (ada, bo, cy)[s]["account_id"] for s in winners
-    }
+    board = api.client.get("/leaderboards/six-nimmt").json()  # one game each: provisional, not listed
+    assert (board["total"], board["entries"], board["provisional_hidden"]) == (0, [], 3)
 
 
 def test_games_with_an_anonymous_seat_or_a_practice_seed_are_in_the_history_but_unrated(
@@ -267,6 +262,8 @@ def test_games_with_an_anonymous_seat_or_a_practice_seed_are_in_the_history_but_
 def test_leaderboards_and_histories_page_with_offset_and_limit(fake_api: Api) -> None:
     accounts = [register(fake_api, f"Player {n}") for n in range(5)]
     games = [rated_game(fake_api, [a["token"] for a in accounts[i : i + 2]], seed=i) for i in range(4)]
+    for n in range(7):  # tables of four (all but one): every player established (five games, three opponents)
+        rated_game(fake_api, [a["token"] for i, a in enumerate(accounts) if i != n % 5], seed=10 + n)
     board = [
         fake_api.client.get("/leaderboards/six-nimmt", params={"offset": offset, "limit": 2}).json()
         for offset in (0, 2, 4)
@@ -278,10 +275,11 @@ def test_leaderboards_and_histories_page_with_offset_and_limit(fake_api: Api) ->
     assert {e["account_id"] for e in entries} == {a["account_id"] for a in accounts}
     ratings = [e["rating"] for e in entries]
     assert ratings == sorted(ratings, reverse=True)
-    second = accounts[1]["account_id"]  # played games 0 and 1
-    first_page = fake_api.client.get(f"/accounts/{second}/history", params={"limit": 1}).json()
-    next_page = fake_api.client.get(f"/accounts/{second}/history", params={"offset": 1, "limit": 1}).json()
-    assert first_page["total"] == next_page["total"] == 2
+    assert all(page["provisional_hidden"] == 0 for page in board)
+    second = accounts[1]["account_id"]  # played games 0 and 1, then 5 of the tables of four
+    first_page = fake_api.client.get(f"/accounts/{second}/history", params={"limit": 1, "offset": 5}).json()
+    next_page = fake_api.client.get(f"/accounts/{second}/history", params={"offset": 6, "limit": 1}).json()
+    assert first_page["total"] == next_page["total"] == 7
     assert [g["game_id"] for g in first_page["games"] + next_page["games"]] == [games[1], games[0]]
     bad = fake_api.client.get("/leaderboards/six-nimmt", params={"limit": 0})
     assert bad.status_code == 422 and bad.json()["error"]["code"] == "invalid_query"
@@ -461,10 +459,20 @@ def test_every_answer_with_a_rating_gives_a_readable_display_and_says_provisiona
 ) -> None:
     ada, bo = register(fake_api, "Ada"), register(fake_api, "Bo")
     rated_game(fake_api, [ada["token"], bo["token"]], seed=1)
-    board = fake_api.client.get("/leaderboards/six-nimmt").json()["entries"]
+    assert fake_api.client.get("/leaderboards/six-nimmt").json()["provisional_hidden"] == 2
+    board = sorted(
+        (
+            fake_api.client.get(f"/accounts/{a['account_id']}").json()["ratings"]["six-nimmt"]
+            for a in (ada, bo)
+        ),
+        key=lambda r: r["rating"],
+        reverse=True,
+    )
     loser = board[-1]
-    assert loser["rating"] < 0 < loser["display"]  # the ordinal goes negative after one loss; display not
-    assert board[0]["display"] > 1000 > loser["display"]
+    seats = fake_api.client.get(f"/accounts/{ada['account_id']}/history").json()["games"][0]["seats"]
+    if seats[0]["rank"] != seats[1]["rank"]:  # not a draw (the deal is the server's secret chance)
+        assert loser["rating"] < 0 < loser["display"]  # the ordinal goes negative after one loss; display not
+        assert board[0]["display"] > 1000 > loser["display"]
     assert all(e["provisional"] and e["games"] == 1 for e in board)
     assert [e["display"] for e in board] == sorted((e["display"] for e in board), reverse=True)
     profile = fake_api.client.get(f"/accounts/{ada['account_id']}").json()["ratings"]["six-nimmt"]
@@ -476,8 +484,14 @@ def test_every_answer_with_a_rating_gives_a_readable_display_and_says_provisiona
     assert me["ratings"]["six-nimmt"] == profile
     for seed in range(2, 6):
         rated_game(fake_api, [ada["token"], bo["token"]], seed=seed)
+    pair = fake_api.client.get("/leaderboards/six-nimmt").json()  # five games, but only each other
+    assert (pair["total"], pair["provisional_hidden"]) == (0, 2)
+    cy, di = register(fake_api, "Cy"), register(fake_api, "Di")
+    for seed in range(6, 11):
+        rated_game(fake_api, [a["token"] for a in (ada, bo, cy, di)], seed=seed)
     settled = fake_api.client.get("/leaderboards/six-nimmt").json()["entries"]
-    assert all(e["games"] == 5 and not e["provisional"] and e["display"] > 0 for e in settled)
+    assert len(settled) == 4
+    assert all(e["games"] >= 5 and not e["provisional"] and e["display"] > 0 for e in settled)
     paths = fake_api.client.get("/openapi.json").json()["paths"]
     for path in ("/leaderboards/{game}", "/accounts/{name_or_id}", "/accounts/{account_id}/history"):
         assert "'display'" in paths[path]["get"]["description"]

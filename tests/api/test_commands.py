@@ -44,6 +44,18 @@ def test_a_command_id_reused_with_another_body_is_a_409(api: Api) -> None:
     assert api.head(game_id) == head
 
 
+def test_a_command_id_beginning_like_the_servers_own_is_a_422_and_appends_nothing(api: Api) -> None:
+    game_id = api.started()
+    head = api.head(game_id)
+    for command_id in (f"timeout-{head}-0", f"bot-{head + 1}-0", "expire-1", "create"):
+        response = api.send(game_id, 0, FLOWER, command_id=command_id)
+        assert response.status_code == 422, response.text
+        error = response.json()["error"]
+        assert error["code"] == "reserved_command_id" and "timeout-" in error["message"]
+    assert api.head(game_id) == head
+    assert api.send(game_id, 0, FLOWER, command_id=f"my-timeout-{head}-0").status_code == 200
+
+
 def test_a_stale_expected_version_is_a_409_with_the_current_version(api: Api) -> None:
     game_id = api.started()
     head = api.head(game_id)

@@ -173,6 +173,8 @@ def test_bots_and_timeouts_events_stay_redacted_for_the_other_seats(
         for seat in view["to_act"]:
             if seat != 0:
                 asyncio.run(_bot(fake_api, game_id, seat, timeout=rng.random() < 0.5))
+    if fake_api.view(game_id, 0)["status"] == "finished":
+        return  # a quick finish (bots win two challenges): the rules reveal everything at the end
     events = fake_api.client.get(
         f"/games/{game_id}/events", params={"limit": 1000}, headers=fake_api.auth(game_id, 0)
     )

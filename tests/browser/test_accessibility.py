@@ -125,7 +125,7 @@ def _set_up(server: Server) -> list[State]:
                 states.append(
                     State(f"{game} watched", f"/tables/{playing}", "[data-testid=table][data-status]")
                 )
-            if game == "six-nimmt":  # every seat a registered player: a rated game, on the leaderboard
+            if game == "six-nimmt":  # every seat a registered player: a rated game (provisional ratings)
                 over = create(client, game, GAMES[game], {"rounds": 1})
                 tokens = [join(client, over, None, account["token"]) for account in accounts]
                 rated = (over, tokens[0])
@@ -142,8 +142,10 @@ def _set_up(server: Server) -> list[State]:
                 )
             )
         assert rated is not None
-        wait_until(
-            lambda: client.get("/leaderboards/six-nimmt").json()["total"] >= 2, MOVE_SECONDS, "a rated game"
+        wait_until(  # one game each: provisional, counted on the leaderboard page, not listed
+            lambda: client.get("/leaderboards/six-nimmt").json()["provisional_hidden"] >= 2,
+            MOVE_SECONDS,
+            "a rated game",
         )
         seat = (seat_cookie(*rated),)
         states += [
@@ -159,7 +161,11 @@ def _set_up(server: Server) -> list[State]:
                 exclude=(".game",),
             ),
             State("audit", f"/audit/{rated[0]}", "[data-testid=browser-check-1][data-result=passed]", seat),
-            State("leaderboard", "/rankings/six-nimmt", "[data-testid=leaderboard] tbody tr"),
+            State(
+                "leaderboard",
+                "/rankings/six-nimmt",
+                "[data-testid=leaderboard] [data-testid=provisional-hidden]",
+            ),
             State(
                 "player",
                 f"/players/{quote(ACCOUNTS[0])}",

@@ -14,7 +14,7 @@ import pytest
 
 from domain.kernel import Conflict, Rejected
 from domain.table import SeatReclaimed, TableTimersSet, table_timers
-from projections.ratings import unrated_reason
+from projections.ratings import forfeits, unrated_reason
 from projections.views import seat_view
 from services.cli.verify import main as verify_main
 from services.history.export import build_export
@@ -163,12 +163,15 @@ def test_the_verifier_refuses_a_seat_reclaimed_event_that_no_reclaim_asked_for()
     assert any(forged in failure and "the stream holds" in failure for failure in report.failures())
 
 
-def test_a_game_whose_seat_was_taken_back_stays_unrated() -> None:
+def test_a_seat_taken_back_neither_unrates_the_game_nor_forfeits() -> None:
+    """Issue 24: a bot's takeover no longer unrates a game (the host seating one does); the seat its
+    player took back is ranked by its score (only a seat left, or still a bot's, forfeits)."""
     g, seat = _taken_over()
     reclaim(g, seat)
     play_online(g, random.Random(6), timeout_share=0.0, leave_share=0.0)
     assert g.state.status == "finished" and not g.state.bots
-    assert unrated_reason(g.state, _tags(g)) == "bots"
+    assert unrated_reason(g.state, _tags(g)) == "anonymous_seats"  # guests here; no "bots"
+    assert forfeits(g.state) == {}
 
 
 def test_views_say_why_a_bot_plays_each_seat() -> None:

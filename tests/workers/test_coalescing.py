@@ -187,7 +187,7 @@ class World:
             seats = folded.table.to_act(folded.state)
             if seats:
                 seat = seats[0]
-                move = bot_move(folded, seat)
+                move = bot_move(folded, seat, await commands.seeds(game_id))
                 await commands.command(game_id, seat, f"m-{folded.version}-{seat}", move, folded.version)
 
         self.write(loss, work)

@@ -90,7 +90,7 @@ async def test_a_worker_killed_under_load_and_restarted_brings_every_game_to_its
                 folded = await commands.load(game_id)
                 seats = folded.table.to_act(folded.state)
                 if seats:
-                    move = bot_move(folded, seats[0])
+                    move = bot_move(folded, seats[0], await commands.seeds(game_id))
                     await commands.command(game_id, seats[0], f"m-{folded.version}", move, folded.version)
 
     checkpoints = SyncEventStore(sync).checkpoint

@@ -178,7 +178,9 @@ def test_a_seat_missing_takeover_after_timeouts_is_then_played_by_a_bot(
 
 async def _own_move(c: GameCommands, game_id: str, seat: int) -> None:
     f = await c.load(game_id)
-    await c.command(game_id, seat, f"own-{f.version}-{seat}", bot_move(f, seat), f.version)
+    await c.command(
+        game_id, seat, f"own-{f.version}-{seat}", bot_move(f, seat, await c.seeds(game_id)), f.version
+    )
 
 
 def test_a_timer_racing_a_real_command_appends_exactly_one_of_them(
@@ -194,7 +196,7 @@ def test_a_timer_racing_a_real_command_appends_exactly_one_of_them(
             c: GameCommands, head: Folded = head, game_id: str = game_id, round_: int = round_
         ) -> list[str]:
             gate = asyncio.Event()
-            own = bot_move(head, 0)
+            own = bot_move(head, 0, await c.seeds(game_id))
 
             async def timer() -> str:
                 await gate.wait()
@@ -283,7 +285,8 @@ def crash_after_append(sync: redis.Redis, game_id: str, seat: int) -> int:
         try:
             c = crashed_commands(aclient, sync)
             f = await c.load(game_id)
-            outcome = await c.command(game_id, seat, f"crash-{f.version}", bot_move(f, seat), f.version)
+            move = bot_move(f, seat, await c.seeds(game_id))
+            outcome = await c.command(game_id, seat, f"crash-{f.version}", move, f.version)
             return outcome.version
         finally:
             await aclient.aclose()
@@ -402,7 +405,7 @@ def test_a_bot_whose_move_job_was_lost_or_failed_is_queued_again_by_the_sweeper_
         lifecycle_queue(sync).empty()  # e.g. a Redis restart that lost the queue
     else:
 
-        def broken(folded: Folded, seat: int) -> dict[str, Any]:
+        def broken(folded: Folded, seat: int, seeds: object) -> dict[str, Any]:
             raise ConnectionError("the bot's process lost Redis mid-move")
 
         monkeypatch.setattr(lifecycle, "bot_move", broken)
@@ -433,7 +436,7 @@ def test_a_failed_lifecycle_job_can_be_queued_again_but_a_queued_one_only_once(
     head = SyncEventStore(sync).head(game_id)
     queue = lifecycle_queue(sync)
     assert enqueue_bot(queue, game_id, head, 1) is False  # already queued by the write side
-    monkeypatch.setattr(lifecycle, "bot_move", lambda folded, seat: 1 / 0)
+    monkeypatch.setattr(lifecycle, "bot_move", lambda folded, seat, seeds: 1 / 0)
     drain(sync)
     monkeypatch.undo()
     assert queue.failed_job_registry.get_job_ids() == [f"bot-{game_id}-{head}-1"]

@@ -10,16 +10,28 @@ import itertools
 import random
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import fakeredis
 import msgspec
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from domain.games import table_for
 from domain.kernel import Event
 from domain.table import Account
-from projections.ratings import finish_record, ranks, unrated_reason
+from projections.ratings import (
+    NEW_PLAYER,
+    PROVISIONAL_GAMES,
+    PROVISIONAL_WEIGHT,
+    Skill,
+    finish_record,
+    ranks,
+    rate,
+    rated_ranks,
+    unrated_reason,
+)
 from services.commands import fresh_salts
 from services.history.folding import StateCache
 from services.history.records import GENESIS_HASH, CommandRecord, encode_batch
@@ -41,6 +53,7 @@ class Plan:
     practice: bool
     seed: int
     finish: bool = True
+    leaver: int | None = None  # a seat whose player leaves during play (a bot plays it on)
 
 
 OPTIONS = {"six-nimmt": {"rounds": 1}, "skull": {}, "skull-king": {}}
@@ -55,7 +68,8 @@ def plans(draw: st.DrawFn) -> Plan:
     seats = tuple(None if seat in anonymous else account for seat, account in enumerate(accounts))
     practice = draw(st.integers(0, 9)) == 0  # about one table in ten
     finish = draw(st.integers(0, 9)) > 0  # about one table in ten stays unfinished
-    return Plan(game, seats, practice, draw(st.integers(0, 10**6)), finish)
+    leaver = draw(st.one_of(st.none(), st.none(), st.integers(0, players - 1)))  # a third of tables
+    return Plan(game, seats, practice, draw(st.integers(0, 10**6)), finish, leaver)
 
 
 def store_game(store: SyncEventStore, game_id: str, plan: Plan) -> None:
@@ -92,9 +106,12 @@ def store_game(store: SyncEventStore, game_id: str, plan: Plan) -> None:
         append(table.join(state, f"P{seat}", f"cs{seat}", seeds, account), None)
     steps = 0
     while state is not None and state.status != "finished" and (plan.finish or steps < 3):
+        if steps == 2 and plan.leaver is not None:  # rage-quit: a bot takes the seat over
+            append(table.leave(state, plan.leaver), plan.leaver)
         seat = rng.choice(sorted(table.to_act(state)))
         command = rng.choice(table.legal_commands(state, seat))
-        append(table.decide(state, command, seat, seeds), seat)
+        decide = table.bot_decide if seat in state.bots else table.decide
+        append(decide(state, command, seat, seeds), seat)
         steps += 1
 
 
@@ -207,15 +224,109 @@ def test_ranks_share_places_on_ties_and_lower_scores_win_in_six_nimmt() -> None:
     assert ranks("six-nimmt", [12, 3, 12, 30]) == [2, 1, 2, 4]
 
 
-def test_a_bot_seated_or_taking_over_a_seat_makes_a_game_unrated() -> None:
+def test_a_bot_seated_by_the_host_makes_a_game_unrated_but_a_takeover_does_not() -> None:
     store = fresh_store()
     store_game(store, "g", Plan("six-nimmt", tuple(ACCOUNTS[:2]), practice=False, seed=1))
     state = store.load("g", StateCache())
     assert state is not None
     assert unrated_reason(state.state, {"player_joined"}) is None
     assert unrated_reason(state.state, {"player_joined", "bot_seated"}) == "bots"
-    assert unrated_reason(state.state, {"bot_took_over"}) == "bots"
-    record, updates = finish_record(state.state, {"bot_took_over"}, 1.0, {})
+    assert unrated_reason(state.state, {"seat_left", "bot_took_over"}) is None
+    record, updates = finish_record(state.state, {"bot_seated"}, 1.0, {})
     assert record["rated"] is False and updates == {}
-    record, updates = finish_record(state.state, set(), 1.0, {})
+    record, updates = finish_record(state.state, {"bot_took_over"}, 1.0, {})
     assert record["rated"] is True and set(updates) == {ACCOUNTS[0].id, ACCOUNTS[1].id}
+
+
+def recorded(store: SyncEventStore, game_id: str) -> dict[str, Any]:
+    raw = stored_models(store).records[game_id]
+    record: dict[str, Any] = msgspec.json.decode(raw)
+    return record
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_a_player_who_leaves_a_rated_game_loses_it_as_if_last_and_the_others_are_rated(seed: int) -> None:
+    """The rage-quit rule: whatever the bot then scores for the seat, its player is ranked last
+    and loses rating; the game stays rated for the players who played on, ranked by score."""
+    rng = random.Random(seed)
+    players = rng.randint(2, 5)
+    seats = tuple(ACCOUNTS[:players])
+    leaver = rng.randrange(players)
+    store = fresh_store()
+    store_game(store, "g", Plan("six-nimmt", seats, practice=False, seed=seed, leaver=leaver))
+    projector(store, ticking_clock()).catch_up("g")
+    record = recorded(store, "g")
+    assert record["rated"] is True and record["unrated_reason"] is None
+    by_seat = {row["seat"]: row for row in record["seats"]}
+    assert by_seat[leaver]["forfeit"] == "left" and by_seat[leaver]["rank"] == players
+    assert by_seat[leaver]["winner"] is False
+    stayed = [row for seat, row in by_seat.items() if seat != leaver]
+    assert all(row["forfeit"] is None and row["rank"] < players for row in stayed)
+    assert ranks("six-nimmt", [row["score"] for row in stayed]) == [row["rank"] for row in stayed]
+    change = by_seat[leaver]["rating"]
+    assert change["after"]["mu"] < change["before"]["mu"]  # a loss: below every other seat
+    for row in stayed:
+        assert row["rating"] is not None and row["rating"]["after"]["games"] == 1
+
+
+def test_a_seat_still_played_by_its_bot_after_missed_turns_forfeits_but_a_taken_back_one_does_not() -> None:
+    store = fresh_store()
+    store_game(store, "g", Plan("six-nimmt", tuple(ACCOUNTS[:3]), practice=False, seed=4))
+    folded = store.load("g", StateCache())
+    assert folded is not None
+    state = folded.state
+    timed_out = msgspec.structs.replace(state, bots=frozenset({1}), takeovers={1: "timeouts"})
+    record, _ = finish_record(timed_out, {"bot_took_over"}, 1.0, {})
+    assert [(row["seat"], row["forfeit"], row["rank"]) for row in record["seats"] if row["forfeit"]] == [
+        (1, "timeouts", 3)
+    ]
+    taken_back = msgspec.structs.replace(state, bots=frozenset(), takeovers={})  # seat_reclaimed
+    record, _ = finish_record(taken_back, {"bot_took_over", "seat_reclaimed"}, 1.0, {})
+    assert record["rated"] is True and all(row["forfeit"] is None for row in record["seats"])
+    assert rated_ranks("skull", [3, 1, 2], {0: "left", 2: "left"}) == [2, 1, 2]
+
+
+def test_a_provisional_opponent_moves_an_established_rating_little_and_its_own_in_full() -> None:
+    established = Skill(mu=30.0, sigma=4.0, games=20, met=("a", "b", "c"))
+    rival = Skill(mu=30.0, sigma=4.0, games=20, met=("a", "b", "d"))
+    full_loss = rate([2, 1], [established, rival])[0]
+    loss_to_new = rate([2, 1], [established, NEW_PLAYER])[0]
+    new_win = rate([2, 1], [established, NEW_PLAYER])[1]
+    unweighted = rate([2, 1], [msgspec.structs.replace(established, games=0), NEW_PLAYER])
+    assert established.mu - full_loss.mu > 0.3
+    assert established.mu - loss_to_new.mu <= PROVISIONAL_WEIGHT * (established.mu - unweighted[0].mu) + 1e-9
+    assert new_win.mu > NEW_PLAYER.mu + 1  # the new player's own rating moves in full
+    assert not new_win.established and established.established
+
+
+def ring(store: SyncEventStore, accounts: tuple[Account, ...], first_seed: int, games: int) -> None:
+    for n in range(games):
+        game_id = f"ring-{first_seed + n}"
+        store_game(store, game_id, Plan("six-nimmt", accounts, practice=False, seed=first_seed + n))
+        projector(store, ticking_clock()).catch_up(game_id)
+
+
+def board(store: SyncEventStore) -> tuple[int, int, list[str]]:
+    total, hidden, rows = store.run(store_ratings.leaderboard_page("six-nimmt", 0, 100))
+    return total, hidden, [account_id for account_id, _ in rows]
+
+
+def test_provisional_players_are_off_the_leaderboard_and_a_ring_of_newcomers_stays_provisional() -> None:
+    store = fresh_store()
+    pair = tuple(ACCOUNTS[:2])
+    ring(store, pair, 0, 1)
+    assert board(store) == (0, 2, [])  # one game each: rated, provisional, not listed
+    ring(store, pair, 1, PROVISIONAL_GAMES + 1)  # a pair playing only each other: one opponent
+    assert board(store) == (0, 2, [])
+    first = tuple(ACCOUNTS[2:6])  # a server's first four regulars: any opponent counts
+    ring(store, first, 100, PROVISIONAL_GAMES)
+    total, hidden, listed = board(store)
+    assert (total, hidden) == (4, 2) and set(listed) == {a.id for a in first}
+    newcomers = tuple(Account(id=f"{n:016x}", name=f"New {n}") for n in range(10, 14))
+    ring(store, newcomers, 200, PROVISIONAL_GAMES + 3)  # only each other, never an established player
+    assert board(store)[:2] == (4, 6)
+    mixed = (newcomers[0], *first[:3])  # one newcomer meets three established players
+    ring(store, mixed, 300, 1)
+    total, hidden, listed = board(store)
+    assert (total, hidden) == (5, 5) and newcomers[0].id in listed
+    assert rebuilt_models(store) == stored_models(store)

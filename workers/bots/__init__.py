@@ -12,7 +12,35 @@ import random
 from functools import cache
 from typing import Any, Protocol, runtime_checkable
 
+from domain.fairness import DrawStream
 from domain.games import spec
+
+
+class BotRandom(random.Random):
+    """A ``random.Random`` whose every bit is read from a keyed HMAC-SHA256 stream
+    (``domain.fairness.DrawStream``), not from a Mersenne Twister: a bot's chance is as
+    unpredictable as its key (``SecretSeeds.bot_key``), however many of its draws a seat sees."""
+
+    def __init__(self, key: bytes) -> None:
+        self._stream = DrawStream(key, "bot")
+        super().__init__(0)
+
+    def seed(self, *args: Any, **kwargs: Any) -> None:
+        """Ignored: the stream is fixed by its key (``random.Random.__init__`` calls this)."""
+
+    def random(self) -> float:
+        return (int.from_bytes(self._stream.take(7), "big") >> 3) / (1 << 53)
+
+    def getrandbits(self, k: int) -> int:
+        if k < 0:
+            raise ValueError("number of bits must be non-negative")
+        return int.from_bytes(self._stream.take((k + 7) // 8), "big") >> (-k % 8)
+
+    def getstate(self) -> Any:
+        raise NotImplementedError("a bot's chance has no state to save")
+
+    def setstate(self, state: Any) -> None:
+        raise NotImplementedError("a bot's chance has no state to restore")
 
 
 @runtime_checkable

@@ -4,7 +4,8 @@
 -- KEYS[6] the game's ratings hash (account -> JSON), KEYS[7] the game's leaderboard zset,
 -- KEYS[8..] each account's history zset (game -> sequence), in the order of the account args.
 -- ARGV[1] expected sequence (what the ratings were read at), ARGV[2] game id, ARGV[3] finish time,
--- ARGV[4] the record JSON, ARGV[5..] per account: id, display name, rating JSON ('' = unrated), ordinal.
+-- ARGV[4] the record JSON, ARGV[5..] per account: id, display name, rating JSON ('' = unrated), ordinal
+-- ('' = not on the leaderboard: a provisional rating).
 -- Replies {'dup', sequence} (already recorded), {'conflict', sequence} (another game was recorded
 -- since the ratings were read: read again) or {'ok', sequence}. Checks come before writes.
 local done = redis.call('HGET', KEYS[3], ARGV[2])
@@ -30,6 +31,8 @@ for i = 1, accounts do
   redis.call('ZADD', KEYS[7 + i], seq, ARGV[2])
   if ARGV[at + 3] ~= '' then
     redis.call('HSET', KEYS[6], ARGV[at + 1], ARGV[at + 3])
+  end
+  if ARGV[at + 4] ~= '' then
     redis.call('ZADD', KEYS[7], ARGV[at + 4], ARGV[at + 1])
   end
 end

@@ -95,6 +95,7 @@ export async function render(main, rawName) {
         const label = s.account ? h("a", { href: playerHref(s.account.name), "data-nav": "", text: s.name }) : h("span", { text: s.name });
         return h("li", { class: "seat-chip" + (self ? " self" : "") + (s.winner ? " winner" : "") },
           h("span", { class: "place", text: `${s.rank}.` }), label,
+          s.forfeit ? h("span", { class: "badge", "data-testid": "forfeit", text: t("player.forfeit." + s.forfeit) }) : null,
           h("span", { class: "score", title: t("table.scores"), text: String(s.score) }));
       })),
       h("p", { class: "hist-links" },

@@ -9,6 +9,8 @@ import { account, playerHref } from "./account.js";
 export const PAGE = 20;
 /** Rated games before a rating stops being provisional (projections.ratings.PROVISIONAL_GAMES). */
 export const PROVISIONAL_GAMES = 5;
+/** Distinct established opponents a rating must meet first (projections.ratings.PROVISIONAL_OPPONENTS). */
+export const PROVISIONAL_OPPONENTS = 3;
 const GAMES = Object.keys(TITLES);
 
 /** The offset of a page's ?offset= query: a non-negative multiple of the page size. */
@@ -38,7 +40,8 @@ export function rating(r) {
 export function provisional(r) {
   if (!r.provisional) return null;
   return h("span", { class: "badge provisional", "data-testid": "provisional",
-    title: t("rating.provisionalHint", { n: r.games }), text: t("rating.provisional") });
+    title: t("rating.provisionalHint", { n: r.games, games: PROVISIONAL_GAMES, opponents: PROVISIONAL_OPPONENTS }),
+    text: t("rating.provisional") });
 }
 
 /** The tooltip of a rating: the model's own numbers, for those who know them. */
@@ -60,15 +63,19 @@ export async function render(main, game) {
     const me = account();
     mount(main, h("div", { class: "rankings", "data-testid": "leaderboard", "data-game": game },
       h("div", { class: "page-head" }, h("h1", { text: t("board.title") }),
-        h("p", { class: "muted", text: t("rating.explain", { games: PROVISIONAL_GAMES }) })),
+        h("p", { class: "muted", text: t("rating.explain", { games: PROVISIONAL_GAMES, opponents: PROVISIONAL_OPPONENTS }) })),
       h("nav", { class: "tabs", "aria-label": t("lobby.game") }, GAMES.map((g) =>
         h("a", { href: `/rankings/${g}`, "data-nav": "", class: "tab", "aria-current": g === game ? "page" : null,
           text: TITLES[g] }))),
       h("section", { class: "panel" }, body)));
     if (problem) return mount(body, h("p", { class: "error", text: problem }));
     if (!page) return mount(body, h("p", { class: "muted", text: t("common.loading") }));
+    // Provisional players are not listed (projections.ratings): say how many, and where to see one's own.
+    const hidden = page.provisional_hidden ? h("p", { class: "muted", "data-testid": "provisional-hidden" },
+      t("board.provisionalHidden", { n: page.provisional_hidden, games: PROVISIONAL_GAMES, opponents: PROVISIONAL_OPPONENTS }),
+      me ? " " : null, me ? h("a", { href: playerHref(me.name), "data-nav": "", text: t("board.yourPage") }) : null) : null;
     if (!page.total) {
-      return mount(body, h("p", { class: "empty", "data-testid": "board-empty",
+      return mount(body, page.provisional_hidden ? hidden : h("p", { class: "empty", "data-testid": "board-empty",
         text: t("board.empty", { game: TITLES[game] }) }));
     }
     mount(body,
@@ -90,7 +97,7 @@ export async function render(main, game) {
               entry.provisional ? h("br") : null, provisional(entry)), // below: the column stays narrow on a phone
             h("td", { class: "num", text: String(entry.games) }));
         }))),
-      pager(offset, PAGE, page.total, go));
+      pager(offset, PAGE, page.total, go), hidden);
     if (focus) {
       const button = body.querySelector(`[data-testid=${focus}]:not(:disabled)`) || body.querySelector(".pager button:not(:disabled)");
       if (button) button.focus();
