@@ -119,6 +119,12 @@ class Api:
         return version
 
 
+SAME_ORIGIN = {"Origin": "http://testserver"}
+"""A browser's request from the service's own page (the test client's origin): a request with a token
+cookie needs it (``services.api.middleware.RequestGuard``)."""
+JSON = {"Content-Type": "application/json"}
+
+
 def bearer_only(client: TestClient) -> TestClient:
     """Forget the token cookies the server sets for browsers after every response: these tests speak
     as bearer clients, and a remembered seat cookie would turn their spectator reads into a seat's."""

@@ -25,6 +25,7 @@ pytestmark = [pytest.mark.slow, pytest.mark.redis, pytest.mark.timeout(120)]
 DRAIN_BOUND_S = 10.0
 FAST = {"create_rate": "1000/second", "join_rate": "1000/second", "command_rate": "1000/second"}
 BODY = b'{"game": "skull", "players": 3}'
+JSON = {"Content-Type": "application/json"}
 
 
 class LiveClient(threading.Thread):
@@ -63,7 +64,7 @@ class Hammer(threading.Thread):
         with httpx.Client(base_url=self.base, timeout=10) as client:
             while not self.stop.is_set():
                 try:
-                    self.statuses.append(client.post("/games", content=BODY).status_code)
+                    self.statuses.append(client.post("/games", content=BODY, headers=JSON).status_code)
                     self.statuses.append(client.get(f"/games/{self.game_id}/view").status_code)
                 except httpx.TransportError:
                     self.refused += 1
@@ -118,7 +119,7 @@ def test_stopping_a_busy_serve_drains_requests_ends_live_streams_and_stops_its_c
     with served(tmp_path, new_session=True, **FAST) as stack:
         redis_pid, worker_pid = stack.redis_pid(), stack.worker_pid()
         assert redis_pid is not None and worker_pid is not None
-        game_id = httpx.post(f"{stack.base}/games", content=BODY, timeout=10).json()["game_id"]
+        game_id = httpx.post(f"{stack.base}/games", content=BODY, headers=JSON, timeout=10).json()["game_id"]
         live = LiveClient(f"{stack.base}/games/{game_id}/live")
         live.start()
         hammers = [Hammer(stack.base, game_id) for _ in range(3)]
