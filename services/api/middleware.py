@@ -155,12 +155,13 @@ class RequestGuard:
 
     - its ``Origin`` is another origin than this service's own: 403 ``cross_origin`` (whatever
       token it carries: a page elsewhere has no business here, logging in included);
-    - it carries a token cookie and no ``Authorization`` header (the browser added the cookie), and
-      neither an ``Origin`` nor ``Sec-Fetch-Site: same-origin`` shows that this service's own page
-      sent it: 403 ``cross_origin``.
+    - it carries a token cookie and no ``Authorization`` header (the browser added the cookie), no
+      ``Origin``, and a ``Sec-Fetch-Site`` other than ``same-origin``: 403 ``cross_origin``.
 
-    Clients with a bearer token (scripts, bots, test suites) send no cookie and usually no Origin:
-    they are served as before. The own origin is ``public_origin`` when set (behind a proxy that
+    Every browser this client supports sends ``Origin`` with a ``POST`` (and ``Sec-Fetch-Site``);
+    a request with neither is not a browser's: a script or a test suite, which may well keep the
+    cookies the server set in a jar (``httpx.Client``, ``requests.Session``) and send them back.
+    Those, and clients with a bearer token, are served as before: the public contract holds. The own origin is ``public_origin`` when set (behind a proxy that
     rewrites ``Host``), else the request's scheme and ``Host``."""
 
     def __init__(self, app: ASGIApp, public_origin: str = "") -> None:
@@ -201,7 +202,7 @@ class RequestGuard:
         elif (
             b"authorization" not in headers
             and any(marker in cookies for marker in AUTH_COOKIES)
-            and headers.get(b"sec-fetch-site") != b"same-origin"
+            and headers.get(b"sec-fetch-site", b"same-origin") != b"same-origin"
         ):
             return "A request with this service's cookies must come from its own pages (an Origin header)."
         return None

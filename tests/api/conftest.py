@@ -119,9 +119,6 @@ class Api:
         return version
 
 
-SAME_ORIGIN = {"Origin": "http://testserver"}
-"""A browser's request from the service's own page (the test client's origin): a request with a token
-cookie needs it (``services.api.middleware.RequestGuard``)."""
 JSON = {"Content-Type": "application/json"}
 
 

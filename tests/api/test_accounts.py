@@ -297,8 +297,7 @@ def account_cookie(response: Any) -> str:
 
 
 def with_cookie(token: str) -> dict[str, str]:
-    """A browser's request with the account cookie: from the service's own page (its Origin)."""
-    return {"Cookie": f"ts_account={token}", "Origin": "http://testserver"}
+    return {"Cookie": f"ts_account={token}"}
 
 
 def test_a_browser_that_registers_or_logs_in_for_a_cookie_gets_the_token_only_in_an_httponly_cookie(

@@ -18,7 +18,7 @@ from services.api.app import create_app
 from services.config import Settings
 from services.history.verify import verify_export
 from services.store.queue import lifecycle_queue
-from tests.api.conftest import ADMIN_TOKEN, SAME_ORIGIN, UNLIMITED, Api, bearer_only
+from tests.api.conftest import ADMIN_TOKEN, UNLIMITED, Api, bearer_only
 from workers import lifecycle
 from workers.bots import choose
 
@@ -113,7 +113,7 @@ def test_only_a_seats_own_token_or_cookie_takes_it_back(api: Api) -> None:
     assert bad.status_code == 422
     api.client.cookies.set(f"ts_seat_{game_id}", api.tokens[game_id][0])
     try:
-        by_cookie = api.client.post(f"/games/{game_id}/reclaim", json={}, headers=SAME_ORIGIN)
+        by_cookie = api.client.post(f"/games/{game_id}/reclaim", json={})
     finally:
         api.client.cookies.clear()
     assert by_cookie.status_code == 200 and by_cookie.json() == {"seat": 0}

@@ -12,7 +12,7 @@ from domain.games import game_names, table_for
 from domain.table import TABLE_OPTIONS
 from projections.narration import LANGUAGES, narrate
 from services.api.web import options_schema
-from tests.api.conftest import SAME_ORIGIN, Api, practice
+from tests.api.conftest import Api, practice
 
 
 @pytest.mark.parametrize(
@@ -62,7 +62,7 @@ def test_creating_and_joining_set_httponly_strict_token_cookies(fake_api: Api) -
 
 def test_a_seat_cookie_identifies_the_seat_without_a_header(fake_api: Api) -> None:
     game_id = fake_api.started("skull-king", 2)
-    cookie = {"Cookie": f"ts_seat_{game_id}={fake_api.tokens[game_id][1]}", **SAME_ORIGIN}
+    cookie = {"Cookie": f"ts_seat_{game_id}={fake_api.tokens[game_id][1]}"}
     view = fake_api.client.get(f"/games/{game_id}/view", headers=cookie).json()
     assert view["seat"] == 1 and view["hand"] is not None
     command = {"type": "bid", "tricks": 0}
@@ -82,7 +82,7 @@ def test_the_bearer_header_wins_over_a_cookie_and_a_stale_cookie_is_a_spectator(
 
 def test_a_host_cookie_counts_as_the_host_when_no_seat_cookie_is_there(fake_api: Api) -> None:
     game_id = fake_api.create("skull", 3)
-    cookie = {"Cookie": f"ts_host_{game_id}={fake_api.hosts[game_id]}", **SAME_ORIGIN}
+    cookie = {"Cookie": f"ts_host_{game_id}={fake_api.hosts[game_id]}"}
     body = {"command_id": "c", "command": {"type": "pass"}}
     response = fake_api.client.post(f"/games/{game_id}/commands", json=body, headers=cookie)
     assert response.json()["error"]["code"] == "not_a_player"
@@ -92,7 +92,7 @@ def test_a_seat_cookie_leaves_the_table_and_the_answer_forgets_it(fake_api: Api)
     game_id = fake_api.create("skull", 3)
     fake_api.join(game_id, "Ada", "s")
     token = fake_api.tokens[game_id][0]
-    cookie = {"Cookie": f"ts_seat_{game_id}={token}", **SAME_ORIGIN}
+    cookie = {"Cookie": f"ts_seat_{game_id}={token}"}
     left = fake_api.client.post(f"/games/{game_id}/leave", json={}, headers=cookie)
     assert left.status_code == 200 and left.json() == {"seat": 0}
     assert left.headers["set-cookie"].startswith(f'ts_seat_{game_id}="";')

@@ -12,8 +12,9 @@ from starlette.testclient import TestClient
 from services.api.app import create_app
 from services.api.middleware import CSP, normalized_origin
 from services.config import Settings
-from tests.api.conftest import ADMIN_TOKEN, SAME_ORIGIN, UNLIMITED, Api
+from tests.api.conftest import ADMIN_TOKEN, UNLIMITED, Api
 
+SAME_ORIGIN = {"Origin": "http://testserver"}  # the test client's own origin
 ELSEWHERE = {"Origin": "http://127.0.0.1:9"}  # another port of the same host: the same site
 HEADERS = {
     "content-security-policy": CSP,
@@ -95,11 +96,16 @@ def test_json_with_a_charset_is_json(fake_api: Api) -> None:
 
 
 @pytest.mark.parametrize("route", ["leave", "bots"])
-def test_a_cookie_request_from_another_origin_or_with_no_origin_is_refused(
+def test_a_cookie_request_from_another_origin_or_a_cross_site_fetch_is_refused(
     browser_client: TestClient, route: str
 ) -> None:
     game_id, _ = seated_browser(browser_client)
-    for headers in (ELSEWHERE, {}, {"Origin": "null"}, {"Sec-Fetch-Site": "same-site"}):
+    for headers in (
+        ELSEWHERE,
+        {"Origin": "null"},
+        {"Sec-Fetch-Site": "same-site"},
+        {"Sec-Fetch-Site": "cross-site"},
+    ):
         refused = browser_client.post(f"/games/{game_id}/{route}", json={}, headers=headers)
         assert refused.status_code == 403, (headers, refused.text)
         assert refused.json()["error"]["code"] == "cross_origin"
@@ -120,7 +126,7 @@ def test_a_password_change_by_cookie_from_another_origin_changes_nothing(browser
         "/accounts", json={"name": "Victim", "password": "correct horse", "cookie": True}, headers=SAME_ORIGIN
     )
     assert registered.status_code == 201, registered.text
-    for headers in (ELSEWHERE, {}):
+    for headers in (ELSEWHERE, {"Sec-Fetch-Site": "same-site"}):
         changed = browser_client.post(
             "/accounts/me/password", json={"password": "pwned!pwned"}, headers=headers
         )
@@ -139,6 +145,14 @@ def test_a_page_of_another_origin_cannot_log_a_browser_in_even_without_a_cookie(
     )
     assert login.status_code == 403 and login.json()["error"]["code"] == "cross_origin"
     assert "set-cookie" not in login.headers
+
+
+def test_a_script_that_keeps_the_cookies_in_a_jar_and_sends_no_origin_is_served(
+    browser_client: TestClient,
+) -> None:
+    game_id, _ = seated_browser(browser_client)  # the jar now holds the host and the seat cookie
+    filled = browser_client.post(f"/games/{game_id}/bots", json={})  # no Origin, no Sec-Fetch-*
+    assert filled.status_code == 200, filled.text
 
 
 def test_a_bearer_client_without_cookie_or_origin_is_served_as_before(fake_api: Api) -> None:
