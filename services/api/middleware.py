@@ -161,8 +161,9 @@ class RequestGuard:
     Every browser this client supports sends ``Origin`` with a ``POST`` (and ``Sec-Fetch-Site``);
     a request with neither is not a browser's: a script or a test suite, which may well keep the
     cookies the server set in a jar (``httpx.Client``, ``requests.Session``) and send them back.
-    Those, and clients with a bearer token, are served as before: the public contract holds. The own origin is ``public_origin`` when set (behind a proxy that
-    rewrites ``Host``), else the request's scheme and ``Host``."""
+    Those, and clients with a bearer token, are served as before: the public contract holds. The
+    own origin is ``public_origin`` when set (behind a proxy that rewrites ``Host``), else the
+    request's scheme and ``Host``."""
 
     def __init__(self, app: ASGIApp, public_origin: str = "") -> None:
         self.app = app
