@@ -73,11 +73,11 @@ def visitor(browser: Browser, base_url: str) -> Page:
 def attack_page(service: str, game_id: str) -> str:
     """What a malicious page does with a visitor's cookies: an HTML form that posts itself (text/plain,
     shaped as JSON) and "simple" fetches with credentials (no preflight: text/plain bodies)."""
-    form_name = '{"password": "pwned-by-form", "password": "'
+    form_name = '{"password": "pwned-by-form'  # the body: name=value, i.e. {"password": "pwned-by-form="}
     return f"""<!doctype html><html><body>
 <iframe name="sink" id="sink"></iframe>
 <form id="form" method="POST" enctype="text/plain" target="sink" action="{service}/accounts/me/password">
-  <input type="hidden" name='{form_name}' value='pwned"}}'>
+  <input type="hidden" name='{form_name}' value='"}}'>
 </form>
 <script>
   const post = (path, body) => fetch("{service}" + path, {{
