@@ -4,6 +4,7 @@ the same as from scratch whichever way a client walks through the versions."""
 from __future__ import annotations
 
 import random
+from typing import Any
 
 import anyio
 import msgspec
@@ -41,15 +42,27 @@ def test_an_export_is_built_once_per_version_and_answered_from_memory_after(
     final = finished_game(api, "skull", 3, seed=4)
     game_id = final["game_id"]
     queries = api.client.app.state.context.queries  # type: ignore[attr-defined]
-    builds = []
-    build = queries._build_export
+    builds: list[tuple[str, int]] = []
+    build, run = queries._build_export, queries._export_builds.run
+    asking = 6
+    entered: list[object] = []
+    all_in = anyio.Event()
 
     async def counted(game: str, version: int) -> EncodedExport:
         builds.append((game, version))
-        await anyio.sleep(0.05)  # concurrent requests arrive while the build runs
-        return await build(game, version)
+        await all_in.wait()  # every request reaches the shared build before it ends
+        result: EncodedExport = await build(game, version)
+        return result
+
+    async def entering(key: object, compute: Any) -> EncodedExport:
+        entered.append(key)
+        if len(entered) == asking:
+            all_in.set()
+        result: EncodedExport = await run(key, compute)
+        return result
 
     monkeypatch.setattr(queries, "_build_export", counted)
+    monkeypatch.setattr(queries._export_builds, "run", entering)
 
     async def many() -> list[EncodedExport]:
         results: list[EncodedExport] = []
@@ -58,11 +71,14 @@ def test_an_export_is_built_once_per_version_and_answered_from_memory_after(
             results.append(await queries.export(game_id))
 
         async with anyio.create_task_group() as group:
-            for _ in range(6):
+            for _ in range(asking):
                 group.start_soon(one)
         return results
 
-    documents = api.client.portal.call(many)  # type: ignore[attr-defined]
+    portal = api.client.portal
+    assert portal is not None
+    documents = portal.call(many)
+    assert len(entered) == asking
     assert builds == [(game_id, final["version"])]
     assert all(document is documents[0] for document in documents)
     answered = api.client.get(f"/games/{game_id}/export")  # gzipped: the test client accepts it

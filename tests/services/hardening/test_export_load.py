@@ -40,7 +40,7 @@ def long_game(redis_url: str) -> tuple[str, int]:
     """A finished 2-player 6 nimmt! game of many rounds, played by seeded bots through an in-process
     app on the stack's Redis (no network between the bots and the app: thousands of versions in
     seconds); returns its id and head version."""
-    app = create_app(Settings(**UNLIMITED), connect_to(redis_url))  # type: ignore[arg-type]
+    app = create_app(Settings(**UNLIMITED), connect_to(redis_url))
     rng = random.Random(24)
     with TestClient(app) as client:
         client.event_hooks["response"].append(lambda response: client.cookies.clear())
