@@ -48,6 +48,7 @@ EXPORT_CACHE_SIZE = 64  # encoded exports: ~350 bytes a version (1.4 MiB, 0.3 Mi
 TIME_TRAVEL_CACHE_SIZE = 256
 CHECKPOINT_EVERY = 128  # versions between two kept tables of a game walked through in time
 CHECKPOINT_CACHE_SIZE = 1024
+THREAD_FOLD_MINIMUM = 64  # successive versions folded on the event loop at most (a live stream's tail)
 REPLAY_INDEX_CACHE_SIZE = 256
 
 
@@ -86,6 +87,15 @@ class SingleFlight(Generic[K, V]):
             running = self._running[key] = asyncio.ensure_future(compute())
             running.add_done_callback(lambda _: self._running.pop(key, None))
         return await asyncio.shield(running)
+
+
+def fold_each(game_id: str, cursor: Folded | None, entries: list[Entry]) -> list[Folded]:
+    """The table after each of ``entries``, from ``cursor``."""
+    folded: list[Folded] = []
+    for entry in entries:
+        cursor = advance(game_id, cursor, [entry])
+        folded.append(cursor)
+    return folded
 
 
 def fold_with_checkpoints(
@@ -223,12 +233,12 @@ class GameQueries:
         return None
 
     async def successors(self, game_id: str, cursor: Folded | None) -> list[Folded]:
-        """The table at every stored version after ``cursor`` (``None``: from the start), in order."""
-        folded: list[Folded] = []
-        for entry in await self.store.read(game_id, after=cursor.version if cursor else 0):
-            cursor = advance(game_id, cursor, [entry])
-            folded.append(cursor)
-        return folded
+        """The table at every stored version after ``cursor`` (``None``: from the start), in order;
+        a long run of them (a live stream resumed from far back) is folded in a worker thread."""
+        entries = await self.store.read(game_id, after=cursor.version if cursor else 0)
+        if len(entries) > THREAD_FOLD_MINIMUM:
+            return await anyio.to_thread.run_sync(fold_each, game_id, cursor, entries)
+        return fold_each(game_id, cursor, entries)
 
     async def lobby(self, limit: int) -> list[dict[str, Any]]:
         """Open and running tables, newest first."""
