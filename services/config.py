@@ -99,6 +99,10 @@ class Settings:
     # -- the table ---------------------------------------------------------------------------------------
     bot_pace_ms: int = 1000  # a new table's bot pace (its option bot_pace_ms overrides); 0: bots at once
 
+    # -- the web surface (docs/security.md) -------------------------------------------------------
+    public_origin: str = ""  # e.g. https://tables.example: the only Origin accepted; empty: the request's
+    hsts_seconds: int = 15_552_000  # Strict-Transport-Security max-age when served over https (0: none)
+
     # -- readiness -------------------------------------------------------------------------------------
     ready_max_lag_seconds: float = 30.0  # /healthz is 503 when a projection lags longer than this
     ready_check_seconds: float = 0.5  # /healthz checks Redis and the lag at most this often (0: always)
@@ -107,6 +111,8 @@ class Settings:
         if self.redis_cluster not in ("auto", "yes", "no"):
             raise ValueError(f"redis_cluster must be auto, yes or no, not {self.redis_cluster!r}")
         Acks(self.append_replicas, self.append_ack, self.append_ack_timeout_ms)  # type: ignore[arg-type]
+        if self.public_origin and not self.public_origin.lower().startswith(("http://", "https://")):
+            raise ValueError(f"public_origin must be an http(s) origin, not {self.public_origin!r}")
         if not 0 <= self.bot_pace_ms <= MAX_BOT_PACE_MS:
             raise ValueError(f"bot_pace_ms must be 0 to {MAX_BOT_PACE_MS}, not {self.bot_pace_ms}")
         if self.password_hash_slots < 1 or self.password_hash_queue < 0:

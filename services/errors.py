@@ -21,6 +21,7 @@ ErrorKind = Literal[
     "timeout",
     "conflict",
     "too_large",
+    "unsupported_media_type",
     "too_many",
     "unavailable",
 ]
@@ -70,6 +71,12 @@ class ForbiddenError(AppError):
 
 class NotFoundError(AppError):
     kind = "not_found"
+
+
+class UnsupportedMediaTypeError(AppError):
+    """A body of another media type than the route reads (JSON)."""
+
+    kind = "unsupported_media_type"
 
 
 class ConflictError(AppError):

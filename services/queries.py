@@ -6,15 +6,20 @@ stored them; when a projection lags behind what a caller must see, the same pure
 here from the folded table (the cache may be shared with the write side of the same process).
 Audits and exports read the stream once and fold nothing to answer for an unknown game.
 
-Audits and time travel fold a whole stream: they run in a worker thread (the event loop keeps
-serving everyone else) and their results are kept in small LRU caches keyed by (game, version),
-so clients looping on the audit of a long game cost one fold per new version, not one per request.
+Audits, exports and time travel fold or walk a whole stream: they run in a worker thread (the event
+loop keeps serving everyone else) and their results are kept in small LRU caches keyed by (game,
+version), so clients looping on the audit or the export of a long game cost one build per new
+version, not one per request; concurrent requests for one that is not kept yet share one build.
+Time travel also keeps a table every ``CHECKPOINT_EVERY`` versions of the games it folded, so a
+client walking through a long game's versions (``?at=``) folds at most that many events per miss.
 """
 
 from __future__ import annotations
 
+import asyncio
+import gzip
 from collections import OrderedDict
-from collections.abc import Hashable
+from collections.abc import Awaitable, Callable, Hashable
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
@@ -39,7 +44,11 @@ K = TypeVar("K", bound=Hashable)
 V = TypeVar("V")
 
 AUDIT_CACHE_SIZE = 256
+EXPORT_CACHE_SIZE = 64  # encoded exports: ~350 bytes a version (1.4 MiB, 0.3 MiB gzipped, for 4,000)
 TIME_TRAVEL_CACHE_SIZE = 256
+CHECKPOINT_EVERY = 128  # versions between two kept tables of a game walked through in time
+CHECKPOINT_CACHE_SIZE = 1024
+THREAD_FOLD_MINIMUM = 64  # successive versions folded on the event loop at most (a live stream's tail)
 REPLAY_INDEX_CACHE_SIZE = 256
 
 
@@ -64,6 +73,47 @@ class LRU(Generic[K, V]):
 
     def __len__(self) -> int:
         return len(self._items)
+
+
+class SingleFlight(Generic[K, V]):
+    """Concurrent requests for one key share one computation (its result or its error)."""
+
+    def __init__(self) -> None:
+        self._running: dict[K, asyncio.Future[V]] = {}
+
+    async def run(self, key: K, compute: Callable[[], Awaitable[V]]) -> V:
+        running = self._running.get(key)
+        if running is None:
+            running = self._running[key] = asyncio.ensure_future(compute())
+            running.add_done_callback(lambda _: self._running.pop(key, None))
+        return await asyncio.shield(running)
+
+
+def fold_each(game_id: str, cursor: Folded | None, entries: list[Entry]) -> list[Folded]:
+    """The table after each of ``entries``, from ``cursor``."""
+    folded: list[Folded] = []
+    for entry in entries:
+        cursor = advance(game_id, cursor, [entry])
+        folded.append(cursor)
+    return folded
+
+
+def fold_with_checkpoints(
+    game_id: str, base: Folded | None, entries: list[Entry]
+) -> tuple[Folded, list[Folded]]:
+    """``base`` advanced over ``entries``, and the table at every multiple of ``CHECKPOINT_EVERY``
+    passed on the way."""
+    folded, checkpoints, start = base, [], 0
+    first = entries[0].version
+    while start < len(entries):
+        version = first + start
+        stop = start + CHECKPOINT_EVERY - (version - 1) % CHECKPOINT_EVERY
+        folded = advance(game_id, folded, entries[start:stop])
+        if folded.version % CHECKPOINT_EVERY == 0:
+            checkpoints.append(folded)
+        start = stop
+    assert folded is not None
+    return folded, checkpoints
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,6 +158,20 @@ def by_of(record: CommandRecord | None) -> str:
     return BY.get(record.kind, "player") if record is not None else "player"
 
 
+@dataclass(frozen=True, slots=True)
+class EncodedExport:
+    """An export as sent: its JSON and the same gzipped (level 6, as the API's other long answers),
+    both made once, off the event loop."""
+
+    body: bytes
+    gzipped: bytes
+
+
+def encoded_export(entries: list[Entry]) -> EncodedExport:
+    body = msgspec.json.encode(build_export(entries))
+    return EncodedExport(body, gzip.compress(body, compresslevel=6, mtime=0))
+
+
 class GameQueries:
     def __init__(
         self, store: EventStore, cache: StateCache | None = None, clock: Clock = wall_clock_ms
@@ -115,7 +179,11 @@ class GameQueries:
         self.store = store
         self.cache = cache if cache is not None else StateCache()
         self._audits: LRU[tuple[str, int, str, int | None], dict[str, Any]] = LRU(AUDIT_CACHE_SIZE)
+        self._exports: LRU[tuple[str, int], EncodedExport] = LRU(EXPORT_CACHE_SIZE)
         self._past: LRU[tuple[str, int], Folded] = LRU(TIME_TRAVEL_CACHE_SIZE)
+        self._checkpoints: LRU[tuple[str, int], Folded] = LRU(CHECKPOINT_CACHE_SIZE)
+        self._export_builds: SingleFlight[tuple[str, int], EncodedExport] = SingleFlight()
+        self._folds: SingleFlight[tuple[str, int], Folded] = SingleFlight()
         self._replay_indexes: LRU[tuple[str, int], dict[str, Any]] = LRU(REPLAY_INDEX_CACHE_SIZE)
         self.clock = clock
 
@@ -133,25 +201,44 @@ class GameQueries:
         return folded
 
     async def load_at(self, game_id: str, version: int) -> Folded:
-        """The table as it was at ``version`` (time travel): folded from the start in a worker
-        thread, kept in an LRU by (game, version)."""
+        """The table as it was at ``version`` (time travel): folded in a worker thread from the
+        nearest kept checkpoint at or below it (else from the start), kept in an LRU by (game,
+        version); concurrent misses of one version share one fold."""
         cached = self._past.get((game_id, version))
         if cached is not None:
             return cached
-        entries = await self.store.read(game_id, after=0, limit=version)
+        return await self._folds.run((game_id, version), lambda: self._fold_at(game_id, version))
+
+    async def _fold_at(self, game_id: str, version: int) -> Folded:
+        base = self._checkpoint_at_or_below(game_id, version)
+        after = base.version if base is not None else 0
+        entries = (
+            await self.store.read(game_id, after=after, limit=version - after) if version > after else []
+        )
         if not entries:
-            raise game_not_found(game_id)
-        folded = await anyio.to_thread.run_sync(advance, game_id, None, entries)
+            if base is None:
+                raise game_not_found(game_id)
+            return base
+        folded, checkpoints = await anyio.to_thread.run_sync(fold_with_checkpoints, game_id, base, entries)
+        for checkpoint in checkpoints:
+            self._checkpoints.put((game_id, checkpoint.version), checkpoint)
         self._past.put((game_id, folded.version), folded)
         return folded
 
+    def _checkpoint_at_or_below(self, game_id: str, version: int) -> Folded | None:
+        for at in range(version - version % CHECKPOINT_EVERY, 0, -CHECKPOINT_EVERY):
+            checkpoint = self._checkpoints.get((game_id, at))
+            if checkpoint is not None:
+                return checkpoint
+        return None
+
     async def successors(self, game_id: str, cursor: Folded | None) -> list[Folded]:
-        """The table at every stored version after ``cursor`` (``None``: from the start), in order."""
-        folded: list[Folded] = []
-        for entry in await self.store.read(game_id, after=cursor.version if cursor else 0):
-            cursor = advance(game_id, cursor, [entry])
-            folded.append(cursor)
-        return folded
+        """The table at every stored version after ``cursor`` (``None``: from the start), in order;
+        a long run of them (a live stream resumed from far back) is folded in a worker thread."""
+        entries = await self.store.read(game_id, after=cursor.version if cursor else 0)
+        if len(entries) > THREAD_FOLD_MINIMUM:
+            return await anyio.to_thread.run_sync(fold_each, game_id, cursor, entries)
+        return fold_each(game_id, cursor, entries)
 
     async def lobby(self, limit: int) -> list[dict[str, Any]]:
         """Open and running tables, newest first."""
@@ -292,13 +379,29 @@ class GameQueries:
         self._audits.put((game_id, entries[-1].version, viewer, caller.seat), audit)
         return audit
 
-    async def export(self, game_id: str) -> dict[str, Any]:
-        """A finished game as one document for the offline verifier."""
-        entries = await self._stream(game_id)
+    async def export(self, game_id: str) -> EncodedExport:
+        """A finished game as one JSON document for the offline verifier: built and encoded in a
+        worker thread once per (game, version), kept in an LRU. A game still played is refused from
+        its folded head (kept in memory), without reading its stream."""
+        head = await self.load(game_id)
+        if head.state.status != "finished":
+            raise ConflictError("game_not_finished", "A game can be exported once it is over.")
+        key = (game_id, head.version)
+        cached = self._exports.get(key)
+        if cached is not None:
+            return cached
+        return await self._export_builds.run(key, lambda: self._build_export(*key))
+
+    async def _build_export(self, game_id: str, version: int) -> EncodedExport:
+        entries = await self.store.read(game_id, after=0, limit=version)
+        if not entries:
+            raise game_not_found(game_id)
         try:
-            return build_export(entries)
+            document = await anyio.to_thread.run_sync(encoded_export, entries)
         except GameNotFinished:
             raise ConflictError("game_not_finished", "A game can be exported once it is over.") from None
+        self._exports.put((game_id, version), document)
+        return document
 
     async def _stream(self, game_id: str) -> list[Entry]:
         """The whole stored stream, read once; an empty one is an unknown game."""

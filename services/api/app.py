@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from typing import Any
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
@@ -12,6 +13,7 @@ from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
+from starlette.types import ASGIApp
 
 from services.accounts import Accounts, HashPool
 from services.api.account_routes import routes as account_routes
@@ -25,7 +27,7 @@ from services.api.history_routes import routes as history_routes
 from services.api.http import JSONResponse
 from services.api.live import live
 from services.api.lobby_live import lobby_live
-from services.api.middleware import DrainGuard, RequestContext
+from services.api.middleware import DrainGuard, RequestContext, RequestGuard, SecurityHeaders
 from services.api.openapi import openapi_document
 from services.api.probes import RETRY_AFTER, ProbeLane, Readiness
 from services.api.rate_limits import RateLimits
@@ -92,6 +94,19 @@ def connect_to_settings(settings: Settings) -> Connect:
         queue_url=settings.queue_url,
         cluster=settings.redis_cluster,  # type: ignore[arg-type]
     )
+
+
+class GuardedStarlette(Starlette):
+    """Starlette with the security headers outside everything, Starlette's own error middleware
+    included: a 500 carries them as every other answer does (``services.api.middleware``)."""
+
+    def __init__(self, settings: Settings, **kwargs: Any) -> None:
+        self.hsts_seconds = settings.hsts_seconds
+        self.public_origin = settings.public_origin
+        super().__init__(**kwargs)
+
+    def build_middleware_stack(self) -> ASGIApp:
+        return SecurityHeaders(super().build_middleware_stack(), self.hsts_seconds, self.public_origin)
 
 
 def create_app(
@@ -179,12 +194,14 @@ def create_app(
         Route("/livez", livez, methods=["GET"]),
         *web_routes(),
     ]
-    app = Starlette(
+    app = GuardedStarlette(
+        settings,
         routes=routes,
         middleware=[
             Middleware(ProbeLane),
             Middleware(ViewLane),
             Middleware(RequestContext),
+            Middleware(RequestGuard, public_origin=settings.public_origin),
             Middleware(DrainGuard, drain=drain),
             Middleware(CompressLargeAnswers),  # only a few long answers (services.api.compression)
         ],

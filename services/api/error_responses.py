@@ -24,6 +24,7 @@ STATUS: dict[ErrorKind, int] = {
     "timeout": 408,
     "conflict": 409,
     "too_large": 413,
+    "unsupported_media_type": 415,
     "invalid": 422,
     "rule": 422,
     "too_many": 429,

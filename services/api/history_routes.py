@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from starlette.requests import Request
+from starlette.responses import Response
 from starlette.routing import Route
 
+from services.api.asset_routes import accepts_gzip
 from services.api.context import app_context
 from services.api.http import JSONResponse, caller_of, game_id_of
 
@@ -15,8 +17,15 @@ async def get_audit(request: Request) -> JSONResponse:
     return JSONResponse(await app_context(request).queries.audit(game_id, caller))
 
 
-async def get_export(request: Request) -> JSONResponse:
-    return JSONResponse(await app_context(request).queries.export(game_id_of(request)))
+async def get_export(request: Request) -> Response:
+    """Built off the event loop once per (game, version) and kept encoded and gzipped
+    (``services.queries``): a request costs a copy, not a build nor a compression."""
+    export = await app_context(request).queries.export(game_id_of(request))
+    headers = {"Vary": "Accept-Encoding"}
+    if accepts_gzip(request.headers.get("accept-encoding", "")):
+        headers["Content-Encoding"] = "gzip"  # the compression middleware leaves it as it is
+        return Response(export.gzipped, headers=headers, media_type="application/json")
+    return Response(export.body, headers=headers, media_type="application/json")
 
 
 routes = [

@@ -23,6 +23,7 @@ from services.errors import (
     TooLargeError,
     UnauthorizedError,
     UnavailableError,
+    UnsupportedMediaTypeError,
     game_not_found,
 )
 
@@ -46,7 +47,16 @@ async def read_body(request: Request, body_type: type[T]) -> T:
     """The request body as ``body_type``: 413 past ``MAX_BODY``, 408 when it does not arrive within
     the body timeout (a slow sender holds no worker forever), 503 ``shutting_down`` when it is still
     arriving ``BODY_GRACE`` after the drain began (``services.api.drain``), 400 if not JSON, 422 if
-    not that shape."""
+    not that shape. A body not declared ``Content-Type: application/json`` is refused unread: 415
+    ``unsupported_media_type`` (an HTML form or a "simple" cross-origin ``fetch`` can send only
+    ``text/plain``, form or multipart bodies; a JSON one needs a CORS preflight, which this service
+    never grants)."""
+    media_type = request.headers.get("content-type", "").split(";", 1)[0].strip().lower()
+    if media_type != "application/json":
+        raise UnsupportedMediaTypeError(
+            "unsupported_media_type",
+            "A request body must be JSON, sent with 'Content-Type: application/json'.",
+        )
     declared = request.headers.get("content-length", "")
     if declared.isdigit() and int(declared) > MAX_BODY:
         raise TooLargeError("body_too_large", f"A request body may have at most {MAX_BODY} bytes.")

@@ -66,12 +66,54 @@ async def live(request: Request) -> StreamingResponse:
     # Everything the first message needs is read before the response starts: a Redis that is down
     # or a pool that is exhausted now is a clean 503 with Retry-After, not a stream cut mid-way.
     cursor: Folded | None
+    pending: list[Folded] = []
+    joined_at: int | None = None
     if resume is None:
         cursor, first = head, await _message(queries, head, caller.seat)
     else:
         cursor, first = (await queries.load_at(game_id, resume) if resume > 0 else None), None
+        if caller.seat is not None and resume < head.version:
+            pending = await queries.successors(game_id, cursor)
+            joined_at = _tenure_start(cursor, pending, caller.seat)
     slot = context.stream_slots.take(client_address(request))
-    return LiveResponse(_stream(request, context, game_id, caller.seat, cursor, first), slot)
+    tenure = Tenure(caller.seat, joined_at)
+    return LiveResponse(_stream(request, context, game_id, tenure, cursor, first, pending), slot)
+
+
+class Tenure:
+    """Whose eyes a seat's stream shows each version with. A stream resumed from before the seat's
+    current player sat down (``joined_at``) shows the versions before it as a spectator sees them
+    (the seat was empty, or another player's who left while the table waited), then the seat's own
+    view from its join; once the seat is no longer that player's, the stream ends."""
+
+    def __init__(self, seat: int | None, joined_at: int | None) -> None:
+        self.seat = seat
+        self.joined_at = joined_at
+
+    def viewer(self, folded: Folded) -> int | None:
+        if self.joined_at is not None and folded.version < self.joined_at:
+            return None
+        return self.seat
+
+    def gone(self, folded: Folded) -> bool:
+        """The seat's player left (and a bot or a newcomer may hold it now)."""
+        if self.seat is None or (self.joined_at is not None and folded.version < self.joined_at):
+            return False
+        return not folded.state.holds(self.seat)
+
+
+def _tenure_start(cursor: Folded | None, successors: list[Folded], seat: int) -> int | None:
+    """The version at which ``seat``'s current player sat down, if after ``cursor``: the last version
+    whose table holds the seat while the one before did not (a join; seats change hands only by a
+    join after a leave while the table waits)."""
+    joined_at = None
+    held = cursor is not None and cursor.state.holds(seat)
+    for folded in successors:
+        now = folded.state.holds(seat)
+        if now and not held:
+            joined_at = folded.version
+        held = now
+    return joined_at
 
 
 def _last_event_id(request: Request) -> int | None:
@@ -96,9 +138,10 @@ async def _stream(
     request: Request,
     context: AppContext,
     game_id: str,
-    seat: int | None,
+    tenure: Tenure,
     cursor: Folded | None,
     first: bytes | None,
+    pending: list[Folded],
 ) -> AsyncIterator[bytes]:
     queries = context.queries
     settings = context.settings
@@ -108,16 +151,19 @@ async def _stream(
         quiet_since = time.monotonic()
         while not wakeups.closing:
             try:
-                successors = await queries.successors(game_id, cursor)
-                messages = [(folded, await _message(queries, folded, seat)) for folded in successors]
+                successors = pending or await queries.successors(game_id, cursor)
+                pending = []
+                messages = [
+                    (folded, await _message(queries, folded, tenure.viewer(folded))) for folded in successors
+                ]
             except UNAVAILABLE:  # Redis went away: end; the client resumes from its Last-Event-ID
                 log.info("live_ended_store_unavailable", game_id=game_id)
                 return
             for folded, message in messages:
-                if seat is not None and not folded.state.holds(seat):
+                if tenure.gone(folded):
                     # the seat's player left (and a bot or a newcomer may hold it now): the stream
                     # that the seat's token opened must not show what the seat sees from here on
-                    log.info("live_seat_left", game_id=game_id, seat=seat, version=folded.version)
+                    log.info("live_seat_left", game_id=game_id, seat=tenure.seat, version=folded.version)
                     return
                 cursor = folded
                 yield message

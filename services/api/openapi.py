@@ -54,7 +54,7 @@ IDEMPOTENCY_KEY = {
     "description": "A secret of the client (16-128 visible ASCII characters): the same key and body "
     "within 24 hours answer with the same table and host token, creating nothing.",
 }
-BODY_ERRORS = (400, 413, 422)  # what any route with a JSON body may answer
+BODY_ERRORS = (400, 413, 415, 422)  # what any route with a JSON body may answer
 ERRORS = {
     400: "Malformed JSON",
     401: "A bad or malformed token",
@@ -62,6 +62,7 @@ ERRORS = {
     404: "No such game",
     409: "A conflict with the table's state",
     413: "The request body is too large",
+    415: "The body is not declared 'Content-Type: application/json' (unsupported_media_type)",
     422: "Invalid input or a rule violation",
 }
 
@@ -291,6 +292,10 @@ def _add_refusals(paths: dict[str, Any]) -> None:
             responses = operation["responses"]
             unavailable = "Redis unreachable, a server-wide cap reached, or the server shutting down"
             responses.setdefault("503", _retry_later(unavailable))
+            if method == "post":  # services.api.middleware.RequestGuard
+                responses.setdefault(
+                    "403", _error("A browser's request from a page of another site (cross_origin)")
+                )
             if (path, method) in RATE_LIMITED:
                 responses.setdefault("429", _retry_later("Rate limited: too many from this client"))
                 responses.setdefault("408", _error("The request body did not arrive in time"))

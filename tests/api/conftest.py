@@ -125,6 +125,9 @@ class Api:
         return version
 
 
+JSON = {"Content-Type": "application/json"}
+
+
 def bearer_only(client: TestClient) -> TestClient:
     """Forget the token cookies the server sets for browsers after every response: these tests speak
     as bearer clients, and a remembered seat cookie would turn their spectator reads into a seat's."""

@@ -8,7 +8,7 @@ from urllib.parse import quote
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.api.conftest import Api
+from tests.api.conftest import JSON, Api
 
 json_values = st.recursive(
     st.none()
@@ -107,12 +107,12 @@ def test_any_game_id_and_token_in_the_path_gets_a_4xx_never_a_5xx(
 
 
 def test_a_body_over_the_limit_is_refused_with_413(fake_api: Api) -> None:
-    response = fake_api.client.post("/games", content=b"[" + b"0," * 40_000 + b"0]")
+    response = fake_api.client.post("/games", content=b"[" + b"0," * 40_000 + b"0]", headers=JSON)
     assert response.status_code == 413
     assert response.json()["error"]["code"] == "body_too_large"
 
 
 def test_json_nested_too_deeply_is_a_clean_400(fake_api: Api) -> None:
-    response = fake_api.client.post("/games", content=b"[" * 30_000 + b"]" * 30_000)
+    response = fake_api.client.post("/games", content=b"[" * 30_000 + b"]" * 30_000, headers=JSON)
     assert response.status_code == 400
     assert response.json()["error"]["code"] == "malformed_json"

@@ -106,3 +106,22 @@ def test_a_seat_that_leaves_has_its_stream_ended_before_anyone_else_holds_the_se
         while not messages.empty():
             received.append(messages.get_nowait()[0])
         assert max(received) < left_at  # nothing from the version it left at on: not the newcomer's hand
+
+
+def test_a_seat_resuming_from_before_its_join_gets_the_history_then_the_live_versions(base: str) -> None:
+    with httpx.Client(base_url=base) as client:
+        game_id, tokens = started(client)
+        head = client.get(f"/games/{game_id}/events").json()["version"]
+        messages: queue.Queue[Any] = queue.Queue()
+        listen(base, game_id, {"Authorization": f"Bearer {tokens[2]}", "Last-Event-ID": "0"}, messages)
+        history = [messages.get(timeout=DEADLINE) for _ in range(head)]
+        assert [event_id for event_id, _ in history] == list(range(1, head + 1))
+        assert history[0][1]["seat"] is None and history[-1][1]["seat"] == 2  # a spectator until it sat down
+        body = {"command_id": "c1", "command": {"type": "place_disc", "disc": "skull"}}
+        auth = {"Authorization": f"Bearer {tokens[0]}"}
+        version = client.post(f"/games/{game_id}/commands", json=body, headers=auth).json()["version"]
+        live = []
+        while not live or live[-1][0] < version:
+            live.append(messages.get(timeout=DEADLINE))
+        assert [event_id for event_id, _ in live] == list(range(head + 1, version + 1))
+        assert all(view["seat"] == 2 for _, view in live)

@@ -274,6 +274,7 @@ ERROR_TYPES = {
     "NotFoundError",
     "ConflictError",
     "TooLargeError",
+    "UnsupportedMediaTypeError",
     "RequestTimeoutError",
     "RetryLaterError",
     "TooManyError",

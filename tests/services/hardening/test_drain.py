@@ -30,6 +30,7 @@ FAST = {
     "max_waiting_tables_per_address": "100000",
 }
 BODY = b'{"game": "skull", "players": 3}'
+JSON = {"Content-Type": "application/json"}
 
 
 class LiveClient(threading.Thread):
@@ -68,7 +69,7 @@ class Hammer(threading.Thread):
         with httpx.Client(base_url=self.base, timeout=10) as client:
             while not self.stop.is_set():
                 try:
-                    self.statuses.append(client.post("/games", content=BODY).status_code)
+                    self.statuses.append(client.post("/games", content=BODY, headers=JSON).status_code)
                     self.statuses.append(client.get(f"/games/{self.game_id}/view").status_code)
                 except httpx.TransportError:
                     self.refused += 1
@@ -123,7 +124,7 @@ def test_stopping_a_busy_serve_drains_requests_ends_live_streams_and_stops_its_c
     with served(tmp_path, new_session=True, **FAST) as stack:
         redis_pid, worker_pid = stack.redis_pid(), stack.worker_pid()
         assert redis_pid is not None and worker_pid is not None
-        game_id = httpx.post(f"{stack.base}/games", content=BODY, timeout=10).json()["game_id"]
+        game_id = httpx.post(f"{stack.base}/games", content=BODY, headers=JSON, timeout=10).json()["game_id"]
         live = LiveClient(f"{stack.base}/games/{game_id}/live")
         live.start()
         hammers = [Hammer(stack.base, game_id) for _ in range(3)]

@@ -8,6 +8,7 @@ export function h(tag, attrs = {}, ...children) {
     else if (key === "text") el.textContent = value;
     else if (key.startsWith("on") && typeof value === "function") el[key] = value; // a property: patch() can move it
     else if (key === "dataset") Object.assign(el.dataset, value);
+    else if (key === "style") el.style.cssText = value; // through the CSSOM: the CSP refuses style="..."
     else el.setAttribute(key, value === true ? "" : value);
   }
   append(el, children);
@@ -52,7 +53,11 @@ function update(from, to, slots) {
     return;
   }
   for (const { name } of [...from.attributes]) if (!to.hasAttribute(name)) from.removeAttribute(name);
-  for (const { name, value } of [...to.attributes]) if (from.getAttribute(name) !== value) from.setAttribute(name, value);
+  for (const { name, value } of [...to.attributes]) {
+    if (from.getAttribute(name) === value) continue;
+    if (name === "style") from.style.cssText = value; // the CSP refuses a style attribute set as such
+    else from.setAttribute(name, value);
+  }
   for (const handler of HANDLERS) if (from[handler] !== to[handler]) from[handler] = to[handler];
   if (from.tagName === "INPUT" || from.tagName === "TEXTAREA" || from.tagName === "SELECT") return; // what is typed stays
   patchChildren(from, [...to.childNodes], slots);
