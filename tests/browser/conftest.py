@@ -60,7 +60,10 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
         env={
             **os.environ,
             "TABLESTREAM_BOT_PACE_MS": "250",  # paced bots, short: the moves are seen
-            "TABLESTREAM_MAX_WAITING_TABLES_PER_ADDRESS": "100000",  # every test's player is 127.0.0.1
+            # every test's player is 127.0.0.1: the per-address caps would count the whole suite as one
+            "TABLESTREAM_MAX_WAITING_TABLES_PER_ADDRESS": "100000",
+            "TABLESTREAM_REGISTER_RATE": "100000/day",
+            "TABLESTREAM_LOGIN_RATE": "100000/minute",
         },
     )
     url = f"http://127.0.0.1:{port}"
