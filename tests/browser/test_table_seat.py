@@ -16,6 +16,7 @@ from services.history.verify import verify_export
 from tests.browser.conftest import Server
 from tests.browser.play import (
     ACTIONS,
+    MOVE_SECONDS,
     create_table,
     fill_with_bots,
     finished,
@@ -151,6 +152,10 @@ def test_leaving_asks_first_cancelled_leaves_nothing_and_confirmed_hands_the_sea
     assert page.locator("[data-testid=reclaim]").count() == 0  # a seat that was left stays the bot's
     page.wait_for_selector("[data-testid=table][data-seat='']")  # its token is gone: the page watches
     expect(page.locator("[data-testid=watching]")).to_be_visible()
+    # A spectator's view is the projection's, which may be a little behind the live stream the page
+    # drew from: wait for it to reach the version the page shows before reading it.
+    shown = version(page)
+    wait_until(lambda: seat_view(page)["version"] >= shown, MOVE_SECONDS, "the spectator view to catch up")
     view = seat_view(page)
     assert view["seat"] is None
     assert view["players"][0]["left"] and view["players"][0]["takeover"] == "left"
