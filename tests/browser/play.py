@@ -7,7 +7,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from playwright.sync_api import Browser, Page
+from playwright.sync_api import Browser, Page, expect
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 ACTIONS = "[data-testid=table] .board button[data-act]:enabled"
@@ -52,6 +52,33 @@ def create_table(
                 page.set_checked(f"#opt-{key}", value)
             else:
                 page.fill(f"#opt-{key}", str(value))
+    page.click("[data-testid=create]")
+    page.wait_for_url("**/tables/*")
+    page.wait_for_selector("[data-testid=table][data-seat='0']")
+    return page.url.rsplit("/", 1)[1]
+
+
+def register(page: Page, name: str, password: str | None = None) -> None:
+    """Register from the lobby's account box and wait until it says who we are."""
+    page.goto("/")
+    page.click("[data-testid=account-register]")
+    page.fill("#account-name", name)
+    if password is not None:
+        page.fill("#account-password", password)
+    page.click("[data-testid=register-submit]")
+    expect(page.locator("[data-testid=signed-in]")).to_contain_text(name)
+
+
+def create_as_account(page: Page, title: str, players: int, **options: Any) -> str:
+    """A logged-in player creates a table from the lobby and sits down as the account."""
+    page.goto("/")
+    page.get_by_text(title, exact=True).first.click()
+    expect(page.locator("[data-testid=create-form] [data-testid=playing-as]")).to_be_visible()
+    page.fill("#players", str(players))
+    if options:
+        page.click("details.options summary")
+        for key, value in options.items():
+            page.fill(f"#opt-{key}", str(value))
     page.click("[data-testid=create]")
     page.wait_for_url("**/tables/*")
     page.wait_for_selector("[data-testid=table][data-seat='0']")

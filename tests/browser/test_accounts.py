@@ -12,38 +12,11 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from tests.browser.conftest import Server
-from tests.browser.play import MOVE_SECONDS, finished, play, player, wait_until
+from tests.browser.play import MOVE_SECONDS, create_as_account, finished, play, player, register, wait_until
 
 pytestmark = pytest.mark.browser
 
 PHONE = {"width": 390, "height": 844}
-
-
-def register(page: Page, name: str, password: str | None = None) -> None:
-    """Register from the lobby's account box and wait until it says who we are."""
-    page.goto("/")
-    page.click("[data-testid=account-register]")
-    page.fill("#account-name", name)
-    if password is not None:
-        page.fill("#account-password", password)
-    page.click("[data-testid=register-submit]")
-    expect(page.locator("[data-testid=signed-in]")).to_contain_text(name)
-
-
-def create_as_account(page: Page, title: str, players: int, **options: Any) -> str:
-    """A logged-in player creates a table from the lobby and sits down as the account."""
-    page.goto("/")
-    page.get_by_text(title, exact=True).first.click()
-    expect(page.locator("[data-testid=create-form] [data-testid=playing-as]")).to_be_visible()
-    page.fill("#players", str(players))
-    if options:
-        page.click("details.options summary")
-        for key, value in options.items():
-            page.fill(f"#opt-{key}", str(value))
-    page.click("[data-testid=create]")
-    page.wait_for_url("**/tables/*")
-    page.wait_for_selector("[data-testid=table][data-seat='0']")
-    return page.url.rsplit("/", 1)[1]
 
 
 def leaderboard(server: Server, game: str) -> dict[str, Any]:

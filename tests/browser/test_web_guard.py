@@ -16,7 +16,17 @@ import pytest
 from playwright.sync_api import Browser, Page
 
 from tests.browser.conftest import Server, _free_port
-from tests.browser.play import PAGE_ERRORS, create_table, finished, join_table, play, player, wait_until
+from tests.browser.play import (
+    PAGE_ERRORS,
+    create_as_account,
+    create_table,
+    finished,
+    join_table,
+    play,
+    player,
+    register,
+    wait_until,
+)
 
 pytestmark = pytest.mark.browser
 
@@ -96,15 +106,9 @@ def test_a_page_on_another_port_cannot_change_the_password_leave_the_seat_or_fil
     server: Server, browser: Browser, elsewhere: Elsewhere
 ) -> None:
     victim = visitor(browser, server.url)
-    victim.goto("/")
-    registered = victim.evaluate(
-        """async (password) => (await fetch("/accounts", { method: "POST",
-             headers: { "Content-Type": "application/json" },
-             body: JSON.stringify({ name: "Victim Vera", password, cookie: true }) })).status""",
-        PASSWORD,
-    )
-    assert registered == 201
-    game_id = create_table(victim, "Skull", "Vera", 3)  # her seat and host cookies, and her account's
+    register(victim, "Victim Vera", password=PASSWORD)  # as a person does, from the lobby's account box
+    # her seat and host cookies, and her account's: she sits as her account (a page that has seen it)
+    game_id = create_as_account(victim, "Skull", 3)
     attacks: dict[str, int] = {}
 
     def seen(response: Any) -> None:
@@ -124,7 +128,7 @@ def test_a_page_on_another_port_cannot_change_the_password_leave_the_seat_or_fil
         login = client.post("/accounts/login", json={"name": "Victim Vera", "password": PASSWORD})
         assert login.status_code == 200, login.text  # the password is still hers
         players = client.get(f"/games/{game_id}/view").json()["players"]
-    assert [(p["name"], p["bot"]) for p in players] == [("Vera", False)]  # seated, no bot came
+    assert [(p["name"], p["bot"]) for p in players] == [("Victim Vera", False)]  # seated, no bot came
     victim.goto(f"/tables/{game_id}")
     victim.wait_for_selector("[data-testid=table][data-seat='0']")  # her page still acts for her
     victim.context.close()

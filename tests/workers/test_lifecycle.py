@@ -34,6 +34,7 @@ from services.store.event_store import EventStore, SyncEventStore
 from services.store.keys import DIRTY, TIMERS, game_keys
 from services.store.queue import AppendNotifier, enqueue_bot, enqueue_timer, lifecycle_queue, projection_queue
 from services.store.tokens import TokenStore
+from tests.workers.conftest import FakeClock
 from workers import lifecycle
 from workers.lifecycle import bot_move, commands_for, tick
 from workers.projector import Projector
@@ -41,29 +42,6 @@ from workers.sweeper import sweep
 
 pytestmark = pytest.mark.redis
 T = TypeVar("T")
-
-
-class FakeClock:
-    def __init__(self, now_ms: int = 1_000_000) -> None:
-        self.now_ms = now_ms
-
-    def __call__(self) -> int:
-        return self.now_ms
-
-    def advance(self, seconds: float) -> None:
-        self.now_ms += int(seconds * 1000)
-
-
-@pytest.fixture
-def clock(monkeypatch: pytest.MonkeyPatch) -> FakeClock:
-    fake = FakeClock()
-    monkeypatch.setattr(lifecycle, "clock", fake)
-    return fake
-
-
-@pytest.fixture
-def sync(real_redis: redis.Redis) -> redis.Redis:
-    return real_redis
 
 
 def run(sync: redis.Redis, clock: FakeClock, work: Callable[[GameCommands], Awaitable[T]]) -> T:

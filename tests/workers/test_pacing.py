@@ -24,8 +24,8 @@ from services.store.event_store import SyncEventStore
 from services.store.keys import DIRTY, INDEXES_MARK, PACED
 from services.store.queue import lifecycle_queue, projection_queue
 from tests.support.online import TIMERS, online_game
+from tests.workers.conftest import FakeClock
 from tests.workers.test_lifecycle import (
-    FakeClock,
     _own_move,
     accepted,
     drain,
@@ -41,18 +41,6 @@ from workers.sweeper import rebuild_indexes, sweep
 
 pytestmark = pytest.mark.redis
 PACE = 1000
-
-
-@pytest.fixture
-def clock(monkeypatch: pytest.MonkeyPatch) -> FakeClock:
-    fake = FakeClock()
-    monkeypatch.setattr(lifecycle, "clock", fake)
-    return fake
-
-
-@pytest.fixture
-def sync(real_redis: redis.Redis) -> Iterator[redis.Redis]:
-    yield real_redis
 
 
 def paced(sync: redis.Redis) -> dict[str, int]:

@@ -18,20 +18,13 @@ from domain.table import Account
 from services.commands import GameCommands
 from services.store import ratings as store_ratings
 from services.store.event_store import SyncEventStore
-from tests.workers.test_lifecycle import FakeClock, accepted, drain, folded, run
-from workers import lifecycle
+from tests.workers.conftest import FakeClock
+from tests.workers.test_lifecycle import accepted, drain, folded, run
 from workers.lifecycle import bot_move
 
 pytestmark = pytest.mark.redis
 
 PLAYERS = [Account(id=f"{n:016x}", name=f"Quitter {n}") for n in range(3)]
-
-
-@pytest.fixture
-def clock(monkeypatch: pytest.MonkeyPatch) -> FakeClock:
-    fake = FakeClock()
-    monkeypatch.setattr(lifecycle, "clock", fake)
-    return fake
 
 
 def rated_table(sync: redis.Redis, clock: FakeClock) -> str:

@@ -21,8 +21,8 @@ from services.errors import AppError, RuleError
 from services.store.event_store import SyncEventStore
 from services.store.keys import game_keys
 from services.store.queue import lifecycle_queue
-from tests.workers.test_lifecycle import FakeClock, accepted, drain, folded, records, run, table
-from workers import lifecycle
+from tests.workers.conftest import FakeClock
+from tests.workers.test_lifecycle import accepted, drain, folded, records, run, table
 from workers.lifecycle import bot_move, tick
 
 pytestmark = pytest.mark.redis
@@ -30,18 +30,6 @@ pytestmark = pytest.mark.redis
 SEEDS = range(6)
 STEPS = 70
 TURN_SECONDS = 5
-
-
-@pytest.fixture
-def clock(monkeypatch: pytest.MonkeyPatch) -> FakeClock:
-    fake = FakeClock()
-    monkeypatch.setattr(lifecycle, "clock", fake)
-    return fake
-
-
-@pytest.fixture
-def sync(real_redis: redis.Redis) -> redis.Redis:
-    return real_redis
 
 
 def hostile_id(rng: random.Random, version: int, seat: int, players: int) -> str:
