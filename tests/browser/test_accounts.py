@@ -248,3 +248,28 @@ def test_changing_a_password_asks_for_the_current_one_and_logs_the_other_browser
     expect(away.locator("[data-testid=signed-in]")).to_have_count(0)
     home.context.close()
     away.context.close()
+
+
+def test_a_page_that_lost_its_account_record_learns_the_account_when_its_seat_name_is_refused(
+    server: Server, browser
+) -> None:
+    """The account cookie outlived the page's own record of it (site data partly cleared, or an
+    account made by a script): the server seats the account under its own name only, and the page,
+    told so, learns the account and offers to sit as it."""
+    page = player(browser, server.url)
+    page.goto("/")
+    made = page.evaluate("""async () => (await fetch("/accounts", { method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ name: "Cleared Cleo", cookie: true }) })).status""")
+    assert made == 201
+    page.get_by_text("Skull", exact=True).first.click()
+    page.fill("#name", "Cleo")  # the page still takes this browser for anonymous
+    page.fill("#players", "3")
+    page.click("[data-testid=create]")
+    expect(page.locator("#toast")).to_contain_text("own name")
+    expect(page.locator("[data-testid=create-form] [data-testid=playing-as]")).to_contain_text("Cleared Cleo")
+    expect(page.locator("[data-testid=who]")).to_have_text("Cleared Cleo")
+    page.click("[data-testid=create]")
+    page.wait_for_url("**/tables/*")
+    expect(page.locator(".player[data-seat='0'] .pname")).to_contain_text("Cleared Cleo")
+    page.context.close()

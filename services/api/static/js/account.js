@@ -86,12 +86,15 @@ export function accountError(error) {
   return has(key) ? t(key) : error.message;
 }
 
-/** After a refused join: a logged-in browser whose cookie stopped working is logged out and told. */
+/** After a refused join: a logged-in browser whose cookie stopped working is logged out and told;
+ * one the page took for anonymous while its cookie is an account's (its local record was cleared)
+ * learns the account, so the forms offer to sit as it. */
 export function joinRefused(error) {
   if (error instanceof ApiError && error.code === "invalid_account_token") {
     forget();
     toast(t("account.expired"));
   } else {
+    if (error instanceof ApiError && error.code === "name_not_yours" && !current) whoami(true);
     toast(error.message);
   }
 }
