@@ -381,15 +381,20 @@ class GameQueries:
 
     async def export(self, game_id: str) -> EncodedExport:
         """A finished game as one JSON document for the offline verifier: built and encoded in a
-        worker thread once per (game, version), kept in an LRU. A game still played is refused from
-        its folded head (kept in memory), without reading its stream."""
-        head = await self.load(game_id)
-        if head.state.status != "finished":
-            raise ConflictError("game_not_finished", "A game can be exported once it is over.")
-        key = (game_id, head.version)
+        worker thread once per (game, version), kept in an LRU. Nothing is folded on the event loop:
+        the head version names the cached document; a game this process holds folded at its head and
+        still played is refused without reading its stream; any other is read and checked in the
+        build's thread (``game_not_finished`` from there)."""
+        version = await self.store.head(game_id)
+        if version == 0:
+            raise game_not_found(game_id)
+        key = (game_id, version)
         cached = self._exports.get(key)
         if cached is not None:
             return cached
+        known = self.cache.get(game_id)
+        if known is not None and known.version == version and known.state.status != "finished":
+            raise ConflictError("game_not_finished", "A game can be exported once it is over.")
         return await self._export_builds.run(key, lambda: self._build_export(*key))
 
     async def _build_export(self, game_id: str, version: int) -> EncodedExport:

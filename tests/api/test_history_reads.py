@@ -108,3 +108,30 @@ def test_a_game_still_played_is_refused_an_export_without_reading_its_stream(
     assert reads == []
     missing = api.client.get("/games/no-such-game/export")
     assert missing.status_code == 404 and missing.json()["error"]["code"] == "game_not_found"
+
+
+def test_an_export_of_a_game_this_process_never_folded_folds_nothing_on_the_event_loop(
+    api: Api, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Another process played the game: this one's state cache is empty. The export names its
+    document by the head version and builds it in the worker thread; the loop folds nothing."""
+    final = finished_game(api, "skull", 3, seed=9)
+    context = api.client.app.state.context  # type: ignore[attr-defined]
+    queries, store = context.queries, context.store
+    monkeypatch.setattr(queries.cache, "get", lambda game_id: None)  # as if never folded here
+    loads: list[str] = []
+    load = store.load
+
+    async def counted(game_id: str, cache: Any) -> Any:
+        loads.append(game_id)
+        return await load(game_id, cache)
+
+    monkeypatch.setattr(store, "load", counted)
+    answered = api.client.get(f"/games/{final['game_id']}/export")
+    assert answered.status_code == 200 and verify_export(answered.json()).ok
+    assert loads == []
+    playing = api.started()
+    loads.clear()  # the joins loaded the table: only the export's own loads count
+    refused = api.client.get(f"/games/{playing}/export")  # checked in the build's thread instead
+    assert refused.status_code == 409 and refused.json()["error"]["code"] == "game_not_finished"
+    assert loads == []
