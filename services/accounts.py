@@ -50,7 +50,9 @@ from services.errors import (
 )
 from services.names import Name, check_single_script, checked_name, normalise, skeleton
 from services.store import accounts as store_accounts
+from services.store import retention
 from services.store.event_store import EventStore
+from services.store.requests import clock_ms
 
 ACCOUNT_ID = re.compile(r"[0-9a-f]{16}")
 MIN_PASSWORD, MAX_PASSWORD = 8, 256
@@ -136,6 +138,8 @@ class Accounts:
         check_single_script(name)
         if admit is not None:
             await admit()
+        # hashed before the name is claimed: a hash refused as busy (503) leaves the name free
+        password_hash = None if password is None else await self._hash(password)
         account_id = secrets.token_hex(8)
         holder = await self.store.run(store_accounts.claim_name(name.skeleton, account_id))
         if holder is not None:  # claimed by a racing registration since the lookup
@@ -149,8 +153,8 @@ class Accounts:
                 skeleton=name.skeleton,
             )
         ]
-        if password is not None:
-            events.append(PasswordSet(password_hash=await self._hash(password)))
+        if password_hash is not None:
+            events.append(PasswordSet(password_hash=password_hash))
         events.append(TokenIssued(token_hash=token_digest(token), via="register"))
         try:
             appended = await self.store.run(
@@ -162,6 +166,7 @@ class Accounts:
         if appended.status != "ok":  # a fresh random id: only a broken store gets here
             await self.store.run(store_accounts.release_name(name.skeleton, account_id))
             raise RuntimeError(f"account {account_id} already had a stream")
+        await self._seen(account_id)
         state = fold(events)
         assert state is not None
         log.info("account_registered", account_id=account_id, outcome="ok")
@@ -282,8 +287,14 @@ class Accounts:
                 return
             appended = await self.store.run(store_accounts.append_account(account_id, version, events))
             if appended.status == "ok":
+                await self._seen(account_id)
                 return
         raise ConflictError("account_busy", "The account changed too often; try again.")
+
+    async def _seen(self, account_id: str) -> None:
+        """When the account was last used (retention removes idle unverified accounts): best effort
+        after a committed append, which a failed index write must not turn into an error."""
+        await self.store.run_best_effort(retention.account_seen(account_id, clock_ms()), "account_seen")
 
     async def _hash(self, password: str) -> str:
         return await self.pool.run(lambda: self.hasher.hash(password))

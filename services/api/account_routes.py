@@ -24,7 +24,7 @@ from services.api.http import (
     read_body,
     set_account_cookie,
 )
-from services.errors import AppError, NotFoundError, UnauthorizedError
+from services.errors import AppError, NotFoundError, UnauthorizedError, UnavailableError
 from services.names import RESERVED, normalise
 from services.players import public_account
 
@@ -69,8 +69,13 @@ async def login(request: Request) -> JSONResponse:
     body = await read_body(request, Login)
     context = app_context(request)
     client, name = client_address(request), normalise(body.name)
-    await context.rate_limits.login.attempt(client, name)
-    account, token = await context.accounts.login(body.name, body.password)
+    name_counted = await context.rate_limits.login.attempt(client, name)
+    try:
+        account, token = await context.accounts.login(body.name, body.password)
+    except UnavailableError as error:
+        if error.code == "password_check_busy":  # no password was checked: the attempt does not count
+            await context.rate_limits.login.not_checked(client, name, name_counted)
+        raise
     await context.rate_limits.login.succeeded(client, name)
     return issued(request, account, token, body.cookie, 200)
 
@@ -113,9 +118,13 @@ async def set_password(request: Request) -> JSONResponse:
     context = app_context(request)
     client = client_address(request)
     guessing = account.password_hash is not None and body.current_password is not None
-    if guessing:
-        await context.rate_limits.login.attempt(client, account.normalised)
-    await context.accounts.check_current_password(account, body.current_password)
+    name_counted = guessing and await context.rate_limits.login.attempt(client, account.normalised)
+    try:
+        await context.accounts.check_current_password(account, body.current_password)
+    except UnavailableError as error:
+        if guessing and error.code == "password_check_busy":  # not checked: the attempt does not count
+            await context.rate_limits.login.not_checked(client, account.normalised, name_counted)
+        raise
     if guessing:
         await context.rate_limits.login.succeeded(client, account.normalised)
     await context.accounts.set_password(account, body.password, keep_token=found[0])

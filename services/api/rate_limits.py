@@ -84,6 +84,12 @@ class LocalWindows:
     def clear(self, action: str, client: str) -> None:
         self._hits.pop((action, client), None)
 
+    def take_back(self, action: str, client: str) -> None:
+        """Forget the newest hit of ``client`` (one counted for work that was then not done)."""
+        times = self._hits.get((action, client))
+        if times:
+            times.pop()
+
     def __len__(self) -> int:
         """Clients (per action) with hits kept."""
         return len(self._hits)
@@ -176,6 +182,21 @@ class RateLimits:
         assert self._shared is not None
         await self._shared.clear(self._items[action], action, client)
 
+    async def take_back(self, action: str, client: str) -> None:
+        """Forget one hit of ``client`` counted for work that was then not done. Shared: on Redis,
+        the newest entry of ``limits``' moving window (a list, newest first); other shared storages
+        have no way to, and keep it."""
+        if self._local is not None:
+            self._local.take_back(action, client)
+            return
+        assert self._shared is not None
+        storage = self._shared.storage
+        bridge = getattr(storage, "bridge", None)
+        if bridge is None:
+            return
+        key = bridge.prefixed_key(self._items[action].key_for(action, client))
+        await bridge.get_connection().lpop(key)
+
 
 GUESS = "login_guess"
 NAME = "login_name"
@@ -200,8 +221,9 @@ class LoginGuard:
     def __init__(self, limits: RateLimits) -> None:
         self._limits = limits
 
-    async def attempt(self, client: str, name: str) -> None:
-        """Count one password check of ``name`` by ``client``, or raise 429 before it is made."""
+    async def attempt(self, client: str, name: str) -> bool:
+        """Count one password check of ``name`` by ``client``, or raise 429 before it is made. True
+        when the attempt was counted against the name too (pass it to ``not_checked``)."""
         await self._limits.hit("login", client)
         pair = _pair(client, name)
         under_attack = (await self._limits.held(NAME, name))[0] >= self._limits.item(NAME).amount
@@ -220,7 +242,16 @@ class LoginGuard:
                 f"retry in {max(1, math.ceil(wait))} s.",
                 wait,
             )
-        await self._limits.counted(NAME, name)  # full: the name is under attack (above), nothing more
+        # full: the name is under attack (above), nothing more
+        return await self._limits.counted(NAME, name) is None
+
+    async def not_checked(self, client: str, name: str, name_counted: bool) -> None:
+        """The check counted by ``attempt`` was not made (the hash pool refused it as busy): its
+        counts are taken back, so an attacker filling the pool cannot spend the owner's attempts."""
+        await self._limits.take_back("login", client)
+        await self._limits.take_back(GUESS, _pair(client, name))
+        if name_counted:
+            await self._limits.take_back(NAME, name)
 
     async def succeeded(self, client: str, name: str) -> None:
         """The right password: this address's attempts at the name are forgotten."""

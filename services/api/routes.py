@@ -69,7 +69,9 @@ async def create_game(request: Request) -> JSONResponse:
         )
     finally:
         if reservation is not None:
-            await context.store.run(retention.settle_waiting(address, reservation, game_id, wall_clock_ms()))
+            await context.store.run_best_effort(  # the table is created: a failed index write is no 5xx
+                retention.settle_waiting(address, reservation, game_id, wall_clock_ms()), "settle_waiting"
+            )
     response = JSONResponse({"game_id": game_id, "host_token": host_token}, status_code=201)
     set_token_cookie(request, response, "host", game_id, host_token)
     return response
@@ -107,7 +109,10 @@ async def join_game(request: Request) -> JSONResponse:
     name = await seat_name(context.accounts, body.name, state)  # the name rule; an account's own name
     seat, seat_token = await context.commands.join(game_id, name, body.client_seed or "", account)
     if account is not None:  # a use of the account: an idle unverified account is removed (retention)
-        await context.store.run(retention.account_seen(account.id, wall_clock_ms()))
+        # best effort: the seat is taken, and its token must reach the player whatever the index does
+        await context.store.run_best_effort(
+            retention.account_seen(account.id, wall_clock_ms()), "account_seen"
+        )
     response = JSONResponse({"seat": seat, "token": seat_token}, status_code=201)
     set_token_cookie(request, response, "seat", game_id, seat_token)
     return response

@@ -14,8 +14,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from services.store.keys import account_events_key, name_claim_key
-from services.store.requests import Call, Operation, ScriptCall, clock_ms, version_of
-from services.store.retention import account_seen
+from services.store.requests import Call, Operation, ScriptCall, version_of
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,8 +39,8 @@ def append_account(account_id: str, expected: int, events: Sequence[bytes]) -> O
     status = _text(reply[0])
     if status not in ("ok", "conflict"):
         raise RuntimeError(f"unexpected account_append reply {reply!r}")
-    if status == "ok":  # when it was last used: idle unverified accounts are removed (retention)
-        yield from account_seen(account_id, clock_ms())
+    # when it was last used (idle unverified accounts are removed) is the caller's best-effort
+    # ``retention.account_seen`` after an ``ok``: an index write that fails must not undo the append
     return AccountAppend("ok" if status == "ok" else "conflict", int(reply[1]))
 
 

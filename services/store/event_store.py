@@ -21,6 +21,7 @@ from typing import Any, TypeVar, cast
 
 import redis
 import redis.asyncio as aioredis
+import structlog
 from redis.crc import key_slot
 from redis.exceptions import AskError, MovedError, NoScriptError
 
@@ -42,6 +43,7 @@ from services.store.requests import (
 )
 
 T = TypeVar("T")
+_log = structlog.get_logger("tablestream.store")
 
 
 DURABLE_ATTEMPTS = 4  # a durable script's tries across MOVED and failovers (it is idempotent)
@@ -180,6 +182,15 @@ class EventStore:
                 request = operation.send(await self._execute(request))
         except StopIteration as done:
             return cast(T, done.value)
+
+    async def run_best_effort(self, operation: Operation[None], what: str) -> None:
+        """Run an index write that follows a committed write (``what`` names it in the log): a
+        store error is logged as a warning and swallowed, so the committed write still answers as
+        a success; the index is repaired by its backfill, or by the next write of the same kind."""
+        try:
+            await self.run(operation)
+        except (redis.RedisError, OSError, NotReplicated) as error:
+            _log.warning("index_write_skipped", what=what, error=type(error).__name__)
 
     async def _execute(self, request: Request) -> Any:
         if isinstance(request, Call):

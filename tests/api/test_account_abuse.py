@@ -245,6 +245,65 @@ async def test_a_hash_that_waits_past_its_bound_is_refused_as_busy() -> None:
     assert await pool.run(lambda: "free again") == "free again"
 
 
+class RefusingPool(HashPool):
+    """A hash pool that refuses every hash and check as busy while ``refusing`` (as a pool filled by
+    an attacker does), and works as usual once it is not."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.refusing = True
+
+    async def run(self, work: Callable[[], Any]) -> Any:
+        if self.refusing:
+            raise UnavailableError("password_check_busy", "Too many passwords are being checked.", 1)
+        return await super().run(work)
+
+
+def refusing_pool(s: Site) -> RefusingPool:
+    app: Any = s.client.app
+    accounts = app.state.context.accounts
+    accounts.hasher = PasswordHasher(time_cost=1, memory_cost=1024, parallelism=1)
+    accounts.pool = RefusingPool()
+    pool: RefusingPool = accounts.pool
+    return pool
+
+
+def test_a_registration_refused_as_busy_leaves_its_name_free_for_the_retry(site: SiteFactory) -> None:
+    with site() as s:
+        pool = refusing_pool(s)
+        busy = s.post("/accounts", "10.0.0.1", {"name": "Ada", "password": RIGHT})
+        assert busy.status_code == 503 and code(busy) == "password_check_busy"
+        pool.refusing = False
+        s.register("10.0.0.1", "Ada")
+        assert s.login("10.0.0.1", "Ada", RIGHT).status_code == 200
+
+
+def test_logins_refused_as_busy_do_not_count_and_the_owner_logs_in_once_the_pool_frees(
+    site: SiteFactory,
+) -> None:
+    limits = {"login_rate": "5/minute", "login_guess_rate": "5/15 minutes", "login_name_rate": "5/15 minutes"}
+    with site(**limits) as s:
+        s.register("10.0.0.9", "Ada")
+        pool = refusing_pool(s)
+        for _ in range(8):  # more than every limit: none of them counted
+            busy = s.login("10.0.0.9", "Ada", RIGHT)
+            assert busy.status_code == 503 and code(busy) == "password_check_busy"
+        pool.refusing = False
+        assert s.login("10.0.0.9", "Ada", RIGHT).status_code == 200
+
+
+def test_password_changes_refused_as_busy_do_not_count_as_guesses(site: SiteFactory) -> None:
+    with site(login_guess_rate="5/15 minutes", login_name_rate="5/15 minutes") as s:
+        token = s.register("10.0.0.9", "Ada")["token"]
+        pool = refusing_pool(s)
+        body = {"password": "a new password", "current_password": RIGHT}
+        for _ in range(8):
+            busy = s.post("/accounts/me/password", "10.0.0.9", body, token)
+            assert busy.status_code == 503 and code(busy) == "password_check_busy"
+        pool.refusing = False
+        assert s.post("/accounts/me/password", "10.0.0.9", body, token).status_code == 200
+
+
 # -- changing the password --------------------------------------------------------------------------
 
 

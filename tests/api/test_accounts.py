@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import json
 import random
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
+import redis
 
 from projections.ratings import display_rating
 from services.history.verify import verify_export
+from services.store import retention
 from services.store.keys import RATINGS
 from tests.api.conftest import Api
 from workers.bots import choose
@@ -205,6 +208,38 @@ def test_joining_with_an_account_token_seats_the_account_and_the_view_shows_it(f
         ("Bo", {"id": bo["account_id"], "name": "Bo"}),
         ("Cy", None),
     ]
+
+
+def broken_index_write(*args: Any) -> Iterator[Any]:
+    """An index write whose store fails (as a Redis that went away does)."""
+    raise redis.ConnectionError("the index is unreachable")
+    yield  # a generator, as an operation is
+
+
+def test_a_join_and_a_create_answer_201_with_their_tokens_when_an_index_write_after_them_fails(
+    fake_api: Api, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ada = register(fake_api, "Ada")
+    monkeypatch.setattr(retention, "account_seen", broken_index_write)
+    monkeypatch.setattr(retention, "settle_waiting", broken_index_write)
+    game_id = fake_api.create("six-nimmt", 3, **SHORT)  # 201 with its host token (asserted there)
+    assert fake_api.hosts[game_id]
+    joined = fake_api.client.post(f"/games/{game_id}/players", json={}, headers=bearer(ada["token"]))
+    assert joined.status_code == 201 and joined.json()["seat"] == 0 and joined.json()["token"]
+    fake_api.tokens[game_id].append(joined.json()["token"])
+    assert fake_api.view(game_id, 0)["players"][0]["account"]["id"] == ada["account_id"]  # the token works
+    # the account's own writes too: a login and a password change still answer as successes
+    assert (
+        fake_api.client.post(
+            "/accounts/me/password", json={"password": "a password"}, headers=bearer(ada["token"])
+        ).status_code
+        == 200
+    )
+    assert (
+        fake_api.client.post("/accounts/login", json={"name": "Ada", "password": "a password"}).status_code
+        == 200
+    )
+    assert register(fake_api, "Bo")["token"]
 
 
 def test_a_finished_game_with_accounts_still_verifies_offline(fake_api: Api) -> None:
