@@ -34,7 +34,7 @@ from services.api.idempotency import idempotency_key
 from services.api.view_cache import viewer_of
 from services.callers import Caller
 from services.commands import CommandOutcome
-from services.errors import InvalidError, TooManyError, UnavailableError
+from services.errors import InvalidError, TooManyError, UnauthorizedError, UnavailableError
 from services.lifecycle import wall_clock_ms
 from services.queries import ViewParts, shown_event
 from services.seat_names import seat_name
@@ -107,6 +107,11 @@ async def join_game(request: Request) -> JSONResponse:
         state = await context.accounts.authenticate(found[0])
         account = Account(id=state.account_id, name=state.display_name)
     name = await seat_name(context.accounts, body.name, state)  # the name rule; an account's own name
+    if account is not None and not await context.store.run(
+        retention.account_seating(account.id, wall_clock_ms())
+    ):
+        # removed by retention since it was authenticated (an idle unverified account): no seat
+        raise UnauthorizedError("invalid_account_token", "The account token is not valid.")
     seat, seat_token = await context.commands.join(game_id, name, body.client_seed or "", account)
     if account is not None:  # a use of the account: an idle unverified account is removed (retention)
         # best effort: the seat is taken, and its token must reach the player whatever the index does

@@ -143,6 +143,11 @@ def account_events_key(account_id: str) -> str:
     return f"{PREFIX}:{{acct:{check_game_id(account_id)}}}:events"
 
 
+def account_seated_key(account_id: str) -> str:
+    """string: when the account last took (or began to take) a seat, in ms (its slot: retention)."""
+    return f"{PREFIX}:{{acct:{check_game_id(account_id)}}}:seated"
+
+
 def name_claim_key(skeleton: str) -> str:
     """The claim on a name's skeleton: a string holding the account id (SET NX claims it). Hashed so
     that no name can put braces, hence a hash tag, into the key."""

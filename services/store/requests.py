@@ -29,6 +29,9 @@ ScriptName = Literal[
     "record_finish",
     "view_reads",
     "set_token",
+    "remove_game",
+    "remove_account",
+    "account_seat",
 ]
 
 

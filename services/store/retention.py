@@ -17,8 +17,10 @@ what is stored: ``ACTIVITY`` (a waiting or playing game -> when a projection las
 ms), ``EXPIRED`` (an expired table -> when it was seen expired) and ``ACCOUNTS_SEEN`` (account id
 -> its last append, in ms); a finished game leaves them. The sweeper
 (``workers.sweeper``) runs ``retire`` every ``interval``; the time comes from the caller, so tests
-drive it with a fake clock. A game is removed whole (every key of its slot, its index entries);
-just before, its activity score is read again, so a game that moved since it was picked stays.
+drive it with a fake clock. A game is removed whole (every key of its slot, its index entries), in
+one script of its slot that checks its head is still the one seen when it was picked
+(``remove_game``), so a game that moved since it was picked stays, projected or not; an account
+likewise (``remove_account.lua``).
 """
 
 from __future__ import annotations
@@ -31,26 +33,39 @@ import msgspec
 from services.store.keys import (
     ACCOUNTS_SEEN,
     ACTIVITY,
+    CHECKPOINT_FIELD,
     DIRTY,
     EXPIRED,
     LOBBY,
     LOBBY_ORDER,
+    PACED,
     POKED,
     PREFIX,
     RETENTION_MARK,
     TIMERS,
     WAITING,
     account_events_key,
+    account_seated_key,
     check_game_id,
     game_keys,
     history_key,
     name_claim_key,
 )
-from services.store.requests import Call, Operation, Pipelined, ScriptCall, index_call, text
+from services.store.requests import (
+    Call,
+    Operation,
+    Pipelined,
+    ScriptCall,
+    index_call,
+    int_or_zero,
+    text,
+    version_of,
+)
 
 HOUR_MS = 3_600_000
 DAY_MS = 24 * HOUR_MS
 BATCH = 200
+MAX_BATCHES = 10  # per kind and pass: up to 2,000 of each every pass while a backlog drains
 ACCOUNT_EVENTS_PATTERN = f"{PREFIX}:{{acct:*}}:events"
 
 
@@ -60,6 +75,7 @@ class RetentionPolicy:
     abandoned_after_ms: int = 14 * DAY_MS
     idle_account_after_ms: int = 30 * DAY_MS
     batch: int = BATCH
+    max_batches: int = MAX_BATCHES
 
 
 @dataclass
@@ -88,43 +104,56 @@ def activity_calls(game_id: str, status: str, now_ms: int) -> tuple[Call, ...]:
 
 def retire(now_ms: int, policy: RetentionPolicy) -> Operation[Retired]:
     """One retention pass at ``now_ms``: remove the expired tables, abandoned games and idle
-    unverified accounts that are due (up to ``policy.batch`` of each)."""
+    unverified accounts that are due, ``policy.batch`` of each kind at a time, for as long as a
+    batch comes back full (a backlog drains), up to ``policy.max_batches`` batches of each."""
     retired = Retired()
     for index, after, removed in (
         (EXPIRED, policy.expired_after_ms, retired.expired),
         (ACTIVITY, policy.abandoned_after_ms, retired.abandoned),
     ):
-        raw = yield index_call(
-            "ZRANGEBYSCORE", index, "-inf", now_ms - after, "WITHSCORES", "LIMIT", 0, policy.batch
-        )
-        for game_id, score in _pairs(raw):
-            if (yield from remove_game(game_id, index, score)):
-                removed.append(game_id)
+        kept = 0  # due but kept (they moved): still in the index, so the next batch starts after them
+        for _ in range(policy.max_batches):
+            raw = yield index_call(
+                "ZRANGEBYSCORE", index, "-inf", now_ms - after, "WITHSCORES", "LIMIT", kept, policy.batch
+            )
+            picked = _pairs(raw)
+            for game_id, score in picked:
+                if (yield from remove_game(game_id, index, score)):
+                    removed.append(game_id)
+                else:
+                    kept += 1
+            if len(picked) < policy.batch:
+                break
     retired.accounts = yield from retire_accounts(now_ms, policy)
     return retired
 
 
 def remove_game(game_id: str, index: str, seen_ms: float) -> Operation[bool]:
-    """Delete every key of the game and its entries in the indexes, unless its score in ``index``
-    (``ACTIVITY`` or ``EXPIRED``) moved on from ``seen_ms`` since it was picked. ``True`` if removed."""
-    score = yield index_call("ZSCORE", index, game_id)
-    if score is None or float(score) != seen_ms:
-        return False
+    """Delete every key of the game and its entries in the indexes, unless it moved since it was
+    picked with score ``seen_ms`` in ``index`` (``ACTIVITY`` or ``EXPIRED``). ``True`` if removed.
+
+    The head is read first, with the views' checkpoint; then the game must still have that score
+    and no dirty mark (an append marks the game dirty before it writes, and the projection clears
+    the mark in the same round trip that moves the score on); then one script of the game's slot
+    (``remove_game.lua``) deletes its keys only if the head is still the one read, the views are at
+    it, no projection is pending and the game is not finished. An append acknowledged at any point
+    of this keeps the game, whether or not its projection ran."""
     k = game_keys(game_id)
-    yield Call(
-        (
-            "DEL",
-            k.events,
-            k.commands,
-            k.seat_commands,
-            k.seats,
-            k.secret,
-            k.views,
-            k.tokens,
-            k.timer,
-            k.pending,
-        )
+    top, checkpoint = yield Pipelined(
+        (Call(("XREVRANGE", k.events, "+", "-", "COUNT", 1)), Call(("HGET", k.views, CHECKPOINT_FIELD)))
     )
+    head = version_of(top[0][0]) if top else 0
+    if head != int_or_zero(checkpoint):
+        return False  # a projection lags: the game moved
+    score, dirty = yield Pipelined(
+        (index_call("ZSCORE", index, game_id), index_call("ZSCORE", DIRTY, game_id))
+    )
+    if score is None or float(score) != seen_ms or dirty is not None:
+        return False
+    others = (k.commands, k.seat_commands, k.seats, k.secret, k.tokens, k.timer)
+    if not (yield ScriptCall("remove_game", [k.events, k.views, k.pending, *others], [head])):
+        return False
+    paced = yield from _paced_entries(game_id)
     yield Pipelined(
         (
             index_call("HDEL", LOBBY, game_id),
@@ -135,9 +164,23 @@ def remove_game(game_id: str, index: str, seen_ms: float) -> Operation[bool]:
             index_call("SREM", POKED, game_id),
             index_call("ZREM", ACTIVITY, game_id),
             index_call("ZREM", EXPIRED, game_id),
+            *((index_call("ZREM", PACED, *paced),) if paced else ()),
         )
     )
     return True
+
+
+def _paced_entries(game_id: str) -> Operation[list[bytes]]:
+    """The game's entries in ``PACED`` (``<game id>:<version>:<seat>``), by ``ZSCAN`` of the index."""
+    pattern = "".join(f"\\{c}" if c in "*?[]\\" else c for c in game_id) + ":*"
+    found: list[bytes] = []
+    cursor = 0
+    while True:
+        cursor, raw = yield index_call("ZSCAN", PACED, cursor, "MATCH", pattern, "COUNT", 500)
+        members = [m for m, _ in raw] if raw and isinstance(raw[0], list | tuple) else raw[::2]
+        found += [m for m in members if text(m).rsplit(":", 2)[0] == game_id]
+        if int(cursor) == 0:
+            return found
 
 
 # -- accounts -------------------------------------------------------------------------------------
@@ -148,6 +191,13 @@ def account_seen(account_id: str, now_ms: int) -> Operation[None]:
     yield index_call("ZADD", ACCOUNTS_SEEN, now_ms, account_id)
 
 
+def account_seating(account_id: str, now_ms: int) -> Operation[bool]:
+    """An account is about to take a seat: noted in its own slot (``account_seat.lua``) before the
+    join, so that a pass removing it in between keeps it. ``False``: the account is gone (removed)."""
+    k = account_events_key(account_id)
+    return bool((yield ScriptCall("account_seat", [k, account_seated_key(account_id)], [now_ms])))
+
+
 def account_known(account_id: str, now_ms: int) -> Operation[None]:
     """Index an account found by the backfill, unless its last append is already there."""
     yield index_call("ZADD", ACCOUNTS_SEEN, "NX", now_ms, account_id)
@@ -155,35 +205,60 @@ def account_known(account_id: str, now_ms: int) -> Operation[None]:
 
 def retire_accounts(now_ms: int, policy: RetentionPolicy) -> Operation[list[str]]:
     """Remove the accounts idle for ``policy.idle_account_after_ms`` that have no password and no
-    finished game; the others leave the index until their next append puts them back."""
-    raw = yield index_call(
-        "ZRANGEBYSCORE",
-        ACCOUNTS_SEEN,
-        "-inf",
-        now_ms - policy.idle_account_after_ms,
-        "WITHSCORES",
-        "LIMIT",
-        0,
-        policy.batch,
-    )
-    removed = []
-    for account_id, seen in _pairs(raw):
-        events = yield Call(("XRANGE", account_events_key(account_id), "-", "+"))
-        games = yield Call(("ZCARD", history_key(account_id)))
-        names = [_decoded(fields.get(b"d")) for _, fields in events]
-        registered = next((n for n in names if n.get("type") == "account_registered"), None)
-        has_password = any(n.get("type") == "password_set" for n in names)
-        if has_password or games or registered is None:
-            yield index_call("ZREM", ACCOUNTS_SEEN, account_id)
-            continue
-        again = yield index_call("ZSCORE", ACCOUNTS_SEEN, account_id)
-        if again is None or float(again) != seen:
-            continue
-        yield Call(("DEL", account_events_key(account_id)))
-        yield ScriptCall("release_name", [name_claim_key(registered["skeleton"])], [account_id])
-        yield index_call("ZREM", ACCOUNTS_SEEN, account_id)
-        removed.append(account_id)
+    finished game; the others leave the index until their next append puts them back. Batches of
+    ``policy.batch`` while one comes back full, up to ``policy.max_batches``.
+
+    An account's stream is read with its head; its score is read again; then one script of the
+    account's slot (``remove_account.lua``) deletes the stream only if its head is still the one
+    read (and it still has no password), so an append in between (a password set, a login) keeps it,
+    and only if it took no seat since ``cutoff_ms``: a join notes its seat in the account's slot
+    first (``account_seating``), and is refused once the account is gone. Then its name is
+    released, if the account still holds it."""
+    removed: list[str] = []
+    kept = 0  # due but kept (used since it was picked): still in the index
+    for _ in range(policy.max_batches):
+        raw = yield index_call(
+            "ZRANGEBYSCORE",
+            ACCOUNTS_SEEN,
+            "-inf",
+            now_ms - policy.idle_account_after_ms,
+            "WITHSCORES",
+            "LIMIT",
+            kept,
+            policy.batch,
+        )
+        picked = _pairs(raw)
+        for account_id, seen in picked:
+            gone = yield from _remove_account(account_id, seen, now_ms - policy.idle_account_after_ms)
+            if gone is True:
+                removed.append(account_id)
+            elif gone is None:
+                kept += 1
+        if len(picked) < policy.batch:
+            break
     return removed
+
+
+def _remove_account(account_id: str, seen: float, cutoff_ms: int) -> Operation[bool | None]:
+    """``True``: removed; ``False``: never to be removed (out of the index); ``None``: kept for now."""
+    events = yield Call(("XRANGE", account_events_key(account_id), "-", "+"))
+    games = yield Call(("ZCARD", history_key(account_id)))
+    names = [_decoded(fields.get(b"d")) for _, fields in events]
+    registered = next((n for n in names if n.get("type") == "account_registered"), None)
+    has_password = any(n.get("type") == "password_set" for n in names)
+    if has_password or games or registered is None:
+        yield index_call("ZREM", ACCOUNTS_SEEN, account_id)
+        return False
+    again = yield index_call("ZSCORE", ACCOUNTS_SEEN, account_id)
+    if again is None or float(again) != seen:
+        return None
+    head = version_of(events[-1][0])
+    keys = [account_events_key(account_id), account_seated_key(account_id)]
+    if not (yield ScriptCall("remove_account", keys, [head, cutoff_ms])):
+        return None
+    yield ScriptCall("release_name", [name_claim_key(registered["skeleton"])], [account_id])
+    yield index_call("ZREM", ACCOUNTS_SEEN, account_id)
+    return True
 
 
 # -- the backfill: data stored before these indexes (or since their server lost them) ------------

@@ -7,6 +7,8 @@ from __future__ import annotations
 import random
 import time
 import uuid
+from collections.abc import Awaitable, Callable
+from typing import TypeVar
 
 import fakeredis
 import pytest
@@ -22,8 +24,20 @@ from services.errors import UnauthorizedError
 from services.lifecycle import wall_clock_ms
 from services.store import retention
 from services.store.event_store import EventStore, SyncEventStore
-from services.store.keys import ACCOUNTS_SEEN, ACTIVITY, EXPIRED, LOBBY, LOBBY_ORDER, game_keys, history_key
+from services.store.keys import (
+    ACCOUNTS_SEEN,
+    ACTIVITY,
+    DIRTY,
+    EXPIRED,
+    LOBBY,
+    LOBBY_ORDER,
+    PACED,
+    account_seated_key,
+    game_keys,
+    history_key,
+)
 from services.store.queue import lifecycle_queue, projection_queue
+from services.store.requests import Call, Operation, Pipelined, Request
 from services.store.retention import DAY_MS, HOUR_MS, RetentionPolicy
 from tests.api.conftest import ADMIN_TOKEN, UNLIMITED
 from tests.conftest import Clients, IndexClients
@@ -33,6 +47,7 @@ from workers.projector import Projector
 from workers.sweeper import Sweeper, backfill_retention, retire
 
 pytestmark = pytest.mark.anyio
+T = TypeVar("T")
 
 POLICY = RetentionPolicy()  # 1 day after expiry, 14 days abandoned, 30 days idle accounts
 
@@ -50,6 +65,12 @@ async def finished_game(handler: GameCommands, game: str = "six-nimmt", seed: in
         await handler.command(game_id, seat, uuid.uuid4().hex, choose(game, view, rng), None)
     assert folded.state.status == "finished"
     return game_id
+
+
+def lifecycle_settled(sync: SyncEventStore, *game_ids: str) -> None:
+    """Clear the games' dirty marks, as once their lifecycle is settled: the write side of these tests
+    arms no timer, so the projector keeps them marked (a marked game is never removed)."""
+    sync.index.zrem(DIRTY, *game_ids)
 
 
 def stored(sync: redis.Redis, index: redis.Redis, game_id: str) -> dict[str, bool]:
@@ -75,6 +96,7 @@ async def test_expired_tables_then_abandoned_games_are_removed_on_schedule_and_f
     waiting, _ = await handler.create("skull-king", 4, {})
     games = (finished, expired, playing, waiting)
     Projector(sync).catch_up_all(list(games))
+    lifecycle_settled(sync, *games)
     now = wall_clock_ms()
 
     assert retire(sync, now + HOUR_MS, POLICY).expired == []
@@ -163,6 +185,7 @@ async def test_games_and_accounts_stored_before_the_retention_indexes_are_backfi
     await handler.expire(expired, (await handler.load(expired)).version)
     playing = await started_table(handler, 3)
     Projector(sync).catch_up_all([finished, expired, playing])
+    lifecycle_settled(sync, finished, expired, playing)
     idle, _ = await accounts.register("Legacy", None)
     sync.index.delete(ACTIVITY, EXPIRED, ACCOUNTS_SEEN)  # as stored before these indexes existed
     later = wall_clock_ms() + 10 * DAY_MS
@@ -251,3 +274,204 @@ async def test_the_bytes_a_finished_game_keeps_measured_with_memory_usage(
         versions = sum(v for _, v in sizes) / len(sizes)
         print(f"\n[retention] finished {game} (3 players): {mean / 1024:.1f} KiB, {versions:.0f} versions")
         assert all(size > 0 for size, _ in sizes)
+
+
+# -- races between a pass and the game's or account's use (issue 24's review) ---------------------
+
+
+def asks(request: Request, *args: str) -> bool:
+    """Whether ``request`` (a call, or a pipeline of calls) sends a command beginning with ``args``."""
+    calls = (
+        request.calls if isinstance(request, Pipelined) else (request,) if isinstance(request, Call) else ()
+    )
+    return any(call.args[: len(args)] == args for call in calls)
+
+
+async def run_interleaved(
+    sync: SyncEventStore,
+    operation: Operation[T],
+    after: Callable[[Request], bool],
+    then: Callable[[], Awaitable[object]],
+) -> tuple[T, bool]:
+    """Run ``operation`` on ``sync`` one request at a time, and await ``then()`` once, just after the
+    first request that ``after`` picks was answered (the use that races with the pass). Returns the
+    operation's result and whether ``then`` ran."""
+    fired = False
+    request = operation.send(None)
+    while True:
+        reply = sync._execute(request)
+        if not fired and after(request):
+            fired = True
+            await then()
+        try:
+            request = operation.send(reply)
+        except StopIteration as stop:
+            return stop.value, fired
+
+
+async def idle_game(handler: GameCommands, sync: SyncEventStore) -> tuple[str, float]:
+    """A playing, untimed game, projected and settled, with its activity score (as picked)."""
+    game_id = await started_table(handler, 3)
+    Projector(sync).catch_up(game_id)
+    lifecycle_settled(sync, game_id)
+    score = sync.index.zscore(ACTIVITY, game_id)
+    assert score is not None
+    return game_id, float(score)
+
+
+async def test_a_game_whose_move_is_appended_after_it_was_picked_is_kept_while_its_projection_lags(
+    store_backend: Clients, index_backend: IndexClients
+) -> None:
+    handler = handler_on(store_backend, index_backend)
+    sync = SyncEventStore(store_backend[0], index_backend[0] if index_backend else None)
+    game_id, picked = await idle_game(handler, sync)
+    head = sync.head(game_id)
+
+    async def move() -> None:  # acknowledged; no projection runs before the removal step ends
+        await handler.command(game_id, 0, "late-move", FLOWER, None)
+
+    removed, moved = await run_interleaved(
+        sync, retention.remove_game(game_id, ACTIVITY, picked), lambda r: asks(r, "ZSCORE", ACTIVITY), move
+    )
+    assert moved
+    assert not removed
+    assert sync.head(game_id) > head  # the acknowledged move is stored
+    assert sync.index.zscore(ACTIVITY, game_id) == picked  # still indexed: a later pass sees it again
+
+
+async def test_an_idle_game_unchanged_since_it_was_picked_is_removed_with_its_paced_bot_entries(
+    store_backend: Clients, index_backend: IndexClients
+) -> None:
+    handler = handler_on(store_backend, index_backend)
+    sync = SyncEventStore(store_backend[0], index_backend[0] if index_backend else None)
+    game_id, picked = await idle_game(handler, sync)
+    other, _ = await idle_game(handler, sync)
+    sync.index.zadd(PACED, {f"{game_id}:7:1": 1, f"{game_id}:8:2": 2, f"{other}:7:1": 3})
+
+    assert sync.run(retention.remove_game(game_id, ACTIVITY, picked))
+    assert stored(sync.redis, sync.index, game_id) == {"events": False, "secret": False, "lobby": False}
+    assert sync.index.zscore(ACTIVITY, game_id) is None
+    assert sync.index.zrange(PACED, 0, -1) == [f"{other}:7:1".encode()]  # a bot job finds nothing to fire on
+    assert sync.redis.exists(game_keys(other).events)
+
+
+async def test_a_game_marked_dirty_or_lagging_behind_its_head_is_not_removed(
+    store_backend: Clients, index_backend: IndexClients
+) -> None:
+    handler = handler_on(store_backend, index_backend)
+    sync = SyncEventStore(store_backend[0], index_backend[0] if index_backend else None)
+    lagging, lagging_at = await idle_game(handler, sync)
+    await handler.command(lagging, 0, "unprojected", FLOWER, None)  # appended before the pick, not projected
+    lifecycle_settled(sync, lagging)  # even without its dirty mark, its views are behind its head
+    dirty, dirty_at = await idle_game(handler, sync)
+    sync.index.zadd(DIRTY, {dirty: 1})  # an append is under way (marked before it writes)
+
+    assert not sync.run(retention.remove_game(lagging, ACTIVITY, lagging_at))
+    assert not sync.run(retention.remove_game(dirty, ACTIVITY, dirty_at))
+    assert sync.redis.exists(game_keys(lagging).events) and sync.redis.exists(game_keys(dirty).events)
+
+
+async def test_a_finished_game_left_in_the_activity_index_is_never_removed(
+    store_backend: Clients, index_backend: IndexClients
+) -> None:
+    handler = handler_on(store_backend, index_backend)
+    sync = SyncEventStore(store_backend[0], index_backend[0] if index_backend else None)
+    finished = await finished_game(handler)
+    Projector(sync).catch_up(finished)
+    lifecycle_settled(sync, finished)
+    sync.index.zadd(
+        ACTIVITY, {finished: 1}
+    )  # a stale entry, as if its last projection's index write was lost
+
+    assert not sync.run(retention.remove_game(finished, ACTIVITY, 1.0))
+    assert (await handler.load(finished)).state.status == "finished"
+    assert retire(sync, wall_clock_ms() + 3650 * DAY_MS, POLICY).abandoned == []
+
+
+async def test_an_account_that_sets_a_password_after_it_was_picked_is_kept_with_its_name(
+    store_backend: Clients, index_backend: IndexClients
+) -> None:
+    store = EventStore(store_backend[1], index_backend[1] if index_backend else None)
+    sync = SyncEventStore(store_backend[0], index_backend[0] if index_backend else None)
+    accounts = Accounts(store)
+    account, token = await accounts.register("Racer", None)
+    idle, _ = await accounts.register("Sleeper", None)
+    later = wall_clock_ms() + 31 * DAY_MS
+
+    async def set_password() -> None:  # between the pass's last look at the index and its delete
+        await accounts.set_password(account, "a long password", token)
+
+    removed, used = await run_interleaved(
+        sync,
+        retention.retire_accounts(later, POLICY),
+        lambda r: asks(r, "ZSCORE", ACCOUNTS_SEEN, account.account_id),
+        set_password,
+    )
+    assert used
+    assert removed == [idle.account_id]  # the other idle account goes; the racer stays
+    kept = await accounts.load(account.account_id)
+    assert kept is not None and kept.password_hash is not None
+    holder = await accounts.by_name("Racer")  # its name is still its own
+    assert holder is not None and holder.account_id == account.account_id
+    assert (await accounts.authenticate(token)).account_id == account.account_id
+
+
+async def test_a_backlog_of_due_games_drains_in_full_batches_within_one_pass(
+    store_backend: Clients, index_backend: IndexClients
+) -> None:
+    handler = handler_on(store_backend, index_backend)
+    sync = SyncEventStore(store_backend[0], index_backend[0] if index_backend else None)
+    games = [(await handler.create("skull", 3, {}))[0] for _ in range(8)]
+    Projector(sync).catch_up_all(games)
+    lifecycle_settled(sync, *games)
+    sync.index.zadd(DIRTY, {games[0]: 1})  # the first due is kept: the next batches start after it
+    policy = RetentionPolicy(batch=2, max_batches=3)
+    later = wall_clock_ms() + 15 * DAY_MS
+
+    first = retire(sync, later, policy)
+    assert len(first.abandoned) == 5  # three batches of two, less the one kept
+    assert games[0] not in first.abandoned
+    second = retire(sync, later, policy)
+    assert sorted(first.abandoned + second.abandoned) == sorted(games[1:])
+    assert sync.redis.exists(game_keys(games[0]).events)
+
+
+async def test_an_account_that_begins_to_take_a_seat_after_it_was_picked_is_kept(
+    store_backend: Clients, index_backend: IndexClients
+) -> None:
+    store = EventStore(store_backend[1], index_backend[1] if index_backend else None)
+    sync = SyncEventStore(store_backend[0], index_backend[0] if index_backend else None)
+    accounts = Accounts(store)
+    account, token = await accounts.register("Joiner", None)
+    later = wall_clock_ms() + 31 * DAY_MS
+
+    async def join() -> None:  # the join route's first step, on the same clock as the pass
+        assert await store.run(retention.account_seating(account.account_id, later))
+
+    removed, joined = await run_interleaved(
+        sync,
+        retention.retire_accounts(later, POLICY),
+        lambda r: asks(r, "ZSCORE", ACCOUNTS_SEEN, account.account_id),
+        join,
+    )
+    assert joined
+    assert removed == []
+    assert (await accounts.authenticate(token)).account_id == account.account_id
+    holder = await accounts.by_name("Joiner")
+    assert holder is not None and holder.account_id == account.account_id
+
+
+async def test_an_account_removed_after_it_was_authenticated_cannot_take_a_seat(
+    store_backend: Clients, index_backend: IndexClients
+) -> None:
+    store = EventStore(store_backend[1], index_backend[1] if index_backend else None)
+    sync = SyncEventStore(store_backend[0], index_backend[0] if index_backend else None)
+    accounts = Accounts(store)
+    account, token = await accounts.register("Late", None)
+    assert (await accounts.authenticate(token)).account_id == account.account_id  # the join's check
+    later = wall_clock_ms() + 31 * DAY_MS
+    assert retire(sync, later, POLICY).accounts == [account.account_id]  # then the pass removes it
+
+    assert not await store.run(retention.account_seating(account.account_id, later))  # the join is refused
+    assert await accounts.load(account.account_id) is None
+    assert not sync.redis.exists(account_seated_key(account.account_id))  # nothing left of it
