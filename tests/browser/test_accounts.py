@@ -273,3 +273,38 @@ def test_a_page_that_lost_its_account_record_learns_the_account_when_its_seat_na
     page.wait_for_url("**/tables/*")
     expect(page.locator(".player[data-seat='0'] .pname")).to_contain_text("Cleared Cleo")
     page.context.close()
+
+
+def test_the_account_box_follows_a_revoked_account_even_when_the_check_answers_before_the_lobby_loads(
+    server: Server, browser
+) -> None:
+    """The page load's account check can answer before the lobby's table options: the lobby must
+    still hear that the account is gone (it drew the account box from the stale record first)."""
+    home = player(browser, server.url)
+    register(home, "Rita Race", password="first secret")
+    away = player(browser, server.url)
+    away.goto("/")
+    away.click("[data-testid=account-login]")
+    away.fill("#account-name", "Rita Race")
+    away.fill("#account-password", "first secret")
+    away.click("[data-testid=login-submit]")
+    expect(away.locator("[data-testid=signed-in]")).to_contain_text("Rita Race")
+    home.click("[data-testid=change-password]")
+    home.fill("#current-password", "first secret")
+    home.fill("#new-password", "second secret")
+    home.click("[data-testid=password-submit]")
+    expect(home.get_by_text("Password changed. Your other devices are logged out.")).to_be_visible()
+
+    held: list[Any] = []  # the lobby's table options, held until the account check has answered
+    away.route("**/games/options", lambda route: held.append(route))
+    away.reload(wait_until="commit")
+    check = away.wait_for_event("response", lambda r: r.url.endswith("/accounts/me"), timeout=30_000)
+    checked = [check.status]
+    wait_until(lambda: bool(held), MOVE_SECONDS, "the lobby to ask for its options")
+    for route in held:
+        route.continue_()
+    expect(away.locator("[data-testid=register-form]")).to_be_visible()
+    expect(away.locator("[data-testid=signed-in]")).to_have_count(0)
+    assert checked == [401]
+    home.context.close()
+    away.context.close()

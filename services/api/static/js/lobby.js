@@ -336,6 +336,9 @@ export async function render(main) {
 
   draw();
   const stopLive = followLobby(drawList);
+  // Logging in or out changes the account box, the create form's name and the join forms. Listened
+  // to before anything is awaited: the page load's account check (app.js) may answer first.
+  const offAccount = onAccountChange(() => { drawAccount(); drawForm(); drawList(); });
   try {
     schema = await games.options();
   } catch (error) {
@@ -343,8 +346,6 @@ export async function render(main) {
   }
   drawForm();
   const off = onLangChange(draw);
-  // Logging in or out changes the account box, the create form's name and the join forms.
-  const offAccount = onAccountChange(() => { drawAccount(); drawForm(); drawList(); });
   whoami();
   return () => { stopLive(); off(); offAccount(); };
 }
