@@ -17,12 +17,13 @@ from types import SimpleNamespace
 from typing import Any
 
 import msgspec
+import pytest
 
 from domain.fairness import SecretSeeds
 from projections.views import seat_view
 from services.history.records import CommandRecord
 from tests.support.online import online_game
-from workers.bots import choose
+from workers.bots import BotRandom, choose
 from workers.lifecycle import bot_move, bot_rng
 
 GAMES = 60
@@ -110,3 +111,14 @@ def test_with_the_secret_keyed_chance_no_public_guess_beats_naming_the_likelier_
         print(f"guess {i}: {hits} of {n} hidden discs right; always the likelier disc: {majority}")
         assert hits <= majority + slack
     assert n > 100 and 0 < skulls < n
+
+
+def test_a_bots_chance_restored_from_a_saved_state_repeats_the_same_draws() -> None:
+    rng = BotRandom(b"k" * 32)
+    rng.random()
+    saved = rng.getstate()
+    ahead = [rng.random(), rng.getrandbits(70), rng.randrange(1000)]
+    rng.setstate(saved)
+    assert [rng.random(), rng.getrandbits(70), rng.randrange(1000)] == ahead
+    with pytest.raises(TypeError):
+        rng.setstate(random.Random(1).getstate())

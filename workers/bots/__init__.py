@@ -7,6 +7,7 @@ A bot module (``workers/bots/<package>.py`` of the game's ``GameSpec`` in ``doma
 
 from __future__ import annotations
 
+import copy
 import importlib
 import random
 from functools import cache
@@ -37,10 +38,13 @@ class BotRandom(random.Random):
         return int.from_bytes(self._stream.take((k + 7) // 8), "big") >> (-k % 8)
 
     def getstate(self) -> Any:
-        raise NotImplementedError("a bot's chance has no state to save")
+        """Where the stream stands (a copy of it): ``setstate`` of it repeats the draws from there."""
+        return copy.copy(self._stream)
 
     def setstate(self, state: Any) -> None:
-        raise NotImplementedError("a bot's chance has no state to restore")
+        if not isinstance(state, DrawStream):
+            raise TypeError("a bot's chance restores only a state its getstate gave")
+        self._stream = copy.copy(state)
 
 
 @runtime_checkable
