@@ -85,6 +85,10 @@ class Settings:
     login_guess_rate: str = "5/15 minutes"  # attempts at one account name per address, until one succeeds
     login_name_rate: str = "50/15 minutes"  # at one name from all addresses; past it only fresh addresses
     register_rate: str = "20/day"  # accounts created per client address
+    chat_rate: str = "30/minute"  # chat messages per client address (services.chat)
+    chat_speaker_rate: str = "12/minute"  # chat messages per speaker at one table (a seat, a spectator)
+    chat_max_messages: int = 500  # messages one table's chat holds; past it 409 chat_full
+    chat_after_end_seconds: float = 600.0  # a live stream with chat=1 stays open this long after the end
     password_hash_slots: int = 2  # Argon2id hashes at once per API process (64 MiB each); others wait
     password_hash_queue: int = 32  # hashes waiting for a slot; past it 503 password_check_busy at once
     password_hash_wait_seconds: float = 5.0  # the longest wait for a slot, then 503 password_check_busy

@@ -19,6 +19,7 @@ from services.accounts import Accounts, HashPool
 from services.api.account_routes import routes as account_routes
 from services.api.asset_routes import page_response, wants_page
 from services.api.assets import AssetTree
+from services.api.chat_routes import routes as chat_routes
 from services.api.compression import CompressLargeAnswers
 from services.api.context import AppContext, app_context
 from services.api.drain import Drain
@@ -188,6 +189,7 @@ def create_app(
         Route("/games/{game_id}/live", live, methods=["GET"]),
         Route("/lobby/live", lobby_live, methods=["GET"]),
         *history_routes,
+        *chat_routes,
         *account_routes,
         Route("/openapi.json", openapi, methods=["GET"]),
         Route("/healthz", healthz, methods=["GET"]),

@@ -6,7 +6,7 @@ server store more than the rules allow: a name of "a" and 65,000 spaces is refus
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 import msgspec
 
@@ -54,3 +54,20 @@ class SetPassword(msgspec.Struct, forbid_unknown_fields=True):
 
 class Empty(msgspec.Struct, forbid_unknown_fields=True):
     """A body with nothing to say: ``{}``."""
+
+
+class ChatPost(msgspec.Struct, forbid_unknown_fields=True):
+    """A chat message: ``text`` or ``reaction``, exactly one (``services.chat``). The text's raw
+    length is capped far above the message limit so that a long one answers 413, not 422."""
+
+    text: Annotated[str, msgspec.Meta(max_length=4096)] | None = None
+    reaction: Literal["gg", "gl", "oops", "hurry", "thumbs_up", "laugh", "wow"] | None = None
+
+
+class ChatReport(msgspec.Struct, forbid_unknown_fields=True):
+    messages: Annotated[list[Annotated[int, msgspec.Meta(ge=1)]], msgspec.Meta(min_length=1, max_length=20)]
+    reason: Literal["abuse", "spam", "coaching", "other"]
+
+
+class ChatSettings(msgspec.Struct, forbid_unknown_fields=True):
+    enabled: bool

@@ -7,6 +7,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from services.api.asset_routes import accepts_gzip
+from services.api.chat_routes import export_with_chat
 from services.api.context import app_context
 from services.api.http import JSONResponse, caller_of, game_id_of
 
@@ -20,6 +21,8 @@ async def get_audit(request: Request) -> JSONResponse:
 async def get_export(request: Request) -> Response:
     """Built off the event loop once per (game, version) and kept encoded and gzipped
     (``services.queries``): a request costs a copy, not a build nor a compression."""
+    if request.query_params.get("chat") == "1":  # with the table's chat (services.api.chat_routes)
+        return await export_with_chat(request)
     export = await app_context(request).queries.export(game_id_of(request))
     headers = {"Vary": "Accept-Encoding"}
     if accepts_gzip(request.headers.get("accept-encoding", "")):

@@ -22,7 +22,8 @@ from starlette.responses import StreamingResponse
 from starlette.types import Receive, Scope, Send
 
 from services.api.context import AppContext, app_context
-from services.api.http import caller_of, client_address, game_id_of
+from services.api.http import MAX_VERSION, caller_of, client_address, game_id_of, int_query
+from services.api.live_chat import LiveChat
 from services.api.stream_slots import Slot
 from services.errors import InvalidError, UnavailableError
 from services.history.folding import Folded
@@ -60,7 +61,7 @@ async def live(request: Request) -> StreamingResponse:
     caller = await caller_of(request, game_id)
     queries = context.queries
     head = await queries.load(game_id)
-    resume = _last_event_id(request)
+    resume, chat_resume = _last_event_id(request)
     if resume is not None and resume > head.version:
         raise InvalidError("invalid_last_event_id", f"The game is at version {head.version}, not {resume}.")
     # Everything the first message needs is read before the response starts: a Redis that is down
@@ -75,9 +76,17 @@ async def live(request: Request) -> StreamingResponse:
         if caller.seat is not None and resume < head.version:
             pending = await queries.successors(game_id, cursor)
             joined_at = _tenure_start(cursor, pending, caller.seat)
+    chat = None
+    if request.query_params.get("chat") == "1":  # the table's chat too (services.api.live_chat)
+        after = (
+            chat_resume if chat_resume is not None else int_query(request, "chat_after", 0, high=MAX_VERSION)
+        )
+        chat = LiveChat(context.store, game_id, after, caller.seat)
+        if first is not None:
+            first = _with_id(first, chat.event_id(head.version))
     slot = context.stream_slots.take(client_address(request))
     tenure = Tenure(caller.seat, joined_at)
-    return LiveResponse(_stream(request, context, game_id, tenure, cursor, first, pending), slot)
+    return LiveResponse(_stream(request, context, game_id, tenure, cursor, first, pending, chat), slot)
 
 
 class Tenure:
@@ -116,17 +125,27 @@ def _tenure_start(cursor: Folded | None, successors: list[Folded], seat: int) ->
     return joined_at
 
 
-def _last_event_id(request: Request) -> int | None:
+def _last_event_id(request: Request) -> tuple[int | None, int | None]:
+    """The version to resume after and, from a chat stream's ``<version>.<chat n>``, the chat
+    record to resume after (``None`` when not given)."""
     raw = request.headers.get("last-event-id") or request.query_params.get("last_event_id")
     if raw is None:
-        return None
+        return None, None
+    version, dot, chat = raw.partition(".")
     try:
-        value = int(raw)
+        value = int(version)
+        chat_value = int(chat) if dot else None
     except ValueError:
         raise InvalidError("invalid_last_event_id", "Last-Event-ID must be a version number.") from None
-    if value < 0:
+    if value < 0 or (chat_value is not None and chat_value < 0):
         raise InvalidError("invalid_last_event_id", "Last-Event-ID must not be negative.")
-    return value
+    return value, chat_value
+
+
+def _with_id(message: bytes, event_id: str) -> bytes:
+    """A view message with a chat stream's id in place of its version."""
+    rest = message.split(b"\n", 1)[1]
+    return b"id: %s\n%s" % (event_id.encode(), rest)
 
 
 async def _message(queries: GameQueries, folded: Folded, seat: int | None) -> bytes:
@@ -142,9 +161,11 @@ async def _stream(
     cursor: Folded | None,
     first: bytes | None,
     pending: list[Folded],
+    chat: LiveChat | None = None,
 ) -> AsyncIterator[bytes]:
     queries = context.queries
     settings = context.settings
+    ended_at: float | None = None
     async with context.live.subscribe(game_id) as wakeups:  # before reading the tail: no lost wake-up
         if first is not None:
             yield first
@@ -156,6 +177,8 @@ async def _stream(
                 messages = [
                     (folded, await _message(queries, folded, tenure.viewer(folded))) for folded in successors
                 ]
+                if chat is not None:
+                    messages = [(f, _with_id(m, chat.event_id(f.version))) for f, m in messages]
             except UNAVAILABLE:  # Redis went away: end; the client resumes from its Last-Event-ID
                 log.info("live_ended_store_unavailable", game_id=game_id)
                 return
@@ -168,8 +191,21 @@ async def _stream(
                 cursor = folded
                 yield message
                 quiet_since = time.monotonic()
+            if chat is not None:
+                try:
+                    said = await chat.events(cursor)
+                except UNAVAILABLE:
+                    log.info("live_ended_store_unavailable", game_id=game_id)
+                    return
+                for message in said:
+                    yield message
+                    quiet_since = time.monotonic()
             if cursor is not None and cursor.state.status == "finished":
-                return
+                if chat is None:
+                    return
+                ended_at = time.monotonic() if ended_at is None else ended_at
+                if time.monotonic() - ended_at >= settings.chat_after_end_seconds:
+                    return
             if await request.is_disconnected():
                 return
             await wakeups.wait(settings.live_poll_seconds)

@@ -131,6 +131,8 @@ class RateLimits:
             "register": settings.register_rate,
             GUESS: settings.login_guess_rate,
             NAME: settings.login_name_rate,
+            CHAT: settings.chat_rate,
+            CHAT_SPEAKER: settings.chat_speaker_rate,
         }
         return cls(rates, settings.rate_limit_storage)
 
@@ -199,6 +201,8 @@ class RateLimits:
 
 
 GUESS = "login_guess"
+CHAT = "chat"  # chat messages per client address (services.chat)
+CHAT_SPEAKER = "chat_speaker"  # per speaker at a table
 NAME = "login_name"
 
 

@@ -10,7 +10,8 @@ It needs no Redis and no server: only the export document (``services.history.ex
    hashed like any other byte; a malformed salt, or a missing one after the stream's first salted
    entry, is a records failure; format 1 streams without salts verify as before);
 4. every chance outcome: re-derived from the revealed seed and compared, filed under its round;
-5. the final scores and winners against the rules and the export's header.
+5. the final scores and winners against the rules and the export's header;
+6. the optional chat section: its own hash chain, record by record (``services.history.chat_export``).
 
 An export's header (seats, seeds, scores, head) is a convenience for readers; it is checked
 against the stream, never trusted. The report is per round (bucket 0 is "setup": the create and
@@ -28,11 +29,13 @@ from typing import Any
 
 from domain.fairness import CHAIN_LENGTH, chain_position, verify_reveal
 from domain.table import SeedChainCommitted, SeedRevealed
+from services.history.chat_export import chat_problems
 from services.history.export import FORMAT, table_facts
 from services.history.records import GENESIS_HASH, Entry, chain_hash, encode_batch, is_salt
 from services.history.replay import SETUP, Replay, final_result, replay
 from services.history.verify_report import (
     CHANCE,
+    CHAT,
     HASH_CHAIN,
     HEADER,
     RECEIPTS,
@@ -98,6 +101,11 @@ def verify_export(doc: Any, receipts: Sequence[tuple[int, str]] = ()) -> Report:
     _check_result(report, rp, doc)
     _check_header(report, rp, doc, entries, rounds)
     _check_receipts(report, entries, rounds, receipts)
+    if "chat" in doc:  # the optional chat section (services.history.chat_export), apart from the game
+        good, problems = chat_problems(doc["chat"], entries[-1].version)
+        report.passed(SETUP, CHAT, good)
+        for problem in problems:
+            report.fail(SETUP, CHAT, problem)
     return report
 
 

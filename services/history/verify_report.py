@@ -18,12 +18,14 @@ CHANCE = "chance outcomes"
 SCORES = "final scores"
 HEADER = "export header"
 RECEIPTS = "receipts"
-CHECKS = (SEED_CHAIN, HASH_CHAIN, RECORDS, RERUN, CHANCE, SCORES, HEADER, RECEIPTS)
+CHAT = "chat"  # the optional chat section (services.history.chat_export)
+CHECKS = (SEED_CHAIN, HASH_CHAIN, RECORDS, RERUN, CHANCE, SCORES, HEADER, RECEIPTS, CHAT)
 _UNITS = {
     HASH_CHAIN: "entries linked",
     RECORDS: "records",
     RERUN: "batches",
     RECEIPTS: "receipts",
+    CHAT: "chat records chained",
 }
 _SHOWN_FAILURES = 8
 

@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 
 import msgspec
 
+from services.store.chat import chat_keys
 from services.store.keys import (
     ACCOUNTS_SEEN,
     ACTIVITY,
@@ -150,7 +151,7 @@ def remove_game(game_id: str, index: str, seen_ms: float) -> Operation[bool]:
     )
     if score is None or float(score) != seen_ms or dirty is not None:
         return False
-    others = (k.commands, k.seat_commands, k.seats, k.secret, k.tokens, k.timer)
+    others = (k.commands, k.seat_commands, k.seats, k.secret, k.tokens, k.timer, *chat_keys(game_id))
     if not (yield ScriptCall("remove_game", [k.events, k.views, k.pending, *others], [head])):
         return False
     paced = yield from _paced_entries(game_id)

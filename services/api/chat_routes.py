@@ -1,0 +1,203 @@
+"""The table chat's routes (``services.chat``): send, read, report, and the host's switch.
+
+Who speaks: the seat of the caller's seat token (bearer or ``ts_seat_<id>`` cookie) in channel
+``table``; anyone else in channel ``rail``, as the account of an account token (bearer or the
+``ts_account`` cookie), else as this browser: an HttpOnly ``ts_rail`` cookie with a random id, set
+by the first message it sends (a spectator needs no account to cheer).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import secrets
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+
+from services.api.bodies import ChatPost, ChatReport, ChatSettings
+from services.api.context import AppContext, app_context
+from services.api.http import (
+    ACCOUNT_COOKIE,
+    MAX_VERSION,
+    JSONResponse,
+    bearer,
+    client_address,
+    game_id_of,
+    host_of,
+    int_query,
+    read_body,
+    remembered_tokens,
+)
+from services.api.rate_limits import CHAT, CHAT_SPEAKER
+from services.callers import Caller
+from services.chat import MAX_PAGE, Speaker, TableChat, checked_text, ended, shown, spectator_tag
+from services.errors import InvalidError, TooManyError, UnauthorizedError
+from services.history.chat_export import chat_section
+from services.history.folding import Folded
+from services.lifecycle import wall_clock_ms
+from services.store import chat as store_chat
+
+RAIL_COOKIE = "ts_rail"
+RAIL_ID = re.compile(r"[0-9a-f]{32}")
+RAIL_COOKIE_SECONDS = 180 * 24 * 3600
+
+
+def table_chat(context: AppContext) -> TableChat:
+    return TableChat(context.store, context.settings.chat_max_messages)
+
+
+async def reader_of(request: Request, game_id: str) -> tuple[Caller | None, str | None]:
+    """The caller's game role (``None``: a bearer that is an account token, a spectator) and the
+    account id of an account token (bearer, else the ``ts_account`` cookie) when not seated."""
+    context = app_context(request)
+    token = bearer(request)
+    if token is not None:
+        try:
+            caller = await context.callers.identify(game_id, token)
+        except UnauthorizedError as refused:  # not a token of this game: an account's, or nothing
+            try:
+                account = await context.accounts.authenticate(token)
+            except UnauthorizedError:
+                raise refused from None
+            return None, account.account_id
+        return caller, None
+    caller = await context.callers.remembered(game_id, remembered_tokens(request, game_id))
+    return caller, None
+
+
+def seated(caller: Caller | None, folded: Folded) -> bool:
+    return caller is not None and caller.seat is not None and folded.state.holds(caller.seat)
+
+
+async def speaker_of(request: Request, game_id: str, folded: Folded) -> tuple[Speaker, str | None]:
+    """Who speaks, and a new ``ts_rail`` id to set when this browser had none."""
+    context = app_context(request)
+    caller, account_id = await reader_of(request, game_id)
+    if caller is not None and seated(caller, folded):
+        assert caller.seat is not None
+        return Speaker(caller.seat, folded.state.names()[caller.seat]), None
+    if account_id is None and (cookie := request.cookies.get(ACCOUNT_COOKIE)):
+        try:
+            account_id = (await context.accounts.authenticate(cookie)).account_id
+        except UnauthorizedError:  # a stale login cookie: this browser speaks as itself
+            account_id = None
+    if account_id is not None:
+        state = await context.accounts.load(account_id)
+        name = state.display_name if state is not None else ""
+        return Speaker(None, name, spectator_tag(f"account:{account_id}")), None
+    browser = request.cookies.get(RAIL_COOKIE, "")
+    fresh = None
+    if not RAIL_ID.fullmatch(browser):
+        browser = fresh = secrets.token_hex(16)
+    return Speaker(None, "", spectator_tag(f"browser:{browser}")), fresh
+
+
+async def limit(context: AppContext, game_id: str, address: str, speaker: Speaker) -> None:
+    """Count one message against the client's address and the speaker; 429 past either."""
+    limits = context.rate_limits
+    for action, who in ((CHAT, address), (CHAT_SPEAKER, f"{game_id}\n{speaker.sender}")):
+        wait = await limits.counted(action, who)
+        if wait is not None:
+            seconds = max(1, -(-int(wait * 1000) // 1000))
+            raise TooManyError(
+                "chat_rate_limited",
+                f"Too many chat messages (at most {limits.item(action)}); retry in {seconds} s.",
+                retry_after=seconds,
+            )
+
+
+async def post_chat(request: Request) -> Response:
+    game_id = game_id_of(request)
+    context = app_context(request)
+    folded = await context.queries.load(game_id)
+    speaker, fresh = await speaker_of(request, game_id, folded)
+    body = await read_body(request, ChatPost)
+    if (body.text is None) == (body.reaction is None):
+        raise InvalidError("invalid_request", "A chat message is a 'text' or a 'reaction', exactly one.")
+    text = checked_text(body.text) if body.text is not None else None
+    await limit(context, game_id, client_address(request), speaker)
+    message = await table_chat(context).say(game_id, speaker, wall_clock_ms(), text, body.reaction)
+    response = JSONResponse({"message": message}, status_code=201)
+    if fresh is not None:
+        response.set_cookie(
+            RAIL_COOKIE,
+            fresh,
+            max_age=RAIL_COOKIE_SECONDS,
+            httponly=True,
+            samesite="strict",
+            path="/",
+            secure=request.url.scheme == "https",
+        )
+    return response
+
+
+async def get_chat(request: Request) -> JSONResponse:
+    """The chat this caller may see after ``after`` (a record number), oldest first, ``limit``
+    records read at most; ``next`` is the number to ask after for more."""
+    game_id = game_id_of(request)
+    context = app_context(request)
+    after = int_query(request, "after", 0, high=MAX_VERSION)
+    limit_ = int_query(request, "limit", 100, low=1, high=MAX_PAGE)
+    folded = await context.queries.load(game_id)
+    caller, _ = await reader_of(request, game_id)
+    chat = table_chat(context)
+    records = await chat.page(game_id, after, limit_)
+    merged = ended(folded.state.status)
+    body: dict[str, Any] = {
+        "messages": shown(records, seated(caller, folded), merged),
+        "next": records[-1].n if records else after,
+        "more": len(records) == limit_,
+        "merged": merged,
+        "enabled": await chat.enabled(game_id),
+    }
+    return JSONResponse(body)
+
+
+async def report_chat(request: Request) -> JSONResponse:
+    game_id = game_id_of(request)
+    context = app_context(request)
+    folded = await context.queries.load(game_id)
+    caller, _ = await reader_of(request, game_id)
+    speaker, _ = await speaker_of(request, game_id, folded)
+    body = await read_body(request, ChatReport)
+    await limit(context, game_id, client_address(request), speaker)
+    report = await table_chat(context).report(
+        game_id,
+        speaker,
+        body.messages,
+        body.reason,
+        seated(caller, folded),
+        ended(folded.state.status),
+        wall_clock_ms(),
+    )
+    return JSONResponse({"report": report}, status_code=201)
+
+
+async def chat_settings(request: Request) -> JSONResponse:
+    """The host turns the table's chat off (or on again)."""
+    game_id = game_id_of(request)
+    await host_of(request, game_id)
+    body = await read_body(request, ChatSettings)
+    return JSONResponse(await table_chat(app_context(request)).switch(game_id, body.enabled, wall_clock_ms()))
+
+
+async def export_with_chat(request: Request) -> JSONResponse:
+    """``GET /games/{id}/export?chat=1``: the finished game's export plus its ``chat`` section
+    (``services.history.chat_export``), read now (the chat may still grow after the end)."""
+    game_id = game_id_of(request)
+    context = app_context(request)
+    export = await context.queries.export(game_id)  # 404, 409 game_not_finished
+    document = json.loads(export.body)
+    document["chat"] = chat_section(await context.store.run(store_chat.stored_bytes(game_id)))
+    return JSONResponse(document)
+
+
+routes = [
+    Route("/games/{game_id}/chat", post_chat, methods=["POST"]),
+    Route("/games/{game_id}/chat", get_chat, methods=["GET"]),
+    Route("/games/{game_id}/chat/report", report_chat, methods=["POST"]),
+    Route("/games/{game_id}/chat/settings", chat_settings, methods=["POST"]),
+]
