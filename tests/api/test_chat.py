@@ -113,7 +113,7 @@ def test_a_spectator_without_a_rail_cookie_gets_one_and_keeps_its_tag(chat: Api)
 def test_seats_never_read_rail_messages_while_the_game_runs_and_everyone_reads_all_after_the_end(
     chat: Api,
 ) -> None:
-    game_id = chat.started(**practice("skull", 3))
+    game_id = chat.started("skull", 3, **practice("skull", 3))
     say(chat, game_id, 0, text="good luck all")
     say(chat, game_id, headers=RAIL, text="seat 2 is bluffing!")
     say(chat, game_id, 2, reaction="gl")
@@ -257,7 +257,7 @@ def test_a_report_is_recorded_for_operators_with_the_message_ids(chat: Api) -> N
 
     assert reported.status_code == 201, reported.text
     assert hidden.status_code == 404 and error(hidden) == "chat_message_not_found"
-    entries = chat.sync.xrange(REPORTS)
+    entries: Any = chat.sync.xrange(REPORTS)
     assert len(entries) == 1
     fields = {k.decode(): v.decode() for k, v in entries[0][1].items()}
     assert fields["game_id"] == game_id
@@ -268,7 +268,7 @@ def test_a_report_is_recorded_for_operators_with_the_message_ids(chat: Api) -> N
 
 
 def test_chat_never_appears_in_the_game_stream_nor_its_events(chat: Api) -> None:
-    game_id = chat.started(**practice("skull", 7))
+    game_id = chat.started("skull", 3, **practice("skull", 7))
     events_key = game_keys(game_id).events
     before = chat.sync.xrange(events_key)
     events_before = chat.client.get(f"/games/{game_id}/events", params={"limit": 1000}).json()
@@ -279,7 +279,8 @@ def test_chat_never_appears_in_the_game_stream_nor_its_events(chat: Api) -> None
     assert chat.sync.xrange(events_key) == before  # the same entries, bytes and hashes
     assert chat.client.get(f"/games/{game_id}/events", params={"limit": 1000}).json() == events_before
     finish(chat, game_id)
-    stream = b"".join(data for _, entry in chat.sync.xrange(events_key) for data in entry.values())
+    stored: Any = chat.sync.xrange(events_key)
+    stream = b"".join(data for _, entry in stored for data in entry.values())
     assert b"CHAT-MARKER" not in stream
     assert b"oops" not in stream
     events = chat.client.get(f"/games/{game_id}/events", params={"limit": 1000}).text
@@ -289,7 +290,8 @@ def test_chat_never_appears_in_the_game_stream_nor_its_events(chat: Api) -> None
 
 
 def parse_chat_sse(lines: Any) -> list[dict[str, Any]]:
-    messages, current = [], {}
+    messages: list[dict[str, Any]] = []
+    current: dict[str, Any] = {}
     for line in lines:
         if not line:
             if current:
@@ -311,7 +313,7 @@ def live(api: Api, game_id: str, headers: dict[str, str], **params: Any) -> list
 
 
 def test_a_seats_live_stream_carries_table_chat_but_no_rail_message_while_the_game_runs(chat: Api) -> None:
-    game_id = chat.started(**practice("skull", 9))
+    game_id = chat.started("skull", 3, **practice("skull", 9))
     say(chat, game_id, headers=RAIL, text="psst, seat 0 has a skull")
     say(chat, game_id, 0, text="hello table")
     seen: list[dict[str, Any]] = []
@@ -339,7 +341,7 @@ def test_a_seats_live_stream_carries_table_chat_but_no_rail_message_while_the_ga
 
 
 def test_a_chat_stream_resumes_both_positions_and_a_seat_gets_the_rail_once_the_game_ended(chat: Api) -> None:
-    game_id = chat.started(**practice("skull", 11))
+    game_id = chat.started("skull", 3, **practice("skull", 11))
     say(chat, game_id, 0, text="one")
     say(chat, game_id, headers=RAIL, text="two, from the rail")
     finish(chat, game_id)
@@ -376,7 +378,8 @@ def test_seats_never_receive_a_rail_message_before_the_end_over_random_games(cha
     rng = random.Random(seed)
     game_id = chat.started("skull", 3, **practice("skull", seed))
     context = chat.client.app.state.context  # type: ignore[attr-defined]
-    portal = chat.client.portal  # type: ignore[attr-defined]
+    portal = chat.client.portal
+    assert portal is not None  # the client is open (a context manager)
     readers = {seat: LiveChat(context.store, game_id, 0, seat) for seat in range(3)}
     received: dict[int, set[int]] = {seat: set() for seat in range(3)}
     rail_sent: set[int] = set()
@@ -414,7 +417,7 @@ def test_seats_never_receive_a_rail_message_before_the_end_over_random_games(cha
 
 
 def test_the_exports_chat_section_verifies_and_a_changed_message_is_caught_and_named(chat: Api) -> None:
-    game_id = chat.started(**practice("skull", 5))
+    game_id = chat.started("skull", 3, **practice("skull", 5))
     say(chat, game_id, 0, text="good luck")
     say(chat, game_id, headers=RAIL, reaction="wow")
     finish(chat, game_id)
@@ -445,7 +448,7 @@ def test_the_exports_chat_section_verifies_and_a_changed_message_is_caught_and_n
 
 
 def test_the_chat_section_check_names_a_forged_head(chat: Api) -> None:
-    game_id = chat.started(**practice("skull", 6))
+    game_id = chat.started("skull", 3, **practice("skull", 6))
     say(chat, game_id, 0, text="hi")
     finish(chat, game_id)
     section = chat.client.get(f"/games/{game_id}/export", params={"chat": 1}).json()["chat"]
