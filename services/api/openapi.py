@@ -15,6 +15,7 @@ from services.api.bodies import CreateGame, Empty, JoinGame, Login, Register, Se
 from services.api.http import MAX_VERSION
 from services.api.idempotency import MAX_KEY, MIN_KEY
 from services.api.openapi_bodies import tighten
+from services.api.openapi_chat import CHAT_PATHS_RATE_LIMITED, chat_paths, chat_schemas
 from services.api.routes import MAX_EVENTS_PAGE, MAX_LOBBY_PAGE
 from services.commands import RESERVED_PREFIXES
 
@@ -260,6 +261,7 @@ RATE_LIMITED = {
     ("/accounts", "post"),
     ("/accounts/login", "post"),
     ("/accounts/me/password", "post"),
+    *CHAT_PATHS_RATE_LIMITED,
 }
 CAPPED = {("/games/{game_id}/live", "get"), ("/lobby/live", "get")}
 
@@ -341,6 +343,7 @@ def openapi_document() -> dict[str, Any]:
     }
     components["CreateGame"]["properties"]["game"] = {"enum": list(game_names())}
     tighten(components)  # the bodies as tight as the server's own checks
+    components.update(chat_schemas())  # services.api.openapi_chat
     components["CreateGame"]["description"] = options_text
     body_errors = BODY_ERRORS
     game = {"parameters": [GAME_ID]}
@@ -506,7 +509,10 @@ def openapi_document() -> dict[str, Any]:
                 "security": BEARER,
                 "responses": {
                     "200": {
-                        "description": "Resumes from Last-Event-ID",
+                        "description": "Resumes from Last-Event-ID. With the query 'chat=1' the "
+                        "table's chat comes too ('event: chat'; seats get no 'rail' record until the "
+                        "game ended), every id is '<version>.<chat n>', and 'chat_after=<n>' resumes "
+                        "the chat of a new stream",
                         "content": {"text/event-stream": {"schema": {"type": "string"}}},
                     },
                     **_errors(401, 404, 422),
@@ -536,6 +542,8 @@ def openapi_document() -> dict[str, Any]:
             **game,
             "get": {
                 "summary": "A finished game as one self-contained document for the offline verifier",
+                "description": "With the query 'chat=1': plus a 'chat' section (the table's chat, "
+                "its own hash chain, checked by 'tablestream verify')",
                 "responses": {"200": _ok("The export"), **_errors(404, 409, s409="Game not finished")},
             },
         },
@@ -573,6 +581,7 @@ def openapi_document() -> dict[str, Any]:
             },
         },
         **ACCOUNT_PATHS,
+        **chat_paths(game, _body, _ok, _errors, body_errors),
         "/healthz": {
             "get": {
                 "summary": "Readiness: Redis answers and no projection lags past the threshold",
