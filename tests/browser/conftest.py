@@ -64,6 +64,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
             "TABLESTREAM_MAX_WAITING_TABLES_PER_ADDRESS": "100000",
             "TABLESTREAM_REGISTER_RATE": "100000/day",
             "TABLESTREAM_LOGIN_RATE": "100000/minute",
+            "TABLESTREAM_CHAT_RATE": "100000/minute",  # the chat tests' messages, all from 127.0.0.1
         },
     )
     url = f"http://127.0.0.1:{port}"

@@ -15,6 +15,7 @@ import { endScreen } from "./table_end.js";
 import { installHelp } from "./card_help.js";
 import { liveStream } from "./table_live.js";
 import { waitingPanel } from "./table_join.js";
+import { tableChat } from "./table_chat.js";
 
 export { endScreen };
 
@@ -88,6 +89,8 @@ export async function render(main, id) {
   const boardCol = h("div", { class: "board-col" }, caption, board);
   const root = h("div", { class: "table-page", "data-testid": "table" }, header, seatBanner, warning,
     h("div", { class: "table-grid" }, boardCol, h("aside", { class: "side" }, players, logBox)));
+  const chat = tableChat({ id, root }); // beside the log (table_chat.js)
+  logBox.after(chat.panel);
   mount(main, root);
   const log = tableLog(logList);
   // The settings menu closes on a click elsewhere and on Escape, as menus do.
@@ -117,7 +120,7 @@ export async function render(main, id) {
       return mod.before ? mod.before(board, step.event) : 0;
     } });
 
-  const live = liveStream({ id, root, prompt, show, refresh: () => refresh(), latest: () => queue.latest() });
+  const live = liveStream({ id, root, prompt, show, refresh: () => refresh(), latest: () => queue.latest(), chat: chat.live });
 
   // This browser's seat changed (it sat down, or left): the stream was opened with the old cookie.
   async function joined() {
@@ -178,6 +181,7 @@ export async function render(main, id) {
     }
     receivedAt = at;
     Object.assign(root.dataset, { version: next.version, status: next.status, seat: next.seat ?? "", game: next.game });
+    chat.view(next);
     queue.push(next).catch(failed);
     if (next.status === "finished") {
       live.end();
@@ -244,7 +248,7 @@ export async function render(main, id) {
       onclick: () => queue.hurry() });
     mount(caption, h("span", { class: "now-text" }), head.skip);
     mount(header, head.title, head.status, head.practice, head.round,
-      h("span", { class: "head-tools" }, head.rules, head.scores, notifyButton(), settingsMenu(() => { if (speedFactor() === 0) queue.hurry(); }), head.leave));
+      h("span", { class: "head-tools" }, head.rules, head.scores, chat.toggle, notifyButton(), settingsMenu(() => { if (speedFactor() === 0) queue.hurry(); }), head.leave));
     if (dialog) dialog.remove();
     dialog = leaveDialog(leave);
     if (alerts) alerts.close();
@@ -385,6 +389,7 @@ export async function render(main, id) {
   clockTimer = setInterval(tickClock, 250);
   const off = onLangChange(() => {
     logBox.querySelector("h2").textContent = t("table.log");
+    chat.relabel();
     head.title = null; // built again in the new language by the next drawing
     delete seatBanner.dataset.reason;
     queue.relog().catch(failed);
@@ -402,5 +407,6 @@ export async function render(main, id) {
     document.documentElement.style.removeProperty("--dock-h");
     clearInterval(clockTimer);
     live.close();
+    chat.close();
   };
 }

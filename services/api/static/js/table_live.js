@@ -11,8 +11,10 @@
  * @param {(view: object) => void} o.show a view the stream sent
  * @param {() => void} o.refresh reads the view once
  * @param {() => object|null} o.latest the newest view the page has
+ * @param {{after: () => number, receive: (record: object) => void}} [o.chat] the table's chat
+ *   (table_chat.js): the stream brings its records too (``chat=1``), resuming after ``after()``
  */
-export function liveStream({ id, root, prompt, show, refresh, latest }) {
+export function liveStream({ id, root, prompt, show, refresh, latest, chat = null }) {
   let source = null;
   let retryDelay = 1000;
   let retryTimer = null;
@@ -33,10 +35,12 @@ export function liveStream({ id, root, prompt, show, refresh, latest }) {
 
   function connect(resume = "") {
     stop();
-    const stream = new EventSource(`/games/${id}/live${resume}`);
+    const query = chat ? `${resume ? "&" : "?"}chat=1&chat_after=${chat.after()}` : "";
+    const stream = new EventSource(`/games/${id}/live${resume}${query}`);
     source = stream;
     state("connecting", Boolean(resume)); // a first stream is no reconnection
     stream.addEventListener("view", (message) => show(JSON.parse(message.data)));
+    if (chat) stream.addEventListener("chat", (message) => chat.receive(JSON.parse(message.data)));
     stream.onopen = () => {
       retryDelay = 1000;
       state("open");

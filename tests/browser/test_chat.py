@@ -1,0 +1,199 @@
+"""Table chat in the browser: two seats talk while they play, a spectator's rail stays off the seats'
+screens until the end, mute is for the muter only, reactions travel, and a message is only ever text."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+import pytest
+from playwright.sync_api import Browser, Page, expect
+
+from tests.browser.conftest import Server
+from tests.browser.http_games import finished, join, play, seat_cookie
+from tests.browser.play import PAGE_ERRORS
+
+NAMES = ["Ada", "Brook", "Cyd"]
+XSS = '<img src=x onerror="window.__xss = 1"><script>window.__xss = 2</script>'
+
+
+@dataclass
+class Table:
+    game_id: str
+    tokens: list[str]
+    host: str
+
+
+def practice(seed: int) -> dict[str, str]:
+    return {"seed": hashlib.sha256(f"chat-{seed}".encode()).hexdigest()}
+
+
+def new_table(server: Server, seed: int) -> Table:
+    """A Skull table of three people, playing (every seat taken over HTTP)."""
+    with httpx.Client(base_url=server.url, timeout=10) as client:
+        created = client.post("/games", json={"game": "skull", "players": 3, "options": practice(seed)})
+        assert created.status_code == 201, created.text
+        game_id = created.json()["game_id"]
+        tokens = [join(client, game_id, name) for name in NAMES]
+    return Table(game_id, tokens, created.json()["host_token"])
+
+
+def open_page(
+    browser: Browser, server: Server, table: Table, seat: int | None, width: int = 1280, height: int = 900
+) -> Page:
+    context = browser.new_context(base_url=server.url, viewport={"width": width, "height": height})
+    context.add_init_script("localStorage.setItem('tablestream.speed', JSON.stringify('instant'))")
+    if seat is not None:
+        name, value = seat_cookie(table.game_id, table.tokens[seat])
+        context.add_cookies([{"name": name, "value": value, "url": server.url, "httpOnly": True}])
+    page = context.new_page()
+    page.on("pageerror", lambda error: PAGE_ERRORS.append(f"{page.url}: {error}"))
+    page.goto(f"/tables/{table.game_id}")
+    expect(page.locator("[data-testid=table]")).to_have_attribute("data-live", "open", timeout=20_000)
+    expect(page.locator("[data-testid=table]")).to_have_attribute(
+        "data-seat", "" if seat is None else str(seat)
+    )
+    return page
+
+
+def say(page: Page, text: str) -> None:
+    page.fill("[data-testid=chat-input]", text)
+    page.press("[data-testid=chat-input]", "Enter")  # the keyboard sends
+    expect(page.locator("[data-testid=chat-input]")).to_have_value("")
+
+
+def messages(page: Page) -> object:
+    return page.locator("[data-testid=chat-message]:visible .chat-text")
+
+
+@pytest.fixture
+def pages(browser: Browser, server: Server) -> Iterator[list[Page]]:
+    opened: list[Page] = []
+    yield opened
+    for page in opened:
+        page.context.close()
+
+
+def test_two_players_chat_at_a_table_while_they_play(
+    browser: Browser, server: Server, pages: list[Page], screenshots: Path
+) -> None:
+    table = new_table(server, 1)
+    ada = open_page(browser, server, table, 0)
+    brook = open_page(browser, server, table, 1)
+    pages += [ada, brook]
+    expect(ada.locator("[data-testid=table]")).to_have_attribute("data-status", "playing")
+
+    say(ada, "Good luck everyone, I never bluff")
+    expect(messages(brook)).to_have_text(["Good luck everyone, I never bluff"])
+    say(brook, "Of course you don't")
+    expect(messages(ada)).to_have_text(["Good luck everyone, I never bluff", "Of course you don't"])
+    expect(ada.locator("[data-testid=chat-message].mine")).to_have_count(1)
+    expect(ada.locator("[data-testid=chat-message]").first.locator(".chat-name")).to_have_text("Ada")
+    # the game goes on beside it: a move still draws on both screens
+    with httpx.Client(base_url=server.url, timeout=10) as client:
+        version = int(ada.get_attribute("[data-testid=table]", "data-version") or 0)
+        play(client, table.game_id, table.tokens, seed=1, stop=lambda moves, views: moves >= 1)
+    expect(brook.locator("[data-testid=table]")).not_to_have_attribute("data-version", str(version))
+    ada.click("[data-testid=react-thumbs_up]")
+    expect(messages(brook).last).to_have_text("👍 Thumbs up")
+    ada.screenshot(path=str(screenshots / "chat.png"), full_page=True)
+
+
+def test_a_spectators_message_reaches_the_seats_only_once_the_game_ended(
+    browser: Browser, server: Server, pages: list[Page]
+) -> None:
+    table = new_table(server, 2)
+    ada = open_page(browser, server, table, 0)
+    rail = open_page(browser, server, table, None)
+    other_rail = open_page(browser, server, table, None)
+    pages += [ada, rail, other_rail]
+    expect(rail.locator("[data-testid=chat-note]")).to_be_visible()
+
+    say(rail, "Ada has a skull, I saw it")
+    say(ada, "Hello from the table")
+    expect(messages(other_rail)).to_have_text(["Ada has a skull, I saw it", "Hello from the table"])
+    expect(messages(rail)).to_have_text(["Ada has a skull, I saw it", "Hello from the table"])
+    expect(messages(ada)).to_have_text(["Hello from the table"])
+    expect(ada.locator("text=Ada has a skull, I saw it")).to_have_count(0)
+
+    with httpx.Client(base_url=server.url, timeout=10) as client:
+        play(client, table.game_id, table.tokens, seed=2, stop=finished)
+    expect(ada.locator("[data-testid=table]")).to_have_attribute("data-status", "finished", timeout=30_000)
+    expect(messages(ada)).to_have_text(["Ada has a skull, I saw it", "Hello from the table"], timeout=15_000)
+    expect(ada.locator("[data-testid=chat-message].rail .badge.rail")).to_have_text("Spectators")
+    # after the end both sides talk in one chat, live
+    say(rail, "Well bluffed")
+    expect(messages(ada).last).to_have_text("Well bluffed", timeout=15_000)
+
+
+def test_a_muted_players_messages_disappear_for_the_muter_only(
+    browser: Browser, server: Server, pages: list[Page]
+) -> None:
+    table = new_table(server, 3)
+    ada = open_page(browser, server, table, 0)
+    brook = open_page(browser, server, table, 1)
+    cyd = open_page(browser, server, table, 2)
+    pages += [ada, brook, cyd]
+
+    say(ada, "first from Ada")
+    say(cyd, "Cyd here")
+    expect(messages(brook)).to_have_text(["first from Ada", "Cyd here"])
+    brook.locator("[data-testid=chat-message][data-from='seat:0'] [data-testid=chat-mute]").click()
+    expect(messages(brook)).to_have_text(["Cyd here"])
+    say(ada, "second from Ada")
+    expect(messages(cyd)).to_have_text(["first from Ada", "Cyd here", "second from Ada"])
+    expect(messages(ada)).to_have_text(["first from Ada", "Cyd here", "second from Ada"])
+    expect(messages(brook)).to_have_text(["Cyd here"])
+    # kept for this table across a reload, and undone in one click
+    brook.reload()
+    expect(brook.locator("[data-testid=table]")).to_have_attribute("data-live", "open", timeout=20_000)
+    expect(messages(brook)).to_have_text(["Cyd here"])
+    expect(brook.locator("[data-testid=chat-muted]")).to_contain_text("Ada")
+    brook.click("[data-testid=chat-unmute]")
+    expect(messages(brook)).to_have_text(["first from Ada", "Cyd here", "second from Ada"])
+
+
+def test_a_reaction_on_a_phone_appears_on_the_other_screen_and_the_dock_stays(
+    browser: Browser, server: Server, pages: list[Page], screenshots: Path
+) -> None:
+    table = new_table(server, 4)
+    phone = open_page(browser, server, table, 0, width=390, height=844)
+    brook = open_page(browser, server, table, 1)
+    pages += [phone, brook]
+    expect(phone.locator("[data-testid=chat-panel]")).to_be_hidden()
+
+    say(brook, "Your move, Ada")
+    expect(phone.locator("[data-testid=chat-unread]")).to_have_text("1")
+    phone.click("[data-testid=chat-toggle]")  # one tap
+    expect(phone.locator("[data-testid=chat-panel]")).to_be_visible()
+    expect(phone.locator("[data-testid=chat-unread]")).to_be_hidden()
+    phone.click("[data-testid=react-gl]")
+    expect(messages(brook).last).to_have_text("🍀 Good luck")
+    dock = phone.locator(".dock")
+    expect(dock).to_be_visible()
+    panel_box = phone.locator("[data-testid=chat-panel]").bounding_box()
+    dock_box = dock.bounding_box()
+    assert panel_box is not None and dock_box is not None
+    assert panel_box["y"] + panel_box["height"] <= dock_box["y"] + 1  # the sheet sits above the controls
+    assert panel_box["width"] <= 390
+    phone.screenshot(path=str(screenshots / "chat-phone.png"))
+    phone.keyboard.press("Escape")
+    expect(phone.locator("[data-testid=chat-panel]")).to_be_hidden()
+    expect(phone.locator("[data-testid=chat-toggle]")).to_be_focused()
+
+
+def test_an_xss_payload_in_chat_renders_as_text(browser: Browser, server: Server, pages: list[Page]) -> None:
+    table = new_table(server, 5)
+    ada = open_page(browser, server, table, 0)
+    spectator = open_page(browser, server, table, None)
+    pages += [ada, spectator]
+
+    say(ada, XSS)
+    expect(messages(spectator)).to_have_text([XSS])
+    expect(messages(ada)).to_have_text([XSS])
+    for page in (ada, spectator):
+        assert page.locator("[data-testid=chat-list] img, [data-testid=chat-list] script").count() == 0
+        assert page.evaluate("window.__xss") is None
