@@ -12,6 +12,7 @@ import httpx
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
+from tests.browser.axe import blocking, describe, violations
 from tests.browser.conftest import Server
 from tests.browser.http_games import finished, join, play, seat_cookie
 from tests.browser.play import PAGE_ERRORS
@@ -99,7 +100,11 @@ def test_two_players_chat_at_a_table_while_they_play(
     expect(brook.locator("[data-testid=table]")).not_to_have_attribute("data-version", str(version))
     ada.click("[data-testid=react-thumbs_up]")
     expect(messages(brook).last).to_have_text("👍 Thumbs up")
+    ada.mouse.move(0, 0)
+    ada.evaluate("window.scrollTo(0, 0)")  # the sticky top bar at the top of the whole page
     ada.screenshot(path=str(screenshots / "chat.png"), full_page=True)
+    found = blocking(violations(ada))
+    assert found == [], describe(found)
 
 
 def test_a_spectators_message_reaches_the_seats_only_once_the_game_ended(
@@ -180,6 +185,8 @@ def test_a_reaction_on_a_phone_appears_on_the_other_screen_and_the_dock_stays(
     assert panel_box["y"] + panel_box["height"] <= dock_box["y"] + 1  # the sheet sits above the controls
     assert panel_box["width"] <= 390
     phone.screenshot(path=str(screenshots / "chat-phone.png"))
+    found = blocking(violations(phone))
+    assert found == [], describe(found)
     phone.keyboard.press("Escape")
     expect(phone.locator("[data-testid=chat-panel]")).to_be_hidden()
     expect(phone.locator("[data-testid=chat-toggle]")).to_be_focused()
@@ -197,3 +204,37 @@ def test_an_xss_payload_in_chat_renders_as_text(browser: Browser, server: Server
     for page in (ada, spectator):
         assert page.locator("[data-testid=chat-list] img, [data-testid=chat-list] script").count() == 0
         assert page.evaluate("window.__xss") is None
+
+
+def test_the_replay_shows_each_message_at_the_move_it_was_sent(
+    browser: Browser, server: Server, pages: list[Page]
+) -> None:
+    table = new_table(server, 6)
+    with httpx.Client(base_url=server.url, timeout=10) as client:
+        seat0 = {"Authorization": f"Bearer {table.tokens[0]}"}
+        play(client, table.game_id, table.tokens, seed=6, stop=lambda moves, views: moves >= 2)
+        sent = client.post(f"/games/{table.game_id}/chat", json={"text": "nice flower"}, headers=seat0)
+        assert sent.status_code == 201, sent.text
+        version = sent.json()["message"]["version"]
+        play(client, table.game_id, table.tokens, seed=6, stop=finished)
+    page = open_replay(browser, server, table, version - 1)
+    pages.append(page)
+
+    expect(page.locator("[data-testid=replay]")).to_have_attribute("data-version", str(version - 1))
+    expect(page.locator("[data-testid=replay-chat] .chat-text")).to_have_count(0)
+    page.click("[data-testid=next]")
+    expect(page.locator("[data-testid=replay-chat] .chat-text")).to_have_text(["nice flower"])
+    expect(page.locator("[data-testid=replay-chat] .chat-msg.now")).to_have_count(1)
+    page.click("[data-testid=next]")
+    expect(page.locator("[data-testid=replay-chat] .chat-msg.now")).to_have_count(0)
+    expect(page.locator("[data-testid=replay-chat] .chat-text")).to_have_text(["nice flower"])
+    found = blocking(violations(page))
+    assert found == [], describe(found)
+
+
+def open_replay(browser: Browser, server: Server, table: Table, version: int) -> Page:
+    context = browser.new_context(base_url=server.url, viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    page.on("pageerror", lambda error: PAGE_ERRORS.append(f"{page.url}: {error}"))
+    page.goto(f"/replay/{table.game_id}#v={version}")
+    return page

@@ -7,6 +7,7 @@ import { lang, t, onLangChange } from "./i18n.js";
 import { TITLES } from "./names.js";
 import { h, mount, store } from "./ui.js";
 import { loadGame, playersPanel } from "./table.js";
+import { replayChat } from "./table_chat.js";
 
 const SPEEDS = [0.5, 1, 2, 4, 8];
 const STEP_MS = 1200; // one version per 1.2 s at 1x: time to read its sentence
@@ -124,8 +125,9 @@ export async function render(main, id) {
     groups.transport,
     h("div", { class: "replay-scrubber" }, labels.scrub, slider, ticks, strip),
     groups.moves, hint, links);
+  const chat = replayChat(id); // the table's chat, each message at the version it was sent (table_chat.js)
   const root = h("div", { class: "replay", "data-testid": "replay", "data-playing": "false" },
-    h("div", { class: "table-head" }, title, back), deck, stage);
+    h("div", { class: "table-head" }, title, back), deck, chat.panel, stage);
 
   function game() {
     return index.game;
@@ -225,6 +227,7 @@ export async function render(main, id) {
     buttons.nextStep.disabled = nextStart(index.steps, at) === null;
     mount(said, current.events.map((e) => h("p", { class: "replay-event", "data-testid": "replay-event",
       text: e.text || whereLabel(e.version) })));
+    chat.draw(at);
     drawFollow();
   }
 
@@ -368,6 +371,7 @@ export async function render(main, id) {
   kept.set(at, first);
   relabel();
   draw();
+  chat.load().catch(() => {}); // a replay without its chat is still the game's replay
   document.addEventListener("keydown", onKey);
   const off = onLangChange(() => { kept.clear(); relabel(); go(at, false); });
   return () => { pause(); document.removeEventListener("keydown", onKey); off(); };

@@ -61,7 +61,7 @@ export function tableChat({ id, root }) {
   let closed = false;
   const muted = new Map((store(muteKey) || []).map((m) => [m.from, m.name]));
 
-  const list = h("ol", { class: "chat-list", "data-testid": "chat-list", tabindex: "0", role: "log", "aria-live": "polite",
+  const list = h("ol", { class: "chat-list", "data-testid": "chat-list", tabindex: "0", "aria-live": "polite",
     "aria-labelledby": "chat-title" });
   const empty = h("p", { class: "chat-empty muted", "data-testid": "chat-empty" });
   const note = h("p", { class: "chat-note muted", "data-testid": "chat-note" });
@@ -308,4 +308,49 @@ export function tableChat({ id, root }) {
       own = null;
     },
   };
+}
+
+/** The chat on the replay page: each message appears at the version the game was at when it was
+ * sent (its record says so), the ones sent at the version shown marked as just said. Muted senders
+ * stay muted here too. */
+export function replayChat(id) {
+  const muted = new Set((store(`tablestream.chat.muted.${id}`) || []).map((m) => m.from));
+  let records = [];
+  let at = 0;
+  const title = h("h2", { id: "replay-chat-title" });
+  const list = h("ol", { class: "chat-list", "data-testid": "replay-chat", tabindex: "0", "aria-labelledby": "replay-chat-title" });
+  const empty = h("p", { class: "chat-empty muted" });
+  const panel = h("section", { class: "panel chat-panel replay-chat", "aria-labelledby": "replay-chat-title", hidden: true },
+    title, list, empty);
+
+  function draw(version = at) {
+    at = version;
+    title.textContent = t("chat.title");
+    const said = records.filter((r) => r.kind === "message" && r.version <= at && !muted.has(r.from));
+    mount(list, said.map((record) => {
+      const li = messageItem(record);
+      li.append(h("span", { class: "muted chat-at", text: ` · ${t("chat.atMove", { version: record.version })}` }));
+      if (record.version === at) li.classList.add("now");
+      return li;
+    }));
+    empty.textContent = t("chat.empty");
+    empty.hidden = said.length > 0;
+    list.scrollTop = list.scrollHeight;
+  }
+
+  async function load() {
+    let from = 0;
+    const read = [];
+    for (;;) {
+      const page = await api(`/games/${id}/chat?after=${from}&limit=500`);
+      read.push(...page.messages);
+      from = page.next;
+      if (!page.more) break;
+    }
+    records = read;
+    panel.hidden = !records.some((r) => r.kind === "message");
+    draw();
+  }
+
+  return { panel, load, draw };
 }
