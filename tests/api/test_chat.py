@@ -10,6 +10,7 @@ import random
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 import fakeredis
@@ -18,6 +19,7 @@ from starlette.testclient import TestClient
 
 from services.api.app import create_app
 from services.api.live_chat import LiveChat
+from services.cli.verify import main as verify_main
 from services.config import Settings
 from services.history.chat_export import chat_problems
 from services.history.verify import verify_export
@@ -471,3 +473,24 @@ def test_chat_at_an_unknown_game_is_404(chat: Api) -> None:
     missing = uuid.uuid4().hex[:16]
     assert error(chat.client.post(f"/games/{missing}/chat", json={"text": "hi"})) == "game_not_found"
     assert error(chat.client.get(f"/games/{missing}/chat")) == "game_not_found"
+
+
+def test_tablestream_verify_passes_an_export_with_chat_and_fails_one_with_a_changed_message(
+    chat: Api, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    game_id = chat.started("skull", 3, **practice("skull", 8))
+    say(chat, game_id, 1, text="I trust nobody")
+    finish(chat, game_id)
+    document = chat.client.get(f"/games/{game_id}/export", params={"chat": 1}).json()
+    good = tmp_path / "good.json"
+    good.write_text(json.dumps(document), encoding="utf-8")
+    record = json.loads(document["chat"]["records"][0]["data"])
+    record["text"] = "I trust everybody"
+    document["chat"]["records"][0]["data"] = json.dumps(record, sort_keys=True, separators=(",", ":"))
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(document), encoding="utf-8")
+
+    assert verify_main([str(good)]) == 0
+    assert verify_main([str(bad)]) == 1
+    out = capsys.readouterr().out
+    assert "FAILED chat: chat record 1 (from seat:1, at version" in out

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import httpx
 import pytest
-from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import Browser, Locator, Page, expect
 
 from tests.browser.axe import blocking, describe, violations
 from tests.browser.conftest import Server
@@ -66,7 +66,7 @@ def say(page: Page, text: str) -> None:
     expect(page.locator("[data-testid=chat-input]")).to_have_value("")
 
 
-def messages(page: Page) -> object:
+def messages(page: Page) -> Locator:
     return page.locator("[data-testid=chat-message]:visible .chat-text")
 
 
