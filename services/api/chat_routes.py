@@ -9,6 +9,7 @@ by the first message it sends (a spectator needs no account to cheer).
 from __future__ import annotations
 
 import json
+import math
 import re
 import secrets
 from typing import Any
@@ -72,13 +73,14 @@ def seated(caller: Caller | None, folded: Folded) -> bool:
     return caller is not None and caller.seat is not None and folded.state.holds(caller.seat)
 
 
-async def speaker_of(request: Request, game_id: str, folded: Folded) -> tuple[Speaker, str | None]:
-    """Who speaks, and a new ``ts_rail`` id to set when this browser had none."""
+async def speaker_of(request: Request, game_id: str, folded: Folded) -> tuple[Speaker, str | None, bool]:
+    """Who speaks, a new ``ts_rail`` id to set when this browser had none, and whether the speaker
+    is seated (a seat sees no rail message while the game runs)."""
     context = app_context(request)
     caller, account_id = await reader_of(request, game_id)
     if caller is not None and seated(caller, folded):
         assert caller.seat is not None
-        return Speaker(caller.seat, folded.state.names()[caller.seat]), None
+        return Speaker(caller.seat, folded.state.names()[caller.seat]), None, True
     if account_id is None and (cookie := request.cookies.get(ACCOUNT_COOKIE)):
         try:
             account_id = (await context.accounts.authenticate(cookie)).account_id
@@ -87,12 +89,12 @@ async def speaker_of(request: Request, game_id: str, folded: Folded) -> tuple[Sp
     if account_id is not None:
         state = await context.accounts.load(account_id)
         name = state.display_name if state is not None else ""
-        return Speaker(None, name, spectator_tag(f"account:{account_id}")), None
+        return Speaker(None, name, spectator_tag(f"account:{account_id}")), None, False
     browser = request.cookies.get(RAIL_COOKIE, "")
     fresh = None
     if not RAIL_ID.fullmatch(browser):
         browser = fresh = secrets.token_hex(16)
-    return Speaker(None, "", spectator_tag(f"browser:{browser}")), fresh
+    return Speaker(None, "", spectator_tag(f"browser:{browser}")), fresh, False
 
 
 async def limit(context: AppContext, game_id: str, address: str, speaker: Speaker) -> None:
@@ -101,7 +103,7 @@ async def limit(context: AppContext, game_id: str, address: str, speaker: Speake
     for action, who in ((CHAT, address), (CHAT_SPEAKER, f"{game_id}\n{speaker.sender}")):
         wait = await limits.counted(action, who)
         if wait is not None:
-            seconds = max(1, -(-int(wait * 1000) // 1000))
+            seconds = max(1, math.ceil(wait))
             raise TooManyError(
                 "chat_rate_limited",
                 f"Too many chat messages (at most {limits.item(action)}); retry in {seconds} s.",
@@ -113,7 +115,7 @@ async def post_chat(request: Request) -> Response:
     game_id = game_id_of(request)
     context = app_context(request)
     folded = await context.queries.load(game_id)
-    speaker, fresh = await speaker_of(request, game_id, folded)
+    speaker, fresh, _ = await speaker_of(request, game_id, folded)
     body = await read_body(request, ChatPost)
     if (body.text is None) == (body.reaction is None):
         raise InvalidError("invalid_request", "A chat message is a 'text' or a 'reaction', exactly one.")
@@ -160,8 +162,7 @@ async def report_chat(request: Request) -> JSONResponse:
     game_id = game_id_of(request)
     context = app_context(request)
     folded = await context.queries.load(game_id)
-    caller, _ = await reader_of(request, game_id)
-    speaker, _ = await speaker_of(request, game_id, folded)
+    speaker, _, is_seated = await speaker_of(request, game_id, folded)
     body = await read_body(request, ChatReport)
     await limit(context, game_id, client_address(request), speaker)
     report = await table_chat(context).report(
@@ -169,7 +170,7 @@ async def report_chat(request: Request) -> JSONResponse:
         speaker,
         body.messages,
         body.reason,
-        seated(caller, folded),
+        is_seated,
         ended(folded.state.status),
         wall_clock_ms(),
     )
