@@ -13,7 +13,9 @@ moved meanwhile (else this operation reads again, a few times). It also refuses 
 host turned chat off or the table holds ``cap`` messages already, and publishes ``chat`` on the
 game's live channel (live streams read the chat tail on that wake-up).
 
-Reports go to one global stream for operators, ``ts:chat:reports`` (capped), as index calls.
+Reports go to one global stream for operators, ``ts:chat:reports``, as index calls. Like every stream
+of the service it is never trimmed (an operator removes what they have handled); reports are counted
+in the chat's rate limits.
 """
 
 from __future__ import annotations
@@ -38,7 +40,6 @@ from services.store.requests import (
 
 GENESIS = "0" * 64
 REPORTS = f"{PREFIX}:chat:reports"  # stream on the indexes' server: one entry per report
-REPORTS_KEEP = 100_000  # about that many reports are kept (XADD MAXLEN ~)
 ATTEMPTS = 8  # compare-and-set rounds before giving up (a game moving very fast, or many writers)
 
 
@@ -150,7 +151,7 @@ def stored_bytes(game_id: str) -> Operation[list[tuple[int, bytes, str]]]:
 
 def report(fields: Mapping[str, str]) -> Operation[str]:
     """Record a report for operators; its stream id."""
-    args: list[str | int] = ["XADD", REPORTS, "MAXLEN", "~", REPORTS_KEEP, "*"]
+    args: list[str | int] = ["XADD", REPORTS, "*"]
     for name, value in fields.items():
         args += [name, value]
     reply = yield index_call(*args)
