@@ -47,6 +47,7 @@ def seat_view(state: TableState, version: int, seat: int | None) -> dict[str, An
         "seats": state.players,
         "options": msgspec.to_builtins(state.options),
         "bot_pace_ms": state.timers.bot_pace_ms if state.timers is not None else 0,
+        "turn_based": state.timers is not None and state.timers.turn_based,
         "players": players,
         "to_act": sorted(table.to_act(state)),
         "legal": msgspec.to_builtins(table.legal_commands(state, seat)),
@@ -106,6 +107,7 @@ def lobby_entry(state: TableState, version: int) -> dict[str, Any]:
         "seats_taken": len([p for p in state.seated if p.seat not in state.left]),
         "status": state.status,
         "practice": state.practice,
+        "turn_based": state.timers is not None and state.timers.turn_based,
         "version": version,
     }
 

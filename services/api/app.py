@@ -32,6 +32,7 @@ from services.api.openapi import openapi_document
 from services.api.probes import RETRY_AFTER, ProbeLane, Readiness
 from services.api.rate_limits import RateLimits
 from services.api.routes import routes as game_routes
+from services.api.your_tables_routes import routes as your_tables_routes
 from services.api.shell import Shell
 from services.api.stream_slots import StreamSlots
 from services.api.view_cache import ViewCache
@@ -187,6 +188,7 @@ def create_app(
         *game_routes,
         Route("/games/{game_id}/live", live, methods=["GET"]),
         Route("/lobby/live", lobby_live, methods=["GET"]),
+        *your_tables_routes,
         *history_routes,
         *account_routes,
         Route("/openapi.json", openapi, methods=["GET"]),

@@ -316,7 +316,9 @@ def openapi_document() -> dict[str, Any]:
         "table expires after this, default 30, at most 60), 'takeover_after' (timeouts in a row before a bot "
         "takes the seat, default 3), 'bot_pace_ms' (0-5000: how long a bot waits before it acts while "
         "a person sits at the table, so that its moves can be followed; 0 = at once; default: the "
-        "server's TABLESTREAM_BOT_PACE_MS, 1000)"
+        "server's TABLESTREAM_BOT_PACE_MS, 1000), 'turn_based' (true: turns up to 604800 s, a "
+        "week, and a wait for players up to 1440 minutes, default 1440; else turns up to 86400 s: "
+        "422 turn_too_long)"
     )
     commands = commands[3:]  # the account bodies are components, referenced by name
     components["Error"] = {

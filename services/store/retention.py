@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 
 import msgspec
 
+from services.store.your_tables import forget_account
 from services.store.keys import (
     ACCOUNTS_SEEN,
     ACTIVITY,
@@ -257,6 +258,7 @@ def _remove_account(account_id: str, seen: float, cutoff_ms: int) -> Operation[b
     if not (yield ScriptCall("remove_account", keys, [head, cutoff_ms])):
         return None
     yield ScriptCall("release_name", [name_claim_key(registered["skeleton"])], [account_id])
+    yield from forget_account(account_id)  # its "Your tables" index (services.store.your_tables)
     yield index_call("ZREM", ACCOUNTS_SEEN, account_id)
     return True
 
