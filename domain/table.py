@@ -219,8 +219,11 @@ def table_timers(options: dict[str, Any], practice: bool, bot_pace_ms: int = 0) 
         raise Rejected(
             "invalid_options",
             f"The table options are invalid: expire_minutes is at most {longest_wait} "
-            + ("(a turn-based table waits for players a day at most)." if turn_based
-               else "(a table waits for players an hour at most)."),
+            + (
+                "(a turn-based table waits for players a day at most)."
+                if turn_based
+                else "(a table waits for players an hour at most)."
+            ),
         )
     if not turn_based:
         del resolved["turn_based"]  # recorded only when true: a real-time table's event as before

@@ -32,12 +32,12 @@ from services.api.openapi import openapi_document
 from services.api.probes import RETRY_AFTER, ProbeLane, Readiness
 from services.api.rate_limits import RateLimits
 from services.api.routes import routes as game_routes
-from services.api.your_tables_routes import routes as your_tables_routes
 from services.api.shell import Shell
 from services.api.stream_slots import StreamSlots
 from services.api.view_cache import ViewCache
 from services.api.view_lane import ViewLane
 from services.api.web import web_routes
+from services.api.your_tables_routes import routes as your_tables_routes
 from services.callers import Callers
 from services.commands import GameCommands
 from services.config import Settings

@@ -28,6 +28,7 @@ from starlette.requests import Request
 from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
+from services.api.bodies import Empty
 from services.api.context import AppContext, app_context
 from services.api.http import (
     JSONResponse,
@@ -37,7 +38,6 @@ from services.api.http import (
     read_body,
     set_token_cookie,
 )
-from services.api.bodies import Empty
 from services.api.live import LiveResponse
 from services.api.stream_slots import Slot
 from services.errors import AppError, ConflictError, ForbiddenError, UnauthorizedError, UnavailableError
@@ -147,7 +147,9 @@ async def my_live(request: Request) -> MineResponse:
 def _changed(before: dict[str, object] | None, after: dict[str, object]) -> bool:
     if before is None:
         return True
-    return {k: v for k, v in before.items() if k != "now_ms"} != {k: v for k, v in after.items() if k != "now_ms"}
+    return {k: v for k, v in before.items() if k != "now_ms"} != {
+        k: v for k, v in after.items() if k != "now_ms"
+    }
 
 
 async def _first_wakeup(wakeups: list[Wakeups], timeout: float) -> None:

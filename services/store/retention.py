@@ -30,7 +30,6 @@ from dataclasses import dataclass, field
 
 import msgspec
 
-from services.store.your_tables import forget_account
 from services.store.keys import (
     ACCOUNTS_SEEN,
     ACTIVITY,
@@ -62,6 +61,7 @@ from services.store.requests import (
     text,
     version_of,
 )
+from services.store.your_tables import forget_account
 
 HOUR_MS = 3_600_000
 DAY_MS = 24 * HOUR_MS
