@@ -100,6 +100,7 @@ def _seeds(state: TableState) -> dict[str, str]:
 
 
 def lobby_entry(state: TableState, version: int) -> dict[str, Any]:
+    """A table in the lobby; a turn-based one says `"turn_based": true` (others leave it out)."""
     return {
         "game_id": state.game_id,
         "game": state.game,
@@ -107,7 +108,7 @@ def lobby_entry(state: TableState, version: int) -> dict[str, Any]:
         "seats_taken": len([p for p in state.seated if p.seat not in state.left]),
         "status": state.status,
         "practice": state.practice,
-        "turn_based": state.timers is not None and state.timers.turn_based,
+        **({"turn_based": True} if state.timers is not None and state.timers.turn_based else {}),
         "version": version,
     }
 

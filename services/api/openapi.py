@@ -15,6 +15,7 @@ from services.api.bodies import CreateGame, Empty, JoinGame, Login, Register, Se
 from services.api.http import MAX_VERSION
 from services.api.idempotency import MAX_KEY, MIN_KEY
 from services.api.openapi_bodies import tighten
+from services.api.openapi_your_tables import your_tables_paths
 from services.api.routes import MAX_EVENTS_PAGE, MAX_LOBBY_PAGE
 from services.commands import RESERVED_PREFIXES
 
@@ -260,8 +261,9 @@ RATE_LIMITED = {
     ("/accounts", "post"),
     ("/accounts/login", "post"),
     ("/accounts/me/password", "post"),
+    ("/me/tables/{game_id}/seat", "post"),
 }
-CAPPED = {("/games/{game_id}/live", "get"), ("/lobby/live", "get")}
+CAPPED = {("/games/{game_id}/live", "get"), ("/lobby/live", "get"), ("/me/live", "get")}
 
 
 NOT_READY: dict[str, Any] = {
@@ -575,6 +577,7 @@ def openapi_document() -> dict[str, Any]:
             },
         },
         **ACCOUNT_PATHS,
+        **your_tables_paths(game, body_errors, _error, _ok),
         "/healthz": {
             "get": {
                 "summary": "Readiness: Redis answers and no projection lags past the threshold",

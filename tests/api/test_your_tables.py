@@ -175,3 +175,17 @@ def test_the_live_list_is_sent_at_once_and_again_when_a_table_comes_to_await_you
     finally:
         api.client.app.state.begin_shutdown()  # type: ignore[attr-defined]  # ends every stream at once
         assert listener.ended.wait(20)
+
+
+def test_the_openapi_create_body_allows_a_week_only_at_a_turn_based_table() -> None:
+    from tests.api.test_openapi_bodies import valid
+
+    def body(**options: Any) -> dict[str, Any]:
+        return {"game": "skull", "players": 3, "options": options}
+
+    assert valid("CreateGame", body(turn_based=True, turn_seconds=WEEK, expire_minutes=24 * 60))
+    assert valid("CreateGame", body(turn_seconds=DAY, expire_minutes=60))
+    assert not valid("CreateGame", body(turn_seconds=DAY + 1))
+    assert not valid("CreateGame", body(turn_based=False, turn_seconds=WEEK))
+    assert not valid("CreateGame", body(turn_based=True, turn_seconds=WEEK + 1))
+    assert not valid("CreateGame", body(expire_minutes=61))
