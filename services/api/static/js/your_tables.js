@@ -62,9 +62,11 @@ export async function render(main) {
       h("div", { class: "table-info" },
         h("span", { class: "game-title", text: TITLES[table.game] || table.game }),
         h("span", { class: `badge ${table.awaiting ? "host" : table.status}`, text: state }),
-        table.turn_based ? h("span", { class: "badge", text: t("lobby.turnBased") }) : null,
+        table.turn_based ? h("span", { class: "badge turn-based", text: t("lobby.turnBased") }) : null,
         table.practice ? h("span", { class: "badge", text: t("lobby.practice") }) : null,
         h("span", { class: "mine-with muted", text: others ? t("mine.with", { names: others }) : t("mine.alone") }),
+        table.status === "waiting" ? h("span", { class: "mine-left muted",
+          text: t("lobby.seats", { taken: table.seats_taken, seats: table.seats, n: table.seats }) }) : null,
         table.status === "playing" ? h("span", { class: "mine-left" + (table.awaiting ? " strong" : " muted"),
           "data-testid": "time-left", text: left ?? t("mine.noClock") }) : null),
       h("div", { class: "table-actions" }, open));
