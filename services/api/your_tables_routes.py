@@ -152,17 +152,44 @@ def _changed(before: dict[str, object] | None, after: dict[str, object]) -> bool
     }
 
 
-async def _first_wakeup(wakeups: list[Wakeups], timeout: float) -> None:
-    """Return on the first wake-up of any of the tables, or after ``timeout`` seconds."""
+async def _first_wakeup(wakeups: list[Wakeups], timeout: float) -> bool:
+    """``True`` on the first wake-up of any of the tables, ``False`` after ``timeout`` seconds."""
     if not wakeups:
-        await asyncio.sleep(timeout)  # nothing to be woken by: the next rescan
-        return
+        await asyncio.sleep(timeout)
+        return False
     waits = [asyncio.ensure_future(w.wait(timeout)) for w in wakeups]
     try:
-        await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+        done, _ = await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
     finally:
         for waiting in waits:
             waiting.cancel()
+    return any(not task.cancelled() and task.result() for task in done)
+
+
+class Subscriptions:
+    """The live channels of the tables a stream follows (at most ``MAX_SUBSCRIBED``), each entered
+    and left on its own as tables join or leave the list."""
+
+    def __init__(self, context: AppContext) -> None:
+        self.context = context
+        self.held: dict[str, tuple[contextlib.AsyncExitStack, Wakeups]] = {}
+
+    async def follow(self, game_ids: list[str]) -> None:
+        wanted = game_ids[:MAX_SUBSCRIBED]
+        for game_id in [g for g in self.held if g not in wanted]:
+            stack, _ = self.held.pop(game_id)
+            await stack.aclose()
+        for game_id in wanted:
+            if game_id not in self.held:
+                stack = contextlib.AsyncExitStack()
+                wakeups = await stack.enter_async_context(self.context.live.subscribe(game_id))
+                self.held[game_id] = (stack, wakeups)
+
+    def wakeups(self) -> list[Wakeups]:
+        return [wakeups for _, wakeups in self.held.values()]
+
+    async def aclose(self) -> None:
+        await self.follow([])
 
 
 async def _stream(
@@ -174,26 +201,31 @@ async def _stream(
     exits: contextlib.AsyncExitStack,
 ) -> AsyncIterator[bytes]:
     settings = context.settings
-    subscribed: dict[str, Wakeups] = {}
+    tables = Subscriptions(context)
+    exits.push_async_callback(tables.aclose)
     sent: dict[str, object] | None = None
     quiet_since = time.monotonic()
     yield b"retry: %d\n\n" % RETRY_MS
     while not context.live.closing:
-        tables = [str(t["game_id"]) for t in listing["tables"]]  # type: ignore[attr-defined]
-        for game_id in tables[:MAX_SUBSCRIBED]:
-            if game_id not in subscribed:
-                subscribed[game_id] = await exits.enter_async_context(context.live.subscribe(game_id))
+        await tables.follow([str(t["game_id"]) for t in listing["tables"]])  # type: ignore[attr-defined]
         if _changed(sent, listing):
             sent = listing
             yield b"event: tables\ndata: %s\n\n" % _encode(listing)
             quiet_since = time.monotonic()
-        if await request.is_disconnected():
+        # Woken by a change of one of the tables, else the list is read again after RESCAN_SECONDS
+        # (a seat taken elsewhere); waited for in steps of a second, so that a client gone or a
+        # server shutting down is noticed soon (a wake-up costs nothing, a read of the list does).
+        until = time.monotonic() + RESCAN_SECONDS
+        while not context.live.closing and time.monotonic() < until:
+            if await _first_wakeup(tables.wakeups(), min(1.0, until - time.monotonic())):
+                break
+            if await request.is_disconnected():
+                return
+            if time.monotonic() - quiet_since >= settings.live_heartbeat_seconds:
+                yield b": keep-alive\n\n"
+                quiet_since = time.monotonic()
+        if context.live.closing or await request.is_disconnected():
             return
-        # woken by a change of one of the tables, else read again after a while (a seat taken elsewhere)
-        await _first_wakeup(list(subscribed.values()), min(RESCAN_SECONDS, settings.live_heartbeat_seconds))
-        if time.monotonic() - quiet_since >= settings.live_heartbeat_seconds:
-            yield b": keep-alive\n\n"
-            quiet_since = time.monotonic()
         try:
             listing = await _listing(context, account_id, cookies)
         except UNAVAILABLE:  # Redis went away: end; the client reconnects

@@ -154,3 +154,32 @@ def test_the_lobby_creates_a_turn_based_table_with_a_time_per_move_in_words_and_
     expect(row.locator("[data-testid=turn-based]")).to_have_text("turn-based")
     for opened in (page, watcher):
         opened.context.close()
+
+
+def test_an_account_seat_taken_elsewhere_is_played_on_the_phone_after_logging_in(
+    server: Server, browser: Any
+) -> None:
+    with httpx.Client(base_url=server.url, timeout=30) as client:
+        registered = client.post("/accounts", json={"name": "Nia Vale", "password": "turn based pace"})
+        assert registered.status_code == 201, registered.text
+        game_id = create(client, "six-nimmt", 3, {"turn_based": True, "turn_seconds": DAY})
+        join(client, game_id, None, account=registered.json()["token"])  # on another device
+        join(client, game_id, "Bea")
+        join(client, game_id, "Cem")
+    phone = player(browser, server.url, width=390, height=844)
+    phone.goto("/")
+    phone.click("[data-testid=account-login]")
+    phone.fill("#account-name", "Nia Vale")
+    phone.fill("#account-password", "turn based pace")
+    phone.click("[data-testid=login-submit]")
+    expect(phone.locator("[data-testid=signed-in]")).to_contain_text("Nia Vale")
+    expect(phone.locator("[data-testid=your-tables-count]")).to_have_text("1")
+    phone.click("[data-testid=your-tables-link]")
+    row = phone.locator(f"[data-testid=my-table][data-game-id='{game_id}']")
+    expect(row).to_have_attribute("data-awaiting", "true")
+    row.locator("[data-testid=play-here]").click()
+    phone.wait_for_url(f"**/tables/{game_id}")
+    phone.wait_for_selector("[data-testid=table][data-seat='0']")
+    seen = phone.request.get(f"/games/{game_id}/view").json()
+    assert seen["seat"] == 0 and seen["legal"], seen
+    phone.context.close()
