@@ -182,4 +182,6 @@ def test_an_account_seat_taken_elsewhere_is_played_on_the_phone_after_logging_in
     phone.wait_for_selector("[data-testid=table][data-seat='0']")
     seen = phone.request.get(f"/games/{game_id}/view").json()
     assert seen["seat"] == 0 and seen["legal"], seen
+    # the day-long clock reads in hours and minutes, not in tens of thousands of seconds
+    expect(phone.locator("text=/23 h \\d+ min left/").first).to_be_visible()
     phone.context.close()

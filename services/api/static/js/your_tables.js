@@ -10,6 +10,7 @@ import { TITLES } from "./names.js";
 import { h, mount, store, toast } from "./ui.js";
 import { navigate } from "./app.js";
 import { onTables, refreshTables } from "./your_tables_live.js";
+import { longTimeLeft } from "./time_left.js";
 
 const NOTIFY = "tablestream.notify"; // shared with the table's bell (table_alerts.js)
 const TICK_MS = 15000; // the time left is shown to the minute
@@ -17,14 +18,7 @@ const TICK_MS = 15000; // the time left is shown to the minute
 /** The time left before ``deadline`` in words, e.g. "2 d 3 h left"; null without a deadline. */
 export function timeLeft(deadline, now) {
   if (deadline === null || deadline === undefined) return null;
-  const minutes = Math.max(0, Math.floor((deadline - now) / 60000));
-  const d = Math.floor(minutes / 1440);
-  const hours = Math.floor((minutes % 1440) / 60);
-  const m = minutes % 60;
-  if (d) return t("mine.leftDays", { d, h: hours });
-  if (hours) return t("mine.leftHours", { h: hours, m });
-  if (m) return t("mine.leftMinutes", { m });
-  return t("mine.leftSoon");
+  return longTimeLeft((deadline - now) / 1000);
 }
 
 function notificationsOn() {
