@@ -9,7 +9,7 @@ import redis
 from services.store.event_store import SyncEventStore
 from services.store.queue import lifecycle_queue
 from tests.workers.conftest import FakeClock
-from tests.workers.test_lifecycle import drain, folded, records, table
+from tests.workers.test_lifecycle import accepted, drain, folded, records, table
 from workers.lifecycle import tick
 
 DAY = 86_400
@@ -39,6 +39,7 @@ def test_a_turn_based_table_with_a_day_per_turn_times_out_at_the_deadline_and_no
     assert state.bots == frozenset() and state.streaks == (1, 1)  # takeover after 2: not yet
     again = store.read_timer(game_id)  # the next turn: a full day again from the timeout
     assert int(again["deadline"]) == clock() + DAY * 1000
+    accepted(sync, game_id)  # the verifier re-runs every batch, the turn-based create included
 
 
 def _same_server(sync: redis.Redis) -> dict[str, object]:
