@@ -23,13 +23,22 @@ RULES_VERSION = 1
 Status = Literal["waiting", "playing", "finished", "expired"]
 TakeoverReason = Literal["left", "timeouts", "host"]
 
-TABLE_OPTIONS = ("turn_seconds", "expire_minutes", "takeover_after", "bot_pace_ms")
+TABLE_OPTIONS = ("turn_seconds", "expire_minutes", "takeover_after", "bot_pace_ms", "turn_based")
 """Options of the table rather than the game: peeled off the create request like ``seed``."""
 PUBLIC_TURN_SECONDS = 60
 MAX_EXPIRE_MINUTES = 60
 """The longest a new table may wait for players (``expire_minutes``): every table is listed in the
 lobby and counts against the caps on waiting tables, so none may hold a place for days. Tables
 recorded before this bound keep theirs (``TableTimers`` still reads up to 7 days)."""
+MAX_TURN_SECONDS = 86_400
+"""The longest turn of a real-time table (a day, the bound since the online lifecycle)."""
+MAX_TURN_BASED_SECONDS = 7 * 86_400
+"""The longest turn of a turn-based table (``turn_based``): a week, for games that wait for you."""
+MAX_TURN_BASED_EXPIRE_MINUTES = 24 * 60
+"""The longest a new turn-based table may wait for players: a day, since its players come and go
+at leisure. It is listed and counted against the caps on waiting tables like any other."""
+TURN_BASED_EXPIRE_MINUTES = 24 * 60
+"""A turn-based table's default wait for players."""
 
 
 class TableCreated(Event, tag="table_created", frozen=True):
@@ -85,12 +94,14 @@ class TableTimersSet(Event, tag="table_timers_set", frozen=True, omit_defaults=T
 
     ``bot_pace_ms`` came later: 0 (no pacing) is left out of the bytes, so an event recorded before
     it existed re-runs to exactly its stored bytes (the other fields have no default: always there).
+    ``turn_based`` (a table whose turns may last days) came later still, left out when false.
     """
 
     turn_seconds: int
     expire_minutes: int
     takeover_after: int
     bot_pace_ms: int = 0
+    turn_based: bool = False
 
 
 class BotSeated(Event, tag="bot_seated", frozen=True):
@@ -173,12 +184,14 @@ class TableTimers(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_on
     """The online options: ``turn_seconds`` (0: no turn timer), ``expire_minutes`` for a waiting
     table, ``takeover_after`` consecutive timeouts before a bot takes the seat, ``bot_pace_ms``
     how long a bot waits before it acts while a person sits at the table (0: at once). A table
-    recorded before pacing has no ``bot_pace_ms``: 0."""
+    recorded before pacing has no ``bot_pace_ms``: 0. ``turn_based``: a table whose turns may last
+    up to a week (``MAX_TURN_BASED_SECONDS``; a real-time one's at most ``MAX_TURN_SECONDS``)."""
 
-    turn_seconds: Annotated[int, msgspec.Meta(ge=0, le=86_400)]
+    turn_seconds: Annotated[int, msgspec.Meta(ge=0, le=MAX_TURN_BASED_SECONDS)]
     expire_minutes: Annotated[int, msgspec.Meta(ge=1, le=7 * 24 * 60)] = 30
     takeover_after: Annotated[int, msgspec.Meta(ge=1, le=100)] = 3
     bot_pace_ms: Annotated[int, msgspec.Meta(ge=0, le=MAX_BOT_PACE_MS)] = 0
+    turn_based: bool = False
 
 
 def table_timers(options: dict[str, Any], practice: bool, bot_pace_ms: int = 0) -> dict[str, Any]:
@@ -188,16 +201,32 @@ def table_timers(options: dict[str, Any], practice: bool, bot_pace_ms: int = 0) 
     given = {key: options[key] for key in TABLE_OPTIONS if key in options}
     given.setdefault("turn_seconds", 0 if practice else PUBLIC_TURN_SECONDS)
     given.setdefault("bot_pace_ms", bot_pace_ms)
+    if given.get("turn_based") is True:
+        given.setdefault("expire_minutes", TURN_BASED_EXPIRE_MINUTES)
     try:
         resolved: dict[str, Any] = msgspec.to_builtins(msgspec.convert(given, TableTimers))
     except msgspec.ValidationError as exc:
         raise Rejected("invalid_options", f"The table options are invalid: {exc}.") from None
-    if resolved["expire_minutes"] > MAX_EXPIRE_MINUTES:
+    turn_based = resolved["turn_based"]
+    if not turn_based and resolved["turn_seconds"] > MAX_TURN_SECONDS:
+        raise Rejected(
+            "turn_too_long",
+            f"A turn lasts at most {MAX_TURN_SECONDS} seconds (a day) at a real-time table; "
+            "mark the table turn-based (turn_based: true) for longer turns.",
+        )
+    longest_wait = MAX_TURN_BASED_EXPIRE_MINUTES if turn_based else MAX_EXPIRE_MINUTES
+    if resolved["expire_minutes"] > longest_wait:
         raise Rejected(
             "invalid_options",
-            f"The table options are invalid: expire_minutes is at most {MAX_EXPIRE_MINUTES} "
-            "(a table waits for players an hour at most).",
+            f"The table options are invalid: expire_minutes is at most {longest_wait} "
+            + (
+                "(a turn-based table waits for players a day at most)."
+                if turn_based
+                else "(a table waits for players an hour at most)."
+            ),
         )
+    if not turn_based:
+        del resolved["turn_based"]  # recorded only when true: a real-time table's event as before
     return resolved
 
 
@@ -516,6 +545,7 @@ class Table:
                 expire_minutes=event.expire_minutes,
                 takeover_after=event.takeover_after,
                 bot_pace_ms=event.bot_pace_ms,
+                turn_based=event.turn_based,
             )
             return msgspec.structs.replace(state, timers=timers)
         if isinstance(event, SeatLeft):

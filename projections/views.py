@@ -47,6 +47,7 @@ def seat_view(state: TableState, version: int, seat: int | None) -> dict[str, An
         "seats": state.players,
         "options": msgspec.to_builtins(state.options),
         "bot_pace_ms": state.timers.bot_pace_ms if state.timers is not None else 0,
+        "turn_based": state.timers is not None and state.timers.turn_based,
         "players": players,
         "to_act": sorted(table.to_act(state)),
         "legal": msgspec.to_builtins(table.legal_commands(state, seat)),
@@ -99,6 +100,7 @@ def _seeds(state: TableState) -> dict[str, str]:
 
 
 def lobby_entry(state: TableState, version: int) -> dict[str, Any]:
+    """A table in the lobby; a turn-based one says `"turn_based": true` (others leave it out)."""
     return {
         "game_id": state.game_id,
         "game": state.game,
@@ -106,6 +108,7 @@ def lobby_entry(state: TableState, version: int) -> dict[str, Any]:
         "seats_taken": len([p for p in state.seated if p.seat not in state.left]),
         "status": state.status,
         "practice": state.practice,
+        **({"turn_based": True} if state.timers is not None and state.timers.turn_based else {}),
         "version": version,
     }
 

@@ -38,6 +38,7 @@ from services.api.stream_slots import StreamSlots
 from services.api.view_cache import ViewCache
 from services.api.view_lane import ViewLane
 from services.api.web import web_routes
+from services.api.your_tables_routes import routes as your_tables_routes
 from services.callers import Callers
 from services.commands import GameCommands
 from services.config import Settings
@@ -188,6 +189,7 @@ def create_app(
         *game_routes,
         Route("/games/{game_id}/live", live, methods=["GET"]),
         Route("/lobby/live", lobby_live, methods=["GET"]),
+        *your_tables_routes,
         *history_routes,
         *chat_routes,
         *account_routes,

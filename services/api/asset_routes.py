@@ -32,6 +32,7 @@ SHELL_VARY = "Accept-Encoding, Accept-Language, Cookie"  # the preloaded languag
 API_PREFIXES = (
     "/games",
     "/lobby",
+    "/me",
     "/accounts",
     "/leaderboards",
     "/static",

@@ -16,6 +16,7 @@ from services.api.http import MAX_VERSION
 from services.api.idempotency import MAX_KEY, MIN_KEY
 from services.api.openapi_bodies import tighten
 from services.api.openapi_chat import CHAT_PATHS_RATE_LIMITED, chat_paths, chat_schemas
+from services.api.openapi_your_tables import your_tables_paths
 from services.api.routes import MAX_EVENTS_PAGE, MAX_LOBBY_PAGE
 from services.commands import RESERVED_PREFIXES
 
@@ -262,8 +263,9 @@ RATE_LIMITED = {
     ("/accounts/login", "post"),
     ("/accounts/me/password", "post"),
     *CHAT_PATHS_RATE_LIMITED,
+    ("/me/tables/{game_id}/seat", "post"),
 }
-CAPPED = {("/games/{game_id}/live", "get"), ("/lobby/live", "get")}
+CAPPED = {("/games/{game_id}/live", "get"), ("/lobby/live", "get"), ("/me/live", "get")}
 
 
 NOT_READY: dict[str, Any] = {
@@ -318,7 +320,9 @@ def openapi_document() -> dict[str, Any]:
         "table expires after this, default 30, at most 60), 'takeover_after' (timeouts in a row before a bot "
         "takes the seat, default 3), 'bot_pace_ms' (0-5000: how long a bot waits before it acts while "
         "a person sits at the table, so that its moves can be followed; 0 = at once; default: the "
-        "server's TABLESTREAM_BOT_PACE_MS, 1000)"
+        "server's TABLESTREAM_BOT_PACE_MS, 1000), 'turn_based' (true: turns up to 604800 s, a "
+        "week, and a wait for players up to 1440 minutes, default 1440; else turns up to 86400 s: "
+        "422 turn_too_long)"
     )
     commands = commands[3:]  # the account bodies are components, referenced by name
     components["Error"] = {
@@ -582,6 +586,7 @@ def openapi_document() -> dict[str, Any]:
         },
         **ACCOUNT_PATHS,
         **chat_paths(game, _body, _ok, _errors, body_errors),
+        **your_tables_paths(game, body_errors, _error, _ok),
         "/healthz": {
             "get": {
                 "summary": "Readiness: Redis answers and no projection lags past the threshold",

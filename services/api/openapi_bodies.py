@@ -4,7 +4,8 @@ the schema calls valid is one the server accepts (schemathesis' "schema-valid re
 - ``CreateGame``: one alternative per game and player count, with that game's options (bounds and
   the seat range of Skull's ``first_player`` included; more than 6 Skull players need
   ``two_sets``) and the table's own (``seed``, ``turn_seconds``, ``expire_minutes`` up to
-  ``domain.table.MAX_EXPIRE_MINUTES``, ``takeover_after``, ``bot_pace_ms``);
+  ``domain.table.MAX_EXPIRE_MINUTES``, ``takeover_after``, ``bot_pace_ms``, ``turn_based``: longer
+  turns and waits, ``REAL_TIME_BOUNDS``);
 - names (``JoinGame``, ``Register``): words of letters of one script (``services.names``: Latin,
   Greek, Cyrillic, Hebrew, Arabic, Thai, Devanagari, Hangul, or Japanese/Chinese Han with kana),
   digits and ``'.-_``, single spaces between words. The server accepts more (combining marks,
@@ -28,7 +29,14 @@ from confusable_homoglyphs import categories  # type: ignore[import-untyped]
 from domain.games import specs
 from domain.six_nimmt import options as six_nimmt_options
 from domain.skull import options as skull_options
-from domain.table import MAX_CLIENT_SEED, MAX_EXPIRE_MINUTES, MAX_NAME, TableTimers
+from domain.table import (
+    MAX_CLIENT_SEED,
+    MAX_EXPIRE_MINUTES,
+    MAX_NAME,
+    MAX_TURN_BASED_EXPIRE_MINUTES,
+    MAX_TURN_SECONDS,
+    TableTimers,
+)
 from services.accounts import MAX_PASSWORD, MIN_PASSWORD
 from services.api.http import MAX_VERSION
 from services.errors import AppError
@@ -89,7 +97,7 @@ def name_schema(low: int, high: int) -> dict[str, Any]:
 def _table_options() -> dict[str, Any]:
     schema = msgspec.json.schema(TableTimers)
     properties: dict[str, Any] = dict(next(iter(schema["$defs"].values()))["properties"])
-    properties["expire_minutes"] = {**properties["expire_minutes"], "maximum": MAX_EXPIRE_MINUTES}
+    properties["expire_minutes"] = {**properties["expire_minutes"], "maximum": MAX_TURN_BASED_EXPIRE_MINUTES}
     properties["seed"] = {
         "type": "string",
         "pattern": "^[0-9a-fA-F]{64}$",
@@ -130,7 +138,21 @@ def _game_options(game: str, players: int) -> dict[str, Any]:
         "properties": {**properties, **_table_options()},
         "required": required,
         "additionalProperties": False,
+        **REAL_TIME_BOUNDS,
     }
+
+
+REAL_TIME_BOUNDS: dict[str, Any] = {
+    "if": {"properties": {"turn_based": {"const": True}}, "required": ["turn_based"]},
+    "else": {
+        "properties": {
+            "turn_seconds": {"maximum": MAX_TURN_SECONDS},
+            "expire_minutes": {"maximum": MAX_EXPIRE_MINUTES},
+        }
+    },
+}
+"""A table that is not turn-based keeps a real-time table's bounds (``domain.table.table_timers``):
+turns of a day at most, a wait for players of an hour at most."""
 
 
 def _needs_options(game: str, players: int) -> bool:

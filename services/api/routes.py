@@ -11,7 +11,7 @@ import secrets
 from starlette.requests import Request
 from starlette.routing import Route
 
-from domain.table import MAX_EXPIRE_MINUTES, Account
+from domain.table import MAX_TURN_BASED_EXPIRE_MINUTES, Account
 from services.api.bodies import CreateGame, Empty, JoinGame, SendCommand
 from services.api.context import app_context
 from services.api.http import (
@@ -38,7 +38,7 @@ from services.errors import InvalidError, TooManyError, UnauthorizedError, Unava
 from services.lifecycle import wall_clock_ms
 from services.queries import ViewParts, shown_event
 from services.seat_names import seat_name
-from services.store import retention
+from services.store import retention, your_tables
 from services.store.event_store import EventStore
 
 MAX_EVENTS_PAGE = 1000
@@ -81,7 +81,7 @@ async def reserve_waiting_table(store: EventStore, address: str, cap: int) -> st
     """A place for one more waiting table of ``address`` (``services.store.retention``), or 429
     ``too_many_tables_from_address``: one client may not hold the lobby's places by itself."""
     reservation = secrets.token_hex(8)
-    keep_ms = 2 * MAX_EXPIRE_MINUTES * 60_000
+    keep_ms = 2 * MAX_TURN_BASED_EXPIRE_MINUTES * 60_000  # the longest a new table may wait, twice
     if not await store.run(retention.reserve_waiting(address, reservation, cap, wall_clock_ms(), keep_ms)):
         raise TooManyError(
             "too_many_tables_from_address",
@@ -112,6 +112,8 @@ async def join_game(request: Request) -> JSONResponse:
     ):
         # removed by retention since it was authenticated (an idle unverified account): no seat
         raise UnauthorizedError("invalid_account_token", "The account token is not valid.")
+    if account is not None:  # noted before the seat is taken: "Your tables" on every device (checked on read)
+        await context.store.run(your_tables.note_table(account.id, game_id, wall_clock_ms()))
     seat, seat_token = await context.commands.join(game_id, name, body.client_seed or "", account)
     if account is not None:  # a use of the account: an idle unverified account is removed (retention)
         # best effort: the seat is taken, and its token must reach the player whatever the index does

@@ -24,7 +24,7 @@ from starlette.types import Scope
 from domain.games import specs
 from domain.six_nimmt import options as six_nimmt_options
 from domain.skull import options as skull_options
-from domain.table import MAX_EXPIRE_MINUTES, PUBLIC_TURN_SECONDS, TableTimers
+from domain.table import MAX_EXPIRE_MINUTES, MAX_TURN_SECONDS, PUBLIC_TURN_SECONDS, TableTimers
 from projections.narration import LANGUAGES
 from services.api.asset_routes import REVALIDATE, favicon, page_response, static_file
 from services.api.context import app_context
@@ -108,6 +108,8 @@ COMMON_EXPLANATIONS = {
     f"timer; empty: {PUBLIC_TURN_SECONDS} at a public table, none at a practice table.",
     "expire_minutes": "Minutes after which a table still waiting for players is closed.",
     "takeover_after": "Missed turns in a row after which a bot takes the seat over.",
+    "turn_based": "A turn-based table: turns may last up to a week, and the table waits a day for "
+    "players; the players come back when it is their turn ('Your tables').",
     "bot_pace_ms": "Milliseconds a bot waits before it moves while a person sits at the table, so that "
     "its moves can be followed; 0: at once; empty: the server's default.",
 }
@@ -149,7 +151,9 @@ def table_options() -> list[dict[str, Any]]:
     options = [_option("", name, prop) for name, prop in properties.items()]
     for option in options:
         if option["name"] == "expire_minutes":  # a new table's bound; older tables may have more
-            option["maximum"] = MAX_EXPIRE_MINUTES
+            option["maximum"] = MAX_EXPIRE_MINUTES  # a turn-based one's: MAX_TURN_BASED_EXPIRE_MINUTES
+        if option["name"] == "turn_seconds":  # a real-time table's; a turn-based one's is longer
+            option["maximum"] = MAX_TURN_SECONDS
         if option["name"] in ("turn_seconds", "bot_pace_ms"):  # the default: practice or not; the server's
             option["nullable"], option["default"] = True, None
     return options
@@ -223,6 +227,7 @@ def web_routes() -> list[BaseRoute]:
         Route("/rankings/{game}", shell, methods=["GET"]),
         Route("/players/{name:path}", shell, methods=["GET"]),
         Route("/rules/{game}", shell, methods=["GET"]),
+        Route("/your-tables", shell, methods=["GET"]),
         Route("/docs", docs, methods=["GET"]),
         Route("/games/options", game_options, methods=["GET"]),
         Route("/games/{game_id}/replay", get_replay, methods=["GET"]),

@@ -62,6 +62,7 @@ from services.store.requests import (
     text,
     version_of,
 )
+from services.store.your_tables import forget_account
 
 HOUR_MS = 3_600_000
 DAY_MS = 24 * HOUR_MS
@@ -258,6 +259,7 @@ def _remove_account(account_id: str, seen: float, cutoff_ms: int) -> Operation[b
     if not (yield ScriptCall("remove_account", keys, [head, cutoff_ms])):
         return None
     yield ScriptCall("release_name", [name_claim_key(registered["skeleton"])], [account_id])
+    yield from forget_account(account_id)  # its "Your tables" index (services.store.your_tables)
     yield index_call("ZREM", ACCOUNTS_SEEN, account_id)
     return True
 

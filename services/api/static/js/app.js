@@ -1,6 +1,7 @@
 // The shell's router: one page module per path; the header's language switcher and account link.
 import { applyStatic, lang, ready, setLang, t, onLangChange } from "./i18n.js";
 import { account, onAccountChange, playerHref, whoami } from "./account.js";
+import { followYourTables, refreshTables } from "./your_tables_live.js";
 
 const ROUTES = [
   [/^\/$/, () => import("./lobby.js")],
@@ -10,6 +11,7 @@ const ROUTES = [
   [/^\/rankings(?:\/([A-Za-z0-9_-]+))?\/?$/, () => import("./rankings.js")],
   [/^\/players\/(.+)$/, () => import("./players.js")],
   [/^\/rules\/([A-Za-z0-9_-]+)$/, () => import("./rules.js")],
+  [/^\/your-tables\/?$/, () => import("./your_tables.js")],
 ];
 
 let teardown = null;
@@ -26,6 +28,7 @@ export async function navigate(path, replace = false) {
 // teardown runs at once instead of replacing the current page's.
 async function route() {
   const mine = ++generation;
+  if (mine > 1) refreshTables(); // a seat taken on the page just left: the stream reads the cookies anew
   if (teardown) {
     teardown();
     teardown = null;
@@ -86,4 +89,5 @@ onAccountChange(showWho);
 onLangChange(showWho);
 showWho();
 whoami();
+followYourTables();
 route();

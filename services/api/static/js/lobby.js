@@ -3,6 +3,7 @@
 import { games, ApiError } from "./api.js";
 import { t, onLangChange } from "./i18n.js";
 import { TITLES } from "./names.js";
+import { turnBasedChoice } from "./lobby_turn_based.js";
 import { optionField, seatChoices } from "./option_texts.js";
 import { h, mount, randomHex, store, toast } from "./ui.js";
 import { navigate } from "./app.js";
@@ -226,6 +227,7 @@ export async function render(main) {
       h("button", { type: "submit", class: "primary", "data-testid": "create", text: t("lobby.createBtn") }));
     mount(formBox, h("h2", { id: "create-title", text: t("lobby.create") }), form);
     if (form.elements.two_sets) form.elements.two_sets.addEventListener("change", followPlayers);
+    turnBasedChoice(form);
     followPlayers();
 
     // The player count follows the options (Skull takes up to 12 with two boxes), and the seats
@@ -309,6 +311,7 @@ export async function render(main) {
           h("span", { class: "game-title", text: TITLES[g.game] || g.game }),
           h("span", { class: `badge ${g.status}`, text: t("status." + g.status) }),
           g.practice ? h("span", { class: "badge", text: t("lobby.practice") }) : null,
+          g.turn_based ? h("span", { class: "badge turn-based", "data-testid": "turn-based", text: t("lobby.turnBased") }) : null,
           mine.has(g.game_id) ? h("span", { class: "badge host", text: t("lobby.host") }) : null,
           h("span", { class: "muted", text: t("lobby.seats", { taken: g.seats_taken, seats: g.seats, n: g.seats }) })),
         h("div", { class: "table-actions" },

@@ -1,6 +1,7 @@
 // A table: the game board for this seat (or a spectator), live over server-sent events, every move
 // shown in turn by the change queue (table_queue.js), the log, the end screen.
 import { api, games, ApiError } from "./api.js";
+import { longTimeLeft } from "./time_left.js";
 import { t, onLangChange } from "./i18n.js";
 import { TITLES, playerName } from "./names.js";
 import { h, mount, patch, randomId, toast } from "./ui.js";
@@ -20,6 +21,7 @@ import { tableChat } from "./table_chat.js";
 export { endScreen };
 
 const MODULES = { skull: "skull", "six-nimmt": "six_nimmt", "skull-king": "skull_king" };
+const LONG_CLOCK = 3600; // seconds from which the clock reads in days, hours and minutes
 
 export async function loadGame(game) {
   return import(`./games/${MODULES[game]}.js`);
@@ -353,9 +355,11 @@ export async function render(main, id) {
   function tickClock() {
     const latest = queue.latest();
     const left = secondsLeft(latest && latest.clock, receivedAt);
-    for (const el of document.querySelectorAll("[data-clock]")) el.textContent = "⏱ " + t("table.timeLeft", { s: left });
+    // a turn-based table's long clock in days, hours and minutes (time_left.js); seconds below an hour
+    const words = left !== null && left >= LONG_CLOCK ? longTimeLeft(left) : t("table.timeLeft", { s: left });
+    for (const el of document.querySelectorAll("[data-clock]")) el.textContent = "⏱ " + words;
     const playing = latest && latest.status === "playing";
-    say(promptParts.clock, left !== null && playing ? "⏱ " + t("table.timeLeft", { s: left }) : "");
+    say(promptParts.clock, left !== null && playing ? "⏱ " + words : "");
     promptParts.clock.classList.toggle("urgent", left !== null && left <= 10);
     if (alerts && latest) {
       const mine = playing && latest.seat !== null && latest.to_act.includes(latest.seat) && !takeoverOf(latest) && latest.legal.length > 0;
