@@ -32,6 +32,7 @@ ScriptName = Literal[
     "remove_game",
     "remove_account",
     "account_seat",
+    "quickplay",
 ]
 
 
