@@ -32,7 +32,8 @@ if step == 'open' then
   if owner ~= ticket then
     local held = redis.call('GET', owner)
     if held then
-      local state = redis.call('HGET', string.gsub(ticket, '[^:]*$', held), 'state')
+      local held_key = string.sub(ticket, 1, #ticket - #id) .. held  -- the same prefix, the held id
+      local state = redis.call('HGET', held_key, 'state')
       if state == 'queued' or state == 'matched' then
         return {'live', held}
       end
