@@ -18,8 +18,14 @@ pytestmark = pytest.mark.browser
 SEATED_MS = 25_000  # the matcher runs every 0.5 s; a loaded machine may take a while
 
 
-def press_play_now(page: Page, name: str, game: str, players: int, bots: bool = False) -> None:
+def press_play_now(
+    page: Page, name: str, game: str, players: int, bots: bool = False, check_axe: bool = False
+) -> None:
     page.goto("/")
+    expect(page.locator(f"[data-testid=qp-play-{game}]")).to_be_visible()
+    if check_axe:  # the lobby with its "Play now" panel
+        found = axe.blocking(axe.violations(page))
+        assert not found, axe.describe(found)
     page.fill("#qp-name", name)
     page.select_option(f"[data-testid=qp-players-{game}]", str(players))
     if bots:
@@ -28,12 +34,16 @@ def press_play_now(page: Page, name: str, game: str, players: int, bots: bool = 
     expect(page.locator("[data-testid=qp-waiting]")).to_be_visible()
 
 
-def test_two_players_pressing_play_now_land_at_the_same_table(server: Server, browser) -> None:
+def test_two_players_pressing_play_now_land_at_the_same_table(
+    server: Server, browser, screenshots: Path
+) -> None:
     desk = player(browser, server.url)
     phone = player(browser, server.url, width=390, height=844)
-    press_play_now(desk, "Ada", "six-nimmt", 2)
+    desk.goto("/")
+    desk.locator("[data-testid=quickplay]").screenshot(path=str(screenshots / "quick-play-lobby.png"))
+    press_play_now(desk, "Ada", "six-nimmt", 2, check_axe=True)
     expect(desk.locator("[data-testid=qp-what]")).to_have_text("6 nimmt! · 2 players")
-    press_play_now(phone, "Brook", "six-nimmt", 2)
+    press_play_now(phone, "Brook", "six-nimmt", 2, check_axe=True)
     for page in (desk, phone):
         page.wait_for_url("**/tables/*", timeout=SEATED_MS)
     assert game_id(desk) == game_id(phone)

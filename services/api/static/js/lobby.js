@@ -187,7 +187,7 @@ export async function render(main) {
     const quickName = h("input", { id: "qp-name", name: "name", maxlength: 40, autocomplete: "nickname",
       value: store("tablestream.name") || "" });
     const panel = quickPlayPanel(schema, () => (account() ? null : quickName.value.trim()));
-    if (!account()) panel.querySelector(".qp-bots").before(h("div", { class: "field qp-name" },
+    if (!account()) panel.querySelector(".qp-games").before(h("div", { class: "field qp-name" },
       h("label", { for: "qp-name", text: t("lobby.name") }), quickName));
     mount(quickBox, panel);
   }
