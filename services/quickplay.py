@@ -292,12 +292,26 @@ async def _no_hook(step: str) -> None:
     return None
 
 
+async def _no_guard() -> None:
+    return None
+
+
 class Matcher:
-    def __init__(self, commands: GameCommands, clock: Clock = wall_clock_ms, hook: Hook = _no_hook) -> None:
+    """``guard``: awaited before each write of a match (the worker's loop renews its lease there and
+    stops the pass if another matcher holds it); ``hook``: after each step (tests kill it there)."""
+
+    def __init__(
+        self,
+        commands: GameCommands,
+        clock: Clock = wall_clock_ms,
+        hook: Hook = _no_hook,
+        guard: Callable[[], Awaitable[None]] | None = None,
+    ) -> None:
         self.commands = commands
         self.store = commands.store
         self.clock = clock
         self.hook = hook
+        self.guard = guard or _no_guard
 
     async def run_pass(self) -> Pass:
         done = Pass()
@@ -344,6 +358,7 @@ class Matcher:
                 "game_id": secrets.token_hex(8),
             }
             ids = [t.id for t in group.tickets]
+            await self.guard()
             if await self.store.run(store_ops.claim(name, match_id, ids, now, fields)):
                 log.info("quickplay_matched", match=match_id, tickets=len(ids), bots=group.bots)
                 await self._finish_logged(match_id, done)
@@ -366,6 +381,7 @@ class Matcher:
         ids = match["tickets"].split(",")
         tickets = await self.store.run(store_ops.tickets_of(ids))
         game_id, players = match["game_id"], int(match["players"])
+        await self.guard()
         await self.commands.create(match["game"], players, {}, game_id=game_id)
         await self.hook("created")
         seats: list[tuple[dict[str, str], int, str]] = []
@@ -373,6 +389,7 @@ class Matcher:
             token = await self.store.run(store_ops.choose_token(match_id, ticket["id"], secrets.token_urlsafe(24)))
             seat = await self._seat_of(game_id, ticket["id"])
             if seat is None:
+                await self.guard()
                 seat, _ = await self.commands.join(
                     game_id, ticket["name"], MARKER + ticket["id"], await self._account(ticket), token
                 )
@@ -381,6 +398,7 @@ class Matcher:
         if match.get("bots") == "1":
             folded = await self.commands.load(game_id)
             if folded.state.status == "waiting" and folded.state.free_seats():
+                await self.guard()
                 await self.commands.fill_with_bots(game_id)
             await self.hook("bots")
         await self.store.run(store_ops.seated(match_id, game_id, seats, SEATED_TTL_S))

@@ -21,10 +21,15 @@ import structlog
 from services.lifecycle import Clock, wall_clock_ms
 from services.quickplay import Matcher, Pass
 from services.store import quickplay as store_ops
+from services.store.event_store import EventStore
 from workers.lifecycle import async_client_for, commands_for
 from workers.stores import async_store_clients
 
 LEASE_MS = 5000
+
+
+class LeaseLost(Exception):
+    """This matcher no longer holds the lease: its pass stops."""
 
 log = structlog.get_logger("tablestream.quickplay")
 
@@ -46,11 +51,13 @@ class QuickplayLoop(threading.Thread):
         own = async_store_clients(self._connection)
         aclient, index = own if own is not None else (async_client_for(self._connection), None)
         commands = commands_for(aclient, self._connection, self._now, index)
-        matcher = Matcher(commands, self._now)
+        matcher = Matcher(commands, self._now, guard=lambda: self._renew(commands.store))
         try:
             while not self._stopped.is_set():
                 try:
                     await self.step(matcher)
+                except LeaseLost:
+                    log.warning("quickplay_lease_lost")
                 except Exception:  # a flaky connection must not kill the loop; the next pass retries
                     log.exception("quickplay_pass_failed")
                 await asyncio.to_thread(self._stopped.wait, self._interval)
@@ -66,6 +73,12 @@ class QuickplayLoop(threading.Thread):
         done = await matcher.run_pass()
         self.passes += 1
         return done
+
+    async def _renew(self, store: EventStore) -> None:
+        """Before each write of a pass: keep the lease, or stop the pass (another matcher has it,
+        this one having stalled past ``LEASE_MS``); what it claimed is finished by the holder."""
+        if not await store.run(store_ops.take_lease(self.holder, LEASE_MS)):
+            raise LeaseLost("another matcher holds the lease")
 
     def stop(self) -> None:
         self._stopped.set()

@@ -104,11 +104,15 @@ def queue_names() -> Operation[list[str]]:
 
 
 def queued_tickets(name: str) -> Operation[list[dict[str, str]]]:
-    """Every ticket of one queue, in arrival order."""
+    """Every ticket of one queue, in arrival order (an id whose ticket expired leaves the queue)."""
     ids = [text(i) for i in (yield Call(("ZRANGE", queue_key(name), 0, -1)))]
     if not ids:
         return []
     replies = yield Pipelined(tuple(Call(("HGETALL", ticket_key(i))) for i in ids))
+    gone = [i for i, reply in zip(ids, replies, strict=True) if not reply]
+    if gone:
+        keys = [queue_key(name), *(ticket_key(i) for i in gone)]
+        yield ScriptCall("quickplay", keys, ["forget", *gone])
     return [text_map(reply) for reply in replies if reply]
 
 

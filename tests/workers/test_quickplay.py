@@ -43,7 +43,7 @@ from services.store.operations import Handover
 from services.store.tokens import TokenStore
 from tests.workers.conftest import FakeClock
 from workers import lifecycle
-from workers.quickplay import QuickplayLoop
+from workers.quickplay import LeaseLost, QuickplayLoop
 
 pytestmark = pytest.mark.anyio
 GAME = "six-nimmt"
@@ -401,3 +401,31 @@ def wait_until(condition: object, seconds: float) -> None:
             return
         time.sleep(0.05)
     raise AssertionError(f"not within {seconds} s")
+
+
+async def test_one_matcher_runs_at_a_time_and_one_that_lost_its_lease_stops_before_writing(
+    fake_redis_async: aioredis.Redis, fake_redis: redis.Redis
+) -> None:
+    harness = Harness(fake_redis_async, FakeClock())
+    first, second = QuickplayLoop(fake_redis), QuickplayLoop(fake_redis)
+    assert await first.step(harness.matcher()) is not None
+    assert await second.step(harness.matcher()) is None  # the lease is the first's
+    assert await first.step(harness.matcher()) is not None  # renewed by its holder
+    for n in range(2):
+        await harness.queue(f"P{n}", 2)
+    await fake_redis_async.set(store_ops.LEASE, second.holder)  # the first stalled; the second took over
+    stalled = Matcher(commands_on(fake_redis_async), harness.clock, guard=lambda: first._renew(EventStore(fake_redis_async)))
+    with pytest.raises(LeaseLost):
+        await stalled.run_pass()
+    assert await harness.tables() == [] and await fake_redis_async.zcard(store_ops.MATCHES) == 0
+    assert await second.step(harness.matcher()) is not None
+    await check_seated_once(harness, 2)
+
+
+async def test_a_ticket_that_expired_without_a_matcher_leaves_its_queue(fake_redis_async: aioredis.Redis) -> None:
+    harness = Harness(fake_redis_async, FakeClock())
+    lost = await harness.queue("Lost", 2)
+    assert 0 < await fake_redis_async.ttl(store_ops.ticket_key(lost.ticket)) <= 3600
+    await fake_redis_async.delete(store_ops.ticket_key(lost.ticket))  # as its hour ran out
+    await harness.matcher().run_pass()
+    assert await fake_redis_async.zcard(store_ops.queue_key(store_ops.queue_name(GAME, 2))) == 0

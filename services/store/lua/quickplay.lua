@@ -17,9 +17,12 @@
 -- bots:    KEYS ticket; ARGV digest. Agree to bots: replies the state ('' when missing).
 -- drop:    KEYS ticket, queue, owner; ARGV arrived-before ms ('' for none), ticket ttl s, mode
 --          ('timeout': kept as 'timed_out' for ttl; 'abandon': removed). Only a queued ticket.
+-- forget:  KEYS queue, ticket 1..n; ARGV their ids. Takes out of the queue the ids whose ticket
+--          expired (no matcher ran for an hour).
 -- seated:  KEYS matches zset, match hash, then per ticket: ticket key, owner key
 --          ARGV match id, game id, ticket ttl s, then per ticket: seat, token.
 local step = ARGV[1]
+local KEEP_QUEUED = 3600  -- seconds a queued ticket and its owner's hold live without a matcher
 
 -- an owner key equal to the ticket's own key means: no owner (an anonymous ticket)
 local function owned_by(owner, ticket, id)
@@ -41,10 +44,11 @@ if step == 'open' then
   end
   redis.call('HSET', ticket, unpack(ARGV, 5))
   redis.call('HSET', ticket, 'state', 'queued', 'seen', arrived)
+  redis.call('EXPIRE', ticket, KEEP_QUEUED)  -- a safety net: the matcher drops it long before
   redis.call('ZADD', queue, arrived, id)
   redis.call('SADD', queues, name)
   if owner ~= ticket then
-    redis.call('SET', owner, id)
+    redis.call('SET', owner, id, 'EX', KEEP_QUEUED)
   end
   return {'new', id}
 end
@@ -65,6 +69,7 @@ if step == 'claim' then
     ids[#ids + 1] = id
     redis.call('ZREM', queue, id)
     redis.call('HSET', KEYS[i], 'state', 'matched', 'match', ARGV[2])
+    redis.call('PERSIST', KEYS[i])  -- kept until its match is finished
   end
   redis.call('HSET', match, 'tickets', table.concat(ids, ','), unpack(ARGV, 4))
   redis.call('ZADD', matches, ARGV[3], ARGV[2])
@@ -125,6 +130,15 @@ if step == 'bots' then
     redis.call('HSET', KEYS[1], 'bots', '1')
   end
   return found[2]
+end
+
+if step == 'forget' then  -- KEYS queue, then ticket keys; ARGV ids: those whose ticket is gone leave the queue
+  for i = 2, #KEYS do
+    if redis.call('EXISTS', KEYS[i]) == 0 then
+      redis.call('ZREM', KEYS[1], ARGV[i])
+    end
+  end
+  return 1
 end
 
 if step == 'drop' then
