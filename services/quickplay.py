@@ -351,7 +351,7 @@ class Matcher:
             if len(group.tickets) < players and not group.bots:
                 continue
             match_id = secrets.token_hex(8)
-            fields = {
+            fields: dict[str, str | int] = {
                 "game": game,
                 "players": players,
                 "bots": "1" if group.bots else "0",
@@ -386,7 +386,9 @@ class Matcher:
         await self.hook("created")
         seats: list[tuple[dict[str, str], int, str]] = []
         for ticket in tickets:
-            token = await self.store.run(store_ops.choose_token(match_id, ticket["id"], secrets.token_urlsafe(24)))
+            token = await self.store.run(
+                store_ops.choose_token(match_id, ticket["id"], secrets.token_urlsafe(24))
+            )
             seat = await self._seat_of(game_id, ticket["id"])
             if seat is None:
                 await self.guard()

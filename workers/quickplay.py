@@ -31,6 +31,7 @@ LEASE_MS = 5000
 class LeaseLost(Exception):
     """This matcher no longer holds the lease: its pass stops."""
 
+
 log = structlog.get_logger("tablestream.quickplay")
 
 

@@ -136,7 +136,9 @@ async def cancel_ticket(request: Request) -> JSONResponse:
     secret = _secret(request, ticket_id)
     await quickplay_of(request).cancel(ticket_id, secret)
     response = JSONResponse({"ticket": ticket_id, "state": "cancelled"})
-    response.delete_cookie(COOKIE, path="/", httponly=True, samesite="strict", secure=request.url.scheme == "https")
+    response.delete_cookie(
+        COOKIE, path="/", httponly=True, samesite="strict", secure=request.url.scheme == "https"
+    )
     return response
 
 

@@ -125,7 +125,9 @@ def drop_ticket(ticket: Mapping[str, str], mode: str, ttl_s: int) -> Operation[b
     return bool((yield ScriptCall("quickplay", keys, ["drop", "", ttl_s, mode])))
 
 
-def claim(name: str, match_id: str, ticket_ids: Sequence[str], now_ms: int, fields: Mapping[str, str | int]) -> Operation[bool]:
+def claim(
+    name: str, match_id: str, ticket_ids: Sequence[str], now_ms: int, fields: Mapping[str, str | int]
+) -> Operation[bool]:
     """Claim the tickets for one match, all or none: each must still be queued (not cancelled, not
     claimed by another match)."""
     keys = [queue_key(name), MATCHES, match_key(match_id), *(ticket_key(i) for i in ticket_ids)]
@@ -153,7 +155,9 @@ def choose_token(match_id: str, ticket_id: str, token: str) -> Operation[str]:
     return text(chosen)
 
 
-def seated(match_id: str, game_id: str, seats: Sequence[tuple[Mapping[str, str], int, str]], ttl_s: int) -> Operation[None]:
+def seated(
+    match_id: str, game_id: str, seats: Sequence[tuple[Mapping[str, str], int, str]], ttl_s: int
+) -> Operation[None]:
     """Finish a match: every ticket seated (its seat and token), the match gone from the pending set."""
     keys = [MATCHES, match_key(match_id)]
     args: list[str | int] = ["seated", match_id, game_id, ttl_s]

@@ -116,7 +116,9 @@ def test_two_players_pressing_play_now_are_seated_at_one_table_each_with_a_worki
         assert other["game_id"] == shown["game_id"] and other["seat"] != shown["seat"]
         again = one.get(f"/quickplay/{ticket['ticket']}").json()
         assert again["state"] == "seated" and "token" not in again  # handed out once
-        view = two.get(f"/games/{shown['game_id']}/view", headers={"Authorization": f"Bearer {other['token']}"})
+        view = two.get(
+            f"/games/{shown['game_id']}/view", headers={"Authorization": f"Bearer {other['token']}"}
+        )
         assert view.status_code == 200 and view.json()["status"] == "playing"
         lobby = one.get("/games").json()["games"]
         assert all(g.get("private") is not True for g in lobby)
@@ -129,7 +131,11 @@ def test_a_long_poll_answers_as_soon_as_the_ticket_is_seated(
     with browsers(app, 2) as (one, two):
         ticket = queue(one, "Ada").json()
         answers: list[Any] = []
-        poll = threading.Thread(target=lambda: answers.append(one.get(f"/quickplay/{ticket['ticket']}?wait=25", headers=_bearer(ticket))))
+        poll = threading.Thread(
+            target=lambda: answers.append(
+                one.get(f"/quickplay/{ticket['ticket']}?wait=25", headers=_bearer(ticket))
+            )
+        )
         poll.start()
         queue(two, "Bo")
         match(server)
@@ -162,7 +168,11 @@ def test_one_account_holds_one_live_ticket_and_is_seated_as_the_account(
         named = phone.post("/quickplay", json={"game": GAME, "players": 2, "name": "Someone"}, headers=auth)
         assert named.status_code == 422 and named.json()["error"]["code"] == "name_not_yours"
         other = two.post("/accounts", json={"name": "Bo Diddley"}).json()  # two new accounts: close ratings
-        two.post("/quickplay", json={"game": GAME, "players": 2}, headers={"Authorization": f"Bearer {other['token']}"})
+        two.post(
+            "/quickplay",
+            json={"game": GAME, "players": 2},
+            headers={"Authorization": f"Bearer {other['token']}"},
+        )
         match(server)
         shown = one.get(
             f"/quickplay/{ticket.json()['ticket']}",
@@ -185,7 +195,9 @@ def test_cancelling_forgets_the_ticket_and_a_matched_ticket_cannot_be_cancelled(
         assert cancelled.status_code == 200 and cancelled.json()["state"] == "cancelled"
         assert one.get(f"/quickplay/{ticket['ticket']}", headers=_bearer(ticket)).status_code == 404
         assert one.delete(f"/quickplay/{ticket['ticket']}", headers=_bearer(ticket)).status_code == 404
-        assert [k for k in fakeredis.FakeRedis(server=server).keys("*") if ticket["ticket"].encode() in k] == []
+        assert [
+            k for k in fakeredis.FakeRedis(server=server).keys("*") if ticket["ticket"].encode() in k
+        ] == []
         fresh = queue(one, "Ada")
         assert fresh.status_code == 201  # the cookie named a gone ticket: a new one
         queue(two, "Bo")
@@ -228,7 +240,12 @@ def test_reading_a_ticket_needs_its_secret(served: tuple[Starlette, fakeredis.Fa
         assert stranger.get(f"/quickplay/{ticket['ticket']}").status_code == 401
         wrong = stranger.get(f"/quickplay/{ticket['ticket']}", headers={"Authorization": "Bearer nope"})
         assert wrong.status_code == 404 and wrong.json()["error"]["code"] == "ticket_not_found"
-        assert stranger.delete(f"/quickplay/{ticket['ticket']}", headers={"Authorization": "Bearer nope"}).status_code == 404
+        assert (
+            stranger.delete(
+                f"/quickplay/{ticket['ticket']}", headers={"Authorization": "Bearer nope"}
+            ).status_code
+            == 404
+        )
         assert stranger.get("/quickplay/not-a-ticket", headers=_bearer(ticket)).status_code == 404
         assert one.get(f"/quickplay/{ticket['ticket']}?wait=99").json()["error"]["code"] == "invalid_query"
 
@@ -236,7 +253,9 @@ def test_reading_a_ticket_needs_its_secret(served: tuple[Starlette, fakeredis.Fa
 def test_tickets_are_rate_limited_per_address() -> None:
     server = fakeredis.FakeServer()
     app = create_app(
-        Settings(admin_token=ADMIN_TOKEN, **{**UNLIMITED, "quickplay_rate": "2/minute", "trusted_proxies": PROXY}),
+        Settings(
+            admin_token=ADMIN_TOKEN, **{**UNLIMITED, "quickplay_rate": "2/minute", "trusted_proxies": PROXY}
+        ),
         lambda: (fakeredis.FakeAsyncRedis(server=server), fakeredis.FakeRedis(server=server)),
     )
     with browsers(app, 2) as (one, other):

@@ -11,6 +11,7 @@ and cache, as a restarted process would be.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import random
 from collections import Counter
@@ -94,7 +95,9 @@ class Harness:
 
         return Matcher(commands_on(self.client), self.clock, hook)
 
-    async def queue(self, name: str, players: int, bots: bool = False, account: Account | None = None) -> Holder:
+    async def queue(
+        self, name: str, players: int, bots: bool = False, account: Account | None = None
+    ) -> Holder:
         opened = await self.quickplay.open(GAME, players, name, bots, account, None)
         holder = Holder(opened.ticket, opened.secret, name)
         self.holders.append(holder)
@@ -133,10 +136,8 @@ class Harness:
 async def run_passes(harness: Harness, rng: random.Random, passes: int, kill_chance: float) -> None:
     for _ in range(passes):
         kill_at = rng.randint(1, 6) if rng.random() < kill_chance else None
-        try:
+        with contextlib.suppress(Killed):
             await harness.matcher(kill_at).run_pass()
-        except Killed:
-            pass
 
 
 async def check_seated_once(harness: Harness, players: int) -> None:
@@ -184,13 +185,11 @@ async def random_session(harness: Harness, seed: int) -> int:
         kill_at = rng.randint(1, 6) if rng.random() < 0.6 else None
 
         async def one_pass(kill_at: int | None = kill_at) -> None:
-            try:
+            with contextlib.suppress(Killed):
                 await harness.matcher(kill_at).run_pass()
-            except Killed:
-                pass
 
         results = await asyncio.gather(one_pass(), *(harness.cancel(v) for v in victims))
-        for victim, outcome in zip(victims, results[1:], strict=True):
+        for outcome in results[1:]:
             assert outcome in ("cancelled", "already_matched", "ticket_not_found")
         harness.clock.advance(rng.uniform(0.5, 5))
         await harness.poll_all()
@@ -199,10 +198,8 @@ async def random_session(harness: Harness, seed: int) -> int:
     await harness.poll_all()
     for holder in harness.holders:
         if not holder.cancelled:
-            try:
+            with contextlib.suppress(AppError):
                 await harness.quickplay.agree_to_bots(holder.ticket, holder.secret)
-            except AppError:
-                pass
     await run_passes(harness, rng, 6, kill_chance=0.5)
     await harness.matcher().run_pass()  # one that is not killed finishes whatever is left
     return players
@@ -253,7 +250,9 @@ async def test_ratings_pairing_prefers_close_ratings(fake_redis_async: aioredis.
     holders = {}
     for account_id, display in ratings.items():  # arrival order: 1000, 1500, 1030, 1470
         await set_rating(fake_redis_async, account_id, display)
-        holders[account_id] = await harness.queue(account_id, 2, account=Account(id=account_id, name=account_id))
+        holders[account_id] = await harness.queue(
+            account_id, 2, account=Account(id=account_id, name=account_id)
+        )
         harness.clock.advance(0.1)
     await harness.matcher().run_pass()
     tables = {k: (await harness.state(h) or {}).get("game_id") for k, h in holders.items()}
@@ -270,11 +269,17 @@ def test_the_rating_window_widens_with_the_wait_and_opens_at_the_bound() -> None
 
 
 def test_an_anonymous_player_pairs_with_anonymous_ones_before_accounts() -> None:
-    queue = [Waiting("anon", 0, None, False), Waiting("acct", 1, 1000, False), Waiting("anon2", 2, None, False)]
+    queue = [
+        Waiting("anon", 0, None, False),
+        Waiting("acct", 1, 1000, False),
+        Waiting("anon2", 2, None, False),
+    ]
     assert plan(queue, 2, now_ms=100) == [Group((queue[0], queue[2]), bots=False)]
 
 
-async def test_a_cancelled_ticket_leaves_no_trace_and_is_never_seated(fake_redis_async: aioredis.Redis) -> None:
+async def test_a_cancelled_ticket_leaves_no_trace_and_is_never_seated(
+    fake_redis_async: aioredis.Redis,
+) -> None:
     harness = Harness(fake_redis_async, FakeClock())
     before = sorted(await fake_redis_async.keys("*"))
     alone = await harness.queue("Alone", 2, account=Account(id="acct1", name="Alone"))
@@ -330,7 +335,9 @@ async def test_bots_fill_after_the_wait_only_for_those_who_agreed(fake_redis_asy
     assert (await harness.state(late) or {})["state"] == "seated"
 
 
-async def test_a_ticket_nobody_asks_about_is_removed_rather_than_seated(fake_redis_async: aioredis.Redis) -> None:
+async def test_a_ticket_nobody_asks_about_is_removed_rather_than_seated(
+    fake_redis_async: aioredis.Redis,
+) -> None:
     harness = Harness(fake_redis_async, FakeClock())
     gone = await harness.queue("ClosedTab", 2)
     harness.clock.advance(ABANDON_MS / 1000)
@@ -350,7 +357,9 @@ def test_the_worker_loop_finishes_a_match_its_killed_predecessor_claimed(
     holders: list[Holder] = []
 
     async def setup() -> Harness:
-        client = aioredis.Redis(connection_pool=aioredis.ConnectionPool(**sync.connection_pool.connection_kwargs))
+        client = aioredis.Redis(
+            connection_pool=aioredis.ConnectionPool(**sync.connection_pool.connection_kwargs)
+        )
         harness = Harness(client, clock)
         for n in range(2):
             holders.append(await harness.queue(f"P{n}", 2))
@@ -364,9 +373,12 @@ def test_the_worker_loop_finishes_a_match_its_killed_predecessor_claimed(
     loop = QuickplayLoop(sync, interval=0.05, now=clock)
     loop.start()
     try:
+
         def all_seated() -> bool:
             async def check() -> bool:
-                client = aioredis.Redis(connection_pool=aioredis.ConnectionPool(**sync.connection_pool.connection_kwargs))
+                client = aioredis.Redis(
+                    connection_pool=aioredis.ConnectionPool(**sync.connection_pool.connection_kwargs)
+                )
                 try:
                     q = QuickPlay(EventStore(client), clock)
                     states = [await q.read(h.ticket, h.secret, deliver=False) for h in holders]
@@ -382,7 +394,9 @@ def test_the_worker_loop_finishes_a_match_its_killed_predecessor_claimed(
         loop.join(timeout=10)
 
     async def verify() -> None:
-        client = aioredis.Redis(connection_pool=aioredis.ConnectionPool(**sync.connection_pool.connection_kwargs))
+        client = aioredis.Redis(
+            connection_pool=aioredis.ConnectionPool(**sync.connection_pool.connection_kwargs)
+        )
         harness.client = client
         harness.quickplay = QuickPlay(EventStore(client), clock)
         await check_seated_once(harness, 2)
@@ -414,7 +428,9 @@ async def test_one_matcher_runs_at_a_time_and_one_that_lost_its_lease_stops_befo
     for n in range(2):
         await harness.queue(f"P{n}", 2)
     await fake_redis_async.set(store_ops.LEASE, second.holder)  # the first stalled; the second took over
-    stalled = Matcher(commands_on(fake_redis_async), harness.clock, guard=lambda: first._renew(EventStore(fake_redis_async)))
+    stalled = Matcher(
+        commands_on(fake_redis_async), harness.clock, guard=lambda: first._renew(EventStore(fake_redis_async))
+    )
     with pytest.raises(LeaseLost):
         await stalled.run_pass()
     assert await harness.tables() == [] and await fake_redis_async.zcard(store_ops.MATCHES) == 0
@@ -422,7 +438,9 @@ async def test_one_matcher_runs_at_a_time_and_one_that_lost_its_lease_stops_befo
     await check_seated_once(harness, 2)
 
 
-async def test_a_ticket_that_expired_without_a_matcher_leaves_its_queue(fake_redis_async: aioredis.Redis) -> None:
+async def test_a_ticket_that_expired_without_a_matcher_leaves_its_queue(
+    fake_redis_async: aioredis.Redis,
+) -> None:
     harness = Harness(fake_redis_async, FakeClock())
     lost = await harness.queue("Lost", 2)
     assert 0 < await fake_redis_async.ttl(store_ops.ticket_key(lost.ticket)) <= 3600
