@@ -63,7 +63,13 @@ export function quickPlayPanel(schema, name) {
       const ticket = await quickplay.open(game, players, who, bots.checked);
       showWaiting(ticket, opener);
     } catch (error) {
-      joinRefused(error);
+      // this browser's own search for another game: show it (its cookie reads it); else say why
+      const mine = error instanceof ApiError && error.code === "already_queued" && error.details.ticket
+        ? await quickplay.read(error.details.ticket).catch(() => null) : null;
+      if (mine) {
+        toast(error.message);
+        showWaiting(mine, opener);
+      } else joinRefused(error);
     } finally {
       opener.disabled = false;
     }
