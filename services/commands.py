@@ -115,13 +115,20 @@ class GameCommands:
         return self._seeds[game_id]
 
     async def create(
-        self, game: str, players: int, options: Mapping[str, Any], idempotency_key: str | None = None
+        self,
+        game: str,
+        players: int,
+        options: Mapping[str, Any],
+        idempotency_key: str | None = None,
+        game_id: str | None = None,
     ) -> tuple[str, str]:
         """A new table; returns its id and the host's token. With an ``idempotency_key`` (a client's
         secret), the same key and body within 24 hours answer with the same table, creating nothing;
-        the same key with another body is a 409 ``idempotency_key_reused``."""
+        the same key with another body is a 409 ``idempotency_key_reused``. ``game_id`` (quick play's
+        matcher, ``services.quickplay``): the table's id chosen beforehand; when a stream of that id
+        exists already the create script writes nothing, so a re-run makes no second table."""
         if idempotency_key is None:
-            return await self._create(game, players, options)
+            return await self._create(game, players, options, game_id)
         fingerprint = command_fingerprint(None, {"game": game, "players": players, "options": options})
         claim = await self.idempotency.claim(idempotency_key, fingerprint)
         if claim.state == "done":
@@ -143,7 +150,9 @@ class GameCommands:
         await self.idempotency.finish(idempotency_key, fingerprint, game_id, host_token)
         return game_id, host_token
 
-    async def _create(self, game: str, players: int, options: Mapping[str, Any]) -> tuple[str, str]:
+    async def _create(
+        self, game: str, players: int, options: Mapping[str, Any], chosen_id: str | None = None
+    ) -> tuple[str, str]:
         try:
             table = table_for(game)
         except Rejected as rejected:
@@ -152,7 +161,7 @@ class GameCommands:
         practice_seed = options.pop(SEED_OPTION, None)
         root, master = _secret_material(practice_seed)
         seeds = SecretSeeds(root, master)
-        game_id = secrets.token_hex(8)
+        game_id = chosen_id or secrets.token_hex(8)
         online = {key: options.pop(key) for key in TABLE_OPTIONS if key in options}
         try:
             timers = table_timers(online, practice_seed is not None, self.bot_pace_ms)
@@ -170,6 +179,9 @@ class GameCommands:
         created = await self.store.create(
             game_id, {"root": root.hex(), "master": master.hex()}, entries[0], entries[1:]
         )
+        if not created and chosen_id is not None:  # made before (a re-run): nothing more to do
+            log.info("table_created", game_id=game_id, game=game, players=players, outcome="dup")
+            return game_id, ""
         host_token = await self.tokens.issue(game_id, "host")
         # the create script arms no timer: the lifecycle arms it, before the table is announced
         await self._after(advance(game_id, None, entries), armed=False)
@@ -178,13 +190,19 @@ class GameCommands:
         return game_id, host_token
 
     async def join(
-        self, game_id: str, name: str, client_seed: str = "", account: Account | None = None
+        self,
+        game_id: str,
+        name: str,
+        client_seed: str = "",
+        account: Account | None = None,
+        token: str | None = None,
     ) -> tuple[int, str]:
         """Seat a player at the next free seat; returns the seat and its token. With an ``account``
         the seat is claimed for it, and the join record names the account so that a re-run of the
-        stream (the verifier) claims it again; joins without one are recorded as before."""
+        stream (the verifier) claims it again; joins without one are recorded as before. ``token``:
+        the seat's token chosen beforehand (quick play's matcher keeps it before joining)."""
         seeds = await self.seeds(game_id)
-        token = secrets.token_urlsafe(24)
+        token = token or secrets.token_urlsafe(24)
         body: dict[str, Any] = {"name": name, "client_seed": client_seed}
         if account is not None:
             body |= {"account_id": account.id, "account_name": account.name}

@@ -77,6 +77,7 @@ class Settings:
     create_rate: str = "30/minute"  # tables created per client address
     join_rate: str = "60/minute"  # seats taken per client address
     command_rate: str = "1200/minute"  # commands per client address
+    quickplay_rate: str = "30/minute"  # quick play tickets opened per client address
     max_waiting_tables: int = 10_000  # tables waiting for players, all API processes together
     trusted_proxies: str = ""  # proxies (IPs or CIDRs, comma-separated) whose X-Forwarded-For is believed
 

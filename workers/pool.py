@@ -46,6 +46,7 @@ from services.store.queue import (
 )
 from services.structured_logging import configure_logging
 from workers.lifecycle import PaceLoop, TimerLoop
+from workers.quickplay import QuickplayLoop
 from workers.stores import WORKER_LIMITS, configure
 from workers.sweeper import Sweeper
 
@@ -120,6 +121,8 @@ def run_pool(
     timers.start()
     paced = PaceLoop(SyncEventStore(clients.store, clients.index, acks), lifecycle_queue(connection))
     paced.start()
+    matcher = QuickplayLoop(connection)  # quick play's matcher (its lease: one pass at a time)
+    matcher.start()
     log.info(
         "worker_started",
         store=redacted(place.store_url),
@@ -139,6 +142,7 @@ def run_pool(
             )
             pool.start(logging_level="WARNING")
     finally:
+        matcher.stop()
         paced.stop()
         timers.stop()
         sweeper.stop()

@@ -31,6 +31,7 @@ from services.api.lobby_live import lobby_live
 from services.api.middleware import DrainGuard, RequestContext, RequestGuard, SecurityHeaders
 from services.api.openapi import openapi_document
 from services.api.probes import RETRY_AFTER, ProbeLane, Readiness
+from services.api.quickplay_routes import routes as quickplay_routes
 from services.api.rate_limits import RateLimits
 from services.api.routes import routes as game_routes
 from services.api.shell import Shell
@@ -193,6 +194,7 @@ def create_app(
         *history_routes,
         *chat_routes,
         *account_routes,
+        *quickplay_routes,
         Route("/openapi.json", openapi, methods=["GET"]),
         Route("/healthz", healthz, methods=["GET"]),
         Route("/livez", livez, methods=["GET"]),

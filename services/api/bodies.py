@@ -52,6 +52,14 @@ class SetPassword(msgspec.Struct, forbid_unknown_fields=True):
     current_password: Annotated[str, msgspec.Meta(max_length=1024)] | None = None
 
 
+class QuickPlayRequest(msgspec.Struct, forbid_unknown_fields=True):
+    game: Annotated[str, msgspec.Meta(min_length=1, max_length=MAX_GAME_NAME)]
+    players: Annotated[int, msgspec.Meta(ge=1, le=20)]
+    # required without an account token; with one it defaults to the account's name
+    name: Annotated[str, msgspec.Meta(min_length=1, max_length=MAX_NAME)] | None = None
+    bots_after_wait: bool = False
+
+
 class Empty(msgspec.Struct, forbid_unknown_fields=True):
     """A body with nothing to say: ``{}``."""
 

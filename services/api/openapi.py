@@ -14,9 +14,9 @@ from services.api.account_routes import MAX_PAGE as MAX_ACCOUNT_PAGE
 from services.api.bodies import CreateGame, Empty, JoinGame, Login, Register, SendCommand, SetPassword
 from services.api.http import MAX_VERSION
 from services.api.idempotency import MAX_KEY, MIN_KEY
-from services.api.openapi_bodies import tighten
 from services.api.openapi_chat import CHAT_PATHS_RATE_LIMITED, chat_paths, chat_schemas
 from services.api.openapi_your_tables import your_tables_paths
+from services.api.openapi_bodies import quickplay_schema, tighten
 from services.api.routes import MAX_EVENTS_PAGE, MAX_LOBBY_PAGE
 from services.commands import RESERVED_PREFIXES
 
@@ -252,6 +252,97 @@ ACCOUNT_PATHS: dict[str, Any] = {
 }
 
 
+TICKET = {
+    "name": "ticket",
+    "in": "path",
+    "required": True,
+    "schema": {"type": "string", "pattern": "^[0-9a-f]{16}$"},
+}
+QUICKPLAY_TICKET = (
+    "The ticket's token as 'Authorization: Bearer <ticket_token>', else the browser's HttpOnly "
+    "'ts_quickplay' cookie set by POST /quickplay. A ticket reads as {ticket, state (queued, "
+    "matched, seated, timed_out), game, players, bots_after_wait, waited_ms, wait_bound_seconds, "
+    "max_wait_seconds, position (while queued), game_id and seat (once seated), token (the seat's, "
+    "in the first answer that shows it seated only; the answer also sets the seat cookie)}."
+)
+QUICKPLAY_PATHS: dict[str, Any] = {
+    "/quickplay": {
+        "post": {
+            "summary": "Play now: queue for a table of this game and player count",
+            "description": "With an account token (header or 'ts_account' cookie) the ticket carries "
+            "the account and its rating (seated as the account's seat). A browser holding a live "
+            "ticket (its 'ts_quickplay' cookie) gets the same ticket again (200); an account with a "
+            "live ticket elsewhere, or a browser queued for another game, is 409 already_queued. "
+            + QUICKPLAY_TICKET,
+            "security": [{"bearer": []}, {"account_cookie": []}, {}],
+            "requestBody": _body("QuickPlayRequest"),
+            "responses": {
+                "201": _ok("The new ticket, its state and its ticket_token"),
+                "200": _ok("The browser's live ticket, answered again"),
+                **_errors(
+                    *BODY_ERRORS,
+                    401,
+                    409,
+                    s401="Bad account token (header or cookie)",
+                    s409="already_queued (the live ticket's id is in 'ticket')",
+                    s422="unknown_game, bad_player_count, invalid_name, name_not_yours",
+                ),
+            },
+        }
+    },
+    "/quickplay/{ticket}": {
+        "parameters": [TICKET],
+        "get": {
+            "summary": "The ticket's state; with 'wait' a long-poll",
+            "description": QUICKPLAY_TICKET,
+            "security": [{"bearer": []}, {"quickplay_cookie": []}],
+            "parameters": [
+                {
+                    "name": "wait",
+                    "in": "query",
+                    "required": False,
+                    "schema": {"type": "integer", "minimum": 0, "maximum": 25},
+                    "description": "Seconds to hold the answer while the ticket waits (default 0)",
+                }
+            ],
+            "responses": {
+                "200": _ok("The ticket"),
+                **_errors(401, 404, 422, s401="No ticket token", s404="ticket_not_found"),
+            },
+        },
+        "delete": {
+            "summary": "Cancel a queued ticket: nothing of it is left",
+            "security": [{"bearer": []}, {"quickplay_cookie": []}],
+            "responses": {
+                "200": _ok("{ticket, state: cancelled}"),
+                **_errors(
+                    401,
+                    403,
+                    404,
+                    409,
+                    s401="No ticket token",
+                    s403="A browser's request from a page of another site (cross_origin)",
+                    s404="ticket_not_found",
+                    s409="already_matched: the table is being set (or is set)",
+                ),
+            },
+        },
+    },
+    "/quickplay/{ticket}/bots": {
+        "parameters": [TICKET],
+        "post": {
+            "summary": "Agree to bots filling the table once the wait bound has passed",
+            "security": [{"bearer": []}, {"quickplay_cookie": []}],
+            "requestBody": _body("Empty"),
+            "responses": {
+                "200": _ok("The ticket"),
+                **_errors(*BODY_ERRORS, 401, 404, s401="No ticket token", s404="ticket_not_found"),
+            },
+        },
+    },
+}
+
+
 RETRY_AFTER = {
     "Retry-After": {"description": "Seconds to wait before retrying", "schema": {"type": "integer"}}
 }
@@ -264,6 +355,7 @@ RATE_LIMITED = {
     ("/accounts/me/password", "post"),
     *CHAT_PATHS_RATE_LIMITED,
     ("/me/tables/{game_id}/seat", "post"),
+    ("/quickplay", "post"),
 }
 CAPPED = {("/games/{game_id}/live", "get"), ("/lobby/live", "get"), ("/me/live", "get")}
 
@@ -587,6 +679,7 @@ def openapi_document() -> dict[str, Any]:
         **ACCOUNT_PATHS,
         **chat_paths(game, _body, _ok, _errors, body_errors),
         **your_tables_paths(game, body_errors, _error, _ok),
+        **QUICKPLAY_PATHS,
         "/healthz": {
             "get": {
                 "summary": "Readiness: Redis answers and no projection lags past the threshold",
@@ -598,6 +691,7 @@ def openapi_document() -> dict[str, Any]:
         },
         "/livez": {"get": {"summary": "Liveness: the process answers", "responses": {"200": _ok("alive")}}},
     }
+    components["QuickPlayRequest"] = quickplay_schema()
     _add_refusals(paths)
     del create, join, send, empty
     return {
@@ -613,6 +707,7 @@ def openapi_document() -> dict[str, Any]:
             "securitySchemes": {
                 "bearer": {"type": "http", "scheme": "bearer"},
                 "account_cookie": {"type": "apiKey", "in": "cookie", "name": "ts_account"},
+                "quickplay_cookie": {"type": "apiKey", "in": "cookie", "name": "ts_quickplay"},
             },
         },
     }

@@ -184,6 +184,34 @@ def create_game_schema() -> dict[str, Any]:
     return {"title": "CreateGame", "anyOf": alternatives}
 
 
+def quickplay_schema() -> dict[str, Any]:
+    """``POST /quickplay``: one alternative per game, with the player counts its table takes
+    without options (``services.quickplay.check_queue``) and a seat's name."""
+    alternatives = []
+    for game in specs():
+        alternatives.append(
+            {
+                "type": "object",
+                "required": ["game", "players", "name"],
+                "additionalProperties": False,
+                "properties": {
+                    "game": {"const": game.name},
+                    "players": {"type": "integer", "minimum": game.min_players, "maximum": game.max_players},
+                    "name": {
+                        **name_schema(MIN_SEAT_LENGTH, MAX_NAME),
+                        "description": "The seat's name; may be left out with an account token",
+                    },
+                    "bots_after_wait": {
+                        "type": "boolean",
+                        "default": False,
+                        "description": "Bots may fill the table once the wait bound has passed",
+                    },
+                },
+            }
+        )
+    return {"anyOf": alternatives}
+
+
 def tighten(components: dict[str, Any]) -> None:
     """Replace the msgspec schemas of the bodies with the server's own bounds (see the module)."""
     components["CreateGame"] = create_game_schema()

@@ -35,7 +35,7 @@ from limits.storage import storage_from_string
 from services.config import Settings
 from services.errors import TooManyError
 
-Action = Literal["create", "join", "command", "login", "register"]
+Action = Literal["create", "join", "command", "login", "register", "quickplay"]
 
 WHAT: dict[Action, str] = {
     "create": "tables created",
@@ -43,6 +43,7 @@ WHAT: dict[Action, str] = {
     "command": "commands sent",
     "login": "login attempts",
     "register": "accounts registered",
+    "quickplay": "quick play tickets opened",
 }
 
 LOCAL = "async+memory://"
@@ -129,6 +130,7 @@ class RateLimits:
             "command": settings.command_rate,
             "login": settings.login_rate,
             "register": settings.register_rate,
+            "quickplay": settings.quickplay_rate,
             GUESS: settings.login_guess_rate,
             NAME: settings.login_name_rate,
             CHAT: settings.chat_rate,

@@ -8,6 +8,7 @@ import { optionField, seatChoices } from "./option_texts.js";
 import { h, mount, randomHex, store, toast } from "./ui.js";
 import { navigate } from "./app.js";
 import { followLobby } from "./lobby_live.js";
+import { closeQuickPlay, quickPlayPanel, resumeQuickPlay } from "./quickplay.js";
 import { account, accountError, joinRefused, login, logout, onAccountChange, playerHref, register, setPassword,
   whoami } from "./account.js";
 
@@ -54,11 +55,14 @@ export async function render(main) {
   const accountBox = h("section", { class: "panel account", "aria-labelledby": "account-title",
     "data-testid": "account" });
   const listBox = h("section", { class: "panel tables", "aria-labelledby": "tables-title" });
+  const quickBox = h("div", { class: "quick-box" }); // quick play's "Play now" (quickplay.js)
 
   function draw() {
     mount(main,
       h("div", { class: "hero" }, h("h1", { text: "Tablestream" }), h("p", { text: t("lobby.hero") })),
+      quickBox,
       h("div", { class: "lobby-grid" }, formBox, h("div", { class: "lobby-side" }, accountBox, listBox)));
+    drawQuick();
     drawAccount();
     drawForm();
     drawList();
@@ -177,6 +181,16 @@ export async function render(main) {
           text: hasOne ? t("account.changePassword") : t("account.setPassword") })),
       error);
     return form;
+  }
+
+  function drawQuick() {
+    if (!schema) return mount(quickBox);
+    const quickName = h("input", { id: "qp-name", name: "name", maxlength: 40, autocomplete: "nickname",
+      value: store("tablestream.name") || "" });
+    const panel = quickPlayPanel(schema, () => (account() ? null : quickName.value.trim()));
+    if (!account()) panel.querySelector(".qp-games").before(h("div", { class: "field qp-name" },
+      h("label", { for: "qp-name", text: t("lobby.name") }), quickName));
+    mount(quickBox, panel);
   }
 
   function drawForm() {
@@ -341,14 +355,16 @@ export async function render(main) {
   const stopLive = followLobby(drawList);
   // Logging in or out changes the account box, the create form's name and the join forms. Listened
   // to before anything is awaited: the page load's account check (app.js) may answer first.
-  const offAccount = onAccountChange(() => { drawAccount(); drawForm(); drawList(); });
+  const offAccount = onAccountChange(() => { drawAccount(); drawQuick(); drawForm(); drawList(); });
   try {
     schema = await games.options();
   } catch (error) {
     toast(error.message);
   }
   drawForm();
+  drawQuick();
+  resumeQuickPlay();
   const off = onLangChange(draw);
   whoami();
-  return () => { stopLive(); off(); offAccount(); };
+  return () => { stopLive(); off(); offAccount(); closeQuickPlay(); };
 }

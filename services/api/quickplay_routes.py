@@ -1,0 +1,150 @@
+"""Quick play's routes (``services.quickplay``): queue a ticket, read it (a long-poll), agree to bots,
+cancel it.
+
+The ticket's secret travels as ``Authorization: Bearer <ticket_token>`` (API clients) or in the
+browser's HttpOnly ``ts_quickplay`` cookie (``<ticket id>.<secret>``), set by ``POST /quickplay``.
+On ``POST /quickplay`` the ``Authorization`` header is the account token (as for joining), and the
+cookie is what makes one browser hold one live ticket: a second press answers the same ticket.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import time
+
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+
+from domain.table import Account
+from services.api.bodies import Empty, QuickPlayRequest
+from services.api.context import app_context
+from services.api.http import (
+    JSONResponse,
+    account_token,
+    bearer,
+    client_address,
+    int_query,
+    read_body,
+    set_token_cookie,
+)
+from services.errors import NotFoundError, UnauthorizedError
+from services.quickplay import QuickPlay
+from services.seat_names import seat_name
+
+COOKIE = "ts_quickplay"
+TICKET_ID = re.compile(r"[0-9a-f]{16}")
+MAX_POLL_SECONDS = 25
+POLL_STEP_SECONDS = 0.25  # how often a long-poll reads its ticket (one Redis round trip each)
+
+
+def quickplay_of(request: Request) -> QuickPlay:
+    """The process's quick play tickets (made on first use, on the app's store)."""
+    found: QuickPlay | None = getattr(request.app.state, "quickplay", None)
+    if found is None:
+        found = request.app.state.quickplay = QuickPlay(app_context(request).store)
+    return found
+
+
+def _ticket_of(request: Request) -> str:
+    ticket_id: str = request.path_params["ticket"]
+    if not TICKET_ID.fullmatch(ticket_id):
+        raise NotFoundError("ticket_not_found", f"No quick play ticket {ticket_id!r} for this secret.")
+    return ticket_id
+
+
+def _remembered(request: Request) -> tuple[str, str] | None:
+    """The ticket id and secret the browser's cookie holds."""
+    ticket_id, _, secret = request.cookies.get(COOKIE, "").partition(".")
+    return (ticket_id, secret) if TICKET_ID.fullmatch(ticket_id) and secret else None
+
+
+def _secret(request: Request, ticket_id: str) -> str:
+    token = bearer(request)
+    if token is not None:
+        return token
+    held = _remembered(request)
+    if held is None or held[0] != ticket_id:
+        raise UnauthorizedError("unauthorized", "Send the ticket's token as 'Authorization: Bearer <token>'.")
+    return held[1]
+
+
+def _set_cookie(request: Request, response: Response, ticket_id: str, secret: str) -> None:
+    response.set_cookie(
+        COOKIE,
+        f"{ticket_id}.{secret}",
+        max_age=3600,
+        httponly=True,
+        samesite="strict",
+        path="/",
+        secure=request.url.scheme == "https",
+    )
+
+
+async def open_ticket(request: Request) -> JSONResponse:
+    context = app_context(request)
+    await context.rate_limits.hit("quickplay", client_address(request))
+    body = await read_body(request, QuickPlayRequest)
+    found = account_token(request)
+    state = account = None
+    if found is not None:  # as for joining: the ticket carries the account (and its rating)
+        state = await context.accounts.authenticate(found[0])
+        account = Account(id=state.account_id, name=state.display_name)
+    name = await seat_name(context.accounts, body.name, state)
+    quickplay = quickplay_of(request)
+    opened = await quickplay.open(
+        body.game, body.players, name, body.bots_after_wait, account, _remembered(request)
+    )
+    shown = await quickplay.state(opened.ticket, opened.secret, deliver=False)
+    response = JSONResponse(
+        {**shown, "ticket_token": opened.secret}, status_code=201 if opened.fresh else 200
+    )
+    _set_cookie(request, response, opened.ticket, opened.secret)
+    return response
+
+
+async def read_ticket(request: Request) -> JSONResponse:
+    """The ticket's state; ``wait`` (seconds, at most 25): answer once it is no longer waiting, or
+    when the wait is up (a long-poll). A seated ticket's seat token is in the first answer that
+    shows it seated (and in the browser's seat cookie), never again."""
+    ticket_id = _ticket_of(request)
+    secret = _secret(request, ticket_id)
+    wait = int_query(request, "wait", 0, high=MAX_POLL_SECONDS)
+    quickplay = quickplay_of(request)
+    deadline = time.monotonic() + wait
+    shown = await quickplay.state(ticket_id, secret)
+    while shown["state"] in ("queued", "matched") and time.monotonic() < deadline:
+        await asyncio.sleep(POLL_STEP_SECONDS)
+        shown = await quickplay.state(ticket_id, secret)
+    response = JSONResponse(shown)
+    if "token" in shown:
+        set_token_cookie(request, response, "seat", str(shown["game_id"]), str(shown["token"]))
+    return response
+
+
+async def agree_to_bots(request: Request) -> JSONResponse:
+    ticket_id = _ticket_of(request)
+    secret = _secret(request, ticket_id)
+    await read_body(request, Empty)
+    return JSONResponse(await quickplay_of(request).agree_to_bots(ticket_id, secret))
+
+
+async def cancel_ticket(request: Request) -> JSONResponse:
+    """Cancel a queued ticket: nothing of it is left; 409 ``already_matched`` once it is being seated."""
+    ticket_id = _ticket_of(request)
+    secret = _secret(request, ticket_id)
+    await quickplay_of(request).cancel(ticket_id, secret)
+    response = JSONResponse({"ticket": ticket_id, "state": "cancelled"})
+    response.delete_cookie(
+        COOKIE, path="/", httponly=True, samesite="strict", secure=request.url.scheme == "https"
+    )
+    return response
+
+
+routes = [
+    Route("/quickplay", open_ticket, methods=["POST"]),
+    Route("/quickplay/{ticket}", read_ticket, methods=["GET"]),
+    Route("/quickplay/{ticket}", cancel_ticket, methods=["DELETE"]),
+    Route("/quickplay/{ticket}/bots", agree_to_bots, methods=["POST"]),
+]
