@@ -23,7 +23,7 @@ RULES_VERSION = 1
 Status = Literal["waiting", "playing", "finished", "expired"]
 TakeoverReason = Literal["left", "timeouts", "host"]
 
-TABLE_OPTIONS = ("turn_seconds", "expire_minutes", "takeover_after", "bot_pace_ms")
+TABLE_OPTIONS = ("turn_seconds", "expire_minutes", "takeover_after", "bot_pace_ms", "private")
 """Options of the table rather than the game: peeled off the create request like ``seed``."""
 PUBLIC_TURN_SECONDS = 60
 MAX_EXPIRE_MINUTES = 60
@@ -85,12 +85,15 @@ class TableTimersSet(Event, tag="table_timers_set", frozen=True, omit_defaults=T
 
     ``bot_pace_ms`` came later: 0 (no pacing) is left out of the bytes, so an event recorded before
     it existed re-runs to exactly its stored bytes (the other fields have no default: always there).
+    ``private`` likewise: only a private table (never listed in the lobby, joined by its invite link)
+    has it in its bytes.
     """
 
     turn_seconds: int
     expire_minutes: int
     takeover_after: int
     bot_pace_ms: int = 0
+    private: bool = False
 
 
 class BotSeated(Event, tag="bot_seated", frozen=True):
@@ -172,13 +175,15 @@ MAX_BOT_PACE_MS = 5000
 class TableTimers(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):
     """The online options: ``turn_seconds`` (0: no turn timer), ``expire_minutes`` for a waiting
     table, ``takeover_after`` consecutive timeouts before a bot takes the seat, ``bot_pace_ms``
-    how long a bot waits before it acts while a person sits at the table (0: at once). A table
-    recorded before pacing has no ``bot_pace_ms``: 0."""
+    how long a bot waits before it acts while a person sits at the table (0: at once), ``private``
+    (never listed in the lobby; joined only by its invite link). A table recorded before pacing has
+    no ``bot_pace_ms``: 0; one recorded before private tables is public."""
 
     turn_seconds: Annotated[int, msgspec.Meta(ge=0, le=86_400)]
     expire_minutes: Annotated[int, msgspec.Meta(ge=1, le=7 * 24 * 60)] = 30
     takeover_after: Annotated[int, msgspec.Meta(ge=1, le=100)] = 3
     bot_pace_ms: Annotated[int, msgspec.Meta(ge=0, le=MAX_BOT_PACE_MS)] = 0
+    private: bool = False
 
 
 def table_timers(options: dict[str, Any], practice: bool, bot_pace_ms: int = 0) -> dict[str, Any]:
@@ -198,6 +203,8 @@ def table_timers(options: dict[str, Any], practice: bool, bot_pace_ms: int = 0) 
             f"The table options are invalid: expire_minutes is at most {MAX_EXPIRE_MINUTES} "
             "(a table waits for players an hour at most).",
         )
+    if not resolved["private"]:  # a public table's create record stays as it was before the option
+        del resolved["private"]
     return resolved
 
 
@@ -516,6 +523,7 @@ class Table:
                 expire_minutes=event.expire_minutes,
                 takeover_after=event.takeover_after,
                 bot_pace_ms=event.bot_pace_ms,
+                private=event.private,
             )
             return msgspec.structs.replace(state, timers=timers)
         if isinstance(event, SeatLeft):
@@ -586,6 +594,11 @@ class Table:
         if state.status != "playing" or seat is None:
             return []
         return self.rules.legal_commands(state.game_state, seat)
+
+
+def is_private(state: TableState) -> bool:
+    """Whether the table is private: never listed in the lobby, seen and joined only by its link."""
+    return state.timers is not None and state.timers.private
 
 
 def bot_name(seat: Seat) -> str:

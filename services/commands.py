@@ -33,6 +33,7 @@ from domain.kernel import Command, Event, Rejected
 from domain.table import TABLE_OPTIONS, Account, BotSeated, Table, table_timers
 from services.callers import TokenCheck, verify
 from services.errors import AppError, ConflictError, InvalidError, from_rejection, game_not_found
+from services.invitations import INVITE_FIELD, new_invite_code
 from services.history.folding import Folded, StateCache, advance, decode_events
 from services.history.records import GENESIS_HASH, CommandRecord, command_fingerprint, encode_batch
 from services.lifecycle import Lifecycle
@@ -167,9 +168,10 @@ class GameCommands:
             body={"game": game, "players": players, "options": options, "table": timers},
         )
         entries = encode_batch(1, GENESIS_HASH, record, events, fresh_salts(len(events)))
-        created = await self.store.create(
-            game_id, {"root": root.hex(), "master": master.hex()}, entries[0], entries[1:]
-        )
+        secret = {"root": root.hex(), "master": master.hex()}
+        if timers.get("private"):  # the invite link's code, kept with the seeds (services.invitations)
+            secret[INVITE_FIELD] = new_invite_code()
+        created = await self.store.create(game_id, secret, entries[0], entries[1:])
         host_token = await self.tokens.issue(game_id, "host")
         # the create script arms no timer: the lifecycle arms it, before the table is announced
         await self._after(advance(game_id, None, entries), armed=False)

@@ -35,6 +35,8 @@ from services.api.routes import routes as game_routes
 from services.api.shell import Shell
 from services.api.stream_slots import StreamSlots
 from services.api.view_cache import ViewCache
+from services.api.invite_gate import InviteGate
+from services.api.invite_routes import routes as invite_routes
 from services.api.view_lane import ViewLane
 from services.api.web import web_routes
 from services.callers import Callers
@@ -188,6 +190,7 @@ def create_app(
         Route("/games/{game_id}/live", live, methods=["GET"]),
         Route("/lobby/live", lobby_live, methods=["GET"]),
         *history_routes,
+        *invite_routes,
         *account_routes,
         Route("/openapi.json", openapi, methods=["GET"]),
         Route("/healthz", healthz, methods=["GET"]),
@@ -199,6 +202,7 @@ def create_app(
         routes=routes,
         middleware=[
             Middleware(ProbeLane),
+            Middleware(InviteGate),  # a private table is an unknown game without its link
             Middleware(ViewLane),
             Middleware(RequestContext),
             Middleware(RequestGuard, public_origin=settings.public_origin),
