@@ -37,6 +37,7 @@ from services.api.stream_slots import StreamSlots
 from services.api.view_cache import ViewCache
 from services.api.invite_gate import InviteGate
 from services.api.invite_routes import routes as invite_routes
+from services.api.rematch_routes import routes as rematch_routes
 from services.api.view_lane import ViewLane
 from services.api.web import web_routes
 from services.callers import Callers
@@ -191,6 +192,7 @@ def create_app(
         Route("/lobby/live", lobby_live, methods=["GET"]),
         *history_routes,
         *invite_routes,
+        *rematch_routes,
         *account_routes,
         Route("/openapi.json", openapi, methods=["GET"]),
         Route("/healthz", healthz, methods=["GET"]),
