@@ -33,9 +33,9 @@ from domain.kernel import Command, Event, Rejected
 from domain.table import TABLE_OPTIONS, Account, BotSeated, Table, table_timers
 from services.callers import TokenCheck, verify
 from services.errors import AppError, ConflictError, InvalidError, from_rejection, game_not_found
-from services.invitations import INVITE_FIELD, new_invite_code
 from services.history.folding import Folded, StateCache, advance, decode_events
 from services.history.records import GENESIS_HASH, CommandRecord, command_fingerprint, encode_batch
+from services.invitations import INVITE_FIELD, new_invite_code
 from services.lifecycle import Lifecycle
 from services.store.event_store import EventStore
 from services.store.idempotency import IdempotencyStore

@@ -25,19 +25,19 @@ from services.api.drain import Drain
 from services.api.error_responses import EXCEPTION_HANDLERS, http_error
 from services.api.history_routes import routes as history_routes
 from services.api.http import JSONResponse
+from services.api.invite_gate import InviteGate
+from services.api.invite_routes import routes as invite_routes
 from services.api.live import live
 from services.api.lobby_live import lobby_live
 from services.api.middleware import DrainGuard, RequestContext, RequestGuard, SecurityHeaders
 from services.api.openapi import openapi_document
 from services.api.probes import RETRY_AFTER, ProbeLane, Readiness
 from services.api.rate_limits import RateLimits
+from services.api.rematch_routes import routes as rematch_routes
 from services.api.routes import routes as game_routes
 from services.api.shell import Shell
 from services.api.stream_slots import StreamSlots
 from services.api.view_cache import ViewCache
-from services.api.invite_gate import InviteGate
-from services.api.invite_routes import routes as invite_routes
-from services.api.rematch_routes import routes as rematch_routes
 from services.api.view_lane import ViewLane
 from services.api.web import web_routes
 from services.callers import Callers

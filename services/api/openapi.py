@@ -15,6 +15,7 @@ from services.api.bodies import CreateGame, Empty, JoinGame, Login, Register, Se
 from services.api.http import MAX_VERSION
 from services.api.idempotency import MAX_KEY, MIN_KEY
 from services.api.openapi_bodies import tighten
+from services.api.openapi_invite import add_invite_parameter, invite_paths
 from services.api.routes import MAX_EVENTS_PAGE, MAX_LOBBY_PAGE
 from services.commands import RESERVED_PREFIXES
 
@@ -316,7 +317,9 @@ def openapi_document() -> dict[str, Any]:
         "table expires after this, default 30, at most 60), 'takeover_after' (timeouts in a row before a bot "
         "takes the seat, default 3), 'bot_pace_ms' (0-5000: how long a bot waits before it acts while "
         "a person sits at the table, so that its moves can be followed; 0 = at once; default: the "
-        "server's TABLESTREAM_BOT_PACE_MS, 1000)"
+        "server's TABLESTREAM_BOT_PACE_MS, 1000), 'private' (default false: never listed in the "
+        "lobby, seen and joined only with its invite link; the create answer then has 'invite' and "
+        "'link')"
     )
     commands = commands[3:]  # the account bodies are components, referenced by name
     components["Error"] = {
@@ -573,6 +576,7 @@ def openapi_document() -> dict[str, Any]:
             },
         },
         **ACCOUNT_PATHS,
+        **invite_paths(_error, _body, body_errors, _retry_later),
         "/healthz": {
             "get": {
                 "summary": "Readiness: Redis answers and no projection lags past the threshold",
@@ -584,6 +588,7 @@ def openapi_document() -> dict[str, Any]:
         },
         "/livez": {"get": {"summary": "Liveness: the process answers", "responses": {"200": _ok("alive")}}},
     }
+    add_invite_parameter(paths)
     _add_refusals(paths)
     del create, join, send, empty
     return {

@@ -110,6 +110,7 @@ COMMON_EXPLANATIONS = {
     "takeover_after": "Missed turns in a row after which a bot takes the seat over.",
     "bot_pace_ms": "Milliseconds a bot waits before it moves while a person sits at the table, so that "
     "its moves can be followed; 0: at once; empty: the server's default.",
+    "private": "Not listed in the lobby: only people with its invite link can see it and sit down.",
 }
 BOUNDS: dict[tuple[str, str], tuple[int, int]] = {
     ("six-nimmt", "end_score"): (1, six_nimmt_options.MAX_END_SCORE),

@@ -119,7 +119,9 @@ def test_viewing_or_spectating_a_private_table_without_its_code_answers_as_an_un
     assert answer["error"]["message"] == unknown["error"]["message"].replace(unknown_id, game_id)
 
 
-def test_a_token_of_the_table_or_its_link_lets_a_reader_in_and_another_tables_token_does_not(api: Api) -> None:
+def test_a_token_of_the_table_or_its_link_lets_a_reader_in_and_another_tables_token_does_not(
+    api: Api,
+) -> None:
     created = create_private(api)
     game_id, code = created["game_id"], created["invite"]
     host = {"Authorization": f"Bearer {created['host_token']}"}

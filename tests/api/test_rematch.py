@@ -9,12 +9,36 @@ from typing import Any
 
 import httpx
 import pytest
+from rq import SimpleWorker
+from rq.serializers import JSONSerializer
 
+from services.store.queue import lifecycle_queue
 from tests.api.conftest import Api
-from tests.api.test_lifecycle_api import host, run_jobs  # noqa: F401  (a fixture)
+from tests.api.test_lifecycle_api import host
+from workers import lifecycle
 from workers.bots import choose
 
 OPTIONS = {"rounds": 1, "turn_seconds": 120, "takeover_after": 5}
+
+
+@pytest.fixture
+def run_jobs(api: Api, monkeypatch: pytest.MonkeyPatch) -> Any:
+    """Run queued bot jobs in process, their async client on the test's backend."""
+    import fakeredis
+
+    def connect(sync: Any) -> Any:
+        if isinstance(sync, fakeredis.FakeRedis):
+            return fakeredis.FakeAsyncRedis(server=sync.connection_pool.connection_kwargs["server"])
+        return lifecycle.default_async_client(sync)
+
+    monkeypatch.setattr(lifecycle, "async_client_for", connect)
+
+    def run() -> None:
+        SimpleWorker([lifecycle_queue(api.sync)], connection=api.sync, serializer=JSONSerializer).work(
+            burst=True, logging_level="WARNING"
+        )
+
+    return run
 
 
 def auth(api: Api, game_id: str, seat: int) -> dict[str, str]:
@@ -27,7 +51,9 @@ def finished_game(api: Api, run_jobs: Any, humans: int, bots: int, seed: int, **
     link = api.client.get(f"/games/{game_id}/invite", headers=host(api, game_id)).json()
     for seat in range(humans):
         joined = api.client.post(
-            f"/games/{game_id}/players", json={"name": f"Player {seat + 1}"}, params={"invite": link["invite"] or ""}
+            f"/games/{game_id}/players",
+            json={"name": f"Player {seat + 1}"},
+            params={"invite": link["invite"] or ""},
         )
         assert joined.status_code == 201, joined.text
         api.tokens[game_id].append(joined.json()["token"])
@@ -47,7 +73,7 @@ def finished_game(api: Api, run_jobs: Any, humans: int, bots: int, seed: int, **
     raise AssertionError("the game did not finish")
 
 
-def accept(api: Api, game_id: str, seat: int) -> httpx.Response:
+def accept(api: Api, game_id: str, seat: int) -> Any:
     return api.client.post(f"/games/{game_id}/rematch", json={}, headers=auth(api, game_id, seat))
 
 
@@ -101,7 +127,7 @@ def test_concurrent_accepts_make_exactly_one_table(api: Api, run_jobs: Any) -> N
     app = api.client.app
 
     async def all_accept() -> list[httpx.Response]:
-        transport = httpx.ASGITransport(app=app)  # type: ignore[arg-type]
+        transport = httpx.ASGITransport(app=app)
         async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as client:
             return await asyncio.gather(
                 *(
@@ -110,7 +136,8 @@ def test_concurrent_accepts_make_exactly_one_table(api: Api, run_jobs: Any) -> N
                 )
             )
 
-    answers = api.client.portal.call(all_accept)  # type: ignore[union-attr]  # in the app's event loop
+    assert api.client.portal is not None
+    answers = api.client.portal.call(all_accept)  # in the app's event loop
     assert all(a.status_code == 200 for a in answers), [a.text for a in answers]
     assert created_tables(api) == before + 1
     new_ids = {state(api, game_id, seat)["new_game_id"] for seat in range(3)}
