@@ -12,8 +12,10 @@ import pytest
 from rq import SimpleWorker
 from rq.serializers import JSONSerializer
 
+from services.history.verify import verify_export
 from services.store.queue import lifecycle_queue
 from tests.api.conftest import Api
+from tests.api.test_accounts import register
 from tests.api.test_lifecycle_api import host
 from workers import lifecycle
 from workers.bots import choose
@@ -190,3 +192,49 @@ def test_only_the_players_of_a_finished_game_answer_a_rematch(api: Api, when: st
         game_id = api.started("skull", 3)
         refused = api.client.post(f"/games/{game_id}/rematch", json={})
         assert refused.status_code == 401 and refused.json()["error"]["code"] == "unauthorized"
+
+
+def test_a_finished_private_game_is_exported_to_its_players_and_verifies(api: Api, run_jobs: Any) -> None:
+    game_id = finished_game(api, run_jobs, humans=2, bots=1, seed=17, private=True)
+    assert api.client.get(f"/games/{game_id}/export").status_code == 404  # a stranger: no such game
+    export = api.client.get(f"/games/{game_id}/export", headers=auth(api, game_id, 1))
+    assert export.status_code == 200, export.text
+    report = verify_export(export.json())
+    assert report.ok, report.render()
+    replay = api.client.get(f"/games/{game_id}/replay", headers=auth(api, game_id, 0))
+    assert replay.status_code == 200
+
+
+def test_a_rematch_of_accounts_seats_the_same_accounts_and_a_private_game_keeps_its_id_out_of_histories(
+    api: Api, run_jobs: Any
+) -> None:
+    accounts = [register(api, name) for name in ("Ada", "Bo")]
+    created = api.client.post(
+        "/games", json={"game": "six-nimmt", "players": 2, "options": {**OPTIONS, "private": True}}
+    ).json()
+    game_id = created["game_id"]
+    api.tokens[game_id] = []
+    for account in accounts:
+        joined = api.client.post(
+            f"/games/{game_id}/players",
+            json={},
+            params={"invite": created["invite"]},
+            headers={"Authorization": f"Bearer {account['token']}"},
+        )
+        assert joined.status_code == 201, joined.text
+        api.tokens[game_id].append(joined.json()["token"])
+    rng = random.Random(19)
+    while (view := api.view(game_id, 0))["status"] != "finished":
+        for seat in view["to_act"]:
+            own = api.view(game_id, seat)
+            api.send(game_id, seat, choose(own["game"], own, rng), expected_version=own["version"])
+    api.project()
+    (entry,) = api.client.get(f"/accounts/{accounts[0]['account_id']}/history").json()["games"]
+    assert (entry["game_id"], entry["replay"], entry["export"]) == (None, None, None)
+    assert entry["game"] == "six-nimmt" and entry["you"]["seat"] == 0
+    accept(api, game_id, 0)
+    made = accept(api, game_id, 1).json()
+    new = api.client.get(
+        f"/games/{made['new_game_id']}/view", headers={"Authorization": f"Bearer {made['token']}"}
+    ).json()
+    assert [p["account"]["id"] for p in new["players"]] == [a["account_id"] for a in accounts]
