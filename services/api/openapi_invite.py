@@ -82,8 +82,10 @@ def invite_paths(error: Any, body: Any, body_errors: tuple[int, ...], retry_late
             "parameters": [GAME_ID],
             "get": {
                 "summary": "The link that seats a friend (a private table's carries its invite code)",
+                "description": "A private table's only for its code's holders and its own tokens' (a "
+                "seat's or the host's, as the bearer or the browser's cookie); for anyone else it is an "
+                "unknown game.",
                 "parameters": [INVITE],
-                "security": [{"bearer": []}, {}],
                 "responses": {
                     "200": _json("private, invite, link", INVITE_ANSWER),
                     "404": error("No such game"),
