@@ -28,6 +28,7 @@ def test_a_friend_opens_a_private_tables_link_reads_the_invitation_and_sits_down
     link = host.evaluate("navigator.clipboard.readText()")
     assert link.startswith(f"{server.url}/tables/{game_id}?invite=")
     assert host.locator("[data-testid=share-link]").count() == 0  # desktop Chromium: no share sheet
+    host.screenshot(path=screenshots / "invitation-host.png")
 
     lobby = host.request.get("/games").json()
     assert game_id not in [g["game_id"] for g in lobby["games"]]
