@@ -13,7 +13,7 @@ from playwright.sync_api import expect
 from tests.browser import axe
 from tests.browser.play import create_table, finished, join_table, play, player
 
-PHONE = {"width": 390, "height": 844}
+PHONE_WIDTH, PHONE_HEIGHT = 390, 844
 
 
 def test_a_friend_opens_a_private_tables_link_reads_the_invitation_and_sits_down(
@@ -45,7 +45,7 @@ def test_a_friend_opens_a_private_tables_link_reads_the_invitation_and_sits_down
     assert not found, axe.describe(found)
     visitor.screenshot(path=screenshots / "invitation.png", full_page=True)
 
-    friend = player(browser, server.url, **PHONE)
+    friend = player(browser, server.url, width=PHONE_WIDTH, height=PHONE_HEIGHT)
     friend.goto(link)
     expect(friend.locator("[data-testid=invitation]")).to_be_visible()
     friend.fill("#join-name", "Bo")
@@ -70,7 +70,7 @@ def test_two_players_finish_a_game_both_press_play_again_and_land_at_the_new_tab
 ) -> None:
     host = player(browser, server.url)
     game_id = create_table(host, "6 nimmt!", "Ada", 2, rounds=1)
-    friend = player(browser, server.url, **PHONE)
+    friend = player(browser, server.url, width=PHONE_WIDTH, height=PHONE_HEIGHT)
     join_table(friend, game_id, "Bo")
     play([host, friend], random.Random(23), finished([host, friend]))
 
