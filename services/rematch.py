@@ -27,7 +27,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import msgspec
-import redis.asyncio as aioredis
 import structlog
 
 from domain.table import MAX_EXPIRE_MINUTES, Account, TableState
@@ -112,7 +111,9 @@ SeatCheck = Callable[[Account], Awaitable[bool]]
 
 
 class Rematches:
-    def __init__(self, redis: aioredis.Redis | aioredis.RedisCluster, commands: GameCommands) -> None:
+    def __init__(self, redis: Any, commands: GameCommands) -> None:
+        """``redis``: the store's asyncio client (``EventStore.redis``; a cluster too: one key per
+        script run)."""
         self.redis = redis
         self.commands = commands
         self._script = redis.register_script(SCRIPT)
