@@ -23,7 +23,7 @@ RULES_VERSION = 1
 Status = Literal["waiting", "playing", "finished", "expired"]
 TakeoverReason = Literal["left", "timeouts", "host"]
 
-TABLE_OPTIONS = ("turn_seconds", "expire_minutes", "takeover_after", "bot_pace_ms", "turn_based")
+TABLE_OPTIONS = ("turn_seconds", "expire_minutes", "takeover_after", "bot_pace_ms", "turn_based", "private")
 """Options of the table rather than the game: peeled off the create request like ``seed``."""
 PUBLIC_TURN_SECONDS = 60
 MAX_EXPIRE_MINUTES = 60
@@ -95,6 +95,8 @@ class TableTimersSet(Event, tag="table_timers_set", frozen=True, omit_defaults=T
     ``bot_pace_ms`` came later: 0 (no pacing) is left out of the bytes, so an event recorded before
     it existed re-runs to exactly its stored bytes (the other fields have no default: always there).
     ``turn_based`` (a table whose turns may last days) came later still, left out when false.
+    ``private`` likewise: only a private table (never listed in the lobby, joined by its invite link)
+    has it in its bytes.
     """
 
     turn_seconds: int
@@ -102,6 +104,7 @@ class TableTimersSet(Event, tag="table_timers_set", frozen=True, omit_defaults=T
     takeover_after: int
     bot_pace_ms: int = 0
     turn_based: bool = False
+    private: bool = False
 
 
 class BotSeated(Event, tag="bot_seated", frozen=True):
@@ -185,13 +188,16 @@ class TableTimers(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_on
     table, ``takeover_after`` consecutive timeouts before a bot takes the seat, ``bot_pace_ms``
     how long a bot waits before it acts while a person sits at the table (0: at once). A table
     recorded before pacing has no ``bot_pace_ms``: 0. ``turn_based``: a table whose turns may last
-    up to a week (``MAX_TURN_BASED_SECONDS``; a real-time one's at most ``MAX_TURN_SECONDS``)."""
+    up to a week (``MAX_TURN_BASED_SECONDS``; a real-time one's at most ``MAX_TURN_SECONDS``). ``private``
+    (never listed in the lobby; joined only by its invite link); one recorded before private tables
+    is public."""
 
     turn_seconds: Annotated[int, msgspec.Meta(ge=0, le=MAX_TURN_BASED_SECONDS)]
     expire_minutes: Annotated[int, msgspec.Meta(ge=1, le=7 * 24 * 60)] = 30
     takeover_after: Annotated[int, msgspec.Meta(ge=1, le=100)] = 3
     bot_pace_ms: Annotated[int, msgspec.Meta(ge=0, le=MAX_BOT_PACE_MS)] = 0
     turn_based: bool = False
+    private: bool = False
 
 
 def table_timers(options: dict[str, Any], practice: bool, bot_pace_ms: int = 0) -> dict[str, Any]:
@@ -227,6 +233,8 @@ def table_timers(options: dict[str, Any], practice: bool, bot_pace_ms: int = 0) 
         )
     if not turn_based:
         del resolved["turn_based"]  # recorded only when true: a real-time table's event as before
+    if not resolved["private"]:  # a public table's create record stays as it was before the option
+        del resolved["private"]
     return resolved
 
 
@@ -546,6 +554,7 @@ class Table:
                 takeover_after=event.takeover_after,
                 bot_pace_ms=event.bot_pace_ms,
                 turn_based=event.turn_based,
+                private=event.private,
             )
             return msgspec.structs.replace(state, timers=timers)
         if isinstance(event, SeatLeft):
@@ -616,6 +625,11 @@ class Table:
         if state.status != "playing" or seat is None:
             return []
         return self.rules.legal_commands(state.game_state, seat)
+
+
+def is_private(state: TableState) -> bool:
+    """Whether the table is private: never listed in the lobby, seen and joined only by its link."""
+    return state.timers is not None and state.timers.private
 
 
 def bot_name(seat: Seat) -> str:

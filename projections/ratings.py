@@ -37,7 +37,7 @@ import msgspec
 from openskill.models import PlackettLuce
 
 from domain.games import table_for
-from domain.table import TableState
+from domain.table import TableState, is_private
 
 UNRATED_EVENT_TAGS = frozenset({"bot_seated"})
 LOWER_SCORE_WINS = frozenset({"six-nimmt"})
@@ -217,6 +217,8 @@ def finish_record(
         "replay": f"/replay/{state.game_id}",
         "export": f"/games/{state.game_id}/export",
     }
+    if is_private(state):  # its id is shown to no one in the public history (services.players)
+        record["private"] = True
     return record, updates
 
 

@@ -35,6 +35,7 @@ from services.callers import TokenCheck, verify
 from services.errors import AppError, ConflictError, InvalidError, from_rejection, game_not_found
 from services.history.folding import Folded, StateCache, advance, decode_events
 from services.history.records import GENESIS_HASH, CommandRecord, command_fingerprint, encode_batch
+from services.invitations import INVITE_FIELD, new_invite_code
 from services.lifecycle import Lifecycle
 from services.store.event_store import EventStore
 from services.store.idempotency import IdempotencyStore
@@ -176,9 +177,10 @@ class GameCommands:
             body={"game": game, "players": players, "options": options, "table": timers},
         )
         entries = encode_batch(1, GENESIS_HASH, record, events, fresh_salts(len(events)))
-        created = await self.store.create(
-            game_id, {"root": root.hex(), "master": master.hex()}, entries[0], entries[1:]
-        )
+        secret = {"root": root.hex(), "master": master.hex()}
+        if timers.get("private"):  # the invite link's code, kept with the seeds (services.invitations)
+            secret[INVITE_FIELD] = new_invite_code()
+        created = await self.store.create(game_id, secret, entries[0], entries[1:])
         if not created and chosen_id is not None:  # made before (a re-run): nothing more to do
             log.info("table_created", game_id=game_id, game=game, players=players, outcome="dup")
             return game_id, ""

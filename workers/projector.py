@@ -23,6 +23,7 @@ import structlog
 from rq import get_current_job
 from rq.job import Job
 
+from domain.table import is_private
 from projections.views import lobby_entry, materialise
 from services.history.folding import Folded, StateCache
 from services.lifecycle import lifecycle_behind
@@ -84,7 +85,8 @@ class Projector:
         summary = status = None
         started = False
         if written is not None:
-            summary = msgspec.json.encode(lobby_entry(written.state, written.version))
+            if not is_private(written.state):  # a private table is never listed in the lobby
+                summary = msgspec.json.encode(lobby_entry(written.state, written.version))
             started = written.state.status != "waiting"
             status = written.state.status  # the retention indexes (services.store.retention)
         deadline = start.timer.get("deadline")

@@ -26,6 +26,8 @@ from services.api.drain import Drain
 from services.api.error_responses import EXCEPTION_HANDLERS, http_error
 from services.api.history_routes import routes as history_routes
 from services.api.http import JSONResponse
+from services.api.invite_gate import InviteGate
+from services.api.invite_routes import routes as invite_routes
 from services.api.live import live
 from services.api.lobby_live import lobby_live
 from services.api.middleware import DrainGuard, RequestContext, RequestGuard, SecurityHeaders
@@ -33,6 +35,7 @@ from services.api.openapi import openapi_document
 from services.api.probes import RETRY_AFTER, ProbeLane, Readiness
 from services.api.quickplay_routes import routes as quickplay_routes
 from services.api.rate_limits import RateLimits
+from services.api.rematch_routes import routes as rematch_routes
 from services.api.routes import routes as game_routes
 from services.api.shell import Shell
 from services.api.stream_slots import StreamSlots
@@ -193,6 +196,8 @@ def create_app(
         *your_tables_routes,
         *history_routes,
         *chat_routes,
+        *invite_routes,
+        *rematch_routes,
         *account_routes,
         *quickplay_routes,
         Route("/openapi.json", openapi, methods=["GET"]),
@@ -205,6 +210,7 @@ def create_app(
         routes=routes,
         middleware=[
             Middleware(ProbeLane),
+            Middleware(InviteGate),  # a private table is an unknown game without its link
             Middleware(ViewLane),
             Middleware(RequestContext),
             Middleware(RequestGuard, public_origin=settings.public_origin),

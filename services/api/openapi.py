@@ -16,6 +16,7 @@ from services.api.http import MAX_VERSION
 from services.api.idempotency import MAX_KEY, MIN_KEY
 from services.api.openapi_bodies import quickplay_schema, tighten
 from services.api.openapi_chat import CHAT_PATHS_RATE_LIMITED, chat_paths, chat_schemas
+from services.api.openapi_invite import add_invite_parameter, invite_paths
 from services.api.openapi_your_tables import your_tables_paths
 from services.api.routes import MAX_EVENTS_PAGE, MAX_LOBBY_PAGE
 from services.commands import RESERVED_PREFIXES
@@ -414,7 +415,9 @@ def openapi_document() -> dict[str, Any]:
         "a person sits at the table, so that its moves can be followed; 0 = at once; default: the "
         "server's TABLESTREAM_BOT_PACE_MS, 1000), 'turn_based' (true: turns up to 604800 s, a "
         "week, and a wait for players up to 1440 minutes, default 1440; else turns up to 86400 s: "
-        "422 turn_too_long)"
+        "422 turn_too_long), 'private' (default false: never listed in the "
+        "lobby, seen and joined only with its invite link; the create answer then has 'invite' and "
+        "'link')"
     )
     commands = commands[3:]  # the account bodies are components, referenced by name
     components["Error"] = {
@@ -680,6 +683,7 @@ def openapi_document() -> dict[str, Any]:
         **chat_paths(game, _body, _ok, _errors, body_errors),
         **your_tables_paths(game, body_errors, _error, _ok),
         **QUICKPLAY_PATHS,
+        **invite_paths(_error, _body, body_errors, _retry_later),
         "/healthz": {
             "get": {
                 "summary": "Readiness: Redis answers and no projection lags past the threshold",
@@ -692,6 +696,7 @@ def openapi_document() -> dict[str, Any]:
         "/livez": {"get": {"summary": "Liveness: the process answers", "responses": {"200": _ok("alive")}}},
     }
     components["QuickPlayRequest"] = quickplay_schema()
+    add_invite_parameter(paths)
     _add_refusals(paths)
     del create, join, send, empty
     return {

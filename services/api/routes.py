@@ -31,6 +31,7 @@ from services.api.http import (
     set_token_cookie,
 )
 from services.api.idempotency import idempotency_key
+from services.api.invite_routes import invite_of
 from services.api.view_cache import viewer_of
 from services.callers import Caller
 from services.commands import CommandOutcome
@@ -72,7 +73,10 @@ async def create_game(request: Request) -> JSONResponse:
             await context.store.run_best_effort(  # the table is created: a failed index write is no 5xx
                 retention.settle_waiting(address, reservation, game_id, wall_clock_ms()), "settle_waiting"
             )
-    response = JSONResponse({"game_id": game_id, "host_token": host_token}, status_code=201)
+    created = {"game_id": game_id, "host_token": host_token}
+    if body.options.get("private") is True:  # the creator's invite link (services.invitations)
+        created |= await invite_of(request, game_id)
+    response = JSONResponse(created, status_code=201)
     set_token_cookie(request, response, "host", game_id, host_token)
     return response
 

@@ -112,6 +112,7 @@ COMMON_EXPLANATIONS = {
     "players; the players come back when it is their turn ('Your tables').",
     "bot_pace_ms": "Milliseconds a bot waits before it moves while a person sits at the table, so that "
     "its moves can be followed; 0: at once; empty: the server's default.",
+    "private": "Not listed in the lobby: only people with its invite link can see it and sit down.",
 }
 BOUNDS: dict[tuple[str, str], tuple[int, int]] = {
     ("six-nimmt", "end_score"): (1, six_nimmt_options.MAX_END_SCORE),

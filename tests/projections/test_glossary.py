@@ -238,6 +238,7 @@ def test_every_word_built_from_data_is_in_the_glossary() -> None:
         "skull": ["flower", "skull", "last_chance"],
         "game": ["skull", "six-nimmt", "skull-king"],
         "rules.card": ["black", "escape", "pirate", "mermaid", "scary-mary", "skull-king"],
+        "rematch.answer": ["accepted", "pending", "declined", "bot"],
     }
     wanted = {f"{family}.{name}" for family, names in families.items() for name in names}
     wanted |= {f"sk.as_{declared}" for declared in ("pirate", "escape")}

@@ -98,10 +98,11 @@ export async function render(main, rawName) {
           s.forfeit ? h("span", { class: "badge", "data-testid": "forfeit", text: t("player.forfeit." + s.forfeit) }) : null,
           h("span", { class: "score", title: t("table.scores"), text: String(s.score) }));
       })),
-      h("p", { class: "hist-links" },
+      // a private table's history has no links: its id is shown only to holders of its invite link
+      game.replay ? h("p", { class: "hist-links" },
         h("a", { href: game.replay, "data-nav": "", "data-testid": "replay-link", text: t("table.replay") }),
         h("a", { href: game.export, download: `tablestream-${game.game_id}.json`, "data-testid": "export-link",
-          text: t("player.export") })));
+          text: t("player.export") })) : null);
   }
 
   async function loadGames(focus) {

@@ -13,7 +13,7 @@ import { navigate } from "./app.js";
 const GAMES = ["skull", "six-nimmt", "skull-king"];
 const SPECIAL = ["escape", "pirate", "mermaid", "scary-mary", "skull-king"];
 // Options about the table rather than the game: the "Playing online" section says what they do.
-const ONLINE = new Set(["turn_seconds", "expire_minutes", "takeover_after", "turn_based"]);
+const ONLINE = new Set(["turn_seconds", "expire_minutes", "takeover_after", "turn_based", "private"]);
 const SEATS = new Set(["first_player"]); // numbered from 1 for people; empty means drawn by lot
 
 /** The entries prefix.1, prefix.2, ... that the glossary has, in order. */

@@ -1,8 +1,10 @@
 // The end of a game: the winners, the final scores, a score sheet per round (from the score pad,
-// `GET /games/{id}/scores`), and the ways to the replay and the fairness audit.
+// `GET /games/{id}/scores`), "Play again" (table_rematch.js), and the ways to the replay and the
+// fairness audit.
 import { t } from "./i18n.js";
 import { playerName } from "./names.js";
 import { h } from "./ui.js";
+import { rematchPanel } from "./table_rematch.js";
 
 function signed(n) {
   return n > 0 ? `+${n}` : String(n);
@@ -69,6 +71,7 @@ export function endScreen(view, id, pad = null) {
       h("tbody", {}, ranked.map((p) => h("tr", { class: view.winners.includes(p.seat) ? "winner" : "" },
         h("th", { scope: "row", text: p.name }), h("td", { text: String(view.scores[p.seat]) }))))),
     pad ? scoreSheet(view, pad) : h("p", { class: "muted", "data-testid": "sheet-loading", text: t("common.loading") }),
+    rematchPanel(view, id),
     h("p", { class: "actions" },
       h("a", { class: "button primary", href: `/replay/${id}`, "data-nav": "", "data-testid": "end-replay", text: t("table.replay") }),
       h("a", { class: "button", href: `/audit/${id}`, "data-nav": "", "data-testid": "end-audit", text: t("table.audit") })));

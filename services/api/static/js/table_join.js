@@ -1,15 +1,18 @@
 // A table still waiting for players: the way to sit down (as the logged-in account, or under a
-// name), the address to share, and the host's button that fills the empty seats with bots.
+// name) below what the visitor is invited to, the link to share (table_invite.js), and the host's
+// button that fills the empty seats with bots.
 import { games } from "./api.js";
 import { t } from "./i18n.js";
 import { h, store, toast } from "./ui.js";
 import { hosted, fillWithBots } from "./lobby.js";
 import { account, joinRefused } from "./account.js";
+import { invitation, inviteBox } from "./table_invite.js";
 
 /** ``joined`` runs once this browser has a seat; ``refresh`` reads the table again. */
 export function waitingPanel(view, id, { joined, refresh }) {
-  const parts = [h("p", { class: "share", text: t("table.share") }),
-    h("p", { class: "share-link mono", text: location.href })];
+  // The host and the seated players get the link to send (table_invite.js); a visitor sees what
+  // they are invited to, above the one button that seats them.
+  const parts = view.seat !== null || hosted().includes(id) ? [inviteBox(view, id)] : [];
   if (view.seat === null) {
     const me = account(); // a logged-in browser sits down as its account, under the account's name
     const form = h("form", { class: "join-form", "data-testid": "join-form", onsubmit: async (event) => {
@@ -32,7 +35,7 @@ export function waitingPanel(view, id, { joined, refresh }) {
           h("input", { id: "join-seed", name: "client_seed", maxlength: 64 }),
           h("p", { class: "help", text: t("lobby.clientSeedHelp") }))),
       h("button", { class: "primary", type: "submit", text: t("table.joinBtn") }));
-    parts.unshift(form);
+    parts.unshift(invitation(view), form);
   }
   if (hosted().includes(id)) {
     parts.push(h("button", { class: "small", "data-testid": "fill-bots", text: t("lobby.bots"),

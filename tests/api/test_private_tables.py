@@ -1,0 +1,171 @@
+"""Private tables: never in the lobby, seen and joined only with the invite link (or a token of the
+table); without them every route answers as for a game that does not exist."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from tests.api.conftest import JSON, Api
+from tests.api.test_lobby_live import listening, whole
+
+
+def create_private(api: Api, game: str = "skull", players: int = 3, **options: Any) -> dict[str, Any]:
+    response = api.client.post(
+        "/games", json={"game": game, "players": players, "options": {"private": True, **options}}
+    )
+    assert response.status_code == 201, response.text
+    created: dict[str, Any] = response.json()
+    api.tokens[created["game_id"]] = []
+    api.hosts[created["game_id"]] = created["host_token"]
+    return created
+
+
+def join(api: Api, game_id: str, name: str, invite: str | None) -> Any:
+    params = {"invite": invite} if invite is not None else {}
+    return api.client.post(f"/games/{game_id}/players", json={"name": name}, params=params)
+
+
+def unknown_answer(api: Api, method: str, path: str, **kwargs: Any) -> tuple[int, dict[str, Any]]:
+    response = api.client.request(method, path, **kwargs)
+    return response.status_code, response.json()
+
+
+def test_creating_a_private_table_answers_its_invite_link(api: Api) -> None:
+    created = create_private(api)
+    game_id, code = created["game_id"], created["invite"]
+    assert created["private"] is True
+    assert len(code) >= 22  # 128 bits, url-safe base64
+    assert created["link"] == f"/tables/{game_id}?invite={code}"
+    public = api.client.post("/games", json={"game": "skull", "players": 3}).json()
+    assert set(public) == {"game_id", "host_token"}
+
+
+def test_a_private_table_is_not_in_the_lobby_nor_in_the_live_lobby(api: Api) -> None:
+    public = api.create("skull", 3)
+    created = create_private(api)
+    private = created["game_id"]
+    assert join(api, private, "Ada", created["invite"]).status_code == 201  # a seat taken: still unlisted
+    api.project()
+    assert [g["game_id"] for g in api.client.get("/games").json()["games"]] == [public]
+    with listening(api.client) as lobby:
+        _, first = lobby.next(whole, "the whole lobby")
+        assert [g["game_id"] for g in first["games"]] == [public]
+        another = create_private(api)["game_id"]
+        marker = api.create("six-nimmt", 2)  # announced after the private table's projection
+        api.project()
+        _, seen = lobby.next(lambda name, data: name == "table", "the next table announced")
+        assert seen["game_id"] == marker, f"the private table {another} was announced"
+    assert private not in api.client.get("/games?limit=1000").text
+
+
+def test_the_invite_link_seats_a_friend_and_the_table_starts(api: Api) -> None:
+    created = create_private(api, "skull", 3)
+    game_id, code = created["game_id"], created["invite"]
+    seats = []
+    for name in ("Host", "Friend", "Other"):
+        response = join(api, game_id, name, code)
+        assert response.status_code == 201, response.text
+        api.tokens[game_id].append(response.json()["token"])
+        seats.append(response.json()["seat"])
+    assert seats == [0, 1, 2]
+    view = api.view(game_id, 1)  # a seat's own token lets the seat in, with no code
+    assert view["status"] == "playing"
+    assert [p["name"] for p in view["players"]] == ["Host", "Friend", "Other"]
+
+
+@pytest.mark.parametrize("invite", [None, "wrong-code", ""])
+def test_a_wrong_link_is_a_404_like_an_unknown_game_and_takes_no_seat(api: Api, invite: str | None) -> None:
+    created = create_private(api)
+    game_id = created["game_id"]
+    refused = join(api, game_id, "Mallory", invite)
+    assert refused.status_code == 404
+    unknown = join(api, "0123456789abcdef", "Mallory", invite)
+    assert refused.json() == {
+        "error": {**unknown.json()["error"], "message": f"There is no game with id {game_id!r}."}
+    }
+    assert refused.json()["error"]["code"] == "game_not_found"
+    admitted = api.client.get(f"/games/{game_id}/view", params={"invite": created["invite"]})
+    assert admitted.json()["players"] == []
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "body"),
+    [
+        ("GET", "/view", None),
+        ("GET", "/events", None),
+        ("GET", "/scores", None),
+        ("GET", "/live", None),
+        ("GET", "/invite", None),
+        ("GET", "/audit", None),
+        ("GET", "/export", None),
+        ("GET", "/replay?at=1", None),
+        ("POST", "/commands", {"command_id": "a", "command": {"type": "place_disc", "disc": "flower"}}),
+        ("POST", "/bots", {}),
+    ],
+)
+def test_viewing_or_spectating_a_private_table_without_its_code_answers_as_an_unknown_game(
+    api: Api, method: str, path: str, body: Any
+) -> None:
+    game_id = create_private(api)["game_id"]
+    unknown_id = "0123456789abcdef"
+    kwargs: dict[str, Any] = {"json": body} if body is not None else {}
+    status, answer = unknown_answer(api, method, f"/games/{game_id}{path}", **kwargs)
+    unknown_status, unknown = unknown_answer(api, method, f"/games/{unknown_id}{path}", **kwargs)
+    assert status == unknown_status
+    assert status in (401, 404)
+    assert answer["error"]["code"] == unknown["error"]["code"]
+    assert answer["error"]["message"] == unknown["error"]["message"].replace(unknown_id, game_id)
+
+
+def test_a_token_of_the_table_or_its_link_lets_a_reader_in_and_another_tables_token_does_not(
+    api: Api,
+) -> None:
+    created = create_private(api)
+    game_id, code = created["game_id"], created["invite"]
+    host = {"Authorization": f"Bearer {created['host_token']}"}
+    assert api.client.get(f"/games/{game_id}/view", headers=host).status_code == 200
+    assert api.client.get(f"/games/{game_id}/invite", headers=host).json()["link"] == created["link"]
+    by_cookie = api.client.get(f"/games/{game_id}/events", headers={"Cookie": f"ts_invite_{game_id}={code}"})
+    assert by_cookie.status_code == 200
+    other = create_private(api)
+    foreign = {"Authorization": f"Bearer {other['host_token']}"}
+    refused = api.client.get(f"/games/{game_id}/view", headers=foreign)
+    unknown = api.client.get("/games/0123456789abcdef/view", headers=foreign)
+    assert (refused.status_code, refused.json()) == (unknown.status_code, unknown.json())  # as for no game
+
+
+def test_the_page_opened_with_the_right_code_keeps_it_in_an_http_only_cookie(api: Api) -> None:
+    created = create_private(api)
+    game_id, code = created["game_id"], created["invite"]
+    page = api.client.get(f"/tables/{game_id}", params={"invite": code}, headers={"Accept": "text/html"})
+    assert page.status_code == 200
+    cookie = page.headers["set-cookie"]
+    assert cookie.startswith(f"ts_invite_{game_id}={code};") and "HttpOnly" in cookie
+    assert "SameSite=Strict" in cookie
+    wrong = api.client.get(f"/tables/{game_id}", params={"invite": "nope"}, headers={"Accept": "text/html"})
+    unknown = api.client.get("/tables/0123456789abcdef", headers={"Accept": "text/html"})
+    assert wrong.status_code == unknown.status_code == 200
+    assert "set-cookie" not in wrong.headers
+    assert wrong.text.replace(game_id, "") == unknown.text.replace("0123456789abcdef", "")
+
+
+def test_a_public_tables_stream_keeps_its_bytes_and_a_private_one_records_the_option(api: Api) -> None:
+    public = api.create("skull", 3)
+    private = create_private(api)["game_id"]
+    token = {"Authorization": f"Bearer {api.hosts[private]}"}
+    events = api.client.get(f"/games/{public}/events").json()["events"]
+    timers = next(e for e in events if e["type"] == "table_timers_set")
+    assert "private" not in timers
+    events = api.client.get(f"/games/{private}/events", headers=token).json()["events"]
+    timers = next(e for e in events if e["type"] == "table_timers_set")
+    assert timers["private"] is True
+
+
+def test_the_private_option_must_be_a_boolean(api: Api) -> None:
+    response = api.client.post(
+        "/games", json={"game": "skull", "players": 3, "options": {"private": "yes"}}, headers=JSON
+    )
+    assert response.status_code == 422
+    assert response.json()["error"]["code"] == "invalid_options"
