@@ -35,6 +35,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--sweep-seconds", type=float, default=5.0)
+    port = env.get("TABLESTREAM_METRICS_PORT")
+    parser.add_argument(
+        "--metrics-port",
+        type=int,
+        default=int(port) if port else None,
+        help="serve the pool's Prometheus metrics on this port, unauthenticated: keep it inside the "
+        "cluster (TABLESTREAM_METRICS_PORT); the API's /metrics shows them when they share a directory",
+    )
 
 
 def worker_command(
@@ -43,6 +51,7 @@ def worker_command(
     sweep_seconds: float = 5.0,
     queue_url: str | None = None,
     cluster: str = "auto",
+    metrics_port: int | None = None,
 ) -> list[str]:
     """The command line of a worker process."""
     return [
@@ -52,12 +61,18 @@ def worker_command(
         "--redis-cluster", cluster,
         "--workers", str(workers),
         "--sweep-seconds", str(sweep_seconds),
+        *(["--metrics-port", str(metrics_port)] if metrics_port is not None else []),
     ]  # fmt: skip
 
 
 def run(args: argparse.Namespace) -> int:
     command = worker_command(
-        args.redis_url, args.workers, args.sweep_seconds, args.queue_url, args.redis_cluster
+        args.redis_url,
+        args.workers,
+        args.sweep_seconds,
+        args.queue_url,
+        args.redis_cluster,
+        args.metrics_port,
     )
     sys.stdout.flush()
     sys.stderr.flush()
