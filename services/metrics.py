@@ -50,7 +50,10 @@ TAKEOVER_REASONS = ("left", "timeouts", "host")
 LIMITS = ("create", "join", "command", "login", "register", "login_guess", "login_name", "live_streams")
 VERIFY_CHECKS = ("chain", "reveal", "rules", "stream")
 STREAM_KINDS = ("game", "lobby")
-QUEUES = ("projections", "lifecycle")
+JOBS = {  # the jobs of each queue (services.store.queue)
+    "projections": ("project", "project_poked", "project_games"),
+    "lifecycle": ("fire_timer", "play_bot", "settle_lifecycle"),
+}
 LATENCY_BUCKETS = (0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
 LAG_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0)
 
@@ -158,8 +161,11 @@ class Metrics:
             self.streams.labels(kind)
         self.round_trips.labels(_role)
         self.redis_errors.labels(_role)
-        for queue in QUEUES:
+        for queue, jobs in JOBS.items():
             self.job_lag.labels(queue)
+            for job in jobs:
+                for outcome in ("ok", "failed"):
+                    self.jobs.labels(queue, job, outcome)
 
 
 _metrics: Metrics | None = None
