@@ -1,5 +1,5 @@
 """``tablestream worker --redis-url URL [--queue-url URL] [--redis-cluster auto|yes|no] [--workers 2]
-[--sweep-seconds 5]``.
+[--sweep-seconds 5] [--metrics-port PORT]``.
 
 The process becomes ``python -m workers.pool`` with the same flags (exec, same pid, so signals reach
 RQ directly): the CLI starts the workers without importing them.
@@ -35,13 +35,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--sweep-seconds", type=float, default=5.0)
-    port = env.get("TABLESTREAM_METRICS_PORT")
     parser.add_argument(
         "--metrics-port",
         type=int,
-        default=int(port) if port else None,
+        default=None,
         help="serve the pool's Prometheus metrics on this port, unauthenticated: keep it inside the "
-        "cluster (TABLESTREAM_METRICS_PORT); the API's /metrics shows them when they share a directory",
+        "cluster; the API's /metrics shows them too when both share PROMETHEUS_MULTIPROC_DIR",
     )
 
 

@@ -11,6 +11,7 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from services import metrics
 from tests.api.conftest import ADMIN_TOKEN, Api
+from tests.support.promql import family_of, named_metrics
 from workers.bots import choose
 
 OPERATOR = {"Authorization": f"Bearer {ADMIN_TOKEN}"}
@@ -102,3 +103,18 @@ def test_refusals_by_a_rate_limit_and_failed_logins_are_counted(fake_api: Api) -
         value(found, "tablestream_http_requests_total", route="/accounts/login", method="POST", status="4xx")
         == 2
     )
+
+
+def test_every_metric_the_dashboard_and_the_alerts_read_is_in_the_metrics_of_a_game_played(
+    fake_api: Api,
+) -> None:
+    game_id = fake_api.started()
+    play(fake_api, game_id, moves=3, seed=5)
+    found = samples(fake_api)
+    families = {family_of(name) for name, _ in found}
+    missing = {
+        name
+        for name in named_metrics()
+        if name not in {n for n, _ in found} and family_of(name) not in families
+    }
+    assert missing == set(), sorted(missing)

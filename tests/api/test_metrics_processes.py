@@ -130,6 +130,13 @@ def stack(redis_server: EmbeddedRedis, tmp_path: Path) -> Iterator[Stack]:
         _stop(serve)
 
 
+def seat_view(
+    client: httpx.Client, game_id: str, auth: dict[str, str], version: int
+) -> dict[str, Any] | None:
+    view: dict[str, Any] = client.get(f"/games/{game_id}/view", headers=auth).json()
+    return view if view.get("version") == version else None
+
+
 def play(stack: Stack, moves: int, seed: int) -> tuple[str, list[str], int]:
     """A Skull table of three, then ``moves`` bot moves through HTTP, each after the worker has
     projected the one before (a view at the head)."""
@@ -156,8 +163,7 @@ def play(stack: Stack, moves: int, seed: int) -> tuple[str, list[str], int]:
             seat = view["to_act"][0]
             auth = {"Authorization": f"Bearer {tokens[seat]}"}
             own = until(
-                lambda: (v := client.get(f"/games/{game_id}/view", headers=auth).json())["version"]
-                == view["version"] and v,
+                lambda auth=auth, version=view["version"]: seat_view(client, game_id, auth, version),
                 "the seat's view at the head",
             )
             body = {"command_id": f"m-{rng.random()}", "command": choose("skull", own, rng),
@@ -197,8 +203,9 @@ def test_two_api_processes_and_a_worker_pool_report_one_set_of_counters_as_a_gam
     def listen() -> None:
         with (
             httpx.Client(base_url=stack.base, timeout=30) as client,
-            client.stream("GET", f"/games/{game_id}/live", headers={"Authorization": f"Bearer {tokens[0]}"})
-            as response,
+            client.stream(
+                "GET", f"/games/{game_id}/live", headers={"Authorization": f"Bearer {tokens[0]}"}
+            ) as response,
         ):
             assert response.status_code == 200
             for _ in response.iter_lines():
@@ -216,7 +223,11 @@ def test_two_api_processes_and_a_worker_pool_report_one_set_of_counters_as_a_gam
     def settled() -> dict[tuple[str, tuple[tuple[str, str], ...]], float] | None:
         found = stack.scrape()
         lagged = value(found, "tablestream_projection_lag_seconds_count", queue="projections")
-        return found if lagged >= 1 and value(found, "tablestream_queue_depth", queue="projections") == 0 else None
+        return (
+            found
+            if lagged >= 1 and value(found, "tablestream_queue_depth", queue="projections") == 0
+            else None
+        )
 
     found = until(settled, "the projections' lag observed and the queue empty")
     assert value(found, "tablestream_commands_total", game="skull", outcome="ok") == moves

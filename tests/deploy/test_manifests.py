@@ -29,7 +29,12 @@ K8S = DEPLOY / "k8s"
 COMPOSE_FILES = ("compose.yaml", "compose.cluster.yaml")
 KUBERNETES_VERSION = "1.33.0"  # one of the schema sets kubernetes-validate ships
 
-NOT_MANIFESTS = {"kustomization.yaml", "redis-cluster-values.yaml"}  # kustomize's and Helm's inputs
+NOT_MANIFESTS = {  # kustomize's and Helm's inputs; KEDA's ScaledObject (its CRD: tests/deploy/test_observability.py)
+    "kustomization.yaml",
+    "redis-cluster-values.yaml",
+    "prometheus-adapter-values.yaml",
+    "worker-scaledobject.yaml",
+}
 APPLIED_BY_HAND = {"secret.example.yaml", "api-hpa.yaml"}  # real secrets are never in git; HPA optional
 IMAGE = "tablestream"
 

@@ -21,13 +21,16 @@ FUNCTIONS = frozenset(
         "topk", "label_replace", "time", "scalar",
     }
 )  # fmt: skip
-KEYWORDS = frozenset({"by", "without", "on", "ignoring", "group_left", "group_right", "and", "or", "unless", "bool"})
+KEYWORDS = frozenset(
+    {"by", "without", "on", "ignoring", "group_left", "group_right", "and", "or", "unless", "bool"}
+)
 _STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
 _SELECTOR = re.compile(r"\{[^{}]*\}")
-_RANGE = re.compile(r"\[\d+[smhd](?::\d+[smhd])?\]")
+_RANGE = re.compile(r"\[(?:\d+[smhd]|\$__rate_interval|\$__interval)(?::\d+[smhd])?\]")
 _IDENT = re.compile(r"[a-zA-Z_:][a-zA-Z0-9_:]*")
 _MATCHER = re.compile(r'\s*[a-zA-Z_][a-zA-Z0-9_]*\s*(=~|!~|!=|=)\s*"(?:[^"\\]|\\.)*"\s*')
 _GROUPING = re.compile(r"\b(by|without|on|ignoring|group_left|group_right)\s*\(([^()]*)\)")
+_NUMBER = re.compile(r"(?<![A-Za-z0-9_:])\d+(?:\.\d+)?(?:[eE][-+]?\d+)?")
 _SUFFIXES = ("_bucket", "_count", "_sum", "_created")
 
 
@@ -57,6 +60,7 @@ def check_expression(expr: str) -> set[str]:
         if not _RANGE.fullmatch(bracket):
             raise PromQLError(f"bad range {bracket!r} in {expr!r}")
     bare = _GROUPING.sub(" ", _RANGE.sub(" ", _SELECTOR.sub(" ", _STRING.sub(" ", expr))))
+    bare = _NUMBER.sub(" ", bare)
     names: set[str] = set()
     for match in _IDENT.finditer(bare):
         word = match.group(0)
@@ -66,9 +70,7 @@ def check_expression(expr: str) -> set[str]:
                 raise PromQLError(f"unknown function {word!r} in {expr!r}")
         elif word in KEYWORDS or word in FUNCTIONS:
             continue
-        elif re.fullmatch(r"\d+(\.\d+)?(e\d+)?", word) is None and not word.startswith("$"):
-            if bare[match.start() - 1 : match.start()] == "$":
-                continue  # a Grafana variable ($__rate_interval)
+        elif bare[match.start() - 1 : match.start()] != "$":  # not a Grafana variable
             names.add(word)
     return names
 
