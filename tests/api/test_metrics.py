@@ -6,12 +6,16 @@ from __future__ import annotations
 import random
 from collections.abc import Iterator
 
+import fakeredis
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
+from rq.serializers import JSONSerializer
 
 from services import metrics
+from services.store.queue import PipelinedWorker, lifecycle_queue, projection_queue
 from tests.api.conftest import ADMIN_TOKEN, Api
 from tests.support.promql import family_of, named_metrics
+from workers import lifecycle
 from workers.bots import choose
 
 OPERATOR = {"Authorization": f"Bearer {ADMIN_TOKEN}"}
@@ -118,3 +122,34 @@ def test_every_metric_the_dashboard_and_the_alerts_read_is_in_the_metrics_of_a_g
         if name not in {n for n, _ in found} and family_of(name) not in families
     }
     assert missing == set(), sorted(missing)
+
+
+def test_bot_moves_takeovers_and_the_workers_jobs_and_lag_are_counted(
+    fake_api: Api, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    server = fake_api.sync.connection_pool.connection_kwargs["server"]
+    monkeypatch.setattr(lifecycle, "async_client_for", lambda sync: fakeredis.FakeAsyncRedis(server=server))
+
+    def run_jobs() -> None:
+        queues = [projection_queue(fake_api.sync), lifecycle_queue(fake_api.sync)]
+        PipelinedWorker(queues, connection=fake_api.sync, serializer=JSONSerializer).work(
+            burst=True, logging_level="WARNING"
+        )
+
+    game_id = fake_api.create("skull", 3)
+    fake_api.join(game_id, "Ada")
+    fake_api.join(game_id, "Bo")
+    host = {"Authorization": f"Bearer {fake_api.hosts[game_id]}"}
+    assert fake_api.client.post(f"/games/{game_id}/bots", json={}, headers=host).status_code == 200
+    run_jobs()  # the bot of seat 2 places its first disc
+    left = fake_api.client.post(f"/games/{game_id}/leave", json={}, headers=fake_api.auth(game_id, 0))
+    assert left.status_code == 200, left.text
+    run_jobs()  # a bot plays seat 0 from now on
+
+    found = samples(fake_api)
+    assert value(found, "tablestream_takeovers_total", game="skull", reason="left") == 1
+    assert value(found, "tablestream_bot_moves_total", game="skull") >= 2
+    assert value(found, "tablestream_jobs_total", queue="lifecycle", job="play_bot", outcome="ok") >= 2
+    assert value(found, "tablestream_jobs_total", queue="projections", job="project_poked", outcome="ok") >= 1
+    assert value(found, "tablestream_projection_lag_seconds_count", queue="projections") >= 1
+    assert value(found, "tablestream_queue_depth", queue="lifecycle") == 0
