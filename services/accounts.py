@@ -40,6 +40,7 @@ from domain.accounts import (
     fold,
 )
 from domain.kernel import Event
+from services import metrics
 from services.errors import (
     ConflictError,
     ForbiddenError,
@@ -179,9 +180,11 @@ class Accounts:
         state = await self.by_name(raw_name)
         if state is None or state.password_hash is None:
             await self._verify(await self._dummy(), password)
+            metrics.login_failed()
             raise wrong
         if not await self._verify(state.password_hash, password):
             log.info("login", account_id=state.account_id, outcome="wrong_password")
+            metrics.login_failed()
             raise wrong
         token = _new_token(state.account_id)
         await self._append(

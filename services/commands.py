@@ -30,7 +30,8 @@ import structlog
 from domain.fairness import SecretSeeds
 from domain.games import table_for
 from domain.kernel import Command, Event, Rejected
-from domain.table import TABLE_OPTIONS, Account, BotSeated, Table, table_timers
+from domain.table import TABLE_OPTIONS, Account, BotSeated, BotTookOver, Table, table_timers
+from services import metrics
 from services.callers import TokenCheck, verify
 from services.errors import AppError, ConflictError, InvalidError, from_rejection, game_not_found
 from services.history.folding import Folded, StateCache, advance, decode_events
@@ -241,6 +242,7 @@ class GameCommands:
         ``check``: the seat was assumed from memory; its token is verified before anything else."""
         started = time.perf_counter()
         outcome_name = "rejected"
+        game = "other"  # until the stream is loaded
         try:
             check_command_id(command_id)
             fingerprint = command_fingerprint(seat, {"command": body, "expected_version": expected_version})
@@ -250,6 +252,8 @@ class GameCommands:
             verify(check, load.token_role)
             outcome_name = "rejected"
             loaded, entry = load.folded, load.record
+            if loaded is not None:
+                game = loaded.table.name
             if entry is not None:
                 outcome_name = "dup"
                 return await self._replayed(game_id, entry, fingerprint)
@@ -296,6 +300,7 @@ class GameCommands:
             outcome_name = "conflict"
             raise _contention()
         finally:
+            metrics.command(game, outcome_name)
             log.info(
                 "command",
                 game_id=game_id,
@@ -336,6 +341,9 @@ class GameCommands:
         )
         if result.status == "ok":
             self.cache.put(new)
+            for event in events:
+                if isinstance(event, BotTookOver):
+                    metrics.takeover(folded.table.name, event.reason)
             await self._after(new, armed=True)  # bots; the timer was armed with the batch
             await self._notify(folded.game_id, result.handover(plan.deadline if plan is not None else None))
             return CommandOutcome(
@@ -445,7 +453,10 @@ class GameCommands:
             record = CommandRecord(id=f"timeout-{version}-{seat}", kind="timeout", seat=seat, body=body)
             return record, events
 
-        return await self._lifecycle_batch(game_id, decide, version, f"timeout-{version}-{seat}", seat)
+        outcome = await self._lifecycle_batch(game_id, decide, version, f"timeout-{version}-{seat}", seat)
+        if not outcome.duplicate:
+            metrics.timeout(outcome.table.name)
+        return outcome
 
     async def bot_command(
         self, game_id: str, version: int, seat: int, body: Mapping[str, Any]
@@ -460,7 +471,10 @@ class GameCommands:
             )
             return record, events
 
-        return await self._lifecycle_batch(game_id, decide, version, f"bot-{version}-{seat}", seat)
+        outcome = await self._lifecycle_batch(game_id, decide, version, f"bot-{version}-{seat}", seat)
+        if not outcome.duplicate:
+            metrics.bot_move(outcome.table.name)
+        return outcome
 
     async def expire(self, game_id: str, version: int) -> CommandOutcome:
         """A waiting table, unchanged since ``version``, expires (id ``expire-<version>``)."""

@@ -30,12 +30,14 @@ from domain.kernel import Event
 from domain.table import Table
 from projections.narration import LANGUAGES, narrate
 from projections.views import encode, scoreboard, seat_view, view_field
+from services import metrics
 from services.callers import Caller, TokenCheck, verify
 from services.errors import ConflictError, InvalidError, game_not_found
 from services.history.audit import Viewer, build_audit
 from services.history.export import GameNotFinished, build_export
 from services.history.folding import Folded, StateCache, advance, decode_events
 from services.history.records import CommandRecord, Entry, decode_stored
+from services.history.replay import CorruptStream
 from services.history.replay_index import build_index
 from services.lifecycle import Clock, clock_of, wall_clock_ms
 from services.store.event_store import EventStore
@@ -375,7 +377,12 @@ class GameQueries:
         if cached is not None:
             return cached
         entries = await self._stream(game_id)
-        audit = await anyio.to_thread.run_sync(build_audit, entries, viewer, caller.seat)
+        try:
+            audit = await anyio.to_thread.run_sync(build_audit, entries, viewer, caller.seat)
+        except CorruptStream:
+            metrics.verify_failed("stream")
+            raise
+        count_failed_checks(audit)
         self._audits.put((game_id, entries[-1].version, viewer, caller.seat), audit)
         return audit
 
@@ -414,3 +421,16 @@ class GameQueries:
         if not entries:
             raise game_not_found(game_id)
         return entries
+
+
+def count_failed_checks(audit: dict[str, Any]) -> None:
+    """An audit built afresh that finds a broken link, a seed that does not match its commitment or
+    an event the rules do not re-derive counts in ``tablestream_verify_failures_total``."""
+    if not audit["hash_chain"]["ok"]:
+        metrics.verify_failed("chain")
+    for round_ in audit["rounds"]:
+        check = round_.get("seed_check")
+        if check is not None and not check["ok"]:
+            metrics.verify_failed("reveal")
+        if round_.get("rules_match") is False:
+            metrics.verify_failed("rules")

@@ -22,6 +22,7 @@ UNITS = (
     "services.api",
     "services.cli",
     "services.bench",  # the benchmark harness: measures the stack from outside, never on the hot path
+    "services.metrics",  # Prometheus counters: a leaf every layer above the domain may count in
     "services",  # the application layer: commands, queries, callers, errors, config
     "workers.bots",
     "workers",

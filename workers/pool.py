@@ -27,6 +27,7 @@ import structlog
 from rq.serializers import JSONSerializer
 from rq.worker_pool import WorkerPool
 
+from services import metrics
 from services.config import Settings
 from services.store.connection import (
     CLUSTER_MODES,
@@ -99,8 +100,14 @@ def run_pool(
     sweep_seconds: float,
     queue_url: str | None = None,
     cluster: ClusterMode = "auto",
+    metrics_port: int | None = None,
 ) -> int:
     configure_logging()
+    # before any metric: a worker serving its own metrics owns its directory (``services.metrics``)
+    metrics.prepare_directory(owner=metrics_port is not None, role="worker")
+    metrics.metrics()
+    if metrics_port is not None:
+        metrics.serve_worker_metrics(metrics_port)
     place = topology(redis_url, queue_url, cluster)
     configure(place)  # the jobs of this process and of the pool's processes find the store
     connection = redis.Redis.from_url(place.queue_url, health_check_interval=10)
@@ -156,8 +163,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--redis-cluster", choices=CLUSTER_MODES, default="auto")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--sweep-seconds", type=float, default=5.0)
+    parser.add_argument(
+        "--metrics-port", type=int, default=None, help="serve this pool's Prometheus metrics on this port"
+    )
     args = parser.parse_args(argv)
-    return run_pool(args.redis_url, args.workers, args.sweep_seconds, args.queue_url, args.redis_cluster)
+    return run_pool(
+        args.redis_url,
+        args.workers,
+        args.sweep_seconds,
+        args.queue_url,
+        args.redis_cluster,
+        args.metrics_port,
+    )
 
 
 if __name__ == "__main__":

@@ -25,6 +25,7 @@ from rq.job import Job
 
 from domain.table import is_private
 from projections.views import lobby_entry, materialise
+from services import metrics
 from services.history.folding import Folded, StateCache
 from services.lifecycle import lifecycle_behind
 from services.store import indexes
@@ -174,6 +175,7 @@ def project_poked() -> int:
     store = job_store(job)
     with structlog.contextvars.bound_contextvars(job_id=job.id):
         taken, failed = Projector(store, _cache).drain()
+    metrics.drained(taken)
     if taken >= DRAIN_BATCH * DRAIN_ROUNDS and store.claim_drain():
         enqueue_drain(projection_queue(job.connection), reason="more")
     if failed:

@@ -15,6 +15,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 from starlette.types import ASGIApp
 
+from services import metrics
 from services.accounts import Accounts, HashPool
 from services.api.account_routes import routes as account_routes
 from services.api.asset_routes import page_response, wants_page
@@ -30,6 +31,7 @@ from services.api.invite_gate import InviteGate
 from services.api.invite_routes import routes as invite_routes
 from services.api.live import live
 from services.api.lobby_live import lobby_live
+from services.api.metrics_route import RequestMetrics, metrics_endpoint, route_templates
 from services.api.middleware import DrainGuard, RequestContext, RequestGuard, SecurityHeaders
 from services.api.openapi import openapi_document
 from services.api.probes import RETRY_AFTER, ProbeLane, Readiness
@@ -112,7 +114,8 @@ class GuardedStarlette(Starlette):
         super().__init__(**kwargs)
 
     def build_middleware_stack(self) -> ASGIApp:
-        return SecurityHeaders(super().build_middleware_stack(), self.hsts_seconds, self.public_origin)
+        guarded = SecurityHeaders(super().build_middleware_stack(), self.hsts_seconds, self.public_origin)
+        return RequestMetrics(guarded, route_templates(self.routes))
 
 
 def create_app(
@@ -133,6 +136,8 @@ def create_app(
         if isinstance(clients, tuple):  # one standalone server for everything
             clients = AsyncClients(clients[0], clients[1])
         aclient, sclient = clients.store, clients.queue
+        metrics.metrics()  # this process's series exist (at 0) from its start
+        app.state.queue_client = sclient  # the scrape reads the queues' depth there
         store = EventStore(aclient, clients.index, settings.acks)
         tokens = TokenStore(aclient)
         cache = StateCache()  # one fold per game for both sides of this process
@@ -203,6 +208,7 @@ def create_app(
         Route("/openapi.json", openapi, methods=["GET"]),
         Route("/healthz", healthz, methods=["GET"]),
         Route("/livez", livez, methods=["GET"]),
+        Route("/metrics", metrics_endpoint, methods=["GET"]),
         *web_routes(),
     ]
     app = GuardedStarlette(

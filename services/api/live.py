@@ -21,6 +21,7 @@ from starlette.requests import Request
 from starlette.responses import StreamingResponse
 from starlette.types import Receive, Scope, Send
 
+from services import metrics
 from services.api.context import AppContext, app_context
 from services.api.http import MAX_VERSION, caller_of, client_address, game_id_of, int_query
 from services.api.live_chat import LiveChat
@@ -44,9 +45,12 @@ class LiveResponse(StreamingResponse):
         )
         self.slot = slot
 
+    kind = "game"  # the label of its gauge (services.metrics: live streams open)
+
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         try:
-            await super().__call__(scope, receive, send)
+            with metrics.stream_open(self.kind):
+                await super().__call__(scope, receive, send)
         except OSError:  # the client's socket broke mid-stream: nothing to answer
             log.info("live_client_gone")
         finally:

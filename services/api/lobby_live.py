@@ -48,6 +48,8 @@ class LobbyResponse(LiveResponse):
         super().__init__(content, slot)
         self.exits = exits
 
+    kind = "lobby"
+
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         try:
             await super().__call__(scope, receive, send)

@@ -32,6 +32,7 @@ from limits.aio.storage import Storage
 from limits.aio.strategies import MovingWindowRateLimiter
 from limits.storage import storage_from_string
 
+from services import metrics
 from services.config import Settings
 from services.errors import TooManyError
 
@@ -148,6 +149,7 @@ class RateLimits:
             return
         item = self._items[action]
         seconds = max(1, math.ceil(wait))
+        metrics.refused(action)
         raise TooManyError(
             "rate_limited",
             f"Too many {WHAT[action]} from this client (at most {item}); retry in {seconds} s.",
@@ -269,4 +271,6 @@ def _pair(client: str, name: str) -> str:
 
 
 def _throttled(message: str, wait: float) -> TooManyError:
+    metrics.refused(GUESS)
+    metrics.locked_out()
     return TooManyError("login_throttled", message, retry_after=max(1, math.ceil(wait)))

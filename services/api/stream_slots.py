@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from services import metrics
 from services.errors import TooManyError, UnavailableError
 
 
@@ -28,6 +29,7 @@ class StreamSlots:
     def take(self, client: str) -> Slot:
         held = self._by_client.get(client, 0)
         if held >= self.per_client:
+            metrics.refused("live_streams")
             raise TooManyError(
                 "too_many_streams",
                 f"A client may hold at most {self.per_client} live streams; close one first.",

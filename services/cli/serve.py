@@ -30,6 +30,7 @@ from typing import IO, Any
 import structlog
 import uvicorn
 
+from services import metrics
 from services.api.app import create_app
 from services.api.protocol import with_header_timeout
 from services.cli.processes import spawn_worker, stop_process
@@ -193,6 +194,8 @@ def server_options(settings: Settings, host: str, port: int) -> dict[str, Any]:
 
 def run(args: argparse.Namespace) -> int:
     configure_logging()
+    # before any metric: this process, its API processes and its worker count in one directory
+    metrics.prepare_directory(owner=True)
     settings = Settings.from_env()
     url = args.redis_url or settings.redis_url
     data_dir = Path(args.data_dir or settings.data_dir)

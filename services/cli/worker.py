@@ -1,5 +1,5 @@
 """``tablestream worker --redis-url URL [--queue-url URL] [--redis-cluster auto|yes|no] [--workers 2]
-[--sweep-seconds 5]``.
+[--sweep-seconds 5] [--metrics-port PORT]``.
 
 The process becomes ``python -m workers.pool`` with the same flags (exec, same pid, so signals reach
 RQ directly): the CLI starts the workers without importing them.
@@ -35,6 +35,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--sweep-seconds", type=float, default=5.0)
+    parser.add_argument(
+        "--metrics-port",
+        type=int,
+        default=None,
+        help="serve the pool's Prometheus metrics on this port, unauthenticated: keep it inside the "
+        "cluster; the API's /metrics shows them too when both share PROMETHEUS_MULTIPROC_DIR",
+    )
 
 
 def worker_command(
@@ -43,6 +50,7 @@ def worker_command(
     sweep_seconds: float = 5.0,
     queue_url: str | None = None,
     cluster: str = "auto",
+    metrics_port: int | None = None,
 ) -> list[str]:
     """The command line of a worker process."""
     return [
@@ -52,12 +60,18 @@ def worker_command(
         "--redis-cluster", cluster,
         "--workers", str(workers),
         "--sweep-seconds", str(sweep_seconds),
+        *(["--metrics-port", str(metrics_port)] if metrics_port is not None else []),
     ]  # fmt: skip
 
 
 def run(args: argparse.Namespace) -> int:
     command = worker_command(
-        args.redis_url, args.workers, args.sweep_seconds, args.queue_url, args.redis_cluster
+        args.redis_url,
+        args.workers,
+        args.sweep_seconds,
+        args.queue_url,
+        args.redis_cluster,
+        args.metrics_port,
     )
     sys.stdout.flush()
     sys.stderr.flush()

@@ -25,6 +25,7 @@ import structlog
 from redis.crc import key_slot
 from redis.exceptions import AskError, MovedError, NoScriptError
 
+from services import metrics
 from services.history.folding import Folded, StateCache
 from services.history.records import Entry
 from services.store import indexes
@@ -179,7 +180,13 @@ class EventStore:
         try:
             request = next(operation)
             while True:
-                request = operation.send(await self._execute(request))
+                try:
+                    reply = await self._execute(request)
+                except (redis.RedisError, OSError):
+                    metrics.round_trip(failed=True)
+                    raise
+                metrics.round_trip()
+                request = operation.send(reply)
         except StopIteration as done:
             return cast(T, done.value)
 
@@ -230,11 +237,13 @@ class EventStore:
         for attempt in range(DURABLE_ATTEMPTS):
             client = self._node(request.keys[0])
             try:
+                started = time.perf_counter()
                 async with client.pipeline(transaction=False) as pipe:
                     keys = request.all_keys(self._indexes_here)
                     pipe.evalsha(script.sha, len(keys), *keys, *request.args)
                     pipe.execute_command(*self.acks.request())
                     reply, acked = await pipe.execute()
+                metrics.ack_wait(time.perf_counter() - started, failed=not self.acks.enough(acked))
             except NoScriptError:
                 await client.script_load(script.script)
                 continue
@@ -370,6 +379,12 @@ class EventStore:
     async def oldest_dirty_age_ms(self) -> int:
         return await self.run(indexes.oldest_dirty_age_ms())
 
+    async def table_counts(self) -> dict[str, int]:
+        return await self.run(indexes.table_counts())
+
+    async def poked_count(self) -> int:
+        return await self.run(indexes.poked_count())
+
     async def waiting_tables(self) -> int:
         return await self.run(indexes.waiting_tables())
 
@@ -414,7 +429,13 @@ class SyncEventStore:
         try:
             request = next(operation)
             while True:
-                request = operation.send(self._execute(request))
+                try:
+                    reply = self._execute(request)
+                except (redis.RedisError, OSError):
+                    metrics.round_trip(failed=True)
+                    raise
+                metrics.round_trip()
+                request = operation.send(reply)
         except StopIteration as done:
             return cast(T, done.value)
 
@@ -439,7 +460,13 @@ class SyncEventStore:
             step(position, operation.__next__)
         while waiting:
             asked, waiting = waiting, {}
-            for position, reply in self._execute_round(asked).items():
+            try:
+                round_replies = self._execute_round(asked)
+            except (redis.RedisError, OSError):
+                metrics.round_trip(failed=True)
+                raise
+            metrics.round_trip()
+            for position, reply in round_replies.items():
                 operation = operations[position]
                 if isinstance(reply, Exception):
                     step(position, functools.partial(operation.throw, reply))
@@ -507,11 +534,13 @@ class SyncEventStore:
         for attempt in range(DURABLE_ATTEMPTS):
             client = self._node(request.keys[0])
             try:
+                started = time.perf_counter()
                 with client.pipeline(transaction=False) as pipe:
                     keys = request.all_keys(self._indexes_here)
                     pipe.evalsha(script.sha, len(keys), *keys, *request.args)
                     pipe.execute_command(*self.acks.request())  # type: ignore[no-untyped-call]
                     reply, acked = pipe.execute()
+                metrics.ack_wait(time.perf_counter() - started, failed=not self.acks.enough(acked))
             except NoScriptError:
                 client.script_load(script.script)
                 continue

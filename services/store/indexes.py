@@ -28,9 +28,11 @@ from typing import Any
 import msgspec
 
 from services.store.keys import (
+    ACTIVITY,
     DIRTY,
     DRAIN_PENDING,
     EVENTS_PATTERN,
+    EXPIRED,
     INDEXES_MARK,
     LOBBY,
     LOBBY_CHANNEL,
@@ -125,6 +127,27 @@ def poked_count() -> Operation[int]:
 def waiting_tables() -> Operation[int]:
     """How many tables wait for players (the cap on open tables)."""
     return int((yield index_call("ZCARD", WAITING)))
+
+
+def table_counts() -> Operation[dict[str, int]]:
+    """Tables by status, from the indexes in one round trip (for a metrics scrape): ``waiting``
+    (``WAITING``), ``running`` (active, ``ACTIVITY``, and not waiting), ``expired`` (``EXPIRED``)
+    and ``finished`` (the other games of the lobby). Removed games (retention) are in none."""
+    waiting, active, expired, listed = yield Pipelined(
+        (
+            index_call("ZCARD", WAITING),
+            index_call("ZCARD", ACTIVITY),
+            index_call("ZCARD", EXPIRED),
+            index_call("HLEN", LOBBY),
+        )
+    )
+    waiting, active, expired, listed = int(waiting), int(active), int(expired), int(listed)
+    return {
+        "waiting": waiting,
+        "running": max(0, active - waiting),
+        "expired": expired,
+        "finished": max(0, listed - active - expired),
+    }
 
 
 def not_waiting(game_id: str) -> Operation[None]:

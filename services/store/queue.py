@@ -11,6 +11,7 @@ workers that run them.
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Any
 
 import anyio.to_thread
@@ -19,7 +20,9 @@ from rq import Queue, Retry, SimpleWorker, Worker
 from rq.exceptions import DuplicateJobError, InvalidJobOperation, NoSuchJobError
 from rq.job import Job, JobStatus
 from rq.serializers import JSONSerializer
+from rq.worker_registration import WORKERS_BY_QUEUE_KEY
 
+from services import metrics
 from services.store.event_store import EventStore
 from services.store.operations import Handover
 
@@ -31,6 +34,7 @@ LIFECYCLE_QUEUE = "lifecycle"
 TIMER_JOB = "workers.lifecycle.fire_timer"
 BOT_JOB = "workers.lifecycle.play_bot"
 SETTLE_JOB = "workers.lifecycle.settle_lifecycle"
+JOBS = frozenset({PROJECTION_JOB, DRAIN_JOB, BATCH_JOB, TIMER_JOB, BOT_JOB, SETTLE_JOB})
 
 
 def projection_queue(connection: redis.Redis) -> Queue:
@@ -93,6 +97,18 @@ class PipelinedWorker(SimpleWorker):
     and the time to live of its hash and of its executions set) one by one: with AOF ``appendfsync
     always`` each waits for the disk, and a worker sends such a heartbeat before every job (between
     the dequeue and the job: on the path of every projection's lag) and two after it."""
+
+    def perform_job(self, job: Job, queue: Queue, execution: Any) -> bool:
+        """RQ's, then the job counted (``services.metrics``): its queue, its kind, whether it
+        succeeded, and the time from its queueing to its end (a projection's lag)."""
+        ok = bool(super().perform_job(job, queue, execution))
+        enqueued = job.enqueued_at
+        lag = None
+        if enqueued is not None:
+            lag = (datetime.now(UTC) - enqueued.replace(tzinfo=enqueued.tzinfo or UTC)).total_seconds()
+        kind = job.func_name.rsplit(".", 1)[-1] if job.func_name in JOBS else "other"
+        metrics.job_done(queue.name, kind, ok, lag)
+        return ok
 
     def heartbeat(self, timeout: int | None = None, pipeline: Any = None) -> None:
         if pipeline is not None:
@@ -176,3 +192,24 @@ class BotJobs:
     async def __call__(self, game_id: str, version: int, seats: list[int]) -> None:
         for seat in seats:
             await anyio.to_thread.run_sync(enqueue_bot, self.queue, game_id, version, seat)
+
+
+def queue_figures(connection: redis.Redis) -> tuple[dict[str, int], dict[str, int]]:
+    """For a metrics scrape: the jobs waiting in each queue, and the workers on it that are alive
+    (registered, and their hash not expired: a killed worker's lapses after its heartbeat's time
+    to live, before RQ's maintenance drops it from the registry). Two round trips."""
+    names = (QUEUE_NAME, LIFECYCLE_QUEUE)
+    with connection.pipeline(transaction=False) as pipe:
+        for name in names:
+            pipe.llen(Queue(name, connection=connection, serializer=JSONSerializer).key)
+            pipe.smembers(WORKERS_BY_QUEUE_KEY % name)
+        replies = pipe.execute()
+    depth = {name: int(replies[2 * i]) for i, name in enumerate(names)}
+    members = {name: sorted(replies[2 * i + 1]) for i, name in enumerate(names)}
+    with connection.pipeline(transaction=False) as pipe:
+        for name in names:
+            for key in members[name]:
+                pipe.exists(key)
+        alive = iter(pipe.execute())
+    workers = {name: sum(int(next(alive)) for _ in members[name]) for name in names}
+    return depth, workers

@@ -29,7 +29,13 @@ K8S = DEPLOY / "k8s"
 COMPOSE_FILES = ("compose.yaml", "compose.cluster.yaml")
 KUBERNETES_VERSION = "1.33.0"  # one of the schema sets kubernetes-validate ships
 
-NOT_MANIFESTS = {"kustomization.yaml", "redis-cluster-values.yaml"}  # kustomize's and Helm's inputs
+# kustomize's and Helm's inputs, and KEDA's ScaledObject (a CRD: tests/deploy/test_observability.py)
+NOT_MANIFESTS = {
+    "kustomization.yaml",
+    "redis-cluster-values.yaml",
+    "prometheus-adapter-values.yaml",
+    "worker-scaledobject.yaml",
+}
 APPLIED_BY_HAND = {"secret.example.yaml", "api-hpa.yaml"}  # real secrets are never in git; HPA optional
 IMAGE = "tablestream"
 

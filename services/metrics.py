@@ -1,0 +1,369 @@
+"""Prometheus metrics: what the service counts, and the ``/metrics`` text (docs/operations.md,
+"Metrics and alerts").
+
+Several processes report as one (``prometheus_client``'s multiprocess mode): every process writes
+its counters, histograms and gauges to memory-mapped files in ``PROMETHEUS_MULTIPROC_DIR``, and a
+scrape of any API process sums the files of all of them (the API processes of ``serve
+--api-workers N`` and the workers ``serve`` starts). ``prepare_directory`` sets that up before the
+first metric exists: ``tablestream serve`` and a worker that serves its own metrics (``--metrics-port``)
+own a directory (a private one made for them, or the one the environment names, emptied at start);
+a worker ``serve`` starts finds it in its environment. Without the variable (tests, a plain single
+process) the metrics live in this process's memory.
+
+Hooks are one call each on the hot path (a labelled child's ``inc`` or ``observe``). Every label
+takes a bounded set of values: a game's kind (``skull``, ``six_nimmt``, ``skull_king``), an
+outcome, a route's template (never a path with a game id), a queue's name, a status class.
+
+What depends on Redis's state (queue depth, workers alive, tables by status, the oldest lag) is
+read when scraped (``scrape_time_families``) and never written to the files.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import os
+import shutil
+import tempfile
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from prometheus_client import (
+    CONTENT_TYPE_LATEST,
+    CollectorRegistry,
+    Counter,
+    Gauge,
+    Histogram,
+    generate_latest,
+    multiprocess,
+    start_http_server,
+)
+from prometheus_client import values as prometheus_values
+from prometheus_client.core import GaugeMetricFamily, Metric
+
+ENV = "PROMETHEUS_MULTIPROC_DIR"
+CONTENT_TYPE = CONTENT_TYPE_LATEST
+GAMES = ("skull", "six_nimmt", "skull_king")
+COMMAND_OUTCOMES = ("ok", "dup", "rejected", "conflict", "token_changed")
+TAKEOVER_REASONS = ("left", "timeouts", "host")
+LIMITS = ("create", "join", "command", "login", "register", "login_guess", "login_name", "live_streams")
+VERIFY_CHECKS = ("chain", "reveal", "rules", "stream")
+STREAM_KINDS = ("game", "lobby")
+JOBS = {  # the jobs of each queue (services.store.queue)
+    "projections": ("project", "project_poked", "project_games"),
+    "lifecycle": ("fire_timer", "play_bot", "settle_lifecycle"),
+}
+LATENCY_BUCKETS = (0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
+LAG_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0)
+
+
+def _game(name: str) -> str:
+    return name if name in GAMES else "other"
+
+
+def status_class(status: int) -> str:
+    return f"{status // 100}xx" if 100 <= status < 600 else "other"
+
+
+class Metrics:
+    """Every metric a process writes (registered in ``registry``; in multiprocess mode the files
+    are what counts, and the registry only keeps them apart from another instance's)."""
+
+    def __init__(self) -> None:
+        self.registry = registry = CollectorRegistry(auto_describe=True)
+        self.commands = Counter(
+            "tablestream_commands", "Player commands by game and outcome (ok, dup, rejected, conflict, "
+            "token_changed)", ["game", "outcome"], registry=registry,
+        )  # fmt: skip
+        self.requests = Counter(
+            "tablestream_http_requests", "HTTP requests answered, by route template, method and status class",
+            ["route", "method", "status"], registry=registry,
+        )  # fmt: skip
+        self.latency = Histogram(
+            "tablestream_http_request_duration_seconds", "Time to answer an HTTP request (a live stream: "
+            "until its headers), by route template", ["route", "method"], buckets=LATENCY_BUCKETS,
+            registry=registry,
+        )  # fmt: skip
+        self.streams = Gauge(
+            "tablestream_live_streams_open", "Live streams open now (game views and the lobby)", ["kind"],
+            multiprocess_mode="livesum", registry=registry,
+        )  # fmt: skip
+        self.jobs = Counter(
+            "tablestream_jobs", "RQ jobs run by the workers, by queue, job and outcome (ok, failed)",
+            ["queue", "job", "outcome"], registry=registry,
+        )  # fmt: skip
+        self.job_lag = Histogram(
+            "tablestream_projection_lag_seconds", "From a job's queueing to its end (projections: from "
+            "the hand-over of an append to its views written), by queue", ["queue"], buckets=LAG_BUCKETS,
+            registry=registry,
+        )  # fmt: skip
+        self.drained = Counter("tablestream_drain_games", "Games projected by drain jobs", registry=registry)
+        self.timeouts = Counter(
+            "tablestream_timeouts", "Turns that ran out of time (played by default)", ["game"],
+            registry=registry,
+        )  # fmt: skip
+        self.takeovers = Counter(
+            "tablestream_takeovers", "Seats a bot took over, by game and reason", ["game", "reason"],
+            registry=registry,
+        )  # fmt: skip
+        self.bot_moves = Counter(
+            "tablestream_bot_moves", "Moves the server's bots played", ["game"], registry=registry
+        )
+        self.refusals = Counter(
+            "tablestream_rate_limit_refusals", "Requests refused by a rate limit (429), by limit "
+            "(create, join, command, login, register, ...)", ["limit"], registry=registry,
+        )  # fmt: skip
+        self.round_trips = Counter(
+            "tablestream_redis_round_trips", "Round trips to Redis of the event store, by process role",
+            ["role"], registry=registry,
+        )  # fmt: skip
+        self.redis_errors = Counter(
+            "tablestream_redis_errors", "Round trips to Redis that failed (connection, timeout, server "
+            "error), by process role", ["role"], registry=registry,
+        )  # fmt: skip
+        self.ack_waits = Histogram(
+            "tablestream_append_ack_wait_seconds", "Durable appends: the script and the replicas' acks "
+            "(WAIT or WAITAOF) in one round trip", buckets=LATENCY_BUCKETS, registry=registry,
+        )  # fmt: skip
+        self.ack_failures = Counter(
+            "tablestream_append_ack_failures", "Durable appends that fewer replicas acked than asked "
+            "(503 not_replicated)", registry=registry,
+        )  # fmt: skip
+        self.verify_failures = Counter(
+            "tablestream_verify_failures", "Integrity checks that failed on the server: a revealed seed "
+            "against its commitment (audit), a stream that does not re-run", ["check"], registry=registry,
+        )  # fmt: skip
+        self.login_failures = Counter(
+            "tablestream_login_failures", "Logins refused for a wrong name or password", registry=registry
+        )
+        self.lockouts = Counter(
+            "tablestream_login_lockouts", "Login attempts refused by the guess limits (429 login_throttled)",
+            registry=registry,
+        )  # fmt: skip
+        self._precreate()
+
+    def _precreate(self) -> None:
+        """The series of every bounded label set at 0 from the start, so that a rate over them is
+        defined (and a dashboard shows 0, not "no data") before the first event."""
+        for game in GAMES:
+            for outcome in COMMAND_OUTCOMES:
+                self.commands.labels(game, outcome)
+            self.timeouts.labels(game)
+            self.bot_moves.labels(game)
+            for reason in TAKEOVER_REASONS:
+                self.takeovers.labels(game, reason)
+        for limit in LIMITS:
+            self.refusals.labels(limit)
+        for check in VERIFY_CHECKS:
+            self.verify_failures.labels(check)
+        for kind in STREAM_KINDS:
+            self.streams.labels(kind)
+        self.trip = self.round_trips.labels(_role)  # resolved once: counted on every round trip
+        self.trip_failed = self.redis_errors.labels(_role)
+        for queue, jobs in JOBS.items():
+            self.job_lag.labels(queue)
+            for job in jobs:
+                for outcome in ("ok", "failed"):
+                    self.jobs.labels(queue, job, outcome)
+
+
+_metrics: Metrics | None = None
+_role = "api"
+
+
+def metrics() -> Metrics:
+    """This process's metrics (made on first use, after ``prepare_directory``)."""
+    global _metrics
+    if _metrics is None:
+        _metrics = Metrics()
+    return _metrics
+
+
+def multiprocess_directory() -> Path | None:
+    path = os.environ.get(ENV)
+    return Path(path) if path else None
+
+
+def prepare_directory(owner: bool, role: str = "api") -> Path | None:
+    """Before the first metric: choose how this process keeps them. ``owner`` (``serve``, a worker
+    that serves its own metrics): use the directory the environment names, emptied (files of a
+    previous run would count again), or make a private one (removed at exit) and name it in the
+    environment for the processes this one starts. Not an owner: the environment's directory as it
+    is, or this process's memory without one."""
+    global _metrics, _role
+    _role = role
+    path = multiprocess_directory()
+    if owner and path is None:
+        path = Path(tempfile.mkdtemp(prefix="tablestream-metrics-"))
+        os.environ[ENV] = str(path)
+        atexit.register(shutil.rmtree, path, True)
+    elif owner and path is not None:
+        path.mkdir(parents=True, exist_ok=True)
+        for stale in path.glob("*.db"):
+            with contextlib.suppress(FileNotFoundError):
+                stale.unlink()
+    prometheus_values.ValueClass = prometheus_values.get_value_class()  # type: ignore[no-untyped-call]
+    _metrics = None
+    return path
+
+
+def serve_worker_metrics(port: int) -> None:
+    """A worker process's own ``/metrics`` (every process of its directory), on a thread."""
+    registry = CollectorRegistry(auto_describe=False)
+    if multiprocess_directory() is not None:
+        multiprocess.MultiProcessCollector(registry)  # type: ignore[no-untyped-call]
+    else:
+        registry.register(_ThisProcess())
+    start_http_server(port, registry=registry)
+
+
+def process_exited(pid: int) -> None:
+    """A process of the directory ended: its live gauges (streams open) stop counting."""
+    if multiprocess_directory() is not None:
+        multiprocess.mark_process_dead(pid)  # type: ignore[no-untyped-call]
+
+
+# -- the hooks ---------------------------------------------------------------------------------------
+
+
+def command(game: str, outcome: str) -> None:
+    metrics().commands.labels(_game(game), outcome).inc()
+
+
+def request(route: str, method: str, status: int, seconds: float) -> None:
+    m = metrics()
+    m.requests.labels(route, method, status_class(status)).inc()
+    m.latency.labels(route, method).observe(seconds)
+
+
+@contextlib.contextmanager
+def stream_open(kind: str) -> Iterator[None]:
+    gauge = metrics().streams.labels(kind)
+    gauge.inc()
+    try:
+        yield
+    finally:
+        gauge.dec()
+
+
+def job_done(queue: str, job: str, ok: bool, lag_seconds: float | None) -> None:
+    m = metrics()
+    m.jobs.labels(queue, job, "ok" if ok else "failed").inc()
+    if lag_seconds is not None:
+        m.job_lag.labels(queue).observe(max(0.0, lag_seconds))
+
+
+def drained(games: int) -> None:
+    metrics().drained.inc(games)
+
+
+def timeout(game: str) -> None:
+    metrics().timeouts.labels(_game(game)).inc()
+
+
+def takeover(game: str, reason: str) -> None:
+    metrics().takeovers.labels(_game(game), reason if reason.isidentifier() else "other").inc()
+
+
+def bot_move(game: str) -> None:
+    metrics().bot_moves.labels(_game(game)).inc()
+
+
+def refused(limit: str) -> None:
+    metrics().refusals.labels(limit).inc()
+
+
+def round_trip(failed: bool = False) -> None:
+    m = metrics()
+    m.trip.inc()
+    if failed:
+        m.trip_failed.inc()
+
+
+def ack_wait(seconds: float, failed: bool) -> None:
+    m = metrics()
+    m.ack_waits.observe(seconds)
+    if failed:
+        m.ack_failures.inc()
+
+
+def verify_failed(check: str) -> None:
+    metrics().verify_failures.labels(check).inc()
+
+
+def login_failed() -> None:
+    metrics().login_failures.inc()
+
+
+def locked_out() -> None:
+    metrics().lockouts.inc()
+
+
+# -- the text of a scrape ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Figures:
+    """What a scrape reads from Redis (``services.api.metrics_route``)."""
+
+    queue_depth: dict[str, int]
+    workers: dict[str, int]
+    tables: dict[str, int]
+    oldest_lag_seconds: float
+    handed_over: int
+
+
+def scrape_time_families(figures: Figures) -> list[Metric]:
+    depth = GaugeMetricFamily(
+        "tablestream_queue_depth", "Jobs waiting in an RQ queue (read at scrape)", labels=["queue"]
+    )
+    for queue, count in sorted(figures.queue_depth.items()):
+        depth.add_metric([queue], count)
+    workers = GaugeMetricFamily(
+        "tablestream_workers", "RQ workers registered and alive on a queue (read at scrape)", labels=["queue"]
+    )
+    for queue, count in sorted(figures.workers.items()):
+        workers.add_metric([queue], count)
+    tables = GaugeMetricFamily(
+        "tablestream_tables", "Tables by status: waiting, running, finished, expired (from the indexes, "
+        "read at scrape)", labels=["status"],
+    )  # fmt: skip
+    for status, count in sorted(figures.tables.items()):
+        tables.add_metric([status], count)
+    lag = GaugeMetricFamily(
+        "tablestream_projection_oldest_lag_seconds",
+        "How long the longest-lagging game has waited for its projection (0: none; read at scrape)",
+        value=figures.oldest_lag_seconds,
+    )
+    poked = GaugeMetricFamily(
+        "tablestream_handed_over_games", "Games handed to the workers, not yet taken by a drain job",
+        value=figures.handed_over,
+    )  # fmt: skip
+    return [depth, workers, tables, lag, poked]
+
+
+class _ThisProcess:
+    def collect(self) -> Iterable[Metric]:
+        return metrics().registry.collect()
+
+
+class _Families:
+    def __init__(self, families: Iterable[Metric]) -> None:
+        self.families = list(families)
+
+    def collect(self) -> Iterable[Metric]:
+        return self.families
+
+
+def render(figures: Figures | None) -> bytes:
+    """The text of ``/metrics``: every process's metrics (this one's alone without a directory) and
+    the figures read from Redis."""
+    registry = CollectorRegistry(auto_describe=False)
+    if multiprocess_directory() is not None:
+        multiprocess.MultiProcessCollector(registry)  # type: ignore[no-untyped-call]
+    else:
+        registry.register(_Families(metrics().registry.collect()))
+    if figures is not None:
+        registry.register(_Families(scrape_time_families(figures)))
+    return generate_latest(registry)
