@@ -65,10 +65,11 @@ from services.store.event_store import SyncEventStore
 from services.store.keys import (
     PREFIX,
     RATINGS,
+    WAITING,
     account_seated_key,
     game_keys,
 )
-from services.store.requests import clock_ms, text
+from services.store.requests import Operation, clock_ms, index_call, text
 from workers.projector import Projector
 from workers.ratings import rebuild as rebuild_ratings
 from workers.sweeper import rebuild_indexes
@@ -205,7 +206,7 @@ def finish_log(store: SyncEventStore) -> Iterator[dict[str, Any]]:
     node = _node_of(store, RATINGS.log)
     start = "-"
     while True:
-        page = node.xrange(RATINGS.log, start, "+", count=LOG_PAGE)
+        page: Any = node.xrange(RATINGS.log, start, "+", count=LOG_PAGE)
         for stream_id, fields in page:
             yield {"kind": "finish", "seq": int(text(stream_id).split("-")[1]), "game_id": text(fields[b"g"]),
                    "t": text(fields[b"t"])}  # fmt: skip
@@ -422,7 +423,8 @@ def _secret_problems(secret: Any, commitments: Mapping[int, str], revealed: Mapp
 
 
 def _stored_head(store: SyncEventStore, game_id: str) -> tuple[int, str] | None:
-    top = _node_of(store, game_keys(game_id).events).xrevrange(game_keys(game_id).events, "+", "-", count=1)
+    events = game_keys(game_id).events
+    top: Any = _node_of(store, events).xrevrange(events, "+", "-", count=1)
     if not top:
         return None
     stream_id, fields = top[0]
@@ -477,7 +479,7 @@ def _finish_problem(store: SyncEventStore, record: Mapping[str, Any], top: int) 
     seq, game_id, t = record.get("seq"), record.get("game_id"), record.get("t")
     if not isinstance(seq, int) or seq < 1 or not isinstance(game_id, str) or not isinstance(t, str):
         return f"finish {record!r}: not a finish-log entry"
-    found = _node_of(store, RATINGS.log).xrange(RATINGS.log, f"0-{seq}", f"0-{seq}")
+    found: Any = _node_of(store, RATINGS.log).xrange(RATINGS.log, f"0-{seq}", f"0-{seq}")
     if found:
         fields = found[0][1]
         if (text(fields[b"g"]), text(fields[b"t"])) != (game_id, t):
@@ -490,7 +492,7 @@ def _finish_problem(store: SyncEventStore, record: Mapping[str, Any], top: int) 
 
 
 def _log_top(store: SyncEventStore) -> int:
-    top = _node_of(store, RATINGS.log).xrevrange(RATINGS.log, "+", "-", count=1)
+    top: Any = _node_of(store, RATINGS.log).xrevrange(RATINGS.log, "+", "-", count=1)
     return int(text(top[0][0]).split("-")[1]) if top else 0
 
 
@@ -556,7 +558,7 @@ def _write_game(store: SyncEventStore, record: Mapping[str, Any]) -> bool:
     with node.pipeline(transaction=True) as pipe:
         for _ in range(5):
             try:
-                pipe.watch(k.events)
+                pipe.watch(k.events)  # type: ignore[no-untyped-call]
                 if pipe.exists(k.events):
                     pipe.unwatch()
                     if _game_conflict(store, record):
@@ -642,14 +644,34 @@ def import_all(store: SyncEventStore, source: str | Path) -> Imported:
     return done
 
 
-def rebuild(store: SyncEventStore, games: Sequence[str]) -> None:
+def rebuild(store: SyncEventStore, games: Sequence[str], fresh_views: bool = False) -> None:
     """Every projection from the streams alone: ratings first (so the projector finds each logged
-    game recorded and does not record it again), then each game's views, lobby entry and indexes."""
+    game recorded and does not record it again), then each game's views, lobby entry and indexes,
+    a waiting table counted against the cap again. ``fresh_views``: drop each game's views before
+    projecting it (after a physical restore, whose views may lag or lead the indexes)."""
     rebuild_ratings(store)
     projector = Projector(store, StateCache(capacity=16))  # a few folded games in memory at a time
     for game_id in games:
+        if fresh_views:
+            views = game_keys(game_id).views
+            _node_of(store, views).delete(views)
         projector.catch_up(game_id)
+        folded = projector.cache.get(game_id)
+        if folded is not None and folded.state.status == "waiting":
+            store.run(_still_waiting(game_id))
     rebuild_indexes(store)
+
+
+def _still_waiting(game_id: str) -> Operation[None]:
+    yield index_call("ZADD", WAITING, "NX", clock_ms(), game_id)
+
+
+def rebuild_all(store: SyncEventStore) -> int:
+    """``tablestream rebuild-all``: every projection of every stored game rebuilt from its stream
+    (views dropped first); how many games. Run with the workers and the API stopped."""
+    games = game_ids(store)
+    rebuild(store, games, fresh_views=True)
+    return len(games)
 
 
 # -- command line ---------------------------------------------------------------------------------
@@ -663,16 +685,26 @@ def _store(args: argparse.Namespace) -> SyncEventStore:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """0 done, 1 refused (tampered games or conflicts, each named), 2 unreadable or unusable."""
-    parser = argparse.ArgumentParser(prog="tablestream", description="Back up or restore every stream.")
-    parser.add_argument("command", choices=("export-all", "import-all"))
+    parser = argparse.ArgumentParser(
+        prog="tablestream", description="Back up, restore or rebuild every stream."
+    )
+    parser.add_argument("command", choices=("export-all", "import-all", "rebuild-all"))
     parser.add_argument(
-        "path", help="a backup file, or a directory (export: a new dated file; import: the newest)"
+        "path", nargs="?", help="a backup file, or a directory (export: a new dated file; import: the newest)"
+    )
+    parser.add_argument(
+        "--check", action="store_true", help="import-all: verify and compare only, write nothing"
     )
     parser.add_argument("--redis-url", default=os.environ.get("TABLESTREAM_REDIS_URL"))
     parser.add_argument("--queue-url", default=os.environ.get("TABLESTREAM_QUEUE_URL") or None)
-    parser.add_argument("--redis-cluster", choices=("auto", "yes", "no"),
-                        default=os.environ.get("TABLESTREAM_REDIS_CLUSTER") or "auto")  # fmt: skip
-    args = parser.parse_args(argv)
+    parser.add_argument(
+        "--redis-cluster",
+        choices=("auto", "yes", "no"),
+        default=os.environ.get("TABLESTREAM_REDIS_CLUSTER") or "auto",
+    )
+    args = parser.parse_intermixed_args(argv)  # flags before or after the path
+    if args.command != "rebuild-all" and not args.path:
+        parser.error(f"{args.command} needs a DIR or FILE")
     store = _store(args)
     try:
         if args.command == "export-all":
@@ -682,6 +714,14 @@ def main(argv: Sequence[str] | None = None) -> int:
                 f"{exported.accounts} accounts, "
                 f"{exported.finishes} finishes to {exported.path} ({exported.bytes} bytes, mode 0600: "
                 "it holds every game's secret seeds and the accounts' password hashes)"
+            )
+        elif args.command == "rebuild-all":
+            print(f"rebuilt the projections and ratings of {rebuild_all(store)} games from their streams")
+        elif args.check:
+            _, checked = check_backup(store, import_path(args.path))
+            print(
+                f"checked {checked.path}: {checked.games} games verified, {checked.accounts} accounts and "
+                f"{checked.finishes} finishes agree with the store; nothing was written"
             )
         else:
             imported = import_all(store, args.path)

@@ -1,4 +1,5 @@
-"""``tablestream``: serve, worker, demo, verify, bench, export-all, import-all (one module per command)."""
+"""``tablestream``: serve, worker, demo, verify, bench, export-all, import-all, rebuild-all (one module
+per command)."""
 
 from __future__ import annotations
 
@@ -28,6 +29,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     commands.add_parser(
         "import-all", help="restore a backup (verified) and rebuild every projection", add_help=False
+    )
+    commands.add_parser(
+        "rebuild-all", help="rebuild every projection and rating from the streams", add_help=False
     )
 
     argv = list(sys.argv[1:] if argv is None else argv)

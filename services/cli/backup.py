@@ -1,5 +1,6 @@
-"""``tablestream export-all DIR|FILE`` and ``tablestream import-all DIR|FILE`` [--redis-url URL]
-[--queue-url URL] [--redis-cluster auto|yes|no]: a logical backup and restore of every stream.
+"""``tablestream export-all DIR|FILE``, ``tablestream import-all [--check] DIR|FILE`` and
+``tablestream rebuild-all`` [--redis-url URL] [--queue-url URL] [--redis-cluster auto|yes|no]: a
+logical backup and restore of every stream, and every projection rebuilt from the streams.
 
 The process becomes ``python -m workers.backup`` with the same arguments (exec, like ``worker``):
 the restore rebuilds the projections with the workers' own code, which the CLI does not import.
@@ -12,7 +13,7 @@ import sys
 from collections.abc import Sequence
 
 BACKUP_MODULE = "workers.backup"
-COMMANDS = ("export-all", "import-all")
+COMMANDS = ("export-all", "import-all", "rebuild-all")
 
 
 def backup_command(argv: Sequence[str]) -> list[str]:
