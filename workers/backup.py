@@ -63,6 +63,7 @@ from services.store import retention
 from services.store.connection import PoolLimits, connect_sync, topology
 from services.store.event_store import SyncEventStore
 from services.store.keys import (
+    LOBBY_ORDER,
     PREFIX,
     RATINGS,
     WAITING,
@@ -155,6 +156,21 @@ def game_ids(store: SyncEventStore) -> list[str]:
     """Every game id (not the accounts' streams, whose tag is ``acct:<id>``), sorted."""
     found = _scan(store, f"{PREFIX}:{{*}}:events", f"{PREFIX}:{{", "}:events")
     return sorted({g for g in found if not g.startswith("acct:")})
+
+
+def creation_order(store: SyncEventStore) -> list[str]:
+    """Every game id, those the lobby has seen in its order (oldest first, so that an import in this
+    order gives the restored lobby the same order), then the others by id."""
+    stored = game_ids(store)
+    listed = [text(g) for g in store.run(_lobby_order())]
+    present = set(stored)
+    ordered = [g for g in listed if g in present]
+    seen = set(ordered)
+    return ordered + [g for g in stored if g not in seen]
+
+
+def _lobby_order() -> Operation[list[bytes]]:
+    return (yield index_call("ZRANGE", LOBBY_ORDER, 0, -1))  # type: ignore[no-any-return]
 
 
 def account_ids(store: SyncEventStore) -> list[str]:
@@ -253,7 +269,7 @@ def export_all(store: SyncEventStore, target: str | Path, now: dt.datetime | Non
                 "hashes and token digests; keep it private (mode 0600)",
             }
             out.write(_line(header))
-            for game_id in game_ids(store):
+            for game_id in creation_order(store):
                 record = read_game(store, game_id)
                 if record is None:  # removed since the scan (retention)
                     continue
@@ -669,7 +685,7 @@ def _still_waiting(game_id: str) -> Operation[None]:
 def rebuild_all(store: SyncEventStore) -> int:
     """``tablestream rebuild-all``: every projection of every stored game rebuilt from its stream
     (views dropped first); how many games. Run with the workers and the API stopped."""
-    games = game_ids(store)
+    games = creation_order(store)
     rebuild(store, games, fresh_views=True)
     return len(games)
 

@@ -212,7 +212,7 @@ def everything_read(store: SyncEventStore) -> dict[str, Any]:
     }
     return {
         "games": games,
-        "lobby": sorted(store.lobby(100)),
+        "lobby": store.lobby(100),
         "models": stored_models(store),
         "boards": boards,
         "log": store.run(store_ratings.finish_log()),
@@ -446,4 +446,7 @@ def test_rebuild_all_gives_back_every_projection_lost_from_the_streams_alone(
     assert b"ts:lobby" in derived and b"ts:{ratings}:board:six-nimmt" in derived
     real_redis.delete(*derived)
     assert rebuild_all(source) == len(PLANS)
-    assert everything_read(source) == original
+    rebuilt = everything_read(source)
+    # the lobby's order was lost with its index: the same tables, listed in game id order now
+    assert sorted(rebuilt.pop("lobby")) == sorted(original.pop("lobby"))
+    assert rebuilt == original
