@@ -4,31 +4,35 @@ A backup is one JSON Lines file holding what the store cannot derive (the source
 nothing it can (docs/operations.md, "Backups and restore", lists both):
 
 - a ``header`` line (format, when, and that the file holds secrets);
-- one ``game`` line per game: every stream entry exactly as stored (``data`` as UTF-8 text, its
-  ``hash``), the game's secret (seed root and master: never public), the seat tokens' SHA-256
-  digests and the command dedup records (``seat_commands``, ``commands``, ``seats``), so that a
-  restored running game goes on with the same seat tokens and the same idempotent retries;
+- one ``finish`` line per entry of the ratings' finish log (game id and the worker's finish time:
+  the order and clock the ratings fold replays; the only ratings input outside the game streams),
+  read first, so that every game it names is finished in its own snapshot, read later;
+- one ``game`` line per game, in the lobby's order: every stream entry exactly as stored (``data``
+  as UTF-8 text, its ``hash``), the game's secret (seed root and master: never public), the seat
+  tokens' SHA-256 digests and the command dedup records (``seat_commands``, ``commands``,
+  ``seats``), so that a restored running game goes on with the same seat tokens and the same
+  idempotent retries;
 - one ``account`` line per account: its event stream as stored (name, Argon2id password hash and
   token digests are events in it: restored players stay logged in) and when it last took a seat;
-- one ``finish`` line per entry of the ratings' finish log (game id and the worker's finish time:
-  the order and clock the ratings fold replays; the only ratings input outside the game streams);
 - an ``end`` line with the counts, so that a truncated file is refused.
 
 Export reads one game at a time (one ``MULTI`` on the game's node: a consistent snapshot of its
-keys), scanning every primary of a Redis Cluster; memory stays one game's worth. The file is
-written beside its final name with mode 0600 and renamed into place once complete.
+keys), scanning every primary of a Redis Cluster; memory stays one game's worth (and the list of
+game ids). The file is written beside its final name with mode 0600 and renamed into place once
+complete.
 
 Import reads the file twice, a game at a time. The first pass changes nothing: it verifies every
 game with the offline verifier (``services.history.verify``: hash chain, records, rules re-run,
-seeds, scores; a running game up to its unrevealed round) and checks its secret against the
-stream's commitments, and compares every game, account, name and finish with what the target
-store already holds. Any tampered game or any conflict refuses the whole import, naming each,
-with nothing written. The second pass writes what is missing (each game in one ``MULTI`` guarded by
-``WATCH``; an identical game is left alone, so importing twice changes nothing), then rebuilds
-every projection from the streams alone: the ratings, histories and leaderboards
-(``workers.ratings.rebuild``, in finish-log order), every game's views and lobby entry
-(``workers.projector``), the lag and timer indexes (``workers.sweeper.rebuild_indexes``) and the
-accounts' retention index. Run it with the workers stopped, like ``workers.ratings.rebuild``.
+seeds, scores; a running game up to its unrevealed round) and checks its secret against the stream's
+commitments, checks that every finish names a finished game of the file, and compares every game,
+account, name and finish with what the target store already holds. Any tampered game or any conflict
+refuses the whole import, naming each, with nothing written. The second pass writes what is missing
+(each game in one ``MULTI`` guarded by ``WATCH``; an identical game is left alone, so importing
+twice changes nothing), then rebuilds every projection from the streams alone: the ratings,
+histories and leaderboards (``workers.ratings.rebuild``, in finish-log order), every game's views
+and lobby entry (``workers.projector``), the lag and timer indexes
+(``workers.sweeper.rebuild_indexes``) and the accounts' retention index. Run it with the workers
+stopped, like ``workers.ratings.rebuild``.
 """
 
 from __future__ import annotations
@@ -269,6 +273,12 @@ def export_all(store: SyncEventStore, target: str | Path, now: dt.datetime | Non
                 "hashes and token digests; keep it private (mode 0600)",
             }
             out.write(_line(header))
+            # the finish log first: every game it names finished before it was read, so the game's
+            # own snapshot, taken later, is finished too (one finished after it is recorded again
+            # at the restore, as a worker would have)
+            for finish in finish_log(store):
+                out.write(_line(finish))
+                done.finishes += 1
             for game_id in creation_order(store):
                 record = read_game(store, game_id)
                 if record is None:  # removed since the scan (retention)
@@ -284,9 +294,6 @@ def export_all(store: SyncEventStore, target: str | Path, now: dt.datetime | Non
                 if account is not None:
                     out.write(_line(account))
                     done.accounts += 1
-            for finish in finish_log(store):
-                out.write(_line(finish))
-                done.finishes += 1
             counts = {"games": done.games, "accounts": done.accounts, "finishes": done.finishes}
             out.write(_line({"kind": "end", **counts}))
             out.flush()
@@ -537,6 +544,9 @@ def check_backup(store: SyncEventStore, path: Path) -> tuple[str, Imported]:
     done = Imported(path)
     problems: list[str] = []
     top = _log_top(store)
+    logged: dict[str, int] = {}  # game id -> finish sequence, for the games the finish log names
+    finished: set[str] = set()
+    refused: set[str] = set()  # said once: their finishes are not named again
     for record in records(path):
         kind = record["kind"]
         if kind == "game":
@@ -546,7 +556,10 @@ def check_backup(store: SyncEventStore, path: Path) -> tuple[str, Imported]:
                 problems.append(f"game {game_id!r}: not a game id")
                 continue
             failures = verify_game(record)
+            if not failures and _finished(record):
+                finished.add(game_id)
             if failures:
+                refused.add(game_id)
                 problems.append(f"game {game_id} is refused, it does not verify: " + "; ".join(failures[:5]))
                 continue
             conflict = _game_conflict(store, record)
@@ -560,6 +573,13 @@ def check_backup(store: SyncEventStore, path: Path) -> tuple[str, Imported]:
             problem = _finish_problem(store, record, top)
             if problem:
                 problems.append(problem)
+            else:
+                logged[record["game_id"]] = record["seq"]
+    problems += [
+        f"finish {seq}: game {game_id} is not a finished game of the backup"
+        for game_id, seq in sorted(logged.items(), key=lambda item: item[1])
+        if game_id not in finished and game_id not in refused
+    ]
     if problems:
         raise BackupError(f"{path}: refused, nothing was written", problems)
     done.seconds_checking = time.perf_counter() - started

@@ -507,3 +507,22 @@ def test_a_physical_copy_restored_and_rebuilt_reads_exactly_like_the_original(
         assert rebuild_all(store) == 8
         assert everything_read(store) == original
         client.close()
+
+
+def test_a_finish_naming_a_game_the_backup_does_not_hold_finished_is_refused(
+    source: SyncEventStore, target: SyncEventStore, tmp_path: Path
+) -> None:
+    exported = export_all(source, tmp_path / "backup.jsonl")
+    forged = tmp_path / "forged.jsonl"
+    lines = exported.path.read_text().splitlines(keepends=True)
+    first_finish = next(i for i, line in enumerate(lines) if json.loads(line)["kind"] == "finish")
+    record = json.loads(lines[first_finish])
+    record["game_id"] = "g7-skull-king"  # the game still running
+    lines[first_finish] = json.dumps(record) + "\n"
+    forged.write_text("".join(lines))
+    with pytest.raises(BackupError) as refused:
+        import_all(target, forged)
+    assert refused.value.problems == [
+        f"finish {record['seq']}: game g7-skull-king is not a finished game of the backup"
+    ]
+    assert target.redis.dbsize() == 0
