@@ -425,6 +425,18 @@ def verify_game(record: Mapping[str, Any]) -> list[str]:
     return problems
 
 
+def _shape_problems(record: Mapping[str, Any]) -> list[str]:
+    """The game's hashes must be text to text, as stored."""
+    return [
+        f"its {name} hash is not an object of strings"
+        for name in GAME_HASHES
+        if not (
+            isinstance(record.get(name, {}), dict)
+            and all(isinstance(k, str) and isinstance(v, str) for k, v in record.get(name, {}).items())
+        )
+    ]
+
+
 def _secret_problems(secret: Any, commitments: Mapping[int, str], revealed: Mapping[int, bytes]) -> list[str]:
     if not isinstance(secret, dict) or not {"root", "master"} <= secret.keys():
         return ["the game's secret (root, master) is missing"]
@@ -488,6 +500,9 @@ def _account_problems(store: SyncEventStore, record: Mapping[str, Any]) -> list[
         return [f"account {account_id}: unreadable events: {exc}"]
     if state is None or state.account_id != account_id:
         return [f"account {account_id}: its stream registers another account"]
+    seated = record.get("seated")
+    if seated is not None and not (isinstance(seated, str) and seated.isdigit()):
+        return [f"account {account_id}: when it last took a seat is not a time in ms"]
     problems = []
     stored = store.run(store_accounts.account_events(account_id))
     if stored and [bytes(e) for e in stored] != events:
@@ -502,6 +517,10 @@ def _finish_problem(store: SyncEventStore, record: Mapping[str, Any], top: int) 
     seq, game_id, t = record.get("seq"), record.get("game_id"), record.get("t")
     if not isinstance(seq, int) or seq < 1 or not isinstance(game_id, str) or not isinstance(t, str):
         return f"finish {record!r}: not a finish-log entry"
+    try:
+        float(t)
+    except ValueError:
+        return f"finish {seq}: its time {t!r} is not a number"
     found: Any = _node_of(store, RATINGS.log).xrange(RATINGS.log, f"0-{seq}", f"0-{seq}")
     if found:
         fields = found[0][1]
@@ -555,7 +574,7 @@ def check_backup(store: SyncEventStore, path: Path) -> tuple[str, Imported]:
             if not isinstance(game_id, str) or not game_id or "{" in game_id or "}" in game_id:
                 problems.append(f"game {game_id!r}: not a game id")
                 continue
-            failures = verify_game(record)
+            failures = _shape_problems(record) or verify_game(record)
             if not failures and _finished(record):
                 finished.add(game_id)
             if failures:

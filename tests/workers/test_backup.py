@@ -526,3 +526,21 @@ def test_a_finish_naming_a_game_the_backup_does_not_hold_finished_is_refused(
         f"finish {record['seq']}: game g7-skull-king is not a finished game of the backup"
     ]
     assert target.redis.dbsize() == 0
+
+
+def test_a_game_whose_tokens_are_not_text_is_refused_before_anything_is_written(
+    source: SyncEventStore, target: SyncEventStore, tmp_path: Path
+) -> None:
+    exported = export_all(source, tmp_path / "backup.jsonl")
+    forged = tmp_path / "forged.jsonl"
+
+    def numeric_tokens(record: dict[str, Any]) -> None:
+        record["tokens"] = {digest: int(role) for digest, role in record["tokens"].items()}
+
+    _tamper(exported.path, forged, "g0-six-nimmt", numeric_tokens)
+    with pytest.raises(BackupError) as refused:
+        import_all(target, forged)
+    assert refused.value.problems == [
+        "game g0-six-nimmt is refused, it does not verify: its tokens hash is not an object of strings"
+    ]
+    assert target.redis.dbsize() == 0
