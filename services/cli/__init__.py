@@ -1,11 +1,12 @@
-"""``tablestream``: serve, worker, demo, verify, bench (one module per command)."""
+"""``tablestream``: serve, worker, demo, verify, bench, export-all, import-all, rebuild-all (one module
+per command)."""
 
 from __future__ import annotations
 
 import argparse
 import sys
 
-from services.cli import bench, demo, serve, verify, worker
+from services.cli import backup, bench, demo, serve, verify, worker
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -23,7 +24,19 @@ def main(argv: list[str] | None = None) -> int:
     )
     commands.add_parser("verify", help="check an exported game offline (no Redis, no server)", add_help=False)
 
+    commands.add_parser(
+        "export-all", help="write every stream to a backup file (0600: it holds secrets)", add_help=False
+    )
+    commands.add_parser(
+        "import-all", help="restore a backup (verified) and rebuild every projection", add_help=False
+    )
+    commands.add_parser(
+        "rebuild-all", help="rebuild every projection and rating from the streams", add_help=False
+    )
+
     argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] and argv[0] in backup.COMMANDS:
+        return backup.run(argv)  # its own flags: DIR|FILE [--redis-url URL ...]
     if argv[:1] == ["verify"]:
         return verify.main(argv[1:])  # its own flags: FILE [--receipt VERSION:HASH ...]
     args = parser.parse_args(argv)

@@ -1,0 +1,546 @@
+"""Backup and restore of the whole event store (``workers.backup``) on real Redis servers.
+
+Games of all three games are played through the domain and stored exactly as the server stores
+them (one batch per command, real secrets), with registered accounts, rated and unrated tables, a
+seat a bot takes over, and one game still running; the projector then folds them like the workers
+do. The backup is restored into a second, empty server and everything a player or an operator
+reads there must equal the original.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+import os
+import random
+import shutil
+import stat
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import msgspec
+import pytest
+import redis
+
+from domain.accounts import AccountRegistered, PasswordSet, TokenIssued
+from domain.games import game_names, table_for
+from domain.kernel import Event
+from domain.table import Account
+from services.commands import fresh_salts
+from services.history.export import build_export
+from services.history.records import GENESIS_HASH, CommandRecord, chain_hash, encode_batch
+from services.names import checked_name
+from services.store import accounts as store_accounts
+from services.store import ratings as store_ratings
+from services.store.embedded import EmbeddedRedis, server_binary
+from services.store.event_store import SyncEventStore
+from services.store.keys import game_keys, name_claim_key
+from tests.support.play import seeds_from
+from workers.backup import BackupError, export_all, game_ids, import_all, rebuild_all
+from workers.projector import Projector
+from workers.ratings import RatingsRecorder, stored_models
+
+SEED = int(os.environ.get("BACKUP_TEST_SEED", "20261202"))
+ACCOUNTS = [Account(id=f"{n + 0xA0:016x}", name=f"Player {n}") for n in range(7)]
+PASSWORD_HASH = "$argon2id$v=19$m=65536,t=3,p=4$c2FsdHNhbHRzYWx0$aGFzaGhhc2hoYXNoaGFzaGhhc2g"
+OPTIONS: dict[str, dict[str, Any]] = {"six-nimmt": {"rounds": 1}, "skull": {}, "skull-king": {}}
+
+
+@dataclass(frozen=True)
+class Plan:
+    game: str
+    seats: tuple[Account | None, ...]
+    seed: int
+    finish: bool = True
+    leaver: int | None = None  # a seat whose player leaves: a bot plays it on
+    bots: int = 0  # seats the host fills with bots (the game is then unrated)
+
+
+PLANS = [
+    Plan("six-nimmt", tuple(ACCOUNTS[:4]), 1),
+    Plan("six-nimmt", (ACCOUNTS[1], ACCOUNTS[2], ACCOUNTS[4]), 2, leaver=1),
+    Plan("six-nimmt", (ACCOUNTS[0], None, ACCOUNTS[5]), 3),  # an anonymous seat: unrated
+    Plan("skull", tuple(ACCOUNTS[2:5]), 4),
+    Plan("skull", (ACCOUNTS[0], ACCOUNTS[3], ACCOUNTS[6], ACCOUNTS[1]), 5, leaver=2),
+    Plan("skull-king", (ACCOUNTS[5], ACCOUNTS[6]), 6, bots=1),
+    Plan("skull-king", (ACCOUNTS[0], ACCOUNTS[1], ACCOUNTS[2]), 7),
+    Plan("skull-king", (ACCOUNTS[3], ACCOUNTS[4], None), 8, finish=False),  # still running
+    # enough rated games for four players to leave their provisional ratings: a leaderboard
+    *(Plan("six-nimmt", tuple(ACCOUNTS[:4]), 10 + n) for n in range(5)),
+]
+
+
+def store_game(store: SyncEventStore, game_id: str, plan: Plan) -> None:
+    """Create, seat and play the table with random legal moves, appending like the server (the
+    game's real secret, one batch per request with the command record the server writes, which the
+    verifier re-runs), and give each seat a bearer token digest."""
+    table = table_for(plan.game)
+    seeds = seeds_from(plan.seed)
+    rng = random.Random(SEED * 100 + plan.seed)
+    players = len(plan.seats) + plan.bots
+    created = table.create(game_id, players, OPTIONS[plan.game], seeds.chain_commitment(0), False)
+    body = {"game": plan.game, "players": players, "options": OPTIONS[plan.game]}
+    record = CommandRecord(id="create", kind="create", body=body)
+    entries = encode_batch(1, GENESIS_HASH, record, created, fresh_salts(len(created)))
+    raw = str(plan.seed).encode()  # the root and master ``seeds_from`` derives the seeds from
+    secret = {
+        "root": hashlib.sha256(b"root" + raw).hexdigest(),
+        "master": hashlib.sha256(b"master" + raw).hexdigest(),
+    }
+    assert store.create(game_id, secret, entries[0])
+    state = table.fold(None, created)
+    version, last_hash = 1, entries[-1].hash
+    counter = itertools.count()
+
+    def append(events: list[Event], kind: str, seat: int | None, body: dict[str, Any]) -> None:
+        nonlocal state, version, last_hash
+        command_id = f"c{next(counter)}"
+        record = CommandRecord(id=command_id, kind=kind, seat=seat, body=body)  # type: ignore[arg-type]
+        batch = encode_batch(version + 1, last_hash, record, events, fresh_salts(len(events)))
+        assert store.append(game_id, version, command_id, command_id, seat, batch).status == "ok"
+        state = table.fold(state, events)
+        version, last_hash = batch[-1].version, batch[-1].hash
+
+    for seat, account in enumerate(plan.seats):
+        assert state is not None
+        joined: dict[str, Any] = {"name": f"P{seat}", "client_seed": f"cs{seat}"}
+        if account is not None:
+            joined |= {"account_id": account.id, "account_name": account.name}
+        append(table.join(state, f"P{seat}", f"cs{seat}", seeds, account), "join", None, joined)
+        store.redis.hset(game_keys(game_id).tokens, f"{plan.seed:02d}{seat:062d}", str(seat))
+    if plan.bots:
+        assert state is not None
+        append(table.fill_with_bots(state, seeds), "bots", None, {})
+    steps = 0
+    while state is not None and state.status != "finished" and (plan.finish or steps < 6):
+        if steps == 2 and plan.leaver is not None:  # a rage-quit: a bot plays the seat on
+            append(table.leave(state, plan.leaver), "leave", plan.leaver, {})
+        seat = rng.choice(sorted(table.to_act(state)))
+        command = rng.choice(table.legal_commands(state, seat))
+        if seat in state.bots:
+            events, kind = table.bot_decide(state, command, seat, seeds), "bot"
+        else:
+            events, kind = table.decide(state, command, seat, seeds), "command"
+        append(events, kind, seat, msgspec.to_builtins(command))
+        steps += 1
+    assert state is not None and (state.status == "finished") == plan.finish
+
+
+def register(store: SyncEventStore, account: Account, with_password: bool) -> None:
+    name = checked_name(account.name)
+    assert store.run(store_accounts.claim_name(name.skeleton, account.id)) is None
+    events: list[Event] = [
+        AccountRegistered(
+            account_id=account.id, display_name=name.display, normalised=name.normalised,
+            skeleton=name.skeleton,
+        )
+    ]  # fmt: skip
+    if with_password:
+        events.append(PasswordSet(password_hash=PASSWORD_HASH))
+    events.append(TokenIssued(token_hash=f"{int(account.id, 16):064x}", via="register"))
+    encoded = [msgspec.json.encode(e) for e in events]
+    assert store.run(store_accounts.append_account(account.id, 0, encoded)).status == "ok"
+
+
+def ticking_clock() -> Callable[[], float]:
+    ticks = itertools.count(1_760_000_000)
+    return lambda: float(next(ticks))
+
+
+@pytest.fixture(scope="module")
+def second_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[EmbeddedRedis]:
+    with EmbeddedRedis(tmp_path_factory.mktemp("restore-target"), durable=False) as server:
+        yield server
+
+
+@pytest.fixture
+def target(second_server: EmbeddedRedis) -> Iterator[SyncEventStore]:
+    client = redis.Redis.from_url(second_server.url)
+    client.flushall()
+    yield SyncEventStore(client)
+    client.close()
+
+
+@pytest.fixture
+def source(real_redis: redis.Redis) -> SyncEventStore:
+    """A store with every planned game played, projected and recorded, and the accounts."""
+    store = SyncEventStore(real_redis)
+    for n, account in enumerate(ACCOUNTS):
+        register(store, account, with_password=n % 2 == 0)
+    projector = Projector(store, ratings=RatingsRecorder(store, ticking_clock()))
+    for n, plan in enumerate(PLANS):
+        store_game(store, f"g{n}-{plan.game}", plan)
+        projector.catch_up(f"g{n}-{plan.game}")
+    return store
+
+
+def everything_read(store: SyncEventStore) -> dict[str, Any]:
+    """What players and operators read: every view of every game (each seat's, the spectator's,
+    the scores, at the head), its stream and export, the lobby, ratings, histories, leaderboards,
+    finish log, accounts and name claims."""
+    games = {}
+    for game_id in game_ids(store):
+        entries = store.read(game_id)
+        try:
+            export: dict[str, Any] | None = build_export(entries)
+        except Exception:
+            export = None
+        k = game_keys(game_id)
+        games[game_id] = {
+            "views": store.redis.hgetall(k.views),
+            "head": store.head(game_id),
+            "entries": entries,
+            "export": export,
+            "secret": store.secret(game_id),
+            "tokens": store.redis.hgetall(k.tokens),
+            "seat_commands": store.redis.hgetall(k.seat_commands),
+            "seats": store.redis.hgetall(k.seats),
+        }
+    boards = {game: store.run(store_ratings.leaderboard_page(game, 0, 100)) for game in game_names()}
+    accounts = {
+        a.id: (
+            store.run(store_accounts.account_events(a.id)),
+            store.redis.get(name_claim_key(checked_name(a.name).skeleton)),
+            store.run(store_ratings.history_page(a.id, 0, 100)),
+        )
+        for a in ACCOUNTS
+    }
+    return {
+        "games": games,
+        "lobby": store.lobby(100),
+        "models": stored_models(store),
+        "boards": boards,
+        "log": store.run(store_ratings.finish_log()),
+        "seq": store.redis.get("ts:{ratings}:seq"),
+        "accounts": accounts,
+    }
+
+
+def test_a_backup_restored_into_an_empty_redis_reads_exactly_like_the_original(
+    source: SyncEventStore, target: SyncEventStore, tmp_path: Path
+) -> None:
+    original = everything_read(source)
+    assert len(original["games"]) == len(PLANS)
+    assert sum(game["export"] is not None for game in original["games"].values()) == len(PLANS) - 1
+    assert original["boards"]["six-nimmt"][0] >= 4  # four players are listed on the leaderboard
+    assert set(original["models"].ratings) == {"six-nimmt", "skull", "skull-king"}
+    assert all(game["views"] for game in original["games"].values())
+
+    started = time.perf_counter()
+    exported = export_all(source, tmp_path)
+    export_seconds = time.perf_counter() - started
+    assert stat.S_IMODE(exported.path.stat().st_mode) == 0o600
+    assert exported.games == len(PLANS) and exported.finished == len(PLANS) - 1
+    assert exported.accounts == len(ACCOUNTS) and exported.finishes == len(original["log"])
+    assert not list(tmp_path.glob("*.partial"))
+
+    assert target.redis.dbsize() == 0
+    started = time.perf_counter()
+    imported = import_all(target, tmp_path)  # the directory: its newest backup
+    import_seconds = time.perf_counter() - started
+    assert (imported.written, imported.accounts_written) == (len(PLANS), len(ACCOUNTS))
+
+    restored = everything_read(target)
+    for game_id, game in original["games"].items():
+        assert restored["games"][game_id] == game, game_id
+    assert restored == original
+
+    sizes = sorted(exported.game_bytes.values())
+    print(
+        f"\nbackup: {exported.bytes} bytes for {exported.games} games; per finished game "
+        f"{min(sizes)}-{max(sizes)} bytes (mean {sum(sizes) // len(sizes)}); export "
+        f"{1000 * export_seconds / exported.games:.1f} ms/game, import "
+        f"{1000 * import_seconds / exported.games:.1f} ms/game (check {imported.seconds_checking:.2f} s, "
+        f"write {imported.seconds_writing:.2f} s, "
+        f"rebuild {imported.seconds_rebuilding:.2f} s)"
+    )
+
+
+def _keys_and_values(client: redis.Redis) -> dict[bytes, Any]:
+    """Every key with its value (DUMP), but two moments the indexes note (when a game was first
+    marked lagging, when the indexes were last rebuilt): those say when, not what."""
+    return {
+        key: client.dump(key) for key in sorted(client.keys("*")) if key not in (b"ts:dirty", b"ts:indexes")
+    }
+
+
+def test_importing_the_same_backup_again_changes_nothing(
+    source: SyncEventStore, target: SyncEventStore, tmp_path: Path
+) -> None:
+    exported = export_all(source, tmp_path / "backup.jsonl")
+    import_all(target, exported.path)
+    before = _keys_and_values(target.redis)
+    again = import_all(target, exported.path)
+    assert (again.written, again.accounts_written, again.finishes_written) == (0, 0, 0)
+    assert _keys_and_values(target.redis) == before
+
+
+def _tamper(source: Path, into: Path, game_id: str, change: Callable[[dict[str, Any]], None]) -> None:
+    with source.open() as lines, into.open("w") as out:
+        for line in lines:
+            record = json.loads(line)
+            if record.get("kind") == "game" and record["id"] == game_id:
+                change(record)
+                line = json.dumps(record, separators=(",", ":")) + "\n"
+            out.write(line)
+
+
+def _joined_seat_1(record: dict[str, Any]) -> int:
+    """The index of the entry recording seat 1's client seed (its join)."""
+    return next(i for i, e in enumerate(record["entries"]) if '"client_seed":"cs1"' in e["data"])
+
+
+def _edit_entry(record: dict[str, Any]) -> None:
+    """Seat 1's client seed changed after the fact: the entry no longer hashes to its link."""
+    entry = record["entries"][_joined_seat_1(record)]
+    entry["data"] = entry["data"].replace('"client_seed":"cs1"', '"client_seed":"cs9"')
+
+
+def _forge_chain(record: dict[str, Any]) -> None:
+    """The same edit, then every hash from there recomputed: a chain that links, but lies (every
+    draw from the players' mix is then not what the seeds give)."""
+    at = _joined_seat_1(record)
+    _edit_entry(record)
+    previous = record["entries"][at - 1]["hash"]
+    for entry in record["entries"][at:]:
+        entry["hash"] = previous = chain_hash(previous, entry["data"].encode())
+
+
+@pytest.mark.parametrize("tamper", [_edit_entry, _forge_chain], ids=["edited entry", "forged chain"])
+def test_a_tampered_backup_is_refused_naming_the_game_and_writes_nothing(
+    source: SyncEventStore,
+    target: SyncEventStore,
+    tmp_path: Path,
+    tamper: Callable[[dict[str, Any]], None],
+) -> None:
+    exported = export_all(source, tmp_path / "backup.jsonl")
+    forged = tmp_path / "forged.jsonl"
+    victim = "g3-skull"
+    assert victim in game_ids(source)
+    _tamper(exported.path, forged, victim, tamper)
+    with pytest.raises(BackupError) as refused:
+        import_all(target, forged)
+    assert len(refused.value.problems) == 1
+    assert refused.value.problems[0].startswith(f"game {victim} is refused")
+    assert target.redis.dbsize() == 0
+
+
+def test_a_backup_with_a_wrong_secret_is_refused(
+    source: SyncEventStore, target: SyncEventStore, tmp_path: Path
+) -> None:
+    exported = export_all(source, tmp_path / "backup.jsonl")
+    forged = tmp_path / "forged.jsonl"
+
+    def swap_secret(record: dict[str, Any]) -> None:
+        record["secret"]["root"] = "11" * 32
+
+    _tamper(exported.path, forged, "g7-skull-king", swap_secret)
+    with pytest.raises(BackupError) as refused:
+        import_all(target, forged)
+    assert refused.value.problems == [
+        "game g7-skull-king is refused, it does not verify: secret: chain 0's commitment is not the "
+        "stream's; secret: round 1's seed is not the one the stream revealed"
+    ]
+    assert target.redis.dbsize() == 0
+
+
+def test_an_import_never_overwrites_a_different_game_of_the_same_id(
+    source: SyncEventStore, target: SyncEventStore, tmp_path: Path
+) -> None:
+    exported = export_all(source, tmp_path / "backup.jsonl")
+    store_game(target, "g0-six-nimmt", Plan("six-nimmt", (None, None), 99))
+    before = _keys_and_values(target.redis)
+    with pytest.raises(BackupError) as refused:
+        import_all(target, exported.path)
+    assert [p for p in refused.value.problems if "g0-six-nimmt" in p] == refused.value.problems
+    assert "holds a different game" in refused.value.problems[0]
+    assert _keys_and_values(target.redis) == before
+
+
+def test_a_truncated_backup_is_refused(
+    source: SyncEventStore, target: SyncEventStore, tmp_path: Path
+) -> None:
+    exported = export_all(source, tmp_path / "backup.jsonl")
+    cut = tmp_path / "cut.jsonl"
+    cut.write_bytes(b"".join(exported.path.read_bytes().splitlines(keepends=True)[:-1]))
+    with pytest.raises(BackupError, match="truncated"):
+        import_all(target, cut)
+    assert target.redis.dbsize() == 0
+
+
+def test_export_all_and_import_all_run_from_the_command_line(
+    source: SyncEventStore, target: SyncEventStore, second_server: EmbeddedRedis, tmp_path: Path
+) -> None:
+    source_url = "redis://{host}:{port}".format(**source.redis.connection_pool.connection_kwargs)
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+
+    def cli(*args: str) -> subprocess.CompletedProcess[str]:
+        command = [sys.executable, "-m", "services.cli", *args, "--redis-cluster", "no"]
+        return subprocess.run(command, env=env, capture_output=True, text=True, timeout=300)
+
+    written = cli("export-all", str(tmp_path), "--redis-url", source_url)
+    assert written.returncode == 0, written.stderr
+    assert "holds every game's secret seeds" in written.stdout
+    (backup,) = tmp_path.glob("tablestream-backup-*.jsonl")
+    assert stat.S_IMODE(backup.stat().st_mode) == 0o600
+    read = cli("import-all", str(backup), "--redis-url", second_server.url)
+    assert read.returncode == 0, read.stderr
+    assert f"{len(PLANS)} games ({len(PLANS)} new)" in read.stdout
+    assert everything_read(target) == everything_read(source)
+    checked = cli("import-all", "--check", str(tmp_path), "--redis-url", second_server.url)
+    assert checked.returncode == 0, checked.stderr
+    assert f"{len(PLANS)} games verified" in checked.stdout
+    forged = tmp_path / "forged.jsonl"
+    _tamper(backup, forged, "g5-skull-king", _edit_entry)
+    refused = cli("import-all", "--check", str(forged), "--redis-url", second_server.url)
+    assert refused.returncode == 1
+    assert "game g5-skull-king is refused, it does not verify: setup: hash chain: broken" in refused.stderr
+
+
+def test_a_backup_of_a_redis_cluster_restores_into_the_emptied_cluster(
+    cluster_client: redis.RedisCluster, real_cluster: Any, real_redis: redis.Redis, tmp_path: Path
+) -> None:
+    """Games spread over three primaries (each scanned), the indexes beside the queue's Redis."""
+    store = SyncEventStore(cluster_client, index=real_redis)
+    for n, account in enumerate(ACCOUNTS[:4]):
+        register(store, account, with_password=n % 2 == 0)
+    projector = Projector(store, ratings=RatingsRecorder(store, ticking_clock()))
+    plans = [PLANS[0], PLANS[3], PLANS[7], *PLANS[8:10]]
+    ids = [f"c{n}-{plan.game}" for n, plan in enumerate(plans)]
+    for game_id, plan in zip(ids, plans, strict=True):
+        store_game(store, game_id, plan)
+        projector.catch_up(game_id)
+    primaries = {cluster_client.get_node_from_key(game_keys(g).events).name for g in ids}
+    assert len(primaries) > 1  # the test means something only if the games are spread
+    original = everything_read(store)
+    assert set(original["games"]) == set(ids)
+
+    exported = export_all(store, tmp_path / "cluster.jsonl")
+    assert (exported.games, exported.accounts) == (len(ids), 4)
+    real_cluster.flush()
+    real_redis.flushall()
+    assert game_ids(store) == []
+    imported = import_all(store, exported.path)
+    assert imported.written == len(ids)
+    assert everything_read(store) == original
+
+
+def test_rebuild_all_gives_back_every_projection_lost_from_the_streams_alone(
+    source: SyncEventStore, real_redis: redis.Redis
+) -> None:
+    """What a physical restore of the store alone needs: the views, lobby, ratings, histories,
+    leaderboards and indexes all gone, only the streams, secrets, accounts and finish log kept."""
+    original = everything_read(source)
+    derived = [
+        key
+        for key in real_redis.keys("*")
+        if key.endswith(b":views")
+        or (key.startswith(b"ts:{ratings}:") and key not in (b"ts:{ratings}:log", b"ts:{ratings}:seq"))
+        or not key.startswith((b"ts:{", b"ts:name:"))
+    ]
+    assert b"ts:lobby" in derived and b"ts:{ratings}:board:six-nimmt" in derived
+    real_redis.delete(*derived)
+    assert rebuild_all(source) == len(PLANS)
+    rebuilt = everything_read(source)
+    # the lobby's order was lost with its index: the same tables, listed in game id order now
+    assert sorted(rebuilt.pop("lobby")) == sorted(original.pop("lobby"))
+    assert rebuilt == original
+
+
+def _valkey_cli() -> str:
+    path = server_binary().with_name("valkey-cli")
+    if not os.access(path, os.X_OK):
+        path.chmod(path.stat().st_mode | stat.S_IXUSR)
+    return str(path)
+
+
+def _copy_rdb(server: EmbeddedRedis, into: Path) -> None:
+    """docs/operations.md's RDB copy: ``valkey-cli --rdb`` over the network."""
+    command = [_valkey_cli(), "-h", "127.0.0.1", "-p", str(server.port), "--rdb", str(into)]
+    subprocess.run(command, check=True, capture_output=True, timeout=60)
+
+
+def _copy_aof(server: EmbeddedRedis, into: Path) -> None:
+    """docs/operations.md's AOF copy: no rewrite while ``appendonlydir`` is copied."""
+    client = redis.Redis.from_url(server.url)
+    client.config_set("auto-aof-rewrite-percentage", 0)
+    deadline = time.monotonic() + 30
+    while client.info("persistence")["aof_rewrite_in_progress"]:
+        assert time.monotonic() < deadline, "an AOF rewrite never ended"
+        time.sleep(0.05)
+    shutil.copytree(server.data_dir / "appendonlydir", into / "appendonlydir")
+    client.config_set("auto-aof-rewrite-percentage", 100)
+    client.close()
+
+
+@pytest.mark.parametrize("kind", ["rdb", "aof"])
+def test_a_physical_copy_restored_and_rebuilt_reads_exactly_like_the_original(
+    kind: str, tmp_path: Path
+) -> None:
+    with EmbeddedRedis(tmp_path / "source", durable=True) as server:
+        client = redis.Redis.from_url(server.url)
+        store = SyncEventStore(client)
+        for n, account in enumerate(ACCOUNTS[:6]):
+            register(store, account, with_password=n % 2 == 0)
+        projector = Projector(store, ratings=RatingsRecorder(store, ticking_clock()))
+        for n, plan in enumerate(PLANS[:8]):
+            store_game(store, f"p{n}-{plan.game}", plan)
+            projector.catch_up(f"p{n}-{plan.game}")
+        original = everything_read(store)
+        restored_dir = tmp_path / "restored"
+        restored_dir.mkdir()
+        if kind == "rdb":
+            _copy_rdb(server, restored_dir / "dump.rdb")
+        else:
+            _copy_aof(server, restored_dir)
+        client.close()
+    # an RDB is loaded by a server started without AOF; the AOF directory by one started with it
+    with EmbeddedRedis(restored_dir, durable=kind == "aof") as restored:
+        client = redis.Redis.from_url(restored.url)
+        store = SyncEventStore(client)
+        assert rebuild_all(store) == 8
+        assert everything_read(store) == original
+        client.close()
+
+
+def test_a_finish_naming_a_game_the_backup_does_not_hold_finished_is_refused(
+    source: SyncEventStore, target: SyncEventStore, tmp_path: Path
+) -> None:
+    exported = export_all(source, tmp_path / "backup.jsonl")
+    forged = tmp_path / "forged.jsonl"
+    lines = exported.path.read_text().splitlines(keepends=True)
+    first_finish = next(i for i, line in enumerate(lines) if json.loads(line)["kind"] == "finish")
+    record = json.loads(lines[first_finish])
+    record["game_id"] = "g7-skull-king"  # the game still running
+    lines[first_finish] = json.dumps(record) + "\n"
+    forged.write_text("".join(lines))
+    with pytest.raises(BackupError) as refused:
+        import_all(target, forged)
+    assert refused.value.problems == [
+        f"finish {record['seq']}: game g7-skull-king is not a finished game of the backup"
+    ]
+    assert target.redis.dbsize() == 0
+
+
+def test_a_game_whose_tokens_are_not_text_is_refused_before_anything_is_written(
+    source: SyncEventStore, target: SyncEventStore, tmp_path: Path
+) -> None:
+    exported = export_all(source, tmp_path / "backup.jsonl")
+    forged = tmp_path / "forged.jsonl"
+
+    def numeric_tokens(record: dict[str, Any]) -> None:
+        record["tokens"] = {digest: int(role) for digest, role in record["tokens"].items()}
+
+    _tamper(exported.path, forged, "g0-six-nimmt", numeric_tokens)
+    with pytest.raises(BackupError) as refused:
+        import_all(target, forged)
+    assert refused.value.problems == [
+        "game g0-six-nimmt is refused, it does not verify: its tokens hash is not an object of strings"
+    ]
+    assert target.redis.dbsize() == 0

@@ -1,0 +1,798 @@
+"""Logical backup and restore of the event store: ``tablestream export-all`` / ``import-all``.
+
+A backup is one JSON Lines file holding what the store cannot derive (the source of truth) and
+nothing it can (docs/operations.md, "Backups and restore", lists both):
+
+- a ``header`` line (format, when, and that the file holds secrets);
+- one ``finish`` line per entry of the ratings' finish log (game id and the worker's finish time:
+  the order and clock the ratings fold replays; the only ratings input outside the game streams),
+  read first, so that every game it names is finished in its own snapshot, read later;
+- one ``game`` line per game, in the lobby's order: every stream entry exactly as stored (``data``
+  as UTF-8 text, its ``hash``), the game's secret (seed root and master: never public), the seat
+  tokens' SHA-256 digests and the command dedup records (``seat_commands``, ``commands``,
+  ``seats``), so that a restored running game goes on with the same seat tokens and the same
+  idempotent retries;
+- one ``account`` line per account: its event stream as stored (name, Argon2id password hash and
+  token digests are events in it: restored players stay logged in) and when it last took a seat;
+- an ``end`` line with the counts, so that a truncated file is refused.
+
+Export reads one game at a time (one ``MULTI`` on the game's node: a consistent snapshot of its
+keys), scanning every primary of a Redis Cluster; memory stays one game's worth (and the list of
+game ids). The file is written beside its final name with mode 0600 and renamed into place once
+complete.
+
+Import reads the file twice, a game at a time. The first pass changes nothing: it verifies every
+game with the offline verifier (``services.history.verify``: hash chain, records, rules re-run,
+seeds, scores; a running game up to its unrevealed round) and checks its secret against the stream's
+commitments, checks that every finish names a finished game of the file, and compares every game,
+account, name and finish with what the target store already holds. Any tampered game or any conflict
+refuses the whole import, naming each, with nothing written. The second pass writes what is missing
+(each game in one ``MULTI`` guarded by ``WATCH``; an identical game is left alone, so importing
+twice changes nothing), then rebuilds every projection from the streams alone: the ratings,
+histories and leaderboards (``workers.ratings.rebuild``, in finish-log order), every game's views
+and lobby entry (``workers.projector``), the lag and timer indexes
+(``workers.sweeper.rebuild_indexes``) and the accounts' retention index. Run it with the workers
+stopped, like ``workers.ratings.rebuild``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import hashlib
+import json
+import os
+import re
+import sys
+import time
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import msgspec
+import redis
+
+from domain.accounts import AccountEvent, fold
+from domain.fairness import SecretSeeds
+from services.history.export import FORMAT as EXPORT_FORMAT
+from services.history.export import build_export, table_facts
+from services.history.folding import StateCache
+from services.history.records import Entry
+from services.history.replay import CorruptStream, replay
+from services.history.verify import verify_export
+from services.history.verify_report import CHANCE, SCORES, SEED_CHAIN
+from services.store import accounts as store_accounts
+from services.store import retention
+from services.store.connection import PoolLimits, connect_sync, topology
+from services.store.event_store import SyncEventStore
+from services.store.keys import (
+    LOBBY_ORDER,
+    PREFIX,
+    RATINGS,
+    WAITING,
+    account_seated_key,
+    game_keys,
+)
+from services.store.requests import Operation, clock_ms, index_call, text
+from workers.projector import Projector
+from workers.ratings import rebuild as rebuild_ratings
+from workers.sweeper import rebuild_indexes
+
+FORMAT = "tablestream-backup/1"
+SUFFIX = ".jsonl"
+FILE_PREFIX = "tablestream-backup-"
+SCAN_COUNT = 500
+LOG_PAGE = 1000
+GAME_HASHES = ("secret", "tokens", "seat_commands", "commands", "seats")
+"""The game's hashes that are source, not projection (``services.store.keys.GameKeys``)."""
+
+_account_decoder = msgspec.json.Decoder(AccountEvent)
+ACCOUNT_ID = re.compile(r"[0-9a-f]{16}")
+
+
+class BackupError(Exception):
+    """A backup that cannot be read or restored; ``problems`` names each game or record."""
+
+    def __init__(self, message: str, problems: Sequence[str] = ()) -> None:
+        super().__init__(message)
+        self.problems = list(problems)
+
+    def render(self) -> str:
+        return "\n".join([self.args[0], *(f"  - {p}" for p in self.problems)])
+
+    def __str__(self) -> str:
+        return self.render()
+
+
+# -- where a backup file is -----------------------------------------------------------------------
+
+
+def export_path(target: str | Path, now: dt.datetime | None = None) -> Path:
+    """``target`` itself, or a new dated file inside it when it is a directory."""
+    path = Path(target)
+    if path.is_dir():
+        stamp = (now or dt.datetime.now(dt.UTC)).strftime("%Y%m%dT%H%M%S%fZ")
+        return path / f"{FILE_PREFIX}{stamp}{SUFFIX}"
+    return path
+
+
+def import_path(source: str | Path) -> Path:
+    """``source`` itself, or the newest backup file inside it when it is a directory."""
+    path = Path(source)
+    if not path.is_dir():
+        return path
+    found = sorted(path.glob(f"{FILE_PREFIX}*{SUFFIX}"))
+    if not found:
+        raise BackupError(f"{path} holds no {FILE_PREFIX}*{SUFFIX} file")
+    return found[-1]
+
+
+# -- reading the store ----------------------------------------------------------------------------
+
+
+def _primaries(store: SyncEventStore) -> list[redis.Redis]:
+    client = store.redis
+    if isinstance(client, redis.RedisCluster):
+        return [client.get_redis_connection(node) for node in client.get_primaries()]  # type: ignore[no-untyped-call]
+    return [client]
+
+
+def _node_of(store: SyncEventStore, key: str) -> redis.Redis:
+    client = store.redis
+    if isinstance(client, redis.RedisCluster):
+        return client.get_redis_connection(client.get_node_from_key(key))  # type: ignore[no-untyped-call]
+    return client
+
+
+def _scan(store: SyncEventStore, pattern: str, head: str, tail: str) -> Iterator[str]:
+    """The ids between ``head`` and ``tail`` in every key matching ``pattern``, on every primary."""
+    for node in _primaries(store):
+        for key in node.scan_iter(match=pattern, count=SCAN_COUNT):
+            name = text(key)
+            if name.startswith(head) and name.endswith(tail):
+                middle = name[len(head) : -len(tail)]
+                if middle and "{" not in middle and "}" not in middle:
+                    yield middle
+
+
+def game_ids(store: SyncEventStore) -> list[str]:
+    """Every game id (not the accounts' streams, whose tag is ``acct:<id>``), sorted."""
+    found = _scan(store, f"{PREFIX}:{{*}}:events", f"{PREFIX}:{{", "}:events")
+    return sorted({g for g in found if not g.startswith("acct:")})
+
+
+def creation_order(store: SyncEventStore) -> list[str]:
+    """Every game id, those the lobby has seen in its order (oldest first, so that an import in this
+    order gives the restored lobby the same order), then the others by id."""
+    stored = game_ids(store)
+    listed = [text(g) for g in store.run(_lobby_order())]
+    present = set(stored)
+    ordered = [g for g in listed if g in present]
+    seen = set(ordered)
+    return ordered + [g for g in stored if g not in seen]
+
+
+def _lobby_order() -> Operation[list[bytes]]:
+    return (yield index_call("ZRANGE", LOBBY_ORDER, 0, -1))  # type: ignore[no-any-return]
+
+
+def account_ids(store: SyncEventStore) -> list[str]:
+    return sorted(set(_scan(store, f"{PREFIX}:{{acct:*}}:events", f"{PREFIX}:{{acct:", "}:events")))
+
+
+def _hash_text(reply: Mapping[bytes, bytes]) -> dict[str, str]:
+    return {text(k): text(v) for k, v in sorted(reply.items())}
+
+
+def read_game(store: SyncEventStore, game_id: str) -> dict[str, Any] | None:
+    """A game's backup record, read in one ``MULTI`` on its node (``None``: it has no stream)."""
+    k = game_keys(game_id)
+    pipe = _node_of(store, k.events).pipeline(transaction=True)
+    pipe.xrange(k.events, "-", "+")
+    for name in GAME_HASHES:
+        pipe.hgetall(getattr(k, name))
+    stream, *hashes = pipe.execute()
+    if not stream:
+        return None
+    entries = []
+    for expected, (stream_id, fields) in enumerate(stream, start=1):
+        if text(stream_id) != f"0-{expected}":
+            raise BackupError(f"game {game_id}: its stream is not contiguous at {text(stream_id)}")
+        entries.append(
+            {"version": expected, "hash": text(fields[b"h"]), "data": fields[b"d"].decode("utf-8")}
+        )
+    record: dict[str, Any] = {"kind": "game", "id": game_id, "entries": entries}
+    for name, reply in zip(GAME_HASHES, hashes, strict=True):
+        record[name] = _hash_text(reply)
+    return record
+
+
+def read_account(store: SyncEventStore, account_id: str) -> dict[str, Any] | None:
+    events = store.run(store_accounts.account_events(account_id))
+    if not events:
+        return None
+    seated = _node_of(store, account_seated_key(account_id)).get(account_seated_key(account_id))
+    return {
+        "kind": "account",
+        "id": account_id,
+        "events": [bytes(e).decode("utf-8") for e in events],
+        "seated": None if seated is None else text(seated),
+    }
+
+
+def finish_log(store: SyncEventStore) -> Iterator[dict[str, Any]]:
+    """The ratings' finish log, a page at a time."""
+    node = _node_of(store, RATINGS.log)
+    start = "-"
+    while True:
+        page: Any = node.xrange(RATINGS.log, start, "+", count=LOG_PAGE)
+        for stream_id, fields in page:
+            yield {"kind": "finish", "seq": int(text(stream_id).split("-")[1]), "game_id": text(fields[b"g"]),
+                   "t": text(fields[b"t"])}  # fmt: skip
+        if len(page) < LOG_PAGE:
+            return
+        start = "(" + text(page[-1][0])
+
+
+# -- export ---------------------------------------------------------------------------------------
+
+
+@dataclass
+class Exported:
+    path: Path
+    games: int = 0
+    finished: int = 0
+    accounts: int = 0
+    finishes: int = 0
+    bytes: int = 0
+    game_bytes: dict[str, int] = field(default_factory=dict)  # finished game id -> its line's size
+
+
+def _line(record: Mapping[str, Any]) -> bytes:
+    return json.dumps(record, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n"
+
+
+def export_all(store: SyncEventStore, target: str | Path, now: dt.datetime | None = None) -> Exported:
+    """Write every game, account and finish to a new 0600 file (``target``, or a dated file in the
+    directory ``target``); refuses to overwrite an existing file."""
+    path = export_path(target, now)
+    if path.exists():
+        raise BackupError(f"{path} exists already; a backup never overwrites a file")
+    partial = path.with_name(path.name + ".partial")
+    fd = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    os.fchmod(fd, 0o600)
+    done = Exported(path)
+    try:
+        with os.fdopen(fd, "wb") as out:
+            header = {
+                "kind": "header",
+                "format": FORMAT,
+                "created_at": (now or dt.datetime.now(dt.UTC)).isoformat(),
+                "note": "operator data: holds every game's secret seeds and the accounts' password "
+                "hashes and token digests; keep it private (mode 0600)",
+            }
+            out.write(_line(header))
+            # the finish log first: every game it names finished before it was read, so the game's
+            # own snapshot, taken later, is finished too (one finished after it is recorded again
+            # at the restore, as a worker would have)
+            for finish in finish_log(store):
+                out.write(_line(finish))
+                done.finishes += 1
+            for game_id in creation_order(store):
+                record = read_game(store, game_id)
+                if record is None:  # removed since the scan (retention)
+                    continue
+                line = _line(record)
+                out.write(line)
+                done.games += 1
+                if _finished(record):
+                    done.finished += 1
+                    done.game_bytes[game_id] = len(line)
+            for account_id in account_ids(store):
+                account = read_account(store, account_id)
+                if account is not None:
+                    out.write(_line(account))
+                    done.accounts += 1
+            counts = {"games": done.games, "accounts": done.accounts, "finishes": done.finishes}
+            out.write(_line({"kind": "end", **counts}))
+            out.flush()
+            os.fsync(out.fileno())
+        os.replace(partial, path)
+    except BaseException:
+        partial.unlink(missing_ok=True)
+        raise
+    done.bytes = path.stat().st_size
+    return done
+
+
+def _finished(record: Mapping[str, Any]) -> bool:
+    try:
+        build_export(_entries(record))
+    except Exception:
+        return False
+    return True
+
+
+# -- reading a backup file ------------------------------------------------------------------------
+
+
+def _entries(record: Mapping[str, Any]) -> list[Entry]:
+    raw = record.get("entries")
+    if not isinstance(raw, list) or not raw:
+        raise BackupError(f"game {record.get('id')!r}: no entries")
+    entries = []
+    for item in raw:
+        if not (
+            isinstance(item, dict)
+            and isinstance(item.get("version"), int)
+            and isinstance(item.get("hash"), str)
+            and isinstance(item.get("data"), str)
+        ):
+            raise BackupError(f"game {record.get('id')!r}: an entry is not {{version, hash, data}}")
+        entries.append(Entry(item["version"], item["data"].encode("utf-8"), item["hash"]))
+    return entries
+
+
+def records(path: Path) -> Iterator[dict[str, Any]]:
+    """The file's records after its header, checking the header first and the end's counts last."""
+    counts = {"game": 0, "account": 0, "finish": 0}
+    with path.open("rb") as source:
+        first = source.readline()
+        try:
+            header = json.loads(first)
+        except ValueError:
+            header = None
+        if not isinstance(header, dict) or header.get("format") != FORMAT:
+            raise BackupError(f"{path} is not a {FORMAT} file")
+        for number, raw in enumerate(source, start=2):
+            try:
+                record = json.loads(raw)
+            except ValueError as exc:
+                raise BackupError(f"{path} line {number} is not JSON: {exc}") from None
+            kind = record.get("kind") if isinstance(record, dict) else None
+            if kind == "end":
+                expected = {"game": record.get("games"), "account": record.get("accounts"),
+                            "finish": record.get("finishes")}  # fmt: skip
+                if expected != counts:
+                    raise BackupError(f"{path}: the end line counts {expected}, the file holds {counts}")
+                return
+            if kind not in counts:
+                raise BackupError(f"{path} line {number}: unknown record kind {kind!r}")
+            counts[kind] += 1
+            yield record
+    raise BackupError(f"{path} has no end line: the backup is truncated")
+
+
+def file_digest(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as source:
+        for block in iter(lambda: source.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+# -- checks ---------------------------------------------------------------------------------------
+
+
+def _unrevealed_only(detail: str) -> bool:
+    return "never revealed" in detail
+
+
+def verify_game(record: Mapping[str, Any]) -> list[str]:
+    """Why ``record`` is not a genuine game (empty: it is). A finished game must pass the offline
+    verifier as its export; a running one likewise but for its final scores and the draws of
+    rounds whose seeds are not revealed yet. The secret must produce the stream's commitments and
+    revealed seeds."""
+    game_id = record.get("id")
+    try:
+        entries = _entries(record)
+    except BackupError as exc:
+        return [str(exc)]
+    rp = replay(entries)
+    if rp.created is None or rp.table is None:
+        return [f"the stream does not start with a readable table: {rp.problem}"]
+    if rp.created.game_id != game_id:
+        return [f"the stream is game {rp.created.game_id!r}, not {game_id!r}"]
+    finished = rp.finished
+    if finished:
+        try:
+            doc = build_export(entries)
+        except (CorruptStream, ValueError) as exc:
+            return [f"unreadable: {exc}"]
+    else:
+        events = [item.event for item in rp.items]
+        doc = {
+            "format": EXPORT_FORMAT,
+            **table_facts(rp.created, events),
+            "commitments": [rp.commitments[c] for c in sorted(rp.commitments)],
+            "revealed_seeds": {str(r): seed.hex() for r, seed in rp.revealed.items()},
+            "entries": [
+                {"version": e.version, "hash": e.hash, "data": e.data.decode("utf-8")} for e in entries
+            ],
+            "head": {"version": entries[-1].version, "hash": entries[-1].hash},
+        }
+    report = verify_export(doc)
+    problems = []
+    for _, bucket in sorted(report.rounds.items()):
+        for check, detail in bucket.failures:
+            if not finished and (
+                check == SCORES or (check in (SEED_CHAIN, CHANCE) and _unrevealed_only(detail))
+            ):
+                continue
+            problems.append(f"{bucket.label}: {check}: {detail}")
+    problems += _secret_problems(record.get("secret"), rp.commitments, rp.revealed)
+    return problems
+
+
+def _shape_problems(record: Mapping[str, Any]) -> list[str]:
+    """The game's hashes must be text to text, as stored."""
+    return [
+        f"its {name} hash is not an object of strings"
+        for name in GAME_HASHES
+        if not (
+            isinstance(record.get(name, {}), dict)
+            and all(isinstance(k, str) and isinstance(v, str) for k, v in record.get(name, {}).items())
+        )
+    ]
+
+
+def _secret_problems(secret: Any, commitments: Mapping[int, str], revealed: Mapping[int, bytes]) -> list[str]:
+    if not isinstance(secret, dict) or not {"root", "master"} <= secret.keys():
+        return ["the game's secret (root, master) is missing"]
+    try:
+        seeds = SecretSeeds(bytes.fromhex(secret["root"]), bytes.fromhex(secret["master"]))
+    except (TypeError, ValueError):
+        return ["the game's secret is not hex"]
+    problems = [
+        f"secret: chain {chain}'s commitment is not the stream's"
+        for chain, commitment in sorted(commitments.items())
+        if seeds.chain_commitment(chain) != commitment
+    ]
+    problems += [
+        f"secret: round {r}'s seed is not the one the stream revealed"
+        for r, seed in sorted(revealed.items())
+        if seeds.round_seed(r) != seed
+    ]
+    return problems
+
+
+def _stored_head(store: SyncEventStore, game_id: str) -> tuple[int, str] | None:
+    events = game_keys(game_id).events
+    top: Any = _node_of(store, events).xrevrange(events, "+", "-", count=1)
+    if not top:
+        return None
+    stream_id, fields = top[0]
+    return int(text(stream_id).split("-")[1]), text(fields[b"h"])
+
+
+def _game_conflict(store: SyncEventStore, record: Mapping[str, Any]) -> str | None:
+    """``None`` when the target has no such game or holds exactly it (same head and secret)."""
+    game_id = record["id"]
+    stored = _stored_head(store, game_id)
+    if stored is None:
+        return None
+    last = record["entries"][-1]
+    secret = store.secret(game_id) or {}
+    if stored != (last["version"], last["hash"]) or secret.get("root") != record["secret"].get("root"):
+        return (
+            f"game {game_id}: the store holds a different game (head {stored[0]} {stored[1][:12]}…, "
+            f"the backup's {last['version']} {last['hash'][:12]}…); it is never overwritten"
+        )
+    return None
+
+
+def _account_events(record: Mapping[str, Any]) -> list[bytes]:
+    events = record.get("events")
+    if not isinstance(events, list) or not events or not all(isinstance(e, str) for e in events):
+        raise BackupError(f"account {record.get('id')!r}: no events")
+    return [e.encode("utf-8") for e in events]
+
+
+def _account_problems(store: SyncEventStore, record: Mapping[str, Any]) -> list[str]:
+    account_id = record.get("id")
+    if not isinstance(account_id, str) or not ACCOUNT_ID.fullmatch(account_id):
+        return [f"account {account_id!r}: not an account id"]
+    try:
+        events = _account_events(record)
+        state = fold(_account_decoder.decode(e) for e in events)
+    except (BackupError, msgspec.DecodeError, msgspec.ValidationError, ValueError) as exc:
+        return [f"account {account_id}: unreadable events: {exc}"]
+    if state is None or state.account_id != account_id:
+        return [f"account {account_id}: its stream registers another account"]
+    seated = record.get("seated")
+    if seated is not None and not (isinstance(seated, str) and seated.isdigit()):
+        return [f"account {account_id}: when it last took a seat is not a time in ms"]
+    problems = []
+    stored = store.run(store_accounts.account_events(account_id))
+    if stored and [bytes(e) for e in stored] != events:
+        problems.append(f"account {account_id}: the store holds a different account; it is never overwritten")
+    holder = store.run(store_accounts.name_holder(state.skeleton))
+    if holder is not None and holder != account_id:
+        problems.append(f"account {account_id}: its name {state.display_name!r} is held by account {holder}")
+    return problems
+
+
+def _finish_problem(store: SyncEventStore, record: Mapping[str, Any], top: int) -> str | None:
+    seq, game_id, t = record.get("seq"), record.get("game_id"), record.get("t")
+    if not isinstance(seq, int) or seq < 1 or not isinstance(game_id, str) or not isinstance(t, str):
+        return f"finish {record!r}: not a finish-log entry"
+    try:
+        float(t)
+    except ValueError:
+        return f"finish {seq}: its time {t!r} is not a number"
+    found: Any = _node_of(store, RATINGS.log).xrange(RATINGS.log, f"0-{seq}", f"0-{seq}")
+    if found:
+        fields = found[0][1]
+        if (text(fields[b"g"]), text(fields[b"t"])) != (game_id, t):
+            held = text(fields[b"g"])
+            return f"finish {seq}: the store's finish log records game {held} there, the backup {game_id}"
+        return None
+    if seq <= top:
+        return f"finish {seq} (game {game_id}): the store's finish log is past it without it"
+    return None
+
+
+def _log_top(store: SyncEventStore) -> int:
+    top: Any = _node_of(store, RATINGS.log).xrevrange(RATINGS.log, "+", "-", count=1)
+    return int(text(top[0][0]).split("-")[1]) if top else 0
+
+
+# -- import ---------------------------------------------------------------------------------------
+
+
+@dataclass
+class Imported:
+    path: Path
+    games: int = 0  # in the file
+    written: int = 0  # games the store did not hold
+    accounts: int = 0
+    accounts_written: int = 0
+    finishes: int = 0
+    finishes_written: int = 0
+    seconds_checking: float = 0.0
+    seconds_writing: float = 0.0
+    seconds_rebuilding: float = 0.0
+
+
+def check_backup(store: SyncEventStore, path: Path) -> tuple[str, Imported]:
+    """The first pass: every game verified, every record compared with the store; nothing written.
+    Returns the file's digest (the second pass must read the same bytes)."""
+    started = time.perf_counter()
+    digest = file_digest(path)
+    done = Imported(path)
+    problems: list[str] = []
+    top = _log_top(store)
+    logged: dict[str, int] = {}  # game id -> finish sequence, for the games the finish log names
+    finished: set[str] = set()
+    refused: set[str] = set()  # said once: their finishes are not named again
+    for record in records(path):
+        kind = record["kind"]
+        if kind == "game":
+            done.games += 1
+            game_id = record.get("id")
+            if not isinstance(game_id, str) or not game_id or "{" in game_id or "}" in game_id:
+                problems.append(f"game {game_id!r}: not a game id")
+                continue
+            failures = _shape_problems(record) or verify_game(record)
+            if not failures and _finished(record):
+                finished.add(game_id)
+            if failures:
+                refused.add(game_id)
+                problems.append(f"game {game_id} is refused, it does not verify: " + "; ".join(failures[:5]))
+                continue
+            conflict = _game_conflict(store, record)
+            if conflict:
+                problems.append(conflict)
+        elif kind == "account":
+            done.accounts += 1
+            problems += _account_problems(store, record)
+        else:
+            done.finishes += 1
+            problem = _finish_problem(store, record, top)
+            if problem:
+                problems.append(problem)
+            else:
+                logged[record["game_id"]] = record["seq"]
+    problems += [
+        f"finish {seq}: game {game_id} is not a finished game of the backup"
+        for game_id, seq in sorted(logged.items(), key=lambda item: item[1])
+        if game_id not in finished and game_id not in refused
+    ]
+    if problems:
+        raise BackupError(f"{path}: refused, nothing was written", problems)
+    done.seconds_checking = time.perf_counter() - started
+    return digest, done
+
+
+def _write_game(store: SyncEventStore, record: Mapping[str, Any]) -> bool:
+    """Write a game the store lacks in one guarded ``MULTI``; ``False`` if it holds it already."""
+    game_id = record["id"]
+    k = game_keys(game_id)
+    node = _node_of(store, k.events)
+    with node.pipeline(transaction=True) as pipe:
+        for _ in range(5):
+            try:
+                pipe.watch(k.events)  # type: ignore[no-untyped-call]
+                if pipe.exists(k.events):
+                    pipe.unwatch()
+                    if _game_conflict(store, record):
+                        raise BackupError(f"game {game_id} was written by someone else during the import")
+                    return False
+                # marked first, as an append does: a crash after the write leaves it to the sweeper
+                store.mark_dirty(game_id)
+                pipe.multi()
+                for entry in record["entries"]:
+                    pipe.xadd(k.events, {"d": entry["data"].encode("utf-8"), "h": entry["hash"]},
+                              id=f"0-{entry['version']}")  # fmt: skip
+                for name in GAME_HASHES:
+                    values = record.get(name) or {}
+                    if values:
+                        pipe.hset(getattr(k, name), mapping=values)
+                pipe.execute()
+                return True
+            except redis.WatchError:
+                continue
+    raise BackupError(f"game {game_id} kept changing during the import")
+
+
+def _write_account(store: SyncEventStore, record: Mapping[str, Any]) -> bool:
+    account_id = record["id"]
+    events = _account_events(record)
+    state = fold(_account_decoder.decode(e) for e in events)
+    assert state is not None
+    holder = store.run(store_accounts.claim_name(state.skeleton, account_id))
+    if holder is not None and holder != account_id:
+        raise BackupError(f"account {account_id}: its name was claimed by {holder} during the import")
+    appended = store.run(store_accounts.append_account(account_id, 0, events))
+    if record.get("seated"):
+        key = account_seated_key(account_id)
+        _node_of(store, key).set(key, record["seated"], nx=True)
+    store.run(retention.account_known(account_id, clock_ms()))
+    if appended.status == "ok":
+        return True
+    if [bytes(e) for e in store.run(store_accounts.account_events(account_id))] != events:
+        raise BackupError(f"account {account_id} was written by someone else during the import")
+    return False
+
+
+def _write_finish(store: SyncEventStore, record: Mapping[str, Any]) -> bool:
+    node = _node_of(store, RATINGS.log)
+    seq = record["seq"]
+    if node.xrange(RATINGS.log, f"0-{seq}", f"0-{seq}"):
+        return False
+    node.xadd(RATINGS.log, {"g": record["game_id"], "t": record["t"]}, id=f"0-{seq}")
+    # the finish sequence never goes back: recordings after the import continue after it
+    node.eval(
+        "local c = tonumber(redis.call('GET', KEYS[1]) or '0') "
+        "if c < tonumber(ARGV[1]) then redis.call('SET', KEYS[1], ARGV[1]) end return 1",
+        1, RATINGS.seq, seq,
+    )  # fmt: skip
+    return True
+
+
+def import_all(store: SyncEventStore, source: str | Path) -> Imported:
+    """Check the whole backup (nothing written if anything is refused), write what the store lacks,
+    then rebuild every projection from the streams."""
+    path = import_path(source)
+    digest, checked = check_backup(store, path)
+    done = Imported(
+        path, checked.games, 0, checked.accounts, 0, checked.finishes, 0, checked.seconds_checking
+    )
+    started = time.perf_counter()
+    if file_digest(path) != digest:
+        raise BackupError(f"{path} changed between the check and the write; nothing was written")
+    games: list[str] = []
+    for record in records(path):
+        kind = record["kind"]
+        if kind == "game":
+            games.append(record["id"])
+            done.written += _write_game(store, record)
+        elif kind == "account":
+            done.accounts_written += _write_account(store, record)
+        else:
+            done.finishes_written += _write_finish(store, record)
+    done.seconds_writing = time.perf_counter() - started
+    started = time.perf_counter()
+    rebuild(store, games)
+    done.seconds_rebuilding = time.perf_counter() - started
+    return done
+
+
+def rebuild(store: SyncEventStore, games: Sequence[str], fresh_views: bool = False) -> None:
+    """Every projection from the streams alone: ratings first (so the projector finds each logged
+    game recorded and does not record it again), then each game's views, lobby entry and indexes,
+    a waiting table counted against the cap again. ``fresh_views``: drop each game's views before
+    projecting it (after a physical restore, whose views may lag or lead the indexes)."""
+    rebuild_ratings(store)
+    projector = Projector(store, StateCache(capacity=16))  # a few folded games in memory at a time
+    for game_id in games:
+        if fresh_views:
+            views = game_keys(game_id).views
+            _node_of(store, views).delete(views)
+        projector.catch_up(game_id)
+        folded = projector.cache.get(game_id)
+        if folded is not None and folded.state.status == "waiting":
+            store.run(_still_waiting(game_id))
+    rebuild_indexes(store)
+
+
+def _still_waiting(game_id: str) -> Operation[None]:
+    yield index_call("ZADD", WAITING, "NX", clock_ms(), game_id)
+
+
+def rebuild_all(store: SyncEventStore) -> int:
+    """``tablestream rebuild-all``: every projection of every stored game rebuilt from its stream
+    (views dropped first); how many games. Run with the workers and the API stopped."""
+    games = creation_order(store)
+    rebuild(store, games, fresh_views=True)
+    return len(games)
+
+
+# -- command line ---------------------------------------------------------------------------------
+
+
+def _store(args: argparse.Namespace) -> SyncEventStore:
+    place = topology(args.redis_url, args.queue_url, args.redis_cluster)
+    clients = connect_sync(place, PoolLimits(max_connections=4))
+    return SyncEventStore(clients.store, clients.index)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """0 done, 1 refused (tampered games or conflicts, each named), 2 unreadable or unusable."""
+    parser = argparse.ArgumentParser(
+        prog="tablestream", description="Back up, restore or rebuild every stream."
+    )
+    parser.add_argument("command", choices=("export-all", "import-all", "rebuild-all"))
+    parser.add_argument(
+        "path", nargs="?", help="a backup file, or a directory (export: a new dated file; import: the newest)"
+    )
+    parser.add_argument(
+        "--check", action="store_true", help="import-all: verify and compare only, write nothing"
+    )
+    parser.add_argument("--redis-url", default=os.environ.get("TABLESTREAM_REDIS_URL"))
+    parser.add_argument("--queue-url", default=os.environ.get("TABLESTREAM_QUEUE_URL") or None)
+    parser.add_argument(
+        "--redis-cluster",
+        choices=("auto", "yes", "no"),
+        default=os.environ.get("TABLESTREAM_REDIS_CLUSTER") or "auto",
+    )
+    args = parser.parse_intermixed_args(argv)  # flags before or after the path
+    if args.command != "rebuild-all" and not args.path:
+        parser.error(f"{args.command} needs a DIR or FILE")
+    store = _store(args)
+    try:
+        if args.command == "export-all":
+            exported = export_all(store, args.path)
+            print(
+                f"exported {exported.games} games ({exported.finished} finished), "
+                f"{exported.accounts} accounts, "
+                f"{exported.finishes} finishes to {exported.path} ({exported.bytes} bytes, mode 0600: "
+                "it holds every game's secret seeds and the accounts' password hashes)"
+            )
+        elif args.command == "rebuild-all":
+            print(f"rebuilt the projections and ratings of {rebuild_all(store)} games from their streams")
+        elif args.check:
+            _, checked = check_backup(store, import_path(args.path))
+            print(
+                f"checked {checked.path}: {checked.games} games verified, {checked.accounts} accounts and "
+                f"{checked.finishes} finishes agree with the store; nothing was written"
+            )
+        else:
+            imported = import_all(store, args.path)
+            print(
+                f"imported {imported.path}: {imported.games} games ({imported.written} new), "
+                f"{imported.accounts} accounts ({imported.accounts_written} new), {imported.finishes} "
+                f"finishes ({imported.finishes_written} new); projections and ratings rebuilt"
+            )
+    except BackupError as exc:
+        print(f"tablestream {args.command}: {exc.render()}", file=sys.stderr)
+        return 1 if exc.problems else 2
+    except OSError as exc:
+        print(f"tablestream {args.command}: {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
