@@ -45,6 +45,7 @@ from services.store.queue import (
     projection_queue,
 )
 from services.structured_logging import configure_logging
+from services.tracing import configure_tracing
 from workers.lifecycle import PaceLoop, TimerLoop
 from workers.stores import WORKER_LIMITS, configure
 from workers.sweeper import Sweeper
@@ -100,6 +101,7 @@ def run_pool(
     cluster: ClusterMode = "auto",
 ) -> int:
     configure_logging()
+    configure_tracing()  # off unless OTEL_* asks for it; a pool's processes: configure_once in the job
     place = topology(redis_url, queue_url, cluster)
     configure(place)  # the jobs of this process and of the pool's processes find the store
     connection = redis.Redis.from_url(place.queue_url, health_check_interval=10)

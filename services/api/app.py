@@ -31,6 +31,7 @@ from services.api.middleware import DrainGuard, RequestContext, RequestGuard, Se
 from services.api.openapi import openapi_document
 from services.api.probes import RETRY_AFTER, ProbeLane, Readiness
 from services.api.rate_limits import RateLimits
+from services.api.request_log import RequestLog
 from services.api.routes import routes as game_routes
 from services.api.shell import Shell
 from services.api.stream_slots import StreamSlots
@@ -48,8 +49,9 @@ from services.store.connection import AsyncClients, Connect, PoolLimits, connect
 from services.store.event_store import EventStore
 from services.store.live_updates import LiveHub
 from services.store.lobby_updates import LobbyHub
-from services.store.queue import AppendNotifier, BotJobs, lifecycle_queue, projection_queue
+from services.store.queue import BotJobs, lifecycle_queue, projection_queue
 from services.store.tokens import TokenStore
+from services.tracing import TracedAppendNotifier
 
 
 async def healthz(request: Request) -> Response:
@@ -147,7 +149,7 @@ def create_app(
             commands=GameCommands(
                 store,
                 tokens,
-                AppendNotifier(store, projection_queue(sclient)),
+                TracedAppendNotifier(store, projection_queue(sclient)),
                 cache,
                 Lifecycle(store, BotJobs(lifecycle_queue(sclient))),
                 settings.bot_pace_ms,
@@ -199,6 +201,7 @@ def create_app(
         routes=routes,
         middleware=[
             Middleware(ProbeLane),
+            Middleware(RequestLog),  # one log line (and, tracing on, one span) per request
             Middleware(ViewLane),
             Middleware(RequestContext),
             Middleware(RequestGuard, public_origin=settings.public_origin),

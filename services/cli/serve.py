@@ -37,6 +37,7 @@ from services.config import Settings
 from services.store.connection import redacted
 from services.store.embedded import EmbeddedRedis
 from services.structured_logging import configure_logging
+from services.tracing import configure_tracing
 
 LOCK_NAME = "serve.lock"
 SUPERVISE_SECONDS = 0.5
@@ -193,6 +194,7 @@ def server_options(settings: Settings, host: str, port: int) -> dict[str, Any]:
 
 def run(args: argparse.Namespace) -> int:
     configure_logging()
+    configure_tracing()  # off unless OTEL_* asks for it (services.tracing)
     settings = Settings.from_env()
     url = args.redis_url or settings.redis_url
     data_dir = Path(args.data_dir or settings.data_dir)
