@@ -20,7 +20,7 @@ One command is one trace:
   (``workers.projector``); its ``projection.write_views`` children, one per game it wrote;
 - a drain job covers every game handed over until it runs, so the commands whose hand-over found a
   drain job already queued are *linked* to it (span links), not parented: their hand-over pushes
-  its context on a short list (``TRACE_LINKS``) that the next drain job takes.
+  its context on a short list (``services.store.queue.TRACE_LINKS``) that the next drain job takes.
 
 When tracing is off every hook is one test of ``ON`` (a module global): no context is made, no
 span, no allocation.
@@ -37,7 +37,7 @@ import anyio.to_thread
 import structlog
 
 from services.store.operations import Handover
-from services.store.queue import AppendNotifier, enqueue_drain
+from services.store.queue import AppendNotifier, enqueue_drain, remember_handover
 
 if TYPE_CHECKING:  # the extra may be absent: nothing of it is imported unless tracing is switched on
     from opentelemetry.sdk.trace import TracerProvider
@@ -49,9 +49,6 @@ ON = False
 """Whether this process traces (set by ``configure_tracing`` or ``use_provider``)."""
 
 TRACER_NAME = "tablestream"
-TRACE_LINKS = "tablestream:trace:handovers"  # contexts of hand-overs a queued drain job covers
-TRACE_LINKS_KEPT = 200  # at most this many links per drain job (the newest)
-TRACE_LINKS_TTL = 3600  # seconds: a list no drain job took (a dead worker pool) does not stay
 
 GAME_ID = "tablestream.game.id"
 VERSION = "tablestream.game.version"
@@ -182,35 +179,6 @@ def ids() -> tuple[str, str] | None:
     return format(context.trace_id, "032x"), format(context.span_id, "016x")
 
 
-def remember_handover(connection: Any, headers: Mapping[str, str]) -> None:
-    """Push a hand-over's context (``carrier()``) on ``TRACE_LINKS`` for the next drain job to link
-    to (a hand-over that found a drain job queued). Sync Redis client (the queue's); one round trip;
-    nothing without a context."""
-    if not headers:
-        return
-    value = ";".join(f"{key}={value}" for key, value in sorted(headers.items()))
-    with connection.pipeline(transaction=True) as pipe:
-        pipe.rpush(TRACE_LINKS, value)
-        pipe.ltrim(TRACE_LINKS, -TRACE_LINKS_KEPT, -1)
-        pipe.expire(TRACE_LINKS, TRACE_LINKS_TTL)
-        pipe.execute()
-
-
-def take_handovers(connection: Any) -> list[dict[str, str]]:
-    """Take (read and clear) the contexts ``remember_handover`` left; empty when tracing is off."""
-    if not ON:
-        return []
-    with connection.pipeline(transaction=True) as pipe:
-        pipe.lrange(TRACE_LINKS, 0, -1)
-        pipe.delete(TRACE_LINKS)
-        values, _ = pipe.execute()
-    taken = []
-    for raw in values:
-        text = raw.decode() if isinstance(raw, bytes) else str(raw)
-        taken.append(dict(part.split("=", 1) for part in text.split(";") if "=" in part))
-    return taken
-
-
 @contextlib.contextmanager
 def job_span(
     name: str, meta: Mapping[str, Any] | None, linked: Sequence[Mapping[str, str]] = (), **attributes: Any
@@ -262,7 +230,8 @@ class TracedAppendNotifier(AppendNotifier):
     """``AppendNotifier`` (the hand-over after an append) that, tracing on, runs in a
     ``projection.handover`` span: the drain job it queues carries the span's context in its meta;
     if it queues none, a queued drain job covers the game and will link to this span
-    (``remember_handover``). Tracing off: the plain notifier, after one test of ``ON``."""
+    (``services.store.queue.remember_handover``). Tracing off: the plain notifier, after one test
+    of ``ON``."""
 
     async def __call__(self, game_id: str, handover: Handover) -> None:
         if not ON:

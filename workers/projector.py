@@ -31,7 +31,7 @@ from services.store import indexes
 from services.store import operations as ops
 from services.store.event_store import SyncEventStore
 from services.store.operations import ProjectionStart
-from services.store.queue import enqueue_drain, projection_queue
+from services.store.queue import enqueue_drain, projection_queue, take_handovers
 from services.store.requests import Operation
 from workers.ratings import RatingsRecorder
 from workers.stores import job_store
@@ -181,7 +181,7 @@ def project_poked() -> int:
     so that the failure is kept with its traceback. Returns how many games it took."""
     job = _job()
     store = job_store(job)
-    linked = tracing.take_handovers(job.connection) if tracing.configure_once() else []
+    linked = take_handovers(job.connection) if tracing.configure_once() else []
     with (
         structlog.contextvars.bound_contextvars(job_id=job.id),
         tracing.job_span("projection.drain", job.meta, linked, **{"messaging.message.id": job.id}) as span,

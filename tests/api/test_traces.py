@@ -21,7 +21,7 @@ from rq.job import Job
 from rq.serializers import JSONSerializer
 
 from services import tracing
-from services.store.queue import enqueue_drain, projection_queue
+from services.store.queue import TRACE_LINKS, enqueue_drain, projection_queue
 from tests.api.conftest import Api
 from workers.bots import choose
 
@@ -134,7 +134,7 @@ def test_a_drain_job_that_covers_several_commands_is_linked_to_the_ones_that_did
         if span.name == "projection.write_views" and span.attributes
     }
     assert written == {first, second}
-    assert not fake_api.sync.exists(tracing.TRACE_LINKS), "the drain job took the links it made"
+    assert not fake_api.sync.exists(TRACE_LINKS), "the drain job took the links it made"
 
 
 def test_the_trace_context_survives_the_rq_job_metadata_in_redis(
@@ -182,7 +182,7 @@ def test_with_tracing_off_a_command_makes_no_span_context_and_leaves_nothing_in_
     (job_id,) = queue.job_ids
     job = Job.fetch(job_id, connection=fake_api.sync, serializer=JSONSerializer)
     assert "traceparent" not in (job.meta or {})
-    assert not fake_api.sync.exists(tracing.TRACE_LINKS)
+    assert not fake_api.sync.exists(TRACE_LINKS)
     fake_api.project()
     assert exporter.get_finished_spans() == ()
     assert tracing.carrier() == {} and tracing.ids() is None
