@@ -213,3 +213,46 @@ def test_the_environment_switches_tracing_on_with_its_service_name(monkeypatch: 
         tracing.use_provider(None)
         if provider is not None:
             provider.shutdown()
+
+
+def test_a_bots_move_in_the_worker_is_a_trace_of_its_own_down_to_the_drain(
+    fake_api: Api, spans: InMemorySpanExporter, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import fakeredis
+    from rq import SimpleWorker
+
+    from services.store.queue import lifecycle_queue
+    from workers import lifecycle
+
+    server = fake_api.sync.connection_pool.connection_kwargs["server"]
+    monkeypatch.setattr(lifecycle, "async_client_for", lambda sync: fakeredis.FakeAsyncRedis(server=server))
+    game_id = fake_api.create("skull", 3)
+    fake_api.join(game_id, "Ada")
+    host = {"Authorization": f"Bearer {fake_api.hosts[game_id]}"}
+    assert fake_api.client.post(f"/games/{game_id}/bots", json={}, headers=host).status_code == 200
+    for _ in range(6):  # the human acts when it is her turn; the bots' jobs run in between
+        view = fake_api.view(game_id)
+        if 0 in view["to_act"]:
+            own = fake_api.view(game_id, 0)
+            fake_api.send(game_id, 0, choose("skull", own, random.Random(4)), expected_version=own["version"])
+        SimpleWorker(
+            [lifecycle_queue(fake_api.sync)], connection=fake_api.sync, serializer=JSONSerializer
+        ).work(burst=True, logging_level="WARNING")
+        if any(span.name == "lifecycle.bot" for span in spans.get_finished_spans()):
+            break
+    fake_api.project()
+    finished = spans.get_finished_spans()
+    by_id = {span.context.span_id: span for span in finished}
+    bots = {span.context.trace_id: span for span in finished if span.name == "lifecycle.bot"}
+    assert bots, "a bot's job ran"
+    for bot in bots.values():
+        assert (
+            bot.parent is None and bot.attributes is not None and bot.attributes[tracing.GAME_ID] == game_id
+        )
+    moved = [span for span in finished if span.name == "store.append" and span.context.trace_id in bots]
+    assert moved, "a bot's job appended its move"
+    for append in moved:
+        assert ancestors(append, by_id) == ["lifecycle.bot"]
+        assert append.attributes is not None and append.attributes[tracing.GAME_ID] == game_id
+    handovers = [s for s in finished if s.name == "projection.handover" and s.context.trace_id in bots]
+    assert {h.context.trace_id for h in handovers} == {a.context.trace_id for a in moved}
