@@ -139,9 +139,10 @@ class Projector:
                 else None
             )
             outcome = yield from ops.write_views(game_id, checkpoint, folded.version, fields)
-            tracing.end(
-                span, **{"tablestream.views.outcome": outcome, "tablestream.views.previous": checkpoint}
-            )
+            if span is not None:
+                tracing.end(
+                    span, **{"tablestream.views.outcome": outcome, "tablestream.views.previous": checkpoint}
+                )
             if outcome == "written":
                 log.debug("projected", game_id=game_id, checkpoint=folded.version, previous=checkpoint)
                 return folded.version, folded
