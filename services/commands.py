@@ -31,7 +31,7 @@ from domain.fairness import SecretSeeds
 from domain.games import table_for
 from domain.kernel import Command, Event, Rejected
 from domain.table import TABLE_OPTIONS, Account, BotSeated, BotTookOver, Table, table_timers
-from services import metrics
+from services import metrics, tracing
 from services.callers import TokenCheck, verify
 from services.errors import AppError, ConflictError, InvalidError, from_rejection, game_not_found
 from services.history.folding import Folded, StateCache, advance, decode_events
@@ -301,13 +301,13 @@ class GameCommands:
             raise _contention()
         finally:
             metrics.command(game, outcome_name)
-            log.info(
-                "command",
+            # on the request's one log line (services.api.request_log), not a line of its own
+            structlog.contextvars.bind_contextvars(
                 game_id=game_id,
                 command_id=command_id,
                 seat=seat,
                 outcome=outcome_name,
-                duration_ms=round((time.perf_counter() - started) * 1000, 3),
+                command_ms=round((time.perf_counter() - started) * 1000, 3),
             )
 
     async def _append(
@@ -328,17 +328,21 @@ class GameCommands:
         entries = encode_batch(folded.version + 1, folded.hash, record, events, fresh_salts(len(events)))
         new = advance(folded.game_id, folded, entries)
         plan = await self._timer_plan(new, timer)
-        result = await self.store.append(
-            folded.game_id,
-            folded.version,
-            record.id,
-            fingerprint or record.id,
-            seat,
-            entries,
-            marked,
-            plan,
-            system,
-        )
+        with tracing.span("store.append", **{tracing.GAME_ID: folded.game_id}) as span:
+            result = await self.store.append(
+                folded.game_id,
+                folded.version,
+                record.id,
+                fingerprint or record.id,
+                seat,
+                entries,
+                marked,
+                plan,
+                system,
+            )
+            if span is not None:
+                span.set_attribute("tablestream.append.status", result.status)
+                span.set_attribute(tracing.VERSION, result.last if result.status == "ok" else folded.version)
         if result.status == "ok":
             self.cache.put(new)
             for event in events:

@@ -43,6 +43,7 @@ from rq import Queue, get_current_job
 
 from domain.fairness import SecretSeeds
 from projections.views import seat_view
+from services import tracing
 from services.commands import GameCommands
 from services.config import Settings
 from services.errors import AppError
@@ -52,7 +53,6 @@ from services.store import indexes
 from services.store.connection import AsyncStoreClient
 from services.store.event_store import EventStore, SyncEventStore
 from services.store.queue import (
-    AppendNotifier,
     BotJobs,
     enqueue_bot,
     enqueue_timer,
@@ -60,6 +60,7 @@ from services.store.queue import (
     projection_queue,
 )
 from services.store.tokens import TokenStore
+from services.tracing import TracedAppendNotifier
 from workers.bots import BotRandom, choose
 from workers.stores import async_store_clients
 
@@ -109,13 +110,26 @@ def commands_for(
     return GameCommands(
         store,
         TokenStore(aclient),
-        AppendNotifier(store, projection_queue(sync)),
+        TracedAppendNotifier(store, projection_queue(sync)),
         _cache,
         Lifecycle(store, BotJobs(lifecycle_queue(sync)), now),
     )
 
 
-def _run(sync: redis.Redis, work: Callable[[GameCommands], Awaitable[T]]) -> T:
+def _run(
+    sync: redis.Redis, work: Callable[[GameCommands], Awaitable[T]], span: str = "", game_id: str = ""
+) -> T:
+    """``work`` on the write side; tracing on, in a span of its own named ``span`` (a trace per
+    timer or bot move: the command's append, hand-over and drain are its children)."""
+    if span and tracing.configure_once():
+        inner = work
+
+        async def traced(commands: GameCommands) -> T:
+            with tracing.job_span(span, None, (), **{tracing.GAME_ID: game_id}):
+                return await inner(commands)
+
+        work = traced
+
     async def main() -> T:
         own = async_store_clients(sync)  # the store's, when the job's connection is only the queue's
         aclient, index = own if own is not None else (async_client_for(sync), None)
@@ -213,21 +227,27 @@ def fire_timer(game_id: str, version: int) -> list[str]:
     """RQ entry point (``services.store.queue.TIMER_JOB``)."""
     job = get_current_job()
     assert job is not None, "fire_timer() runs inside an RQ job"
-    return _run(job.connection, lambda commands: fire(commands, game_id, version, clock))
+    return _run(
+        job.connection, lambda commands: fire(commands, game_id, version, clock), "lifecycle.timer", game_id
+    )
 
 
 def play_bot(game_id: str, version: int, seat: int) -> bool:
     """RQ entry point (``services.store.queue.BOT_JOB``)."""
     job = get_current_job()
     assert job is not None, "play_bot() runs inside an RQ job"
-    return _run(job.connection, lambda commands: act(commands, game_id, version, seat))
+    return _run(
+        job.connection, lambda commands: act(commands, game_id, version, seat), "lifecycle.bot", game_id
+    )
 
 
 def settle_lifecycle(game_id: str, version: int) -> bool:
     """RQ entry point (``services.store.queue.SETTLE_JOB``, queued by the sweeper)."""
     job = get_current_job()
     assert job is not None, "settle_lifecycle() runs inside an RQ job"
-    return _run(job.connection, lambda commands: settle(commands, game_id, version))
+    return _run(
+        job.connection, lambda commands: settle(commands, game_id, version), "lifecycle.settle", game_id
+    )
 
 
 def tick(store: SyncEventStore, queue: Queue, now_ms: int) -> list[tuple[str, int]]:

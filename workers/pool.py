@@ -46,6 +46,7 @@ from services.store.queue import (
     projection_queue,
 )
 from services.structured_logging import configure_logging
+from services.tracing import configure_tracing
 from workers.lifecycle import PaceLoop, TimerLoop
 from workers.quickplay import QuickplayLoop
 from workers.stores import WORKER_LIMITS, configure
@@ -108,6 +109,7 @@ def run_pool(
     metrics.metrics()
     if metrics_port is not None:
         metrics.serve_worker_metrics(metrics_port)
+    configure_tracing()  # off unless OTEL_* asks for it; a pool's processes: configure_once in the job
     place = topology(redis_url, queue_url, cluster)
     configure(place)  # the jobs of this process and of the pool's processes find the store
     connection = redis.Redis.from_url(place.queue_url, health_check_interval=10)

@@ -25,14 +25,14 @@ from rq.job import Job
 
 from domain.table import is_private
 from projections.views import lobby_entry, materialise
-from services import metrics
+from services import metrics, tracing
 from services.history.folding import Folded, StateCache
 from services.lifecycle import lifecycle_behind
 from services.store import indexes
 from services.store import operations as ops
 from services.store.event_store import SyncEventStore
 from services.store.operations import ProjectionStart
-from services.store.queue import enqueue_drain, projection_queue
+from services.store.queue import enqueue_drain, projection_queue, take_handovers
 from services.store.requests import Operation
 from workers.ratings import RatingsRecorder
 from workers.stores import job_store
@@ -133,7 +133,18 @@ class Projector:
             if folded is None or folded.version <= checkpoint:
                 return checkpoint, None
             fields = materialise(folded.state, folded.version)
+            span = (
+                tracing.start_child(
+                    "projection.write_views", **{tracing.GAME_ID: game_id, tracing.VERSION: folded.version}
+                )
+                if tracing.ON
+                else None
+            )
             outcome = yield from ops.write_views(game_id, checkpoint, folded.version, fields)
+            if span is not None:
+                tracing.end(
+                    span, **{"tablestream.views.outcome": outcome, "tablestream.views.previous": checkpoint}
+                )
             if outcome == "written":
                 log.debug("projected", game_id=game_id, checkpoint=folded.version, previous=checkpoint)
                 return folded.version, folded
@@ -173,8 +184,16 @@ def project_poked() -> int:
     so that the failure is kept with its traceback. Returns how many games it took."""
     job = _job()
     store = job_store(job)
-    with structlog.contextvars.bound_contextvars(job_id=job.id):
+    linked = take_handovers(job.connection) if tracing.configure_once() else []
+    with (
+        structlog.contextvars.bound_contextvars(job_id=job.id),
+        tracing.job_span("projection.drain", job.meta, linked, **{"messaging.message.id": job.id}) as span,
+    ):
         taken, failed = Projector(store, _cache).drain()
+        if span is not None:
+            span.set_attribute("tablestream.drain.taken", taken)
+            span.set_attribute("tablestream.drain.failed", len(failed))
+            span.set_attribute("tablestream.drain.linked", len(linked))
     metrics.drained(taken)
     if taken >= DRAIN_BATCH * DRAIN_ROUNDS and store.claim_drain():
         enqueue_drain(projection_queue(job.connection), reason="more")

@@ -38,6 +38,7 @@ from services.api.probes import RETRY_AFTER, ProbeLane, Readiness
 from services.api.quickplay_routes import routes as quickplay_routes
 from services.api.rate_limits import RateLimits
 from services.api.rematch_routes import routes as rematch_routes
+from services.api.request_log import RequestLog
 from services.api.routes import routes as game_routes
 from services.api.shell import Shell
 from services.api.stream_slots import StreamSlots
@@ -56,8 +57,9 @@ from services.store.connection import AsyncClients, Connect, PoolLimits, connect
 from services.store.event_store import EventStore
 from services.store.live_updates import LiveHub
 from services.store.lobby_updates import LobbyHub
-from services.store.queue import AppendNotifier, BotJobs, lifecycle_queue, projection_queue
+from services.store.queue import BotJobs, lifecycle_queue, projection_queue
 from services.store.tokens import TokenStore
+from services.tracing import TracedAppendNotifier
 
 
 async def healthz(request: Request) -> Response:
@@ -158,7 +160,7 @@ def create_app(
             commands=GameCommands(
                 store,
                 tokens,
-                AppendNotifier(store, projection_queue(sclient)),
+                TracedAppendNotifier(store, projection_queue(sclient)),
                 cache,
                 Lifecycle(store, BotJobs(lifecycle_queue(sclient))),
                 settings.bot_pace_ms,
@@ -216,6 +218,7 @@ def create_app(
         routes=routes,
         middleware=[
             Middleware(ProbeLane),
+            Middleware(RequestLog),  # one log line (and, tracing on, one span) per request
             Middleware(InviteGate),  # a private table is an unknown game without its link
             Middleware(ViewLane),
             Middleware(RequestContext),

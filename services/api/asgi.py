@@ -3,6 +3,8 @@
 from services.api.app import create_app
 from services.config import Settings
 from services.structured_logging import configure_logging
+from services.tracing import configure_tracing
 
 configure_logging()
+configure_tracing()
 app = create_app(Settings.from_env())

@@ -31,6 +31,7 @@ from services.api.app import create_app
 from services.api.view_cache import ViewCache
 from services.config import Settings
 from services.structured_logging import configure_logging
+from services.tracing import configure_tracing
 
 BARE_PREFIX = "/bench/"
 BASELINE_STREAMS = 1000
@@ -103,6 +104,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--port", type=int, required=True)
     args = parser.parse_args(argv)
     configure_logging()
+    configure_tracing()  # off unless OTEL_* asks for it, as in serve
     service = create_app(replace(Settings.from_env(), redis_url=args.redis_url))
     uvicorn.run(
         WithBaselines(service, bare_app(args.redis_url, service)),

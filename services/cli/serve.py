@@ -38,6 +38,7 @@ from services.config import Settings
 from services.store.connection import redacted
 from services.store.embedded import EmbeddedRedis
 from services.structured_logging import configure_logging
+from services.tracing import configure_tracing
 
 LOCK_NAME = "serve.lock"
 SUPERVISE_SECONDS = 0.5
@@ -196,6 +197,7 @@ def run(args: argparse.Namespace) -> int:
     configure_logging()
     # before any metric: this process, its API processes and its worker count in one directory
     metrics.prepare_directory(owner=True)
+    configure_tracing()  # off unless OTEL_* asks for it (services.tracing)
     settings = Settings.from_env()
     url = args.redis_url or settings.redis_url
     data_dir = Path(args.data_dir or settings.data_dir)

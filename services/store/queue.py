@@ -35,6 +35,9 @@ TIMER_JOB = "workers.lifecycle.fire_timer"
 BOT_JOB = "workers.lifecycle.play_bot"
 SETTLE_JOB = "workers.lifecycle.settle_lifecycle"
 JOBS = frozenset({PROJECTION_JOB, DRAIN_JOB, BATCH_JOB, TIMER_JOB, BOT_JOB, SETTLE_JOB})
+TRACE_LINKS = "tablestream:trace:handovers"  # trace contexts of hand-overs a queued drain job covers
+TRACE_LINKS_KEPT = 200  # at most this many per drain job (the newest)
+TRACE_LINKS_TTL = 3600  # seconds: a list no drain job took (a dead worker pool) does not stay
 
 
 def projection_queue(connection: redis.Redis) -> Queue:
@@ -70,6 +73,33 @@ def enqueue_projections(queue: Queue, game_ids: list[str], **meta: Any) -> None:
 def enqueue_drain(queue: Queue, **meta: Any) -> None:
     """Project every handed-over game (queued by whoever claimed ``DRAIN_PENDING``)."""
     _enqueue(queue, DRAIN_JOB, (), meta)
+
+
+def remember_handover(connection: redis.Redis, headers: dict[str, str]) -> None:
+    """Push a hand-over's trace context (text headers: ``services.tracing.carrier()``) on
+    ``TRACE_LINKS`` for the next drain job to link to; one round trip; nothing without a context.
+    Only with tracing on (``services.tracing.TracedAppendNotifier``)."""
+    if not headers:
+        return
+    value = ";".join(f"{key}={value}" for key, value in sorted(headers.items()))
+    with connection.pipeline(transaction=True) as pipe:
+        pipe.rpush(TRACE_LINKS, value)
+        pipe.ltrim(TRACE_LINKS, -TRACE_LINKS_KEPT, -1)
+        pipe.expire(TRACE_LINKS, TRACE_LINKS_TTL)
+        pipe.execute()
+
+
+def take_handovers(connection: redis.Redis) -> list[dict[str, str]]:
+    """Take (read and clear, in one transaction) the contexts ``remember_handover`` left."""
+    with connection.pipeline(transaction=True) as pipe:
+        pipe.lrange(TRACE_LINKS, 0, -1)
+        pipe.delete(TRACE_LINKS)
+        values, _ = pipe.execute()
+    taken = []
+    for raw in values:
+        text = raw.decode() if isinstance(raw, bytes) else str(raw)
+        taken.append(dict(part.split("=", 1) for part in text.split(";") if "=" in part))
+    return taken
 
 
 class AppendNotifier:

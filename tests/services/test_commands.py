@@ -90,24 +90,29 @@ async def test_a_retried_command_id_appends_nothing_even_from_another_process(st
     assert reused.value.code == "command_id_reused"
 
 
-async def test_every_command_leaves_one_canonical_log_line(store_backend: Clients) -> None:
+async def test_every_command_puts_its_id_seat_and_outcome_on_the_requests_one_log_line(
+    store_backend: Clients,
+) -> None:
     handler = handler_on(store_backend)
     game_id = await started_table(handler, 3)
+    bound = []
     structlog.contextvars.bind_contextvars(request_id="req-1")
     try:
-        with structlog.testing.capture_logs(processors=[structlog.contextvars.merge_contextvars]) as logs:
+        with structlog.testing.capture_logs() as logs:
             await handler.command(game_id, 0, "cmd-1", FLOWER, None)
+            bound.append(structlog.contextvars.get_contextvars())
             with pytest.raises(AppError):
                 await handler.command(game_id, 0, "cmd-2", FLOWER, None)
+            bound.append(structlog.contextvars.get_contextvars())
     finally:
         structlog.contextvars.clear_contextvars()
-    lines = [entry for entry in logs if entry["event"] == "command"]
-    assert [line["outcome"] for line in lines] == ["ok", "rejected"]
-    for line in lines:
-        assert line["request_id"] == "req-1"
-        assert line["game_id"] == game_id
-        assert line["command_id"] in {"cmd-1", "cmd-2"}
-        assert line["duration_ms"] >= 0
+    assert [entry for entry in logs if entry["event"] == "command"] == []  # no line of its own
+    assert [(b["command_id"], b["outcome"]) for b in bound] == [("cmd-1", "ok"), ("cmd-2", "rejected")]
+    for context in bound:
+        assert context["request_id"] == "req-1"
+        assert context["game_id"] == game_id
+        assert context["seat"] == 0
+        assert context["command_ms"] >= 0
 
 
 async def test_a_failed_projection_poke_does_not_fail_a_stored_command(store_backend: Clients) -> None:
