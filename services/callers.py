@@ -111,6 +111,10 @@ class Callers:
         """Drop an assumed identity that did not hold."""
         self._tokens.forget(check.game_id, check.digest)
 
+    def is_admin(self, token: str) -> bool:
+        """Whether ``token`` is the operator's admin token (never when none is configured)."""
+        return self._is_admin(token)
+
     def _is_admin(self, token: str) -> bool:
         admin = self._admin_token
         return admin is not None and admin != "" and hmac.compare_digest(token.encode(), admin.encode())

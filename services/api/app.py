@@ -30,6 +30,7 @@ from services.api.live import live
 from services.api.lobby_live import lobby_live
 from services.api.middleware import DrainGuard, RequestContext, RequestGuard, SecurityHeaders
 from services.api.openapi import openapi_document
+from services.api.operator_routes import routes as operator_routes
 from services.api.probes import RETRY_AFTER, ProbeLane, Readiness
 from services.api.rate_limits import RateLimits
 from services.api.routes import routes as game_routes
@@ -175,6 +176,7 @@ def create_app(
             stream_slots=StreamSlots(settings.live_max_streams, settings.live_max_streams_per_client),
             rate_limits=RateLimits.from_settings(settings),
             drain=drain,
+            queue=sclient,
         )
         try:
             yield
@@ -191,6 +193,7 @@ def create_app(
         *history_routes,
         *chat_routes,
         *account_routes,
+        *operator_routes,
         Route("/openapi.json", openapi, methods=["GET"]),
         Route("/healthz", healthz, methods=["GET"]),
         Route("/livez", livez, methods=["GET"]),

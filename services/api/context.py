@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import redis
 from starlette.requests import HTTPConnection
 
 from services.accounts import Accounts
@@ -36,6 +37,7 @@ class AppContext:
     stream_slots: StreamSlots
     rate_limits: RateLimits
     drain: Drain
+    queue: redis.Redis | None = None  # RQ's connection (the operator's console reads queue depths)
 
 
 def app_context(conn: HTTPConnection) -> AppContext:

@@ -10,6 +10,7 @@ const ROUTES = [
   [/^\/rankings(?:\/([A-Za-z0-9_-]+))?\/?$/, () => import("./rankings.js")],
   [/^\/players\/(.+)$/, () => import("./players.js")],
   [/^\/rules\/([A-Za-z0-9_-]+)$/, () => import("./rules.js")],
+  [/^\/operator\/?$/, () => import("./operator.js")],
 ];
 
 let teardown = null;
