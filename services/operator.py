@@ -20,7 +20,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import anyio.to_thread
-import redis
 import structlog
 
 from services.accounts import ACCOUNT_ID, Accounts
@@ -154,7 +153,7 @@ class OperatorConsole:
         except ValueError:  # a game id no table can have
             return []
         found = {r.n: r.record for r in records}
-        messages = []
+        messages: list[dict[str, Any]] = []
         for n in numbers:
             record = found.get(n)
             if record is None:  # removed with its table by retention
@@ -217,7 +216,9 @@ class OperatorConsole:
             "recent_games": game_ids,
         }
 
-    async def figures(self, readiness: dict[str, Any], queue: redis.Redis | None) -> dict[str, Any]:
+    async def figures(
+        self, readiness: dict[str, Any], queue: store_operator.QueueClient | None
+    ) -> dict[str, Any]:
         counts = await self.store.run(store_operator.figures())
         lag_ms = await self.store.oldest_dirty_age_ms()
         depths: dict[str, int | None] = {"queue_projections": None, "queue_lifecycle": None}
@@ -281,5 +282,3 @@ def table_summary(state: Any, version: int) -> dict[str, Any]:
             for p in state.seated
         ],
     }
-
-

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import redis
 from starlette.requests import HTTPConnection
 
 from services.accounts import Accounts
@@ -20,6 +19,7 @@ from services.players import PlayerQueries
 from services.queries import GameQueries
 from services.store.event_store import EventStore
 from services.store.live_updates import LiveHub
+from services.store.operator import QueueClient
 
 
 @dataclass(frozen=True)
@@ -37,7 +37,7 @@ class AppContext:
     stream_slots: StreamSlots
     rate_limits: RateLimits
     drain: Drain
-    queue: redis.Redis | None = None  # RQ's connection (the operator's console reads queue depths)
+    queue: QueueClient | None = None  # RQ's connection (the operator's console reads queue depths)
 
 
 def app_context(conn: HTTPConnection) -> AppContext:

@@ -15,6 +15,7 @@ from services.api.bodies import CreateGame, Empty, JoinGame, Login, Register, Se
 from services.api.http import MAX_VERSION
 from services.api.idempotency import MAX_KEY, MIN_KEY
 from services.api.openapi_bodies import tighten
+from services.api.openapi_operator import OPERATOR_PATHS, operator_components
 from services.api.routes import MAX_EVENTS_PAGE, MAX_LOBBY_PAGE
 from services.commands import RESERVED_PREFIXES
 
@@ -573,6 +574,7 @@ def openapi_document() -> dict[str, Any]:
             },
         },
         **ACCOUNT_PATHS,
+        **OPERATOR_PATHS,
         "/healthz": {
             "get": {
                 "summary": "Readiness: Redis answers and no projection lags past the threshold",
@@ -585,6 +587,7 @@ def openapi_document() -> dict[str, Any]:
         "/livez": {"get": {"summary": "Liveness: the process answers", "responses": {"200": _ok("alive")}}},
     }
     _add_refusals(paths)
+    components.update(operator_components())
     del create, join, send, empty
     return {
         "openapi": "3.1.0",

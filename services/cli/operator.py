@@ -12,7 +12,7 @@ from services.accounts import Accounts
 from services.errors import AppError
 from services.operator import grant, revoke
 from services.store import operator as store_operator
-from services.store.connection import CLUSTER_MODES, connect_to
+from services.store.connection import CLUSTER_MODES, PoolLimits, connect_async, topology
 from services.store.event_store import EventStore
 
 
@@ -33,7 +33,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 async def _run(args: argparse.Namespace) -> int:
-    clients = connect_to(args.redis_url, queue_url=args.queue_url, cluster=args.redis_cluster)()
+    clients = connect_async(topology(args.redis_url, args.queue_url, args.redis_cluster), PoolLimits())
     store = EventStore(clients.store, clients.index)
     try:
         if args.action == "list":

@@ -25,6 +25,8 @@ from services.store.requests import Operation, index_call, text
 OPERATORS = f"{PREFIX}:operators"
 AUDIT = f"{PREFIX}:operator:audit"
 HANDLED = f"{PREFIX}:operator:handled"
+QueueClient = redis.Redis
+"""RQ's connection (sync), for ``queue_depths``: the services above the store name it by this."""
 RQ_QUEUE_PREFIX = "rq:queue:"  # RQ keeps each queue's waiting jobs in a list under this prefix
 
 
@@ -112,7 +114,7 @@ def figures() -> Operation[dict[str, int]]:
     }
 
 
-def queue_depths(queue: redis.Redis) -> dict[str, int]:
+def queue_depths(queue: QueueClient) -> dict[str, int]:
     """Jobs waiting in each RQ queue (a list per queue on RQ's own server); sync, like RQ."""
     with queue.pipeline(transaction=False) as pipe:
         for name in (QUEUE_NAME, LIFECYCLE_QUEUE):

@@ -57,6 +57,12 @@ def audit(api: Api) -> list[dict[str, str]]:
     return entries
 
 
+def report(api: Api, game_id: str, seat: int) -> Any:
+    """``seat`` reports the table's first chat message as abuse."""
+    body = {"messages": [1], "reason": "abuse"}
+    return api.client.post(f"/games/{game_id}/chat/report", json=body, headers=api.auth(game_id, seat))
+
+
 def play_some(api: Api, game_id: str, moves: int, seed: int) -> None:
     """Bots play ``moves`` commands of a started game (seeded: the same moves each run)."""
     rng = random.Random(seed)
@@ -101,7 +107,8 @@ def test_every_console_route_refuses_a_non_operator_with_403_not_an_operator(fak
         "a malformed header": {"Authorization": "Basic abc"},
     }
     requests = console_requests()
-    assert ("GET", "/operator") in requests and ("POST", f"/operator/tables/{SAMPLE_PATH['game_id']}/close") in requests
+    assert ("GET", "/operator") in requests
+    assert ("POST", f"/operator/tables/{SAMPLE_PATH['game_id']}/close") in requests
     for who, headers in callers.items():
         for method, path in requests:
             body = REASON if method == "POST" else None
@@ -145,7 +152,9 @@ def test_a_closed_running_table_is_a_recorded_ending_the_verifier_accepts(fake_a
     moderator = operator_account(fake_api)
 
     closed = fake_api.client.post(
-        f"/operator/tables/{game_id}/close", json={"reason": "abusive names"}, headers=bearer(moderator["token"])
+        f"/operator/tables/{game_id}/close",
+        json={"reason": "abusive names"},
+        headers=bearer(moderator["token"]),
     )
 
     assert closed.status_code == 200, closed.text
@@ -154,9 +163,7 @@ def test_a_closed_running_table_is_a_recorded_ending_the_verifier_accepts(fake_a
     assert view["status"] == "closed" and view["to_act"] == [] and view["legal"] == []
     events = fake_api.client.get(f"/games/{game_id}/events", params={"after": 0, "limit": 1000}).json()
     ending = [e for e in events["events"] if e["type"] == "table_closed"]
-    assert ending == [
-        {**ending[0], "reason": "abusive names", "operator": moderator["account_id"]}
-    ]
+    assert ending == [{**ending[0], "reason": "abusive names", "operator": moderator["account_id"]}]
     export = fake_api.client.get(f"/games/{game_id}/export")
     assert export.status_code == 200, export.text
     document = export.json()
@@ -174,7 +181,8 @@ def test_a_closed_table_refuses_commands_joins_and_a_second_close(fake_api: Api)
     seat = fake_api.view(running)["to_act"][0]
     legal = fake_api.view(running, seat)["legal"][0]
     for game_id in (waiting, running):
-        assert fake_api.client.post(f"/operator/tables/{game_id}/close", json=REASON, headers=ADMIN).status_code == 200
+        closed = fake_api.client.post(f"/operator/tables/{game_id}/close", json=REASON, headers=ADMIN)
+        assert closed.status_code == 200, closed.text
 
     join = fake_api.client.post(f"/games/{waiting}/players", json={"name": "Late"})
     command = fake_api.send(running, seat, legal)
@@ -193,11 +201,9 @@ def test_closing_needs_a_reason_and_an_existing_table(fake_api: Api) -> None:
 
     blank = fake_api.client.post(f"/operator/tables/{game_id}/close", json={"reason": "   "}, headers=ADMIN)
     missing = fake_api.client.post("/operator/tables/nosuchgame/close", json=REASON, headers=ADMIN)
-    finished_codes = {blank.status_code, missing.status_code}
 
-    assert blank.status_code == 422 and error(blank) == "invalid_reason"
+    assert blank.status_code == 422 and error(blank) == "invalid_request"  # the body: no word in it
     assert missing.status_code == 404 and error(missing) == "game_not_found"
-    assert finished_codes == {422, 404}
     assert fake_api.view(game_id)["status"] == "playing"
 
 
@@ -241,17 +247,19 @@ def test_a_ban_and_an_unban_are_events_the_account_stream_folds(fake_api: Api) -
     fake_api.client.post(f"/operator/accounts/{account_id}/ban", json={"reason": "spam"}, headers=ADMIN)
     moderator = operator_account(fake_api)
     fake_api.client.post(
-        f"/operator/accounts/{account_id}/unban", json={"reason": "ok now"}, headers=bearer(moderator["token"])
+        f"/operator/accounts/{account_id}/unban",
+        json={"reason": "ok now"},
+        headers=bearer(moderator["token"]),
     )
 
-    raw = [fields[b"d"] for _, fields in fake_api.sync.xrange(account_events_key(account_id))]
+    stream: list[tuple[bytes, dict[bytes, bytes]]] = fake_api.sync.xrange(account_events_key(account_id))  # type: ignore[assignment]
+    raw = [fields[b"d"] for _, fields in stream]
     events = [account_decoder.decode(data) for data in raw]
 
     assert events[-2:] == [
         AccountBanned(reason="spam", operator="admin"),
         AccountUnbanned(reason="ok now", operator=moderator["account_id"]),
     ]
-
 
 
 def test_a_ban_twice_and_an_unban_of_an_account_in_good_standing_are_conflicts(fake_api: Api) -> None:
@@ -282,18 +290,20 @@ def test_a_banned_operator_account_loses_the_console(fake_api: Api) -> None:
 
 def test_an_operator_reads_a_report_with_the_messages_text_and_marks_it_handled(fake_api: Api) -> None:
     game_id = fake_api.started()
-    said = fake_api.client.post(f"/games/{game_id}/chat", json={"text": "you are all idiots"}, headers=fake_api.auth(game_id, 0))
-    assert said.status_code == 201, said.text
-    reported = fake_api.client.post(
-        f"/games/{game_id}/chat/report", json={"messages": [1], "reason": "abuse"}, headers=fake_api.auth(game_id, 1)
+    said = fake_api.client.post(
+        f"/games/{game_id}/chat", json={"text": "you are all idiots"}, headers=fake_api.auth(game_id, 0)
     )
+    assert said.status_code == 201, said.text
+    reported = report(fake_api, game_id, 1)
     assert reported.status_code == 201, reported.text
     moderator = operator_account(fake_api)
 
     reports = fake_api.client.get("/operator/reports", headers=bearer(moderator["token"])).json()["reports"]
     report_id = reports[0]["id"]
     handled = fake_api.client.post(
-        f"/operator/reports/{report_id}/handled", json={"reason": "warned P0"}, headers=bearer(moderator["token"])
+        f"/operator/reports/{report_id}/handled",
+        json={"reason": "warned P0"},
+        headers=bearer(moderator["token"]),
     )
     again = fake_api.client.post(f"/operator/reports/{report_id}/handled", json=REASON, headers=ADMIN)
     unknown = fake_api.client.post("/operator/reports/1-0/handled", json=REASON, headers=ADMIN)
@@ -301,7 +311,8 @@ def test_an_operator_reads_a_report_with_the_messages_text_and_marks_it_handled(
 
     assert len(reports) == 1
     assert reports[0]["game_id"] == game_id and reports[0]["reason"] == "abuse"
-    assert [(m["n"], m["name"], m["text"]) for m in reports[0]["messages"]] == [(1, "P0", "you are all idiots")]
+    shown = [(m["n"], m["name"], m["text"]) for m in reports[0]["messages"]]
+    assert shown == [(1, "P0", "you are all idiots")]
     assert reports[0]["handled"] is None
     assert handled.status_code == 200, handled.text
     assert again.status_code == 409 and error(again) == "report_handled"
@@ -356,9 +367,7 @@ def test_every_operator_action_is_in_the_audit_log_with_who_did_it(fake_api: Api
     register(fake_api, "Target")
     game_id = fake_api.started()
     fake_api.client.post(f"/games/{game_id}/chat", json={"text": "rude"}, headers=fake_api.auth(game_id, 0))
-    fake_api.client.post(
-        f"/games/{game_id}/chat/report", json={"messages": [1], "reason": "abuse"}, headers=fake_api.auth(game_id, 1)
-    )
+    report(fake_api, game_id, 1)
     report_id = fake_api.client.get("/operator/reports", headers=ADMIN).json()["reports"][0]["id"]
     mod = bearer(moderator["token"])
 
@@ -369,7 +378,8 @@ def test_every_operator_action_is_in_the_audit_log_with_who_did_it(fake_api: Api
     refused = fake_api.client.post(f"/operator/tables/{game_id}/close", json={"reason": "r5"}, headers=ADMIN)
 
     entries = audit(fake_api)
-    target = fake_api.client.get("/operator/players", params={"q": "Target"}, headers=ADMIN).json()["account_id"]
+    found = fake_api.client.get("/operator/players", params={"q": "Target"}, headers=ADMIN)
+    target = found.json()["account_id"]
     assert refused.status_code == 409
     assert [(e["action"], e["operator"], e["name"], e["target"], e["reason"]) for e in entries] == [
         ("table_closed", "admin", "admin", game_id, "r4"),
@@ -377,5 +387,6 @@ def test_every_operator_action_is_in_the_audit_log_with_who_did_it(fake_api: Api
         ("account_unbanned", "admin", "admin", target, "r2"),
         ("account_banned", moderator["account_id"], "Moderator", target, "r1"),
     ]
-    older = fake_api.client.get("/operator/audit", params={"before": entries[1]["id"], "limit": 1}, headers=ADMIN)
+    before = {"before": entries[1]["id"], "limit": "1"}
+    older = fake_api.client.get("/operator/audit", params=before, headers=ADMIN)
     assert [e["reason"] for e in older.json()["entries"]] == ["r2"]
