@@ -18,7 +18,7 @@ from typing import Any
 import redis
 
 from services.store.chat import REPORTS
-from services.store.keys import ACTIVITY, DIRTY, PREFIX, TIMERS, WAITING
+from services.store.keys import ACTIVITY, DIRTY, PREFIX, WAITING
 from services.store.queue import LIFECYCLE_QUEUE, QUEUE_NAME
 from services.store.requests import Operation, index_call, text
 
@@ -99,17 +99,15 @@ def handled_of(report_ids: Sequence[str]) -> Operation[dict[str, dict[str, Any]]
 def figures() -> Operation[dict[str, int]]:
     """The counts the console shows beside ``/healthz``: tables waiting and running (the retention
     index of waiting or playing tables less the waiting ones), games whose projection may lag,
-    running timers, chat reports kept (the queues' depths: ``queue_depths``, on RQ's server)."""
+    chat reports kept (the queues' depths: ``queue_depths``, on RQ's server)."""
     waiting = int((yield index_call("ZCARD", WAITING)))
     active = int((yield index_call("ZCARD", ACTIVITY)))
     dirty = int((yield index_call("ZCARD", DIRTY)))
-    timers = int((yield index_call("ZCARD", TIMERS)))
     reports = int((yield index_call("XLEN", REPORTS)))
     return {
         "tables_waiting": waiting,
         "tables_running": max(active - waiting, 0),
         "games_lagging": dirty,
-        "timers": timers,
         "chat_reports": reports,
     }
 

@@ -6,7 +6,7 @@ import { t, lang, onLangChange } from "./i18n.js";
 import { TITLES } from "./names.js";
 import { h, mount, toast } from "./ui.js";
 
-const FIGURES = ["lag_ms", "tables_waiting", "tables_running", "games_lagging", "timers",
+const FIGURES = ["lag_ms", "tables_waiting", "tables_running", "games_lagging",
   "queue_projections", "queue_lifecycle", "chat_reports"];
 const post = (path, reason) => api(path, { method: "POST", body: { reason } });
 const enc = encodeURIComponent;
@@ -202,7 +202,7 @@ export async function render(main) {
       return h("li", { class: "op-item", "data-testid": "op-report", "data-report": report.id },
         h("div", { class: "op-line" },
           h("span", { text: t("op.reportHead", { reason: t(`op.why.${report.reason}`), id: report.game_id, when: when(report.at) }) }),
-          h("span", { class: report.handled ? "badge finished" : "badge warn", text: report.handled ? t("status.finished") : t("op.open") })),
+          h("span", { class: report.handled ? "badge finished" : "badge warn", text: report.handled ? t("op.handled") : t("op.open") })),
         h("ul", { class: "op-messages" }, report.messages.map(message)),
         report.handled ? h("p", { class: "muted", "data-testid": "op-handled",
           text: t("op.handledBy", { name: report.handled.name, note: report.handled.note }) }) : null,
