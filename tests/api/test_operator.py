@@ -8,6 +8,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
+import msgspec
 import pytest
 from starlette.routing import Route
 
@@ -18,6 +19,7 @@ from services.history.verify import verify_export
 from services.store.keys import account_events_key
 from services.store.operator import AUDIT, OPERATORS
 from tests.api.conftest import ADMIN_TOKEN, Api, practice
+from tests.api.test_full_game import parse_sse
 from workers.bots import choose
 
 ADMIN = {"Authorization": f"Bearer {ADMIN_TOKEN}"}
@@ -194,6 +196,19 @@ def test_a_closed_table_refuses_commands_joins_and_a_second_close(fake_api: Api)
     fake_api.project()
     lobby = fake_api.client.get("/games").json()["games"]
     assert {waiting, running}.isdisjoint({entry["game_id"] for entry in lobby})
+
+
+def test_a_seats_live_stream_of_a_closed_table_shows_it_closed_and_ends(fake_api: Api) -> None:
+    game_id = fake_api.started()
+    fake_api.client.post(f"/operator/tables/{game_id}/close", json=REASON, headers=ADMIN)
+    headers = {**fake_api.auth(game_id, 0), "Last-Event-ID": "0"}
+
+    with fake_api.client.stream("GET", f"/games/{game_id}/live", headers=headers) as response:
+        assert response.status_code == 200
+        messages = parse_sse(response.iter_lines())  # returns: the stream ended by itself
+
+    assert msgspec.json.decode(messages[-1]["data"])["status"] == "closed"
+    assert messages[-1]["id"] == fake_api.head(game_id)
 
 
 def test_closing_needs_a_reason_and_an_existing_table(fake_api: Api) -> None:

@@ -137,6 +137,11 @@ def test_an_operator_finds_a_table_closes_it_and_handles_a_chat_report_by_keyboa
     found = serious(olga)
     assert found == [], axe.describe(found)
 
+    # the table's own page says it was closed
+    olga.locator(f"[data-testid=op-table][data-game-id='{game_id}'] a").click()
+    olga.wait_for_selector("[data-testid=table][data-status=closed]")
+    expect(olga.locator("main")).to_contain_text("An operator closed this table")
+
 
 def test_the_console_page_is_refused_to_a_player_who_is_not_an_operator(server: Server, browser) -> None:
     paul = player(browser, server.url)
