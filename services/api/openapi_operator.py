@@ -12,7 +12,13 @@ from services.api.bodies import OperatorReason
 from services.api.operator_routes import MAX_PAGE, MAX_QUERY
 
 REF = "#/components/schemas/{name}"
-SECURITY: dict[str, Any] = {"security": [{"bearer": []}, {"account_cookie": []}]}
+SECURITY: dict[str, Any] = {
+    # no 'security' object: that promises a 401 for a bad token, and the console answers every caller
+    # who is not an operator 403 'not_an_operator', whatever was sent (it says nothing about the token)
+    "description": "Operators only: 'Authorization: Bearer <admin token>', or the token (bearer or the "
+    "'ts_account' cookie) of an account granted the role with 'tablestream operator grant NAME'. "
+    "Anyone else: 403 not_an_operator."
+}
 ERROR = {"application/json": {"schema": {"$ref": REF.format(name="Error")}}}
 REASON_BODY = {
     "required": True,
