@@ -40,15 +40,39 @@ class OtherTokensRevoked(Event, tag="other_tokens_revoked", frozen=True):
     kept_hash: str  # the one token that keeps working (the password changer's); every other stops
 
 
+class AccountBanned(Event, tag="account_banned", frozen=True):
+    """An operator banned the account: it may not log in, and its tokens are refused (403
+    ``account_banned``) until an ``account_unbanned``. ``operator``: ``admin`` or an operator
+    account's id."""
+
+    reason: str
+    operator: str
+
+
+class AccountUnbanned(Event, tag="account_unbanned", frozen=True):
+    reason: str
+    operator: str
+
+
 ACCOUNT_EVENTS: tuple[type[Event], ...] = (
     AccountRegistered,
     PasswordSet,
     TokenIssued,
     TokenRevoked,
     OtherTokensRevoked,
+    AccountBanned,
+    AccountUnbanned,
 )
 # a msgspec tagged union
-AccountEvent = Union[AccountRegistered, PasswordSet, TokenIssued, TokenRevoked, OtherTokensRevoked]  # noqa: UP007
+AccountEvent = Union[  # noqa: UP007
+    AccountRegistered,
+    PasswordSet,
+    TokenIssued,
+    TokenRevoked,
+    OtherTokensRevoked,
+    AccountBanned,
+    AccountUnbanned,
+]
 
 
 class AccountState(msgspec.Struct, frozen=True, kw_only=True):
@@ -58,6 +82,8 @@ class AccountState(msgspec.Struct, frozen=True, kw_only=True):
     skeleton: str
     password_hash: str | None = None
     token_hashes: frozenset[str] = frozenset()
+    banned: bool = False
+    ban_reason: str | None = None
 
 
 def evolve(state: AccountState | None, event: Event) -> AccountState:
@@ -77,6 +103,10 @@ def evolve(state: AccountState | None, event: Event) -> AccountState:
         return msgspec.structs.replace(state, token_hashes=state.token_hashes - {event.token_hash})
     if isinstance(event, OtherTokensRevoked):
         return msgspec.structs.replace(state, token_hashes=state.token_hashes & {event.kept_hash})
+    if isinstance(event, AccountBanned):
+        return msgspec.structs.replace(state, banned=True, ban_reason=event.reason)
+    if isinstance(event, AccountUnbanned):
+        return msgspec.structs.replace(state, banned=False, ban_reason=None)
     raise TypeError(f"not an account event: {event!r}")
 
 

@@ -20,7 +20,7 @@ MAX_NAME = 40
 MAX_CLIENT_SEED = 64
 RULES_VERSION = 1
 
-Status = Literal["waiting", "playing", "finished", "expired"]
+Status = Literal["waiting", "playing", "finished", "expired", "closed"]
 TakeoverReason = Literal["left", "timeouts", "host"]
 
 TABLE_OPTIONS = ("turn_seconds", "expire_minutes", "takeover_after", "bot_pace_ms", "turn_based", "private")
@@ -148,6 +148,19 @@ class SeatReclaimed(Event, tag="seat_reclaimed", frozen=True):
     seat: int
 
 
+class TableClosed(Event, tag="table_closed", frozen=True):
+    """An operator closed a waiting or running table (stuck or abusive): the game ends here, aborted,
+    with no result and no rating. ``operator`` is who did it (``admin`` for the admin token, else an
+    operator account's id). The seeds of every round played so far are revealed in the same batch, as
+    at a game's end, so the offline verifier can check every chance outcome up to the close."""
+
+    reason: str
+    operator: str
+
+
+MAX_CLOSE_REASON = 200
+
+
 TABLE_EVENTS: tuple[type[Event], ...] = (
     TableCreated,
     PlayerJoined,
@@ -163,6 +176,7 @@ TABLE_EVENTS: tuple[type[Event], ...] = (
     TurnTimedOut,
     TableExpired,
     SeatReclaimed,
+    TableClosed,
 )
 _TABLE_EVENT_TYPES = frozenset(TABLE_EVENTS)
 
@@ -423,7 +437,7 @@ class Table:
 
     def leave(self, state: TableState, seat: Seat) -> list[Event]:
         """While waiting the seat is freed; during play a bot takes it over at once."""
-        if state.status in ("finished", "expired"):
+        if state.status in ("finished", "expired", "closed"):
             raise Conflict("game_over", "The game is over; there is nothing to leave.")
         if not state.holds(seat):
             raise Conflict("not_seated", "This seat has already been left.")
@@ -436,6 +450,8 @@ class Table:
     def reclaim(self, state: TableState, seat: Seat) -> list[Event]:
         """``seat``'s player takes back the seat a bot took over after their timeouts. Not a seat
         that was left (its player gave it up) nor one the host filled with a bot (no player)."""
+        if state.status == "closed":
+            raise Conflict("table_closed", "This table was closed by an operator.")
         if state.status == "waiting":
             raise Conflict("not_started", "The game has not started yet: seats are still open.")
         if state.status == "expired":
@@ -458,7 +474,29 @@ class Table:
             raise Conflict("not_waiting", "Only a waiting table expires.")
         return [TableExpired()]
 
+    def close(self, state: TableState, reason: str, operator: str, seeds: SeedSource) -> list[Event]:
+        """An operator ends a waiting or running table: ``table_closed``, then the seeds of every
+        round begun and not yet revealed (the game is over: nothing is hidden any more)."""
+        if state.status == "closed":
+            raise Conflict("table_closed", "This table was closed by an operator.")
+        if state.status in ("finished", "expired"):
+            raise Conflict("game_over", "The game is over; there is nothing to close.")
+        reason = reason.strip()
+        if not 1 <= len(reason) <= MAX_CLOSE_REASON:
+            raise Rejected("invalid_reason", f"A reason has 1 to {MAX_CLOSE_REASON} characters.")
+        if not operator:
+            raise Rejected("invalid_operator", "A table is closed by a named operator.")
+        events: list[Event] = [TableClosed(reason=reason, operator=operator)]
+        if state.status == "playing" and state.mix is not None:
+            chance = Chance(seeds, bytes.fromhex(state.mix))
+            for round_number in range(1, self.rules.current_round(state.game_state) + 1):
+                if round_number not in state.revealed:
+                    events.append(SeedRevealed(round=round_number, seed=chance.reveal(round_number)))
+        return events
+
     def _playing(self, state: TableState, seat: Seat, seeds: SeedSource) -> Chance:
+        if state.status == "closed":
+            raise Conflict("table_closed", "This table was closed by an operator.")
         if state.status == "waiting":
             raise Conflict("not_started", "The game has not started yet: seats are still open.")
         if state.status == "expired":
@@ -582,6 +620,8 @@ class Table:
             return msgspec.structs.replace(state, streaks=streaks, timing_out=event.seat, sealed=sealed)
         if isinstance(event, TableExpired):
             return msgspec.structs.replace(state, status="expired")
+        if isinstance(event, TableClosed):
+            return msgspec.structs.replace(state, status="closed", timing_out=None)
         return self._game_evolved(state, event)  # unreachable while TABLE_EVENTS lists the above
 
     def _game_evolved(self, state: TableState, event: Event) -> TableState:
@@ -637,6 +677,8 @@ def bot_name(seat: Seat) -> str:
 
 
 def _expect_open(state: TableState) -> None:
+    if state.status == "closed":
+        raise Conflict("table_closed", "This table was closed by an operator.")
     if state.status == "expired":
         raise Conflict("table_expired", "This table expired before it was filled.")
     if state.status != "waiting" or not state.free_seats():

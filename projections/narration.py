@@ -166,6 +166,7 @@ TABLE: dict[str, Callable[[_Say, Mapping[str, Any]], str]] = {
     ),
     "turn_timed_out": lambda say, e: say("table.turn_timed_out", name=say.name(e["seat"])),
     "table_expired": lambda say, e: say("table.table_expired"),
+    "table_closed": lambda say, e: say("table.table_closed", reason=e["reason"]),
     "table_timers_set": lambda say, e: say(
         "table.table_timers_set" if e.get("turn_seconds") else "table.table_timers_set.off",
         seconds=e.get("turn_seconds"),

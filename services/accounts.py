@@ -30,9 +30,11 @@ from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 
 from domain.accounts import (
+    AccountBanned,
     AccountEvent,
     AccountRegistered,
     AccountState,
+    AccountUnbanned,
     OtherTokensRevoked,
     PasswordSet,
     TokenIssued,
@@ -58,6 +60,7 @@ from services.store.requests import clock_ms
 ACCOUNT_ID = re.compile(r"[0-9a-f]{16}")
 MIN_PASSWORD, MAX_PASSWORD = 8, 256
 MAX_ATTEMPTS = 25
+MAX_REASON = 200
 
 T = TypeVar("T")
 
@@ -186,6 +189,9 @@ class Accounts:
             log.info("login", account_id=state.account_id, outcome="wrong_password")
             metrics.login_failed()
             raise wrong
+        if state.banned:  # said only to whoever knows the password: a name alone tells nothing
+            log.info("login", account_id=state.account_id, outcome="banned")
+            raise banned_error()
         token = _new_token(state.account_id)
         await self._append(
             state.account_id, lambda _: [TokenIssued(token_hash=token_digest(token), via="login")]
@@ -241,6 +247,37 @@ class Accounts:
         digest = token_digest(token)
         if state is None or not any(hmac.compare_digest(digest, known) for known in state.token_hashes):
             raise invalid
+        if state.banned:
+            raise banned_error()
+        return state
+
+    async def ban(self, account_id: str, reason: str, operator: str) -> AccountState:
+        """Record ``account_banned`` (``already_banned``, 409, if it is): from now on its logins and
+        its tokens are refused with 403 ``account_banned``."""
+        return await self._set_ban(account_id, reason, operator, banned=True)
+
+    async def unban(self, account_id: str, reason: str, operator: str) -> AccountState:
+        """Record ``account_unbanned`` (``not_banned``, 409, if it is not banned): its tokens work again."""
+        return await self._set_ban(account_id, reason, operator, banned=False)
+
+    async def _set_ban(self, account_id: str, reason: str, operator: str, banned: bool) -> AccountState:
+        reason = reason.strip()
+        if not 1 <= len(reason) <= MAX_REASON:
+            raise InvalidError("invalid_reason", f"A reason has 1 to {MAX_REASON} characters.")
+
+        def decide(current: AccountState) -> list[Event]:
+            if current.banned == banned:
+                if banned:
+                    raise ConflictError("already_banned", "This account is already banned.")
+                raise ConflictError("not_banned", "This account is not banned.")
+            if banned:
+                return [AccountBanned(reason=reason, operator=operator)]
+            return [AccountUnbanned(reason=reason, operator=operator)]
+
+        await self._append(account_id, decide)
+        state = await self.load(account_id)
+        assert state is not None
+        log.info("account_banned" if banned else "account_unbanned", account_id=account_id, operator=operator)
         return state
 
     async def load(self, account_id: str) -> AccountState | None:
@@ -317,6 +354,10 @@ class Accounts:
         if self._dummy_hash is None:
             self._dummy_hash = await self._hash(secrets.token_urlsafe(24))
         return self._dummy_hash
+
+
+def banned_error() -> ForbiddenError:
+    return ForbiddenError("account_banned", "This account is banned by an operator.")
 
 
 def _check_password(password: str | None) -> None:

@@ -115,6 +115,10 @@ class Callers:
         """Whether ``token`` is the operator's admin token (never true when none is configured)."""
         return token is not None and self._is_admin(token)
 
+    def is_admin(self, token: str) -> bool:
+        """Whether ``token`` is the operator's admin token (never when none is configured)."""
+        return self._is_admin(token)
+
     def _is_admin(self, token: str) -> bool:
         admin = self._admin_token
         return admin is not None and admin != "" and hmac.compare_digest(token.encode(), admin.encode())

@@ -44,7 +44,7 @@ REACTIONS = ("gg", "gl", "oops", "hurry", "thumbs_up", "laugh", "wow")
 REPORT_REASONS = ("abuse", "spam", "coaching", "other")
 MAX_REPORTED = 20
 MAX_PAGE = 500
-ENDED = ("finished", "expired")
+ENDED = ("finished", "expired", "closed")  # an operator's close ends the game like a finish
 _BIDI = frozenset(chr(c) for c in (*range(0x202A, 0x202F), *range(0x2066, 0x206A), 0x200E, 0x200F, 0x061C))
 
 

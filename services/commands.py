@@ -45,7 +45,17 @@ from services.store.tokens import TokenStore
 
 MAX_ATTEMPTS = 25
 SEED_OPTION = "seed"
-RESERVED_PREFIXES = ("timeout-", "bot-", "bots-", "expire-", "join-", "leave-", "reclaim-", "create")
+RESERVED_PREFIXES = (
+    "timeout-",
+    "bot-",
+    "bots-",
+    "expire-",
+    "join-",
+    "leave-",
+    "reclaim-",
+    "create",
+    "close-",
+)
 """How the ids of the commands the system records begin; a player's command id may not (letters and
 dashes only: ``/openapi.json`` puts them in a pattern as they are)."""
 
@@ -488,6 +498,22 @@ class GameCommands:
             return record, folded.table.expire(folded.state)
 
         return await self._lifecycle_batch(game_id, decide, version, f"expire-{version}")
+
+    async def close(self, game_id: str, reason: str, operator: str) -> CommandOutcome:
+        """An operator closes a waiting or running table (``services.operator``): one batch,
+        ``table_closed`` and the seeds still sealed, recorded as the command ``close`` by
+        ``operator``. The append clears the table's timer (no status but waiting or playing has one),
+        and a bot's queued move then finds nothing to do."""
+
+        def decide(folded: Folded, seeds: SecretSeeds) -> tuple[CommandRecord, list[Event]]:
+            events = folded.table.close(folded.state, reason, operator, seeds)
+            body = {"reason": reason.strip(), "operator": operator}
+            record = CommandRecord(id=f"close-{folded.version}", kind="close", body=body)
+            return record, events
+
+        outcome = await self._lifecycle_batch(game_id, decide, None)
+        log.info("table_closed", game_id=game_id, operator=operator)
+        return outcome
 
     async def _lifecycle_batch(
         self,

@@ -245,7 +245,7 @@ class GameQueries:
     async def lobby(self, limit: int) -> list[dict[str, Any]]:
         """Open and running tables, newest first."""
         entries = [msgspec.json.decode(raw) for raw in await self.store.lobby(limit)]
-        return [entry for entry in entries if entry["status"] not in ("finished", "expired")]
+        return [entry for entry in entries if entry["status"] not in ("finished", "expired", "closed")]
 
     async def view_parts(self, game_id: str, seat: int | None, check: TokenCheck | None = None) -> ViewParts:
         """The caller's view at the head, never older than the seat's own last command, before its
@@ -285,7 +285,7 @@ class GameQueries:
         check_language(lang)
         entries = await self.store.read(game_id, after=after, limit=limit)
         folded = await self.load(game_id)  # after the read: its head is never behind the page
-        full = folded.state.status == "finished" or caller.role == "operator"
+        full = folded.state.status in ("finished", "closed") or caller.role == "operator"
         events = await self._shown(folded, entries, caller.seat, full, lang)
         return {"events": events, "version": folded.version}
 
@@ -400,7 +400,11 @@ class GameQueries:
         if cached is not None:
             return cached
         known = self.cache.get(game_id)
-        if known is not None and known.version == version and known.state.status != "finished":
+        if (
+            known is not None
+            and known.version == version
+            and known.state.status not in ("finished", "closed")
+        ):
             raise ConflictError("game_not_finished", "A game can be exported once it is over.")
         return await self._export_builds.run(key, lambda: self._build_export(*key))
 

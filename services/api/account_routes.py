@@ -92,7 +92,7 @@ async def logout(request: Request) -> JSONResponse:
         account = await app_context(request).accounts.log_out(token)
         body = {**public_account(account), "logged_out": True}
     except AppError as error:
-        if source == "header" or error.code != "invalid_account_token":
+        if source == "header" or error.code not in ("invalid_account_token", "account_banned"):
             raise
         body = {"logged_out": True}
     response = JSONResponse(body)

@@ -34,6 +34,7 @@ from services.api.lobby_live import lobby_live
 from services.api.metrics_route import RequestMetrics, metrics_endpoint, route_templates
 from services.api.middleware import DrainGuard, RequestContext, RequestGuard, SecurityHeaders
 from services.api.openapi import openapi_document
+from services.api.operator_routes import routes as operator_routes
 from services.api.probes import RETRY_AFTER, ProbeLane, Readiness
 from services.api.quickplay_routes import routes as quickplay_routes
 from services.api.rate_limits import RateLimits
@@ -187,6 +188,7 @@ def create_app(
             stream_slots=StreamSlots(settings.live_max_streams, settings.live_max_streams_per_client),
             rate_limits=RateLimits.from_settings(settings),
             drain=drain,
+            queue=sclient,
         )
         try:
             yield
@@ -207,6 +209,7 @@ def create_app(
         *rematch_routes,
         *account_routes,
         *quickplay_routes,
+        *operator_routes,
         Route("/openapi.json", openapi, methods=["GET"]),
         Route("/healthz", healthz, methods=["GET"]),
         Route("/livez", livez, methods=["GET"]),

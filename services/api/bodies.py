@@ -79,3 +79,10 @@ class ChatReport(msgspec.Struct, forbid_unknown_fields=True):
 
 class ChatSettings(msgspec.Struct, forbid_unknown_fields=True):
     enabled: bool
+
+
+class OperatorReason(msgspec.Struct, forbid_unknown_fields=True):
+    """Why an operator closes a table, bans or unbans an account, or handles a report (a note)."""
+
+    # some character that is not white space: the server strips the reason before it records it
+    reason: Annotated[str, msgspec.Meta(min_length=1, max_length=200, pattern=r"\S")]

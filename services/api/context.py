@@ -19,6 +19,7 @@ from services.players import PlayerQueries
 from services.queries import GameQueries
 from services.store.event_store import EventStore
 from services.store.live_updates import LiveHub
+from services.store.operator import QueueClient
 
 
 @dataclass(frozen=True)
@@ -36,6 +37,7 @@ class AppContext:
     stream_slots: StreamSlots
     rate_limits: RateLimits
     drain: Drain
+    queue: QueueClient | None = None  # RQ's connection (the operator's console reads queue depths)
 
 
 def app_context(conn: HTTPConnection) -> AppContext:

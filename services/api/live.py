@@ -204,7 +204,7 @@ async def _stream(
                 for message in said:
                     yield message
                     quiet_since = time.monotonic()
-            if cursor is not None and cursor.state.status == "finished":
+            if cursor is not None and cursor.state.status in ("finished", "closed"):
                 if chat is None:
                     return
                 ended_at = time.monotonic() if ended_at is None else ended_at

@@ -17,6 +17,7 @@ from services.api.idempotency import MAX_KEY, MIN_KEY
 from services.api.openapi_bodies import quickplay_schema, tighten
 from services.api.openapi_chat import CHAT_PATHS_RATE_LIMITED, chat_paths, chat_schemas
 from services.api.openapi_invite import add_invite_parameter, invite_paths
+from services.api.openapi_operator import OPERATOR_PATHS, operator_components
 from services.api.openapi_your_tables import your_tables_paths
 from services.api.routes import MAX_EVENTS_PAGE, MAX_LOBBY_PAGE
 from services.commands import RESERVED_PREFIXES
@@ -684,6 +685,7 @@ def openapi_document() -> dict[str, Any]:
         **your_tables_paths(game, body_errors, _error, _ok),
         **QUICKPLAY_PATHS,
         **invite_paths(_error, _body, body_errors, _retry_later),
+        **OPERATOR_PATHS,
         "/healthz": {
             "get": {
                 "summary": "Readiness: Redis answers and no projection lags past the threshold",
@@ -698,6 +700,7 @@ def openapi_document() -> dict[str, Any]:
     components["QuickPlayRequest"] = quickplay_schema()
     add_invite_parameter(paths)
     _add_refusals(paths)
+    components.update(operator_components())
     del create, join, send, empty
     return {
         "openapi": "3.1.0",

@@ -1,12 +1,12 @@
-"""``tablestream``: serve, worker, demo, verify, bench, export-all, import-all, rebuild-all (one module
-per command)."""
+"""``tablestream``: serve, worker, demo, verify, bench, export-all, import-all, rebuild-all, operator
+(one module per command)."""
 
 from __future__ import annotations
 
 import argparse
 import sys
 
-from services.cli import backup, bench, demo, serve, verify, worker
+from services.cli import backup, bench, demo, operator, serve, verify, worker
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -21,6 +21,9 @@ def main(argv: list[str] | None = None) -> int:
     demo.add_arguments(commands.add_parser("demo", help="bots play complete games through the real HTTP API"))
     bench.add_arguments(
         commands.add_parser("bench", help="measure the service beside bare baselines on the same Redis")
+    )
+    operator.add_arguments(
+        commands.add_parser("operator", help="grant, revoke or list the accounts that are operators")
     )
     commands.add_parser("verify", help="check an exported game offline (no Redis, no server)", add_help=False)
 
@@ -46,4 +49,6 @@ def main(argv: list[str] | None = None) -> int:
         return worker.run(args)
     if args.command == "bench":
         return bench.run(args)
+    if args.command == "operator":
+        return operator.run(args)
     return demo.run(args)

@@ -7,6 +7,8 @@ verifier checks the header against the stream and trusts only the stream.
 
 Only finished games are exported: before the end, the stream holds hidden information (hands,
 hidden bids, placed discs) that no seat may see yet, and the seeds of running rounds are secret.
+A table an operator closed has ended too: its export's header has ``closed`` (the reason and the
+operator) instead of ``scores`` and ``winners``.
 """
 
 from __future__ import annotations
@@ -15,7 +17,14 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from domain.kernel import Event
-from domain.table import GameFinished, PlayerJoined, SeedChainCommitted, SeedRevealed, TableCreated
+from domain.table import (
+    GameFinished,
+    PlayerJoined,
+    SeedChainCommitted,
+    SeedRevealed,
+    TableClosed,
+    TableCreated,
+)
 from services.history.records import Entry
 from services.history.replay import CorruptStream, decode_stream
 
@@ -48,8 +57,14 @@ def build_export(entries: Sequence[Entry]) -> dict[str, Any]:
         raise CorruptStream(f"stored entries {unreadable[:5]} cannot be decoded")
     events: list[Event] = [item.event for item in items if item.event is not None]
     finished = next((e for e in reversed(events) if isinstance(e, GameFinished)), None)
-    if finished is None:
+    closed = next((e for e in reversed(events) if isinstance(e, TableClosed)), None)
+    if finished is None and closed is None:
         raise GameNotFinished()
+    if finished is None:  # an operator closed it: no result, the reason and operator instead
+        assert closed is not None
+        ending: dict[str, Any] = {"closed": {"reason": closed.reason, "operator": closed.operator}}
+    else:
+        ending = {"scores": list(finished.scores), "winners": list(finished.winners)}
     return {
         "format": FORMAT,
         **table_facts(created, events),
@@ -60,8 +75,7 @@ def build_export(entries: Sequence[Entry]) -> dict[str, Any]:
             for entry in entries
         ],
         "head": {"version": entries[-1].version, "hash": entries[-1].hash},
-        "scores": list(finished.scores),
-        "winners": list(finished.winners),
+        **ending,
     }
 
 

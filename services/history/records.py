@@ -26,7 +26,9 @@ from domain.kernel import Event
 
 GENESIS_HASH = "00" * 32
 
-CommandKind = Literal["create", "join", "command", "bots", "leave", "timeout", "bot", "expire", "reclaim"]
+CommandKind = Literal[
+    "create", "join", "command", "bots", "leave", "timeout", "bot", "expire", "reclaim", "close"
+]
 
 
 class CommandRecord(msgspec.Struct, frozen=True, kw_only=True):
@@ -35,7 +37,8 @@ class CommandRecord(msgspec.Struct, frozen=True, kw_only=True):
     command as sent, by ``seat``); the online lifecycle adds ``bots`` (the host filled the free
     seats), ``leave`` (by ``seat``), ``timeout`` (body: the default command played for ``seat``),
     ``bot`` (body: a bot's command for ``seat``) and ``expire`` (a waiting table expired); then
-    ``reclaim`` (by ``seat``, body empty: its player takes back a seat taken over after timeouts)."""
+    ``reclaim`` (by ``seat``, body empty: its player takes back a seat taken over after timeouts);
+    then ``close`` (body: ``reason`` and ``operator``: an operator closed the table)."""
 
     id: str
     kind: CommandKind

@@ -265,6 +265,15 @@ def _run(table: Table, batch: Batch, created: TableCreated | None, seeds: Replay
         return table.fill_with_bots(state, seeds)
     if record.kind == "expire":
         return table.expire(state)
+    if record.kind == "close":
+        reason, operator = body.get("reason"), body.get("operator")
+        if (
+            not isinstance(reason, str)
+            or not isinstance(operator, str)
+            or set(body) != {"reason", "operator"}
+        ):
+            raise ValueError("the close record must hold exactly a reason and an operator")
+        return table.close(state, reason, operator, seeds)
     if record.seat is None:
         raise ValueError("a command without an acting seat")
     if record.kind == "leave":

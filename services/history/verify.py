@@ -10,7 +10,8 @@ It needs no Redis and no server: only the export document (``services.history.ex
    hashed like any other byte; a malformed salt, or a missing one after the stream's first salted
    entry, is a records failure; format 1 streams without salts verify as before);
 4. every chance outcome: re-derived from the revealed seed and compared, filed under its round;
-5. the final scores and winners against the rules and the export's header;
+5. the final scores and winners against the rules and the export's header (or, for a table an
+   operator closed, ``table_closed`` as the ending and the header's ``closed`` against it);
 6. the optional chat section: its own hash chain, record by record (``services.history.chat_export``).
 
 An export's header (seats, seeds, scores, head) is a convenience for readers; it is checked
@@ -28,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from domain.fairness import CHAIN_LENGTH, chain_position, verify_reveal
-from domain.table import SeedChainCommitted, SeedRevealed
+from domain.table import SeedChainCommitted, SeedRevealed, TableClosed
 from services.history.chat_export import chat_problems
 from services.history.export import FORMAT, table_facts
 from services.history.records import GENESIS_HASH, Entry, chain_hash, encode_batch, is_salt
@@ -286,7 +287,7 @@ def _check_seeds(report: Report, rp: Replay) -> None:
             )
         else:
             report.passed(r, SEED_CHAIN)
-    if rp.finished:
+    if rp.finished or _closed(rp):
         played = max((number for number in report.rounds if number != SETUP), default=0)
         for r in range(1, played + 1):
             if r not in revealed:
@@ -296,6 +297,15 @@ def _check_seeds(report: Report, rp: Replay) -> None:
 def _check_result(report: Report, rp: Replay, doc: dict[str, Any]) -> None:
     """``game_finished`` against the rules' ``scores``/``winners`` of the final state, and the header."""
     last = max(report.rounds)
+    closed = _closed(rp)
+    if closed is not None:  # an operator closed the table: a valid ending without a result
+        if doc.get("closed") != {"reason": closed.reason, "operator": closed.operator}:
+            report.fail(last, HEADER, f"closed {doc.get('closed')!r} differs from the stream's table_closed")
+        elif "scores" in doc or "winners" in doc:
+            report.fail(last, HEADER, "a closed table has no scores or winners")
+        else:
+            report.passed(last, SCORES)
+        return
     finished = final_result(rp)
     if finished is None or rp.final is None or not rp.finished or rp.table is None:
         report.fail(last, SCORES, "the game is not finished: the stream has no game_finished")
@@ -314,6 +324,13 @@ def _check_result(report: Report, rp: Replay, doc: dict[str, Any]) -> None:
     for key, value in (("scores", finished.scores), ("winners", finished.winners)):
         if doc.get(key) != value:
             report.fail(last, HEADER, f"{key} {doc.get(key)!r} differ from game_finished's {value}")
+
+
+def _closed(rp: Replay) -> TableClosed | None:
+    """The stream's ``table_closed``, when the re-run ended there (an operator closed the table)."""
+    if rp.final is None or rp.final.status != "closed":
+        return None
+    return next((item.event for item in reversed(rp.items) if isinstance(item.event, TableClosed)), None)
 
 
 def _check_header(

@@ -112,8 +112,10 @@ def game_keys(game_id: str) -> GameKeys:
 
 
 def game_id_of_events_key(key: bytes | str) -> str | None:
-    """The game id in an events key found by SCAN, or ``None`` for a key that is not one."""
-    return _game_id_between(key, EVENTS_SUFFIX)
+    """The game id in an events key found by SCAN, or ``None`` for a key that is not one (an
+    account's stream, ``ts:{acct:<id>}:events``, matches the same pattern: no game id has a colon)."""
+    game_id = _game_id_between(key, EVENTS_SUFFIX)
+    return None if game_id is None or ":" in game_id else game_id
 
 
 def game_id_of_live_channel(channel: bytes | str) -> str | None:

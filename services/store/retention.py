@@ -95,9 +95,10 @@ class Retired:
 def activity_calls(game_id: str, status: str, now_ms: int) -> tuple[Call, ...]:
     """The index calls after a projection changed the game to ``status``
     (``indexes.after_projection``): a waiting or playing game's activity as of ``now_ms``, an
-    expired table's expiry, and nothing kept for a finished game (finished games stay)."""
+    expired table's expiry, and nothing kept for a finished game or a table an operator closed
+    (both stay, like their exports)."""
     check_game_id(game_id)
-    if status == "finished":
+    if status in ("finished", "closed"):
         return (index_call("ZREM", ACTIVITY, game_id), index_call("ZREM", EXPIRED, game_id))
     if status == "expired":
         return (index_call("ZREM", ACTIVITY, game_id), index_call("ZADD", EXPIRED, "NX", now_ms, game_id))

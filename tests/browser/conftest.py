@@ -37,6 +37,7 @@ def _free_port() -> int:
 class Server:
     url: str
     process: subprocess.Popen[bytes]
+    log: Path | None = None  # what the server printed: its Redis URL among it
 
 
 def wait_for(condition, deadline: float, what: str) -> None:  # type: ignore[no-untyped-def]
@@ -79,7 +80,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
 
     try:
         wait_for(healthy, time.monotonic() + STARTUP_SECONDS, "the server to answer /healthz")
-        yield Server(url, process)
+        yield Server(url, process, data_dir / "server.log")
     finally:
         process.terminate()
         try:

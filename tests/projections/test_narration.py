@@ -56,6 +56,7 @@ TABLE_SAMPLES: list[Event | dict[str, Any]] = [
     {"type": "turn_timed_out", "seat": 0},
     {"type": "table_expired"},
     {"type": "seat_reclaimed", "seat": 3},
+    {"type": "table_closed", "reason": "abusive chat", "operator": "admin"},
     {"type": "table_timers_set", "turn_seconds": 60, "expire_minutes": 30, "takeover_after": 3},
     {"type": "table_timers_set", "turn_seconds": 0, "expire_minutes": 30, "takeover_after": 3},
 ]

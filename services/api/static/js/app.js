@@ -12,6 +12,7 @@ const ROUTES = [
   [/^\/players\/(.+)$/, () => import("./players.js")],
   [/^\/rules\/([A-Za-z0-9_-]+)$/, () => import("./rules.js")],
   [/^\/your-tables\/?$/, () => import("./your_tables.js")],
+  [/^\/operator\/?$/, () => import("./operator.js")],
 ];
 
 let teardown = null;

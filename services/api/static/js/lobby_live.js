@@ -6,7 +6,7 @@
 import { games } from "./api.js";
 
 const LIMIT = 100; // tables kept, as the server's whole-lobby message
-const GONE = new Set(["finished", "expired"]); // a table in these states leaves the lobby
+const GONE = new Set(["finished", "expired", "closed"]); // a table in these states leaves the lobby
 
 /** Call onLobby({ games }) with the lobby's open and running tables, newest first, at once and on
  *  every change (several changes arriving together make one call). Returns the function that stops. */

@@ -189,6 +189,7 @@ export async function render(main, id) {
       live.end();
       if (!pad) loadPad();
     }
+    if (next.status === "closed") live.end(); // an operator closed the table: nothing more comes
     tickClock();
   }
 
@@ -222,6 +223,7 @@ export async function render(main, id) {
   function promptText(view, mine, latest) {
     if (view.status === "waiting") return t("table.seatsTaken", { taken: view.players.length, seats: view.seats });
     if (view.status === "finished") return t("table.gameOver");
+    if (view.status === "closed") return t("table.closedByOperator");
     if (mine) return (mod.prompt && mod.prompt(view)) || t("table.yourTurn");
     const awaited = view.to_act.length || latest.status !== "playing" ? view.to_act : latest.to_act;
     if (view.seat !== null && awaited.includes(view.seat) && !takeoverOf(latest)) return t("table.yourTurn");

@@ -51,7 +51,7 @@ export function liveStream({ id, root, prompt, show, refresh, latest, chat = nul
       // Closed for good: open a new stream later, unless the game is over or the page is gone.
       source = null;
       const now = latest();
-      const over = now && now.status === "finished";
+      const over = now && (now.status === "finished" || now.status === "closed");
       state(over ? "ended" : "closed");
       if (closed || over) return;
       retryTimer = setTimeout(() => {

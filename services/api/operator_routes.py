@@ -1,0 +1,154 @@
+"""The operator's console (``services.operator``): the page ``/operator`` and its JSON routes under
+``/operator/...``. Every one of them first checks the caller is an operator (the admin token as a
+bearer, or an operator account's token: bearer or the ``ts_account`` cookie) and refuses anyone else
+with 403 ``not_an_operator``, before it reads anything else of the request."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+
+from services.api.asset_routes import page_response
+from services.api.bodies import OperatorReason
+from services.api.context import app_context
+from services.api.http import JSONResponse, account_token, game_id_of, int_query, read_body
+from services.errors import AppError, InvalidError
+from services.lifecycle import wall_clock_ms
+from services.operator import ADMIN, REPORT_ID, Operator, OperatorConsole, not_an_operator
+
+MAX_PAGE = 100
+MAX_QUERY = 100
+
+
+def console_of(request: Request) -> OperatorConsole:
+    context = app_context(request)
+    return OperatorConsole(context.store, context.accounts, context.commands, context.queries)
+
+
+async def operator_of(request: Request) -> Operator:
+    """The operator asking, else 403 ``not_an_operator`` (no token, a bad one, a player's, a
+    banned account's: all the same answer, which says nothing about the token)."""
+    context = app_context(request)
+    try:
+        found = account_token(request)
+    except AppError:  # a malformed Authorization header
+        raise not_an_operator() from None
+    if found is None:
+        raise not_an_operator()
+    token = found[0]
+    if context.callers.is_admin(token):
+        return Operator(ADMIN, ADMIN)
+    try:
+        account = await context.accounts.authenticate(token)
+    except AppError:
+        raise not_an_operator() from None
+    if not await console_of(request).operator_account(account.account_id):
+        raise not_an_operator()
+    return Operator(account.account_id, account.display_name)
+
+
+def _query(request: Request) -> str:
+    query = request.query_params.get("q", "").strip()
+    if not 1 <= len(query) <= MAX_QUERY:
+        raise InvalidError("invalid_query", f"Search with 'q': 1 to {MAX_QUERY} characters.")
+    return query
+
+
+def _before(request: Request) -> str | None:
+    before = request.query_params.get("before")
+    if before is not None and not REPORT_ID.fullmatch(before):
+        raise InvalidError("invalid_query", "'before' is an entry id such as 1700000000000-0.")
+    return before
+
+
+async def page(request: Request) -> Response:
+    await operator_of(request)
+    return page_response(request)
+
+
+async def me(request: Request) -> JSONResponse:
+    who = await operator_of(request)
+    return JSONResponse({"operator": who.id, "name": who.name})
+
+
+async def figures(request: Request) -> JSONResponse:
+    await operator_of(request)
+    answer = await app_context(request).readiness.answer()
+    health: dict[str, Any] = json.loads(answer.body)
+    readiness = {"ready": answer.ready, "health": health.get("reason", health.get("status"))}
+    return JSONResponse(await console_of(request).figures(readiness, app_context(request).queue))
+
+
+async def find_tables(request: Request) -> JSONResponse:
+    await operator_of(request)
+    return JSONResponse({"tables": await console_of(request).find_tables(_query(request))})
+
+
+async def table(request: Request) -> JSONResponse:
+    await operator_of(request)
+    return JSONResponse(await console_of(request).table(game_id_of(request)))
+
+
+async def close_table(request: Request) -> JSONResponse:
+    who = await operator_of(request)
+    game_id = game_id_of(request)
+    body = await read_body(request, OperatorReason)
+    return JSONResponse(await console_of(request).close_table(who, game_id, body.reason))
+
+
+async def find_player(request: Request) -> JSONResponse:
+    await operator_of(request)
+    return JSONResponse(await console_of(request).find_player(_query(request)))
+
+
+async def ban(request: Request) -> JSONResponse:
+    who = await operator_of(request)
+    body = await read_body(request, OperatorReason)
+    return JSONResponse(await console_of(request).ban(who, request.path_params["account"], body.reason))
+
+
+async def unban(request: Request) -> JSONResponse:
+    who = await operator_of(request)
+    body = await read_body(request, OperatorReason)
+    return JSONResponse(await console_of(request).unban(who, request.path_params["account"], body.reason))
+
+
+async def reports(request: Request) -> JSONResponse:
+    await operator_of(request)
+    limit = int_query(request, "limit", 20, low=1, high=MAX_PAGE)
+    return JSONResponse({"reports": await console_of(request).reports(_before(request), limit)})
+
+
+async def handle_report(request: Request) -> JSONResponse:
+    who = await operator_of(request)
+    body = await read_body(request, OperatorReason)
+    console = console_of(request)
+    return JSONResponse(
+        await console.handle_report(who, request.path_params["report_id"], body.reason, wall_clock_ms())
+    )
+
+
+async def audit(request: Request) -> JSONResponse:
+    await operator_of(request)
+    limit = int_query(request, "limit", 50, low=1, high=MAX_PAGE)
+    return JSONResponse({"entries": await console_of(request).audit(_before(request), limit)})
+
+
+routes = [
+    Route("/operator", page, methods=["GET"]),
+    Route("/operator/me", me, methods=["GET"]),
+    Route("/operator/figures", figures, methods=["GET"]),
+    Route("/operator/tables", find_tables, methods=["GET"]),
+    Route("/operator/tables/{game_id}", table, methods=["GET"]),
+    Route("/operator/tables/{game_id}/close", close_table, methods=["POST"]),
+    Route("/operator/players", find_player, methods=["GET"]),
+    Route("/operator/accounts/{account}/ban", ban, methods=["POST"]),
+    Route("/operator/accounts/{account}/unban", unban, methods=["POST"]),
+    Route("/operator/reports", reports, methods=["GET"]),
+    Route("/operator/reports/{report_id}/handled", handle_report, methods=["POST"]),
+    Route("/operator/audit", audit, methods=["GET"]),
+]

@@ -1,0 +1,243 @@
+// The operator's console (/operator): live figures, find a table or a player, close a table, ban or
+// unban an account, read and handle chat reports, and the audit log of every operator action.
+// The server refuses the page and every /operator/... route to anyone but an operator (403).
+import { api } from "./api.js";
+import { t, lang, onLangChange } from "./i18n.js";
+import { TITLES } from "./names.js";
+import { h, mount, toast } from "./ui.js";
+
+const FIGURES = ["lag_ms", "tables_waiting", "tables_running", "games_lagging",
+  "queue_projections", "queue_lifecycle", "chat_reports"];
+const post = (path, reason) => api(path, { method: "POST", body: { reason } });
+const enc = encodeURIComponent;
+
+function when(ms) {
+  return new Intl.DateTimeFormat(lang(), { dateStyle: "short", timeStyle: "medium" }).format(new Date(ms));
+}
+
+function streamTime(id) {
+  return Number(String(id).split("-")[0]);
+}
+
+// A small form asking for a reason before an action: label, text field, confirm and cancel.
+function reasonForm(label, testid, act, cancel) {
+  const input = h("input", { type: "text", required: true, maxlength: 200, "data-testid": `${testid}-reason` });
+  const field = h("label", { class: "field" }, h("span", { class: "label", text: label }), input);
+  const form = h("form", { class: "op-reason", "data-testid": `${testid}-form` }, field,
+    h("div", { class: "op-actions" },
+      h("button", { type: "submit", class: "small primary", "data-testid": `${testid}-confirm`, text: t("op.submit") }),
+      cancel ? h("button", { type: "button", class: "small ghost", text: t("op.cancel"), onclick: cancel }) : null));
+  form.onsubmit = async (event) => {
+    event.preventDefault();
+    const reason = input.value.trim();
+    if (!reason) return input.focus();
+    form.querySelector("button[type=submit]").disabled = true;
+    try {
+      await act(reason);
+    } catch (error) {
+      toast(error.message);
+      form.querySelector("button[type=submit]").disabled = false;
+    }
+  };
+  setTimeout(() => input.focus(), 0);
+  return form;
+}
+
+export async function render(main) {
+  let me = null;
+  let figures = null;
+  let tables = null; // null: no search yet
+  let player = null;
+  let reports = null;
+  let audit = null;
+  let asking = null; // which action's reason form is open: "close:<id>", "ban", "report:<id>"
+  let query = "";
+  const live = {
+    figures: h("div", { "data-testid": "op-figures" }),
+    found: h("div", { "data-testid": "op-found", "aria-live": "polite" }),
+    reports: h("div", { "data-testid": "op-reports" }),
+    audit: h("div", { "data-testid": "op-audit" }),
+  };
+
+  async function loadFigures() {
+    figures = await api("/operator/figures");
+    drawFigures();
+  }
+  async function loadReports() {
+    reports = (await api("/operator/reports?limit=20")).reports;
+    drawReports();
+  }
+  async function loadAudit() {
+    audit = (await api("/operator/audit?limit=50")).entries;
+    drawAudit();
+  }
+
+  function draw() {
+    document.title = `${t("op.title")} · Tablestream`;
+    if (!me) return mount(main, h("p", { class: "loading", text: t("common.loading") }));
+    const input = h("input", { id: "op-query", type: "search", maxlength: 100, value: query, "data-testid": "op-query",
+      oninput: (e) => { query = e.target.value; } });
+    const find = (kind) => async (event) => {
+      if (event) event.preventDefault();
+      query = input.value.trim();
+      if (!query) return input.focus();
+      try {
+        if (kind === "tables") {
+          tables = (await api(`/operator/tables?q=${enc(query)}`)).tables;
+          player = null;
+        } else {
+          player = await api(`/operator/players?q=${enc(query)}`);
+          tables = null;
+        }
+      } catch (error) {
+        toast(error.message);
+        return;
+      }
+      asking = null;
+      drawFound();
+    };
+    const form = h("form", { class: "op-find", role: "search", onsubmit: find("tables") },
+      h("div", { class: "field" }, h("label", { for: "op-query", text: t("op.query") }), input),
+      h("div", { class: "op-actions" },
+        h("button", { type: "submit", class: "primary", "data-testid": "op-find-tables", text: t("op.findTables") }),
+        h("button", { type: "button", "data-testid": "op-find-player", text: t("op.findPlayer"), onclick: find("player") })));
+    mount(main, h("div", { class: "operator-page", "data-testid": "operator" },
+      h("div", { class: "page-head" },
+        h("h1", { text: t("op.title") }),
+        h("p", { class: "muted", text: t("op.lead") }),
+        h("p", { class: "muted", "data-testid": "op-me", text: t("op.actingAs", { name: me.name }) })),
+      h("div", { class: "op-grid" },
+        h("section", { class: "panel", "aria-labelledby": "op-figures-title" },
+          h("div", { class: "op-head" }, h("h2", { id: "op-figures-title", text: t("op.figures") }),
+            h("button", { type: "button", class: "small", "data-testid": "op-refresh", text: t("op.refresh"),
+              onclick: () => Promise.all([loadFigures(), loadReports(), loadAudit()]).catch((e) => toast(e.message)) })),
+          live.figures),
+        h("section", { class: "panel", "aria-labelledby": "op-find-title" },
+          h("h2", { id: "op-find-title", text: t("op.find") }), form, live.found),
+        h("section", { class: "panel", "aria-labelledby": "op-reports-title" },
+          h("h2", { id: "op-reports-title", text: t("op.reports") }), live.reports),
+        h("section", { class: "panel op-wide", "aria-labelledby": "op-audit-title" },
+          h("h2", { id: "op-audit-title", text: t("op.audit") }), live.audit))));
+    drawFigures();
+    drawFound();
+    drawReports();
+    drawAudit();
+  }
+
+  function drawFigures() {
+    if (!figures) return mount(live.figures, h("p", { class: "muted", text: t("common.loading") }));
+    const health = t(`op.health.${figures.health}`);
+    mount(live.figures, h("dl", { class: "op-figures" },
+      h("div", { class: figures.ready ? "ok" : "bad" }, h("dt", { text: t("op.fig.health") }),
+        h("dd", { "data-testid": "op-fig-health", text: health })),
+      FIGURES.map((name) => h("div", {}, h("dt", { text: t(`op.fig.${name}`) }),
+        h("dd", { "data-testid": `op-fig-${name}`, text: figures[name] ?? "—" })))));
+  }
+
+  function drawFound() {
+    if (player) return mount(live.found, playerCard(player));
+    if (tables === null) return mount(live.found);
+    if (!tables.length) return mount(live.found, h("p", { class: "empty", text: t("op.noTables") }));
+    mount(live.found, h("h3", { text: t("op.tables") }),
+      h("ul", { class: "op-list", "data-testid": "op-tables" }, tables.map(tableItem)));
+    if (asking && asking.startsWith("close:")) {
+      const input = live.found.querySelector("[data-testid=close-reason]");
+      if (input) input.focus();
+    }
+  }
+
+  function tableItem(table) {
+    const open = table.status === "waiting" || table.status === "playing";
+    const names = table.players.map((p) => p.account ? `${p.name} (${p.account.name})` : p.name).join(", ");
+    const key = `close:${table.game_id}`;
+    return h("li", { class: "op-item", "data-testid": "op-table", "data-game-id": table.game_id, "data-status": table.status },
+      h("div", { class: "op-line" },
+        h("a", { href: `/tables/${table.game_id}`, "data-nav": "", text: `${TITLES[table.game] || table.game} · ${table.game_id}` }),
+        h("span", { class: `badge ${table.status}`, "data-testid": "op-table-status", text: t(`status.${table.status}`) })),
+      h("p", { class: "muted", text: names || "—" }),
+      open && asking !== key ? h("button", { type: "button", class: "small", "data-testid": "op-close",
+        text: t("op.close"), onclick: () => { asking = key; drawFound(); } }) : null,
+      asking === key ? reasonForm(t("op.closeReason", { id: table.game_id }), "close", async (reason) => {
+        await post(`/operator/tables/${enc(table.game_id)}/close`, reason);
+        toast(t("op.closedNow", { id: table.game_id }), "ok");
+        asking = null;
+        Object.assign(table, await api(`/operator/tables/${enc(table.game_id)}`));
+        drawFound();
+        await Promise.all([loadFigures(), loadAudit()]);
+      }, () => { asking = null; drawFound(); }) : null);
+  }
+
+  function playerCard(found) {
+    const action = found.banned ? "unban" : "ban";
+    return h("div", { class: "op-item", "data-testid": "op-player", "data-account": found.account_id },
+      h("h3", { text: t("op.player") }),
+      h("div", { class: "op-line" },
+        h("a", { href: `/players/${enc(found.name)}`, "data-nav": "", text: found.name }),
+        found.operator ? h("span", { class: "badge host", text: t("op.isOperator") }) : null,
+        h("span", { class: found.banned ? "badge warn" : "badge playing", "data-testid": "op-ban-state",
+          text: found.banned ? t("op.banned") : t("op.notBanned") })),
+      h("p", { class: "muted", text: `${found.account_id} · ${t("op.gamesPlayed", { n: found.games_played })}` }),
+      found.banned ? h("p", { text: t("op.bannedFor", { reason: found.ban_reason }) }) : null,
+      asking !== "ban" ? h("button", { type: "button", class: "small", "data-testid": `op-${action}`,
+        text: t(`op.${action}`), onclick: () => { asking = "ban"; drawFound(); } }) : null,
+      asking === "ban" ? reasonForm(t(`op.${action}Reason`, { name: found.name }), action, async (reason) => {
+        Object.assign(found, await post(`/operator/accounts/${enc(found.account_id)}/${action}`, reason));
+        asking = null;
+        drawFound();
+        await loadAudit();
+      }, () => { asking = null; drawFound(); }) : null);
+  }
+
+  function message(m) {
+    if (m.gone) return h("li", { class: "muted", text: `#${m.n} ${t("op.messageGone")}` });
+    const said = m.text ?? t("op.reaction", { reaction: m.reaction });
+    return h("li", { "data-testid": "op-message" }, h("strong", { text: `${m.name}: ` }), said);
+  }
+
+  function drawReports() {
+    if (!reports) return mount(live.reports, h("p", { class: "muted", text: t("common.loading") }));
+    if (!reports.length) return mount(live.reports, h("p", { class: "empty", text: t("op.noReports") }));
+    mount(live.reports, h("ul", { class: "op-list" }, reports.map((report) => {
+      const key = `report:${report.id}`;
+      return h("li", { class: "op-item", "data-testid": "op-report", "data-report": report.id },
+        h("div", { class: "op-line" },
+          h("span", { text: t("op.reportHead", { reason: t(`op.why.${report.reason}`), id: report.game_id, when: when(report.at) }) }),
+          h("span", { class: report.handled ? "badge finished" : "badge warn", text: report.handled ? t("op.handled") : t("op.open") })),
+        h("ul", { class: "op-messages" }, report.messages.map(message)),
+        report.handled ? h("p", { class: "muted", "data-testid": "op-handled",
+          text: t("op.handledBy", { name: report.handled.name, note: report.handled.note }) }) : null,
+        !report.handled && asking !== key ? h("button", { type: "button", class: "small", "data-testid": "op-handle",
+          text: t("op.handle"), onclick: () => { asking = key; drawReports(); } }) : null,
+        asking === key ? reasonForm(t("op.note", { id: report.id }), "handle", async (note) => {
+          await post(`/operator/reports/${enc(report.id)}/handled`, note);
+          asking = null;
+          await Promise.all([loadReports(), loadAudit()]);
+        }, () => { asking = null; drawReports(); }) : null);
+    })));
+  }
+
+  function drawAudit() {
+    if (!audit) return mount(live.audit, h("p", { class: "muted", text: t("common.loading") }));
+    if (!audit.length) return mount(live.audit, h("p", { class: "empty", text: t("op.noAudit") }));
+    const cols = ["when", "who", "action", "target", "reason"];
+    mount(live.audit, h("div", { class: "op-scroll", tabindex: 0, role: "region", "aria-labelledby": "op-audit-title" },
+      h("table", { class: "data op-audit" },
+        h("thead", {}, h("tr", {}, cols.map((c) => h("th", { scope: "col", text: t(`op.col.${c}`) })))),
+        h("tbody", {}, audit.map((entry) => h("tr", { "data-testid": "op-audit-entry", "data-action": entry.action },
+          h("td", { text: when(streamTime(entry.id)) }),
+          h("td", { "data-testid": "op-audit-who", text: entry.name }),
+          h("td", { text: t(`op.action.${entry.action}`) }),
+          h("td", { text: entry.target }),
+          h("td", { text: entry.reason })))))));
+  }
+
+  try {
+    me = await api("/operator/me");
+  } catch (error) {
+    mount(main, h("section", { class: "panel" }, h("h1", { text: t("op.title") }), h("p", { class: "error", text: error.message })));
+    return null;
+  }
+  draw();
+  await Promise.all([loadFigures(), loadReports(), loadAudit()]).catch((error) => toast(error.message));
+  return onLangChange(draw);
+}

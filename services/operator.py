@@ -1,0 +1,284 @@
+"""The operator's console (docs/operations.md "Operator's console"): who is an operator, and what
+one may do - close a table, ban or unban an account, read and handle chat reports, find tables and
+players, see the live figures - each action recorded in the audit log with who did it.
+
+An operator is either the deployment's admin token (``TABLESTREAM_ADMIN_TOKEN``, sent as a bearer
+token: recorded as ``admin``) or a registered account granted the role with ``tablestream operator
+grant NAME`` (its account token, bearer or the browser's ``ts_account`` cookie: recorded by its
+account id and name). Anyone else is refused with 403 ``not_an_operator``, whatever they send.
+
+Closing a table and banning an account are events of their streams (``table_closed`` in the game's
+stream, verified offline like any batch; ``account_banned``/``account_unbanned`` in the account's);
+the audit log (``services.store.operator``) records every action, those included, with its author.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+from dataclasses import dataclass
+from typing import Any
+
+import anyio.to_thread
+import structlog
+
+from services.accounts import ACCOUNT_ID, Accounts
+from services.commands import GameCommands
+from services.errors import ConflictError, ForbiddenError, InvalidError, NotFoundError
+from services.lifecycle import wall_clock_ms
+from services.queries import GameQueries
+from services.store import chat as store_chat
+from services.store import operator as store_operator
+from services.store import ratings as store_ratings
+from services.store.event_store import EventStore
+
+ADMIN = "admin"
+MAX_REASON = 200
+MAX_FOUND = 50
+SCANNED = 500  # running or waiting tables a search by player name looks through (newest first)
+REPORT_ID = re.compile(r"\d{1,20}-\d{1,20}")
+
+log = structlog.get_logger("tablestream.operator")
+
+
+@dataclass(frozen=True)
+class Operator:
+    """Who acts: ``id`` is ``admin`` for the admin token, else the operator account's id."""
+
+    id: str
+    name: str
+
+
+CLI = Operator("cli", "cli")  # who granted or revoked the role: the command line, on the servers
+
+
+def not_an_operator() -> ForbiddenError:
+    return ForbiddenError(
+        "not_an_operator",
+        "The operator's console needs the admin token or an operator account's token.",
+    )
+
+
+def checked_reason(reason: str) -> str:
+    reason = reason.strip()
+    if not 1 <= len(reason) <= MAX_REASON:
+        raise InvalidError("invalid_reason", f"A reason has 1 to {MAX_REASON} characters.")
+    return reason
+
+
+class OperatorConsole:
+    def __init__(
+        self, store: EventStore, accounts: Accounts, commands: GameCommands, queries: GameQueries
+    ) -> None:
+        self.store = store
+        self.accounts = accounts
+        self.commands = commands
+        self.queries = queries
+
+    # -- who -------------------------------------------------------------------------------------
+
+    async def operator_account(self, account_id: str) -> bool:
+        return await self.store.run(store_operator.is_operator(account_id))
+
+    # -- actions ---------------------------------------------------------------------------------
+
+    async def close_table(self, who: Operator, game_id: str, reason: str) -> dict[str, Any]:
+        reason = checked_reason(reason)
+        outcome = await self.commands.close(game_id, reason, who.id)
+        await self._record(who, "table_closed", game_id, reason)
+        return {**outcome.receipt(), "status": "closed"}
+
+    async def ban(self, who: Operator, name_or_id: str, reason: str) -> dict[str, Any]:
+        reason = checked_reason(reason)
+        account = await self.accounts.find(name_or_id)
+        state = await self.accounts.ban(account.account_id, reason, who.id)
+        await self._record(who, "account_banned", state.account_id, reason)
+        return account_summary(state.account_id, state.display_name, state.banned, state.ban_reason)
+
+    async def unban(self, who: Operator, name_or_id: str, reason: str) -> dict[str, Any]:
+        reason = checked_reason(reason)
+        account = await self.accounts.find(name_or_id)
+        state = await self.accounts.unban(account.account_id, reason, who.id)
+        await self._record(who, "account_unbanned", state.account_id, reason)
+        return account_summary(state.account_id, state.display_name, state.banned, state.ban_reason)
+
+    async def handle_report(self, who: Operator, report_id: str, note: str, now_ms: int) -> dict[str, Any]:
+        note = checked_reason(note)
+        if (
+            not REPORT_ID.fullmatch(report_id)
+            or await self.store.run(store_operator.report(report_id)) is None
+        ):
+            raise NotFoundError("report_not_found", f"There is no chat report {report_id!r}.")
+        handled = {"operator": who.id, "name": who.name, "at": now_ms, "note": note}
+        if not await self.store.run(store_operator.mark_handled(report_id, handled)):
+            raise ConflictError("report_handled", "This report was already marked handled.")
+        await self._record(who, "report_handled", report_id, note)
+        return {"id": report_id, "handled": handled}
+
+    async def _record(self, who: Operator, action: str, target: str, reason: str) -> None:
+        await record(self.store, who, action, target, reason)
+
+    # -- reading ---------------------------------------------------------------------------------
+
+    async def audit(self, before: str | None, limit: int) -> list[dict[str, str]]:
+        return await self.store.run(store_operator.audit_page(before, limit))
+
+    async def reports(self, before: str | None, limit: int) -> list[dict[str, Any]]:
+        """Chat reports, newest first, each with the reported messages' text and whether handled."""
+        entries = await self.store.run(store_operator.reports_page(before, limit))
+        handled = await self.store.run(store_operator.handled_of([e["id"] for e in entries]))
+        shown = []
+        for entry in entries:
+            numbers = [int(n) for n in entry.get("messages", "").split(",") if n.isdigit()]
+            shown.append(
+                {
+                    "id": entry["id"],
+                    "game_id": entry.get("game_id", ""),
+                    "reason": entry.get("reason", ""),
+                    "reporter": entry.get("reporter", ""),
+                    "at": int(entry.get("at", "0") or 0),
+                    "messages": await self._messages(entry.get("game_id", ""), numbers),
+                    "handled": handled.get(entry["id"]),
+                }
+            )
+        return shown
+
+    async def _messages(self, game_id: str, numbers: list[int]) -> list[dict[str, Any]]:
+        if not game_id or not numbers:
+            return []
+        try:
+            records = await self.store.run(
+                store_chat.read(game_id, min(numbers) - 1, max(numbers) - min(numbers) + 1)
+            )
+        except ValueError:  # a game id no table can have
+            return []
+        found = {r.n: r.record for r in records}
+        messages: list[dict[str, Any]] = []
+        for n in numbers:
+            record = found.get(n)
+            if record is None:  # removed with its table by retention
+                messages.append({"n": n, "gone": True})
+                continue
+            messages.append(
+                {
+                    "n": n,
+                    "from": record.get("from"),
+                    "name": record.get("name"),
+                    "channel": record.get("channel"),
+                    "text": record.get("text"),
+                    "reaction": record.get("reaction"),
+                }
+            )
+        return messages
+
+    async def table(self, game_id: str) -> dict[str, Any]:
+        folded = await self.queries.load(game_id)
+        return table_summary(folded.state, folded.version)
+
+    async def find_tables(self, query: str) -> list[dict[str, Any]]:
+        """A table by its id, and the waiting or running tables where a seat's name (or its
+        account's name) contains ``query``, case-insensitive: at most ``MAX_FOUND``."""
+        query = query.strip()
+        found: list[dict[str, Any]] = []
+        with contextlib.suppress(NotFoundError, ValueError):  # no such table, or an impossible id
+            found.append(await self.table(query))
+        wanted = query.casefold()
+        for game_id in await self.store.run(store_operator.active_games(SCANNED)):
+            if len(found) >= MAX_FOUND:
+                break
+            if found and found[0]["game_id"] == game_id:
+                continue
+            try:
+                folded = await self.queries.load(game_id)
+            except NotFoundError:  # removed since the index was read
+                continue
+            names = [p.name for p in folded.state.seated] + [
+                p.account.name for p in folded.state.seated if p.account is not None
+            ]
+            if any(wanted in name.casefold() for name in names):
+                found.append(table_summary(folded.state, folded.version))
+        return found
+
+    async def find_player(self, query: str) -> dict[str, Any]:
+        """An account by name or id: whether it is banned, and its recent games."""
+        query = query.strip()
+        state = await self.accounts.load(query) if ACCOUNT_ID.fullmatch(query) else None
+        state = state or await self.accounts.by_name(query)
+        if state is None:
+            raise NotFoundError("account_not_found", f"There is no account {query!r}.")
+        operator = await self.operator_account(state.account_id)
+        total, game_ids = await self.store.run(store_ratings.history_page(state.account_id, 0, 10))
+        return {
+            **account_summary(state.account_id, state.display_name, state.banned, state.ban_reason),
+            "operator": operator,
+            "has_password": state.password_hash is not None,
+            "games_played": total,
+            "recent_games": game_ids,
+        }
+
+    async def figures(
+        self, readiness: dict[str, Any], queue: store_operator.QueueClient | None
+    ) -> dict[str, Any]:
+        counts = await self.store.run(store_operator.figures())
+        lag_ms = await self.store.oldest_dirty_age_ms()
+        depths: dict[str, int | None] = {"queue_projections": None, "queue_lifecycle": None}
+        if queue is not None:
+            depths.update(await anyio.to_thread.run_sync(store_operator.queue_depths, queue))
+        return {**readiness, "lag_ms": lag_ms, **counts, **depths}
+
+
+async def record(store: EventStore, who: Operator, action: str, target: str, reason: str) -> None:
+    """One entry of the audit log: who did what to which table, account or report, and why."""
+    fields = {
+        "at": str(wall_clock_ms()),
+        "operator": who.id,
+        "name": who.name,
+        "action": action,
+        "target": target,
+        "reason": reason,
+    }
+    await store.run(store_operator.record(fields))
+    log.info("operator_action", operator=who.id, action=action, target=target)
+
+
+async def grant(store: EventStore, accounts: Accounts, name_or_id: str) -> tuple[str, bool]:
+    """``tablestream operator grant``: the account's id and whether it was newly made an operator
+    (recorded in the audit log as done by ``cli``)."""
+    account = await accounts.find(name_or_id)
+    granted = await store.run(store_operator.grant(account.account_id))
+    if granted:
+        await record(store, CLI, "operator_granted", account.account_id, account.display_name)
+    return account.account_id, granted
+
+
+async def revoke(store: EventStore, accounts: Accounts, name_or_id: str) -> tuple[str, bool]:
+    account = await accounts.find(name_or_id)
+    revoked = await store.run(store_operator.revoke(account.account_id))
+    if revoked:
+        await record(store, CLI, "operator_revoked", account.account_id, account.display_name)
+    return account.account_id, revoked
+
+
+def account_summary(account_id: str, name: str, banned: bool, reason: str | None) -> dict[str, Any]:
+    return {"account_id": account_id, "name": name, "banned": banned, "ban_reason": reason}
+
+
+def table_summary(state: Any, version: int) -> dict[str, Any]:
+    """What the console shows of a table: nothing hidden (no hands, no seeds), names and accounts."""
+    return {
+        "game_id": state.game_id,
+        "game": state.game,
+        "status": state.status,
+        "version": version,
+        "seats": state.players,
+        "practice": state.practice,
+        "players": [
+            {
+                "seat": p.seat,
+                "name": p.name,
+                "account": {"id": p.account.id, "name": p.account.name} if p.account else None,
+                "bot": p.seat in state.bots,
+            }
+            for p in state.seated
+        ],
+    }
