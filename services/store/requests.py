@@ -33,6 +33,7 @@ ScriptName = Literal[
     "remove_account",
     "account_seat",
     "chat_append",
+    "confirm_record",
 ]
 
 
