@@ -36,8 +36,8 @@ from services.errors import AppError, ConflictError, InvalidError, from_rejectio
 from services.history.folding import Folded, StateCache, advance, decode_events
 from services.history.records import GENESIS_HASH, CommandRecord, command_fingerprint, encode_batch
 from services.lifecycle import Lifecycle
-from services.store.event_store import EventStore
 from services.store.connection import NotReplicated
+from services.store.event_store import EventStore
 from services.store.idempotency import Claim, IdempotencyStore, JoinAttempt, JoinIdempotency
 from services.store.operations import Handover, TimerPlan
 from services.store.tokens import TokenStore
@@ -564,7 +564,9 @@ class GameCommands:
         entry = await self.store.command_entry(game_id, command_id, seat=seat, system=system)
         if entry is None:
             return None
-        return await self._replayed(game_id, entry, fingerprint, None if confirmed else (seat, command_id, system))
+        return await self._replayed(
+            game_id, entry, fingerprint, None if confirmed else (seat, command_id, system)
+        )
 
     async def _replayed(
         self,

@@ -64,6 +64,7 @@ def is_unavailable(error: BaseException) -> bool:
         return all(is_unavailable(inner) for inner in error.exceptions)
     return False
 
+
 ClusterMode = Literal["auto", "yes", "no"]
 CLUSTER_MODES: tuple[ClusterMode, ...] = ("auto", "yes", "no")
 

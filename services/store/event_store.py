@@ -329,7 +329,9 @@ class EventStore:
     async def seat_version(self, game_id: str, seat: int) -> int:
         return await self.run(ops.seat_version(game_id, seat))
 
-    async def confirm_record(self, game_id: str, command_id: str, *, seat: int | None, system: bool = False) -> None:
+    async def confirm_record(
+        self, game_id: str, command_id: str, *, seat: int | None, system: bool = False
+    ) -> None:
         """With replica acks: wait until the replicas have a recorded command (``NotReplicated``
         if they do not within the timeout); without: nothing to wait for, no round trip."""
         if self.acks.replicas:

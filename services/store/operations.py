@@ -472,7 +472,9 @@ def command_entry(
     return None
 
 
-def confirm_record(game_id: str, command_id: str, *, seat: int | None, system: bool = False) -> Operation[bool]:
+def confirm_record(
+    game_id: str, command_id: str, *, seat: int | None, system: bool = False
+) -> Operation[bool]:
     """Write a command's record again, unchanged, and wait (durable) for the replicas the store
     waits for: a retry whose record exists is answered once the replicas have the first try's
     write (``NotReplicated`` otherwise). False when there is no such record."""

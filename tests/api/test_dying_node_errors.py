@@ -4,7 +4,6 @@ loop's for a write on a connection the node closed (uvloop's ``RuntimeError("han
 
 from __future__ import annotations
 
-import asyncio
 import random
 from typing import Any
 
@@ -39,9 +38,10 @@ DYING_NODE = [
     BrokenPipeError(32, "Broken pipe"),
     ConnectionRefusedError(111, "Connection refused"),
     TimeoutError(),
-    asyncio.TimeoutError(),
     RuntimeError("handler is closed"),
-    RuntimeError("unable to perform operation on <TCPTransport closed=True reading=False>; the handler is closed"),
+    RuntimeError(
+        "unable to perform operation on <TCPTransport closed=True reading=False>; handler is closed"
+    ),
     ExceptionGroup("reads", [RedisConnectionError("gone"), RuntimeError("handler is closed")]),
 ]
 

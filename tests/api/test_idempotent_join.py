@@ -61,7 +61,9 @@ def test_the_same_key_and_body_answer_with_the_same_seat_and_token_and_seat_nobo
     assert again.json() == first.json()
     api.project()
     assert seats_taken(api, game_id) == 1
-    own = api.client.get(f"/games/{game_id}/view", headers={"Authorization": f"Bearer {again.json()['token']}"})
+    own = api.client.get(
+        f"/games/{game_id}/view", headers={"Authorization": f"Bearer {again.json()['token']}"}
+    )
     assert own.status_code == 200 and own.json()["seat"] == first.json()["seat"]
 
 
@@ -113,7 +115,9 @@ def test_a_refused_join_leaves_its_key_for_a_retry_that_seats_once(api: Api) -> 
     headers = {"Idempotency-Key": key()}
     bad = api.client.post(f"/games/{game_id}/players", json={"name": ""}, headers=headers)
     assert bad.status_code == 422  # the body is checked before the key is looked at
-    assert api.client.post(f"/games/{game_id}/players", json={"name": "Ada"}, headers=headers).status_code == 201
+    assert (
+        api.client.post(f"/games/{game_id}/players", json={"name": "Ada"}, headers=headers).status_code == 201
+    )
     assert api.sync.keys(IDEMPOTENCY_PREFIX + "join:*")  # its record, under the key's digest
     assert all(headers["Idempotency-Key"].encode() not in name for name in api.sync.keys("*"))
 
@@ -121,7 +125,7 @@ def test_a_refused_join_leaves_its_key_for_a_retry_that_seats_once(api: Api) -> 
 def test_concurrent_joins_with_one_key_seat_one_player(fake_api: Api) -> None:
     game_id = fake_api.create(players=5)
     commands = commands_of(fake_api)
-    portal_call = fake_api.client.portal.call  # type: ignore[attr-defined]
+    portal_call = fake_api.client.portal.call  # type: ignore[union-attr]
     the_key = key()
 
     async def racing() -> list[tuple[int, str] | str]:

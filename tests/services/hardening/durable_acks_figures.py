@@ -101,12 +101,15 @@ def commands(cluster: LocalCluster, queue: EmbeddedRedis, acks: Acks, count: int
     with TestClient(create_app(settings), raise_server_exceptions=False) as raw:
         client = bearer_only(raw)
         while len(took) < count:
-            game_id = client.post("/games", json={"game": "skull", "players": 3, "options": practice("skull", len(took))}).json()["game_id"]
+            body = {"game": "skull", "players": 3, "options": practice("skull", len(took))}
+            game_id = client.post("/games", json=body).json()["game_id"]
             tokens = []
             for seat in range(3):
                 key = {"Idempotency-Key": uuid.uuid4().hex}
-                while (joined := client.post(f"/games/{game_id}/players", json={"name": f"P{seat}"}, headers=key)).status_code == 503:
-                    pass
+                while True:  # a 503 is retried with the key: the same seat and token
+                    joined = client.post(f"/games/{game_id}/players", json={"name": f"P{seat}"}, headers=key)
+                    if joined.status_code != 503:
+                        break
                 tokens.append(joined.json()["token"])
             version = 0
             while len(took) < count:
@@ -117,9 +120,9 @@ def commands(cluster: LocalCluster, queue: EmbeddedRedis, acks: Acks, count: int
                 seat = view["to_act"][0]
                 auth = {"Authorization": f"Bearer {tokens[seat]}"}
                 own = client.get(f"/games/{game_id}/view", headers=auth).json()
-                body: dict[str, Any] = {"command_id": uuid.uuid4().hex, "command": choose("skull", own, rng)}
+                sent: dict[str, Any] = {"command_id": uuid.uuid4().hex, "command": choose("skull", own, rng)}
                 started = time.perf_counter()
-                answer = client.post(f"/games/{game_id}/commands", json=body, headers=auth)
+                answer = client.post(f"/games/{game_id}/commands", json=sent, headers=auth)
                 took.append((time.perf_counter() - started) * 1000)
                 if answer.status_code == 503:
                     refused += 1
@@ -138,14 +141,18 @@ def line(what: str, name: str, short: int, took: list[float]) -> str:
 def main() -> None:
     count = int(sys.argv[1]) if len(sys.argv) > 1 else 200
     command_count = int(sys.argv[2]) if len(sys.argv) > 2 else 100
-    with tempfile.TemporaryDirectory() as base, LocalCluster(Path(base) / "cluster") as cluster:
-        with EmbeddedRedis(Path(base) / "queue", durable=False) as queue_server:
-            queue = redis.Redis.from_url(queue_server.url)
-            for name in ("wait+waitaof", "none", "waitaof-only"):
-                with mode(name) as acks:
-                    print(line("appends", name, *appends(cluster, queue, acks, count)), flush=True)
-                    if command_count:
-                        print(line("commands", name, *commands(cluster, queue_server, acks, command_count)), flush=True)
+    with (
+        tempfile.TemporaryDirectory() as base,
+        LocalCluster(Path(base) / "cluster") as cluster,
+        EmbeddedRedis(Path(base) / "queue", durable=False) as queue_server,
+    ):
+        queue = redis.Redis.from_url(queue_server.url)
+        for name in ("wait+waitaof", "none", "waitaof-only"):
+            with mode(name) as acks:
+                print(line("appends", name, *appends(cluster, queue, acks, count)), flush=True)
+                if command_count:
+                    figures = commands(cluster, queue_server, acks, command_count)
+                    print(line("commands", name, *figures), flush=True)
 
 
 if __name__ == "__main__":

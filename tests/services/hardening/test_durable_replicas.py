@@ -13,7 +13,6 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-import httpx
 import pytest
 import redis
 
@@ -56,9 +55,10 @@ def replica_stopped(cluster: LocalCluster, game_id: str) -> Iterator[None]:
     cluster.wait_healthy()
 
 
-def join(client: Any, game_id: str, name: str, outages: list[str]) -> httpx.Response:
+def join(client: Any, game_id: str, name: str, outages: list[str]) -> Any:
     key = {"Idempotency-Key": f"join-{uuid.uuid4().hex}"}
-    return retried(lambda: client.post(f"/games/{game_id}/players", json={"name": name}, headers=key), outages)
+    path = f"/games/{game_id}/players"
+    return retried(lambda: client.post(path, json={"name": name}, headers=key), outages)
 
 
 def table(client: Any, outages: list[str], seed: int) -> str:
@@ -72,7 +72,7 @@ def table(client: Any, outages: list[str], seed: int) -> str:
 def test_a_retried_command_waits_for_the_replica_and_is_a_503_while_the_replica_cannot_confirm(
     durable_api: Api, real_cluster: LocalCluster
 ) -> None:
-    client, outages = durable_api.client, []
+    client, outages = durable_api.client, list[str]()
     game_id = table(client, outages, 1)
     tokens = [join(client, game_id, f"P{seat}", outages).json()["token"] for seat in range(3)]
     seat = retried(lambda: client.get(f"/games/{game_id}/view"), outages).json()["to_act"][0]
@@ -95,12 +95,12 @@ def test_a_retried_command_waits_for_the_replica_and_is_a_503_while_the_replica_
 def test_a_join_answered_503_is_retried_to_the_same_seat_and_token_once_the_replica_is_back(
     durable_api: Api, real_cluster: LocalCluster
 ) -> None:
-    client, outages = durable_api.client, []
+    client, outages = durable_api.client, list[str]()
     game_id = table(client, outages, 2)
     assert join(client, game_id, "P0", outages).json()["seat"] == 0
     key = {"Idempotency-Key": f"join-{uuid.uuid4().hex}"}
 
-    def ada() -> httpx.Response:
+    def ada() -> Any:
         return client.post(f"/games/{game_id}/players", json={"name": "Ada"}, headers=key)
 
     with replica_stopped(real_cluster, game_id):
