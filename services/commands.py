@@ -38,8 +38,9 @@ from services.history.folding import Folded, StateCache, advance, decode_events
 from services.history.records import GENESIS_HASH, CommandRecord, command_fingerprint, encode_batch
 from services.invitations import INVITE_FIELD, new_invite_code
 from services.lifecycle import Lifecycle
+from services.store.connection import NotReplicated
 from services.store.event_store import EventStore
-from services.store.idempotency import IdempotencyStore
+from services.store.idempotency import Claim, IdempotencyStore, JoinAttempt, JoinIdempotency
 from services.store.operations import Handover, TimerPlan
 from services.store.tokens import TokenStore
 
@@ -90,6 +91,16 @@ class CommandOutcome:
         return {"game_id": self.game_id, "version": self.version, "hash": self.hash}
 
 
+class TableNotReplicated(NotReplicated):
+    """A table created on the primary but not confirmed on the replicas in time (503
+    ``not_replicated``): its id and host token, which a retry with the same Idempotency-Key gets."""
+
+    def __init__(self, message: str, game_id: str, host_token: str) -> None:
+        super().__init__(message)
+        self.game_id = game_id
+        self.host_token = host_token
+
+
 class GameCommands:
     """The write side. ``cache`` may be shared with the read side of the same process."""
 
@@ -110,6 +121,7 @@ class GameCommands:
         self.bot_pace_ms = bot_pace_ms  # a new table's bot pace unless its options say (the server's)
         self._seeds: dict[str, SecretSeeds] = {}
         self.idempotency = IdempotencyStore(store.redis)
+        self.join_idempotency = JoinIdempotency(store.redis)
 
     async def load(self, game_id: str) -> Folded:
         """The table folded to the newest stored version; ``game_not_found`` for an unknown game."""
@@ -144,6 +156,7 @@ class GameCommands:
         fingerprint = command_fingerprint(None, {"game": game, "players": players, "options": options})
         claim = await self.idempotency.claim(idempotency_key, fingerprint)
         if claim.state == "done":
+            await self.store.confirm_table(claim.game_id)  # as the first answer: once the replicas have it
             log.info("table_created", game_id=claim.game_id, game=game, players=players, outcome="dup")
             return claim.game_id, claim.host_token
         if claim.state == "mismatch":
@@ -156,6 +169,9 @@ class GameCommands:
             )
         try:
             game_id, host_token = await self._create(game, players, options)
+        except TableNotReplicated as written:  # the table exists: a retry with the key answers with it
+            await self.idempotency.finish(idempotency_key, fingerprint, written.game_id, written.host_token)
+            raise
         except BaseException:
             await self.idempotency.release(idempotency_key)
             raise
@@ -191,7 +207,11 @@ class GameCommands:
         secret = {"root": root.hex(), "master": master.hex()}
         if timers.get("private"):  # the invite link's code, kept with the seeds (services.invitations)
             secret[INVITE_FIELD] = new_invite_code()
-        created = await self.store.create(game_id, secret, entries[0], entries[1:])
+        unconfirmed: NotReplicated | None = None
+        try:
+            created = await self.store.create(game_id, secret, entries[0], entries[1:])
+        except NotReplicated as error:  # written on the primary: set up as usual, then answer 503
+            unconfirmed, created = error, True
         if not created and chosen_id is not None:  # made before (a re-run): nothing more to do
             log.info("table_created", game_id=game_id, game=game, players=players, outcome="dup")
             return game_id, ""
@@ -199,6 +219,8 @@ class GameCommands:
         # the create script arms no timer: the lifecycle arms it, before the table is announced
         await self._after(advance(game_id, None, entries), armed=False)
         await self._notify(game_id, Handover(poke=created))
+        if unconfirmed is not None:
+            raise TableNotReplicated(str(unconfirmed), game_id, host_token) from unconfirmed
         log.info("table_created", game_id=game_id, game=game, players=players, outcome="ok")
         return game_id, host_token
 
@@ -209,13 +231,20 @@ class GameCommands:
         client_seed: str = "",
         account: Account | None = None,
         token: str | None = None,
+        idempotency_key: str | None = None,
+        *,
+        attempt: JoinAttempt | None = None,
     ) -> tuple[int, str]:
         """Seat a player at the next free seat; returns the seat and its token. With an ``account``
         the seat is claimed for it, and the join record names the account so that a re-run of the
         stream (the verifier) claims it again; joins without one are recorded as before. ``token``:
-        the seat's token chosen beforehand (quick play's matcher keeps it before joining)."""
+        the seat's token chosen beforehand (quick play's matcher keeps it before joining). With an
+        ``idempotency_key`` (a client's secret) a retry with the same body answers with the same
+        seat and token, seating nobody again (``_join_once``)."""
+        if idempotency_key is not None and attempt is None:
+            return await self._join_once(game_id, name, client_seed, account, idempotency_key)
         seeds = await self.seeds(game_id)
-        token = token or secrets.token_urlsafe(24)
+        token = attempt.token if attempt is not None else (token or secrets.token_urlsafe(24))
         body: dict[str, Any] = {"name": name, "client_seed": client_seed}
         if account is not None:
             body |= {"account_id": account.id, "account_name": account.name}
@@ -227,9 +256,12 @@ class GameCommands:
                 raise from_rejection(rejected) from None
             seat = folded.state.free_seats()[0]
             await self.tokens.bind(game_id, token, str(seat))
-            # A fresh id per attempt: two players racing for one seat must conflict, not dedup.
+            if attempt is not None:
+                await attempt.note(seat)
+            # A fresh id per attempt: two players racing for one seat must conflict, not dedup (an
+            # idempotent join's id is its key's: it holds the key's lock, so it races nobody with it).
             record = CommandRecord(
-                id=f"join-{seat}-{secrets.token_hex(4)}",
+                id=attempt.record_id if attempt is not None else f"join-{seat}-{secrets.token_hex(4)}",
                 kind="join",
                 body=body,
             )
@@ -238,6 +270,33 @@ class GameCommands:
                 log.info("player_joined", game_id=game_id, seat=seat, outcome="ok")
                 return seat, token
         raise _contention()
+
+    async def _join_once(
+        self, game_id: str, name: str, client_seed: str, account: Account | None, key: str
+    ) -> tuple[int, str]:
+        """A join with an ``Idempotency-Key`` (``services.store.idempotency``): the same key and body
+        answer with the seat and token of the first try that appended its join, waiting (durable
+        mode) for the replicas to have it; another body is a 409 ``idempotency_key_reused``, a
+        request with the key still running a 409 ``idempotency_key_in_use``."""
+        body = {"game_id": game_id, "name": name, "client_seed": client_seed}
+        fingerprint = command_fingerprint(None, body | {"account_id": account.id if account else ""})
+        begun = await self.join_idempotency.begin(key, fingerprint, secrets.token_urlsafe(24))
+        if isinstance(begun, Claim):
+            if begun.state == "mismatch":
+                raise ConflictError(
+                    "idempotency_key_reused", "This Idempotency-Key was already used with a different body."
+                )
+            raise ConflictError(
+                "idempotency_key_in_use", "A request with this Idempotency-Key is still running; try again."
+            )
+        try:
+            if begun.seat is not None and await self.store.command_entry(game_id, begun.record_id, seat=None):
+                await self.store.confirm_record(game_id, begun.record_id, seat=None)
+                log.info("player_joined", game_id=game_id, seat=begun.seat, outcome="dup")
+                return begun.seat, begun.token
+            return await self.join(game_id, name, client_seed, account, attempt=begun)
+        finally:
+            await self.join_idempotency.end(key)
 
     async def command(
         self,
@@ -266,7 +325,7 @@ class GameCommands:
                 game = loaded.table.name
             if entry is not None:
                 outcome_name = "dup"
-                return await self._replayed(game_id, entry, fingerprint)
+                return await self._replayed(game_id, entry, fingerprint, (seat, command_id, False))
             if loaded is None:
                 raise game_not_found(game_id)
             seeds = await self.seeds(game_id)
@@ -370,7 +429,9 @@ class GameCommands:
                 new.state.status == "finished",
             )
         if result.status == "dup":
-            replayed = await self._replay(folded.game_id, seat, record.id, fingerprint or record.id, system)
+            replayed = await self._replay(  # the append script waited for the replicas already
+                folded.game_id, seat, record.id, fingerprint or record.id, system, confirmed=True
+            )
             assert replayed is not None
             return replayed
         return result.head
@@ -549,22 +610,42 @@ class GameCommands:
         raise _contention()
 
     async def _replay(
-        self, game_id: str, seat: int | None, command_id: str, fingerprint: str, system: bool = False
+        self,
+        game_id: str,
+        seat: int | None,
+        command_id: str,
+        fingerprint: str,
+        system: bool = False,
+        confirmed: bool = False,
     ) -> CommandOutcome | None:
         """The original answer of a command id this seat (``system``: the system for this seat)
-        already used, or ``None`` for a new one."""
+        already used, or ``None`` for a new one. ``confirmed``: the replicas acknowledged the
+        record already (a duplicate the append script found and waited for)."""
         entry = await self.store.command_entry(game_id, command_id, seat=seat, system=system)
         if entry is None:
             return None
-        return await self._replayed(game_id, entry, fingerprint)
+        return await self._replayed(
+            game_id, entry, fingerprint, None if confirmed else (seat, command_id, system)
+        )
 
-    async def _replayed(self, game_id: str, entry: tuple[str, int, int], fingerprint: str) -> CommandOutcome:
-        """The original answer of a recorded command (``command_id_reused`` for another body)."""
+    async def _replayed(
+        self,
+        game_id: str,
+        entry: tuple[str, int, int],
+        fingerprint: str,
+        confirm: tuple[int | None, str, bool] | None = None,
+    ) -> CommandOutcome:
+        """The original answer of a recorded command (``command_id_reused`` for another body).
+        ``confirm`` (seat, command id, system): with replica acks, the answer waits until the
+        replicas have the record, as the first try's did (503 ``not_replicated`` otherwise)."""
         stored_fingerprint, first, last = entry
         if stored_fingerprint != fingerprint:
             raise ConflictError(
                 "command_id_reused", "This command id was already used for a different command."
             )
+        if confirm is not None:
+            seat, command_id, system = confirm
+            await self.store.confirm_record(game_id, command_id, seat=seat, system=system)
         folded = await self.load(game_id)
         entries = await self.store.read(game_id, after=first - 1, limit=last - first + 1)
         return CommandOutcome(

@@ -12,7 +12,7 @@ from starlette.routing import Route
 
 from services.api.http import JSONResponse
 from services.errors import AppError, ErrorKind, RetryLaterError
-from services.store.connection import UNAVAILABLE, NotReplicated
+from services.store.connection import UNAVAILABLE, NotReplicated, is_unavailable
 
 log = structlog.get_logger("tablestream.http")
 
@@ -93,7 +93,7 @@ async def client_gone(request: Request, exc: Exception) -> Response:
 
 
 async def server_error(request: Request, exc: Exception) -> Response:
-    if isinstance(exc, UNAVAILABLE):  # raised from a background part of a request (ExceptionGroup-free)
+    if is_unavailable(exc):  # a dying node's connection error of another class, or a group of them
         return await redis_unavailable(request, exc)
     if isinstance(exc, NotReplicated):
         return await not_replicated(request, exc)

@@ -1,4 +1,5 @@
-"""The ``Idempotency-Key`` header of ``POST /games``: a client's secret, so it must be hard to guess."""
+"""The ``Idempotency-Key`` header of ``POST /games`` and ``POST /games/{id}/players``: a client's
+secret, so it must be hard to guess."""
 
 from __future__ import annotations
 

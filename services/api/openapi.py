@@ -58,6 +58,12 @@ IDEMPOTENCY_KEY = {
     "description": "A secret of the client (16-128 visible ASCII characters): the same key and body "
     "within 24 hours answer with the same table and host token, creating nothing.",
 }
+JOIN_IDEMPOTENCY_KEY = IDEMPOTENCY_KEY | {
+    "description": "A secret of the client (16-128 visible ASCII characters): the same key and body "
+    "within 24 hours answer with the same seat and token (also after a 503 not_replicated), seating "
+    "nobody again; another body: 409 idempotency_key_reused; while a request with the key runs: 409 "
+    "idempotency_key_in_use.",
+}
 BODY_ERRORS = (400, 413, 415, 422)  # what any route with a JSON body may answer
 ERRORS = {
     400: "Malformed JSON",
@@ -472,6 +478,7 @@ def openapi_document() -> dict[str, Any]:
                 "'ts_account' cookie) the seat is the account's (name optional, defaults to the display "
                 "name); without either the seat is anonymous.",
                 "security": [{"bearer": []}, {"account_cookie": []}, {}],
+                "parameters": [JOIN_IDEMPOTENCY_KEY],
                 "requestBody": _body("JoinGame"),
                 "responses": {
                     "201": _ok("The seat and its token"),
@@ -481,7 +488,8 @@ def openapi_document() -> dict[str, Any]:
                         404,
                         409,
                         s401="Bad account token (header or cookie)",
-                        s409="Full, started, or the account already sits here",
+                        s409="Full, started, the account already sits here, or the Idempotency-Key "
+                        "was used with another body",
                     ),
                 },
             },

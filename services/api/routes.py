@@ -103,6 +103,7 @@ async def lobby(request: Request) -> JSONResponse:
 async def join_game(request: Request) -> JSONResponse:
     game_id = game_id_of(request)
     await app_context(request).rate_limits.hit("join", client_address(request))
+    key = idempotency_key(request)  # a retry with it answers with the same seat and token
     body = await read_body(request, JoinGame)
     context = app_context(request)
     found = account_token(request)
@@ -118,7 +119,9 @@ async def join_game(request: Request) -> JSONResponse:
         raise UnauthorizedError("invalid_account_token", "The account token is not valid.")
     if account is not None:  # noted before the seat is taken: "Your tables" on every device (checked on read)
         await context.store.run(your_tables.note_table(account.id, game_id, wall_clock_ms()))
-    seat, seat_token = await context.commands.join(game_id, name, body.client_seed or "", account)
+    seat, seat_token = await context.commands.join(
+        game_id, name, body.client_seed or "", account, idempotency_key=key
+    )
     if account is not None:  # a use of the account: an idle unverified account is removed (retention)
         # best effort: the seat is taken, and its token must reach the player whatever the index does
         await context.store.run_best_effort(

@@ -27,16 +27,43 @@ import redis
 import redis.asyncio as aioredis
 from redis.asyncio.retry import Retry as AsyncRetry
 from redis.backoff import ExponentialBackoff
-from redis.exceptions import ClusterDownError, TryAgainError
+from redis.exceptions import ClusterError, ReadOnlyError, SlotNotCoveredError, TryAgainError
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 from redis.retry import Retry
 
 DEFAULT_URL = "redis://127.0.0.1:6379"
 
-UNAVAILABLE = (RedisConnectionError, RedisTimeoutError, ClusterDownError, TryAgainError)
+UNAVAILABLE = (
+    RedisConnectionError,
+    RedisTimeoutError,
+    ClusterError,  # ClusterDownError, MasterDownError, and a cluster client's exhausted redirections
+    TryAgainError,
+    SlotNotCoveredError,  # a slot map taken while a primary was dying
+    ReadOnlyError,  # a write that reached a primary just demoted to replica
+    ConnectionError,  # the socket's own (reset, refused, broken pipe), when redis-py lets one through
+    TimeoutError,  # asyncio's and the socket's
+)
 """What a Redis that is down, restarting, paused or failing over raises (the pool's wait timeout
 included)."""
+
+_CLOSED_TRANSPORT = ("handler is closed", "transport is closed", "unable to perform operation on")
+
+
+def is_unavailable(error: BaseException) -> bool:
+    """Whether ``error`` is a store that went away: one of ``UNAVAILABLE``, the event loop's own
+    error for a write on a connection a dying node closed (uvloop: ``RuntimeError("handler is
+    closed")``, asyncio: "unable to perform operation on <TCPTransport closed=True ...>"), or a group
+    of such errors only (from concurrent reads)."""
+    if isinstance(error, UNAVAILABLE):
+        return True
+    if isinstance(error, RuntimeError):
+        message = str(error)
+        return any(closed in message for closed in _CLOSED_TRANSPORT)
+    if isinstance(error, BaseExceptionGroup):
+        return all(is_unavailable(inner) for inner in error.exceptions)
+    return False
+
 
 ClusterMode = Literal["auto", "yes", "no"]
 CLUSTER_MODES: tuple[ClusterMode, ...] = ("auto", "yes", "no")
@@ -74,9 +101,23 @@ class Acks:
             raise ValueError(f"append_ack must be 'waitaof' or 'wait', not {self.command!r}")
 
     def request(self) -> tuple[str | int, ...]:
-        if self.command == "waitaof":
-            return ("WAITAOF", 1, self.replicas, self.timeout_ms)
-        return ("WAIT", self.replicas, self.timeout_ms)
+        """The command whose reply ``enough`` judges (the last of ``requests()``)."""
+        return self.requests()[-1]
+
+    def requests(self) -> list[tuple[str | int, ...]]:
+        """The commands sent after the write, in its pipeline. For ``waitaof``: ``WAIT N t1`` then
+        ``WAITAOF 1 N t2`` with t1 + t2 = ``timeout_ms`` (the documented bound). A replica answers
+        WAITAOF's ack request before its fsync and then reports only on its once-a-second cycle;
+        WAIT's ack request, sent first, makes it report again after the write, so WAITAOF is answered
+        in milliseconds, not in up to a second. Never ``WAIT N 0`` (0 blocks for ever): with a 1 ms
+        budget WAITAOF goes alone."""
+        if self.command == "wait":
+            return [("WAIT", self.replicas, self.timeout_ms)]
+        waitaof: tuple[str | int, ...] = ("WAITAOF", 1, self.replicas, self.timeout_ms)
+        if self.replicas == 0 or self.timeout_ms < 2:
+            return [waitaof]
+        first = self.timeout_ms // 2
+        return [("WAIT", self.replicas, first), ("WAITAOF", 1, self.replicas, self.timeout_ms - first)]
 
     def enough(self, reply: object) -> bool:
         """Whether a ``request()`` reply counts ``replicas`` acks (and, for WAITAOF, the local fsync)."""

@@ -241,8 +241,9 @@ class EventStore:
                 async with client.pipeline(transaction=False) as pipe:
                     keys = request.all_keys(self._indexes_here)
                     pipe.evalsha(script.sha, len(keys), *keys, *request.args)
-                    pipe.execute_command(*self.acks.request())
-                    reply, acked = await pipe.execute()
+                    for ack in self.acks.requests():
+                        pipe.execute_command(*ack)
+                    reply, *_, acked = await pipe.execute()
                 metrics.ack_wait(time.perf_counter() - started, failed=not self.acks.enough(acked))
             except NoScriptError:
                 await client.script_load(script.script)
@@ -336,6 +337,19 @@ class EventStore:
 
     async def seat_version(self, game_id: str, seat: int) -> int:
         return await self.run(ops.seat_version(game_id, seat))
+
+    async def confirm_record(
+        self, game_id: str, command_id: str, *, seat: int | None, system: bool = False
+    ) -> None:
+        """With replica acks: wait until the replicas have a recorded command (``NotReplicated``
+        if they do not within the timeout); without: nothing to wait for, no round trip."""
+        if self.acks.replicas:
+            await self.run(ops.confirm_record(game_id, command_id, seat=seat, system=system))
+
+    async def confirm_table(self, game_id: str) -> None:
+        """As ``confirm_record``, for a table's creation."""
+        if self.acks.replicas:
+            await self.run(ops.confirm_table(game_id))
 
     async def secret(self, game_id: str) -> dict[str, str] | None:
         return await self.run(ops.secret(game_id))
@@ -538,8 +552,9 @@ class SyncEventStore:
                 with client.pipeline(transaction=False) as pipe:
                     keys = request.all_keys(self._indexes_here)
                     pipe.evalsha(script.sha, len(keys), *keys, *request.args)
-                    pipe.execute_command(*self.acks.request())  # type: ignore[no-untyped-call]
-                    reply, acked = pipe.execute()
+                    for ack in self.acks.requests():
+                        pipe.execute_command(*ack)  # type: ignore[no-untyped-call]
+                    reply, *_, acked = pipe.execute()
                 metrics.ack_wait(time.perf_counter() - started, failed=not self.acks.enough(acked))
             except NoScriptError:
                 client.script_load(script.script)

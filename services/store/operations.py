@@ -472,6 +472,23 @@ def command_entry(
     return None
 
 
+def confirm_record(
+    game_id: str, command_id: str, *, seat: int | None, system: bool = False
+) -> Operation[bool]:
+    """Write a command's record again, unchanged, and wait (durable) for the replicas the store
+    waits for: a retry whose record exists is answered once the replicas have the first try's
+    write (``NotReplicated`` otherwise). False when there is no such record."""
+    k = game_keys(game_id)
+    args = [dedup_field(seat, command_id, system), "" if system else command_id]
+    return bool((yield ScriptCall("confirm_record", [k.seat_commands, k.commands], args, durable=True)))
+
+
+def confirm_table(game_id: str) -> Operation[bool]:
+    """As ``confirm_record`` for a table's creation (its secret, written with its first events)."""
+    k = game_keys(game_id)
+    return bool((yield ScriptCall("confirm_record", [k.secret, k.secret], ["root", ""], durable=True)))
+
+
 def seat_version(game_id: str, seat: int) -> Operation[int]:
     """The last version appended by ``seat``'s commands (0 if none): read-your-writes."""
     return int_or_zero((yield Call(("HGET", game_keys(game_id).seats, str(seat)))))

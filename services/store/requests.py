@@ -34,6 +34,7 @@ ScriptName = Literal[
     "account_seat",
     "chat_append",
     "quickplay",
+    "confirm_record",
 ]
 
 

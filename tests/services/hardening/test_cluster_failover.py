@@ -49,11 +49,24 @@ def retried(call: Callable[[], httpx.Response], outages: list[str]) -> httpx.Res
 
 def join(client: Any, game_id: str, name: str, outages: list[str]) -> str:
     """A seat's token. Before any node is killed a shard may still be linking its replica back after
-    the previous test's failover: its 503 is retried like any other (a join the primary kept
-    meanwhile would seat the name twice, and the table's last join would be refused, said below)."""
-    joined = retried(lambda: client.post(f"/games/{game_id}/players", json={"name": name}), outages)
+    the previous test's failover, or a loaded machine may miss the replica's ack: that 503 is
+    retried with the same Idempotency-Key, so a join the primary kept is answered with its seat and
+    token instead of taking a second seat."""
+    key = {"Idempotency-Key": f"join-{uuid.uuid4().hex}"}
+    joined = retried(
+        lambda: client.post(f"/games/{game_id}/players", json={"name": name}, headers=key), outages
+    )
     assert joined.status_code == 201, joined.text
     return str(joined.json()["token"])
+
+
+def create(client: Any, seed: int, outages: list[str]) -> str:
+    """A new table's id; a 503 is retried with the same Idempotency-Key (one table per key)."""
+    key = {"Idempotency-Key": f"create-{uuid.uuid4().hex}"}
+    body = {"game": "skull", "players": PLAYERS, "options": practice("skull", seed)}
+    created = retried(lambda: client.post("/games", json=body, headers=key), outages)
+    assert created.status_code == 201, created.text
+    return str(created.json()["game_id"])
 
 
 @pytest.fixture
@@ -77,11 +90,7 @@ def test_a_killed_primary_loses_no_acknowledged_command_and_every_game_verifies(
     receipts: list[dict[str, Any]] = []
     tables: dict[str, list[str]] = {}
     for n in range(TABLES):
-        created = client.post(
-            "/games", json={"game": "skull", "players": PLAYERS, "options": practice("skull", n)}
-        )
-        assert created.status_code == 201, created.text
-        game_id = created.json()["game_id"]
+        game_id = create(client, n, outages)
         tables[game_id] = [join(client, game_id, f"P{seat}", outages) for seat in range(PLAYERS)]
     victim = real_cluster.primary_for_key(game_keys(next(iter(tables))).events)
 

@@ -19,9 +19,14 @@ pytestmark = pytest.mark.redis
 SECRET = {"root": "ab" * 32, "master": "cd" * 32}
 
 
-def test_acks_ask_for_waitaof_or_wait_and_count_the_replies() -> None:
-    assert Acks(2, "waitaof", 500).request() == ("WAITAOF", 1, 2, 500)
-    assert Acks(1, "wait", 300).request() == ("WAIT", 1, 300)
+def test_acks_ask_for_wait_then_waitaof_within_the_timeout_or_wait_and_count_the_replies() -> None:
+    # WAIT first (its ack request makes the replica report without its once-a-second cycle), the
+    # two timeouts adding up to the one the settings promise, and never WAIT N 0 (for ever)
+    assert Acks(2, "waitaof", 500).requests() == [("WAIT", 2, 250), ("WAITAOF", 1, 2, 250)]
+    assert Acks(2, "waitaof", 1001).requests() == [("WAIT", 2, 500), ("WAITAOF", 1, 2, 501)]
+    assert Acks(1, "waitaof", 1).requests() == [("WAITAOF", 1, 1, 1)]
+    assert Acks(2, "waitaof", 500).request() == ("WAITAOF", 1, 2, 250)  # the reply that is judged
+    assert Acks(1, "wait", 300).requests() == [("WAIT", 1, 300)]
     assert Acks(1, "waitaof").enough([1, 1]) and not Acks(1, "waitaof").enough([1, 0])
     assert not Acks(1, "waitaof").enough([0, 1])  # not fsynced on the primary itself
     assert Acks(2, "wait").enough(2) and not Acks(2, "wait").enough(1)
