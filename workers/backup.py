@@ -31,7 +31,8 @@ refuses the whole import, naming each, with nothing written. The second pass wri
 twice changes nothing), then rebuilds every projection from the streams alone: the ratings,
 histories and leaderboards (``workers.ratings.rebuild``, in finish-log order), every game's views
 and lobby entry (``workers.projector``), the lag and timer indexes
-(``workers.sweeper.rebuild_indexes``) and the accounts' retention index. Run it with the workers
+(``workers.sweeper.rebuild_indexes``), the accounts' retention index and their "Your tables" index
+(the running tables where each account holds a seat). Run it with the workers
 stopped, like ``workers.ratings.rebuild``.
 """
 
@@ -77,6 +78,7 @@ from services.store.keys import (
     game_keys,
 )
 from services.store.requests import Operation, clock_ms, index_call, text
+from services.store.your_tables import note_table
 from workers.projector import Projector
 from workers.ratings import rebuild as rebuild_ratings
 from workers.sweeper import rebuild_indexes
@@ -760,7 +762,18 @@ def rebuild(store: SyncEventStore, games: Sequence[str], fresh_views: bool = Fal
         folded = projector.cache.get(game_id)
         if folded is not None and folded.state.status == "waiting":
             store.run(_still_waiting(game_id))
+        if folded is not None and folded.state.status not in ("finished", "expired"):
+            _note_account_seats(store, game_id, folded.state)
     rebuild_indexes(store)
+
+
+def _note_account_seats(store: SyncEventStore, game_id: str, state: Any) -> None:
+    """The "Your tables" index (``services.store.your_tables``) of every account holding a seat at a
+    table still waiting or playing: derived from the game's own ``seat_claimed``, so rebuilt here
+    (the reader drops what ended, as it does for any entry)."""
+    for player in state.seated:
+        if player.account is not None and state.holds(player.seat):
+            store.run(note_table(player.account.id, game_id, clock_ms()))
 
 
 def _still_waiting(game_id: str) -> Operation[None]:

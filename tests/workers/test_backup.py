@@ -43,6 +43,7 @@ from services.store.embedded import EmbeddedRedis, server_binary
 from services.store.chat import chat_keys
 from services.store.event_store import SyncEventStore
 from services.store.keys import game_keys, name_claim_key
+from services.store.your_tables import account_tables, account_tables_key
 from tests.support.play import seeds_from
 from workers.backup import BackupError, export_all, game_ids, import_all, rebuild_all
 from workers.projector import Projector
@@ -624,3 +625,19 @@ def test_a_backup_whose_chat_was_altered_is_refused_by_the_chat_verifier_and_wri
     assert refused.value.problems[0].startswith("game g3-skull is refused")
     assert "chat" in refused.value.problems[0]
     assert target.redis.dbsize() == 0
+
+
+def test_the_your_tables_index_of_accounts_seated_at_a_running_table_is_rebuilt_by_import_and_rebuild_all(
+    source: SyncEventStore, target: SyncEventStore, tmp_path: Path
+) -> None:
+    running, seated = "g7-skull-king", (ACCOUNTS[3], ACCOUNTS[4])  # the running table's accounts
+    exported = export_all(source, tmp_path / "backup.jsonl")
+    import_all(target, exported.path)
+    for account in seated:  # their phone, logged in on the restored service, lists the table
+        assert target.run(account_tables(account.id)) == [running], account.name
+    # finished tables are not listed ("Your tables" drops them); an account at none has no index
+    assert target.run(account_tables(ACCOUNTS[0].id)) == []
+    target.redis.delete(*(account_tables_key(a.id) for a in seated))
+    rebuild_all(target)
+    for account in seated:
+        assert target.run(account_tables(account.id)) == [running], account.name
