@@ -238,3 +238,8 @@ def test_a_rematch_of_accounts_seats_the_same_accounts_and_a_private_game_keeps_
         f"/games/{made['new_game_id']}/view", headers={"Authorization": f"Bearer {made['token']}"}
     ).json()
     assert [p["account"]["id"] for p in new["players"]] == [a["account_id"] for a in accounts]
+    # the rematch's table is each account's, on every device: "Your tables" lists it without cookies
+    api.client.cookies.clear()
+    for account in accounts:
+        listed = api.client.get("/me/tables", headers={"Authorization": f"Bearer {account['token']}"})
+        assert [t["game_id"] for t in listed.json()["tables"]] == [made["new_game_id"]], account["account_id"]
