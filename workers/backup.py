@@ -66,8 +66,8 @@ from services.history.verify import verify_export
 from services.history.verify_report import CHANCE, SCORES, SEED_CHAIN
 from services.store import accounts as store_accounts
 from services.store import retention
-from services.store.connection import PoolLimits, connect_sync, topology
 from services.store.chat import ChatKeys
+from services.store.connection import PoolLimits, connect_sync, topology
 from services.store.event_store import SyncEventStore
 from services.store.keys import (
     LOBBY_ORDER,
@@ -460,10 +460,14 @@ def verify_chat(record: Mapping[str, Any]) -> list[str]:
     enabled = "1" if not settings or settings[-1].get("enabled", True) else "0"
     expected = {"n": str(section["head"]["n"]), "hash": section["head"]["hash"]}
     found = {"n": chat_state.get("n", "0"), "hash": chat_state.get("hash", GENESIS)}
-    if found != expected or chat_state.get("messages", "0") != str(messages) or (
-        chat_state.get("enabled", "1") != enabled
+    if (
+        found != expected
+        or chat_state.get("messages", "0") != str(messages)
+        or (chat_state.get("enabled", "1") != enabled)
     ):
-        return [f"chat: its state {chat_state} is not the chain's (head {expected['n']}, {messages} messages)"]
+        return [
+            f"chat: its state {chat_state} is not the chain's (head {expected['n']}, {messages} messages)"
+        ]
     return []
 
 

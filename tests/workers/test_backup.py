@@ -39,8 +39,8 @@ from services.names import checked_name
 from services.store import accounts as store_accounts
 from services.store import chat as store_chat
 from services.store import ratings as store_ratings
-from services.store.embedded import EmbeddedRedis, server_binary
 from services.store.chat import chat_keys
+from services.store.embedded import EmbeddedRedis, server_binary
 from services.store.event_store import SyncEventStore
 from services.store.keys import game_keys, name_claim_key
 from services.store.your_tables import account_tables, account_tables_key
