@@ -559,9 +559,9 @@ def _chatted(store: SyncEventStore) -> list[str]:
     running one: each table's chat stream and state, as the API appends them."""
     finished, running = "g3-skull", "g7-skull-king"
     lines = [
-        ("seats", "seat:0", 0, {"text": "I bid three <b>really</b>"}),
-        ("spectators", "spectator:ab12", None, {"text": "ça va ?"}),
-        ("seats", "seat:1", 1, {"reaction": "gg"}),
+        ("table", "seat:0", 0, {"text": "I bid three <b>really</b>"}),
+        ("rail", "rail:ab12cd34", None, {"text": "ça va ?"}),
+        ("table", "seat:1", 1, {"reaction": "gg"}),
     ]
     at = 1_700_000_000_000
     for n, (channel, sender, seat, body) in enumerate(lines):
@@ -569,7 +569,7 @@ def _chatted(store: SyncEventStore) -> list[str]:
         store.run(store_chat.append(finished, "message", fields, at + n, 500))
     store.run(store_chat.append(finished, "settings", {"enabled": False}, at + 10, 500))
     store.run(store_chat.append(finished, "settings", {"enabled": True}, at + 11, 500))
-    fields = {"channel": "seats", "from": "seat:0", "name": "P0", "seat": 0, "text": "your turn"}
+    fields = {"channel": "table", "from": "seat:0", "name": "P0", "seat": 0, "text": "your turn"}
     store.run(store_chat.append(running, "message", fields, at + 20, 500))
     return [finished, running]
 
@@ -587,7 +587,7 @@ def test_a_tables_chat_stream_and_state_are_in_the_backup_and_restored_exactly(
     # a game without chat has none after the restore either
     assert _chat_of(target, "g0-six-nimmt") == ([], {})
     # the restored chat goes on: the next message chains after the restored head
-    fields = {"channel": "seats", "from": "seat:1", "name": "P1", "seat": 1, "text": "again?"}
+    fields = {"channel": "table", "from": "seat:1", "name": "P1", "seat": 1, "text": "again?"}
     appended = target.run(store_chat.append("g3-skull", "message", fields, 1_700_000_000_100, 500))
     assert appended.n == len(_chat_of(source, "g3-skull")[0]) + 1
 

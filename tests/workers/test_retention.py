@@ -493,7 +493,7 @@ async def test_an_expired_private_tables_chat_and_invite_code_are_removed_with_i
     expired, _ = await handler.create("skull", 3, {"private": True})
     assert sync.secret(expired).get("invite")  # the invite code sits in the secret hash
     await handler.join(expired, "Early", "")
-    fields = {"channel": "seats", "from": "seat:0", "name": "Early", "seat": 0, "text": "anyone?"}
+    fields = {"channel": "table", "from": "seat:0", "name": "Early", "seat": 0, "text": "anyone?"}
     sync.run(store_chat.append(expired, "message", fields, wall_clock_ms(), 100))
     assert all(sync.redis.exists(key) for key in chat_keys(expired))
     await handler.expire(expired, (await handler.load(expired)).version)
