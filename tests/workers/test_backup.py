@@ -35,6 +35,7 @@ from domain.table import Account
 from services.commands import fresh_salts
 from services.history.export import build_export
 from services.history.records import GENESIS_HASH, CommandRecord, chain_hash, encode_batch
+from services.invitations import invite_lookup
 from services.names import checked_name
 from services.store import accounts as store_accounts
 from services.store import chat as store_chat
@@ -641,3 +642,16 @@ def test_the_your_tables_index_of_accounts_seated_at_a_running_table_is_rebuilt_
     rebuild_all(target)
     for account in seated:
         assert target.run(account_tables(account.id)) == [running], account.name
+
+
+def test_a_private_tables_invite_code_is_restored_with_its_secret(
+    source: SyncEventStore, target: SyncEventStore, tmp_path: Path
+) -> None:
+    running = "g7-skull-king"
+    source.redis.hset(
+        game_keys(running).secret, "invite", "s3cr3t-invite-code"
+    )  # as a private create writes it
+    exported = export_all(source, tmp_path / "backup.jsonl")
+    import_all(target, exported.path)
+    assert target.secret(running) == source.secret(running)
+    assert target.run(invite_lookup(running)) == "s3cr3t-invite-code"  # the old link still opens it
