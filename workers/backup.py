@@ -11,7 +11,8 @@ nothing it can (docs/operations.md, "Backups and restore", lists both):
   as UTF-8 text, its ``hash``), the game's secret (seed root and master: never public), the seat
   tokens' SHA-256 digests and the command dedup records (``seat_commands``, ``commands``,
   ``seats``), so that a restored running game goes on with the same seat tokens and the same
-  idempotent retries;
+  idempotent retries; and, for a table with a chat, its chat stream as the export's chat section
+  (``chat``) with its state hash (``chat_state``), checked by the chat verifier on import;
 - one ``account`` line per account: its event stream as stored (name, Argon2id password hash and
   token digests are events in it: restored players stay logged in) and when it last took a seat;
 - an ``end`` line with the counts, so that a truncated file is refused.
