@@ -47,7 +47,7 @@ from services.commands import GameCommands
 from services.errors import AppError, ConflictError, InvalidError, NotFoundError, from_rejection
 from services.lifecycle import Clock, wall_clock_ms
 from services.store import quickplay as store_ops
-from services.store import retention
+from services.store import retention, your_tables
 from services.store.event_store import EventStore
 from services.store.ratings import ratings_of
 
@@ -392,8 +392,11 @@ class Matcher:
             seat = await self._seat_of(game_id, ticket["id"])
             if seat is None:
                 await self.guard()
+                account = await self._account(ticket)
+                if account is not None:  # noted before the seat, as a join does: "Your tables"
+                    await self.store.run(your_tables.note_table(account.id, game_id, self.clock()))
                 seat, _ = await self.commands.join(
-                    game_id, ticket["name"], MARKER + ticket["id"], await self._account(ticket), token
+                    game_id, ticket["name"], MARKER + ticket["id"], account, token
                 )
             seats.append((ticket, seat, token))
             await self.hook("joined")

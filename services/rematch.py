@@ -106,8 +106,9 @@ class Answer:
     new_game_id: str | None = None
 
 
-SeatCheck = Callable[[Account], Awaitable[bool]]
-"""Whether an account may still take a seat (``services.store.retention.account_seating``)."""
+SeatCheck = Callable[[Account, str], Awaitable[bool]]
+"""Whether an account may still take a seat (``services.store.retention.account_seating``) at the
+new table (its id: the check notes it in the account's "Your tables", as a join does)."""
 
 
 class Rematches:
@@ -169,7 +170,7 @@ class Rematches:
             for old in human_seats(state):
                 player = by_seat[old]
                 account = player.account
-                if account is not None and not await seat_check(account):
+                if account is not None and not await seat_check(account, new_id):
                     account = None  # removed meanwhile (retention): seated under the name alone
                 seat, token = await self.commands.join(new_id, player.name, "", account)
                 fields += [f"token:{old}", token, f"seat:{old}", str(seat)]

@@ -11,7 +11,8 @@ nothing it can (docs/operations.md, "Backups and restore", lists both):
   as UTF-8 text, its ``hash``), the game's secret (seed root and master: never public), the seat
   tokens' SHA-256 digests and the command dedup records (``seat_commands``, ``commands``,
   ``seats``), so that a restored running game goes on with the same seat tokens and the same
-  idempotent retries;
+  idempotent retries; and, for a table with a chat, its chat stream as the export's chat section
+  (``chat``) with its state hash (``chat_state``), checked by the chat verifier on import;
 - one ``account`` line per account: its event stream as stored (name, Argon2id password hash and
   token digests are events in it: restored players stay logged in) and when it last took a seat;
 - an ``end`` line with the counts, so that a truncated file is refused.
@@ -31,7 +32,8 @@ refuses the whole import, naming each, with nothing written. The second pass wri
 twice changes nothing), then rebuilds every projection from the streams alone: the ratings,
 histories and leaderboards (``workers.ratings.rebuild``, in finish-log order), every game's views
 and lobby entry (``workers.projector``), the lag and timer indexes
-(``workers.sweeper.rebuild_indexes``) and the accounts' retention index. Run it with the workers
+(``workers.sweeper.rebuild_indexes``), the accounts' retention index and their "Your tables" index
+(the running tables where each account holds a seat). Run it with the workers
 stopped, like ``workers.ratings.rebuild``.
 """
 
@@ -55,6 +57,7 @@ import redis
 
 from domain.accounts import AccountEvent, fold
 from domain.fairness import SecretSeeds
+from services.history.chat_export import GENESIS, chat_problems, chat_section
 from services.history.export import FORMAT as EXPORT_FORMAT
 from services.history.export import build_export, table_facts
 from services.history.folding import StateCache
@@ -64,6 +67,7 @@ from services.history.verify import verify_export
 from services.history.verify_report import CHANCE, SCORES, SEED_CHAIN
 from services.store import accounts as store_accounts
 from services.store import retention
+from services.store.chat import ChatKeys
 from services.store.connection import PoolLimits, connect_sync, topology
 from services.store.event_store import SyncEventStore
 from services.store.keys import (
@@ -75,6 +79,7 @@ from services.store.keys import (
     game_keys,
 )
 from services.store.requests import Operation, clock_ms, index_call, text
+from services.store.your_tables import note_table
 from workers.projector import Projector
 from workers.ratings import rebuild as rebuild_ratings
 from workers.sweeper import rebuild_indexes
@@ -192,7 +197,10 @@ def read_game(store: SyncEventStore, game_id: str) -> dict[str, Any] | None:
     pipe.xrange(k.events, "-", "+")
     for name in GAME_HASHES:
         pipe.hgetall(getattr(k, name))
-    stream, *hashes = pipe.execute()
+    chat = ChatKeys(game_id)
+    pipe.xrange(chat.stream, "-", "+")
+    pipe.hgetall(chat.state)
+    stream, *hashes, chat_stream, chat_state = pipe.execute()
     if not stream:
         return None
     entries = []
@@ -205,6 +213,10 @@ def read_game(store: SyncEventStore, game_id: str) -> dict[str, Any] | None:
     record: dict[str, Any] = {"kind": "game", "id": game_id, "entries": entries}
     for name, reply in zip(GAME_HASHES, hashes, strict=True):
         record[name] = _hash_text(reply)
+    if chat_stream or chat_state:  # the table's chat: source, beside the game's chain (never in it)
+        stored = [(int(text(i).split("-")[1]), f[b"d"], text(f[b"h"])) for i, f in chat_stream]
+        record["chat"] = chat_section(stored)
+        record["chat_state"] = _hash_text(chat_state)
     return record
 
 
@@ -425,6 +437,41 @@ def verify_game(record: Mapping[str, Any]) -> list[str]:
     return problems
 
 
+def verify_chat(record: Mapping[str, Any]) -> list[str]:
+    """Why the game's chat (``chat``: its export section, ``chat_state``: the state hash) is not the
+    chain the server appended (empty: it is, or the game has no chat). The chat verifier of the
+    export checks every record's hash and number, and that none names a version past the game's
+    head; the state must be the chain's head, its message count and its last on/off setting."""
+    if "chat" not in record and "chat_state" not in record:
+        return []
+    section, chat_state = record.get("chat"), record.get("chat_state")
+    if not isinstance(chat_state, dict) or not all(
+        isinstance(k, str) and isinstance(v, str) for k, v in chat_state.items()
+    ):
+        return ["chat: its state is not an object of strings"]
+    entries = record.get("entries")
+    head = entries[-1].get("version") if isinstance(entries, list) and entries else None
+    _, problems = chat_problems(section, head if isinstance(head, int) else None)
+    if problems:
+        return [f"chat: {p}" for p in problems]
+    assert isinstance(section, dict)
+    parsed = [json.loads(item["data"]) for item in section["records"]]
+    messages = sum(1 for r in parsed if r.get("kind") == "message")
+    settings = [r for r in parsed if r.get("kind") == "settings"]
+    enabled = "1" if not settings or settings[-1].get("enabled", True) else "0"
+    expected = {"n": str(section["head"]["n"]), "hash": section["head"]["hash"]}
+    found = {"n": chat_state.get("n", "0"), "hash": chat_state.get("hash", GENESIS)}
+    if (
+        found != expected
+        or chat_state.get("messages", "0") != str(messages)
+        or (chat_state.get("enabled", "1") != enabled)
+    ):
+        return [
+            f"chat: its state {chat_state} is not the chain's (head {expected['n']}, {messages} messages)"
+        ]
+    return []
+
+
 def _shape_problems(record: Mapping[str, Any]) -> list[str]:
     """The game's hashes must be text to text, as stored."""
     return [
@@ -574,7 +621,7 @@ def check_backup(store: SyncEventStore, path: Path) -> tuple[str, Imported]:
             if not isinstance(game_id, str) or not game_id or "{" in game_id or "}" in game_id:
                 problems.append(f"game {game_id!r}: not a game id")
                 continue
-            failures = _shape_problems(record) or verify_game(record)
+            failures = _shape_problems(record) or verify_game(record) + verify_chat(record)
             if not failures and _finished(record):
                 finished.add(game_id)
             if failures:
@@ -629,6 +676,12 @@ def _write_game(store: SyncEventStore, record: Mapping[str, Any]) -> bool:
                     values = record.get(name) or {}
                     if values:
                         pipe.hset(getattr(k, name), mapping=values)
+                chat = ChatKeys(game_id)
+                for item in (record.get("chat") or {}).get("records", []):
+                    pipe.xadd(chat.stream, {"d": item["data"].encode("utf-8"), "h": item["hash"]},
+                              id=f"0-{item['n']}")  # fmt: skip
+                if record.get("chat_state"):
+                    pipe.hset(chat.state, mapping=record["chat_state"])
                 pipe.execute()
                 return True
             except redis.WatchError:
@@ -714,7 +767,18 @@ def rebuild(store: SyncEventStore, games: Sequence[str], fresh_views: bool = Fal
         folded = projector.cache.get(game_id)
         if folded is not None and folded.state.status == "waiting":
             store.run(_still_waiting(game_id))
+        if folded is not None and folded.state.status not in ("finished", "expired"):
+            _note_account_seats(store, game_id, folded.state)
     rebuild_indexes(store)
+
+
+def _note_account_seats(store: SyncEventStore, game_id: str, state: Any) -> None:
+    """The "Your tables" index (``services.store.your_tables``) of every account holding a seat at a
+    table still waiting or playing: derived from the game's own ``seat_claimed``, so rebuilt here
+    (the reader drops what ended, as it does for any entry)."""
+    for player in state.seated:
+        if player.account is not None and state.holds(player.seat):
+            store.run(note_table(player.account.id, game_id, clock_ms()))
 
 
 def _still_waiting(game_id: str) -> Operation[None]:

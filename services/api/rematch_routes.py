@@ -14,7 +14,7 @@ from services.api.context import app_context
 from services.api.http import JSONResponse, caller_of, client_address, game_id_of, read_body, set_token_cookie
 from services.lifecycle import wall_clock_ms
 from services.rematch import Answer, Rematches
-from services.store import retention
+from services.store import retention, your_tables
 
 
 def rematches(request: Request) -> Rematches:
@@ -50,8 +50,12 @@ async def accept_rematch(request: Request) -> JSONResponse:
     seat = (await caller_of(request, game_id)).acting_seat()
     await read_body(request, Empty)
 
-    async def may_sit(account: Account) -> bool:
-        return bool(await context.store.run(retention.account_seating(account.id, wall_clock_ms())))
+    async def may_sit(account: Account, new_game_id: str) -> bool:
+        if not await context.store.run(retention.account_seating(account.id, wall_clock_ms())):
+            return False
+        # noted before the seat is taken, as a join does: "Your tables" on every device
+        await context.store.run(your_tables.note_table(account.id, new_game_id, wall_clock_ms()))
+        return True
 
     return answered(request, await rematches(request).accept(game_id, seat, may_sit))
 

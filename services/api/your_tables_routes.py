@@ -38,9 +38,18 @@ from services.api.http import (
     read_body,
     set_token_cookie,
 )
+from services.api.invite_gate import invitations_of
 from services.api.live import LiveResponse
 from services.api.stream_slots import Slot
-from services.errors import AppError, ConflictError, ForbiddenError, UnauthorizedError, UnavailableError
+from services.errors import (
+    AppError,
+    ConflictError,
+    ForbiddenError,
+    UnauthorizedError,
+    UnavailableError,
+    game_not_found,
+)
+from services.invitations import PUBLIC
 from services.store.connection import UNAVAILABLE
 from services.store.live_updates import Wakeups
 from services.your_tables import account_seat, your_tables
@@ -105,6 +114,10 @@ async def open_seat(request: Request) -> JSONResponse:
     folded = await context.queries.load(game_id)
     seat = account_seat(folded, account.account_id)
     if seat is None:
+        invitations = invitations_of(request.scope)
+        if invitations is not None and await invitations.code(game_id) not in (None, PUBLIC):
+            # a private table is shown to its players only: to anyone else it does not exist
+            raise game_not_found(game_id)
         raise ForbiddenError("no_seat_here", "This account holds no seat at this table.")
     status = folded.state.status
     if status == "waiting":

@@ -103,6 +103,16 @@ def test_a_wrong_link_is_a_404_like_an_unknown_game_and_takes_no_seat(api: Api, 
         ("GET", "/replay?at=1", None),
         ("POST", "/commands", {"command_id": "a", "command": {"type": "place_disc", "disc": "flower"}}),
         ("POST", "/bots", {}),
+        # the routes of the features merged beside private tables (issue 23)
+        ("GET", "/chat", None),
+        ("POST", "/chat", {"text": "hello"}),
+        ("POST", "/chat/report", {"messages": [1], "reason": "spam"}),
+        ("POST", "/chat/settings", {"enabled": False}),
+        ("GET", "/live?chat=1", None),
+        ("GET", "/export?chat=1", None),
+        ("GET", "/rematch", None),
+        ("POST", "/rematch", {}),
+        ("POST", "/rematch/decline", {}),
     ],
 )
 def test_viewing_or_spectating_a_private_table_without_its_code_answers_as_an_unknown_game(
@@ -169,3 +179,25 @@ def test_the_private_option_must_be_a_boolean(api: Api) -> None:
     )
     assert response.status_code == 422
     assert response.json()["error"]["code"] == "invalid_options"
+
+
+def test_opening_an_account_seat_at_a_private_table_the_account_is_not_at_answers_as_an_unknown_game(
+    api: Api,
+) -> None:
+    game_id = create_private(api)["game_id"]
+    stranger = api.client.post("/accounts", json={"name": "Mallory"}).json()["token"]
+    unknown_id = "0123456789abcdef"
+
+    def opened(at: str) -> Any:
+        return api.client.post(
+            f"/me/tables/{at}/seat", json={}, headers={"Authorization": f"Bearer {stranger}"}
+        )
+
+    refused, unknown = opened(game_id), opened(unknown_id)
+    assert refused.status_code == unknown.status_code == 404
+    assert refused.json() == {
+        "error": {
+            **unknown.json()["error"],
+            "message": unknown.json()["error"]["message"].replace(unknown_id, game_id),
+        }
+    }

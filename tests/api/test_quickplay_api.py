@@ -267,3 +267,29 @@ def test_tickets_are_rate_limited_per_address() -> None:
         assert limited.status_code == 429 and limited.json()["error"]["code"] == "rate_limited"
         assert int(limited.headers["retry-after"]) >= 1
         assert queue(other, "Di").status_code == 201
+
+
+def test_an_accounts_quick_play_seat_is_in_its_your_tables_on_another_device(
+    served: tuple[Starlette, fakeredis.FakeServer],
+) -> None:
+    app, server = served
+    with browsers(app, 3) as (one, phone, two):
+        account = one.post("/accounts", json={"name": "Ada Lovelace"}).json()
+        auth = {"Authorization": f"Bearer {account['token']}"}
+        ticket = one.post("/quickplay", json={"game": GAME, "players": 2}, headers=auth)
+        assert ticket.status_code == 201
+        other = two.post("/accounts", json={"name": "Bo Diddley"}).json()
+        two.post(
+            "/quickplay",
+            json={"game": GAME, "players": 2},
+            headers={"Authorization": f"Bearer {other['token']}"},
+        )
+        match(server)
+        shown = one.get(
+            f"/quickplay/{ticket.json()['ticket']}",
+            headers={"Authorization": f"Bearer {ticket.json()['ticket_token']}"},
+        ).json()
+        listed = phone.get("/me/tables", headers=auth)  # the phone holds no seat cookie of that table
+        assert listed.status_code == 200, listed.text
+        tables = listed.json()["tables"]
+        assert [(t["game_id"], t["seat"]) for t in tables] == [(shown["game_id"], shown["seat"])]

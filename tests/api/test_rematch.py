@@ -238,3 +238,28 @@ def test_a_rematch_of_accounts_seats_the_same_accounts_and_a_private_game_keeps_
         f"/games/{made['new_game_id']}/view", headers={"Authorization": f"Bearer {made['token']}"}
     ).json()
     assert [p["account"]["id"] for p in new["players"]] == [a["account_id"] for a in accounts]
+    # the rematch's table is each account's, on every device: "Your tables" lists it without cookies
+    api.client.cookies.clear()
+    for account in accounts:
+        listed = api.client.get("/me/tables", headers={"Authorization": f"Bearer {account['token']}"})
+        assert [t["game_id"] for t in listed.json()["tables"]] == [made["new_game_id"]], account["account_id"]
+
+
+def test_a_turn_based_tables_rematch_is_turn_based_with_the_same_long_turns_and_an_empty_chat(
+    api: Api, run_jobs: Any
+) -> None:
+    day = 24 * 3600
+    game_id = finished_game(api, run_jobs, humans=2, bots=0, seed=23, turn_based=True, turn_seconds=day)
+    said = api.client.post(
+        f"/games/{game_id}/chat", json={"text": "well played"}, headers=auth(api, game_id, 0)
+    )
+    assert said.status_code in (200, 201), said.text
+    accept(api, game_id, 0)
+    made = accept(api, game_id, 1).json()
+    new_id = made["new_game_id"]
+    events = api.client.get(f"/games/{new_id}/events").json()["events"]
+    timers = next(e for e in events if e["type"] == "table_timers_set")
+    assert timers["turn_based"] is True and timers["turn_seconds"] == day
+    listed = api.client.get(f"/games/{new_id}/chat", headers={"Authorization": f"Bearer {made['token']}"})
+    assert listed.status_code == 200 and listed.json()["messages"] == []  # the new table's chat is its own
+    assert api.client.get(f"/games/{game_id}/chat").json()["messages"]  # the old one keeps its chat

@@ -39,7 +39,8 @@ def create_table(
     """Create a table through the lobby form and sit down; returns the table id. ``seed`` makes it a
     practice table."""
     page.goto("/")
-    page.get_by_text(title, exact=True).first.click()
+    # the create form's game, not the quick play panel's title of the same name (above it)
+    page.locator("[data-testid=create-form]").get_by_text(title, exact=True).first.click()
     page.fill("#name", name)
     page.fill("#players", str(players))
     if options or seed:
@@ -72,7 +73,8 @@ def register(page: Page, name: str, password: str | None = None) -> None:
 def create_as_account(page: Page, title: str, players: int, **options: Any) -> str:
     """A logged-in player creates a table from the lobby and sits down as the account."""
     page.goto("/")
-    page.get_by_text(title, exact=True).first.click()
+    # the create form's game, not the quick play panel's title of the same name (above it)
+    page.locator("[data-testid=create-form]").get_by_text(title, exact=True).first.click()
     expect(page.locator("[data-testid=create-form] [data-testid=playing-as]")).to_be_visible()
     page.fill("#players", str(players))
     if options:

@@ -35,12 +35,16 @@ from domain.table import Account
 from services.commands import fresh_salts
 from services.history.export import build_export
 from services.history.records import GENESIS_HASH, CommandRecord, chain_hash, encode_batch
+from services.invitations import invite_lookup
 from services.names import checked_name
 from services.store import accounts as store_accounts
+from services.store import chat as store_chat
 from services.store import ratings as store_ratings
+from services.store.chat import chat_keys
 from services.store.embedded import EmbeddedRedis, server_binary
 from services.store.event_store import SyncEventStore
 from services.store.keys import game_keys, name_claim_key
+from services.store.your_tables import account_tables, account_tables_key
 from tests.support.play import seeds_from
 from workers.backup import BackupError, export_all, game_ids, import_all, rebuild_all
 from workers.projector import Projector
@@ -544,3 +548,110 @@ def test_a_game_whose_tokens_are_not_text_is_refused_before_anything_is_written(
         "game g0-six-nimmt is refused, it does not verify: its tokens hash is not an object of strings"
     ]
     assert target.redis.dbsize() == 0
+
+
+def _chat_of(store: SyncEventStore, game_id: str) -> tuple[Any, Any]:
+    stream, state = chat_keys(game_id)
+    return store.redis.xrange(stream, "-", "+"), store.redis.hgetall(state)
+
+
+def _chatted(store: SyncEventStore) -> list[str]:
+    """Chat at a finished table (seats, a spectator, a reaction, chat turned off and on) and at the
+    running one: each table's chat stream and state, as the API appends them."""
+    finished, running = "g3-skull", "g7-skull-king"
+    lines = [
+        ("table", "seat:0", 0, {"text": "I bid three <b>really</b>"}),
+        ("rail", "rail:ab12cd34", None, {"text": "ça va ?"}),
+        ("table", "seat:1", 1, {"reaction": "gg"}),
+    ]
+    at = 1_700_000_000_000
+    for n, (channel, sender, seat, body) in enumerate(lines):
+        fields = {"channel": channel, "from": sender, "name": f"P{n}", "seat": seat, **body}
+        store.run(store_chat.append(finished, "message", fields, at + n, 500))
+    store.run(store_chat.append(finished, "settings", {"enabled": False}, at + 10, 500))
+    store.run(store_chat.append(finished, "settings", {"enabled": True}, at + 11, 500))
+    fields = {"channel": "table", "from": "seat:0", "name": "P0", "seat": 0, "text": "your turn"}
+    store.run(store_chat.append(running, "message", fields, at + 20, 500))
+    return [finished, running]
+
+
+def test_a_tables_chat_stream_and_state_are_in_the_backup_and_restored_exactly(
+    source: SyncEventStore, target: SyncEventStore, tmp_path: Path
+) -> None:
+    chatted = _chatted(source)
+    exported = export_all(source, tmp_path / "backup.jsonl")
+    import_all(target, exported.path)
+    for game_id in chatted:
+        stream, state = _chat_of(source, game_id)
+        assert stream and state, game_id
+        assert _chat_of(target, game_id) == (stream, state), game_id
+    # a game without chat has none after the restore either
+    assert _chat_of(target, "g0-six-nimmt") == ([], {})
+    # the restored chat goes on: the next message chains after the restored head
+    fields = {"channel": "table", "from": "seat:1", "name": "P1", "seat": 1, "text": "again?"}
+    appended = target.run(store_chat.append("g3-skull", "message", fields, 1_700_000_000_100, 500))
+    assert appended.n == len(_chat_of(source, "g3-skull")[0]) + 1
+
+
+def _alter_chat(record: dict[str, Any]) -> None:
+    """A chat message's words changed after the fact (its hash kept)."""
+    item = record["chat"]["records"][0]
+    item["data"] = item["data"].replace("three", "four")
+
+
+def _drop_chat_message(record: dict[str, Any]) -> None:
+    """A message removed from the chat, the state's count lowered to match."""
+    del record["chat"]["records"][1]
+    record["chat_state"]["messages"] = str(int(record["chat_state"]["messages"]) - 1)
+
+
+def _unchain_chat_state(record: dict[str, Any]) -> None:
+    """The state says chat is off, but the chain's last setting turned it on."""
+    record["chat_state"]["enabled"] = "0"
+
+
+@pytest.mark.parametrize(
+    "tamper", [_alter_chat, _drop_chat_message, _unchain_chat_state], ids=["altered", "dropped", "state"]
+)
+def test_a_backup_whose_chat_was_altered_is_refused_by_the_chat_verifier_and_writes_nothing(
+    source: SyncEventStore, target: SyncEventStore, tmp_path: Path, tamper: Callable[[dict[str, Any]], None]
+) -> None:
+    _chatted(source)
+    exported = export_all(source, tmp_path / "backup.jsonl")
+    forged = tmp_path / "forged.jsonl"
+    _tamper(exported.path, forged, "g3-skull", tamper)
+    with pytest.raises(BackupError) as refused:
+        import_all(target, forged)
+    assert len(refused.value.problems) == 1
+    assert refused.value.problems[0].startswith("game g3-skull is refused")
+    assert "chat" in refused.value.problems[0]
+    assert target.redis.dbsize() == 0
+
+
+def test_the_your_tables_index_of_accounts_seated_at_a_running_table_is_rebuilt_by_import_and_rebuild_all(
+    source: SyncEventStore, target: SyncEventStore, tmp_path: Path
+) -> None:
+    running, seated = "g7-skull-king", (ACCOUNTS[3], ACCOUNTS[4])  # the running table's accounts
+    exported = export_all(source, tmp_path / "backup.jsonl")
+    import_all(target, exported.path)
+    for account in seated:  # their phone, logged in on the restored service, lists the table
+        assert target.run(account_tables(account.id)) == [running], account.name
+    # finished tables are not listed ("Your tables" drops them); an account at none has no index
+    assert target.run(account_tables(ACCOUNTS[0].id)) == []
+    target.redis.delete(*(account_tables_key(a.id) for a in seated))
+    rebuild_all(target)
+    for account in seated:
+        assert target.run(account_tables(account.id)) == [running], account.name
+
+
+def test_a_private_tables_invite_code_is_restored_with_its_secret(
+    source: SyncEventStore, target: SyncEventStore, tmp_path: Path
+) -> None:
+    running = "g7-skull-king"
+    source.redis.hset(
+        game_keys(running).secret, "invite", "s3cr3t-invite-code"
+    )  # as a private create writes it
+    exported = export_all(source, tmp_path / "backup.jsonl")
+    import_all(target, exported.path)
+    assert target.secret(running) == source.secret(running)
+    assert target.run(invite_lookup(running)) == "s3cr3t-invite-code"  # the old link still opens it

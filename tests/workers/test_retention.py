@@ -22,7 +22,9 @@ from services.commands import GameCommands
 from services.config import Settings
 from services.errors import UnauthorizedError
 from services.lifecycle import wall_clock_ms
+from services.store import chat as store_chat
 from services.store import retention
+from services.store.chat import chat_keys
 from services.store.event_store import EventStore, SyncEventStore
 from services.store.keys import (
     ACCOUNTS_SEEN,
@@ -39,6 +41,7 @@ from services.store.keys import (
 from services.store.queue import lifecycle_queue, projection_queue
 from services.store.requests import Call, Operation, Pipelined, Request
 from services.store.retention import DAY_MS, HOUR_MS, RetentionPolicy
+from services.store.your_tables import account_tables_key, note_table
 from tests.api.conftest import ADMIN_TOKEN, UNLIMITED
 from tests.conftest import Clients, IndexClients
 from tests.services.test_commands import FLOWER, handler_on, started_table
@@ -149,9 +152,11 @@ async def test_idle_accounts_without_password_or_game_are_removed_and_their_name
     player, _ = await accounts.register("Player", None)
     sync.redis.zadd(history_key(player.account_id), {"some-finished-game": 1})  # it finished a game
     now = wall_clock_ms()
+    sync.run(note_table(idle.account_id, "a-table-left-long-ago", now - DAY_MS))  # its "Your tables"
 
     assert retire(sync, now + 29 * DAY_MS, POLICY).accounts == []
     assert retire(sync, now + 31 * DAY_MS, POLICY).accounts == [idle.account_id]
+    assert not sync.redis.exists(account_tables_key(idle.account_id))  # removed with the account
     assert await accounts.load(idle.account_id) is None
     assert await accounts.load(protected.account_id) is not None
     assert await accounts.load(player.account_id) is not None
@@ -478,3 +483,21 @@ async def test_an_account_removed_after_it_was_authenticated_cannot_take_a_seat(
     assert not await store.run(retention.account_seating(account.account_id, later))  # the join is refused
     assert await accounts.load(account.account_id) is None
     assert not sync.redis.exists(account_seated_key(account.account_id))  # nothing left of it
+
+
+async def test_an_expired_private_tables_chat_and_invite_code_are_removed_with_it(
+    store_backend: Clients, index_backend: IndexClients
+) -> None:
+    handler = handler_on(store_backend, index_backend)
+    sync = SyncEventStore(store_backend[0], index_backend[0] if index_backend else None)
+    expired, _ = await handler.create("skull", 3, {"private": True})
+    assert (sync.secret(expired) or {}).get("invite")  # the invite code sits in the secret hash
+    await handler.join(expired, "Early", "")
+    fields = {"channel": "table", "from": "seat:0", "name": "Early", "seat": 0, "text": "anyone?"}
+    sync.run(store_chat.append(expired, "message", fields, wall_clock_ms(), 100))
+    assert all(sync.redis.exists(key) for key in chat_keys(expired))
+    await handler.expire(expired, (await handler.load(expired)).version)
+    Projector(sync).catch_up(expired)
+    lifecycle_settled(sync, expired)
+    assert retire(sync, wall_clock_ms() + 25 * HOUR_MS, POLICY).expired == [expired]
+    assert not any(key.startswith(f"ts:{{{expired}}}".encode()) for key in sync.redis.keys("ts:*"))
