@@ -20,7 +20,8 @@ from services.api.app import create_app
 from services.config import Settings
 from services.store.connection import connect_to
 from services.store.embedded import EmbeddedRedis
-from services.store.queue import projection_queue
+from services.store.queue import lifecycle_queue, projection_queue
+from workers import lifecycle as lifecycle_jobs
 from workers.bots import choose
 
 ADMIN_TOKEN = "operator-secret-token"
@@ -170,3 +171,22 @@ def fake_api() -> Iterator[Api]:
     )
     with TestClient(app, raise_server_exceptions=False) as client:
         yield Api(bearer_only(client), fakeredis.FakeRedis(server=server))
+
+
+@pytest.fixture
+def run_jobs(api: Api, monkeypatch: pytest.MonkeyPatch) -> Any:
+    """Run queued bot and timer jobs in process (RQ burst), their async client on the test's backend."""
+
+    def connect(sync: Any) -> Any:
+        if isinstance(sync, fakeredis.FakeRedis):
+            return fakeredis.FakeAsyncRedis(server=sync.connection_pool.connection_kwargs["server"])
+        return lifecycle_jobs.default_async_client(sync)
+
+    monkeypatch.setattr(lifecycle_jobs, "async_client_for", connect)
+
+    def run() -> None:
+        SimpleWorker([lifecycle_queue(api.sync)], connection=api.sync, serializer=JSONSerializer).work(
+            burst=True, logging_level="WARNING"
+        )
+
+    return run

@@ -7,35 +7,11 @@ import asyncio
 import random
 from typing import Any
 
-import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from rq import SimpleWorker
-from rq.serializers import JSONSerializer
 
-from services.store.queue import lifecycle_queue
 from tests.api.conftest import Api
 from workers import lifecycle
-
-
-@pytest.fixture
-def run_jobs(api: Api, monkeypatch: pytest.MonkeyPatch) -> Any:
-    """Run queued bot and timer jobs in process, their async client on the test's backend."""
-    import fakeredis
-
-    def connect(sync: Any) -> Any:
-        if isinstance(sync, fakeredis.FakeRedis):
-            return fakeredis.FakeAsyncRedis(server=sync.connection_pool.connection_kwargs["server"])
-        return lifecycle.default_async_client(sync)
-
-    monkeypatch.setattr(lifecycle, "async_client_for", connect)
-
-    def run() -> None:
-        SimpleWorker([lifecycle_queue(api.sync)], connection=api.sync, serializer=JSONSerializer).work(
-            burst=True, logging_level="WARNING"
-        )
-
-    return run
 
 
 def host(api: Api, game_id: str) -> dict[str, str]:

@@ -9,38 +9,14 @@ from typing import Any
 
 import httpx
 import pytest
-from rq import SimpleWorker
-from rq.serializers import JSONSerializer
 
 from services.history.verify import verify_export
-from services.store.queue import lifecycle_queue
 from tests.api.conftest import Api
 from tests.api.test_accounts import register
 from tests.api.test_lifecycle_api import host
-from workers import lifecycle
 from workers.bots import choose
 
 OPTIONS = {"rounds": 1, "turn_seconds": 120, "takeover_after": 5}
-
-
-@pytest.fixture
-def run_jobs(api: Api, monkeypatch: pytest.MonkeyPatch) -> Any:
-    """Run queued bot jobs in process, their async client on the test's backend."""
-    import fakeredis
-
-    def connect(sync: Any) -> Any:
-        if isinstance(sync, fakeredis.FakeRedis):
-            return fakeredis.FakeAsyncRedis(server=sync.connection_pool.connection_kwargs["server"])
-        return lifecycle.default_async_client(sync)
-
-    monkeypatch.setattr(lifecycle, "async_client_for", connect)
-
-    def run() -> None:
-        SimpleWorker([lifecycle_queue(api.sync)], connection=api.sync, serializer=JSONSerializer).work(
-            burst=True, logging_level="WARNING"
-        )
-
-    return run
 
 
 def auth(api: Api, game_id: str, seat: int) -> dict[str, str]:
