@@ -230,9 +230,9 @@ class GameCommands:
         name: str,
         client_seed: str = "",
         account: Account | None = None,
-        token: str | None = None,
         idempotency_key: str | None = None,
         *,
+        token: str | None = None,
         attempt: JoinAttempt | None = None,
     ) -> tuple[int, str]:
         """Seat a player at the next free seat; returns the seat and its token. With an ``account``

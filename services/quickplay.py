@@ -396,7 +396,7 @@ class Matcher:
                 if account is not None:  # noted before the seat, as a join does: "Your tables"
                     await self.store.run(your_tables.note_table(account.id, game_id, self.clock()))
                 seat, _ = await self.commands.join(
-                    game_id, ticket["name"], MARKER + ticket["id"], account, token
+                    game_id, ticket["name"], MARKER + ticket["id"], account, token=token
                 )
             seats.append((ticket, seat, token))
             await self.hook("joined")
