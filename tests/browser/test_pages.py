@@ -169,7 +169,7 @@ def test_every_table_option_is_named_and_explained_in_the_lobby_in_each_language
     page.goto("/")
     page.select_option("#lang-select", language)
     for game in options["games"]:
-        page.get_by_text(game["title"], exact=True).first.click()
+        page.locator("[data-testid=create-form]").get_by_text(game["title"], exact=True).first.click()
         page.click("details.options summary")
         for option in game["options"]:
             label = page.inner_text(f"label[for=opt-{option['name']}]")

@@ -212,7 +212,7 @@ def test_an_error_is_worded_from_its_code_in_the_pages_language(server: Server, 
 def test_the_lobby_counts_seats_from_one_and_follows_the_options(server: Server, browser) -> None:
     page = in_language(browser, server, "en")
     page.goto("/")
-    page.get_by_text("Skull", exact=True).first.click()
+    page.locator("[data-testid=create-form]").get_by_text("Skull", exact=True).first.click()
     card = page.locator(".game-card", has_text="Skull").first
     expect(card.locator(".game-players")).to_have_text("3–6 players (up to 12 with two boxes)")
     expect(page.locator("#players")).to_have_attribute("max", "6")

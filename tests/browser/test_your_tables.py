@@ -135,7 +135,7 @@ def test_the_lobby_creates_a_turn_based_table_with_a_time_per_move_in_words_and_
 ) -> None:
     page = player(browser, server.url)
     page.goto("/")
-    page.get_by_text("Skull", exact=True).first.click()
+    page.locator("[data-testid=create-form]").get_by_text("Skull", exact=True).first.click()
     page.fill("#name", "Ada")
     page.check("#opt-turn_based")  # in sight, beside the player count
     page.click("details.options summary")
