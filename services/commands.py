@@ -32,7 +32,7 @@ from domain.games import table_for
 from domain.kernel import Command, Event, Rejected
 from domain.table import TABLE_OPTIONS, Account, BotSeated, BotTookOver, Table, table_timers
 from services import metrics, tracing
-from services.callers import TokenCheck, verify
+from services.callers import TokenChanged, TokenCheck, verify
 from services.errors import AppError, ConflictError, InvalidError, from_rejection, game_not_found
 from services.history.folding import Folded, StateCache, advance, decode_events
 from services.history.records import GENESIS_HASH, CommandRecord, command_fingerprint, encode_batch
@@ -112,6 +112,7 @@ class GameCommands:
         cache: StateCache | None = None,
         lifecycle: Lifecycle | None = None,
         bot_pace_ms: int = 0,
+        fast_path: bool = True,
     ) -> None:
         self.store = store
         self.tokens = tokens
@@ -119,6 +120,7 @@ class GameCommands:
         self.cache = cache if cache is not None else StateCache()
         self.lifecycle = lifecycle  # timers and bots; None: neither is scheduled
         self.bot_pace_ms = bot_pace_ms  # a new table's bot pace unless its options say (the server's)
+        self.fast_path = fast_path  # a command on a cached head: one round trip (``_fast_command``)
         self._seeds: dict[str, SecretSeeds] = {}
         self.idempotency = IdempotencyStore(store.redis)
         self.join_idempotency = JoinIdempotency(store.redis)
@@ -315,6 +317,19 @@ class GameCommands:
         try:
             check_command_id(command_id)
             fingerprint = command_fingerprint(seat, {"command": body, "expected_version": expected_version})
+            cached = self.cache.get(game_id) if self.fast_path else None
+            if cached is not None:
+                game = cached.table.name
+                outcome_name = "token_changed"
+                fast = await self._fast_command(
+                    cached, seat, command_id, body, expected_version, fingerprint, check
+                )
+                outcome_name = "rejected"
+                if fast is not None:
+                    metrics.command_path("fast")
+                    outcome_name = "dup" if fast.duplicate else "ok"
+                    return fast
+            metrics.command_path("fallback" if cached is not None else "load")
             token = check.digest if check is not None else None
             load = await self.store.command_load(game_id, seat, command_id, self.cache, token)  # one trip
             outcome_name = "token_changed"
@@ -379,6 +394,36 @@ class GameCommands:
                 command_ms=round((time.perf_counter() - started) * 1000, 3),
             )
 
+    async def _fast_command(
+        self,
+        folded: Folded,
+        seat: int,
+        command_id: str,
+        body: Mapping[str, Any],
+        expected_version: int | None,
+        fingerprint: str,
+        check: TokenCheck | None,
+    ) -> CommandOutcome | None:
+        """A command decided on this process's cached fold of the game (``folded``, the head as this
+        process last saw it) and appended in one round trip: the append script checks the assumed
+        token's role, the seat's command id, the expected head and arms the timer (planned blind:
+        the script keeps a stored turn deadline as ``plan_timer`` would). ``None`` when the slow
+        path must decide: the cache was behind (the append found another head, or the cached state
+        refused the command or its expected version: a newer state may answer otherwise). The slow
+        path then answers exactly as it would have without this try, since nothing was written."""
+        if expected_version is not None and expected_version != folded.version:
+            return None
+        try:
+            command = _decode_command(folded, body)
+            events = folded.table.decide(folded.state, command, seat, await self.seeds(folded.game_id))
+        except (AppError, Rejected):
+            return None
+        record = CommandRecord(id=command_id, kind="command", seat=seat, body=msgspec.to_builtins(command))
+        outcome = await self._append(
+            folded, record, events, seat, fingerprint, marked=self.store.append_marks, check=check, blind=True
+        )
+        return outcome if isinstance(outcome, CommandOutcome) else None
+
     async def _append(
         self,
         folded: Folded,
@@ -389,14 +434,21 @@ class GameCommands:
         marked: bool = False,
         timer: dict[str, str] | None = None,
         system: bool = False,
+        check: TokenCheck | None = None,
+        blind: bool = False,
     ) -> CommandOutcome | int:
         """Append a decided batch. Returns the outcome, or the newer head version after a lost race.
         The append arms the game's timer for the new head in the same atomic step, planned from
-        ``timer`` (the game's timer read with the state decided on; ``None``: read now). ``system``: a
-        command the system plays (its id in the system's own scope)."""
+        ``timer`` (the game's timer read with the state decided on; ``None``: read now; ``blind``:
+        not read, the script keeps what the stored timer says to keep). ``system``: a command the
+        system plays (its id in the system's own scope). ``check``: an identity assumed from memory,
+        verified by the append script first (``TokenChanged``: nothing was written)."""
         entries = encode_batch(folded.version + 1, folded.hash, record, events, fresh_salts(len(events)))
         new = advance(folded.game_id, folded, entries)
-        plan = await self._timer_plan(new, timer)
+        if blind:
+            plan = self.lifecycle.blind_timer_plan(new) if self.lifecycle is not None else None
+        else:
+            plan = await self._timer_plan(new, timer)
         with tracing.span("store.append", **{tracing.GAME_ID: folded.game_id}) as span:
             result = await self.store.append(
                 folded.game_id,
@@ -408,17 +460,21 @@ class GameCommands:
                 marked,
                 plan,
                 system,
+                (check.digest, check.role) if check is not None else None,
             )
             if span is not None:
                 span.set_attribute("tablestream.append.status", result.status)
                 span.set_attribute(tracing.VERSION, result.last if result.status == "ok" else folded.version)
+        if result.status == "token":
+            assert check is not None
+            raise TokenChanged(check)
         if result.status == "ok":
             self.cache.put(new)
             for event in events:
                 if isinstance(event, BotTookOver):
                     metrics.takeover(folded.table.name, event.reason)
             await self._after(new, armed=True)  # bots; the timer was armed with the batch
-            await self._notify(folded.game_id, result.handover(plan.deadline if plan is not None else None))
+            await self._notify(folded.game_id, result.handover())
             return CommandOutcome(
                 folded.game_id,
                 folded.table,
@@ -428,12 +484,10 @@ class GameCommands:
                 entries[-1].hash,
                 new.state.status == "finished",
             )
-        if result.status == "dup":
-            replayed = await self._replay(  # the append script waited for the replicas already
-                folded.game_id, seat, record.id, fingerprint or record.id, system, confirmed=True
-            )
-            assert replayed is not None
-            return replayed
+        if result.status == "dup":  # the append script waited for the replicas already
+            assert result.fingerprint is not None
+            entry = (result.fingerprint, result.first, result.last)
+            return await self._replayed(folded.game_id, entry, fingerprint or record.id)
         return result.head
 
     async def _timer_plan(self, folded: Folded, timer: dict[str, str] | None) -> TimerPlan | None:

@@ -154,6 +154,16 @@ class Lifecycle:
             return None
         return TimerPlan(deadline, fields)
 
+    def blind_timer_plan(self, folded: Folded) -> TimerPlan | None:
+        """The timer for ``folded``'s version planned without reading the stored one (``None``: a
+        table without timers): a fresh deadline, or none (clear a stored one). The append script
+        keeps the stored turn deadline where ``plan_timer`` would (the seats it times shrink), and
+        clears nothing when no deadline is stored, so the armed timer equals ``timer_plan``'s."""
+        if folded.state.timers is None:
+            return None
+        deadline, fields = plan_timer({}, folded, self.clock())
+        return TimerPlan(deadline, fields)
+
     async def after_append(self, folded: Folded, armed: bool = False) -> None:
         """After an accepted batch: arm its timer, unless its append did (``armed``: the write side
         arms it in the append itself; the sweeper's repair does not), and queue its bots: at once,

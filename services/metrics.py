@@ -76,6 +76,11 @@ class Metrics:
             "tablestream_commands", "Player commands by game and outcome (ok, dup, rejected, conflict, "
             "token_changed)", ["game", "outcome"], registry=registry,
         )  # fmt: skip
+        self.command_paths = Counter(
+            "tablestream_command_paths", "Player commands by write path: fast (decided on the head this "
+            "process held, one round trip), fallback (the held head was behind: loaded and decided "
+            "again), load (no head held)", ["path"], registry=registry,
+        )  # fmt: skip
         self.requests = Counter(
             "tablestream_http_requests", "HTTP requests answered, by route template, method and status class",
             ["route", "method", "status"], registry=registry,
@@ -229,6 +234,10 @@ def process_exited(pid: int) -> None:
 
 def command(game: str, outcome: str) -> None:
     metrics().commands.labels(_game(game), outcome).inc()
+
+
+def command_path(path: str) -> None:
+    metrics().command_paths.labels(path).inc()
 
 
 def request(route: str, method: str, status: int, seconds: float) -> None:

@@ -301,10 +301,18 @@ class EventStore:
         marked: bool = False,
         timer: ops.TimerPlan | None = None,
         system: bool = False,
+        token: tuple[str, str] | None = None,
     ) -> AppendResult:
-        return await self.run(
-            ops.append(game_id, expected, command_id, fingerprint, seat, entries, marked, timer, system)
+        operation = ops.append(
+            game_id, expected, command_id, fingerprint, seat, entries, marked, timer, system, token
         )
+        return await self.run(operation)
+
+    @property
+    def append_marks(self) -> bool:
+        """Whether the append script itself marks the game dirty (the indexes live on the store's one
+        server): an append then needs no mark of its own before it (``ops.append``'s ``marked``)."""
+        return self._indexes_here
 
     async def command_load(
         self,

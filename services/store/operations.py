@@ -69,7 +69,7 @@ class AppendResult:
     server), so nothing is left to the caller but queueing a drain job when it claimed that
     (``drain``); otherwise the caller does the hand-over (``publish_appended``)."""
 
-    status: Literal["ok", "dup", "conflict"]
+    status: Literal["ok", "dup", "conflict", "token"]
     first: int = 0
     last: int = 0
     head: int = 0
@@ -77,10 +77,15 @@ class AppendResult:
     poke: bool = False
     handed: bool = False
     drain: bool = False
+    armed: int | None = None
+    """The deadline this append armed (``None``: none): the one asked for, or the stored one when a
+    turn timer keeps it (``append.lua``)."""
+    role: str | None = None
+    """``token``: the role the assumed token holds now (``None``: none)."""
 
-    def handover(self, deadline: int | None) -> Handover:
-        """What this append leaves to its caller (``deadline``: the timer it was asked to arm)."""
-        return Handover(self.poke, deadline, self.handed, self.drain)
+    def handover(self) -> Handover:
+        """What this append leaves to its caller."""
+        return Handover(self.poke, self.armed, self.handed, self.drain)
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,7 +115,7 @@ def parse_append(reply: Sequence[Any]) -> AppendResult:
     if status == "legacy":
         status = "dup"
     if status == "ok":
-        first, last, handover = int(reply[1]), int(reply[2]), text(reply[4])
+        first, last, handover, armed = int(reply[1]), int(reply[2]), text(reply[4]), text(reply[5])
         return AppendResult(
             "ok",
             first=first,
@@ -119,7 +124,10 @@ def parse_append(reply: Sequence[Any]) -> AppendResult:
             poke=text(reply[3]) == "1",
             handed=handover != "",
             drain=handover == "1",
+            armed=int(armed) if armed else None,
         )
+    if status == "token":
+        return AppendResult("token", role=text(reply[1]) or None)
     if status == "conflict":
         return AppendResult("conflict", head=int(reply[1]))
     if status == "dup":
@@ -191,15 +199,19 @@ def append(
     marked: bool = False,
     timer: TimerPlan | None = None,
     system: bool = False,
+    token: tuple[str, str] | None = None,
 ) -> Operation[AppendResult]:
     """One command's entries at exactly ``expected`` + 1, once per command id. The game is marked
-    dirty first, unless the caller did (``marked``: ``command_load`` marks it). ``timer``: armed for
-    the last version in the same step (``None``: the timer is left alone). Where the indexes live on
-    the store's server the script also hands the game over (``AppendResult.handed``). ``system``: a
-    command the system plays, deduplicated in its own scope (``keys.dedup_field``); the legacy
-    unscoped records are not consulted for it (they are players' ids from before ids were scoped,
-    and every system command whose id repeats also carries an expected version, which a second
-    run loses)."""
+    dirty first, unless the caller did (``marked``: ``command_load`` marks it, or the script marks
+    it itself: the indexes live on the store's server). ``timer``: armed for the last version in the
+    same step (``None``: the timer is left alone; a turn timer keeps the stored deadline when the
+    seats it times shrink). ``token`` (digest, role): an identity assumed from memory, checked
+    first (``token``: it no longer holds that role; nothing else was checked or written). Where the
+    indexes live on the store's server the script also hands the game over (``AppendResult.handed``).
+    ``system``: a command the system plays, deduplicated in its own scope (``keys.dedup_field``); the
+    legacy unscoped records are not consulted for it (they are players' ids from before ids were
+    scoped, and every system command whose id repeats also carries an expected version, which a
+    second run loses)."""
     if expected < 1:
         raise ValueError("a stream begins with create(); appends need expected >= 1")
     if not entries:
@@ -229,11 +241,13 @@ def append(
             clock_ms(),
             game_id,
             DRAIN_TTL_MS,
+            token[0] if token is not None else "",
+            token[1] if token is not None else "",
             len(timer.fields) if timer is not None else 0,
             *(timer.field_args() if timer is not None else ()),
             *pairs,
         ]
-        keys = [k.events, k.commands, k.seats, k.seat_commands, k.pending, k.timer]
+        keys = [k.events, k.commands, k.seats, k.seat_commands, k.pending, k.timer, k.tokens]
         reply = yield ScriptCall("append", keys, args, durable=True, index_keys=HANDOVER_KEYS)
         if text(reply[0]) == "legacy" and not (yield from _legacy_owned(game_id, reply[1], seat)):
             legacy = ""  # another seat's id from before ids were scoped: free for this seat

@@ -1,18 +1,25 @@
 -- Append one command's batch of events to a game's stream, atomically and at most once per seat.
 -- KEYS[1] events stream, KEYS[2] legacy commands hash (unscoped ids, read only), KEYS[3] seats hash,
 -- KEYS[4] seat-scoped commands hash (dedup), KEYS[5] the game's pending-projection flag,
--- KEYS[6] the game's timer hash; and, only when the global indexes live on this server (one Redis,
--- not a cluster: services.store.indexes), KEYS[7] the dirty set, KEYS[8] the hand-over set,
--- KEYS[9] the "a drain job is queued" flag, KEYS[10] the timer deadline index
+-- KEYS[6] the game's timer hash, KEYS[7] the game's tokens hash; and, only when the global indexes
+-- live on this server (one Redis, not a cluster: services.store.indexes), KEYS[8] the dirty set,
+-- KEYS[9] the hand-over set, KEYS[10] the "a drain job is queued" flag, KEYS[11] the timer deadline
+-- index
 -- ARGV[1] expected head version, ARGV[2] dedup field ('<seat>:<command id>'), ARGV[3] fingerprint,
 -- ARGV[4] seat ('' = none), ARGV[5] legacy field to check ('' = none: the caller found that the legacy
 -- record of this id belongs to another seat), ARGV[6] the pending flag's time to live (ms),
 -- ARGV[7] the game's live channel (a shard channel in its slot): 'appended' is published on it in
 -- the same atomic step (views cached in API processes rely on it: services.api.view_cache),
 -- ARGV[8] the timer of the new head: '' leaves the timer alone (a table without timers), '-' clears
--- it, else its deadline (ms); ARGV[9] now (ms, the dirty mark's score), ARGV[10] the game's id,
--- ARGV[11] the drain flag's time to live (ms); ARGV[12] n, the timer's field, value pairs that
--- follow (ARGV[13..12+2n]), then data, hash pairs, one per event, for versions expected+1, ...
+-- it (when it has a deadline), else its deadline (ms); ARGV[9] now (ms, the dirty mark's score),
+-- ARGV[10] the game's id, ARGV[11] the drain flag's time to live (ms), ARGV[12] a token's digest
+-- ('' = none) and ARGV[13] the role it must hold (an identity the caller assumed from memory: a
+-- token revoked or rebound since is refused before anything else, reply {'token', role or ''});
+-- ARGV[14] n, the timer's field, value pairs that follow (ARGV[15..14+2n]), then data, hash pairs,
+-- one per event, for versions expected+1, ...
+-- A turn timer keeps the stored deadline when the seats it times now are a strict subset of the
+-- stored turn timer's (services.lifecycle.plan_timer's rule, applied here to the timer as it is, so
+-- that a caller that did not read the timer plans it blind: a fresh deadline).
 -- The timer is armed for the last version in the same atomic step (as arm_timer.lua, never going
 -- back to a newer one), so it is never behind the head.
 -- With the index keys the hand-over is part of the same step (operations.publish_appended does it
@@ -21,11 +28,18 @@
 -- queueing of a drain job.
 -- Replies {'dup', '<fingerprint> <first> <last>'} | {'legacy', '<fingerprint> <first> <last>'} (an
 -- unscoped record written before ids were scoped: the caller checks whose it is) | {'conflict', head}
--- | {'ok', first, last, poke, handover}: poke is '1' when this append set the pending flag (the game
+-- | {'token', role} | {'ok', first, last, poke, handover, armed}: poke is '1' when this append set the pending flag (the game
 -- had no projection pending: the game goes to the workers), '0' when one was pending already;
 -- handover is '' when the caller hands over (no index keys), else '1' when this append claimed the
--- queueing of a drain job (the caller queues it), '0' when it did not.
+-- queueing of a drain job (the caller queues it), '0' when it did not; armed is the deadline this
+-- append armed ('' when it armed none).
 -- Every read and check comes before the first write: Lua has no rollback.
+if ARGV[12] ~= '' then
+  local role = redis.call('HGET', KEYS[7], ARGV[12])
+  if role ~= ARGV[13] then
+    return {'token', role or ''}
+  end
+end
 local prior = redis.call('HGET', KEYS[4], ARGV[2])
 if prior then
   -- Written again, unchanged: a write of this connection's, so that a WAIT/WAITAOF after this reply
@@ -51,24 +65,52 @@ local expected = tonumber(ARGV[1])
 if head ~= expected then
   return {'conflict', tostring(head)}
 end
-local timer_fields = tonumber(ARGV[12])
-local base = 12 + 2 * timer_fields
+local timer_fields = tonumber(ARGV[14])
+local base = 14 + 2 * timer_fields
 local count = (#ARGV - base) / 2
 if count < 1 or count ~= math.floor(count) then
   return redis.error_reply('ts: append needs data, hash pairs')
 end
 local first = expected + 1
 local last = expected + count
-local arm = ARGV[8] ~= '' and tonumber(redis.call('HGET', KEYS[6], 'version') or '0') < last
+local deadline = ARGV[8]
+local arm = false
+if deadline ~= '' then
+  local stored = redis.call('HMGET', KEYS[6], 'version', 'deadline', 'kind', 'seats')
+  arm = tonumber(stored[1] or '0') < last
+  if deadline == '-' then
+    arm = arm and stored[2] ~= false
+  elseif stored[2] and stored[3] == 'turn' then
+    local kind, seats = nil, nil
+    for i = 15, base, 2 do
+      if ARGV[i] == 'kind' then kind = ARGV[i + 1] elseif ARGV[i] == 'seats' then seats = ARGV[i + 1] end
+    end
+    if kind == 'turn' and seats then
+      local before, n_before = {}, 0
+      for seat in string.gmatch(stored[4] or '', '[^,]+') do
+        before[seat] = true
+        n_before = n_before + 1
+      end
+      local inside, n_now = true, 0
+      for seat in string.gmatch(seats, '[^,]+') do
+        n_now = n_now + 1
+        if not before[seat] then inside = false end
+      end
+      if inside and n_now < n_before then
+        deadline = stored[2]
+      end
+    end
+  end
+end
 for i = 1, count do
   redis.call('XADD', KEYS[1], '0-' .. (expected + i), 'd', ARGV[base - 1 + 2 * i], 'h', ARGV[base + 2 * i])
 end
 if arm then
   redis.call('DEL', KEYS[6])
-  if ARGV[8] == '-' then
+  if deadline == '-' then
     redis.call('HSET', KEYS[6], 'version', last)
   else
-    redis.call('HSET', KEYS[6], 'version', last, 'deadline', ARGV[8], unpack(ARGV, 13, base))
+    redis.call('HSET', KEYS[6], 'version', last, 'deadline', deadline, unpack(ARGV, 15, base))
   end
 end
 redis.call('HSET', KEYS[4], ARGV[2], ARGV[3] .. ' ' .. first .. ' ' .. last)
@@ -77,17 +119,21 @@ if ARGV[4] ~= '' then
 end
 local poke = redis.call('SET', KEYS[5], last, 'NX', 'PX', ARGV[6]) and '1' or '0'
 local handover = ''
-if #KEYS >= 10 then
+local armed = ''
+if arm and deadline ~= '-' then
+  armed = deadline
+end
+if #KEYS >= 11 then
   -- the game first, then the flag: a drain job that cleared the flag sees the game
-  redis.call('ZADD', KEYS[7], 'NX', ARGV[9], ARGV[10])
+  redis.call('ZADD', KEYS[8], 'NX', ARGV[9], ARGV[10])
   handover = '0'
   if poke == '1' then
-    redis.call('SADD', KEYS[8], ARGV[10])
-    handover = redis.call('SET', KEYS[9], 1, 'NX', 'PX', ARGV[11]) and '1' or '0'
+    redis.call('SADD', KEYS[9], ARGV[10])
+    handover = redis.call('SET', KEYS[10], 1, 'NX', 'PX', ARGV[11]) and '1' or '0'
   end
-  if ARGV[8] ~= '' and ARGV[8] ~= '-' then
-    redis.call('ZADD', KEYS[10], ARGV[8], ARGV[10])
+  if armed ~= '' then
+    redis.call('ZADD', KEYS[11], armed, ARGV[10])
   end
 end
 redis.call('SPUBLISH', ARGV[7], 'appended')
-return {'ok', tostring(first), tostring(last), poke, handover}
+return {'ok', tostring(first), tostring(last), poke, handover, armed}

@@ -477,7 +477,8 @@ async def test_an_append_hands_its_game_over_once_in_its_own_step_where_the_inde
         log.extend(entries)
         assert (result.status, result.poke, result.handed) == ("ok", n == 0, beside)
         assert result.drain == (beside and n == 0)
-        await notify("h1", result.handover(deadline))
+        assert result.armed == deadline
+        await notify("h1", result.handover())
         assert indexes.zscore(TIMERS, "h1") == deadline
     assert indexes.zscore(DIRTY, "h1") is not None
     assert indexes.smembers(POKED) == {b"h1"}
