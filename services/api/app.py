@@ -32,7 +32,7 @@ from services.api.invite_routes import routes as invite_routes
 from services.api.live import live
 from services.api.lobby_live import lobby_live
 from services.api.metrics_route import RequestMetrics, metrics_endpoint, route_templates
-from services.api.middleware import DrainGuard, RequestContext, RequestGuard, SecurityHeaders
+from services.api.middleware import DrainGuard, RequestGuard, SecurityHeaders
 from services.api.openapi import openapi_document
 from services.api.operator_routes import routes as operator_routes
 from services.api.probes import RETRY_AFTER, ProbeLane, Readiness
@@ -221,10 +221,9 @@ def create_app(
         routes=routes,
         middleware=[
             Middleware(ProbeLane),
-            Middleware(RequestLog),  # one log line (and, tracing on, one span) per request
+            Middleware(RequestLog),  # the request's context and id, its log line (and, tracing on, span)
             Middleware(InviteGate),  # a private table is an unknown game without its link
             Middleware(ViewLane),
-            Middleware(RequestContext),
             Middleware(RequestGuard, public_origin=settings.public_origin),
             Middleware(DrainGuard, drain=drain),
             Middleware(CompressLargeAnswers),  # only a few long answers (services.api.compression)

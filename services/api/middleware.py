@@ -1,10 +1,7 @@
-"""Request middleware: the request and game ids on every log line of a request; the drain's bound
-on every request."""
+"""Request middleware: the drain's bound on every request, cross-site refusals and security headers
+(the request and game ids of every log line are bound by ``services.api.request_log``)."""
 
 from __future__ import annotations
-
-import re
-from typing import Any
 
 import structlog
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -12,38 +9,8 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from services.api.drain import Drain
 from services.api.error_responses import error_body
 from services.api.http import JSONResponse
-from services.api.raw_responses import new_request_id
 
 log = structlog.get_logger("tablestream.http")
-
-_GAME_PATH = re.compile(r"^/games/([^/]+)")
-
-
-class RequestContext:
-    """Pure ASGI (not BaseHTTPMiddleware, which breaks contextvars): binds request and game ids to
-    every log line of the request and echoes the request id in ``X-Request-ID``."""
-
-    def __init__(self, app: ASGIApp) -> None:
-        self.app = app
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        headers = dict(scope["headers"])
-        request_id = headers.get(b"x-request-id", b"").decode("latin-1")[:64] or new_request_id()
-        structlog.contextvars.clear_contextvars()
-        context: dict[str, Any] = {"request_id": request_id}
-        if match := _GAME_PATH.match(scope["path"]):
-            context["game_id"] = match.group(1)
-        structlog.contextvars.bind_contextvars(**context)
-
-        async def send_with_id(message: Message) -> None:
-            if message["type"] == "http.response.start":
-                message["headers"] = [*message.get("headers", []), (b"x-request-id", request_id.encode())]
-            await send(message)
-
-        await self.app(scope, receive, send_with_id)
 
 
 class DrainGuard:

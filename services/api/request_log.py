@@ -10,12 +10,22 @@ outcome: ``services.commands``) and, tracing on, the trace and span ids of the r
 
 Nothing else: no header, no query, no body, no token. The probes (``/healthz``, ``/livez``, answered
 ahead of this by ``services.api.probes``) are not logged: a load balancer asks every few seconds.
+
+The hot routes (a command, a view, a live stream: ``HOT_ROUTES``) answered below 400 within
+``SLOW_MS`` log their line at ``debug``: they are most of the traffic, and counted by route and status
+class in ``tablestream_http_requests_total`` (``services.api.metrics_route``) and, for commands, by
+outcome in ``tablestream_commands_total``. Their refusals, errors and slow answers, and every other
+route's answers, log at ``info``. At ``info`` a quiet line is not even built.
+
+The request and game ids are bound here for every log line of the request (the request's context:
+``structlog.contextvars``), and the request id is echoed in the answer's ``X-Request-ID``.
 """
 
 from __future__ import annotations
 
 import functools
 import ipaddress
+import logging
 import re
 import time
 from typing import Any
@@ -30,6 +40,10 @@ from services.api.view_lane import VIEW_PATH
 log = structlog.get_logger("tablestream.http")
 
 _PLAIN_ID = re.compile(rb"[A-Za-z0-9._:-]{1,64}")
+_GAME_PATH = re.compile(r"^/games/([^/]+)")
+HOT_ROUTES = frozenset({"/games/{game_id}/commands", "/games/{game_id}/view", "/games/{game_id}/live"})
+"""Routes whose answers below 400 within ``SLOW_MS`` log at debug (see the module)."""
+SLOW_MS = 1000.0
 KEPT_VIEW_ROUTE = "/games/{game_id}/view"  # answered by services.api.view_lane, ahead of the router
 UNMATCHED = "unmatched"  # no route (a 404): the raw path is the client's, not a template
 
@@ -80,8 +94,9 @@ def plain_request_id(scope: Scope) -> str:
 
 class RequestLog:
     """Pure ASGI, inside the probes' lane and outside everything else (the kept views' lane
-    included): logs the request's line when it ends, whatever way it ends, and, tracing on, runs it
-    in an ``http.server`` span named ``METHOD /template``."""
+    included): binds the request's context, echoes its id, logs the request's line when it ends,
+    whatever way it ends, and, tracing on, runs it in an ``http.server`` span named
+    ``METHOD /template``."""
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
@@ -92,14 +107,21 @@ class RequestLog:
             return
         started = time.perf_counter()
         request_id = plain_request_id(scope)
+        echoed = (b"x-request-id", request_id.encode())
         structlog.contextvars.clear_contextvars()
-        structlog.contextvars.bind_contextvars(request_id=request_id)
+        if match := _GAME_PATH.match(scope["path"]):
+            structlog.contextvars.bind_contextvars(request_id=request_id, game_id=match.group(1))
+        else:
+            structlog.contextvars.bind_contextvars(request_id=request_id)
         status = 0
 
         async def send_status(message: Message) -> None:
             nonlocal status
             if message["type"] == "http.response.start":
                 status = message["status"]
+                headers = message.get("headers") or []
+                if not any(name == b"x-request-id" for name, _ in headers):  # lanes set their own
+                    message["headers"] = [*headers, echoed]
             await send(message)
 
         if not tracing.ON:
@@ -141,14 +163,22 @@ class RequestLog:
 
     @staticmethod
     def log(scope: Scope, status: int, started: float, ids: tuple[str, str] | None) -> None:
+        duration_ms = (time.perf_counter() - started) * 1000
+        route = route_template(scope)
+        quiet = route in HOT_ROUTES and 0 < status < 400 and duration_ms < SLOW_MS
+        if quiet and not log.is_enabled_for(logging.DEBUG):
+            return
         client = scope.get("client")
         fields: dict[str, Any] = {
             "method": scope["method"],
-            "route": route_template(scope),
+            "route": route,
             "status": status,
-            "duration_ms": round((time.perf_counter() - started) * 1000, 3),
+            "duration_ms": round(duration_ms, 3),
             "client": address_class(client[0] if client else None),
         }
         if ids is not None:
             fields["trace_id"], fields["span_id"] = ids
-        log.info("request", **fields)
+        if quiet:
+            log.debug("request", **fields)
+        else:
+            log.info("request", **fields)

@@ -4,6 +4,7 @@ never the raw path, and no hidden state in any line of a whole game."""
 from __future__ import annotations
 
 import json
+import logging
 import random
 import sys
 import uuid
@@ -47,8 +48,18 @@ class CurrentStderr:
 def json_logs(capsys: pytest.CaptureFixture[str]) -> Iterator[Any]:
     """Log lines as the service writes them (JSON on stderr, level info); ``json_logs()`` reads the
     lines written since it was last called."""
+    yield from captured_logs(capsys, logging.INFO)
+
+
+@pytest.fixture
+def debug_logs(capsys: pytest.CaptureFixture[str]) -> Iterator[Any]:
+    """As ``json_logs``, at level debug."""
+    yield from captured_logs(capsys, logging.DEBUG)
+
+
+def captured_logs(capsys: pytest.CaptureFixture[str], level: int) -> Iterator[Any]:
     saved = structlog.get_config()
-    configure_logging(json=True, cache=False)
+    configure_logging(json=True, level=level, cache=False)
     # the stderr of the test's call, not the one of this fixture's setup (pytest swaps them)
     structlog.configure(logger_factory=structlog.PrintLoggerFactory(CurrentStderr()))  # type: ignore[arg-type]
 
@@ -66,9 +77,10 @@ def requests_of(lines: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [line for line in lines if line["event"] == "request"]
 
 
-def test_a_command_leaves_one_request_line_with_its_route_template_status_and_outcome(
-    fake_api: Api, json_logs: Any
+def test_a_command_leaves_one_debug_request_line_with_its_route_template_status_and_outcome(
+    fake_api: Api, debug_logs: Any
 ) -> None:
+    json_logs = debug_logs
     game_id = fake_api.started("skull", 3)
     seat = fake_api.view(game_id)["to_act"][0]
     own = fake_api.view(game_id, seat)
@@ -87,6 +99,7 @@ def test_a_command_leaves_one_request_line_with_its_route_template_status_and_ou
     assert [line["event"] for line in lines] == ["request"], "one line for the request, no other"
     (line,) = lines
     assert set(line) >= FIELDS
+    assert line["level"] == "debug"  # a hot route's success: counted by the metrics, logged at debug
     assert line["method"] == "POST"
     assert line["route"] == "/games/{game_id}/commands"
     assert line["status"] == 200
@@ -98,25 +111,51 @@ def test_a_command_leaves_one_request_line_with_its_route_template_status_and_ou
     assert game_id not in line["route"]
 
 
-def test_every_request_is_logged_once_by_template_kept_views_unmatched_paths_and_refusals_included(
-    fake_api: Api, json_logs: Any
-) -> None:
+def send_a_mix(fake_api: Api) -> None:
     game_id = fake_api.started("skull", 3)
-    json_logs()
     fake_api.client.get(f"/games/{game_id}/view", headers=fake_api.auth(game_id, 0))  # the kept views' lane
     fake_api.client.get(f"/games/{game_id}/events", params={"limit": 1})
     fake_api.client.get("/no/such/path/secret-looking-segment")
     fake_api.client.post(f"/games/{game_id}/commands", json={"command_id": "x", "command": {}})  # no token
+    fake_api.client.get(f"/games/{game_id}/view", headers=fake_api.auth(game_id, 0))
     fake_api.client.get("/healthz")  # a probe: not logged
-    lines = requests_of(json_logs())
+
+
+MIX = [
+    ("GET", "/games/{game_id}/view", 200),
+    ("GET", "/games/{game_id}/events", 200),
+    ("GET", "unmatched", 404),
+    ("POST", "/games/{game_id}/commands", 401),
+    ("GET", "/games/{game_id}/view", 200),
+]
+
+
+def test_at_debug_every_request_is_logged_once_by_template_kept_views_unmatched_paths_and_refusals_included(
+    fake_api: Api, debug_logs: Any
+) -> None:
+    send_a_mix(fake_api)
+    lines = [line for line in requests_of(debug_logs()) if line["route"] != "/games"]  # the setup's
+    lines = lines[-len(MIX) :]
+    assert [(line["method"], line["route"], line["status"]) for line in lines] == MIX
+    assert len({line["request_id"] for line in lines}) == len(MIX)
+    assert not any("secret-looking-segment" in line["_raw"] for line in lines)
+
+
+def test_at_info_the_hot_routes_successes_are_left_to_the_counters_and_everything_else_is_logged(
+    fake_api: Api, json_logs: Any
+) -> None:
+    send_a_mix(fake_api)
+    lines = [
+        line
+        for line in requests_of(json_logs())
+        if line["route"] not in ("/games", "/games/{game_id}/players")
+    ]
     assert [(line["method"], line["route"], line["status"]) for line in lines] == [
-        ("GET", "/games/{game_id}/view", 200),
         ("GET", "/games/{game_id}/events", 200),
         ("GET", "unmatched", 404),
         ("POST", "/games/{game_id}/commands", 401),
     ]
-    assert len({line["request_id"] for line in lines}) == 4
-    assert not any("secret-looking-segment" in line["_raw"] for line in lines)
+    assert all(line["level"] == "info" for line in lines)
 
 
 def test_a_request_id_that_is_not_a_plain_id_is_replaced_and_the_answer_echoes_the_replacement(
@@ -178,7 +217,8 @@ def test_the_client_address_is_logged_as_its_class_only(host: str | None, kind: 
     assert address_class(host) == kind
 
 
-def test_no_log_line_of_a_whole_game_holds_a_token_a_seed_or_a_hidden_card(api: Api, json_logs: Any) -> None:
+def test_no_log_line_of_a_whole_game_holds_a_token_a_seed_or_a_hidden_card(api: Api, debug_logs: Any) -> None:
+    json_logs = debug_logs  # every line, the hot routes' debug lines included
     rng = random.Random(27)
     options = {**practice("six-nimmt", 27), "rounds": 1}
     created = api.client.post("/games", json={"game": "six-nimmt", "players": 3, "options": options})
