@@ -151,7 +151,7 @@ async def measure(url: str, tables: int, rounds: int, timer: Timer) -> None:
                 )
 
 
-def report(timer: Timer, top: int) -> str:
+def report(timer: Timer, top: int, sort: str = "tottime") -> str:
     lines = []
     bare = timer.per_call_us("/bench/ping")
     append = timer.per_call_us("/bench/append")
@@ -166,8 +166,8 @@ def report(timer: Timer, top: int) -> str:
             continue
         out = io.StringIO()
         stats = pstats.Stats(profiler, stream=out)
-        stats.sort_stats("tottime").print_stats(top)
-        lines += ["", f"== cProfile of {route}, by own time", out.getvalue()]
+        stats.sort_stats(sort).print_stats(top)
+        lines += ["", f"== cProfile of {route}, by {sort}", out.getvalue()]
     return "\n".join(lines)
 
 
@@ -178,6 +178,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--profile", action="store_true", help="cProfile each route (CPU inflated)")
     parser.add_argument("--durable", action="store_true", help="Redis with AOF appendfsync always")
     parser.add_argument("--top", type=int, default=25)
+    parser.add_argument("--sort", default="tottime", choices=["tottime", "cumulative"])
     args = parser.parse_args(argv)
     configure_logging(level=logging.WARNING)
     timer = Timer(args.profile)
@@ -186,7 +187,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         EmbeddedRedis(Path(tmp), durable=args.durable) as server,
     ):
         asyncio.run(measure(server.url, args.tables, args.rounds, timer))
-    print(report(timer, args.top))
+    print(report(timer, args.top, args.sort))
     return 0
 
 

@@ -59,9 +59,16 @@ def _encoded(key: str | bytes) -> bytes:
     return key.encode() if isinstance(key, str) else key
 
 
+@functools.lru_cache(maxsize=65536)
+def slot_of(key: str | bytes) -> int:
+    """A key's cluster slot (CRC16 in Python: remembered, since a game's few keys recur on every
+    request about it)."""
+    return int(key_slot(_encoded(key)))
+
+
 def check_one_slot(keys: Sequence[str | bytes], what: str) -> None:
     """Raise ``CrossSlot`` unless every key hashes to one slot."""
-    slots = {key_slot(_encoded(key)) for key in keys}
+    slots = {slot_of(key) for key in keys}
     if len(slots) > 1:
         raise CrossSlot(f"{what} touches {len(slots)} slots: {[_encoded(k).decode() for k in keys]}")
 
