@@ -170,6 +170,8 @@ def _rows(stack: Stack, players: Players, options: Options, add: Callable[[Row],
         )
     else:
         add(Row("full command (no wrk baseline)", figure, notes=notes))
+    if options.core:
+        return
 
     # Projection lag at half and a tenth of the highest sustained rate.
     projected = Projected(stack.redis.url)

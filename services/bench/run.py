@@ -33,6 +33,7 @@ class Options:
     capacity_tables: int = 10_000
     profile_dir: Path | None = None
     smoke: bool = False
+    core: bool = False  # only the anchors, the views and the full command (``--core``)
 
     @classmethod
     def smoke_run(cls) -> Options:
