@@ -26,6 +26,7 @@ from services.store.keys import LOBBY_ORDER, game_keys
 
 @dataclass(frozen=True)
 class Options:
+    core: bool = False  # only the anchors, the views and the full command (``--core``)
     seconds: float = 10.0
     clients: int = 8
     tables: int = 64
@@ -33,7 +34,6 @@ class Options:
     capacity_tables: int = 10_000
     profile_dir: Path | None = None
     smoke: bool = False
-    core: bool = False  # only the anchors, the views and the full command (``--core``)
 
     @classmethod
     def smoke_run(cls) -> Options:

@@ -11,15 +11,15 @@ from services.bench.run import Options
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--smoke", action="store_true", help="every row in seconds, tiny counts")
+    parser.add_argument(
+        "--core", action="store_true",
+        help="only the anchors, the views and the full command (a quick before/after of the hot routes)",
+    )  # fmt: skip
     parser.add_argument("--seconds", type=float, default=Options.seconds, help="length of each timed row")
     parser.add_argument("--clients", type=int, default=Options.clients, help="client processes for games")
     parser.add_argument("--tables", type=int, default=Options.tables, help="tables played at once")
     parser.add_argument("--finished-games", type=int, default=Options.finished_games)
     parser.add_argument("--capacity-tables", type=int, default=Options.capacity_tables)
-    parser.add_argument(
-        "--core", action="store_true",
-        help="only the anchors, the views and the full command (a quick before/after of the hot routes)",
-    )  # fmt: skip
     parser.add_argument(
         "--profile", type=Path, default=None, metavar="DIR",
         help="run the API and the worker under pyinstrument; text reports in DIR",
@@ -28,12 +28,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     options = Options.smoke_run() if args.smoke else Options(
+        core=args.core,
         seconds=args.seconds,
         clients=args.clients,
         tables=args.tables,
         finished_games=args.finished_games,
         capacity_tables=args.capacity_tables,
-        core=args.core,
     )  # fmt: skip
     if args.profile is not None:
         args.profile.mkdir(parents=True, exist_ok=True)
