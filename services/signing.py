@@ -129,7 +129,7 @@ class PublicKey:
             raise ValueError(f"key id {kid!r} does not belong to its public key")
         if not isinstance(not_before, int) or not (not_after is None or isinstance(not_after, int)):
             raise ValueError(f"key {kid!r}: not_before and not_after are unix seconds")
-        return cls(kid, public, not_before, not_after, _check_name(name))
+        return cls(kid, public, not_before, not_after, check_key_name(name))
 
 
 @dataclass(frozen=True)
@@ -147,7 +147,7 @@ class SigningKey:
     def generate(cls, now: int, name: str = DEFAULT_KEY_NAME) -> SigningKey:
         private = Ed25519PrivateKey.generate()
         public = raw_public(private.public_key())
-        return cls(PublicKey(key_id(public), public, now, None, _check_name(name)), private)
+        return cls(PublicKey(key_id(public), public, now, None, check_key_name(name)), private)
 
     def sign(self, message: bytes) -> bytes:
         return self.private.sign(message)
@@ -298,7 +298,8 @@ class NoteSignature:
     signature: bytes
 
 
-def _check_name(name: str) -> str:
+def check_key_name(name: str) -> str:
+    """``name`` when it can name a note key (non-empty, no spaces, no '+'); ValueError otherwise."""
     if not name or "+" in name or any(c.isspace() for c in name) or not name.isprintable():
         raise ValueError(f"a note key name is non-empty, without spaces or '+': {name!r}")
     return name
@@ -312,7 +313,9 @@ def key_hash(name: str, public_key: bytes, signature_type: int = ED25519_TYPE) -
 
 def vkey(name: str, public_key: bytes) -> str:
     """The verifier key string ``<name>+<hash hex>+base64(0x01 || public key)``."""
-    return f"{_check_name(name)}+{key_hash(name, public_key):08x}+{_b64(bytes([ED25519_TYPE]) + public_key)}"
+    return (
+        f"{check_key_name(name)}+{key_hash(name, public_key):08x}+{_b64(bytes([ED25519_TYPE]) + public_key)}"
+    )
 
 
 def parse_vkey(text: str) -> NoteVerifier:
@@ -320,7 +323,7 @@ def parse_vkey(text: str) -> NoteVerifier:
     name, _, rest = text.partition("+")
     hash_hex, _, material = rest.partition("+")
     try:
-        _check_name(name)
+        check_key_name(name)
         raw = _unb64(material)
     except ValueError as error:
         raise NoteError(f"malformed verifier key {text!r}: {error}") from None
@@ -334,10 +337,8 @@ def parse_vkey(text: str) -> NoteVerifier:
 def signer_key(name: str, private_key: Ed25519PrivateKey) -> str:
     """The signer key string ``PRIVATE+KEY+<name>+<hash>+base64(0x01 || seed)`` (keep it secret)."""
     public = raw_public(private_key.public_key())
-    seed = raw_private(private_key)
-    return (
-        f"PRIVATE+KEY+{_check_name(name)}+{key_hash(name, public):08x}+{_b64(bytes([ED25519_TYPE]) + seed)}"
-    )
+    material = _b64(bytes([ED25519_TYPE]) + raw_private(private_key))
+    return f"PRIVATE+KEY+{check_key_name(name)}+{key_hash(name, public):08x}+{material}"
 
 
 def parse_signer_key(text: str) -> tuple[str, Ed25519PrivateKey]:
@@ -348,7 +349,7 @@ def parse_signer_key(text: str) -> tuple[str, Ed25519PrivateKey]:
     try:
         if head:
             raise ValueError("it does not start with PRIVATE+KEY+")
-        _check_name(name)
+        check_key_name(name)
         raw = _unb64(material)
         if len(raw) != 33 or raw[0] != ED25519_TYPE:
             raise ValueError("not an Ed25519 key")
@@ -368,7 +369,7 @@ def _check_text(text: str) -> None:
 def sign_note(text: str, name: str, private_key: Ed25519PrivateKey) -> str:
     """The signed note: ``text``, a blank line, and the signature line of ``name``'s key."""
     _check_text(text)
-    kh = key_hash(_check_name(name), raw_public(private_key.public_key()))
+    kh = key_hash(check_key_name(name), raw_public(private_key.public_key()))
     blob = kh.to_bytes(4, "big") + private_key.sign(text.encode())
     return f"{text}\n— {name} {_b64(blob)}\n"
 
@@ -397,7 +398,7 @@ def parse_note(note: str) -> tuple[str, list[NoteSignature]]:
             raise NoteError(f"not a signature line: {line!r}")
         name, space, encoded = line[2:].partition(" ")
         try:
-            _check_name(name)
+            check_key_name(name)
             blob = _unb64(encoded) if space else b""
         except ValueError:
             raise NoteError(f"malformed signature line: {line!r}") from None
