@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
+from typing import Any
 
 from services.history.verify import HEX64, UnreadableExport, read_json
 from services.receipt_check import keys_of, receipts_of, verify_with_receipts
@@ -48,17 +49,21 @@ def main(argv: Sequence[str] | None = None) -> int:
         "export); default: the export's own keys",
     )
     args = parser.parse_args(argv)
+    reading = args.file
     try:
         export = read_json(args.file)
-        receipts = [{"version": v, "hash": h} for v, h in args.receipt]
-        for path in args.receipts:
-            receipts += receipts_of(read_json(path))
-        keys = read_json(args.keys) if args.keys else None
-        if keys is not None:
+        receipts: list[Any] = [{"version": v, "hash": h} for v, h in args.receipt]
+        for reading in args.receipts:
+            receipts += receipts_of(read_json(reading))
+        keys = None
+        if args.keys:
+            reading = args.keys
+            keys = read_json(args.keys)
             keys_of(keys)  # unreadable keys stop here, named as such
+        reading = args.file
         report = verify_with_receipts(export, receipts, keys)
     except UnreadableExport as exc:
-        print(f"tablestream verify: cannot read {args.file}: {exc}", file=sys.stderr)
+        print(f"tablestream verify: cannot read {reading}: {exc}", file=sys.stderr)
         return 2
     print(report.render())
     return 0 if report.ok else 1
