@@ -33,6 +33,15 @@ PRACTICE_SEED = "5eed" * 16  # a practice table's seed: the deal repeats from ru
 Chooser = Callable[[random.Random, list[str]], int]
 
 
+def set_field(page: Page, selector: str, value: str) -> None:
+    """Type into an input, or pick the option of that value in a menu (a choice or a seat)."""
+    field = page.locator(selector)
+    if field.evaluate("el => el.tagName") == "SELECT":
+        field.select_option(value)
+    else:
+        field.fill(value)
+
+
 def create_table(
     page: Page, title: str, name: str, players: int, seed: str | None = None, **options: Any
 ) -> str:
@@ -52,7 +61,7 @@ def create_table(
             if isinstance(value, bool):
                 page.set_checked(f"#opt-{key}", value)
             else:
-                page.fill(f"#opt-{key}", str(value))
+                set_field(page, f"#opt-{key}", str(value))
     page.click("[data-testid=create]")
     page.wait_for_url("**/tables/*")
     page.wait_for_selector("[data-testid=table][data-seat='0']")
