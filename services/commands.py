@@ -320,11 +320,13 @@ class GameCommands:
             cached = self.cache.get(game_id) if self.fast_path else None
             if cached is not None:
                 game = cached.table.name
-                outcome_name = "token_changed"
-                fast = await self._fast_command(
-                    cached, seat, command_id, body, expected_version, fingerprint, check
-                )
-                outcome_name = "rejected"
+                try:
+                    fast = await self._fast_command(
+                        cached, seat, command_id, body, expected_version, fingerprint, check
+                    )
+                except TokenChanged:
+                    outcome_name = "token_changed"
+                    raise
                 if fast is not None:
                     metrics.command_path("fast")
                     outcome_name = "dup" if fast.duplicate else "ok"
