@@ -3,12 +3,16 @@ and our own command path on the same per-command workload.
 
 Per command: a four-seat Skull King table decides a legal command with the same rules, and the
 batch of events it makes is saved durably, from 64 concurrent callers, one table each. Ours is
-``GameCommands.command`` in process (load the folded table, decide, append with dedup and hash
-chain) from 64 asyncio tasks; the peer is an ``Aggregate`` holding the table's state, folded by the
-same rules (``PeerTable``: one aggregate event per batch), and ``Application.save`` from 64 threads,
-on SQLite (a file: an fsync per commit) and on POPO (memory). Rebuild: the peer's
-``repository.get`` of every table (its events decoded and folded by the same rules) vs our read +
-decode + fold, both counted in the game's events.
+``GameCommands.command`` in process (decide, append with dedup and hash chain; Redis AOF
+``always``) from 64 asyncio tasks; the peer is an ``Aggregate`` holding the table's state, folded by
+the same rules (``PeerTable``: one aggregate event per batch), and ``Application.save`` from 64
+threads, on SQLite (a WAL file, ``synchronous=FULL``: an fsync per commit, as ours) and on POPO
+(memory: informational, no durability). Both caller patterns are measured, each side in turns with
+the other: the caller keeps its aggregate (``kept``), or loads the table before every command
+(``reload``). CPU per command counts the work wherever it runs: our process and the Redis server;
+the peer's process (SQLite runs in it). Rebuild: the peer's ``repository.get`` of every table (its
+events decoded and folded by the same rules) vs our read + decode + fold, both counted in the game's
+events.
 """
 
 from __future__ import annotations
@@ -16,7 +20,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
+import math
 import random
+import sqlite3
 import tempfile
 import threading
 import time
@@ -31,6 +37,7 @@ import redis.asyncio as aioredis
 from domain.fairness import SecretSeeds
 from domain.games import table_for
 from domain.table import TableState
+from services.bench.procs import cpu_seconds
 from services.commands import GameCommands
 from services.errors import AppError
 from services.store.event_store import EventStore
@@ -40,16 +47,51 @@ from services.store.tokens import TokenStore
 CALLERS = 64
 
 
+PATTERNS = ("kept", "reload")  # the caller keeps its aggregate / loads the table before each command
+
+
+@dataclass(frozen=True)
+class Turn:
+    """One side's run of one pattern: commands accepted, the wall time, and the CPU they cost (ours:
+    this process + the Redis server; the peer: this process, SQLite included, it runs in process)."""
+
+    commands: int
+    wall: float
+    cpu: float
+
+    @property
+    def per_second(self) -> float:
+        return self.commands / self.wall if self.wall > 0 else 0.0
+
+    @property
+    def cpu_per_command(self) -> float:
+        return self.cpu / self.commands if self.commands else math.nan
+
+
 @dataclass(frozen=True)
 class PeerFigures:
     label: str
-    commands_per_second: float
     rebuild_events_per_second: float
     ours_rebuild_events_per_second: float  # measured in turns with the peer's: the same minutes
 
 
-async def ours_per_command(url: str, seconds: float, game: str = "skull-king", players: int = 4) -> float:
-    """Accepted commands per second through the in-process command path, 64 concurrent callers."""
+def sqlite_synchronous(path: Path) -> int:
+    """The ``synchronous`` level a fresh connection to ``path`` has (2 = FULL: every commit fsyncs
+    the WAL), as the peer's own connections have it: the library leaves the default."""
+    connection = sqlite3.connect(path)
+    try:
+        return int(connection.execute("PRAGMA synchronous").fetchone()[0])
+    finally:
+        connection.close()
+
+
+async def ours_turn(
+    url: str, redis_pid: int, seconds: float, pattern: str, game: str = "skull-king", players: int = 4
+) -> Turn:
+    """Our in-process command path (``GameCommands.command``: decide, append with dedup and hash
+    chain, Redis AOF ``always``), 64 concurrent callers on fresh tables. ``kept``: the caller plays
+    from the fold the process holds (the command path's own cache, as a peer caller holds its
+    aggregate); ``reload``: it loads the table before every command."""
     client = aioredis.Redis.from_url(url)
 
     async def no_poke(game_id: str, handover: Handover) -> None:
@@ -71,7 +113,9 @@ async def ours_per_command(url: str, seconds: float, game: str = "skull-king", p
         game_id = tables[index]
         step = 0
         while time.perf_counter() < end:
-            folded = await handler.load(game_id)
+            folded = handler.cache.get(game_id) if pattern == "kept" else None
+            if folded is None:
+                folded = await handler.load(game_id)
             if folded.state.status != "playing":
                 return
             seat = rng.choice(sorted(folded.table.to_act(folded.state)))
@@ -81,11 +125,13 @@ async def ours_per_command(url: str, seconds: float, game: str = "skull-king", p
                 await handler.command(game_id, seat, f"c{index}-{step}", choice, None)
                 done += 1
 
+    cpu = time.process_time() + cpu_seconds(redis_pid)
     started = time.perf_counter()
     await asyncio.gather(*(caller(i) for i in range(CALLERS)))
     spent = time.perf_counter() - started
+    cpu = time.process_time() + cpu_seconds(redis_pid) - cpu
     await client.aclose()
-    return done / spent
+    return Turn(done, spent, cpu)
 
 
 @functools.cache
@@ -128,51 +174,84 @@ def _opened(index: int, game: str, players: int) -> tuple[Any, SecretSeeds, int]
     return aggregate, seeds, events
 
 
-def peer(
-    label: str,
-    seconds: float,
-    ours_rebuild: Callable[[], float],
-    rebuild_rounds: int = 5,
-    game: str = "skull-king",
-    players: int = 4,
-) -> PeerFigures:
-    """The ``eventsourcing`` peer: ``label`` is ``sqlite`` or ``popo``. ``ours_rebuild``: one pass
-    of our rebuild (events per second), run in turns with the peer's passes, so that a noisy
-    neighbour weighs on both sides alike; each side's figure is its best pass."""
+def _application(label: str, tmp: Path) -> Any:
     from eventsourcing.application import Application  # lazily: a dev dependency
 
+    env = {"PERSISTENCE_MODULE": "eventsourcing.popo"}
+    if label == "sqlite":
+        env = {"PERSISTENCE_MODULE": "eventsourcing.sqlite", "SQLITE_DBNAME": str(tmp / "es.db")}
+    return Application(env=env)
+
+
+def peer_turn(label: str, seconds: float, pattern: str, game: str = "skull-king", players: int = 4) -> Turn:
+    """The ``eventsourcing`` peer (``label``: ``sqlite``, a WAL file that fsyncs every commit, or
+    ``popo``, a dict in memory) on fresh tables from 64 threads: ``Aggregate`` + ``save()`` per
+    command. ``kept``: each caller holds its aggregate; ``reload``: ``repository.get`` before each
+    command (its events read, decoded and folded by the same rules)."""
     table = table_for(game)
     with tempfile.TemporaryDirectory(prefix="tablestream-peer-") as tmp:
-        env = {"PERSISTENCE_MODULE": "eventsourcing.popo"}
-        if label == "sqlite":
-            env = {"PERSISTENCE_MODULE": "eventsourcing.sqlite", "SQLITE_DBNAME": str(Path(tmp) / "es.db")}
-        app: Any = Application(env=env)
+        app: Any = _application(label, Path(tmp))
         opened = [_opened(i, game, players) for i in range(CALLERS)]
         for aggregate, _, _ in opened:
             app.save(aggregate)
         counts = [0] * CALLERS
-        events = [count for _, _, count in opened]
         end = time.perf_counter() + seconds
 
         def caller(index: int) -> None:
             rng = random.Random(index)
             aggregate, seeds, _ = opened[index]
-            while time.perf_counter() < end and aggregate.state.status == "playing":
+            while time.perf_counter() < end:
+                if pattern == "reload":
+                    aggregate = app.repository.get(aggregate.id)
                 state = aggregate.state
+                if state.status != "playing":
+                    return
                 seat = rng.choice(sorted(table.to_act(state)))
                 batch = table.decide(state, rng.choice(table.legal_commands(state, seat)), seat, seeds)
                 aggregate.play([msgspec.to_builtins(e) for e in batch])
                 app.save(aggregate)
                 counts[index] += 1
-                events[index] += len(batch)
 
         threads = [threading.Thread(target=caller, args=(i,)) for i in range(CALLERS)]
+        cpu = time.process_time()
         started = time.perf_counter()
         for thread in threads:
             thread.start()
         for thread in threads:
             thread.join()
-        per_command = sum(counts) / (time.perf_counter() - started)
+        spent = time.perf_counter() - started
+        cpu = time.process_time() - cpu
+        app.close()
+    return Turn(sum(counts), spent, cpu)
+
+
+def peer_rebuild(
+    label: str,
+    ours_rebuild: Callable[[], float],
+    rebuild_rounds: int = 5,
+    game: str = "skull-king",
+    players: int = 4,
+    moves: int = 120,
+) -> PeerFigures:
+    """The peer's rebuild (``repository.get`` of 64 tables of ``moves`` commands each) in events per
+    second; ``ours_rebuild``: one pass of ours, run in turns with the peer's passes, so that a noisy
+    neighbour weighs on both sides alike; each side's figure is its best pass."""
+    table = table_for(game)
+    with tempfile.TemporaryDirectory(prefix="tablestream-peer-") as tmp:
+        app: Any = _application(label, Path(tmp))
+        opened = [_opened(i, game, players) for i in range(CALLERS)]
+        events = [count for _, _, count in opened]
+        for index, (aggregate, seeds, _) in enumerate(opened):
+            rng = random.Random(index)
+            for _ in range(moves):
+                state = aggregate.state
+                if state.status != "playing":
+                    break
+                seat = rng.choice(sorted(table.to_act(state)))
+                batch = table.decide(state, rng.choice(table.legal_commands(state, seat)), seat, seeds)
+                aggregate.play([msgspec.to_builtins(e) for e in batch])
+                events[index] += len(batch)
+            app.save(aggregate)
         rebuild = ours = 0.0
         for _ in range(rebuild_rounds):
             started = time.perf_counter()
@@ -181,4 +260,4 @@ def peer(
             rebuild = max(rebuild, sum(events) / (time.perf_counter() - started))
             ours = max(ours, ours_rebuild())
         app.close()
-    return PeerFigures(f"eventsourcing {label}", per_command, rebuild, ours)
+    return PeerFigures(f"eventsourcing {label}", rebuild, ours)

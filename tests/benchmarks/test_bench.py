@@ -60,7 +60,11 @@ def test_the_smoke_bench_prints_every_row_and_says_why_wrk_rows_are_skipped(tmp_
         "== Redis memory per finished game",
         "== replay: read + decode + fold",
         "== 20 tables alive: created, seated, one move each",
-        "== per-command appends, 64 callers vs eventsourcing sqlite",
+        "== commands/s, kept, 64 callers vs eventsourcing sqlite",
+        "== CPU per command, kept, vs eventsourcing sqlite",
+        "== commands/s, reload, 64 callers vs eventsourcing sqlite",
+        "== CPU per command, reload, vs eventsourcing sqlite",
+        "== commands/s, reload, vs eventsourcing popo (informational)",
         "== rebuild vs eventsourcing popo",
         "== summary",
     ):
