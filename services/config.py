@@ -16,6 +16,7 @@ from typing import Any
 import platformdirs
 
 from domain.table import MAX_BOT_PACE_MS
+from services.signing import check_key_name
 from services.store.connection import Acks
 from services.store.retention import DAY_MS, HOUR_MS, RetentionPolicy
 
@@ -108,6 +109,9 @@ class Settings:
     public_origin: str = ""  # e.g. https://tables.example: the only Origin accepted; empty: the request's
     hsts_seconds: int = 15_552_000  # Strict-Transport-Security max-age when served over https (0: none)
 
+    # -- signed receipts (services.signing; keys in Redis: services.store.signing_keys) ---------------
+    signing_key_name: str = "tablestream"  # the keys' signed-note name (a schema-less URL is best)
+
     # -- readiness -------------------------------------------------------------------------------------
     ready_max_lag_seconds: float = 30.0  # /healthz is 503 when a projection lags longer than this
     ready_check_seconds: float = 0.5  # /healthz checks Redis and the lag at most this often (0: always)
@@ -122,6 +126,7 @@ class Settings:
             raise ValueError(f"bot_pace_ms must be 0 to {MAX_BOT_PACE_MS}, not {self.bot_pace_ms}")
         if self.password_hash_slots < 1 or self.password_hash_queue < 0:
             raise ValueError("password_hash_slots must be at least 1 and password_hash_queue at least 0")
+        check_key_name(self.signing_key_name)
         trusted_networks(self.trusted_proxies)  # refuses what is not an address or a network
 
     @property
