@@ -210,9 +210,8 @@ class TlogKeys(NamedTuple):
     games: str  # hash: game id -> its leaf indexes, space-separated, in the order appended
     scanned: str  # hash: game id -> the last version the appender read of its stream
     pending: str  # zset: game id -> newest version the projector saw worth logging (ZADD GT)
-    checkpoint: str  # string: the latest signed checkpoint (a C2SP signed note)
+    checkpoint: str  # hash: size, note: the latest signed checkpoint (a C2SP signed note)
     checkpoints: str  # hash: tree size -> the signed checkpoint first published at that size
-    cosignatures: str  # hash: "<size> <witness name>" -> JSON {line, known}: witnesses' cosignatures
 
 
 TLOG = TlogKeys(
@@ -225,5 +224,10 @@ TLOG = TlogKeys(
     pending=TLOG_TAG + ":pending",
     checkpoint=TLOG_TAG + ":checkpoint",
     checkpoints=TLOG_TAG + ":checkpoints",
-    cosignatures=TLOG_TAG + ":cosignatures",
 )
+
+
+def tlog_cosignatures_key(text_digest: str) -> str:
+    """hash: "<witness name> <key ID hex>" -> JSON {witness, line, known, vkey, timestamp}: the
+    cosignatures received for the checkpoint whose text has this SHA-256 (hex)."""
+    return f"{TLOG_TAG}:cosignatures:{text_digest}"
