@@ -1,4 +1,5 @@
-"""``tablestream verify FILE [--receipt VERSION:HASH ...]``: check an exported game offline."""
+"""``tablestream verify FILE [--receipt VERSION:HASH ...] [--receipts FILE ...] [--keys FILE]``:
+check an exported game offline, with the receipts a player kept (services.receipt_check)."""
 
 from __future__ import annotations
 
@@ -6,7 +7,8 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from services.history.verify import HEX64, UnreadableExport, verify_file
+from services.history.verify import HEX64, UnreadableExport, read_json
+from services.receipt_check import keys_of, receipts_of, verify_with_receipts
 
 
 def parse_receipt(text: str) -> tuple[int, str]:
@@ -31,9 +33,30 @@ def main(argv: Sequence[str] | None = None) -> int:
         metavar="VERSION:HASH",
         help="a receipt kept from a command response; the history must still hold it",
     )
+    parser.add_argument(
+        "--receipts",
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="signed receipts as the web client downloads them (or a JSON list of receipts): each "
+        "one's signature is checked and the history must hold it",
+    )
+    parser.add_argument(
+        "--keys",
+        metavar="FILE",
+        help="the service's public keys (GET /.well-known/tablestream-keys, kept apart from the "
+        "export); default: the export's own keys",
+    )
     args = parser.parse_args(argv)
     try:
-        report = verify_file(args.file, args.receipt)
+        export = read_json(args.file)
+        receipts = [{"version": v, "hash": h} for v, h in args.receipt]
+        for path in args.receipts:
+            receipts += receipts_of(read_json(path))
+        keys = read_json(args.keys) if args.keys else None
+        if keys is not None:
+            keys_of(keys)  # unreadable keys stop here, named as such
+        report = verify_with_receipts(export, receipts, keys)
     except UnreadableExport as exc:
         print(f"tablestream verify: cannot read {args.file}: {exc}", file=sys.stderr)
         return 2
