@@ -424,7 +424,9 @@ class GameQueries:
         keys = (await self.signer.keys()).public_document() if self.signer is not None else None
         log = await self.store.run(proofs_for_game_op(game_id))  # the public log's proofs of its heads
         try:
-            document = await anyio.to_thread.run_sync(encoded_export, entries, keys, log)
+            # no checkpoint published yet (a log not started): the export has no log section
+            with_log = log if log["checkpoint"] is not None else None
+            document = await anyio.to_thread.run_sync(encoded_export, entries, keys, with_log)
         except GameNotFinished:
             raise ConflictError("game_not_finished", "A game can be exported once it is over.") from None
         if log_complete(log, version):  # until then each export asks the log again

@@ -47,11 +47,7 @@ def check_log(report: Report, doc: Any, entries: Sequence[Entry], keys: Sequence
     expected = leaf_format.heads_of_stream(game_id, entries)
     note = section.get("checkpoint")
     if note is None:
-        missing = [h.version for h in expected if h.version not in pending]
-        if missing:
-            report.fail(
-                last, LOG, f"the log has no checkpoint, and the heads at versions {missing} are not pending"
-            )
+        report.fail(last, LOG, "the log had published no checkpoint when this export was made: export again")
         return
     try:
         checkpoint, signer = open_checkpoint(note, keys)

@@ -164,3 +164,14 @@ def test_the_openapi_document_describes_the_log_routes(served) -> None:
     for path in ("/log/checkpoint", "/log/consistency", "/log/cosignatures", "/games/{game_id}/log"):
         assert path in paths
     assert "post" in paths["/log/cosignatures"]
+
+
+def test_an_export_carries_the_game_s_proofs_and_the_checkpoint_once_the_log_has_one(served) -> None:
+    client, tlog = served
+    game_id = logged(tlog, 4)
+    assert "log" not in client.get(f"/games/{game_id}/export").json()  # no checkpoint yet: no section
+    publish(tlog, T0)
+    export = client.get(f"/games/{game_id}/export").json()
+    assert export["log"]["checkpoint"] == client.get("/log/checkpoint").text
+    assert export["log"]["leaves"][-1]["version"] == export["head"]["version"]
+    assert export["log"] == client.get(f"/games/{game_id}/log").json()
