@@ -148,3 +148,15 @@ def test_an_export_carries_the_game_s_proofs_and_the_checkpoint_once_the_log_has
     assert export["log"]["checkpoint"] == client.get("/log/checkpoint").text
     assert export["log"]["leaves"][-1]["version"] == export["head"]["version"]
     assert export["log"] == client.get(f"/games/{game_id}/log").json()
+
+
+def test_cosignatures_past_a_client_s_rate_are_429_before_the_body_is_read() -> None:
+    for client, tlog in served_app(cosignature_rate="2/minute"):
+        note = publish(tlog, T0)
+        text = note.split("\n\n")[0] + "\n"
+        line = cp.cosign(text, WITNESS_KEY.name, WITNESS, T0)
+        answers = [
+            client.post("/log/cosignatures", json={"checkpoint": text, "cosignature": line}) for _ in range(3)
+        ]
+        assert [a.status_code for a in answers] == [201, 201, 429]
+        assert answers[-1].json()["error"]["code"] == "rate_limited" and "Retry-After" in answers[-1].headers

@@ -47,10 +47,10 @@ WITNESS = Ed25519PrivateKey.generate()
 WITNESS_KEY = cp.witness_key("witness.example/w1", raw_public(WITNESS.public_key()))
 
 
-def served_app() -> Iterator[tuple[TestClient, TransparencyLog]]:
+def served_app(**settings_: str) -> Iterator[tuple[TestClient, TransparencyLog]]:
     """The app on fakeredis with a configured witness, and the log on the same server."""
     server = fakeredis.FakeServer()
-    settings = Settings(admin_token=ADMIN_TOKEN, log_witnesses=WITNESS_KEY.vkey, **UNLIMITED)
+    settings = Settings(admin_token=ADMIN_TOKEN, log_witnesses=WITNESS_KEY.vkey, **{**UNLIMITED, **settings_})
     app = create_app(
         settings, lambda: (fakeredis.FakeAsyncRedis(server=server), fakeredis.FakeRedis(server=server))
     )
