@@ -84,8 +84,14 @@ def test_tlog_js_accepts_the_server_s_proofs_and_refuses_tampered_ones(server: S
     assert outcome == [True] * len(outcome)
 
 
-def serve_log(page, note: str, proof: list[str]) -> None:
+def serve_log(page, note: str, proof: list[str], keys: dict | None = None) -> None:
     page.unroute("**/log/**")
+    page.unroute("**/.well-known/tablestream-keys")
+    document = json.dumps(keys or RING.public_document())
+    page.route(
+        "**/.well-known/tablestream-keys",
+        lambda route: route.fulfill(status=200, content_type="application/json", body=document),
+    )
     page.route(
         "**/log/checkpoint", lambda route: route.fulfill(status=200, content_type="text/plain", body=note)
     )
@@ -125,3 +131,23 @@ def test_the_audit_page_remembers_the_log_and_says_plainly_when_it_forked(
         page.locator("[data-testid=log-panel]").screenshot(
             path=screenshots / f"audit-log-fork-{'phone' if lang == 'pl' else 'desktop'}.png"
         )
+
+
+def test_the_audit_page_refuses_a_checkpoint_signed_by_a_key_the_service_does_not_publish(
+    server: Server, browser
+) -> None:
+    game_id = httpx.post(f"{server.url}/games", json={"game": "skull", "players": 3}).json()["game_id"]
+    page = player(browser, server.url)
+    stranger = KeyRing.generate(T0, "tables.example")
+    honest = tree(HONEST)
+    serve_log(page, cp.sign_checkpoint(stranger, 5, merkle.root(5, honest), T0), [])
+    page.goto(f"/audit/{game_id}")
+    page.wait_for_selector("[data-testid=log-panel][data-result=bad_signature]")
+    assert "not signed by any key this service publishes" in page.inner_text("[data-testid=log-words]")
+    assert page.evaluate("localStorage.getItem('tablestream.tlog.checkpoint')") is None  # never kept
+    rotated = RING.rotate(T0 + 100, overlap=10)
+    late = cp.sign_checkpoint(KeyRing((rotated.keys[0],)), 5, merkle.root(5, honest), T0 + 500)
+    serve_log(page, late, [], rotated.public_document())
+    page.reload()
+    page.wait_for_selector("[data-testid=log-panel][data-result=bad_signature]")
+    assert "not valid at the time it states" in page.inner_text("[data-testid=log-words]")

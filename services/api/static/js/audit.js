@@ -47,17 +47,24 @@ const PROBLEM_WORDS = {
   unchecked_missing: "audit.receipts.missingUnchecked",
 };
 
+const SIGNATURE_WORDS = {
+  unknown_key: "tlog.badSignature.unknownKey",
+  expired: "tlog.badSignature.expired",
+  forged: "tlog.badSignature.forged",
+};
+
 /** The public log panel: the checkpoint against the one this browser saw before; the game's heads in it. */
 function logPanel(state) {
   if (state === undefined) {
     return h("section", { class: "panel", "data-testid": "log-panel" }, h("h2", { text: t("tlog.title") }), check(t("audit.checking"), null));
   }
   const { log, leaves } = state;
-  const fork = log.kind === "fork";
+  const fork = log.kind === "fork" || log.kind === "bad_signature";
   const words = {
     first: t("tlog.first", { size: log.size }),
     consistent: t("tlog.consistent", { size: log.size, old: log.old }),
     fork: t("tlog.fork", { size: log.size, old: log.old }),
+    bad_signature: t(SIGNATURE_WORDS[log.signature] || "tlog.badSignature.forged"),
     unavailable: t("tlog.unavailable"),
   }[log.kind];
   const logOk = fork ? false : log.kind === "unavailable" ? null : true;
@@ -191,7 +198,7 @@ export async function render(main, id) {
       const bad = receiptState.results.some((r) => PROBLEM_WORDS[r.verdict]);
       results.push(bad ? false : receiptState.canVerify ? true : null);
     }
-    if (logState && logState.log.kind !== "unavailable") results.push(logState.log.kind !== "fork");
+    if (logState && logState.log.kind !== "unavailable") results.push(!["fork", "bad_signature"].includes(logState.log.kind));
     const ok = results.filter((r) => r === true).length;
     mount(main, h("div", { class: "audit" },
       h("div", { class: "table-head" }, h("h1", { text: `${t("audit.title")} · ${TITLES[doc.game] || doc.game}` }),

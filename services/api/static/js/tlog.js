@@ -67,6 +67,44 @@ export function parseCheckpoint(note) {
   return { origin, size: Number(size), root: b64(root), text: note.split("\n\n")[0] + "\n" };
 }
 
+/** SHA-256(name || 0x0A || 0x01 || key)[:4] as a number: a signed note's key hash (C2SP signed-note). */
+async function noteKeyHash(name, publicKey) {
+  const digest = await sha256(new TextEncoder().encode(name + "\n"), Uint8Array.of(1), publicKey);
+  return new DataView(digest.buffer).getUint32(0);
+}
+
+/**
+ * The checkpoint's signature against the service's keys (``/.well-known/tablestream-keys``): "ok",
+ * "unknown_key" (no key named as the origin signed it), "expired" (the key was not valid at the
+ * checkpoint's timestamp), "forged" (a known key's signature fails) or "unchecked" (no Ed25519 here).
+ */
+export async function checkSignature(note, keysDoc) {
+  const split = note.indexOf("\n\n");
+  const text = note.slice(0, split + 1);
+  const origin = text.split("\n")[0];
+  const stamp = /\ntimestamp (\d+)\n/.exec(text);
+  const when = stamp ? Number(stamp[1]) : NaN;
+  const keys = ((keysDoc && keysDoc.keys) || []).filter((k) => k.name === origin);
+  for (const line of note.slice(split + 2).split("\n")) {
+    if (!line.startsWith("— " + origin + " ")) continue;
+    const blob = b64(line.slice(origin.length + 3));
+    const hash = new DataView(blob.buffer).getUint32(0);
+    for (const key of keys) {
+      const raw = b64(key.public_key);
+      if ((await noteKeyHash(key.name, raw)) !== hash) continue;
+      let valid;
+      try {
+        const publicKey = await crypto.subtle.importKey("raw", raw, { name: "Ed25519" }, false, ["verify"]);
+        valid = await crypto.subtle.verify({ name: "Ed25519" }, publicKey, blob.slice(4), new TextEncoder().encode(text));
+      } catch { return "unchecked"; }
+      if (!valid) return "forged";
+      const inPeriod = key.not_before <= when && (key.not_after === null || when < key.not_after);
+      return inPeriod ? "ok" : "expired";
+    }
+  }
+  return "unknown_key";
+}
+
 function kept() {
   try {
     const saved = JSON.parse(localStorage.getItem(KEPT) || "null");
@@ -80,12 +118,19 @@ function keep(checkpoint) {
 
 /**
  * Fetch the latest checkpoint and check it against the one this browser kept. Returns
- * {kind: "first" | "consistent" | "fork" | "unavailable", size, old}; a consistent one replaces the
- * kept one, a fork never does (the old one stays, as evidence).
+ * {kind: "first" | "consistent" | "fork" | "bad_signature" | "unavailable", size, old}: a checkpoint
+ * whose signature fails (an unknown key, a key not valid then, a forged one) is refused before
+ * anything else; a consistent one replaces the kept one, a fork never does (the old one stays, as
+ * evidence).
  */
 export async function checkLog(fetchText = (path) => fetch(path).then((r) => (r.ok ? r.text() : Promise.reject(new Error(r.status))))) {
-  let latest;
-  try { latest = parseCheckpoint(await fetchText("/log/checkpoint")); } catch { return { kind: "unavailable" }; }
+  let latest, signature;
+  try {
+    const note = await fetchText("/log/checkpoint");
+    latest = parseCheckpoint(note);
+    signature = await checkSignature(note, JSON.parse(await fetchText("/.well-known/tablestream-keys")));
+  } catch { return { kind: "unavailable" }; }
+  if (!["ok", "unchecked"].includes(signature)) return { kind: "bad_signature", signature, size: latest.size };
   const old = kept();
   if (!old || old.origin !== latest.origin) { keep(latest); return { kind: "first", size: latest.size }; }
   const result = (kind) => ({ kind, size: latest.size, old: old.size });
