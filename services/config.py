@@ -19,6 +19,7 @@ from domain.table import MAX_BOT_PACE_MS
 from services.signing import check_key_name
 from services.store.connection import Acks
 from services.store.retention import DAY_MS, HOUR_MS, RetentionPolicy
+from services.transparency.checkpoint import CheckpointError, WitnessKey, parse_witness_vkey
 
 ENV_PREFIX = "TABLESTREAM_"
 
@@ -112,6 +113,14 @@ class Settings:
     # -- signed receipts (services.signing; keys in Redis: services.store.signing_keys) ---------------
     signing_key_name: str = "tablestream"  # the keys' signed-note name (a schema-less URL is best)
 
+    # -- the public log of game heads (services.transparency; docs/fairness.md "Transparency log") ----
+    log_append_seconds: float = 1.0  # how often the worker pool appends the queued heads
+    log_checkpoint_seconds: float = 10.0  # how often it signs a checkpoint (when the tree grew)
+    cosignature_rate: str = "60/minute"  # witnesses' cosignatures per client address (POST /log/cosignatures)
+    log_witnesses: str = (
+        ""  # witnesses' cosigner vkeys (type 0x04), comma-separated: their cosignatures count
+    )
+
     # -- readiness -------------------------------------------------------------------------------------
     ready_max_lag_seconds: float = 30.0  # /healthz is 503 when a projection lags longer than this
     ready_check_seconds: float = 0.5  # /healthz checks Redis and the lag at most this often (0: always)
@@ -127,11 +136,22 @@ class Settings:
         if self.password_hash_slots < 1 or self.password_hash_queue < 0:
             raise ValueError("password_hash_slots must be at least 1 and password_hash_queue at least 0")
         check_key_name(self.signing_key_name)
+        if self.log_append_seconds <= 0 or self.log_checkpoint_seconds <= 0:
+            raise ValueError("log_append_seconds and log_checkpoint_seconds must be positive")
+        _ = self.witness_keys  # refuses a malformed witness key
         trusted_networks(self.trusted_proxies)  # refuses what is not an address or a network
 
     @property
     def trusted_networks(self) -> tuple[IPNetwork, ...]:
         return trusted_networks(self.trusted_proxies)
+
+    @property
+    def witness_keys(self) -> tuple[WitnessKey, ...]:
+        """The configured witnesses' keys (``log_witnesses``)."""
+        try:
+            return tuple(parse_witness_vkey(v) for v in self.log_witnesses.split(",") if v.strip())
+        except CheckpointError as error:
+            raise ValueError(f"log_witnesses: {error.message}") from None
 
     @property
     def retention(self) -> RetentionPolicy:

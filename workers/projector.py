@@ -34,6 +34,7 @@ from services.store.event_store import SyncEventStore
 from services.store.operations import ProjectionStart
 from services.store.queue import enqueue_drain, projection_queue, take_handovers
 from services.store.requests import Operation
+from services.transparency import log as transparency
 from workers.ratings import RatingsRecorder
 from workers.stores import job_store
 
@@ -60,7 +61,9 @@ class Projector:
         the appending process died before arming it, or a bot is to act): the sweeper then has it
         settled if that lasts (``workers.sweeper``). Clears the game's pending flag before it reads
         the head (``ops.begin_projection``). Four round trips when it writes: the start, the
-        views, the indexes (lobby, waiting tables, dirty mark) and the head after the mark's clear."""
+        views, the indexes (lobby, waiting tables, dirty mark) and the head after the mark's clear;
+        a fifth when the projection holds a head worth publishing (a table created, a round or the
+        game over): the game is queued for the public log's appender (``services.transparency.log``)."""
         return self.store.run(self._catch_up(game_id))
 
     def catch_up_all(self, game_ids: list[str]) -> list[str]:
@@ -76,7 +79,12 @@ class Projector:
         return failed
 
     def _catch_up(self, game_id: str) -> Operation[int]:
+        before = self.cache.get(game_id)
         start = yield from ops.begin_projection(game_id, self.cache)
+        head = start.folded
+        if head is not None and head.version > start.checkpoint and transparency.loggable(before, head):
+            # the public log of game heads: queued for its appender, never waited on
+            yield from transparency.note_loggable_op(game_id, head.version)
         checkpoint, written = yield from self._project(game_id, start)
         folded = self.cache.get(game_id)
         at_head = folded is not None and folded.version == checkpoint

@@ -8,8 +8,9 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from services.history.verify import HEX64, UnreadableExport, read_json
+from services.history.verify import HEX64, UnreadableExport, parse_entries, read_json
 from services.receipt_check import keys_of, receipts_of, verify_with_receipts
+from services.transparency.verify import check_log
 
 
 def parse_receipt(text: str) -> tuple[int, str]:
@@ -62,6 +63,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             keys_of(keys)  # unreadable keys stop here, named as such
         reading = args.file
         report = verify_with_receipts(export, receipts, keys)
+        if isinstance(export, dict) and "log" in export:
+            # the public log: the game's heads in the signed checkpoint (services.transparency.verify)
+            log_keys = keys_of(keys if keys is not None else export.get("keys"))
+            check_log(report, export, parse_entries(export), log_keys)
     except UnreadableExport as exc:
         print(f"tablestream verify: cannot read {reading}: {exc}", file=sys.stderr)
         return 2
