@@ -45,6 +45,7 @@ class DisputeOpened(Event, tag="dispute_opened", frozen=True):
     game_id: str
     round: int | None  # None: the whole game
     text: str
+    seat: int | None  # the seat whose play is disputed (its views go in the bundle); None: none
     by: Party
     at: int  # ms since the epoch
 
@@ -71,6 +72,7 @@ class DisputeState(msgspec.Struct, frozen=True, kw_only=True):
     game_id: str
     round: int | None
     text: str
+    seat: int | None
     opened_by: Party
     opened_at: int
     evidence: int = 0
@@ -105,12 +107,19 @@ def open_dispute(
     at: int,
     rounds_played: int,
     seats: int,
+    seat: int | None = None,
 ) -> list[Event]:
     """Open a dispute on round ``round_number`` (``None``: the whole game) of a game in which
-    ``rounds_played`` rounds have begun and ``seats`` seats exist."""
+    ``rounds_played`` rounds have begun and ``seats`` seats exist. A player disputes their own
+    seat's play; an operator may name a ``seat`` or none."""
     _party(by)
-    if by.role == "seat" and by.seat is not None and by.seat >= seats:
-        raise Rejected("invalid_party", f"The game has seats 0 to {seats - 1}.")
+    if by.role == "seat":
+        if seat is not None and seat != by.seat:
+            raise Rejected("invalid_party", "A player disputes the play of their own seat.")
+        seat = by.seat
+    for number in (seat, by.seat):
+        if number is not None and not 0 <= number < seats:
+            raise Rejected("invalid_party", f"The game has seats 0 to {seats - 1}.")
     if round_number is not None and not 1 <= round_number <= max(rounds_played, 0):
         raise Rejected(
             "invalid_round",
@@ -124,6 +133,7 @@ def open_dispute(
             game_id=game_id,
             round=round_number,
             text=_text(text, MAX_TEXT, "invalid_dispute_text", "What is disputed"),
+            seat=seat,
             by=by,
             at=at,
         )
@@ -169,6 +179,7 @@ def evolve(state: DisputeState | None, event: Event) -> DisputeState:
             game_id=event.game_id,
             round=event.round,
             text=event.text,
+            seat=event.seat,
             opened_by=event.by,
             opened_at=event.at,
         )

@@ -35,6 +35,7 @@ def test_a_seated_player_opens_a_dispute_on_a_played_round_with_the_text_trimmed
             game_id="g1",
             round=2,
             text="The deal of round 2 looks wrong.",
+            seat=1,
             by=SEAT_1,
             at=1000,
         )
@@ -60,6 +61,14 @@ def test_an_empty_or_overlong_text_is_refused() -> None:
         with pytest.raises(Rejected) as refused:
             open_dispute("d1", "g1", 1, text, SEAT_1, 1, 3, 4)
         assert refused.value.code == "invalid_dispute_text"
+
+
+def test_an_operator_may_name_the_disputed_seat_but_a_player_only_their_own() -> None:
+    state = fold(open_dispute("d1", "g1", 1, "text", ADMIN, 1, 3, 4, seat=3))
+    assert state is not None and state.seat == 3
+    with pytest.raises(Rejected) as refused:
+        open_dispute("d1", "g1", 1, "text", SEAT_1, 1, 3, 4, seat=2)
+    assert refused.value.code == "invalid_party"
 
 
 def test_a_seat_outside_the_table_cannot_open() -> None:
