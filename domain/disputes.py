@@ -20,7 +20,7 @@ from domain.kernel import Conflict, Event, Rejected
 
 MAX_TEXT = 1000  # what is disputed, in words
 MAX_REASON = 1000  # an operator's reason for a verdict
-MAX_EVIDENCE = 64 * 1024  # one piece of evidence (a receipts JSON document), in characters
+MAX_EVIDENCE = 60_000  # one piece of evidence (a receipts JSON document), in characters
 MAX_EVIDENCE_ITEMS = 20
 VERDICTS = ("upheld", "rejected")
 EVIDENCE_KINDS = ("receipts", "note")
