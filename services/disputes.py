@@ -161,7 +161,7 @@ class Disputes:
             extra = await self.extra(game_id, entries) if self.extra is not None else None
             return await anyio.to_thread.run_sync(build_bundle, entries, record, receipts, extra)
         except DisputeSealed as sealed:
-            raise ConflictError(sealed.code, sealed.message) from None
+            raise ConflictError("dispute_sealed", sealed.message) from None
 
 
 def _round_of(events: list[Event]) -> int | None:
