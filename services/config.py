@@ -16,8 +16,10 @@ from typing import Any
 import platformdirs
 
 from domain.table import MAX_BOT_PACE_MS
+from services.signing import check_key_name
 from services.store.connection import Acks
 from services.store.retention import DAY_MS, HOUR_MS, RetentionPolicy
+from services.transparency.checkpoint import CheckpointError, WitnessKey, parse_witness_vkey
 
 ENV_PREFIX = "TABLESTREAM_"
 
@@ -108,6 +110,16 @@ class Settings:
     public_origin: str = ""  # e.g. https://tables.example: the only Origin accepted; empty: the request's
     hsts_seconds: int = 15_552_000  # Strict-Transport-Security max-age when served over https (0: none)
 
+    # -- signed receipts (services.signing; keys in Redis: services.store.signing_keys) ---------------
+    signing_key_name: str = "tablestream"  # the keys' signed-note name (a schema-less URL is best)
+
+    # -- the public log of game heads (services.transparency; docs/fairness.md "Transparency log") ----
+    log_append_seconds: float = 1.0  # how often the worker pool appends the queued heads
+    log_checkpoint_seconds: float = 10.0  # how often it signs a checkpoint (when the tree grew)
+    log_witnesses: str = (
+        ""  # witnesses' cosigner vkeys (type 0x04), comma-separated: their cosignatures count
+    )
+
     # -- readiness -------------------------------------------------------------------------------------
     ready_max_lag_seconds: float = 30.0  # /healthz is 503 when a projection lags longer than this
     ready_check_seconds: float = 0.5  # /healthz checks Redis and the lag at most this often (0: always)
@@ -122,11 +134,23 @@ class Settings:
             raise ValueError(f"bot_pace_ms must be 0 to {MAX_BOT_PACE_MS}, not {self.bot_pace_ms}")
         if self.password_hash_slots < 1 or self.password_hash_queue < 0:
             raise ValueError("password_hash_slots must be at least 1 and password_hash_queue at least 0")
+        check_key_name(self.signing_key_name)
+        if self.log_append_seconds <= 0 or self.log_checkpoint_seconds <= 0:
+            raise ValueError("log_append_seconds and log_checkpoint_seconds must be positive")
+        _ = self.witness_keys  # refuses a malformed witness key
         trusted_networks(self.trusted_proxies)  # refuses what is not an address or a network
 
     @property
     def trusted_networks(self) -> tuple[IPNetwork, ...]:
         return trusted_networks(self.trusted_proxies)
+
+    @property
+    def witness_keys(self) -> tuple[WitnessKey, ...]:
+        """The configured witnesses' keys (``log_witnesses``)."""
+        try:
+            return tuple(parse_witness_vkey(v) for v in self.log_witnesses.split(",") if v.strip())
+        except CheckpointError as error:
+            raise ValueError(f"log_witnesses: {error.message}") from None
 
     @property
     def retention(self) -> RetentionPolicy:

@@ -51,6 +51,7 @@ from workers.lifecycle import PaceLoop, TimerLoop
 from workers.quickplay import QuickplayLoop
 from workers.stores import WORKER_LIMITS, configure
 from workers.sweeper import Sweeper
+from workers.transparency import TransparencyLoop
 
 log = structlog.get_logger("tablestream.worker")
 
@@ -130,6 +131,13 @@ def run_pool(
     timers.start()
     paced = PaceLoop(SyncEventStore(clients.store, clients.index, acks), lifecycle_queue(connection))
     paced.start()
+    transparency = TransparencyLoop(
+        SyncEventStore(clients.store, clients.index, acks),
+        settings.signing_key_name,
+        settings.log_append_seconds,
+        settings.log_checkpoint_seconds,
+    )
+    transparency.start()  # the public log of game heads: appends and signs checkpoints
     matcher = QuickplayLoop(connection)  # quick play's matcher (its lease: one pass at a time)
     matcher.start()
     log.info(
@@ -152,6 +160,7 @@ def run_pool(
             pool.start(logging_level="WARNING")
     finally:
         matcher.stop()
+        transparency.stop()
         paced.stop()
         timers.stop()
         sweeper.stop()

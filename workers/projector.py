@@ -34,6 +34,7 @@ from services.store.event_store import SyncEventStore
 from services.store.operations import ProjectionStart
 from services.store.queue import enqueue_drain, projection_queue, take_handovers
 from services.store.requests import Operation
+from services.transparency import log as transparency
 from workers.ratings import RatingsRecorder
 from workers.stores import job_store
 
@@ -76,7 +77,12 @@ class Projector:
         return failed
 
     def _catch_up(self, game_id: str) -> Operation[int]:
+        before = self.cache.get(game_id)
         start = yield from ops.begin_projection(game_id, self.cache)
+        head = start.folded
+        if head is not None and head.version > start.checkpoint and transparency.loggable(before, head):
+            # the public log of game heads: queued for its appender, never waited on
+            yield from transparency.note_loggable_op(game_id, head.version)
         checkpoint, written = yield from self._project(game_id, start)
         folded = self.cache.get(game_id)
         at_head = folded is not None and folded.version == checkpoint

@@ -1,12 +1,12 @@
-"""``tablestream``: serve, worker, demo, verify, bench, export-all, import-all, rebuild-all, operator
-(one module per command)."""
+"""``tablestream``: serve, worker, demo, verify, bench, export-all, import-all, rebuild-all, operator,
+keys (one module per command)."""
 
 from __future__ import annotations
 
 import argparse
 import sys
 
-from services.cli import backup, bench, demo, operator, serve, verify, worker
+from services.cli import backup, bench, demo, keys, operator, serve, verify, worker
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -24,6 +24,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     operator.add_arguments(
         commands.add_parser("operator", help="grant, revoke or list the accounts that are operators")
+    )
+    keys.add_arguments(
+        commands.add_parser("keys", help="list or rotate the keys that sign receipts (kept in Redis)")
     )
     commands.add_parser("verify", help="check an exported game offline (no Redis, no server)", add_help=False)
 
@@ -51,4 +54,6 @@ def main(argv: list[str] | None = None) -> int:
         return bench.run(args)
     if args.command == "operator":
         return operator.run(args)
+    if args.command == "keys":
+        return keys.run(args)
     return demo.run(args)

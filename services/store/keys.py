@@ -193,3 +193,41 @@ def board_key(game: str) -> str:
 def history_key(account_id: str) -> str:
     """zset: game id -> finish sequence, the games an account played."""
     return f"{RATINGS_TAG}:history:{account_id}"
+
+
+# -- the public log of game heads (services.transparency) ------------------------------------------------
+# One slot (tag {tlog}): the append script checks the size and writes the leaves, the hashes and the
+# indexes of one batch at once. Append-only: retention never deletes them.
+
+TLOG_TAG = f"{PREFIX}:{{tlog}}"
+
+
+class TlogKeys(NamedTuple):
+    leaves: str  # list: leaf data (services.transparency.leaves), its position is the leaf index
+    nodes: str  # hash: "<level>:<index>" -> 32-byte hash of that complete subtree (level 0: the leaf hash)
+    leafset: str  # hash: 32-byte leaf hash -> leaf index (the leaf's identity is its content)
+    heads: str  # hash: "<game id>:<version>" -> leaf index (one head per game and version, ever)
+    games: str  # hash: game id -> its leaf indexes, space-separated, in the order appended
+    scanned: str  # hash: game id -> the last version the appender read of its stream
+    pending: str  # zset: game id -> newest version the projector saw worth logging (ZADD GT)
+    checkpoint: str  # hash: size, note: the latest signed checkpoint (a C2SP signed note)
+    checkpoints: str  # hash: tree size -> the signed checkpoint first published at that size
+
+
+TLOG = TlogKeys(
+    leaves=TLOG_TAG + ":leaves",
+    nodes=TLOG_TAG + ":nodes",
+    leafset=TLOG_TAG + ":leafset",
+    heads=TLOG_TAG + ":heads",
+    games=TLOG_TAG + ":games",
+    scanned=TLOG_TAG + ":scanned",
+    pending=TLOG_TAG + ":pending",
+    checkpoint=TLOG_TAG + ":checkpoint",
+    checkpoints=TLOG_TAG + ":checkpoints",
+)
+
+
+def tlog_cosignatures_key(text_digest: str) -> str:
+    """hash: "<witness name> <key ID hex>" -> JSON {witness, line, known, vkey, timestamp}: the
+    cosignatures received for the checkpoint whose text has this SHA-256 (hex)."""
+    return f"{TLOG_TAG}:cosignatures:{text_digest}"

@@ -36,6 +36,7 @@ ScriptName = Literal[
     "quickplay",
     "confirm_record",
     "dispute_append",
+    "swap_keys",
 ]
 
 

@@ -1,0 +1,93 @@
+"""``tablestream keys list`` and ``tablestream keys rotate``: the service's receipt signing keys
+(``services.signing``, kept in Redis by ``services.store.signing_keys``). Run on the servers (it
+needs the store's URL). ``rotate`` adds a new current key and closes the old key's period after
+``--overlap`` seconds (API processes reload the ring within a minute); old keys stay, so receipts
+they signed still verify."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import time
+from datetime import UTC, datetime
+
+from services.signing import ROTATION_OVERLAP_SECONDS, KeyRing, check_key_name
+from services.store import signing_keys
+from services.store.connection import CLUSTER_MODES, PoolLimits, connect_async, topology
+from services.store.event_store import EventStore
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    env = os.environ
+    parser.add_argument("action", choices=("list", "rotate"))
+    parser.add_argument(
+        "--redis-url",
+        default=env.get("TABLESTREAM_REDIS_URL"),
+        required=not env.get("TABLESTREAM_REDIS_URL"),
+        help="the event store (TABLESTREAM_REDIS_URL)",
+    )
+    parser.add_argument("--queue-url", default=env.get("TABLESTREAM_QUEUE_URL") or None)
+    parser.add_argument(
+        "--redis-cluster", choices=CLUSTER_MODES, default=env.get("TABLESTREAM_REDIS_CLUSTER") or "auto"
+    )
+    parser.add_argument(
+        "--overlap",
+        type=int,
+        default=ROTATION_OVERLAP_SECONDS,
+        help=f"rotate: seconds the old key still signs (default {ROTATION_OVERLAP_SECONDS})",
+    )
+    parser.add_argument(
+        "--name",
+        type=check_key_name,
+        default=env.get("TABLESTREAM_SIGNING_KEY_NAME") or None,
+        help="rotate: the new key's signed-note name (default: the old key's)",
+    )
+
+
+def _when(seconds: int | None) -> str:
+    if seconds is None:
+        return "now"
+    return datetime.fromtimestamp(seconds, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def describe(ring: KeyRing) -> list[str]:
+    """One line per key, oldest first: id, period, vkey; the current one marked."""
+    lines = []
+    for key in ring.public_keys():
+        mark = "*" if key.key_id == ring.current.key_id else " "
+        period = f"{_when(key.not_before)} .. {_when(key.not_after)}"
+        lines.append(f"{mark} {key.key_id}  {period}  {key.document()['vkey']}")
+    return lines
+
+
+async def _run(args: argparse.Namespace) -> int:
+    clients = connect_async(topology(args.redis_url, args.queue_url, args.redis_cluster), PoolLimits())
+    store = EventStore(clients.store, clients.index)
+    now = int(time.time())
+    try:
+        if args.action == "rotate":
+            if args.overlap < 0:
+                print("tablestream keys rotate: --overlap is 0 or more seconds")
+                return 2
+            try:
+                ring = await store.run(signing_keys.rotate_keys(now, args.overlap, args.name))
+            except signing_keys.RotationRaced as error:
+                print(f"tablestream keys rotate: {error}")
+                return 1
+            old = ring.keys[-2].public
+            print(f"new signing key {ring.current.key_id}; {old.key_id} signs until {_when(old.not_after)}")
+        else:
+            found = await store.run(signing_keys.load_keys())
+            if found is None:
+                print("no signing keys yet: the API makes the first on its first start")
+                return 0
+            ring = found
+        print("\n".join(describe(ring)))
+        return 0
+    finally:
+        await clients.aclose()
+
+
+def run(args: argparse.Namespace) -> int:
+    return asyncio.run(_run(args))

@@ -1,0 +1,91 @@
+"""The signing keys in Redis (services.store.signing_keys) and ``tablestream keys`` (a real server)."""
+
+from __future__ import annotations
+
+import pytest
+import redis
+
+from services.cli import main
+from services.signing import KeyRing, ReceiptCheck, sign_receipt, verify_receipt
+from services.store import signing_keys
+from services.store.embedded import EmbeddedRedis
+from services.store.event_store import SyncEventStore
+
+T0 = 1_800_000_000
+RECEIPT = {"game_id": "g-1", "version": 3, "hash": "0f" * 32}
+
+
+def test_the_first_start_creates_one_ring_and_later_starts_read_the_same(real_redis: redis.Redis) -> None:
+    store = SyncEventStore(real_redis)
+    assert store.run(signing_keys.load_keys()) is None
+    first = store.run(signing_keys.ensure_keys(T0, "tables.example"))
+    again = store.run(signing_keys.ensure_keys(T0 + 10, "other.example"))
+    assert again.public_keys() == first.public_keys()
+    assert first.current.public.name == "tables.example"
+
+
+def test_a_start_racing_another_keeps_the_ring_the_other_stored(real_redis: redis.Redis) -> None:
+    theirs = KeyRing.generate(T0)
+    operation = signing_keys.ensure_keys(T0)
+    get = next(operation)
+    set_nx = operation.send(real_redis.execute_command(*get.args))  # type: ignore[union-attr]
+    assert set_nx.args[0] == "SET" and "NX" in set_nx.args  # type: ignore[union-attr]
+    real_redis.set(signing_keys.SIGNING_KEYS, theirs.to_secret())  # the other start's SET NX lands first
+    get_again = operation.send(real_redis.execute_command(*set_nx.args))  # type: ignore[union-attr]
+    with pytest.raises(StopIteration) as done:
+        operation.send(real_redis.execute_command(*get_again.args))  # type: ignore[union-attr]
+    assert done.value.value.public_keys() == theirs.public_keys()
+
+
+def test_rotation_keeps_every_old_key_so_old_receipts_still_verify(real_redis: redis.Redis) -> None:
+    store = SyncEventStore(real_redis)
+    ring = store.run(signing_keys.ensure_keys(T0))
+    old_receipt = sign_receipt(RECEIPT, ring.current, T0 + 5)
+    store.run(signing_keys.rotate_keys(T0 + 100, overlap=30))
+    rotated = store.run(signing_keys.rotate_keys(T0 + 200, overlap=30))
+    assert len(rotated.keys) == 3
+    assert [k.public.not_after for k in rotated.keys] == [T0 + 130, T0 + 230, None]
+    stored = store.run(signing_keys.load_keys())
+    assert stored is not None and stored.public_keys() == rotated.public_keys()
+    assert verify_receipt(old_receipt, stored.public_keys()) is ReceiptCheck.OK
+    late = sign_receipt(RECEIPT, stored.keys[0], T0 + 131)
+    assert verify_receipt(late, stored.public_keys()) is ReceiptCheck.KEY_NOT_VALID
+
+
+def test_a_rotation_that_lost_a_race_writes_nothing(real_redis: redis.Redis) -> None:
+    store = SyncEventStore(real_redis)
+    store.run(signing_keys.ensure_keys(T0))
+    operation = signing_keys.rotate_keys(T0 + 100)
+    get = next(operation)
+    read = real_redis.execute_command(*get.args)  # type: ignore[union-attr]
+    store.run(signing_keys.rotate_keys(T0 + 50))  # another rotation lands in between
+    winner = real_redis.get(signing_keys.SIGNING_KEYS)
+    swap = operation.send(read)
+    assert swap.script == "swap_keys"  # type: ignore[union-attr]
+    replied = store.run(iter_one(swap))
+    with pytest.raises(signing_keys.RotationRaced):
+        operation.send(replied)
+    assert real_redis.get(signing_keys.SIGNING_KEYS) == winner
+
+
+def iter_one(request):  # type: ignore[no-untyped-def]
+    reply = yield request
+    return reply
+
+
+def test_keys_list_and_rotate_print_each_key_and_its_period(
+    redis_server: EmbeddedRedis, real_redis: redis.Redis, capsys: pytest.CaptureFixture[str]
+) -> None:
+    url = ["--redis-url", redis_server.url, "--redis-cluster", "no"]
+    assert main(["keys", "list", *url]) == 0
+    assert "no signing keys yet" in capsys.readouterr().out
+    SyncEventStore(real_redis).run(signing_keys.ensure_keys(T0, "tables.example"))
+    assert main(["keys", "rotate", *url, "--overlap", "60"]) == 0
+    out = capsys.readouterr().out
+    ring = KeyRing.from_secret(real_redis.get(signing_keys.SIGNING_KEYS))  # type: ignore[arg-type]
+    old, new = ring.keys
+    assert f"new signing key {new.key_id}; {old.key_id} signs until" in out
+    assert f"* {new.key_id}" in out and f"  {old.key_id}  2027-01-15T08:00:00Z .. " in out
+    assert "tables.example+" in out and "PRIVATE" not in out
+    assert main(["keys", "list", *url]) == 0
+    assert capsys.readouterr().out.count("tables.example+") == 2
