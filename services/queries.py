@@ -35,6 +35,7 @@ from services.callers import Caller, TokenCheck, verify
 from services.errors import ConflictError, InvalidError, game_not_found
 from services.history.audit import Viewer, build_audit
 from services.history.export import GameNotFinished, build_export
+from services.receipts import ReceiptSigner
 from services.history.folding import Folded, StateCache, advance, decode_events
 from services.history.records import CommandRecord, Entry, decode_stored
 from services.history.replay import CorruptStream
@@ -169,16 +170,21 @@ class EncodedExport:
     gzipped: bytes
 
 
-def encoded_export(entries: list[Entry]) -> EncodedExport:
-    body = msgspec.json.encode(build_export(entries))
+def encoded_export(entries: list[Entry], keys: dict[str, Any] | None = None) -> EncodedExport:
+    body = msgspec.json.encode(build_export(entries, keys))
     return EncodedExport(body, gzip.compress(body, compresslevel=6, mtime=0))
 
 
 class GameQueries:
     def __init__(
-        self, store: EventStore, cache: StateCache | None = None, clock: Clock = wall_clock_ms
+        self,
+        store: EventStore,
+        cache: StateCache | None = None,
+        clock: Clock = wall_clock_ms,
+        signer: ReceiptSigner | None = None,
     ) -> None:
         self.store = store
+        self.signer = signer  # its public keys go into exports
         self.cache = cache if cache is not None else StateCache()
         self._audits: LRU[tuple[str, int, str, int | None], dict[str, Any]] = LRU(AUDIT_CACHE_SIZE)
         self._exports: LRU[tuple[str, int], EncodedExport] = LRU(EXPORT_CACHE_SIZE)
@@ -412,8 +418,9 @@ class GameQueries:
         entries = await self.store.read(game_id, after=0, limit=version)
         if not entries:
             raise game_not_found(game_id)
+        keys = (await self.signer.keys()).public_document() if self.signer is not None else None
         try:
-            document = await anyio.to_thread.run_sync(encoded_export, entries)
+            document = await anyio.to_thread.run_sync(encoded_export, entries, keys)
         except GameNotFinished:
             raise ConflictError("game_not_finished", "A game can be exported once it is over.") from None
         self._exports.put((game_id, version), document)

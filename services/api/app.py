@@ -55,6 +55,7 @@ from services.history.folding import StateCache
 from services.lifecycle import Lifecycle
 from services.players import PlayerQueries
 from services.queries import GameQueries
+from services.receipts import ReceiptSigner
 from services.store.connection import AsyncClients, Connect, PoolLimits, connect_to
 from services.store.event_store import EventStore
 from services.store.live_updates import LiveHub
@@ -146,6 +147,7 @@ def create_app(
         tokens = TokenStore(aclient)
         cache = StateCache()  # one fold per game for both sides of this process
         hub = LiveHub(aclient, settings.live_queue_size)
+        signer = ReceiptSigner(store, settings.signing_key_name)
         lobby = app.state.lobby = LobbyHub.of(clients)
         loop = asyncio.get_running_loop()
 
@@ -167,7 +169,7 @@ def create_app(
                 Lifecycle(store, BotJobs(lifecycle_queue(sclient))),
                 settings.bot_pace_ms,
             ),
-            queries=GameQueries(store, cache),
+            queries=GameQueries(store, cache, signer=signer),
             accounts=Accounts(
                 store,
                 pool=HashPool(
@@ -190,6 +192,7 @@ def create_app(
             rate_limits=RateLimits.from_settings(settings),
             drain=drain,
             queue=sclient,
+            signer=signer,
         )
         try:
             yield

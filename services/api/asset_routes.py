@@ -40,6 +40,7 @@ API_PREFIXES = (
     "/openapi.json",
     "/healthz",
     "/livez",
+    "/.well-known",
 )
 """Paths whose 404 stays the JSON error of the API, even for a browser."""
 

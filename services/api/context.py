@@ -17,6 +17,7 @@ from services.commands import GameCommands
 from services.config import Settings
 from services.players import PlayerQueries
 from services.queries import GameQueries
+from services.receipts import ReceiptSigner
 from services.store.event_store import EventStore
 from services.store.live_updates import LiveHub
 from services.store.operator import QueueClient
@@ -38,6 +39,12 @@ class AppContext:
     rate_limits: RateLimits
     drain: Drain
     queue: QueueClient | None = None  # RQ's connection (the operator's console reads queue depths)
+    signer: ReceiptSigner | None = None  # signs every receipt answered (services.receipts)
+
+    @property
+    def receipts(self) -> ReceiptSigner:
+        assert self.signer is not None, "create_app always sets the signer"
+        return self.signer
 
 
 def app_context(conn: HTTPConnection) -> AppContext:

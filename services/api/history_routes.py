@@ -31,7 +31,18 @@ async def get_export(request: Request) -> Response:
     return Response(export.body, headers=headers, media_type="application/json")
 
 
+KEYS_CACHE = "public, max-age=300"  # a rotation adds a key; receipts it signs verify after this
+
+
+async def get_signing_keys(request: Request) -> JSONResponse:
+    """``GET /.well-known/tablestream-keys``: the public keys that sign receipts, with their validity
+    periods and signed-note vkeys (``services.signing.KeyRing.public_document``); made on first use."""
+    ring = await app_context(request).receipts.keys()
+    return JSONResponse(ring.public_document(), headers={"Cache-Control": KEYS_CACHE})
+
+
 routes = [
+    Route("/.well-known/tablestream-keys", get_signing_keys, methods=["GET"]),
     Route("/games/{game_id}/audit", get_audit, methods=["GET"]),
     Route("/games/{game_id}/export", get_export, methods=["GET"]),
 ]

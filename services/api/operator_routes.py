@@ -97,7 +97,9 @@ async def close_table(request: Request) -> JSONResponse:
     who = await operator_of(request)
     game_id = game_id_of(request)
     body = await read_body(request, OperatorReason)
-    return JSONResponse(await console_of(request).close_table(who, game_id, body.reason))
+    closed = await console_of(request).close_table(who, game_id, body.reason)
+    signed = await app_context(request).receipts.sign({k: closed[k] for k in ("game_id", "version", "hash")})
+    return JSONResponse({**closed, **signed})
 
 
 async def find_player(request: Request) -> JSONResponse:

@@ -148,7 +148,8 @@ async def send_command(request: Request) -> JSONResponse:
 
     seat, outcome = await identified(request, game_id, send, assumed)
     events = [shown_event(outcome.table, v, e, seat, outcome.finished) for v, e in outcome.events]
-    return JSONResponse({"version": outcome.version, "events": events, "receipt": outcome.receipt()})
+    receipt = await app_context(request).receipts.sign(outcome.receipt())
+    return JSONResponse({"version": outcome.version, "events": events, "receipt": receipt})
 
 
 async def get_view(request: Request) -> JSONResponse:

@@ -12,8 +12,8 @@ import os
 import time
 from datetime import UTC, datetime
 
+from services.receipts import RotationRaced, load_keys, rotate_keys
 from services.signing import ROTATION_OVERLAP_SECONDS, KeyRing, check_key_name
-from services.store import signing_keys
 from services.store.connection import CLUSTER_MODES, PoolLimits, connect_async, topology
 from services.store.event_store import EventStore
 
@@ -71,14 +71,14 @@ async def _run(args: argparse.Namespace) -> int:
                 print("tablestream keys rotate: --overlap is 0 or more seconds")
                 return 2
             try:
-                ring = await store.run(signing_keys.rotate_keys(now, args.overlap, args.name))
-            except signing_keys.RotationRaced as error:
+                ring = await store.run(rotate_keys(now, args.overlap, args.name))
+            except RotationRaced as error:
                 print(f"tablestream keys rotate: {error}")
                 return 1
             old = ring.keys[-2].public
             print(f"new signing key {ring.current.key_id}; {old.key_id} signs until {_when(old.not_after)}")
         else:
-            found = await store.run(signing_keys.load_keys())
+            found = await store.run(load_keys())
             if found is None:
                 print("no signing keys yet: the API makes the first on its first start")
                 return 0

@@ -1,17 +1,17 @@
-"""``tablestream verify FILE [--receipt VERSION:HASH ...]``: check an exported game, or a dispute
-bundle (``services.history.bundle``), offline. A bundle is told apart by its ``format``."""
+"""``tablestream verify FILE [--receipt VERSION:HASH ...] [--receipts FILE ...] [--keys FILE]``:
+check an exported game, or a dispute bundle (``services.history.bundle``, told apart by its
+``format``), offline, with the receipts a player kept (services.receipt_check)."""
 
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 from services.history.bundle import is_bundle, verify_bundle
-from services.history.verify import HEX64, UnreadableExport, verify_export
+from services.history.verify import HEX64, UnreadableExport, read_json
+from services.receipt_check import keys_of, receipts_of, verify_with_receipts
 
 
 def parse_receipt(text: str) -> tuple[int, str]:
@@ -25,7 +25,7 @@ def parse_receipt(text: str) -> tuple[int, str]:
 def main(argv: Sequence[str] | None = None) -> int:
     """0 verified, 1 a check failed, 2 unreadable."""
     parser = argparse.ArgumentParser(
-        prog="tablestream verify", description="Verify an exported game offline."
+        prog="tablestream verify", description="Verify an exported game, or a dispute bundle, offline."
     )
     parser.add_argument(
         "file",
@@ -40,28 +40,35 @@ def main(argv: Sequence[str] | None = None) -> int:
         metavar="VERSION:HASH",
         help="a receipt kept from a command response; the history must still hold it",
     )
+    parser.add_argument(
+        "--receipts",
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="signed receipts as the web client downloads them (or a JSON list of receipts): each "
+        "one's signature is checked and the history must hold it",
+    )
+    parser.add_argument(
+        "--keys",
+        metavar="FILE",
+        help="the service's public keys (GET /.well-known/tablestream-keys, kept apart from the "
+        "export); default: the export's own keys",
+    )
     args = parser.parse_args(argv)
     try:
-        doc = _read(args.file)
+        doc = read_json(args.file)
+        receipts: list[Any] = [{"version": v, "hash": h} for v, h in args.receipt]
+        for path in args.receipts:
+            receipts += receipts_of(read_json(path))
+        keys = read_json(args.keys) if args.keys else None
+        if keys is not None:
+            keys_of(keys)  # unreadable keys stop here, named as such
         if is_bundle(doc):
-            if args.receipt:
-                doc = {**doc, "receipts": [*doc.get("receipts", []), *_receipts(args.receipt)]}
-            report: Any = verify_bundle(doc)
+            report: Any = verify_bundle(doc, receipts, keys)
         else:
-            report = verify_export(doc, args.receipt)
+            report = verify_with_receipts(doc, receipts, keys)
     except UnreadableExport as exc:
         print(f"tablestream verify: cannot read {args.file}: {exc}", file=sys.stderr)
         return 2
     print(report.render())
     return 0 if report.ok else 1
-
-
-def _read(path: str) -> Any:
-    try:
-        return json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise UnreadableExport(str(exc)) from None
-
-
-def _receipts(pairs: Sequence[tuple[int, str]]) -> list[dict[str, Any]]:
-    return [{"version": version, "hash": hash_} for version, hash_ in pairs]

@@ -9,19 +9,26 @@
 - ``views``: the disputed seat's view (``projections.views.seat_view``; a spectator's when no seat
   is disputed) at every version of the round, from its first event to the cut: what that seat was
   shown, which the verifier re-folds from the export and compares;
+- ``keys``: the service's public keys (``services.signing``), which check the receipts'
+  signatures and the log's checkpoint (an arbiter should compare them with the published ones);
+- ``log``: the inclusion proofs of the game's heads in the public log, with a signed checkpoint
+  (``services.transparency.log``): the bundle's head must be among them;
 - ``dispute``: the dispute's record (what is disputed, by whom, its events) for the reader; the
   checks never rely on it.
 
 ``verify_bundle`` gives the verdict for the round, one check at a time, each passed, failed or not
-checked with a sentence: the deal, the commands, the scores, the receipts, the views, and the rest
-of the export. ``tablestream verify BUNDLE`` prints it; the browser's audit page runs the same
-checks in JavaScript (``static/js/bundle_check.js``).
+checked with a sentence: the deal, the commands, the scores, the receipts (and their signatures),
+the views, the head's place in the public log, and the rest of the export. ``tablestream verify
+BUNDLE`` prints it; the dispute's page shows it (``GET .../disputes/{id}/verdict``) beside the
+checks the browser makes itself.
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -43,6 +50,12 @@ from services.history.verify_report import (
     SEED_CHAIN,
     Report,
 )
+from services.receipt_check import kept, keys_of
+from services.signing import PublicKey
+from services.transparency.checkpoint import CheckpointError, open_checkpoint
+from services.transparency.leaves import Head
+from services.transparency.leaves import decode as decode_leaf
+from services.transparency.merkle import leaf_hash, verify_inclusion
 
 FORMAT = "tablestream-dispute-bundle/1"
 HEX64 = re.compile(r"[0-9a-f]{64}")
@@ -199,8 +212,12 @@ def _check(
     return BundleCheck(name, "passed", passed)
 
 
-def verify_bundle(doc: Any) -> BundleReport:
-    """Check a bundle offline; ``UnreadableExport`` when it is not one."""
+def verify_bundle(
+    doc: Any, extra_receipts: Sequence[Mapping[str, Any]] = (), keys_document: Any | None = None
+) -> BundleReport:
+    """Check a bundle offline; ``UnreadableExport`` when it is not one. ``extra_receipts``: more
+    receipts the player kept; ``keys_document``: the service's public keys fetched apart (default:
+    the bundle's own ``keys``), which check the receipts' signatures and the log's checkpoint."""
     if not is_bundle(doc):
         raise UnreadableExport(f"not a {FORMAT} document")
     export = doc.get("export")
@@ -208,12 +225,17 @@ def verify_bundle(doc: Any) -> BundleReport:
     seat = doc.get("seat")
     if round_number is not None and (not isinstance(round_number, int) or isinstance(round_number, bool)):
         raise UnreadableExport("the bundle's round is not a number")
-    receipts = doc.get("receipts") if isinstance(doc.get("receipts"), list) else []
-    pairs = [
-        (r["version"], r["hash"])
-        for r in receipts
-        if isinstance(r, dict) and isinstance(r.get("version"), int) and isinstance(r.get("hash"), str)
+    receipts = [
+        r
+        for r in (doc.get("receipts") if isinstance(doc.get("receipts"), list) else [])
+        if isinstance(r, dict)
     ]
+    receipts += list(extra_receipts)
+    source = keys_document if keys_document is not None else doc.get("keys")
+    if source is None and isinstance(export, dict):
+        source = export.get("keys")
+    keys = keys_of(source) if source is not None else []
+    pairs = [kept(receipt, keys) for receipt in receipts]
     report = verify_export(export, pairs)
     result = BundleReport(report.game_id, round_number, seat, export=report)
     everything = sorted(report.rounds)
@@ -249,12 +271,14 @@ def verify_bundle(doc: Any) -> BundleReport:
         _check(
             "receipts",
             _failures(report, everything, (RECEIPTS,)),
-            f"All {len(pairs)} receipts the player kept are in the history at their versions.",
+            f"All {len(pairs)} receipts the player kept are in the history at their versions"
+            + (", each signed by the service." if any(p.signature for p in pairs) else "."),
             applies=bool(pairs),
             absent="The bundle carries no receipts of the player's.",
         )
     )
     result.checks.append(_check_views(doc, export, seat))
+    result.checks.append(_check_log(doc.get("log"), keys, report))
     other = [
         f"{report.rounds[r].label}: {check}: {detail}"
         for r in everything
@@ -265,6 +289,63 @@ def verify_bundle(doc: Any) -> BundleReport:
         _check("export", other, "The rest of the export (its header, later rounds) verifies too.")
     )
     return result
+
+
+def _check_log(proofs: Any, keys: Sequence[PublicKey], report: Report) -> BundleCheck:
+    """The bundle's head must be a leaf of the public log, under a checkpoint the service signed:
+    another history of the same game (a fork handed to someone else) has another head."""
+    if not isinstance(proofs, dict):
+        return BundleCheck("log", "not checked", "The bundle carries no proofs from the public log.")
+    head = Head(report.game_id or "", report.head_version or 0, report.head_hash or "")
+    note = proofs.get("checkpoint")
+    if note is None:
+        return BundleCheck(
+            "log", "not checked", "The public log had published no checkpoint when the bundle was built."
+        )
+    try:
+        checkpoint, _ = open_checkpoint(str(note), keys)
+    except CheckpointError as error:
+        return BundleCheck("log", "failed", f"The log's checkpoint cannot be trusted: {error}")
+    leaves = [leaf for leaf in proofs.get("leaves", []) if isinstance(leaf, dict)]
+    same = [leaf for leaf in leaves if leaf.get("version") == head.version]
+    if not same:
+        if head.version in (proofs.get("pending") or []):
+            return BundleCheck(
+                "log",
+                "not checked",
+                f"The head at version {head.version} was appended to the log after its latest checkpoint.",
+            )
+        return BundleCheck(
+            "log",
+            "failed",
+            f"The public log holds no head of this game at version {head.version}: this history is not "
+            "the one the service published.",
+        )
+    leaf = same[0]
+    try:
+        data = base64.b64decode(str(leaf.get("leaf")), validate=True)
+        logged = decode_leaf(data)
+        proof = [base64.b64decode(str(p), validate=True) for p in leaf.get("proof", [])]
+        index = int(leaf.get("index", -1))
+    except (ValueError, TypeError, binascii.Error):
+        return BundleCheck("log", "failed", "The log's proof for the head cannot be read.")
+    if not verify_inclusion(leaf_hash(data), index, checkpoint.size, proof, checkpoint.root):
+        return BundleCheck(
+            "log", "failed", f"The proof does not put the head at version {head.version} in the signed log."
+        )
+    if logged != head:
+        return BundleCheck(
+            "log",
+            "failed",
+            f"The public log holds another head at version {head.version} (hash {logged.hash[:16]}…, "
+            f"this history has {head.hash[:16]}…): the history was forked or rewritten.",
+        )
+    return BundleCheck(
+        "log",
+        "passed",
+        f"The head at version {head.version} is leaf {index} of the public log of {checkpoint.size} "
+        "leaves, under a checkpoint the service signed.",
+    )
 
 
 def _check_views(doc: dict[str, Any], export: Any, seat: Any) -> BundleCheck:

@@ -45,8 +45,11 @@ class GameNotFinished(Exception):
         self.message = message
 
 
-def build_export(entries: Sequence[Entry]) -> dict[str, Any]:
-    """The export document of a finished game from its stored entries, in version order."""
+def build_export(entries: Sequence[Entry], keys: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The export document of a finished game from its stored entries, in version order.
+
+    ``keys``: the service's public signing keys (``services.signing.KeyRing.public_document``), so
+    that receipts a player kept verify against the export alone; left out when not given."""
     if not entries:
         raise GameNotFinished("The game has no events; only finished games can be exported.")
     table, created, items, problem = decode_stream(entries)
@@ -76,6 +79,7 @@ def build_export(entries: Sequence[Entry]) -> dict[str, Any]:
         ],
         "head": {"version": entries[-1].version, "hash": entries[-1].hash},
         **ending,
+        **({"keys": keys} if keys is not None else {}),
     }
 
 

@@ -12,7 +12,12 @@ It needs no Redis and no server: only the export document (``services.history.ex
 4. every chance outcome: re-derived from the revealed seed and compared, filed under its round;
 5. the final scores and winners against the rules and the export's header (or, for a table an
    operator closed, ``table_closed`` as the ending and the header's ``closed`` against it);
-6. the optional chat section: its own hash chain, record by record (``services.history.chat_export``).
+6. the optional chat section: its own hash chain, record by record (``services.history.chat_export``);
+7. the receipts a player kept (``KeptReceipt``): the history must hold each one's hash at its
+   version. A signed receipt's signature is checked by the caller (``services.receipt_check``, with
+   the service's public keys) and its verdict handed in: a forged one, or one by an unknown key or a
+   key outside its period, is named as such; a validly signed one the history lacks is the proof of
+   a rewritten history.
 
 An export's header (seats, seeds, scores, head) is a convenience for readers; it is checked
 against the stream, never trusted. The report is per round (bucket 0 is "setup": the create and
@@ -25,6 +30,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -49,6 +55,27 @@ from services.history.verify_report import (
 )
 
 HEX64 = re.compile(r"[0-9a-f]{64}")
+
+
+@dataclass(frozen=True)
+class KeptReceipt:
+    """A receipt a player kept: its version and hash, and for a signed one its game, key and the
+    verdict of its signature (``services.signing.ReceiptCheck``'s values: ``ok``, ``bad_signature``,
+    ``unknown_key``, ``key_not_valid``, ``malformed``); ``signature`` None: an unsigned receipt."""
+
+    version: int
+    hash: str
+    game_id: str | None = None
+    key_id: str | None = None
+    signature: str | None = None
+
+
+SIGNATURE_PROBLEMS = {
+    "bad_signature": "is FORGED: its signature does not verify with the service's key {key}",
+    "unknown_key": "is signed by key {key}, which is not among the service's published keys",
+    "key_not_valid": "is signed by key {key} at a time outside that key's validity period",
+    "malformed": "is malformed (a field is missing or of the wrong shape)",
+}
 
 
 class UnreadableExport(ValueError):
@@ -79,8 +106,9 @@ def parse_entries(doc: Any) -> list[Entry]:
     return entries
 
 
-def verify_export(doc: Any, receipts: Sequence[tuple[int, str]] = ()) -> Report:
-    """Check an export document offline; ``receipts`` are (version, hash) pairs a player kept."""
+def verify_export(doc: Any, receipts: Sequence[tuple[int, str] | KeptReceipt] = ()) -> Report:
+    """Check an export document offline; ``receipts`` are those a player kept: (version, hash)
+    pairs, or ``KeptReceipt`` values with their signature's verdict."""
     entries = parse_entries(doc)
     later = _later_seeds(doc)
     rp = replay(entries, later)
@@ -106,7 +134,7 @@ def verify_export(doc: Any, receipts: Sequence[tuple[int, str]] = ()) -> Report:
     else:
         _check_result(report, rp, doc)
     _check_header(report, rp, doc, entries, rounds)
-    _check_receipts(report, entries, rounds, receipts)
+    _check_receipts(report, entries, rounds, receipts, report.game_id)
     if "chat" in doc:  # the optional chat section (services.history.chat_export), apart from the game
         good, problems = chat_problems(doc["chat"], entries[-1].version)
         report.passed(SETUP, CHAT, good)
@@ -115,13 +143,17 @@ def verify_export(doc: Any, receipts: Sequence[tuple[int, str]] = ()) -> Report:
     return report
 
 
-def verify_file(path: str | Path, receipts: Sequence[tuple[int, str]] = ()) -> Report:
-    """Read an export file and verify it; ``UnreadableExport`` when it cannot be read as one."""
+def read_json(path: str | Path) -> Any:
+    """A JSON file's document; ``UnreadableExport`` when it cannot be read as JSON."""
     try:
-        doc = json.loads(Path(path).read_text(encoding="utf-8"))
+        return json.loads(Path(path).read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise UnreadableExport(str(exc)) from None
-    return verify_export(doc, receipts)
+
+
+def verify_file(path: str | Path, receipts: Sequence[tuple[int, str] | KeptReceipt] = ()) -> Report:
+    """Read an export file and verify it; ``UnreadableExport`` when it cannot be read as one."""
+    return verify_export(read_json(path), receipts)
 
 
 def _check_hash_chain(report: Report, entries: Sequence[Entry], rounds: Sequence[int]) -> None:
@@ -446,20 +478,40 @@ def _check_header(
 
 
 def _check_receipts(
-    report: Report, entries: Sequence[Entry], rounds: Sequence[int], receipts: Sequence[tuple[int, str]]
+    report: Report,
+    entries: Sequence[Entry],
+    rounds: Sequence[int],
+    receipts: Sequence[tuple[int, str] | KeptReceipt],
+    game_id: str | None,
 ) -> None:
     """A receipt proves a rewrite: the history must still hold that hash at that version."""
     by_version: dict[int, tuple[Entry, int]] = {}
     for entry, number in zip(entries, rounds, strict=True):
         by_version.setdefault(entry.version, (entry, number))
-    for version, hash_ in receipts:
-        if version not in by_version:
-            report.fail(rounds[-1], RECEIPTS, f"the history has no version {version}, yet a receipt holds it")
+    for item in receipts:
+        kept = item if isinstance(item, KeptReceipt) else KeptReceipt(*item)
+        version, hash_ = kept.version, kept.hash
+        number = by_version[version][1] if version in by_version else rounds[-1]
+        name = f"the receipt of version {version}"
+        if kept.signature is not None and kept.signature != "ok":
+            problem = SIGNATURE_PROBLEMS.get(kept.signature, "cannot be checked")
+            report.fail(number, RECEIPTS, f"{name} {problem.format(key=kept.key_id)}")
             continue
-        entry, number = by_version[version]
+        if kept.game_id is not None and game_id is not None and kept.game_id != game_id:
+            report.fail(number, RECEIPTS, f"{name} is of game {kept.game_id}, not of this game {game_id}")
+            continue
+        proof = " (its signature is valid: proof of a rewritten history)" if kept.signature == "ok" else ""
+        if version not in by_version:
+            report.fail(
+                number, RECEIPTS, f"the history has no version {version}, yet a receipt holds it{proof}"
+            )
+            continue
+        entry = by_version[version][0]
         if entry.hash != hash_:
             report.fail(
-                number, RECEIPTS, f"the history no longer holds hash {hash_[:16]}… at version {version}"
+                number,
+                RECEIPTS,
+                f"the history no longer holds hash {hash_[:16]}… at version {version}{proof}",
             )
         else:
             report.passed(number, RECEIPTS)

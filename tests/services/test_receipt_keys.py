@@ -1,15 +1,17 @@
-"""The signing keys in Redis (services.store.signing_keys) and ``tablestream keys`` (a real server)."""
+"""The signing keys in Redis (services.receipts, services.store.signing_keys) and ``tablestream keys``."""
 
 from __future__ import annotations
 
 import pytest
 import redis
 
+from services import receipts
 from services.cli import main
+from services.receipts import ReceiptSigner
 from services.signing import KeyRing, ReceiptCheck, sign_receipt, verify_receipt
 from services.store import signing_keys
 from services.store.embedded import EmbeddedRedis
-from services.store.event_store import SyncEventStore
+from services.store.event_store import EventStore, SyncEventStore
 
 T0 = 1_800_000_000
 RECEIPT = {"game_id": "g-1", "version": 3, "hash": "0f" * 32}
@@ -17,16 +19,16 @@ RECEIPT = {"game_id": "g-1", "version": 3, "hash": "0f" * 32}
 
 def test_the_first_start_creates_one_ring_and_later_starts_read_the_same(real_redis: redis.Redis) -> None:
     store = SyncEventStore(real_redis)
-    assert store.run(signing_keys.load_keys()) is None
-    first = store.run(signing_keys.ensure_keys(T0, "tables.example"))
-    again = store.run(signing_keys.ensure_keys(T0 + 10, "other.example"))
+    assert store.run(receipts.load_keys()) is None
+    first = store.run(receipts.ensure_keys(T0, "tables.example"))
+    again = store.run(receipts.ensure_keys(T0 + 10, "other.example"))
     assert again.public_keys() == first.public_keys()
     assert first.current.public.name == "tables.example"
 
 
 def test_a_start_racing_another_keeps_the_ring_the_other_stored(real_redis: redis.Redis) -> None:
     theirs = KeyRing.generate(T0)
-    operation = signing_keys.ensure_keys(T0)
+    operation = receipts.ensure_keys(T0)
     get = next(operation)
     set_nx = operation.send(real_redis.execute_command(*get.args))  # type: ignore[union-attr]
     assert set_nx.args[0] == "SET" and "NX" in set_nx.args  # type: ignore[union-attr]
@@ -39,13 +41,13 @@ def test_a_start_racing_another_keeps_the_ring_the_other_stored(real_redis: redi
 
 def test_rotation_keeps_every_old_key_so_old_receipts_still_verify(real_redis: redis.Redis) -> None:
     store = SyncEventStore(real_redis)
-    ring = store.run(signing_keys.ensure_keys(T0))
+    ring = store.run(receipts.ensure_keys(T0))
     old_receipt = sign_receipt(RECEIPT, ring.current, T0 + 5)
-    store.run(signing_keys.rotate_keys(T0 + 100, overlap=30))
-    rotated = store.run(signing_keys.rotate_keys(T0 + 200, overlap=30))
+    store.run(receipts.rotate_keys(T0 + 100, overlap=30))
+    rotated = store.run(receipts.rotate_keys(T0 + 200, overlap=30))
     assert len(rotated.keys) == 3
     assert [k.public.not_after for k in rotated.keys] == [T0 + 130, T0 + 230, None]
-    stored = store.run(signing_keys.load_keys())
+    stored = store.run(receipts.load_keys())
     assert stored is not None and stored.public_keys() == rotated.public_keys()
     assert verify_receipt(old_receipt, stored.public_keys()) is ReceiptCheck.OK
     late = sign_receipt(RECEIPT, stored.keys[0], T0 + 131)
@@ -54,16 +56,16 @@ def test_rotation_keeps_every_old_key_so_old_receipts_still_verify(real_redis: r
 
 def test_a_rotation_that_lost_a_race_writes_nothing(real_redis: redis.Redis) -> None:
     store = SyncEventStore(real_redis)
-    store.run(signing_keys.ensure_keys(T0))
-    operation = signing_keys.rotate_keys(T0 + 100)
+    store.run(receipts.ensure_keys(T0))
+    operation = receipts.rotate_keys(T0 + 100)
     get = next(operation)
     read = real_redis.execute_command(*get.args)  # type: ignore[union-attr]
-    store.run(signing_keys.rotate_keys(T0 + 50))  # another rotation lands in between
+    store.run(receipts.rotate_keys(T0 + 50))  # another rotation lands in between
     winner = real_redis.get(signing_keys.SIGNING_KEYS)
     swap = operation.send(read)
     assert swap.script == "swap_keys"  # type: ignore[union-attr]
     replied = store.run(iter_one(swap))
-    with pytest.raises(signing_keys.RotationRaced):
+    with pytest.raises(receipts.RotationRaced):
         operation.send(replied)
     assert real_redis.get(signing_keys.SIGNING_KEYS) == winner
 
@@ -79,7 +81,7 @@ def test_keys_list_and_rotate_print_each_key_and_its_period(
     url = ["--redis-url", redis_server.url, "--redis-cluster", "no"]
     assert main(["keys", "list", *url]) == 0
     assert "no signing keys yet" in capsys.readouterr().out
-    SyncEventStore(real_redis).run(signing_keys.ensure_keys(T0, "tables.example"))
+    SyncEventStore(real_redis).run(receipts.ensure_keys(T0, "tables.example"))
     assert main(["keys", "rotate", *url, "--overlap", "60"]) == 0
     out = capsys.readouterr().out
     ring = KeyRing.from_secret(real_redis.get(signing_keys.SIGNING_KEYS))  # type: ignore[arg-type]
@@ -89,3 +91,20 @@ def test_keys_list_and_rotate_print_each_key_and_its_period(
     assert "tables.example+" in out and "PRIVATE" not in out
     assert main(["keys", "list", *url]) == 0
     assert capsys.readouterr().out.count("tables.example+") == 2
+
+
+@pytest.mark.anyio
+async def test_a_process_signs_with_the_rotated_key_once_it_reloads_the_ring(real_redis_async) -> None:  # type: ignore[no-untyped-def]
+    clock = [float(T0)]
+    store = EventStore(real_redis_async)
+    signer = ReceiptSigner(store, "tables.example", clock=lambda: clock[0], reload_seconds=60)
+    first = await signer.sign(RECEIPT)
+    assert first["signed_at"] == T0 and {k: first[k] for k in RECEIPT} == RECEIPT
+    rotated = await store.run(receipts.rotate_keys(T0 + 10, overlap=120))
+    clock[0] = T0 + 30
+    assert (await signer.sign(RECEIPT))["key_id"] == first["key_id"]  # not reloaded yet: still valid
+    clock[0] = T0 + 61
+    late = await signer.sign(RECEIPT)
+    assert late["key_id"] == rotated.current.key_id
+    for signed in (first, late):
+        assert verify_receipt(signed, rotated.public_keys()) is ReceiptCheck.OK
