@@ -27,7 +27,7 @@ from domain import disputes as rules
 from domain.disputes import DisputeOpened, DisputeResolved, DisputeState, EvidenceAdded, Party
 from domain.kernel import Event, Rejected
 from services.errors import ConflictError, InvalidError, NotFoundError, from_rejection, game_not_found
-from services.history.bundle import build_bundle, receipts_of
+from services.history.bundle import build_bundle, receipts_of, verify_bundle
 from services.history.cut import DisputeSealed, sealed_reason
 from services.history.records import Entry
 from services.lifecycle import wall_clock_ms
@@ -162,6 +162,12 @@ class Disputes:
             return await anyio.to_thread.run_sync(build_bundle, entries, record, receipts, extra)
         except DisputeSealed as sealed:
             raise ConflictError("dispute_sealed", sealed.message) from None
+
+    async def verdict(self, game_id: str, dispute_id: str) -> dict[str, Any]:
+        """The bundle's checks as the offline verifier gives them (``verify_bundle``)."""
+        doc = await self.bundle(game_id, dispute_id)
+        report = await anyio.to_thread.run_sync(verify_bundle, doc)
+        return report.as_json()
 
 
 def _round_of(events: list[Event]) -> int | None:

@@ -5,6 +5,8 @@ else is refused with 403 ``not_a_player`` before anything of the dispute is read
 
 from __future__ import annotations
 
+from typing import Any
+
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
@@ -16,13 +18,21 @@ from services.api.http import JSONResponse, caller_of, game_id_of, int_query, re
 from services.api.operator_routes import operator_of
 from services.disputes import Disputes
 from services.errors import ForbiddenError
+from services.history.records import Entry
+from services.transparency.log import proofs_for_game
 
 MAX_PAGE = 100
 
 
 def disputes_of(request: Request) -> Disputes:
     context = app_context(request)
-    return Disputes(context.store, context.queries)
+
+    async def extra(game_id: str, entries: list[Entry]) -> dict[str, Any]:
+        """The bundle's keys (``services.receipts``) and log proofs (``services.transparency``)."""
+        keys = (await context.receipts.keys()).public_document()
+        return {"keys": keys, "log": await proofs_for_game(context.store, game_id)}
+
+    return Disputes(context.store, context.queries, extra)
 
 
 async def party_of(request: Request, game_id: str) -> Party:
@@ -95,6 +105,12 @@ async def bundle(request: Request) -> Response:
     return JSONResponse(doc, headers=headers)
 
 
+async def verdict(request: Request) -> JSONResponse:
+    game_id = game_id_of(request)
+    await party_of(request, game_id)
+    return JSONResponse(await disputes_of(request).verdict(game_id, _dispute_id(request)))
+
+
 async def open_list(request: Request) -> JSONResponse:
     await operator_of(request)
     limit = int_query(request, "limit", 50, low=1, high=MAX_PAGE)
@@ -108,5 +124,6 @@ routes = [
     Route("/games/{game_id}/disputes/{dispute_id}/evidence", add_evidence, methods=["POST"]),
     Route("/games/{game_id}/disputes/{dispute_id}/resolve", resolve, methods=["POST"]),
     Route("/games/{game_id}/disputes/{dispute_id}/bundle", bundle, methods=["GET"]),
+    Route("/games/{game_id}/disputes/{dispute_id}/verdict", verdict, methods=["GET"]),
     Route("/operator/disputes", open_list, methods=["GET"]),
 ]

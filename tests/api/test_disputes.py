@@ -139,6 +139,9 @@ def test_the_bundle_of_a_finished_game_verifies_with_the_players_receipts(
     assert "attachment" in response.headers["content-disposition"]
     bundle = response.json()
     assert bundle["round"] == 2 and bundle["seat"] == 0 and bundle["receipts"]
+    assert bundle["keys"] and bundle["log"]["format"] == "tablestream-log-proofs/1"
     report = verify_bundle(bundle)
     assert report.ok, report.render()
     assert {c.name: c.outcome for c in report.checks}["receipts"] == "passed"
+    verdict = api.client.get(f"{path}/verdict", headers=auth).json()
+    assert verdict["ok"] is True and [c["name"] for c in verdict["checks"]] == [c.name for c in report.checks]

@@ -8,6 +8,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 
 from services.cli.verify import main
@@ -15,9 +16,33 @@ from services.history.bundle import build_bundle, receipts_of, verify_bundle
 from services.history.cut import DisputeSealed, build_cut_export
 from services.history.records import StoredEvent
 from services.history.verify import parse_entries, verify_export
+from services.signing import KeyRing, sign_receipt
+from services.transparency import merkle
+from services.transparency.checkpoint import sign_checkpoint
+from services.transparency.leaves import Head, heads_of_stream
+from services.transparency.leaves import encode as encode_leaf
+from services.transparency.log import PROOFS_FORMAT, proof_document
 from tests.support.recorded import RecordedGame, recorded_random_game, rewrite
 
 GAMES = ("six-nimmt", "skull", "skull-king")
+T0 = 1_800_000_000
+RING = KeyRing.generate(T0)
+
+
+def public_log(heads: list[Head]) -> dict[str, Any]:
+    """A public log holding ``heads`` after two other games' leaves, its checkpoint signed by RING,
+    and the inclusion proofs of ``heads`` as ``services.transparency.log.proofs_for_game`` gives them."""
+    others = [Head("other-game", v, f"{v:064x}") for v in (1, 2)]
+    leaves = [*others, *heads]
+    nodes = merkle.append(0, {}, [merkle.leaf_hash(encode_leaf(h)) for h in leaves])
+    size = len(leaves)
+    note = sign_checkpoint(RING, size, merkle.root(size, nodes), T0 + 60)
+    proven = [
+        proof_document(i, head, merkle.inclusion_proof(i, size, nodes))
+        for i, head in enumerate(leaves)
+        if head in heads
+    ]
+    return {"format": PROOFS_FORMAT, "checkpoint": note, "size": size, "leaves": proven, "pending": []}
 
 
 @cache
@@ -26,11 +51,21 @@ def recorded(game: str) -> RecordedGame:
 
 
 def receipts(game: str) -> list[dict[str, Any]]:
-    return [{"version": v, "hash": h} for v, h in recorded(game).receipts]
+    """The player's receipts as the service signs them."""
+    game_id = recorded(game).state.game_id
+    return [
+        sign_receipt({"game_id": game_id, "version": v, "hash": h}, RING.current, T0 + v)
+        for v, h in recorded(game).receipts
+    ]
 
 
 def bundle_of(game: str, round_number: int | None = 2, seat: int | None = 1) -> dict[str, Any]:
-    doc = build_bundle(recorded(game).entries, {"round": round_number, "seat": seat}, receipts(game))
+    entries = recorded(game).entries
+    extra = {
+        "keys": RING.public_document(),
+        "log": public_log(heads_of_stream(recorded(game).state.game_id, entries)),
+    }
+    doc = build_bundle(entries, {"round": round_number, "seat": seat}, receipts(game), extra)
     loaded: dict[str, Any] = json.loads(json.dumps(doc))
     return loaded
 
@@ -65,6 +100,7 @@ def test_a_bundle_of_round_two_of_a_finished_game_passes_every_check(game: str) 
         "scores": "passed",
         "receipts": "passed",
         "views": "passed",
+        "log": "passed",
         "export": "passed",
     }
     assert "VERIFIED: round 2" in report.render()
@@ -125,6 +161,50 @@ def test_a_dropped_command_with_the_players_receipts_fails_the_receipts_check() 
     result = outcomes(tampered)
     assert result["receipts"] == "failed"
     assert "no longer holds hash" in sentence(tampered, "receipts")
+
+
+def test_a_forged_receipt_is_named_by_its_signature() -> None:
+    doc = bundle_of("skull-king")
+    doc["receipts"][3]["hash"] = "0" * 64
+    assert outcomes(doc)["receipts"] == "failed"
+    assert "FORGED" in sentence(doc, "receipts")
+
+
+def test_a_fork_handed_to_another_player_is_not_the_head_in_the_public_log() -> None:
+    doc = bundle_of("six-nimmt")
+
+    def fork(rows: list[tuple[StoredEvent, Any]]) -> list[tuple[StoredEvent, Any]]:
+        return rows[:-1]  # one event less at the end, every hash recomputed: a consistent history
+
+    forked = with_entries(doc, fork)
+    forked["export"]["cut"]["version"] = doc["export"]["cut"]["version"]  # the same cut claimed
+    result = outcomes(forked)
+    assert result["log"] == "failed"
+    assert "public log holds no head of this game" in sentence(forked, "log")
+
+
+def test_a_fork_that_passes_every_other_check_is_caught_by_the_log_alone() -> None:
+    """Another salt on the cut's last entry: the same events, a valid chain, the rules satisfied,
+    and a different head hash - the history one could hand to a second player."""
+    doc = bundle_of("skull-king")
+
+    def resalt(rows: list[tuple[StoredEvent, Any]]) -> list[tuple[StoredEvent, Any]]:
+        stored, event = rows[-1]
+        return [*rows[:-1], (msgspec.structs.replace(stored, salt="0" * 32), event)]
+
+    forked = with_entries(doc, resalt)
+    forked["receipts"] = []  # an arbiter, or a player who kept none: only the log can tell
+    result = outcomes(forked)
+    assert result["log"] == "failed"
+    assert {name for name, outcome in result.items() if outcome == "failed"} == {"log"}
+    assert "forked or rewritten" in sentence(forked, "log")
+
+
+def test_a_checkpoint_signed_by_an_unknown_key_fails_the_log_check() -> None:
+    doc = bundle_of("skull-king")
+    doc["keys"] = KeyRing.generate(T0).public_document()
+    assert outcomes(doc)["log"] == "failed"
+    assert "cannot be trusted" in sentence(doc, "log")
 
 
 def test_a_view_that_differs_from_the_history_fails_the_views_check() -> None:
