@@ -37,6 +37,57 @@ def _ok(description: str, schema: dict[str, Any] | None = None) -> dict[str, Any
     return {"description": description, "content": content}
 
 
+RECEIPT = {
+    "type": "object",
+    "description": "A signed receipt (docs/fairness.md, 'Signed receipts'): the signature is Ed25519 over "
+    "'tablestream-receipt-v1\\n<key_id>\\n<game_id>\\n<version>\\n<hash>\\n<signed_at>\\n', "
+    "standard base64; verify it with the key of that id from /.well-known/tablestream-keys",
+    "required": ["game_id", "version", "hash", "key_id", "signed_at", "signature"],
+    "properties": {
+        "game_id": {"type": "string"},
+        "version": {"type": "integer", "minimum": 1},
+        "hash": {
+            "type": "string",
+            "pattern": "^[0-9a-f]{64}$",
+            "description": "The chain hash at that version",
+        },
+        "key_id": {"type": "string", "pattern": "^[0-9a-f]{16}$"},
+        "signed_at": {"type": "integer", "description": "Unix seconds; within the key's validity period"},
+        "signature": {"type": "string", "format": "byte"},
+    },
+}
+SIGNING_KEYS = {
+    "type": "object",
+    "required": ["algorithm", "current", "keys"],
+    "properties": {
+        "algorithm": {"type": "string", "enum": ["Ed25519"]},
+        "current": {"type": "string", "description": "The key id that signs now"},
+        "keys": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "required": ["key_id", "algorithm", "public_key", "not_before", "not_after", "name", "vkey"],
+                "properties": {
+                    "key_id": {
+                        "type": "string",
+                        "description": "SHA-256 of the raw public key, first 8 bytes in hex",
+                    },
+                    "algorithm": {"type": "string", "enum": ["Ed25519"]},
+                    "public_key": {"type": "string", "format": "byte", "description": "Raw 32 bytes, base64"},
+                    "not_before": {"type": "integer", "description": "Unix seconds, included"},
+                    "not_after": {
+                        "type": ["integer", "null"],
+                        "description": "Unix seconds, excluded; null while the key is current",
+                    },
+                    "name": {"type": "string", "description": "The key's name in C2SP signed notes"},
+                    "vkey": {"type": "string", "description": "C2SP signed-note verifier key"},
+                },
+            },
+        },
+    },
+}
+
+
 def _body(name: str) -> dict[str, Any]:
     return {"required": True, "content": {"application/json": {"schema": {"$ref": REF.format(name=name)}}}}
 
@@ -501,7 +552,18 @@ def openapi_document() -> dict[str, Any]:
                 "security": [{"bearer": []}],
                 "requestBody": _body("SendCommand"),
                 "responses": {
-                    "200": _ok("Version, the events as this seat sees them, and a receipt"),
+                    "200": _ok(
+                        "Version, the events as this seat sees them, and a signed receipt",
+                        {
+                            "type": "object",
+                            "required": ["version", "events", "receipt"],
+                            "properties": {
+                                "version": {"type": "integer"},
+                                "events": {"type": "array"},
+                                "receipt": RECEIPT,
+                            },
+                        },
+                    ),
                     **_errors(*body_errors, 401, 403, 404, 409, s409="Conflict, reuse or game over"),
                 },
             },
@@ -652,7 +714,10 @@ def openapi_document() -> dict[str, Any]:
                 "summary": "A finished game as one self-contained document for the offline verifier",
                 "description": "With the query 'chat=1': plus a 'chat' section (the table's chat, "
                 "its own hash chain, checked by 'tablestream verify')",
-                "responses": {"200": _ok("The export"), **_errors(404, 409, s409="Game not finished")},
+                "responses": {
+                    "200": _ok("The export; its 'keys' are those of /.well-known/tablestream-keys"),
+                    **_errors(404, 409, s409="Game not finished"),
+                },
             },
         },
         "/games/{game_id}/replay": {
@@ -704,6 +769,13 @@ def openapi_document() -> dict[str, Any]:
             }
         },
         "/livez": {"get": {"summary": "Liveness: the process answers", "responses": {"200": _ok("alive")}}},
+        "/.well-known/tablestream-keys": {
+            "get": {
+                "summary": "The public keys that sign receipts, with their validity periods and signed-note "
+                "vkeys (cacheable for 5 minutes; old keys stay listed after a rotation)",
+                "responses": {"200": _ok("The keys", SIGNING_KEYS)},
+            }
+        },
     }
     components["QuickPlayRequest"] = quickplay_schema()
     add_invite_parameter(paths)

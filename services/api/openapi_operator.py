@@ -113,7 +113,7 @@ OPERATOR_PATHS: dict[str, Any] = {
         "parameters": [GAME_ID],
         **_post(
             "Close a waiting or running table: table_closed in its stream (with the reason and the "
-            "operator), its seeds revealed, its timers stopped; answers the receipt",
+            "operator), its seeds revealed, its timers stopped; answers the signed receipt (as a command)",
             s404="game_not_found",
             s409="table_closed, game_over",
             s422="invalid_reason",

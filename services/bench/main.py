@@ -28,6 +28,7 @@ from services.bench.run import (
     stream_events,
     used_memory,
 )
+from services.bench.signing import measure, signing_row
 from services.bench.stack import Stack, running_stack
 from services.store.event_store import SyncEventStore
 from services.structured_logging import configure_logging
@@ -170,6 +171,12 @@ def _rows(stack: Stack, players: Players, options: Options, add: Callable[[Row],
         )
     else:
         add(Row("full command (no wrk baseline)", figure, notes=notes))
+    add(
+        signing_row(
+            measure(2_000 if options.smoke else 20_000),
+            cpu.total / tally.commands if tally.commands else None,
+        )
+    )
 
     # Projection lag at half and a tenth of the highest sustained rate.
     projected = Projected(stack.redis.url)

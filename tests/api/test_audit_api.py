@@ -17,7 +17,9 @@ from projections.views import seat_view
 from services.cli.demo import play_game
 from services.history.records import decode_stored
 from services.history.verify import verify_export
+from services.receipt_check import verify_with_receipts
 from tests.api.conftest import ADMIN_TOKEN, Api, practice
+from workers.bots import choose
 
 OPERATOR = {"Authorization": f"Bearer {ADMIN_TOKEN}"}
 
@@ -115,3 +117,19 @@ def test_tablestream_verify_checks_an_exported_file_and_names_a_tampered_round(
     )
     assert run.returncode == 1
     assert "round" in run.stdout and "hash chain" in run.stdout
+
+
+def test_every_receipt_a_player_kept_through_a_game_verifies_against_its_export(api: Api) -> None:
+    game_id = api.started("skull", 3)
+    rng, kept = random.Random(6), []
+    while (view := api.view(game_id))["status"] == "playing":
+        for seat in view["to_act"]:
+            own = api.view(game_id, seat)
+            answer = api.send(game_id, seat, choose(own["game"], own, rng), expected_version=own["version"])
+            if answer.status_code == 200:
+                kept.append(answer.json()["receipt"])
+    doc = api.client.get(f"/games/{game_id}/export").json()
+    assert doc["keys"] == api.client.get("/.well-known/tablestream-keys").json()
+    report = verify_with_receipts(doc, kept)
+    assert report.ok, report.render()
+    assert sum(r.checked.get("receipts", 0) for r in report.rounds.values()) == len(kept) > 5

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import random
+
 import jsonschema_rs
 import pytest
 
+from services.signing import ReceiptCheck, public_keys_from_document, verify_receipt
 from services.store.keys import DIRTY
 from tests.api.conftest import Api
+from workers.bots import choose
 
 FLOWER = {"type": "place_disc", "disc": "flower"}
 
@@ -156,3 +160,21 @@ def test_every_response_carries_a_request_id(api: Api) -> None:
     response = api.client.get("/healthz")
     assert response.headers["x-request-id"].startswith("test-")
     assert api.client.get("/nowhere").json()["error"]["code"] == "not_found"
+
+
+def test_an_accepted_commands_receipt_is_signed_by_a_key_the_well_known_url_publishes(api: Api) -> None:
+    game_id = api.started()
+    view = api.view(game_id)
+    seat = view["to_act"][0]
+    own = api.view(game_id, seat)
+    body = api.send(game_id, seat, choose(own["game"], own, random.Random(3))).json()
+    receipt = body["receipt"]
+    assert set(receipt) == {"game_id", "version", "hash", "key_id", "signed_at", "signature"}
+    keys = api.client.get("/.well-known/tablestream-keys")
+    assert keys.status_code == 200 and keys.headers["cache-control"] == "public, max-age=300"
+    document = keys.json()
+    assert document["current"] == receipt["key_id"] and "private" not in keys.text
+    assert verify_receipt(receipt, public_keys_from_document(document)) is ReceiptCheck.OK
+    assert verify_receipt(
+        {**receipt, "version": receipt["version"] + 1}, public_keys_from_document(document)
+    ) is (ReceiptCheck.BAD_SIGNATURE)

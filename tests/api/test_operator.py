@@ -15,7 +15,7 @@ from starlette.routing import Route
 from domain.accounts import AccountBanned, AccountUnbanned
 from services.accounts import _decoder as account_decoder
 from services.api.operator_routes import routes as operator_routes
-from services.history.verify import verify_export
+from services.receipt_check import verify_with_receipts
 from services.store.keys import account_events_key
 from services.store.operator import AUDIT, OPERATORS
 from tests.api.conftest import ADMIN_TOKEN, Api, practice
@@ -171,7 +171,7 @@ def test_a_closed_running_table_is_a_recorded_ending_the_verifier_accepts(fake_a
     document = export.json()
     assert document["closed"] == {"reason": "abusive names", "operator": moderator["account_id"]}
     assert "scores" not in document
-    report = verify_export(document)
+    report = verify_with_receipts(document, [closed.json()])  # the close's receipt is signed too
     assert report.ok, report.failures()
     assert fake_api.sync.hget(f"ts:{{{game_id}}}:timer", "deadline") is None
 

@@ -1,6 +1,7 @@
 // The HTTP API. The browser's seat, host and account tokens travel in HttpOnly cookies set by the
 // server; no script here ever sees one.
 import { has, lang, t } from "./i18n.js";
+import { keep } from "./receipts.js";
 
 /** The words for an error code in the page's language: `err.<code>.<field>` when the error body
  * carries that field (e.g. "like" of name_confusable), else `err.<code>`; null for a code the
@@ -60,7 +61,10 @@ export const games = {
     body: { ...(name ? { name } : {}), ...(clientSeed ? { client_seed: clientSeed } : {}) } }),
   view: (id) => api(`/games/${id}/view`),
   events: (id, after, limit = 1000) => api(`/games/${id}/events?after=${after}&limit=${limit}&lang=${lang()}`),
-  send: (id, command, commandId) => api(`/games/${id}/commands`, { method: "POST", body: { command_id: commandId, command } }),
+  // Each accepted move's signed receipt is kept in this browser (receipts.js) before the answer is used.
+  send: (id, command, commandId) => api(`/games/${id}/commands`, { method: "POST", body: { command_id: commandId, command } })
+    .then(async (answer) => { await keep(answer.receipt); return answer; }),
+  export: (id) => api(`/games/${id}/export`),
   replay: (id, at) => api(`/games/${id}/replay?at=${at}&lang=${lang()}`),
   audit: (id) => api(`/games/${id}/audit`),
   bots: (id) => api(`/games/${id}/bots`, { method: "POST", body: {} }),

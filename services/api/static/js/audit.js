@@ -1,6 +1,8 @@
-// The fairness audit: the server's checks per round, and each revealed seed hashed down to the
-// published commitment right here in the browser (WebCrypto SHA-256).
+// The fairness audit: the server's checks per round, each revealed seed hashed down to the
+// published commitment right here in the browser (WebCrypto SHA-256), and the receipts this browser
+// kept checked against the export (their Ed25519 signatures, their hashes in the history).
 import { games } from "./api.js";
+import { checkAgainstExport, download, receiptsOf } from "./receipts.js";
 import { t, onLangChange } from "./i18n.js";
 import { TITLES } from "./names.js";
 import { h, mount } from "./ui.js";
@@ -34,8 +36,58 @@ function check(label, state, extra = {}) {
   return h("div", { class: "check", ...extra }, mark(state), h("span", { text: label }));
 }
 
+const PROBLEM_WORDS = {
+  rewritten: "audit.receipts.rewritten",
+  forged: "audit.receipts.forged",
+  unknown_key: "audit.receipts.unknownKey",
+  key_not_valid: "audit.receipts.keyNotValid",
+  other_game: "audit.receipts.otherGame",
+  malformed: "audit.receipts.malformed",
+  unchecked_missing: "audit.receipts.missingUnchecked",
+};
+
+/** The receipts panel: what this browser kept for the table, each checked against the export. */
+function receiptsPanel(id, state) {
+  const rows = [];
+  let summary;
+  let result = "pending";
+  if (state === undefined) {
+    summary = check(t("audit.checking"), null, { "data-testid": "receipts-check", "data-result": result });
+  } else if (state.kind === "unfinished") {
+    rows.push(h("p", { class: "muted", text: t("audit.receipts.notFinished") }));
+  } else if (state.kind === "none") {
+    rows.push(h("p", { class: "muted", "data-testid": "receipts-none", text: t("audit.receipts.none") }));
+  } else if (state.kind === "error") {
+    rows.push(h("p", { class: "muted", text: state.message }));
+  } else {
+    const good = state.results.filter((r) => r.verdict === "present" || r.verdict === "unchecked").length;
+    const bad = state.results.filter((r) => PROBLEM_WORDS[r.verdict]);
+    const passed = bad.length === 0 && state.canVerify;
+    result = bad.length ? "failed" : state.canVerify ? "passed" : "unchecked";
+    summary = check(t("audit.receipts.summary", { ok: good, n: state.results.length }), bad.length ? false : passed ? true : null,
+      { "data-testid": "receipts-check", "data-result": result });
+    if (!state.canVerify) summary.querySelector(".mark").textContent = t("audit.receipts.noEd25519");
+    if (!state.canVerify) rows.push(h("p", { class: "muted", "data-testid": "receipts-no-crypto", text: t("audit.receipts.noEd25519Explain") }));
+    if (bad.length) {
+      rows.push(h("ul", { class: "receipt-problems" }, bad.map(({ receipt, verdict }) =>
+        h("li", { "data-testid": "receipt-problem", "data-verdict": verdict, "data-version": String(receipt.version),
+          text: t(PROBLEM_WORDS[verdict], { version: receipt.version, key: receipt.key_id || "?" }) }))));
+    }
+  }
+  const none = state && state.kind === "none";
+  return h("section", { class: "panel receipts", "data-testid": "receipts-panel" },
+    h("h2", { text: t("audit.receipts.title") }),
+    h("p", { class: "muted", text: t("audit.receipts.explain") }),
+    summary || null,
+    rows,
+    h("p", { class: "actions" }, h("button", { class: "button small", type: "button", "data-testid": "receipts-download",
+      disabled: none || state === undefined ? "" : null, text: t("audit.receipts.download"),
+      onclick: () => download(id) })));
+}
+
 export async function render(main, id) {
   let doc;
+  let receiptState;
   const browserResults = new Map();
 
   async function load() {
@@ -47,6 +99,19 @@ export async function render(main, id) {
     }
     draw();
     await runBrowserChecks();
+    await runReceiptChecks();
+  }
+
+  async function runReceiptChecks() {
+    try {
+      const kept = await receiptsOf(id);
+      if (!["finished", "closed"].includes(doc.status)) receiptState = { kind: "unfinished" };
+      else if (!kept.length) receiptState = { kind: "none" };
+      else receiptState = { kind: "checked", ...(await checkAgainstExport(kept, await games.export(id))) };
+    } catch (error) {
+      receiptState = { kind: "error", message: error.message };
+    }
+    draw();
   }
 
   async function runBrowserChecks() {
@@ -90,6 +155,10 @@ export async function render(main, id) {
           h("pre", { text: round.events.map((e) => `v${e.version} ${JSON.stringify(e.event)}`).join("\n") })));
     });
     results.unshift(doc.hash_chain.ok);
+    if (receiptState && receiptState.kind === "checked") {
+      const bad = receiptState.results.some((r) => PROBLEM_WORDS[r.verdict]);
+      results.push(bad ? false : receiptState.canVerify ? true : null);
+    }
     const ok = results.filter((r) => r === true).length;
     mount(main, h("div", { class: "audit" },
       h("div", { class: "table-head" }, h("h1", { text: `${t("audit.title")} · ${TITLES[doc.game] || doc.game}` }),
@@ -101,6 +170,7 @@ export async function render(main, id) {
         h("p", { class: "muted", text: t("audit.explain") }),
         check(t("audit.hashChain"), doc.hash_chain.ok, { "data-testid": "hash-chain" }),
         doc.commitments.map((c) => h("p", {}, h("span", { class: "muted", text: t("audit.commitment") + ": " }), h("span", { class: "mono", text: c })))),
+      receiptsPanel(id, receiptState),
       h("div", { class: "audit-rounds" }, sections)));
   }
 
