@@ -32,6 +32,7 @@ from services.api.invite_gate import InviteGate
 from services.api.invite_routes import routes as invite_routes
 from services.api.live import live
 from services.api.lobby_live import lobby_live
+from services.api.log_routes import routes as log_routes
 from services.api.metrics_route import RequestMetrics, metrics_endpoint, route_templates
 from services.api.middleware import DrainGuard, RequestContext, RequestGuard, SecurityHeaders
 from services.api.openapi import openapi_document
@@ -208,6 +209,7 @@ def create_app(
         Route("/lobby/live", lobby_live, methods=["GET"]),
         *your_tables_routes,
         *history_routes,
+        *log_routes,
         *chat_routes,
         *invite_routes,
         *rematch_routes,

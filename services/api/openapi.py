@@ -17,6 +17,7 @@ from services.api.idempotency import MAX_KEY, MIN_KEY
 from services.api.openapi_bodies import quickplay_schema, tighten
 from services.api.openapi_chat import CHAT_PATHS_RATE_LIMITED, chat_paths, chat_schemas
 from services.api.openapi_invite import add_invite_parameter, invite_paths
+from services.api.openapi_log import log_paths, log_schemas
 from services.api.openapi_operator import OPERATOR_PATHS, operator_components
 from services.api.openapi_your_tables import your_tables_paths
 from services.api.routes import MAX_EVENTS_PAGE, MAX_LOBBY_PAGE
@@ -501,6 +502,7 @@ def openapi_document() -> dict[str, Any]:
     components["CreateGame"]["properties"]["game"] = {"enum": list(game_names())}
     tighten(components)  # the bodies as tight as the server's own checks
     components.update(chat_schemas())  # services.api.openapi_chat
+    components.update(log_schemas())  # services.api.openapi_log
     components["CreateGame"]["description"] = options_text
     body_errors = BODY_ERRORS
     game = {"parameters": [GAME_ID]}
@@ -755,6 +757,7 @@ def openapi_document() -> dict[str, Any]:
         },
         **ACCOUNT_PATHS,
         **chat_paths(game, _body, _ok, _errors, body_errors),
+        **log_paths(game, _body, _ok, _errors, body_errors),
         **your_tables_paths(game, body_errors, _error, _ok),
         **QUICKPLAY_PATHS,
         **invite_paths(_error, _body, body_errors, _retry_later),

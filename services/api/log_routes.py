@@ -1,0 +1,115 @@
+"""The public log of game heads over HTTP (docs/fairness.md "Transparency log", docs/api.md "Log").
+
+``GET /log/checkpoint``: the latest signed checkpoint (text/plain, a C2SP signed note, with the
+cosignatures of the configured witnesses); ``GET /log/consistency?from=&to=``: an RFC 9162
+consistency proof; ``GET /games/{game_id}/log``: the game's leaves with their inclusion proofs
+against the latest checkpoint (or the one published at ``size``); ``GET /log/cosignatures``: those
+received for a checkpoint; ``POST /log/cosignatures``: a witness sends one. Public: the log holds
+only chain hashes (each salted: shared/FAIRNESS.md "Hiding"), nothing the rules hide.
+"""
+
+from __future__ import annotations
+
+import base64
+from typing import Annotated, Any
+
+import msgspec
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+
+from services.api.context import app_context
+from services.api.http import JSONResponse, game_id_of, read_body
+from services.errors import ConflictError, InvalidError, NotFoundError
+from services.transparency import log as tlog
+from services.transparency.checkpoint import CheckpointError
+
+MAX_NOTE = 4096  # a checkpoint with its signatures
+MAX_LINE = 512  # one cosignature line or witness key
+
+_CONFLICTS = {"checkpoint_unknown", "cosignatures_full"}
+
+
+class CosignaturePost(msgspec.Struct, forbid_unknown_fields=True):
+    checkpoint: Annotated[str, msgspec.Meta(min_length=1, max_length=MAX_NOTE)]
+    cosignature: Annotated[str, msgspec.Meta(min_length=1, max_length=MAX_LINE)]
+    vkey: Annotated[str, msgspec.Meta(min_length=1, max_length=MAX_LINE)] | None = None
+
+
+def _size_param(request: Request, name: str) -> int | None:
+    raw = request.query_params.get(name)
+    if raw is None:
+        return None
+    if not raw.isdigit() or len(raw) > 19:
+        raise InvalidError(
+            "log_size_invalid", f"The query parameter '{name}' must be a tree size (0 or more)."
+        )
+    return int(raw)
+
+
+def _b64(proof: list[bytes]) -> list[str]:
+    return [base64.b64encode(p).decode() for p in proof]
+
+
+async def _note(request: Request, size: int | None) -> str:
+    store = app_context(request).store
+    op = tlog.latest_checkpoint_op() if size is None else tlog.checkpoint_at_op(size)
+    note = await store.run(op)
+    if note is None:
+        which = "yet" if size is None else f"at size {size}"
+        raise NotFoundError("checkpoint_not_found", f"The log has published no checkpoint {which}.")
+    return note
+
+
+async def get_checkpoint(request: Request) -> Response:
+    note = await _note(request, None)
+    cosigned = await app_context(request).store.run(tlog.cosigned_op(note))
+    return Response(cosigned, media_type="text/plain; charset=utf-8", headers={"Cache-Control": "no-cache"})
+
+
+async def get_consistency(request: Request) -> JSONResponse:
+    old, new = _size_param(request, "from"), _size_param(request, "to")
+    store = app_context(request).store
+    size = await store.run(tlog.size_op())
+    new = size if new is None else new
+    if old is None or not old <= new <= size:
+        raise InvalidError(
+            "log_size_invalid", f"Give 'from' and 'to' with from <= to <= {size} (the log's size)."
+        )
+    proof = await store.run(tlog.consistency_op(old, new))
+    return JSONResponse({"from": old, "to": new, "proof": _b64(proof)})
+
+
+async def get_game_log(request: Request) -> JSONResponse:
+    game_id = game_id_of(request)
+    size = _size_param(request, "size")
+    if size is not None:
+        await _note(request, size)  # 404 when no checkpoint was published at that size
+    return JSONResponse(await app_context(request).store.run(tlog.proofs_for_game_op(game_id, size)))
+
+
+async def get_cosignatures(request: Request) -> JSONResponse:
+    note = await _note(request, _size_param(request, "size"))
+    docs = await app_context(request).store.run(tlog.cosignatures_op(note))
+    return JSONResponse({"checkpoint": note, "cosignatures": docs})
+
+
+async def post_cosignature(request: Request) -> JSONResponse:
+    body = await read_body(request, CosignaturePost)
+    context = app_context(request)
+    op = tlog.add_cosignature_op(body.checkpoint, body.cosignature, context.settings.witness_keys, body.vkey)
+    try:
+        doc: dict[str, Any] = await context.store.run(op)
+    except CheckpointError as error:
+        kind = ConflictError if error.code in _CONFLICTS else InvalidError
+        raise kind(error.code, error.message) from None
+    return JSONResponse({"cosignature": doc}, status_code=201)
+
+
+routes = [
+    Route("/log/checkpoint", get_checkpoint, methods=["GET"]),
+    Route("/log/consistency", get_consistency, methods=["GET"]),
+    Route("/log/cosignatures", get_cosignatures, methods=["GET"]),
+    Route("/log/cosignatures", post_cosignature, methods=["POST"]),
+    Route("/games/{game_id}/log", get_game_log, methods=["GET"]),
+]

@@ -1,0 +1,166 @@
+"""The public log of game heads over HTTP: checkpoint, consistency and inclusion proofs, cosignatures."""
+
+from __future__ import annotations
+
+import base64
+from collections.abc import Iterator
+
+import fakeredis
+import pytest
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from starlette.testclient import TestClient
+
+from services.api.app import create_app
+from services.config import Settings
+from services.signing import raw_public
+from services.store.event_store import SyncEventStore
+from services.store.signing_keys import ensure_keys
+from services.transparency import checkpoint as cp
+from services.transparency import leaves, merkle
+from services.transparency.log import TransparencyLog, note_loggable
+from tests.api.conftest import ADMIN_TOKEN, UNLIMITED
+from tests.services.transparency.support import finished_game, store_entries
+
+T0 = 1_800_000_000
+WITNESS = Ed25519PrivateKey.generate()
+WITNESS_KEY = cp.witness_key("witness.example/w1", raw_public(WITNESS.public_key()))
+
+
+@pytest.fixture
+def served() -> Iterator[tuple[TestClient, TransparencyLog]]:
+    server = fakeredis.FakeServer()
+    settings = Settings(admin_token=ADMIN_TOKEN, log_witnesses=WITNESS_KEY.vkey, **UNLIMITED)
+    app = create_app(
+        settings, lambda: (fakeredis.FakeAsyncRedis(server=server), fakeredis.FakeRedis(server=server))
+    )
+    with TestClient(app, raise_server_exceptions=False) as client:
+        yield client, TransparencyLog(SyncEventStore(fakeredis.FakeRedis(server=server)))
+
+
+def logged(tlog: TransparencyLog, seed: int) -> str:
+    game_id, g = finished_game(seed)
+    store_entries(tlog.redis, game_id, g.entries)
+    note_loggable(tlog.redis, game_id, g.entries[-1].version)
+    tlog.append_pending()
+    return game_id
+
+
+def publish(tlog: TransparencyLog, now: int) -> str:
+    return tlog.publish(tlog.store.run(ensure_keys(T0, "tables.example")), now)
+
+
+def test_before_any_checkpoint_the_log_answers_404_checkpoint_not_found(served) -> None:
+    client, _ = served
+    answer = client.get("/log/checkpoint")
+    assert answer.status_code == 404 and answer.json()["error"]["code"] == "checkpoint_not_found"
+
+
+def test_a_game_s_leaves_verify_against_the_served_checkpoint_and_later_ones_stay_consistent(served) -> None:
+    client, tlog = served
+    first = logged(tlog, 1)
+    publish(tlog, T0)
+    note = client.get("/log/checkpoint")
+    assert note.status_code == 200 and note.headers["content-type"].startswith("text/plain")
+    keys = tlog.store.run(ensure_keys(T0)).public_keys()
+    old, _ = cp.open_checkpoint(note.text, keys)
+    proofs = client.get(f"/games/{first}/log").json()
+    assert proofs["size"] == old.size and proofs["pending"] == []
+    for leaf in proofs["leaves"]:
+        data = base64.b64decode(leaf["leaf"])
+        assert leaves.decode(data).version == leaf["version"]
+        path = [base64.b64decode(p) for p in leaf["proof"]]
+        assert merkle.verify_inclusion(merkle.leaf_hash(data), leaf["index"], old.size, path, old.root)
+
+    logged(tlog, 2)
+    publish(tlog, T0 + 10)
+    new, _ = cp.open_checkpoint(client.get("/log/checkpoint").text, keys)
+    assert new.size > old.size
+    answer = client.get(f"/log/consistency?from={old.size}&to={new.size}").json()
+    proof = [base64.b64decode(p) for p in answer["proof"]]
+    assert merkle.verify_consistency(old.size, new.size, proof, old.root, new.root)
+    at_old = client.get(f"/games/{first}/log?size={old.size}").json()
+    assert at_old["size"] == old.size and at_old["leaves"] == proofs["leaves"]
+
+
+@pytest.mark.parametrize("query", ["from=5&to=2", "from=abc", "to=3", "from=0&to=999999"])
+def test_a_consistency_proof_between_sizes_the_log_does_not_have_is_422(served, query: str) -> None:
+    client, tlog = served
+    logged(tlog, 1)
+    answer = client.get(f"/log/consistency?{query}")
+    assert answer.status_code == 422 and answer.json()["error"]["code"] == "log_size_invalid"
+
+
+def test_proofs_at_a_size_never_published_are_404(served) -> None:
+    client, tlog = served
+    game_id = logged(tlog, 1)
+    publish(tlog, T0)
+    answer = client.get(f"/games/{game_id}/log?size=1")
+    assert answer.status_code == 404 and answer.json()["error"]["code"] == "checkpoint_not_found"
+
+
+def test_a_configured_witness_s_cosignature_is_kept_and_served_on_the_checkpoint(served) -> None:
+    client, tlog = served
+    logged(tlog, 1)
+    note = publish(tlog, T0)
+    text = note.split("\n\n")[0] + "\n"
+    line = cp.cosign(text, WITNESS_KEY.name, WITNESS, T0 + 3)
+    answer = client.post("/log/cosignatures", json={"checkpoint": note, "cosignature": line})
+    assert answer.status_code == 201 and answer.json()["cosignature"]["known"] is True
+    assert client.get("/log/checkpoint").text == note + line + "\n"
+    listed = client.get("/log/cosignatures").json()
+    assert [c["witness"] for c in listed["cosignatures"]] == [WITNESS_KEY.name]
+
+
+def test_an_unknown_witness_is_kept_apart_and_never_added_to_the_served_checkpoint(served) -> None:
+    client, tlog = served
+    note = publish(tlog, T0)
+    text = note.split("\n\n")[0] + "\n"
+    stranger = Ed25519PrivateKey.generate()
+    key = cp.witness_key("someone.example", raw_public(stranger.public_key()))
+    line = cp.cosign(text, key.name, stranger, T0)
+    without = client.post("/log/cosignatures", json={"checkpoint": text, "cosignature": line})
+    assert without.status_code == 422 and without.json()["error"]["code"] == "cosignature_invalid"
+    answer = client.post(
+        "/log/cosignatures", json={"checkpoint": text, "cosignature": line, "vkey": key.vkey}
+    )
+    assert answer.status_code == 201 and answer.json()["cosignature"]["known"] is False
+    assert client.get("/log/checkpoint").text == note
+    assert client.get("/log/cosignatures").json()["cosignatures"][0]["known"] is False
+
+
+@pytest.mark.parametrize(
+    "change,status,code",
+    [
+        (lambda text, line: {"checkpoint": "nonsense", "cosignature": line}, 422, "checkpoint_malformed"),
+        (lambda text, line: {"checkpoint": text, "cosignature": "— w x"}, 422, "cosignature_malformed"),
+        (
+            lambda text, line: {"checkpoint": text.replace("\n0\n", "\n7\n"), "cosignature": line},
+            409,
+            "checkpoint_unknown",
+        ),
+        (
+            lambda text, line: {"checkpoint": text, "cosignature": line, "vkey": "w+00+AA=="},
+            422,
+            "cosignature_invalid",
+        ),
+        (lambda text, line: {"checkpoint": text}, 422, "invalid_request"),
+    ],
+)
+def test_a_bad_cosignature_post_is_refused_with_its_reason_and_stores_nothing(
+    served, change, status, code
+) -> None:
+    client, tlog = served
+    note = publish(tlog, T0)
+    text = note.split("\n\n")[0] + "\n"
+    line = cp.cosign(text.replace("timestamp", "timestamp 9"), WITNESS_KEY.name, WITNESS, T0)
+    answer = client.post("/log/cosignatures", json=change(text, line))
+    assert answer.status_code == status and answer.json()["error"]["code"] == code
+    assert client.get("/log/cosignatures").json()["cosignatures"] == []
+
+
+def test_the_openapi_document_describes_the_log_routes(served) -> None:
+    client, _ = served
+    paths = client.get("/openapi.json").json()["paths"]
+    for path in ("/log/checkpoint", "/log/consistency", "/log/cosignatures", "/games/{game_id}/log"):
+        assert path in paths
+    assert "post" in paths["/log/cosignatures"]
