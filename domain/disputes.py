@@ -84,11 +84,8 @@ class DisputeState(msgspec.Struct, frozen=True, kw_only=True):
         return self.verdict is None
 
 
-def _text(value: str, limit: int, code: str, what: str) -> str:
-    value = value.strip()
-    if not 1 <= len(value) <= limit:
-        raise Rejected(code, f"{what} has 1 to {limit} characters.")
-    return value
+def _fits(value: str, limit: int) -> bool:
+    return 1 <= len(value.strip()) <= limit
 
 
 def _party(by: Party) -> None:
@@ -127,12 +124,14 @@ def open_dispute(
             if rounds_played
             else "No round of this game has begun yet.",
         )
+    if not _fits(text, MAX_TEXT):
+        raise Rejected("invalid_dispute_text", f"What is disputed has 1 to {MAX_TEXT} characters.")
     return [
         DisputeOpened(
             dispute_id=dispute_id,
             game_id=game_id,
             round=round_number,
-            text=_text(text, MAX_TEXT, "invalid_dispute_text", "What is disputed"),
+            text=text.strip(),
             seat=seat,
             by=by,
             at=at,
@@ -155,8 +154,9 @@ def add_evidence(state: DisputeState, kind: str, content: str, by: Party, at: in
         raise Conflict(
             "too_much_evidence", f"A dispute holds at most {MAX_EVIDENCE_ITEMS} pieces of evidence."
         )
-    body = _text(content, MAX_EVIDENCE, "invalid_evidence", "A piece of evidence")
-    return [EvidenceAdded(kind=kind, content=body, by=by, at=at)]  # type: ignore[arg-type]
+    if not _fits(content, MAX_EVIDENCE):
+        raise Rejected("invalid_evidence", f"A piece of evidence has 1 to {MAX_EVIDENCE} characters.")
+    return [EvidenceAdded(kind=kind, content=content.strip(), by=by, at=at)]  # type: ignore[arg-type]
 
 
 def resolve(state: DisputeState, verdict: str, reason: str, by: Party, at: int) -> list[Event]:
@@ -168,8 +168,9 @@ def resolve(state: DisputeState, verdict: str, reason: str, by: Party, at: int) 
         raise Conflict("dispute_resolved", f"The dispute is already resolved ({state.verdict}).")
     if verdict not in VERDICTS:
         raise Rejected("invalid_verdict", f"A verdict is one of: {', '.join(VERDICTS)}.")
-    body = _text(reason, MAX_REASON, "invalid_reason", "A reason")
-    return [DisputeResolved(verdict=verdict, reason=body, by=by, at=at)]  # type: ignore[arg-type]
+    if not _fits(reason, MAX_REASON):
+        raise Rejected("invalid_reason", f"A reason has 1 to {MAX_REASON} characters.")
+    return [DisputeResolved(verdict=verdict, reason=reason.strip(), by=by, at=at)]  # type: ignore[arg-type]
 
 
 def evolve(state: DisputeState | None, event: Event) -> DisputeState:

@@ -124,8 +124,8 @@ class Disputes:
         """The dispute's record: what is disputed, its events, and whether its bundle is ready."""
         events = await self._events(game_id, dispute_id)
         entries = await self.store.read(game_id)
-        reason = await anyio.to_thread.run_sync(sealed_reason, entries, _round_of(events))
-        return record_of(events, reason)
+        sealed = await anyio.to_thread.run_sync(sealed_reason, entries, _round_of(events))
+        return record_of(events, sealed)
 
     async def of_game(self, game_id: str) -> list[dict[str, Any]]:
         if await self.store.head(game_id) == 0:
@@ -194,7 +194,7 @@ def summary_of(events: list[Event]) -> dict[str, Any]:
     }
 
 
-def record_of(events: list[Event], sealed: str | None) -> dict[str, Any]:
+def record_of(events: list[Event], sealed: DisputeSealed | None) -> dict[str, Any]:
     """The summary, every event as stored, and the bundle's readiness (a code and a sentence)."""
     resolution = next((e for e in reversed(events) if isinstance(e, DisputeResolved)), None)
     return {
@@ -203,5 +203,5 @@ def record_of(events: list[Event], sealed: str | None) -> dict[str, Any]:
         "events": [msgspec.to_builtins(event) for event in events],
         "bundle": {"ready": True}
         if sealed is None
-        else {"ready": False, "code": DisputeSealed.code, "message": sealed},
+        else {"ready": False, "code": sealed.code, "reason": sealed.reason, "message": sealed.message},
     }

@@ -19,6 +19,7 @@ from services.api.operator_routes import operator_of
 from services.disputes import Disputes
 from services.errors import ForbiddenError
 from services.history.records import Entry
+from services.operator import record as record_action
 from services.transparency.log import proofs_for_game
 
 MAX_PAGE = 100
@@ -92,7 +93,12 @@ async def resolve(request: Request) -> JSONResponse:
     who = await operator_of(request)
     body = await read_body(request, ResolveDispute)
     by = Party(role="operator", operator=who.id, name=who.name)
-    record = await disputes_of(request).resolve(game_id, _dispute_id(request), by, body.verdict, body.reason)
+    dispute_id = _dispute_id(request)
+    record = await disputes_of(request).resolve(game_id, dispute_id, by, body.verdict, body.reason)
+    context = app_context(request)
+    await record_action(
+        context.store, who, "dispute_resolved", f"{game_id}/{dispute_id}", f"{body.verdict}: {body.reason}"
+    )
     return JSONResponse(record)
 
 

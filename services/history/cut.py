@@ -24,12 +24,15 @@ from services.history.replay import Replay, replay
 
 
 class DisputeSealed(Exception):
-    """The round's bundle must wait: it would show what the rules still hide (409 ``dispute_sealed``)."""
+    """The round's bundle must wait: it would show what the rules still hide (409 ``dispute_sealed``).
+    ``reason``: ``round_secret`` (the round's seed is not revealed yet) or ``game_running`` (it is,
+    but the history up to its reveal also holds the next round's hidden deal)."""
 
     code = "dispute_sealed"
 
-    def __init__(self, message: str) -> None:
+    def __init__(self, reason: str, message: str) -> None:
         super().__init__(message)
+        self.reason = reason
         self.message = message
 
 
@@ -43,22 +46,24 @@ def reveal_end(rp: Replay, round_number: int) -> int | None:
     return None
 
 
-def sealed_reason(entries: Sequence[Entry], round_number: int | None) -> str | None:
-    """Why a bundle of ``round_number`` cannot be built yet (None: it can), in a sentence."""
+def sealed_reason(entries: Sequence[Entry], round_number: int | None) -> DisputeSealed | None:
+    """Why a bundle of ``round_number`` cannot be built yet (None: it can)."""
     rp = replay(entries)
     over = rp.final is not None and rp.final.status in ("finished", "closed")
     what = "the whole game" if round_number is None else f"round {round_number}"
     if round_number is not None and reveal_end(rp, round_number) is None:
         if over:
             return None  # a closed table's unplayed round: the bundle is the whole export
-        return (
+        return DisputeSealed(
+            "round_secret",
             f"The bundle of {what} waits for the end of round {round_number}'s reveal: its seed is "
-            "still secret, and its draws cannot be shown or checked before then."
+            "still secret, and its draws cannot be shown or checked before then.",
         )
     if not over:
-        return (
+        return DisputeSealed(
+            "game_running",
             f"The bundle of {what} waits for the end of the game: the history up to {what}'s reveal "
-            "also holds the next round's hidden deal, which no one may see before the game ends."
+            "also holds the next round's hidden deal, which no one may see before the game ends.",
         )
     return None
 
@@ -66,9 +71,9 @@ def sealed_reason(entries: Sequence[Entry], round_number: int | None) -> str | N
 def build_cut_export(entries: Sequence[Entry], round_number: int | None) -> dict[str, Any]:
     """The export of a finished (or closed) game, cut at the end of ``round_number``'s reveal
     (``None``, or a round revealed only at the end: the whole export)."""
-    reason = sealed_reason(entries, round_number)
-    if reason is not None:
-        raise DisputeSealed(reason)
+    sealed = sealed_reason(entries, round_number)
+    if sealed is not None:
+        raise sealed
     full = build_export(entries)
     if round_number is None:
         return full

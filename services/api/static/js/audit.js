@@ -1,7 +1,8 @@
 // The fairness audit: the server's checks per round, each revealed seed hashed down to the
 // published commitment right here in the browser (WebCrypto SHA-256), and the receipts this browser
 // kept checked against the export (their Ed25519 signatures, their hashes in the history).
-import { games } from "./api.js";
+import { disputes, games } from "./api.js";
+import { disputeForm } from "./dispute_form.js";
 import { checkAgainstExport, download, receiptsOf } from "./receipts.js";
 import { t, onLangChange } from "./i18n.js";
 import { TITLES } from "./names.js";
@@ -85,8 +86,24 @@ function receiptsPanel(id, state) {
       onclick: () => download(id) })));
 }
 
+/** The game's disputes (for its seated players and operators; others see none) and the form. */
+function disputesPanel(id, listed, form) {
+  if (!listed && !form) return null;
+  return h("section", { class: "panel", "data-testid": "audit-disputes" },
+    h("h2", { text: t("dispute.list") }),
+    listed && listed.length
+      ? h("ul", {}, listed.map((d) => h("li", {}, h("a", { href: `/disputes/${id}/${d.dispute_id}`, "data-nav": "",
+        "data-testid": "audit-dispute-link",
+        text: `${d.round ? t("dispute.roundN", { n: d.round }) : t("dispute.wholeGame")} · ${t(`dispute.status.${d.status}`)}` }),
+        h("span", { class: "muted", text: ` · ${d.text.length > 80 ? d.text.slice(0, 80) + "…" : d.text}` }))))
+      : h("p", { class: "muted", text: t("dispute.none") }),
+    form);
+}
+
 export async function render(main, id) {
   let doc;
+  let listed = null; // the game's disputes, when this viewer may see them
+  let form = null;
   let receiptState;
   const browserResults = new Map();
 
@@ -96,6 +113,12 @@ export async function render(main, id) {
     } catch (error) {
       mount(main, h("p", { class: "panel", text: error.message }));
       return;
+    }
+    try {
+      listed = (await disputes.list(id)).disputes;
+      if (doc.viewer !== "spectator") form = disputeForm(id, doc.rounds.filter((r) => r.round > 0).length);
+    } catch {
+      listed = null; // a spectator: disputes are their players' and the operators'
     }
     draw();
     await runBrowserChecks();
@@ -171,6 +194,7 @@ export async function render(main, id) {
         check(t("audit.hashChain"), doc.hash_chain.ok, { "data-testid": "hash-chain" }),
         doc.commitments.map((c) => h("p", {}, h("span", { class: "muted", text: t("audit.commitment") + ": " }), h("span", { class: "mono", text: c })))),
       receiptsPanel(id, receiptState),
+      disputesPanel(id, listed, form),
       h("div", { class: "audit-rounds" }, sections)));
   }
 
