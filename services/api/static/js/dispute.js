@@ -2,51 +2,13 @@
 // bundle is ready (a dispute on a running game waits, and says why), the verdict of the checks
 // round by round - the verifier's, and those this browser makes itself on the bundle (the hash
 // chain, the seeds against their commitments, the receipts it kept) - and the operator's resolution.
-import { disputes } from "./api.js";
-import { seedReachesCommitment } from "./audit.js";
+import { api, disputes } from "./api.js";
+import { chainIntact, headInLog, seedsReach } from "./history_check.js";
 import { t, lang, onLangChange } from "./i18n.js";
 import { checkAgainstExport, receiptsOf } from "./receipts.js";
 import { h, mount } from "./ui.js";
 
-const CHAIN_LENGTH = 64;
 const CHECKS = ["deal", "commands", "scores", "receipts", "views", "log", "export"];
-
-function hexToBytes(hex) {
-  const out = new Uint8Array(hex.length / 2);
-  for (let i = 0; i < out.length; i++) out[i] = parseInt(hex.substr(i * 2, 2), 16);
-  return out;
-}
-
-function hex(buffer) {
-  return Array.from(new Uint8Array(buffer), (b) => b.toString(16).padStart(2, "0")).join("");
-}
-
-/** Every link of the export's hash chain: SHA-256(previous hash bytes || stored bytes). */
-export async function chainIntact(exportDoc) {
-  let previous = "0".repeat(64);
-  let expected = 1;
-  for (const entry of exportDoc.entries) {
-    const data = new TextEncoder().encode(entry.data);
-    const joined = new Uint8Array(32 + data.length);
-    joined.set(hexToBytes(previous), 0);
-    joined.set(data, 32);
-    if (entry.version !== expected || hex(await crypto.subtle.digest("SHA-256", joined)) !== entry.hash) return false;
-    previous = entry.hash;
-    expected += 1;
-  }
-  return exportDoc.head && exportDoc.head.hash === previous;
-}
-
-/** Every seed the export reveals (and its later seeds) hashes down to its chain's commitment. */
-export async function seedsReach(exportDoc) {
-  const seeds = { ...(exportDoc.revealed_seeds || {}), ...(exportDoc.later_seeds || {}) };
-  for (const [round, seed] of Object.entries(seeds)) {
-    const r = Number(round);
-    const commitment = exportDoc.commitments[Math.floor((r - 1) / CHAIN_LENGTH)];
-    if (!commitment || !(await seedReachesCommitment(seed, ((r - 1) % CHAIN_LENGTH) + 1, commitment))) return false;
-  }
-  return true;
-}
 
 function when(ms) {
   return new Intl.DateTimeFormat(lang(), { dateStyle: "medium", timeStyle: "short" }).format(new Date(ms));
@@ -96,6 +58,12 @@ export async function render(main, path) {
     if (!(globalThis.crypto && crypto.subtle)) return { crypto: false };
     const chain = await chainIntact(bundle.export);
     const seeds = await seedsReach(bundle.export);
+    let log;
+    try {
+      log = await headInLog(bundle.export, api);
+    } catch {
+      log = "unchecked";
+    }
     let receipts = null;
     try {
       const kept = await receiptsOf(gameId);
@@ -110,7 +78,7 @@ export async function render(main, path) {
     }
     const ms = Math.round(performance.now() - started);
     document.documentElement.dataset.disputeCheckMs = String(ms); // read by the browser test's timing
-    return { crypto: true, chain, seeds, receipts, ms };
+    return { crypto: true, chain, seeds, receipts, log, ms };
   }
 
   function checksPanel() {
@@ -152,6 +120,8 @@ export async function render(main, path) {
       h("h3", { text: t("dispute.browser") }),
       line(t("dispute.browserChain"), local.chain, { "data-testid": "dispute-browser-chain", "data-result": local.chain ? "passed" : "failed" }),
       line(t("dispute.browserSeeds"), local.seeds, { "data-testid": "dispute-browser-seeds", "data-result": local.seeds ? "passed" : "failed" }),
+      line(t(`dispute.browserLog.${local.log}`), local.log === "included" ? true : ["fork", "unsigned"].includes(local.log) ? false : null,
+        { "data-testid": "dispute-browser-log", "data-result": local.log }),
       r ? line(t("dispute.browserReceipts", { n: r.n }), r.bad ? false : r.canVerify ? true : null, { "data-testid": "dispute-browser-receipts" })
         : h("p", { class: "muted", text: t("dispute.browserNoReceipts") }),
       h("p", { class: "muted small", "data-testid": "dispute-browser-ms", text: t("dispute.browserTime", { ms: local.ms }) }));
