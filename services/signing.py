@@ -182,6 +182,21 @@ class KeyRing:
         fresh = SigningKey.generate(now, old.public.name if name is None else name)
         return KeyRing((*self.keys[:-1], closed, fresh))
 
+    def merged(self, other: KeyRing, now: int) -> KeyRing:
+        """This ring with ``other``'s keys it lacks (a restored backup's), oldest first; the newest
+        key stays the current one, and every other key still open is closed at ``now``."""
+        mine = {key.key_id for key in self.keys}
+        keys = sorted(
+            [*self.keys, *(k for k in other.keys if k.key_id not in mine)], key=lambda k: k.public.not_before
+        )
+        closed = [
+            key
+            if key.public.not_after is not None
+            else replace(key, public=replace(key.public, not_after=now))
+            for key in keys[:-1]
+        ]
+        return KeyRing((*closed, keys[-1]))
+
     def public_document(self) -> dict[str, Any]:
         """The JSON served at ``/.well-known/tablestream-keys`` and put in exports."""
         return {

@@ -15,6 +15,9 @@ nothing it can (docs/operations.md, "Backups and restore", lists both):
   (``chat``) with its state hash (``chat_state``), checked by the chat verifier on import;
 - one ``account`` line per account: its event stream as stored (name, Argon2id password hash and
   token digests are events in it: restored players stay logged in) and when it last took a seat;
+- one ``signing_keys`` line when the service has its receipt signing keys (``services.signing``:
+  the key ring with its private seeds), so that receipts signed before the backup still verify
+  against exports made after the restore; the restore merges it into any ring the target holds;
 - an ``end`` line with the counts, so that a truncated file is refused.
 
 Export reads one game at a time (one ``MULTI`` on the game's node: a consistent snapshot of its
@@ -65,6 +68,7 @@ from services.history.records import Entry
 from services.history.replay import CorruptStream, replay
 from services.history.verify import verify_export
 from services.history.verify_report import CHANCE, SCORES, SEED_CHAIN
+from services.signing import KeyRing
 from services.store import accounts as store_accounts
 from services.store import retention
 from services.store.chat import ChatKeys
@@ -79,6 +83,7 @@ from services.store.keys import (
     game_keys,
 )
 from services.store.requests import Operation, clock_ms, index_call, text
+from services.store.signing_keys import create_secret, load_secret, swap_secret
 from services.store.your_tables import note_table
 from workers.projector import Projector
 from workers.ratings import rebuild as rebuild_ratings
@@ -257,6 +262,7 @@ class Exported:
     finished: int = 0
     accounts: int = 0
     finishes: int = 0
+    signing_keys: int = 0
     bytes: int = 0
     game_bytes: dict[str, int] = field(default_factory=dict)  # finished game id -> its line's size
 
@@ -285,6 +291,10 @@ def export_all(store: SyncEventStore, target: str | Path, now: dt.datetime | Non
                 "hashes and token digests; keep it private (mode 0600)",
             }
             out.write(_line(header))
+            secret = store.run(load_secret())
+            if secret is not None:
+                out.write(_line({"kind": "signing_keys", "ring": json.loads(secret)}))
+                done.signing_keys = 1
             # the finish log first: every game it names finished before it was read, so the game's
             # own snapshot, taken later, is finished too (one finished after it is recorded again
             # at the restore, as a worker would have)
@@ -307,6 +317,8 @@ def export_all(store: SyncEventStore, target: str | Path, now: dt.datetime | Non
                     out.write(_line(account))
                     done.accounts += 1
             counts = {"games": done.games, "accounts": done.accounts, "finishes": done.finishes}
+            if done.signing_keys:  # absent from files made before signed receipts: counted 0 then
+                counts["signing_keys"] = done.signing_keys
             out.write(_line({"kind": "end", **counts}))
             out.flush()
             os.fsync(out.fileno())
@@ -348,7 +360,7 @@ def _entries(record: Mapping[str, Any]) -> list[Entry]:
 
 def records(path: Path) -> Iterator[dict[str, Any]]:
     """The file's records after its header, checking the header first and the end's counts last."""
-    counts = {"game": 0, "account": 0, "finish": 0}
+    counts = {"game": 0, "account": 0, "finish": 0, "signing_keys": 0}
     with path.open("rb") as source:
         first = source.readline()
         try:
@@ -365,7 +377,8 @@ def records(path: Path) -> Iterator[dict[str, Any]]:
             kind = record.get("kind") if isinstance(record, dict) else None
             if kind == "end":
                 expected = {"game": record.get("games"), "account": record.get("accounts"),
-                            "finish": record.get("finishes")}  # fmt: skip
+                            "finish": record.get("finishes"),
+                            "signing_keys": record.get("signing_keys", 0)}  # fmt: skip
                 if expected != counts:
                     raise BackupError(f"{path}: the end line counts {expected}, the file holds {counts}")
                 return
@@ -634,6 +647,11 @@ def check_backup(store: SyncEventStore, path: Path) -> tuple[str, Imported]:
         elif kind == "account":
             done.accounts += 1
             problems += _account_problems(store, record)
+        elif kind == "signing_keys":
+            try:
+                _ring_of(record)
+            except (TypeError, ValueError, KeyError) as error:
+                problems.append(f"the signing keys cannot be read: {error}")
         else:
             done.finishes += 1
             problem = _finish_problem(store, record, top)
@@ -724,6 +742,25 @@ def _write_finish(store: SyncEventStore, record: Mapping[str, Any]) -> bool:
     return True
 
 
+def _ring_of(record: Mapping[str, Any]) -> KeyRing:
+    return KeyRing.from_secret(json.dumps(record["ring"]))
+
+
+def _write_signing_keys(store: SyncEventStore, restored: KeyRing) -> None:
+    """Store the backup's signing keys, merged into the ring the target holds (an API started
+    before the restore made one): every key of both stays, the newest one signs."""
+    for _ in range(5):
+        raw = store.run(load_secret())
+        if raw is None:
+            if store.run(create_secret(restored.to_secret())) == restored.to_secret().encode():
+                return
+            continue
+        merged = KeyRing.from_secret(raw).merged(restored, int(time.time()))
+        if merged.to_secret().encode() == raw or store.run(swap_secret(raw, merged.to_secret())):
+            return
+    raise BackupError("the signing keys kept changing during the import")
+
+
 def import_all(store: SyncEventStore, source: str | Path) -> Imported:
     """Check the whole backup (nothing written if anything is refused), write what the store lacks,
     then rebuild every projection from the streams."""
@@ -743,6 +780,8 @@ def import_all(store: SyncEventStore, source: str | Path) -> Imported:
             done.written += _write_game(store, record)
         elif kind == "account":
             done.accounts_written += _write_account(store, record)
+        elif kind == "signing_keys":
+            _write_signing_keys(store, _ring_of(record))
         else:
             done.finishes_written += _write_finish(store, record)
     done.seconds_writing = time.perf_counter() - started

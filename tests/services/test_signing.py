@@ -274,3 +274,14 @@ def test_the_ring_note_key_signs_notes_its_vkey_opens() -> None:
         "tables.example\n1\nAAAA\n",
         ["tables.example"],
     )
+
+
+def test_merging_a_restored_ring_keeps_every_key_and_closes_all_but_the_newest() -> None:
+    restored = KeyRing.generate(T0).rotate(T0 + 100, overlap=10)
+    fresh = KeyRing.generate(T0 + 500)
+    merged = fresh.merged(restored, now=T0 + 600)
+    assert [k.key_id for k in merged.keys] == [*(k.key_id for k in restored.keys), fresh.current.key_id]
+    assert [k.public.not_after for k in merged.keys] == [T0 + 110, T0 + 600, None]
+    old = sign_receipt(receipt(), restored.keys[0], T0 + 50)
+    assert verify_receipt(old, merged.public_keys()) is ReceiptCheck.OK
+    assert fresh.merged(fresh, now=T0 + 600).public_keys() == fresh.public_keys()

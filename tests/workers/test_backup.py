@@ -32,14 +32,17 @@ from domain.accounts import AccountRegistered, PasswordSet, TokenIssued
 from domain.games import game_names, table_for
 from domain.kernel import Event
 from domain.table import Account
+from services import receipts
 from services.commands import fresh_salts
 from services.history.export import build_export
 from services.history.records import GENESIS_HASH, CommandRecord, chain_hash, encode_batch
 from services.invitations import invite_lookup
 from services.names import checked_name
+from services.signing import ReceiptCheck, sign_receipt, verify_receipt
 from services.store import accounts as store_accounts
 from services.store import chat as store_chat
 from services.store import ratings as store_ratings
+from services.store import signing_keys
 from services.store.chat import chat_keys
 from services.store.embedded import EmbeddedRedis, server_binary
 from services.store.event_store import SyncEventStore
@@ -655,3 +658,31 @@ def test_a_private_tables_invite_code_is_restored_with_its_secret(
     import_all(target, exported.path)
     assert target.secret(running) == source.secret(running)
     assert target.run(invite_lookup(running)) == "s3cr3t-invite-code"  # the old link still opens it
+
+
+def test_the_signing_keys_are_backed_up_and_merged_into_a_ring_the_target_made_meanwhile(
+    source: SyncEventStore, target: SyncEventStore, tmp_path: Path
+) -> None:
+    """Receipts signed before a restore must still verify against exports made after it."""
+    old = source.run(receipts.rotate_keys(1_800_000_000, overlap=60))  # two keys, one closed
+    signed = sign_receipt({"game_id": "g0", "version": 3, "hash": "0a" * 32}, old.keys[0], 1_800_000_010)
+    exported = export_all(source, tmp_path / "backup.jsonl")
+    assert exported.signing_keys == 1
+    assert stat.S_IMODE(exported.path.stat().st_mode) == 0o600  # it holds the private keys too
+
+    fresh = target.run(receipts.ensure_keys(1_900_000_000))  # an API started on the target first
+    import_all(target, exported.path)
+    ring = target.run(receipts.load_keys())
+    assert ring is not None
+    assert [k.key_id for k in ring.keys] == [*(k.key_id for k in old.keys), fresh.current.key_id]
+    assert ring.current.key_id == fresh.current.key_id
+    assert all(k.public.not_after is not None for k in ring.keys[:-1])
+    assert verify_receipt(signed, ring.public_keys()) is ReceiptCheck.OK
+
+    before = target.redis.get(signing_keys.SIGNING_KEYS)
+    import_all(target, exported.path)  # again: nothing changes
+    assert target.redis.get(signing_keys.SIGNING_KEYS) == before
+
+    target.redis.flushall()
+    import_all(target, exported.path)  # into an empty store: the very ring
+    assert target.redis.get(signing_keys.SIGNING_KEYS) == source.redis.get(signing_keys.SIGNING_KEYS)
