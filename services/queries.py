@@ -35,12 +35,12 @@ from services.callers import Caller, TokenCheck, verify
 from services.errors import ConflictError, InvalidError, game_not_found
 from services.history.audit import Viewer, build_audit
 from services.history.export import GameNotFinished, build_export
-from services.receipts import ReceiptSigner
 from services.history.folding import Folded, StateCache, advance, decode_events
 from services.history.records import CommandRecord, Entry, decode_stored
 from services.history.replay import CorruptStream
 from services.history.replay_index import build_index
 from services.lifecycle import Clock, clock_of, wall_clock_ms
+from services.receipts import ReceiptSigner
 from services.store.event_store import EventStore
 
 K = TypeVar("K", bound=Hashable)

@@ -15,9 +15,9 @@ from collections.abc import Callable
 import structlog
 
 from services.lifecycle import wall_clock_ms
+from services.receipts import ensure_keys
 from services.store.event_store import SyncEventStore
 from services.store.keys import TLOG
-from services.store.signing_keys import ensure_keys
 from services.transparency.log import APPEND_BATCH, TransparencyLog
 
 log = structlog.get_logger("tablestream.transparency")

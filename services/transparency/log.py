@@ -22,7 +22,6 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-import redis
 import structlog
 
 from services.history.folding import Folded
@@ -60,7 +59,7 @@ def node_field(node: merkle.Node) -> str:
     return f"{node[0]}:{node[1]}"
 
 
-def note_loggable(client: redis.Redis | redis.RedisCluster, game_id: str, version: int) -> None:
+def note_loggable(client: Any, game_id: str, version: int) -> None:
     """Queue ``game_id`` for the appender: something at or before ``version`` is worth logging."""
     client.zadd(TLOG.pending, {game_id: version}, gt=True)
 

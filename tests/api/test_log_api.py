@@ -12,9 +12,9 @@ from starlette.testclient import TestClient
 
 from services.api.app import create_app
 from services.config import Settings
+from services.receipts import ensure_keys
 from services.signing import raw_public
 from services.store.event_store import SyncEventStore
-from services.store.signing_keys import ensure_keys
 from services.transparency import checkpoint as cp
 from services.transparency import leaves, merkle
 from services.transparency.log import TransparencyLog, note_loggable

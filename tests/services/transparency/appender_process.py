@@ -10,8 +10,8 @@ import time
 
 import redis
 
+from services.receipts import ensure_keys
 from services.store.event_store import SyncEventStore
-from services.store.signing_keys import ensure_keys
 from services.transparency.log import TransparencyLog
 
 PUBLISHED = "test:{tlog}:published"

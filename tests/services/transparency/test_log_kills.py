@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
+from services.receipts import load_keys
 from services.store.embedded import EmbeddedRedis
 from services.store.event_store import SyncEventStore
 from services.store.keys import TLOG
-from services.store.signing_keys import load_keys
 from services.transparency import checkpoint as cp
 from services.transparency import leaves, merkle
 from services.transparency.log import TransparencyLog, note_loggable
