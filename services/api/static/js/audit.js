@@ -136,7 +136,7 @@ function fileCheck(id) {
     }
     const bad = !chain || !seeds || LOG_OK[log] === false;
     mount(result,
-      h("p", { class: "summary" + (bad ? "" : " ok"), "data-testid": "file-check-summary", "data-ok": bad ? "false" : "true",
+      h("p", { class: "summary" + (bad ? " bad" : " ok"), "data-testid": "file-check-summary", "data-ok": bad ? "false" : "true",
         text: t(bad ? "audit.file.bad" : "audit.file.ok") }),
       line(t("dispute.browserChain"), chain, "file-check-chain", chain ? "passed" : "failed"),
       line(t("dispute.browserSeeds"), seeds, "file-check-seeds", seeds ? "passed" : "failed"),

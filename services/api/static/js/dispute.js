@@ -21,6 +21,10 @@ function mark(outcome) {
   return h("span", { class: `mark ${cls}`, text: t(`dispute.outcome.${outcomeKey(outcome)}`) });
 }
 
+function actor(by) {
+  return by.role === "operator" ? t("dispute.actor.operator", { name: by.name || by.operator }) : t("dispute.actor.seat", { n: by.seat + 1 });
+}
+
 function who(by) {
   return by.role === "operator" ? t("dispute.byOperator", { name: by.name || by.operator }) : t("dispute.bySeat", { n: by.seat + 1 });
 }
@@ -102,7 +106,7 @@ export async function render(main, path) {
     const summary = verdict.ok ? t("dispute.verdictOk", { what }) : t("dispute.verdictBad", { what });
     return h("section", { class: "panel", "data-testid": "dispute-verdict", "data-ok": verdict.ok ? "true" : "false" },
       h("h2", { text: t("dispute.checks") }),
-      h("p", { class: "summary" + (verdict.ok ? " ok" : ""), "data-testid": "dispute-summary", text: summary }),
+      h("p", { class: "summary" + (verdict.ok ? " ok" : " bad"), "data-testid": "dispute-summary", text: summary }),
       rows,
       localPanel(),
       h("p", { class: "actions" }, h("a", { class: "button small", href: disputes.bundleHref(gameId, disputeId),
@@ -133,7 +137,7 @@ export async function render(main, path) {
       : kind === "dispute_resolved" ? t(`dispute.verdict.${event.verdict}`) : "";
     return h("li", { "data-testid": "dispute-event" },
       h("span", { class: "muted", text: `${when(event.at)} · ` }),
-      h("span", { text: `${t(`dispute.event.${kind}`)} · ${who(event.by)}${extra ? " · " + extra : ""}` }));
+      h("span", { text: `${t(`dispute.event.${kind}`)} · ${actor(event.by)}${extra ? " · " + extra : ""}` }));
   }
 
   function draw() {
