@@ -26,8 +26,8 @@ import structlog
 from domain import disputes as rules
 from domain.disputes import DisputeOpened, DisputeResolved, DisputeState, EvidenceAdded, Party
 from domain.kernel import Event, Rejected
+from services.dispute_bundle import build_bundle, receipts_of, verify_bundle
 from services.errors import ConflictError, InvalidError, NotFoundError, from_rejection, game_not_found
-from services.history.bundle import build_bundle, receipts_of, verify_bundle
 from services.history.cut import DisputeSealed, sealed_reason
 from services.history.records import Entry
 from services.lifecycle import wall_clock_ms

@@ -1,5 +1,5 @@
 """``tablestream verify FILE [--receipt VERSION:HASH ...] [--receipts FILE ...] [--keys FILE]``:
-check an exported game, or a dispute bundle (``services.history.bundle``, told apart by its
+check an exported game, or a dispute bundle (``services.dispute_bundle``, told apart by its
 ``format``), offline, with the receipts a player kept (services.receipt_check)."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from services.history.bundle import is_bundle, verify_bundle
+from services.dispute_bundle import is_bundle, verify_bundle
 from services.history.verify import HEX64, UnreadableExport, read_json
 from services.receipt_check import keys_of, receipts_of, verify_with_receipts
 

@@ -9,7 +9,7 @@ import gzip
 import json
 import time
 
-from services.history.bundle import build_bundle, verify_bundle
+from services.dispute_bundle import build_bundle, verify_bundle
 from services.history.export import build_export
 from services.history.verify import verify_export
 from services.signing import sign_receipt

@@ -12,7 +12,7 @@ import msgspec
 import pytest
 
 from services.cli.verify import main
-from services.history.bundle import build_bundle, receipts_of, verify_bundle
+from services.dispute_bundle import build_bundle, receipts_of, verify_bundle
 from services.history.cut import DisputeSealed, build_cut_export
 from services.history.records import StoredEvent
 from services.history.verify import parse_entries, verify_export
