@@ -77,6 +77,7 @@ class Disputes:
     async def add_evidence(
         self, game_id: str, dispute_id: str, by: Party, kind: str, content: str
     ) -> dict[str, Any]:
+        await self._events(game_id, dispute_id)  # an unknown dispute is a 404 whatever the evidence
         if kind == "receipts":
             try:
                 receipts_of([content])
