@@ -55,20 +55,24 @@ def main(argv: Sequence[str] | None = None) -> int:
         "export); default: the export's own keys",
     )
     args = parser.parse_args(argv)
+    reading = args.file
     try:
         doc = read_json(args.file)
         receipts: list[Any] = [{"version": v, "hash": h} for v, h in args.receipt]
-        for path in args.receipts:
-            receipts += receipts_of(read_json(path))
-        keys = read_json(args.keys) if args.keys else None
-        if keys is not None:
+        for reading in args.receipts:
+            receipts += receipts_of(read_json(reading))
+        keys = None
+        if args.keys:
+            reading = args.keys
+            keys = read_json(args.keys)
             keys_of(keys)  # unreadable keys stop here, named as such
+        reading = args.file
         if is_bundle(doc):
             report: Any = verify_bundle(doc, receipts, keys)
         else:
             report = verify_with_receipts(doc, receipts, keys)
     except UnreadableExport as exc:
-        print(f"tablestream verify: cannot read {args.file}: {exc}", file=sys.stderr)
+        print(f"tablestream verify: cannot read {reading}: {exc}", file=sys.stderr)
         return 2
     print(report.render())
     return 0 if report.ok else 1

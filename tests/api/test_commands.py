@@ -178,3 +178,17 @@ def test_an_accepted_commands_receipt_is_signed_by_a_key_the_well_known_url_publ
     assert verify_receipt(
         {**receipt, "version": receipt["version"] + 1}, public_keys_from_document(document)
     ) is (ReceiptCheck.BAD_SIGNATURE)
+
+
+def test_a_repeated_command_answers_the_same_receipt_signed_again(api: Api) -> None:
+    game_id = api.started()
+    seat = api.view(game_id)["to_act"][0]
+    own = api.view(game_id, seat)
+    command = choose(own["game"], own, random.Random(4))
+    first = api.send(game_id, seat, command, command_id="same-id").json()["receipt"]
+    again = api.send(game_id, seat, command, command_id="same-id").json()["receipt"]
+    assert {k: again[k] for k in ("game_id", "version", "hash")} == {
+        k: first[k] for k in ("game_id", "version", "hash")
+    }
+    keys = public_keys_from_document(api.client.get("/.well-known/tablestream-keys").json())
+    assert verify_receipt(again, keys) is ReceiptCheck.OK

@@ -37,6 +37,14 @@ FORGE = """receipt => new Promise((resolve, reject) => {
   };
 })"""
 
+NO_ED25519 = """(() => {
+  const importKey = crypto.subtle.importKey.bind(crypto.subtle);
+  crypto.subtle.importKey = (format, key, algorithm, ...rest) =>
+    algorithm && algorithm.name === "Ed25519"
+      ? Promise.reject(new DOMException("Ed25519 is not supported", "NotSupportedError"))
+      : importKey(format, key, algorithm, ...rest);
+})()"""
+
 
 def seat_command_versions(export: dict, seat: int) -> set[int]:
     """The version each of a seat's own commands ended at (the version its receipt names)."""
@@ -107,4 +115,13 @@ def test_a_players_kept_receipts_are_all_valid_and_a_rewritten_export_or_forged_
     assert problem.count() == 1 and problem.first.get_attribute("data-verdict") == "forged"
     assert "forged" in problem.first.inner_text()
     page.locator("[data-testid=receipts-panel]").screenshot(path=screenshots / "audit-receipts-phone.png")
+
+    # A browser whose WebCrypto lacks Ed25519 is told so; only the presence in the history is checked.
+    page.evaluate(FORGE, kept[0])  # the true receipt back in place of the forgery
+    page.add_init_script(NO_ED25519)
+    page.reload()
+    page.wait_for_selector("[data-testid=receipts-check][data-result=unchecked]")
+    assert page.locator("[data-testid=receipts-no-crypto]").is_visible()
+    assert "not checked" in page.inner_text("[data-testid=receipts-check]")
+    assert page.locator("[data-testid=receipt-problem]").count() == 0
     page.context.close()

@@ -187,3 +187,4 @@ def test_tablestream_verify_takes_a_downloaded_receipts_file_and_a_keys_file(
 
     keys.write_text("[1, 2]")
     assert main([str(export), "--receipts", str(receipts), "--keys", str(keys)]) == 2
+    assert f"cannot read {keys}: the signing keys cannot be read" in capsys.readouterr().err
