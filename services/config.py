@@ -116,6 +116,7 @@ class Settings:
     # -- the public log of game heads (services.transparency; docs/fairness.md "Transparency log") ----
     log_append_seconds: float = 1.0  # how often the worker pool appends the queued heads
     log_checkpoint_seconds: float = 10.0  # how often it signs a checkpoint (when the tree grew)
+    cosignature_rate: str = "60/minute"  # witnesses' cosignatures per client address (POST /log/cosignatures)
     log_witnesses: str = (
         ""  # witnesses' cosigner vkeys (type 0x04), comma-separated: their cosignatures count
     )

@@ -42,6 +42,7 @@ from services.history.replay_index import build_index
 from services.lifecycle import Clock, clock_of, wall_clock_ms
 from services.receipts import ReceiptSigner
 from services.store.event_store import EventStore
+from services.transparency.log import log_complete, proofs_for_game_op
 
 K = TypeVar("K", bound=Hashable)
 V = TypeVar("V")
@@ -170,8 +171,10 @@ class EncodedExport:
     gzipped: bytes
 
 
-def encoded_export(entries: list[Entry], keys: dict[str, Any] | None = None) -> EncodedExport:
-    body = msgspec.json.encode(build_export(entries, keys))
+def encoded_export(
+    entries: list[Entry], keys: dict[str, Any] | None = None, log: dict[str, Any] | None = None
+) -> EncodedExport:
+    body = msgspec.json.encode(build_export(entries, keys, log))
     return EncodedExport(body, gzip.compress(body, compresslevel=6, mtime=0))
 
 
@@ -419,11 +422,15 @@ class GameQueries:
         if not entries:
             raise game_not_found(game_id)
         keys = (await self.signer.keys()).public_document() if self.signer is not None else None
+        log = await self.store.run(proofs_for_game_op(game_id))  # the public log's proofs of its heads
         try:
-            document = await anyio.to_thread.run_sync(encoded_export, entries, keys)
+            # no checkpoint published yet (a log not started): the export has no log section
+            with_log = log if log["checkpoint"] is not None else None
+            document = await anyio.to_thread.run_sync(encoded_export, entries, keys, with_log)
         except GameNotFinished:
             raise ConflictError("game_not_finished", "A game can be exported once it is over.") from None
-        self._exports.put((game_id, version), document)
+        if log_complete(log, version):  # until then each export asks the log again
+            self._exports.put((game_id, version), document)
         return document
 
     async def _stream(self, game_id: str) -> list[Entry]:

@@ -61,7 +61,9 @@ class Projector:
         the appending process died before arming it, or a bot is to act): the sweeper then has it
         settled if that lasts (``workers.sweeper``). Clears the game's pending flag before it reads
         the head (``ops.begin_projection``). Four round trips when it writes: the start, the
-        views, the indexes (lobby, waiting tables, dirty mark) and the head after the mark's clear."""
+        views, the indexes (lobby, waiting tables, dirty mark) and the head after the mark's clear;
+        a fifth when the projection holds a head worth publishing (a table created, a round or the
+        game over): the game is queued for the public log's appender (``services.transparency.log``)."""
         return self.store.run(self._catch_up(game_id))
 
     def catch_up_all(self, game_ids: list[str]) -> list[str]:

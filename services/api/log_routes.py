@@ -19,7 +19,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from services.api.context import app_context
-from services.api.http import JSONResponse, game_id_of, read_body
+from services.api.http import JSONResponse, client_address, game_id_of, read_body
 from services.errors import ConflictError, InvalidError, NotFoundError
 from services.transparency import log as tlog
 from services.transparency.checkpoint import CheckpointError
@@ -95,8 +95,9 @@ async def get_cosignatures(request: Request) -> JSONResponse:
 
 
 async def post_cosignature(request: Request) -> JSONResponse:
-    body = await read_body(request, CosignaturePost)
     context = app_context(request)
+    await context.rate_limits.hit("cosignature", client_address(request))
+    body = await read_body(request, CosignaturePost)
     op = tlog.add_cosignature_op(body.checkpoint, body.cosignature, context.settings.witness_keys, body.vkey)
     try:
         doc: dict[str, Any] = await context.store.run(op)

@@ -417,6 +417,7 @@ RATE_LIMITED = {
     *CHAT_PATHS_RATE_LIMITED,
     ("/me/tables/{game_id}/seat", "post"),
     ("/quickplay", "post"),
+    ("/log/cosignatures", "post"),
 }
 CAPPED = {("/games/{game_id}/live", "get"), ("/lobby/live", "get"), ("/me/live", "get")}
 

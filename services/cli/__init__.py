@@ -1,12 +1,12 @@
 """``tablestream``: serve, worker, demo, verify, bench, export-all, import-all, rebuild-all, operator,
-keys (one module per command)."""
+keys, witness (one module per command)."""
 
 from __future__ import annotations
 
 import argparse
 import sys
 
-from services.cli import backup, bench, demo, keys, operator, serve, verify, worker
+from services.cli import backup, bench, demo, keys, operator, serve, verify, witness, worker
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -29,6 +29,11 @@ def main(argv: list[str] | None = None) -> int:
         commands.add_parser("keys", help="list or rotate the keys that sign receipts (kept in Redis)")
     )
     commands.add_parser("verify", help="check an exported game offline (no Redis, no server)", add_help=False)
+    commands.add_parser(
+        "witness",
+        help="watch a service's public log: check each checkpoint's consistency, cosign it",
+        add_help=False,
+    )
 
     commands.add_parser(
         "export-all", help="write every stream to a backup file (0600: it holds secrets)", add_help=False
@@ -45,6 +50,8 @@ def main(argv: list[str] | None = None) -> int:
         return backup.run(argv)  # its own flags: DIR|FILE [--redis-url URL ...]
     if argv[:1] == ["verify"]:
         return verify.main(argv[1:])  # its own flags: FILE [--receipt VERSION:HASH ...]
+    if argv[:1] == ["witness"]:
+        return witness.main(argv[1:])  # its own flags: URL [--state DIR] [--once]
     args = parser.parse_args(argv)
     if args.command == "serve":
         return serve.run(args)

@@ -10,8 +10,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from services.dispute_bundle import is_bundle, verify_bundle
-from services.history.verify import HEX64, UnreadableExport, read_json
+from services.history.verify import HEX64, UnreadableExport, parse_entries, read_json
 from services.receipt_check import keys_of, receipts_of, verify_with_receipts
+from services.transparency.verify import check_log
 
 
 def parse_receipt(text: str) -> tuple[int, str]:
@@ -71,6 +72,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             report: Any = verify_bundle(doc, receipts, keys)
         else:
             report = verify_with_receipts(doc, receipts, keys)
+            if isinstance(doc, dict) and "log" in doc:
+                # the public log: the game's heads in the signed checkpoint (services.transparency.verify)
+                log_keys = keys_of(keys if keys is not None else doc.get("keys"))
+                check_log(report, doc, parse_entries(doc), log_keys)
     except UnreadableExport as exc:
         print(f"tablestream verify: cannot read {reading}: {exc}", file=sys.stderr)
         return 2

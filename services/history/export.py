@@ -45,11 +45,15 @@ class GameNotFinished(Exception):
         self.message = message
 
 
-def build_export(entries: Sequence[Entry], keys: dict[str, Any] | None = None) -> dict[str, Any]:
+def build_export(
+    entries: Sequence[Entry], keys: dict[str, Any] | None = None, log: dict[str, Any] | None = None
+) -> dict[str, Any]:
     """The export document of a finished game from its stored entries, in version order.
 
     ``keys``: the service's public signing keys (``services.signing.KeyRing.public_document``), so
-    that receipts a player kept verify against the export alone; left out when not given."""
+    that receipts a player kept verify against the export alone; left out when not given.
+    ``log``: the public log's inclusion proofs of the game's heads and a signed checkpoint
+    (``services.transparency.log.proofs_for_game_op``, checked by ``services.transparency.verify``)."""
     if not entries:
         raise GameNotFinished("The game has no events; only finished games can be exported.")
     table, created, items, problem = decode_stream(entries)
@@ -80,6 +84,7 @@ def build_export(entries: Sequence[Entry], keys: dict[str, Any] | None = None) -
         "head": {"version": entries[-1].version, "hash": entries[-1].hash},
         **ending,
         **({"keys": keys} if keys is not None else {}),
+        **({"log": log} if log is not None else {}),
     }
 
 

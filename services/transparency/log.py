@@ -193,6 +193,15 @@ def proofs_for_game_op(game_id: str, size: int | None = None) -> Operation[dict[
     }
 
 
+def log_complete(proofs: dict[str, Any], head: int) -> bool:
+    """Whether ``proofs`` prove every logged head of the game up to its final ``head`` version."""
+    return (
+        proofs["checkpoint"] is not None
+        and not proofs["pending"]
+        and any(leaf["version"] == head for leaf in proofs["leaves"])
+    )
+
+
 def proofs_for_game(store: SyncEventStore | Any, game_id: str, size: int | None = None) -> Any:
     """``proofs_for_game_op`` on ``store`` (a ``SyncEventStore``: the dict; an async ``EventStore``:
     an awaitable of it)."""

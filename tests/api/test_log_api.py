@@ -5,48 +5,21 @@ from __future__ import annotations
 import base64
 from collections.abc import Iterator
 
-import fakeredis
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from starlette.testclient import TestClient
 
-from services.api.app import create_app
-from services.config import Settings
 from services.receipts import ensure_keys
 from services.signing import raw_public
-from services.store.event_store import SyncEventStore
 from services.transparency import checkpoint as cp
 from services.transparency import leaves, merkle
-from services.transparency.log import TransparencyLog, note_loggable
-from tests.api.conftest import ADMIN_TOKEN, UNLIMITED
-from tests.services.transparency.support import finished_game, store_entries
-
-T0 = 1_800_000_000
-WITNESS = Ed25519PrivateKey.generate()
-WITNESS_KEY = cp.witness_key("witness.example/w1", raw_public(WITNESS.public_key()))
+from services.transparency.log import TransparencyLog
+from tests.services.transparency.support import T0, WITNESS, WITNESS_KEY, logged, publish, served_app
 
 
 @pytest.fixture
 def served() -> Iterator[tuple[TestClient, TransparencyLog]]:
-    server = fakeredis.FakeServer()
-    settings = Settings(admin_token=ADMIN_TOKEN, log_witnesses=WITNESS_KEY.vkey, **UNLIMITED)
-    app = create_app(
-        settings, lambda: (fakeredis.FakeAsyncRedis(server=server), fakeredis.FakeRedis(server=server))
-    )
-    with TestClient(app, raise_server_exceptions=False) as client:
-        yield client, TransparencyLog(SyncEventStore(fakeredis.FakeRedis(server=server)))
-
-
-def logged(tlog: TransparencyLog, seed: int) -> str:
-    game_id, g = finished_game(seed)
-    store_entries(tlog.redis, game_id, g.entries)
-    note_loggable(tlog.redis, game_id, g.entries[-1].version)
-    tlog.append_pending()
-    return game_id
-
-
-def publish(tlog: TransparencyLog, now: int) -> str:
-    return tlog.publish(tlog.store.run(ensure_keys(T0, "tables.example")), now)
+    yield from served_app()
 
 
 def test_before_any_checkpoint_the_log_answers_404_checkpoint_not_found(served) -> None:
@@ -164,3 +137,26 @@ def test_the_openapi_document_describes_the_log_routes(served) -> None:
     for path in ("/log/checkpoint", "/log/consistency", "/log/cosignatures", "/games/{game_id}/log"):
         assert path in paths
     assert "post" in paths["/log/cosignatures"]
+
+
+def test_an_export_carries_the_game_s_proofs_and_the_checkpoint_once_the_log_has_one(served) -> None:
+    client, tlog = served
+    game_id = logged(tlog, 4)
+    assert "log" not in client.get(f"/games/{game_id}/export").json()  # no checkpoint yet: no section
+    publish(tlog, T0)
+    export = client.get(f"/games/{game_id}/export").json()
+    assert export["log"]["checkpoint"] == client.get("/log/checkpoint").text
+    assert export["log"]["leaves"][-1]["version"] == export["head"]["version"]
+    assert export["log"] == client.get(f"/games/{game_id}/log").json()
+
+
+def test_cosignatures_past_a_client_s_rate_are_429_before_the_body_is_read() -> None:
+    for client, tlog in served_app(cosignature_rate="2/minute"):
+        note = publish(tlog, T0)
+        text = note.split("\n\n")[0] + "\n"
+        line = cp.cosign(text, WITNESS_KEY.name, WITNESS, T0)
+        answers = [
+            client.post("/log/cosignatures", json={"checkpoint": text, "cosignature": line}) for _ in range(3)
+        ]
+        assert [a.status_code for a in answers] == [201, 201, 429]
+        assert answers[-1].json()["error"]["code"] == "rate_limited" and "Retry-After" in answers[-1].headers

@@ -59,6 +59,16 @@ STATE_REFUSAL_CODES = {
     # receipts evidence is JSON inside the content string (a shape no schema of a string states);
     # evidence only from the dispute's opener
     ("POST", "/games/{game_id}/disputes/{dispute_id}/evidence"): {"invalid_evidence", "not_disputant"},
+    # sizes past the log's size, or from > to: the log's size is stored state
+    ("GET", "/log/consistency"): {"log_size_invalid"},
+    # a cosignature is checked against the checkpoints published and the witness's key (strings the
+    # schema cannot tell from a well-formed note, line or key)
+    ("POST", "/log/cosignatures"): {
+        "checkpoint_malformed",
+        "cosignature_malformed",
+        "cosignature_invalid",
+        "witness_key_malformed",
+    },
 }
 """Refusals of schema-valid requests that depend on stored state, not on the request's shape:
 (method, path) -> the codes allowed (``None``: any but ``invalid_request``, a body's shape). A name

@@ -66,6 +66,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
             "TABLESTREAM_REGISTER_RATE": "100000/day",
             "TABLESTREAM_LOGIN_RATE": "100000/minute",
             "TABLESTREAM_CHAT_RATE": "100000/minute",  # the chat tests' messages, all from 127.0.0.1
+            "TABLESTREAM_LOG_CHECKPOINT_SECONDS": "1",  # the public log's checkpoints, soon after a game
         },
     )
     url = f"http://127.0.0.1:{port}"

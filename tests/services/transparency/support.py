@@ -2,10 +2,22 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
+import fakeredis
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from starlette.testclient import TestClient
+
+from services.api.app import create_app
+from services.config import Settings
 from services.history.records import Entry, decode_stored
+from services.receipts import ensure_keys
+from services.signing import raw_public
+from services.store.event_store import SyncEventStore
 from services.store.keys import game_keys
+from services.transparency import checkpoint as cp
+from services.transparency.log import TransparencyLog, note_loggable
+from tests.api.conftest import ADMIN_TOKEN, UNLIMITED
 from tests.support.recorded import RecordedGame, recorded_random_game
 
 
@@ -28,3 +40,31 @@ def store_entries(client, game_id: str, entries: Sequence[Entry]) -> None:
     for entry in entries[have:]:
         pipe.xadd(key, {"d": entry.data, "h": entry.hash}, id=f"0-{entry.version}")
     pipe.execute()
+
+
+T0 = 1_800_000_000
+WITNESS = Ed25519PrivateKey.generate()
+WITNESS_KEY = cp.witness_key("witness.example/w1", raw_public(WITNESS.public_key()))
+
+
+def served_app(**settings_: str) -> Iterator[tuple[TestClient, TransparencyLog]]:
+    """The app on fakeredis with a configured witness, and the log on the same server."""
+    server = fakeredis.FakeServer()
+    settings = Settings(admin_token=ADMIN_TOKEN, log_witnesses=WITNESS_KEY.vkey, **{**UNLIMITED, **settings_})
+    app = create_app(
+        settings, lambda: (fakeredis.FakeAsyncRedis(server=server), fakeredis.FakeRedis(server=server))
+    )
+    with TestClient(app, raise_server_exceptions=False) as client:
+        yield client, TransparencyLog(SyncEventStore(fakeredis.FakeRedis(server=server)))
+
+
+def logged(tlog: TransparencyLog, seed: int) -> str:
+    game_id, g = finished_game(seed)
+    store_entries(tlog.redis, game_id, g.entries)
+    note_loggable(tlog.redis, game_id, g.entries[-1].version)
+    tlog.append_pending()
+    return game_id
+
+
+def publish(tlog: TransparencyLog, now: int) -> str:
+    return tlog.publish(tlog.store.run(ensure_keys(T0, "tables.example")), now)

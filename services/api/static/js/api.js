@@ -67,6 +67,7 @@ export const games = {
   export: (id) => api(`/games/${id}/export`),
   replay: (id, at) => api(`/games/${id}/replay?at=${at}&lang=${lang()}`),
   audit: (id) => api(`/games/${id}/audit`),
+  log: (id) => api(`/games/${id}/log`), // its heads' inclusion proofs in the public log (tlog.js)
   bots: (id) => api(`/games/${id}/bots`, { method: "POST", body: {} }),
   leave: (id) => api(`/games/${id}/leave`, { method: "POST", body: {} }),
 };

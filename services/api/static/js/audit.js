@@ -5,6 +5,7 @@ import { api, disputes, games } from "./api.js";
 import { disputeForm } from "./dispute_form.js";
 import { chainIntact, headInLog, seedsReach } from "./history_check.js";
 import { checkAgainstExport, download, receiptsOf } from "./receipts.js";
+import { checkGameLeaves, checkLog } from "./tlog.js";
 import { t, onLangChange } from "./i18n.js";
 import { TITLES } from "./names.js";
 import { h, mount } from "./ui.js";
@@ -47,6 +48,34 @@ const PROBLEM_WORDS = {
   malformed: "audit.receipts.malformed",
   unchecked_missing: "audit.receipts.missingUnchecked",
 };
+
+const SIGNATURE_WORDS = {
+  unknown_key: "tlog.badSignature.unknownKey",
+  expired: "tlog.badSignature.expired",
+  forged: "tlog.badSignature.forged",
+};
+
+/** The public log panel: the checkpoint against the one this browser saw before; the game's heads in it. */
+function logPanel(state) {
+  if (state === undefined) {
+    return h("section", { class: "panel", "data-testid": "log-panel" }, h("h2", { text: t("tlog.title") }), check(t("audit.checking"), null));
+  }
+  const { log, leaves } = state;
+  const fork = log.kind === "fork" || log.kind === "bad_signature";
+  const words = {
+    first: t("tlog.first", { size: log.size }),
+    consistent: t("tlog.consistent", { size: log.size, old: log.old }),
+    fork: t("tlog.fork", { size: log.size, old: log.old }),
+    bad_signature: t(SIGNATURE_WORDS[log.signature] || "tlog.badSignature.forged"),
+    unavailable: t("tlog.unavailable"),
+  }[log.kind];
+  const logOk = fork ? false : log.kind === "unavailable" ? null : true;
+  return h("section", { class: "panel" + (fork ? " fork" : ""), "data-testid": "log-panel", "data-result": log.kind },
+    h("h2", { text: t("tlog.title") }),
+    h("p", { class: fork ? "summary bad" : "muted", role: fork ? "alert" : null, "data-testid": "log-words", text: words }),
+    check(t("tlog.consistency"), logOk),
+    leaves.n ? check(t("tlog.included", { ok: leaves.ok, n: leaves.n }), leaves.ok === leaves.n ? true : null, { "data-testid": "log-leaves" }) : null);
+}
 
 /** The receipts panel: what this browser kept for the table, each checked against the export. */
 function receiptsPanel(id, state) {
@@ -155,6 +184,7 @@ export async function render(main, id) {
   let listed = null; // the game's disputes, when this viewer may see them
   let form = null;
   let receiptState;
+  let logState;
   const browserResults = new Map();
 
   async function load() {
@@ -173,6 +203,15 @@ export async function render(main, id) {
     draw();
     await runBrowserChecks();
     await runReceiptChecks();
+    await runLogCheck();
+  }
+
+  async function runLogCheck() {
+    const log = await checkLog();
+    let leaves = { ok: 0, n: 0 };
+    try { leaves = await checkGameLeaves(await games.log(id)); } catch { /* the panel says what it could check */ }
+    logState = { log, leaves };
+    draw();
   }
 
   async function runReceiptChecks() {
@@ -232,6 +271,7 @@ export async function render(main, id) {
       const bad = receiptState.results.some((r) => PROBLEM_WORDS[r.verdict]);
       results.push(bad ? false : receiptState.canVerify ? true : null);
     }
+    if (logState && logState.log.kind !== "unavailable") results.push(!["fork", "bad_signature"].includes(logState.log.kind));
     const ok = results.filter((r) => r === true).length;
     mount(main, h("div", { class: "audit" },
       h("div", { class: "table-head" }, h("h1", { text: `${t("audit.title")} · ${TITLES[doc.game] || doc.game}` }),
@@ -244,6 +284,7 @@ export async function render(main, id) {
         check(t("audit.hashChain"), doc.hash_chain.ok, { "data-testid": "hash-chain" }),
         doc.commitments.map((c) => h("p", {}, h("span", { class: "muted", text: t("audit.commitment") + ": " }), h("span", { class: "mono", text: c })))),
       receiptsPanel(id, receiptState),
+      logPanel(logState),
       disputesPanel(id, listed, form),
       handed,
       h("div", { class: "audit-rounds" }, sections)));

@@ -1,0 +1,134 @@
+"""``tablestream verify`` checks an export's heads against the public log: inclusion in a checkpoint
+signed by a key valid then; two different exports of one game cannot both pass."""
+
+from __future__ import annotations
+
+import base64
+import json
+import random
+from pathlib import Path
+
+import pytest
+
+from services.cli.verify import main as verify_main
+from services.history.export import build_export
+from services.history.verify import verify_export
+from services.signing import KeyRing
+from services.store.event_store import SyncEventStore
+from services.transparency import checkpoint as cp
+from services.transparency import leaves
+from services.transparency.log import TransparencyLog, note_loggable
+from services.transparency.verify import check_log
+from tests.services.transparency.support import store_entries
+from tests.support.play import play_random
+from tests.support.recorded import RecordedGame, new_recorded_game
+
+T0 = 1_800_000_000
+GAME_ID = "g-disputed"
+
+
+def played(seed: int) -> RecordedGame:
+    """One table (the same id and deal secret), played out with the moves of ``seed``."""
+    g = new_recorded_game("skull", 3, seed=0, game_id=GAME_ID)
+    play_random(g, random.Random(seed))
+    return g
+
+
+@pytest.fixture
+def ring() -> KeyRing:
+    return KeyRing.generate(T0, "tables.example")
+
+
+@pytest.fixture
+def tlog(fake_redis) -> TransparencyLog:
+    return TransparencyLog(SyncEventStore(fake_redis))
+
+
+def logged(tlog: TransparencyLog, ring: KeyRing, g: RecordedGame, at: int = T0 + 10) -> dict:
+    store_entries(tlog.redis, GAME_ID, g.entries)
+    note_loggable(tlog.redis, GAME_ID, g.entries[-1].version)
+    tlog.append_pending()
+    tlog.publish(ring, at)
+    return tlog.proofs_for_game(GAME_ID)
+
+
+def verified(tmp_path: Path, export: dict, capsys) -> tuple[int, str]:
+    path = tmp_path / "export.json"
+    path.write_text(json.dumps(export), encoding="utf-8")
+    code = verify_main([str(path)])
+    return code, capsys.readouterr().out
+
+
+def test_an_honest_export_s_heads_are_proven_in_the_signed_log(tmp_path, tlog, ring, capsys) -> None:
+    g = played(1)
+    export = build_export(g.entries, ring.public_document(), logged(tlog, ring, g))
+    code, out = verified(tmp_path, export, capsys)
+    assert code == 0, out
+    report = verify_export(export)
+    check_log(report, export, g.entries, ring.public_keys())
+    assert report.ok and sum(r.checked.get("public log", 0) for r in report.rounds.values()) >= 3
+
+
+def test_of_two_different_exports_of_one_game_only_the_logged_one_passes(
+    tmp_path, tlog, ring, capsys
+) -> None:
+    first, second = played(1), played(2)
+    assert first.entries[-1].hash != second.entries[-1].hash
+    proofs = logged(tlog, ring, first)
+    assert verify_export(build_export(second.entries)).ok  # on its own, the other history is consistent
+    code, out = verified(tmp_path, build_export(second.entries, ring.public_document(), proofs), capsys)
+    assert code == 1
+    assert "the log holds another history of this game" in out
+    code, _ = verified(tmp_path, build_export(first.entries, ring.public_document(), proofs), capsys)
+    assert code == 0
+
+
+def test_an_export_whose_log_section_claims_its_own_heads_is_caught_by_the_inclusion_proofs(
+    tmp_path, tlog, ring, capsys
+) -> None:
+    first, second = played(1), played(2)
+    proofs = logged(tlog, ring, first)
+
+    forged = json.loads(json.dumps(proofs))
+    for leaf, head in zip(forged["leaves"], leaves.heads_of_stream(GAME_ID, second.entries), strict=False):
+        leaf["version"], leaf["hash"] = head.version, head.hash
+        leaf["leaf"] = base64.b64encode(leaves.encode(head)).decode()
+    code, out = verified(tmp_path, build_export(second.entries, ring.public_document(), forged), capsys)
+    assert code == 1 and "is not in the log" in out
+
+
+def test_a_checkpoint_signed_by_a_key_not_in_the_export_s_keys_is_refused(
+    tmp_path, tlog, ring, capsys
+) -> None:
+    g = played(1)
+    proofs = logged(tlog, ring, g)
+    other = KeyRing.generate(T0, "tables.example")
+    code, out = verified(tmp_path, build_export(g.entries, other.public_document(), proofs), capsys)
+    assert code == 1 and "No known key of the log signed this checkpoint" in out
+
+
+def test_a_checkpoint_signed_after_its_key_expired_is_refused(tmp_path, tlog, ring, capsys) -> None:
+    g = played(1)
+    rotated = ring.rotate(T0 + 100, overlap=10)  # the first key signs validly until T0 + 110
+    proofs = logged(tlog, KeyRing((rotated.keys[0],)), g, at=T0 + 500)
+    code, out = verified(tmp_path, build_export(g.entries, rotated.public_document(), proofs), capsys)
+    assert code == 1 and "not valid at its timestamp" in out
+
+
+def test_a_final_head_appended_after_the_checkpoint_is_named_as_not_in_the_log_yet(
+    tmp_path, tlog, ring, capsys
+) -> None:
+    g = played(1)
+    tlog.publish(ring, T0)  # an empty log's checkpoint
+    store_entries(tlog.redis, GAME_ID, g.entries)
+    note_loggable(tlog.redis, GAME_ID, g.entries[-1].version)
+    tlog.append_pending()  # appended, not checkpointed yet
+    proofs = tlog.proofs_for_game(GAME_ID)
+    assert proofs["leaves"] == [] and g.entries[-1].version in proofs["pending"]
+    code, out = verified(tmp_path, build_export(g.entries, ring.public_document(), proofs), capsys)
+    assert code == 1 and "export the game again after the next checkpoint" in out
+    assert cp.open_checkpoint(tlog.publish(ring, T0 + 20), ring.public_keys())[0].size == tlog.size()
+    code, _ = verified(
+        tmp_path, build_export(g.entries, ring.public_document(), tlog.proofs_for_game(GAME_ID)), capsys
+    )
+    assert code == 0
