@@ -23,6 +23,7 @@ from services.api.assets import AssetTree
 from services.api.chat_routes import routes as chat_routes
 from services.api.compression import CompressLargeAnswers
 from services.api.context import AppContext, app_context
+from services.api.dispute_routes import routes as dispute_routes
 from services.api.drain import Drain
 from services.api.error_responses import EXCEPTION_HANDLERS, http_error
 from services.api.history_routes import routes as history_routes
@@ -214,6 +215,7 @@ def create_app(
         *rematch_routes,
         *account_routes,
         *quickplay_routes,
+        *dispute_routes,
         *operator_routes,
         Route("/openapi.json", openapi, methods=["GET"]),
         Route("/healthz", healthz, methods=["GET"]),

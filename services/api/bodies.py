@@ -86,3 +86,25 @@ class OperatorReason(msgspec.Struct, forbid_unknown_fields=True):
 
     # some character that is not white space: the server strips the reason before it records it
     reason: Annotated[str, msgspec.Meta(min_length=1, max_length=200, pattern=r"\S")]
+
+
+class OpenDispute(msgspec.Struct, forbid_unknown_fields=True):
+    """A dispute on ``round`` (omitted or null: the whole game), what is disputed in words; an
+    operator may name the disputed ``seat`` (a player disputes their own)."""
+
+    text: Annotated[str, msgspec.Meta(min_length=1, max_length=1000, pattern=r"\S")]
+    round: Annotated[int, msgspec.Meta(ge=1)] | None = None
+    seat: Annotated[int, msgspec.Meta(ge=0)] | None = None
+
+
+class AddEvidence(msgspec.Struct, forbid_unknown_fields=True):
+    """``receipts``: a JSON document of kept receipts (a list, or an object with ``receipts``);
+    ``note``: words."""
+
+    kind: Literal["receipts", "note"]
+    content: Annotated[str, msgspec.Meta(min_length=1, max_length=60_000)]
+
+
+class ResolveDispute(msgspec.Struct, forbid_unknown_fields=True):
+    verdict: Literal["upheld", "rejected"]
+    reason: Annotated[str, msgspec.Meta(min_length=1, max_length=1000, pattern=r"\S")]

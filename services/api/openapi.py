@@ -16,6 +16,7 @@ from services.api.http import MAX_VERSION
 from services.api.idempotency import MAX_KEY, MIN_KEY
 from services.api.openapi_bodies import quickplay_schema, tighten
 from services.api.openapi_chat import CHAT_PATHS_RATE_LIMITED, chat_paths, chat_schemas
+from services.api.openapi_disputes import DISPUTE_PATHS, dispute_components
 from services.api.openapi_invite import add_invite_parameter, invite_paths
 from services.api.openapi_log import log_paths, log_schemas
 from services.api.openapi_operator import OPERATOR_PATHS, operator_components
@@ -763,6 +764,7 @@ def openapi_document() -> dict[str, Any]:
         **QUICKPLAY_PATHS,
         **invite_paths(_error, _body, body_errors, _retry_later),
         **OPERATOR_PATHS,
+        **DISPUTE_PATHS,
         "/healthz": {
             "get": {
                 "summary": "Readiness: Redis answers and no projection lags past the threshold",
@@ -785,6 +787,7 @@ def openapi_document() -> dict[str, Any]:
     add_invite_parameter(paths)
     _add_refusals(paths)
     components.update(operator_components())
+    components.update(dispute_components())
     del create, join, send, empty
     return {
         "openapi": "3.1.0",

@@ -224,6 +224,7 @@ def web_routes() -> list[BaseRoute]:
         Route("/tables/{game_id}", shell, methods=["GET"]),
         Route("/replay/{game_id}", shell, methods=["GET"]),
         Route("/audit/{game_id}", shell, methods=["GET"]),
+        Route("/disputes/{game_id}/{dispute_id}", shell, methods=["GET"]),
         Route("/rankings", shell, methods=["GET"]),
         Route("/rankings/{game}", shell, methods=["GET"]),
         Route("/players/{name:path}", shell, methods=["GET"]),

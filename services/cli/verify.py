@@ -1,5 +1,6 @@
 """``tablestream verify FILE [--receipt VERSION:HASH ...] [--receipts FILE ...] [--keys FILE]``:
-check an exported game offline, with the receipts a player kept (services.receipt_check)."""
+check an exported game, or a dispute bundle (``services.dispute_bundle``, told apart by its
+``format``), offline, with the receipts a player kept (services.receipt_check)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
+from services.dispute_bundle import is_bundle, verify_bundle
 from services.history.verify import HEX64, UnreadableExport, parse_entries, read_json
 from services.receipt_check import keys_of, receipts_of, verify_with_receipts
 from services.transparency.verify import check_log
@@ -24,9 +26,13 @@ def parse_receipt(text: str) -> tuple[int, str]:
 def main(argv: Sequence[str] | None = None) -> int:
     """0 verified, 1 a check failed, 2 unreadable."""
     parser = argparse.ArgumentParser(
-        prog="tablestream verify", description="Verify an exported game offline."
+        prog="tablestream verify", description="Verify an exported game, or a dispute bundle, offline."
     )
-    parser.add_argument("file", help="the JSON document from GET /games/{id}/export")
+    parser.add_argument(
+        "file",
+        help="the JSON document from GET /games/{id}/export, or a dispute bundle from "
+        "GET /games/{id}/disputes/{dispute}/bundle",
+    )
     parser.add_argument(
         "--receipt",
         type=parse_receipt,
@@ -52,7 +58,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     reading = args.file
     try:
-        export = read_json(args.file)
+        doc = read_json(args.file)
         receipts: list[Any] = [{"version": v, "hash": h} for v, h in args.receipt]
         for reading in args.receipts:
             receipts += receipts_of(read_json(reading))
@@ -62,11 +68,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             keys = read_json(args.keys)
             keys_of(keys)  # unreadable keys stop here, named as such
         reading = args.file
-        report = verify_with_receipts(export, receipts, keys)
-        if isinstance(export, dict) and "log" in export:
-            # the public log: the game's heads in the signed checkpoint (services.transparency.verify)
-            log_keys = keys_of(keys if keys is not None else export.get("keys"))
-            check_log(report, export, parse_entries(export), log_keys)
+        if is_bundle(doc):
+            report: Any = verify_bundle(doc, receipts, keys)
+        else:
+            report = verify_with_receipts(doc, receipts, keys)
+            if isinstance(doc, dict) and "log" in doc:
+                # the public log: the game's heads in the signed checkpoint (services.transparency.verify)
+                log_keys = keys_of(keys if keys is not None else doc.get("keys"))
+                check_log(report, doc, parse_entries(doc), log_keys)
     except UnreadableExport as exc:
         print(f"tablestream verify: cannot read {reading}: {exc}", file=sys.stderr)
         return 2

@@ -20,7 +20,7 @@ hidden draws are never filed under an earlier, already finished round.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -383,15 +383,21 @@ def _advance(table: Table, state: TableState | None, batch: Batch) -> TableState
     return None
 
 
-def replay(entries: Sequence[Entry]) -> Replay:
-    """Decode and re-run a whole stream; pure, tolerant of any tampering (it reports, never raises)."""
+def replay(entries: Sequence[Entry], later_seeds: Mapping[int, bytes] | None = None) -> Replay:
+    """Decode and re-run a whole stream; pure, tolerant of any tampering (it reports, never raises).
+
+    ``later_seeds``: seeds a cut stream (a dispute bundle's export, ``services.history.cut``) does
+    not reveal itself but the rest of the game did, so that the draws made before the cut from a
+    later round's seed (the next round's deal) are re-derived too. They draw, but ``revealed``
+    stays the stream's own; the caller checks them against their chains' commitments."""
     table, created, items, problem = decode_stream(entries)
     revealed, commitments = published_seeds(items, created)
     result = Replay(items, table, created, [], revealed, commitments, None, problem)
     if table is None:
         result.batches = [Batch(items=list(items), command=None, error=problem)] if items else []
         return result
-    seeds = RevealedSeeds(revealed, commitments)
+    drawing = {**(later_seeds or {}), **revealed}
+    seeds = RevealedSeeds(drawing, commitments)
     state: TableState | None = None
     lost_at: int | None = None
     last_round = SETUP

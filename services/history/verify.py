@@ -110,7 +110,8 @@ def verify_export(doc: Any, receipts: Sequence[tuple[int, str] | KeptReceipt] = 
     """Check an export document offline; ``receipts`` are those a player kept: (version, hash)
     pairs, or ``KeptReceipt`` values with their signature's verdict."""
     entries = parse_entries(doc)
-    rp = replay(entries)
+    later = _later_seeds(doc)
+    rp = replay(entries, later)
     report = Report(
         game_id=rp.created.game_id if rp.created else None,
         game=rp.created.game if rp.created else None,
@@ -126,8 +127,12 @@ def verify_export(doc: Any, receipts: Sequence[tuple[int, str] | KeptReceipt] = 
         return report
     _check_records(report, rp, entries)
     _check_rerun(report, rp)
-    _check_seeds(report, rp)
-    _check_result(report, rp, doc)
+    _check_seeds(report, rp, doc)
+    _check_later_seeds(report, rp, later)
+    if "cut" in doc:
+        _check_cut(report, rp, doc)
+    else:
+        _check_result(report, rp, doc)
     _check_header(report, rp, doc, entries, rounds)
     _check_receipts(report, entries, rounds, receipts, report.game_id)
     if "chat" in doc:  # the optional chat section (services.history.chat_export), apart from the game
@@ -284,7 +289,73 @@ def _check_rerun(report: Report, rp: Replay) -> None:
             report.passed(batch.round, RERUN)
 
 
-def _check_seeds(report: Report, rp: Replay) -> None:
+def _later_seeds(doc: dict[str, Any]) -> dict[int, bytes]:
+    """A cut export's seeds revealed after the cut (``services.history.cut``): only the well-formed
+    ones draw; each is checked against its chain's commitment (``_check_later_seeds``)."""
+    raw = doc.get("later_seeds") if "cut" in doc else None
+    if not isinstance(raw, dict):
+        return {}
+    return {
+        int(key): bytes.fromhex(value)
+        for key, value in raw.items()
+        if isinstance(key, str) and key.isdigit() and isinstance(value, str) and HEX64.fullmatch(value)
+    }
+
+
+def _check_later_seeds(report: Report, rp: Replay, later: dict[int, bytes]) -> None:
+    for r, seed in sorted(later.items()):
+        if r in rp.revealed:
+            report.fail(r, SEED_CHAIN, f"round {r}'s seed is revealed in the stream; it is not a later seed")
+            continue
+        chain, index = chain_position(r)
+        commitment = rp.commitments.get(chain)
+        if commitment is None or not verify_reveal(seed, index, commitment):
+            report.fail(r, SEED_CHAIN, f"round {r}'s later seed does not hash to chain {chain}'s commitment")
+        else:
+            report.passed(r, SEED_CHAIN)
+            report.round(r).seed = seed.hex()
+
+
+def _check_cut(report: Report, rp: Replay, doc: dict[str, Any]) -> None:
+    """A cut export (a dispute bundle's): it ends with the batch that revealed the cut round's
+    seed, and its ``scores`` are the rules' scores of the state at the cut."""
+    cut = doc.get("cut")
+    last = max(report.rounds)
+    if not isinstance(cut, dict) or not isinstance(cut.get("round"), int):
+        report.fail(last, HEADER, "the cut names no round")
+        return
+    number = cut["round"]
+    head = rp.items[-1].version if rp.items else 0
+    if cut.get("version") != head:
+        report.fail(last, HEADER, f"the cut says version {cut.get('version')!r}, the history ends at {head}")
+    last_batch = rp.batches[-1] if rp.batches else None
+    if (
+        number not in rp.revealed
+        or last_batch is None
+        or not any(
+            isinstance(item.event, SeedRevealed) and item.event.round == number for item in last_batch.items
+        )
+    ):
+        report.fail(
+            number,
+            SEED_CHAIN,
+            f"the cut does not end with the batch that reveals round {number}'s seed",
+        )
+    if "scores" in doc or "winners" in doc or "closed" in doc:
+        report.fail(last, HEADER, "a cut export states no final result")
+    if rp.final is None or rp.table is None or rp.final.status == "waiting":
+        report.fail(last, SCORES, "the state at the cut cannot be rebuilt")
+        return
+    scores = list(rp.table.rules.scores(rp.final.game_state))
+    if cut.get("scores") != scores:
+        report.fail(
+            number, SCORES, f"the cut states scores {cut.get('scores')!r}, the rules give {scores} at the cut"
+        )
+    else:
+        report.passed(number, SCORES)
+
+
+def _check_seeds(report: Report, rp: Replay, doc: dict[str, Any]) -> None:
     """Each reveal against its chain's commitment, in order, once; fresh chains numbered in turn."""
     revealed: set[int] = set()
     chains = 1
@@ -319,7 +390,13 @@ def _check_seeds(report: Report, rp: Replay) -> None:
             )
         else:
             report.passed(r, SEED_CHAIN)
-    if rp.finished or _closed(rp):
+    if "cut" in doc:
+        cut = doc.get("cut")
+        upto = cut.get("round") if isinstance(cut, dict) else None
+        for r in range(1, upto + 1 if isinstance(upto, int) else 1):
+            if r not in revealed:
+                report.fail(r, SEED_CHAIN, f"round {r} is before the cut but its seed is never revealed")
+    elif rp.finished or _closed(rp):
         played = max((number for number in report.rounds if number != SETUP), default=0)
         for r in range(1, played + 1):
             if r not in revealed:

@@ -35,6 +35,7 @@ ScriptName = Literal[
     "chat_append",
     "quickplay",
     "confirm_record",
+    "dispute_append",
     "swap_keys",
 ]
 

@@ -54,6 +54,11 @@ STATE_REFUSAL_CODES = {
     # 'at' past the table's head: the head is the table's state
     ("GET", "/games/{game_id}/view"): {"invalid_query"},
     ("GET", "/games/{game_id}/replay"): {"invalid_query"},
+    # a round not begun yet at this table; a seat other than the caller's own (a player disputes theirs)
+    ("POST", "/games/{game_id}/disputes"): {"invalid_round", "invalid_party"},
+    # receipts evidence is JSON inside the content string (a shape no schema of a string states);
+    # evidence only from the dispute's opener
+    ("POST", "/games/{game_id}/disputes/{dispute_id}/evidence"): {"invalid_evidence", "not_disputant"},
     # sizes past the log's size, or from > to: the log's size is stored state
     ("GET", "/log/consistency"): {"log_size_invalid"},
     # a cosignature is checked against the checkpoints published and the witness's key (strings the

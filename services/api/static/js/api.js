@@ -88,3 +88,17 @@ export const accounts = {
   history: (id, offset, limit) => api(`/accounts/${segment(id)}/history?offset=${offset}&limit=${limit}`),
   leaderboard: (game, offset, limit) => api(`/leaderboards/${segment(game)}?offset=${offset}&limit=${limit}`),
 };
+
+// Disputes (docs/api.md "Disputes"): a seated player's cookie or an operator's token authenticates.
+const disputePath = (gameId, id) => `/games/${segment(gameId)}/disputes/${segment(id)}`;
+export const disputes = {
+  open: (gameId, round, text) => api(`/games/${segment(gameId)}/disputes`, { method: "POST", body: { round, text } }),
+  list: (gameId) => api(`/games/${segment(gameId)}/disputes`),
+  get: (gameId, id) => api(disputePath(gameId, id)),
+  evidence: (gameId, id, kind, content) => api(`${disputePath(gameId, id)}/evidence`, { method: "POST", body: { kind, content } }),
+  resolve: (gameId, id, verdict, reason) => api(`${disputePath(gameId, id)}/resolve`, { method: "POST", body: { verdict, reason } }),
+  bundle: (gameId, id) => api(`${disputePath(gameId, id)}/bundle`),
+  verdict: (gameId, id) => api(`${disputePath(gameId, id)}/verdict`),
+  bundleHref: (gameId, id) => `${disputePath(gameId, id)}/bundle`,
+  openQueue: () => api("/operator/disputes?limit=50"),
+};

@@ -8,6 +8,7 @@ const ROUTES = [
   [/^\/tables\/([A-Za-z0-9_-]+)$/, () => import("./table.js")],
   [/^\/replay\/([A-Za-z0-9_-]+)$/, () => import("./replay.js")],
   [/^\/audit\/([A-Za-z0-9_-]+)$/, () => import("./audit.js")],
+  [/^\/disputes\/([A-Za-z0-9_-]+\/[0-9a-f]{16})$/, () => import("./dispute.js")],
   [/^\/rankings(?:\/([A-Za-z0-9_-]+))?\/?$/, () => import("./rankings.js")],
   [/^\/players\/(.+)$/, () => import("./players.js")],
   [/^\/rules\/([A-Za-z0-9_-]+)$/, () => import("./rules.js")],

@@ -1,7 +1,9 @@
 // The fairness audit: the server's checks per round, each revealed seed hashed down to the
 // published commitment right here in the browser (WebCrypto SHA-256), and the receipts this browser
 // kept checked against the export (their Ed25519 signatures, their hashes in the history).
-import { games } from "./api.js";
+import { api, disputes, games } from "./api.js";
+import { disputeForm } from "./dispute_form.js";
+import { chainIntact, headInLog, seedsReach } from "./history_check.js";
 import { checkAgainstExport, download, receiptsOf } from "./receipts.js";
 import { checkGameLeaves, checkLog } from "./tlog.js";
 import { t, onLangChange } from "./i18n.js";
@@ -114,8 +116,73 @@ function receiptsPanel(id, state) {
       onclick: () => download(id) })));
 }
 
+/** The game's disputes (for its seated players and operators; others see none) and the form. */
+function disputesPanel(id, listed, form) {
+  if (!listed && !form) return null;
+  return h("section", { class: "panel", "data-testid": "audit-disputes" },
+    h("h2", { text: t("dispute.list") }),
+    listed && listed.length
+      ? h("ul", {}, listed.map((d) => h("li", {}, h("a", { href: `/disputes/${id}/${d.dispute_id}`, "data-nav": "",
+        "data-testid": "audit-dispute-link",
+        text: `${d.round ? t("dispute.roundN", { n: d.round }) : t("dispute.wholeGame")} · ${t(`dispute.status.${d.status}`)}` }),
+        h("span", { class: "muted", text: ` · ${d.text.length > 80 ? d.text.slice(0, 80) + "…" : d.text}` }))))
+      : h("p", { class: "muted", text: t("dispute.none") }),
+    form);
+}
+
+const LOG_OK = { included: true, fork: false, unsigned: false };
+
+/** "Check a file": an export or a dispute bundle someone handed you, checked here against the
+ * public log (and its chain, seeds and your kept receipts). Made once; it redraws itself. */
+function fileCheck(id) {
+  const result = h("div", { "data-testid": "file-check-result", "aria-live": "polite" });
+  const line = (key, ok, testid, value) => h("div", { class: "check", "data-testid": testid, "data-result": value },
+    h("span", { class: `mark ${ok === true ? "ok" : ok === false ? "bad" : "wait"}`,
+      text: t(`dispute.outcome.${ok === true ? "passed" : ok === false ? "failed" : "skipped"}`) }), h("span", { text: key }));
+  const input = h("input", { type: "file", accept: "application/json,.json", "data-testid": "file-check-input",
+    "aria-label": t("audit.file.choose") });
+  input.onchange = async () => {
+    const file = input.files && input.files[0];
+    if (!file) return;
+    mount(result, h("p", { class: "muted", text: t("dispute.browserChecking") }));
+    let doc;
+    try {
+      doc = JSON.parse(await file.text());
+    } catch {
+      return mount(result, h("p", { class: "error", "data-testid": "file-check-unreadable", text: t("audit.file.unreadable") }));
+    }
+    const exportDoc = doc && doc.format === "tablestream-dispute-bundle/1" ? doc.export : doc;
+    if (!exportDoc || !Array.isArray(exportDoc.entries) || exportDoc.game_id !== id) {
+      return mount(result, h("p", { class: "error", "data-testid": "file-check-unreadable", text: t("audit.file.notThisGame") }));
+    }
+    const chain = await chainIntact(exportDoc);
+    const seeds = await seedsReach(exportDoc);
+    let log;
+    try {
+      log = await headInLog(exportDoc, api);
+    } catch {
+      log = "unchecked";
+    }
+    const bad = !chain || !seeds || LOG_OK[log] === false;
+    mount(result,
+      h("p", { class: "summary" + (bad ? " bad" : " ok"), "data-testid": "file-check-summary", "data-ok": bad ? "false" : "true",
+        text: t(bad ? "audit.file.bad" : "audit.file.ok") }),
+      line(t("dispute.browserChain"), chain, "file-check-chain", chain ? "passed" : "failed"),
+      line(t("dispute.browserSeeds"), seeds, "file-check-seeds", seeds ? "passed" : "failed"),
+      line(t(`dispute.browserLog.${log}`), LOG_OK[log] ?? null, "file-check-log", log));
+  };
+  return h("section", { class: "panel", "data-testid": "file-check" },
+    h("h2", { text: t("audit.file.title") }),
+    h("p", { class: "muted", text: t("audit.file.explain") }),
+    h("label", { class: "field" }, h("span", { class: "label", text: t("audit.file.choose") }), input),
+    result);
+}
+
 export async function render(main, id) {
   let doc;
+  const handed = fileCheck(id);
+  let listed = null; // the game's disputes, when this viewer may see them
+  let form = null;
   let receiptState;
   let logState;
   const browserResults = new Map();
@@ -126,6 +193,12 @@ export async function render(main, id) {
     } catch (error) {
       mount(main, h("p", { class: "panel", text: error.message }));
       return;
+    }
+    try {
+      listed = (await disputes.list(id)).disputes;
+      if (doc.viewer !== "spectator") form = disputeForm(id, doc.rounds.filter((r) => r.round > 0).length);
+    } catch {
+      listed = null; // a spectator: disputes are their players' and the operators'
     }
     draw();
     await runBrowserChecks();
@@ -212,6 +285,8 @@ export async function render(main, id) {
         doc.commitments.map((c) => h("p", {}, h("span", { class: "muted", text: t("audit.commitment") + ": " }), h("span", { class: "mono", text: c })))),
       receiptsPanel(id, receiptState),
       logPanel(logState),
+      disputesPanel(id, listed, form),
+      handed,
       h("div", { class: "audit-rounds" }, sections)));
   }
 

@@ -1,7 +1,7 @@
 // The operator's console (/operator): live figures, find a table or a player, close a table, ban or
 // unban an account, read and handle chat reports, and the audit log of every operator action.
 // The server refuses the page and every /operator/... route to anyone but an operator (403).
-import { api } from "./api.js";
+import { api, disputes as disputeApi } from "./api.js";
 import { t, lang, onLangChange } from "./i18n.js";
 import { TITLES } from "./names.js";
 import { h, mount, toast } from "./ui.js";
@@ -50,6 +50,7 @@ export async function render(main) {
   let player = null;
   let reports = null;
   let audit = null;
+  let openDisputes = null;
   let asking = null; // which action's reason form is open: "close:<id>", "ban", "report:<id>"
   let query = "";
   const live = {
@@ -57,6 +58,7 @@ export async function render(main) {
     found: h("div", { "data-testid": "op-found", "aria-live": "polite" }),
     reports: h("div", { "data-testid": "op-reports" }),
     audit: h("div", { "data-testid": "op-audit" }),
+    disputes: h("div", { "data-testid": "op-disputes" }),
   };
 
   async function loadFigures() {
@@ -66,6 +68,10 @@ export async function render(main) {
   async function loadReports() {
     reports = (await api("/operator/reports?limit=20")).reports;
     drawReports();
+  }
+  async function loadDisputes() {
+    openDisputes = (await disputeApi.openQueue()).disputes;
+    drawDisputes();
   }
   async function loadAudit() {
     audit = (await api("/operator/audit?limit=50")).entries;
@@ -110,18 +116,50 @@ export async function render(main) {
         h("section", { class: "panel", "aria-labelledby": "op-figures-title" },
           h("div", { class: "op-head" }, h("h2", { id: "op-figures-title", text: t("op.figures") }),
             h("button", { type: "button", class: "small", "data-testid": "op-refresh", text: t("op.refresh"),
-              onclick: () => Promise.all([loadFigures(), loadReports(), loadAudit()]).catch((e) => toast(e.message)) })),
+              onclick: () => Promise.all([loadFigures(), loadReports(), loadDisputes(), loadAudit()]).catch((e) => toast(e.message)) })),
           live.figures),
         h("section", { class: "panel", "aria-labelledby": "op-find-title" },
           h("h2", { id: "op-find-title", text: t("op.find") }), form, live.found),
         h("section", { class: "panel", "aria-labelledby": "op-reports-title" },
           h("h2", { id: "op-reports-title", text: t("op.reports") }), live.reports),
+        h("section", { class: "panel", "aria-labelledby": "op-disputes-title" },
+          h("h2", { id: "op-disputes-title", text: t("op.disputes") }), live.disputes),
         h("section", { class: "panel op-wide", "aria-labelledby": "op-audit-title" },
           h("h2", { id: "op-audit-title", text: t("op.audit") }), live.audit))));
     drawFigures();
     drawFound();
     drawReports();
+    drawDisputes();
     drawAudit();
+  }
+
+  // Open disputes, oldest first: each links to its page (the checks' verdict), and resolves here
+  // with a verdict and a reason (recorded in the dispute's stream and in the audit log).
+  function drawDisputes() {
+    if (!openDisputes) return mount(live.disputes, h("p", { class: "muted", text: t("common.loading") }));
+    if (!openDisputes.length) return mount(live.disputes, h("p", { class: "empty", text: t("op.noDisputes") }));
+    mount(live.disputes, h("ul", { class: "op-list" }, openDisputes.map((d) => {
+      const what = d.round ? t("dispute.roundN", { n: d.round }) : t("dispute.wholeGame");
+      return h("li", { class: "op-item", "data-testid": "op-dispute", "data-dispute": d.dispute_id },
+        h("div", { class: "op-line" },
+          h("a", { href: `/disputes/${d.game_id}/${d.dispute_id}`, "data-nav": "", text: `${d.game_id} · ${what}` }),
+          h("span", { class: "muted", text: when(d.opened_at) })),
+        h("p", { text: d.text }),
+        ["upheld", "rejected"].map((verdict) => {
+          const key = `dispute:${d.dispute_id}:${verdict}`;
+          if (asking === key) {
+            return reasonForm(t(`op.disputeReason.${verdict}`), `dispute-${verdict}`, async (reason) => {
+              await disputeApi.resolve(d.game_id, d.dispute_id, verdict, reason);
+              toast(t("op.disputeResolved"), "ok");
+              asking = null;
+              await Promise.all([loadDisputes(), loadAudit()]);
+            }, () => { asking = null; drawDisputes(); });
+          }
+          return asking && asking.startsWith(`dispute:${d.dispute_id}:`) ? null : h("button", { type: "button", class: "small",
+            "data-testid": `op-dispute-${verdict}`, text: t(`op.dispute.${verdict}`),
+            onclick: () => { asking = key; drawDisputes(); } });
+        }));
+    })));
   }
 
   function drawFigures() {
@@ -238,6 +276,6 @@ export async function render(main) {
     return null;
   }
   draw();
-  await Promise.all([loadFigures(), loadReports(), loadAudit()]).catch((error) => toast(error.message));
+  await Promise.all([loadFigures(), loadReports(), loadDisputes(), loadAudit()]).catch((error) => toast(error.message));
   return onLangChange(draw);
 }

@@ -2,6 +2,7 @@
 // time, by trick or turn (Skull: by phase), by round, or through the moves of one seat (this
 // browser's own by default), and plays itself at a chosen speed. The table of contents comes from
 // GET /games/{id}/replay/index; each version's views and narrated event from GET /games/{id}/replay.
+import { disputeForm } from "./dispute_form.js";
 import { api, games } from "./api.js";
 import { lang, t, onLangChange } from "./i18n.js";
 import { TITLES } from "./names.js";
@@ -366,6 +367,9 @@ export async function render(main, id) {
   }
   mod = await loadGame(index.game);
   follow = index.you ?? 0;
+  if (index.you !== null && index.you !== undefined) { // a seated player may dispute a round (dispute_form.js)
+    root.append(disputeForm(id, index.rounds.filter((r) => r.round > 0).length));
+  }
   current = first;
   at = first.version;
   kept.set(at, first);

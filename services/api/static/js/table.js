@@ -13,6 +13,7 @@ import { tableLog } from "./table_log.js";
 import { notifyButton, settingsMenu, speedFactor, turnAlerts } from "./table_alerts.js";
 import { leaveDialog, takeoverBanner, takeoverOf } from "./table_seat.js";
 import { endScreen } from "./table_end.js";
+import { disputeForm } from "./dispute_form.js";
 import { installHelp } from "./card_help.js";
 import { liveStream } from "./table_live.js";
 import { waitingPanel } from "./table_join.js";
@@ -68,6 +69,7 @@ export async function render(main, id) {
   let answered = 0; // the version of the last command's answer
   let leftSeat = null; // the seat this page left (it watches since)
   let pad = null; // the score pad, once the game is over
+  let disputeEl = null; // the end screen's "Dispute a round" form, made once (kept across redraws)
   let dockSize = null;
   const baseTitle = document.title;
 
@@ -313,7 +315,8 @@ export async function render(main, id) {
       parts.push(game);
       const dock = game.querySelector(".dock");
       (dock || game).prepend(h("span", { "data-slot": "prompt" }));
-      patch(board, parts, { prompt });
+      if (!disputeEl && pad && view.status === "finished" && view.seat !== null) disputeEl = disputeForm(id, pad.rounds.length);
+      patch(board, parts, disputeEl ? { prompt, dispute: disputeEl } : { prompt });
       watchDock(view.status === "playing" ? board.querySelector(".dock") : null);
     }
     tickClock();

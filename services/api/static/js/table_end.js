@@ -1,6 +1,6 @@
 // The end of a game: the winners, the final scores, a score sheet per round (from the score pad,
 // `GET /games/{id}/scores`), "Play again" (table_rematch.js), and the ways to the replay and the
-// fairness audit.
+// fairness audit, and a seated player's "Dispute a round" (dispute_form.js, in a slot table.js keeps).
 import { t } from "./i18n.js";
 import { playerName } from "./names.js";
 import { h } from "./ui.js";
@@ -72,6 +72,7 @@ export function endScreen(view, id, pad = null) {
         h("th", { scope: "row", text: p.name }), h("td", { text: String(view.scores[p.seat]) }))))),
     pad ? scoreSheet(view, pad) : h("p", { class: "muted", "data-testid": "sheet-loading", text: t("common.loading") }),
     rematchPanel(view, id),
+    view.seat !== null && view.seat !== undefined ? h("div", { "data-slot": "dispute" }) : null, // dispute_form.js, kept by table.js
     h("p", { class: "actions" },
       h("a", { class: "button primary", href: `/replay/${id}`, "data-nav": "", "data-testid": "end-replay", text: t("table.replay") }),
       h("a", { class: "button", href: `/audit/${id}`, "data-nav": "", "data-testid": "end-audit", text: t("table.audit") })));

@@ -1,0 +1,135 @@
+"""Disputes (``services.disputes``, docs/api.md "Disputes"): a seated player of the game (their
+seat token, bearer or the browser's seat cookie) or an operator (``services.api.operator_routes``)
+opens one, adds evidence, reads it and downloads its bundle; only an operator resolves. Anyone
+else is refused with 403 ``not_a_player`` before anything of the dispute is read."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+
+from domain.disputes import Party
+from services.api.bodies import AddEvidence, OpenDispute, ResolveDispute
+from services.api.context import app_context
+from services.api.http import JSONResponse, caller_of, game_id_of, int_query, read_body
+from services.api.operator_routes import operator_of
+from services.disputes import Disputes
+from services.errors import ForbiddenError
+from services.history.records import Entry
+from services.operator import record as record_action
+from services.transparency.log import proofs_for_game
+
+MAX_PAGE = 100
+
+
+def disputes_of(request: Request) -> Disputes:
+    context = app_context(request)
+
+    async def extra(game_id: str, entries: list[Entry]) -> dict[str, Any]:
+        """The bundle's keys (``services.receipts``) and log proofs (``services.transparency``)."""
+        keys = (await context.receipts.keys()).public_document()
+        return {"keys": keys, "log": await proofs_for_game(context.store, game_id)}
+
+    return Disputes(context.store, context.queries, extra)
+
+
+async def party_of(request: Request, game_id: str) -> Party:
+    """An operator, else the game's seated player asking, else 403 ``not_a_player``."""
+    try:
+        who = await operator_of(request)
+        return Party(role="operator", operator=who.id, name=who.name)
+    except ForbiddenError:
+        pass
+    caller = await caller_of(request, game_id)
+    if caller.role == "operator":  # the admin token sent on a game route
+        return Party(role="operator", operator="admin", name="admin")
+    if caller.seat is None:
+        raise ForbiddenError(
+            "not_a_player", "Only a seated player of this game or an operator may see or open its disputes."
+        )
+    return Party(role="seat", seat=caller.seat)
+
+
+def _dispute_id(request: Request) -> str:
+    dispute_id: str = request.path_params["dispute_id"]
+    return dispute_id
+
+
+async def open_dispute(request: Request) -> JSONResponse:
+    game_id = game_id_of(request)
+    by = await party_of(request, game_id)
+    body = await read_body(request, OpenDispute)
+    record = await disputes_of(request).open(game_id, by, body.round, body.text, body.seat)
+    return JSONResponse(record, status_code=201)
+
+
+async def list_disputes(request: Request) -> JSONResponse:
+    game_id = game_id_of(request)
+    await party_of(request, game_id)
+    return JSONResponse({"disputes": await disputes_of(request).of_game(game_id)})
+
+
+async def read_dispute(request: Request) -> JSONResponse:
+    game_id = game_id_of(request)
+    await party_of(request, game_id)
+    return JSONResponse(await disputes_of(request).read(game_id, _dispute_id(request)))
+
+
+async def add_evidence(request: Request) -> JSONResponse:
+    game_id = game_id_of(request)
+    by = await party_of(request, game_id)
+    body = await read_body(request, AddEvidence)
+    record = await disputes_of(request).add_evidence(
+        game_id, _dispute_id(request), by, body.kind, body.content
+    )
+    return JSONResponse(record)
+
+
+async def resolve(request: Request) -> JSONResponse:
+    game_id = game_id_of(request)
+    who = await operator_of(request)
+    body = await read_body(request, ResolveDispute)
+    by = Party(role="operator", operator=who.id, name=who.name)
+    dispute_id = _dispute_id(request)
+    record = await disputes_of(request).resolve(game_id, dispute_id, by, body.verdict, body.reason)
+    context = app_context(request)
+    await record_action(
+        context.store, who, "dispute_resolved", f"{game_id}/{dispute_id}", f"{body.verdict}: {body.reason}"
+    )
+    return JSONResponse(record)
+
+
+async def bundle(request: Request) -> Response:
+    game_id = game_id_of(request)
+    await party_of(request, game_id)
+    dispute_id = _dispute_id(request)
+    doc = await disputes_of(request).bundle(game_id, dispute_id)
+    headers = {"Content-Disposition": f'attachment; filename="dispute-{game_id}-{dispute_id}.json"'}
+    return JSONResponse(doc, headers=headers)
+
+
+async def verdict(request: Request) -> JSONResponse:
+    game_id = game_id_of(request)
+    await party_of(request, game_id)
+    return JSONResponse(await disputes_of(request).verdict(game_id, _dispute_id(request)))
+
+
+async def open_list(request: Request) -> JSONResponse:
+    await operator_of(request)
+    limit = int_query(request, "limit", 50, low=1, high=MAX_PAGE)
+    return JSONResponse({"disputes": await disputes_of(request).open_disputes(limit)})
+
+
+routes = [
+    Route("/games/{game_id}/disputes", open_dispute, methods=["POST"]),
+    Route("/games/{game_id}/disputes", list_disputes, methods=["GET"]),
+    Route("/games/{game_id}/disputes/{dispute_id}", read_dispute, methods=["GET"]),
+    Route("/games/{game_id}/disputes/{dispute_id}/evidence", add_evidence, methods=["POST"]),
+    Route("/games/{game_id}/disputes/{dispute_id}/resolve", resolve, methods=["POST"]),
+    Route("/games/{game_id}/disputes/{dispute_id}/bundle", bundle, methods=["GET"]),
+    Route("/games/{game_id}/disputes/{dispute_id}/verdict", verdict, methods=["GET"]),
+    Route("/operator/disputes", open_list, methods=["GET"]),
+]

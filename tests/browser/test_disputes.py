@@ -1,0 +1,99 @@
+"""Disputes in the browser: a player who kept receipts opens a dispute on round 2 from the end screen,
+and the dispute's page gives the verdict of every check, the browser's own included; a second
+browser handed a forked export of the same game is told it is not the history the service logged."""
+
+from __future__ import annotations
+
+import json
+import random
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+
+from services.history.records import chain_hash
+from tests.browser.conftest import Server, wait_for
+from tests.browser.play import PRACTICE_SEED, create_table, fill_with_bots, finished, play, player
+
+pytestmark = pytest.mark.browser
+
+LOG_SECONDS = 60  # the worker pool appends every second and signs a checkpoint every ten
+
+
+def logged(server: Server, game_id: str) -> bool:
+    """The game's final head is under a published checkpoint (appended and signed)."""
+    head = httpx.get(f"{server.url}/games/{game_id}/export").json()["head"]["version"]
+    proofs = httpx.get(f"{server.url}/games/{game_id}/log").json()
+    return proofs["checkpoint"] is not None and head in {leaf["version"] for leaf in proofs["leaves"]}
+
+
+def test_a_dispute_on_round_two_from_the_end_screen_gets_a_verdict_and_a_forked_export_is_named(
+    server: Server, browser, screenshots: Path, tmp_path: Path
+) -> None:
+    page = player(browser, server.url)
+    game_id = create_table(page, "6 nimmt!", "Ada", 2, seed=PRACTICE_SEED, rounds=3, turn_seconds=0)
+    fill_with_bots(page)
+    play([page], random.Random(25), finished([page]), seconds=240)
+    page.wait_for_selector("[data-testid=end-screen]")
+    wait_for(lambda: logged(server, game_id), time.monotonic() + LOG_SECONDS, "the game's heads in the log")
+
+    page.click("[data-testid=dispute-open] summary")
+    page.select_option("[data-testid=dispute-round]", "2")
+    page.fill("[data-testid=dispute-text]", "The bot took the row I meant to take in round 2.")
+    page.click("[data-testid=dispute-submit]")
+    page.wait_for_url(f"**/disputes/{game_id}/*")
+    dispute_id = page.url.rsplit("/", 1)[1]
+
+    page.wait_for_selector("[data-testid=dispute-verdict][data-ok=true]", timeout=60_000)
+    for check in ("deal", "commands", "scores", "receipts", "views", "log", "export"):
+        result = page.get_attribute(f"[data-testid=dispute-check-{check}]", "data-result")
+        assert result == "passed", (check, result)
+    assert "Round 2" in page.inner_text("[data-testid=dispute-summary]")
+    page.wait_for_selector("[data-testid=dispute-browser-chain][data-result=passed]", timeout=60_000)
+    assert page.get_attribute("[data-testid=dispute-browser-seeds]", "data-result") == "passed"
+    assert page.get_attribute("[data-testid=dispute-browser-log]", "data-result") == "included"
+    assert page.locator("[data-testid=dispute-browser-receipts] .mark.ok").count() == 1
+    assert "The bot took the row" in page.inner_text("[data-testid=dispute-text-shown]")
+    took = page.evaluate("document.documentElement.dataset.disputeCheckMs")
+    print(f"\nbrowser check of the round-2 bundle: {took} ms")
+    page.screenshot(path=screenshots / "dispute.png", full_page=True)
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.screenshot(path=screenshots / "dispute-phone.png", full_page=True)
+
+    # The dispute is recorded with the player's receipts as evidence, and the audit page lists it.
+    record = page.evaluate(f"fetch('/games/{game_id}/disputes/{dispute_id}').then(r => r.json())")
+    assert record["round"] == 2 and [e["type"] for e in record["events"]] == [
+        "dispute_opened",
+        "evidence_added",
+    ]
+    page.goto(f"/audit/{game_id}")
+    page.wait_for_selector("[data-testid=audit-dispute-link]")
+
+    # A second person is handed an export of the same game that differs from the one logged: one
+    # entry re-salted at the end, every hash recomputed (a consistent history that verifies alone).
+    export = httpx.get(f"{server.url}/games/{game_id}/export").json()
+    last = json.loads(export["entries"][-1]["data"])
+    last["salt"] = "0" * 32
+    data = json.dumps(last, separators=(",", ":"))
+    forked_hash = chain_hash(export["entries"][-2]["hash"], data.encode())
+    export["entries"][-1] = {"version": export["entries"][-1]["version"], "hash": forked_hash, "data": data}
+    export["head"]["hash"] = forked_hash
+    forked = tmp_path / "forked.json"
+    forked.write_text(json.dumps(export))
+    genuine = tmp_path / "genuine.json"
+    genuine.write_text(httpx.get(f"{server.url}/games/{game_id}/export").text)
+
+    other = player(browser, server.url)
+    other.goto(f"/audit/{game_id}")
+    other.set_input_files("[data-testid=file-check-input]", str(genuine))
+    other.wait_for_selector("[data-testid=file-check-summary][data-ok=true]", timeout=60_000)
+    assert other.get_attribute("[data-testid=file-check-log]", "data-result") == "included"
+    other.set_input_files("[data-testid=file-check-input]", str(forked))
+    other.wait_for_selector("[data-testid=file-check-summary][data-ok=false]", timeout=60_000)
+    assert other.get_attribute("[data-testid=file-check-chain]", "data-result") == "passed"
+    assert other.get_attribute("[data-testid=file-check-log]", "data-result") == "fork"
+    assert "not the one in the public log" in other.inner_text("[data-testid=file-check-log]")
+    other.locator("[data-testid=file-check]").screenshot(path=screenshots / "audit-forked-export.png")
+    other.context.close()
+    page.context.close()
