@@ -407,6 +407,27 @@ def test_a_bot_whose_move_job_was_lost_or_failed_is_queued_again_by_the_sweeper_
     accepted(sync, game_id)
 
 
+def test_a_bot_whose_move_job_waits_in_a_busy_queue_gets_no_repair_from_the_sweeper(
+    sync: redis.Redis, clock: FakeClock
+) -> None:
+    game_id = table(sync, clock, "skull-king", 2, 1, turn_seconds=0)  # seat 1 is a bot
+    store = SyncEventStore(sync)
+    head = store.head(game_id)
+    queue = lifecycle_queue(sync)
+    assert queue.job_ids == [f"bot-{game_id}-{head}-1"]
+    Projector(store).catch_up(game_id)  # projected; the bot's job still waits its turn
+    assert sync.zscore(DIRTY, game_id) is not None
+    clock.advance(1)
+    for _ in range(3):
+        swept = sweep(store, projection_queue(sync), queue, grace_ms=0)
+        assert swept.unsettled == [] and swept.lagging == []
+        assert queue.job_ids == [f"bot-{game_id}-{head}-1"]  # no settle job beside it
+        assert sync.zscore(DIRTY, game_id) is not None  # looked at again after the grace
+    drain(sync)
+    assert [(r.kind, r.seat) for r in records(sync, game_id) if r.kind == "bot"] == [("bot", 1)]
+    accepted(sync, game_id)
+
+
 def test_a_failed_lifecycle_job_can_be_queued_again_but_a_queued_one_only_once(
     sync: redis.Redis, clock: FakeClock, monkeypatch: pytest.MonkeyPatch
 ) -> None:
