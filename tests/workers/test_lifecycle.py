@@ -216,6 +216,30 @@ def test_bots_play_a_whole_game_to_the_end_through_rq_jobs(
     accepted(sync, game_id)
 
 
+def test_a_worker_s_bot_jobs_share_one_event_loop_and_one_connection_pool(
+    sync: redis.Redis, clock: FakeClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    game_id = table(sync, clock, "skull-king", 3, 0)
+    loops: set[int] = set()
+    act = lifecycle.act
+
+    async def watched(commands: GameCommands, game_id: str, version: int, seat: int) -> bool:
+        loops.add(id(asyncio.get_running_loop()))
+        return await act(commands, game_id, version, seat)
+
+    monkeypatch.setattr(lifecycle, "act", watched)
+    connections = int(sync.info("stats")["total_connections_received"])
+    worker = SimpleWorker(
+        [lifecycle_queue(sync), projection_queue(sync)], connection=sync, serializer=JSONSerializer
+    )
+    worker.work(burst=True, max_jobs=40, logging_level="WARNING")  # one worker process's jobs
+    moves = [r for r in records(sync, game_id) if r.kind == "bot"]
+    assert len(moves) >= 10
+    assert len(loops) == 1
+    # the async pool's connections (a few, reused by every job), the worker's: not one per job
+    assert int(sync.info("stats")["total_connections_received"]) - connections < len(moves) // 2
+
+
 @pytest.fixture
 def pool(redis_server: EmbeddedRedis, real_redis: redis.Redis) -> Iterator[subprocess.Popen[bytes]]:
     env = {**os.environ, "PYTHONPATH": os.getcwd()}
