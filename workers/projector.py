@@ -22,6 +22,7 @@ players stops counting against the cap on waiting tables.
 from __future__ import annotations
 
 import time
+from collections import OrderedDict
 from collections.abc import Callable
 
 import msgspec
@@ -52,16 +53,55 @@ POLL_SECONDS = 0.002  # how often it looks for hand-overs meanwhile
 ENDED = frozenset({"finished", "expired", "closed"})  # a game whose views are not kept
 
 log = structlog.get_logger("tablestream.projector")
+
+
+class Listed:
+    """The lobby entries this process last wrote, their ``version`` left out: an entry that says
+    nothing new but its version (a move in a running game) is not written again, so a move costs
+    the lobby no write (and no append-only file bytes). The lobby then shows the version of the
+    entry's last change, which its readers only compare (``lobby_live.js``), and changes are
+    announced as before. Bounded; a game it forgot (or another process wrote) is written."""
+
+    def __init__(self, capacity: int = 10_000) -> None:
+        self.capacity = capacity
+        self._written: OrderedDict[str, bytes] = OrderedDict()
+
+    def changed(self, game_id: str, entry: dict[str, object]) -> bytes | None:
+        """The entry's encoding to write, or ``None`` when this process last wrote it the same."""
+        if self._written.get(game_id) == _said(entry):
+            self._written.move_to_end(game_id)
+            return None
+        return msgspec.json.encode(entry)
+
+    def written(self, game_id: str, summary: bytes) -> None:
+        """``summary`` (``changed``'s) is in the lobby now."""
+        entry = msgspec.json.decode(summary)
+        self._written[game_id] = _said(entry)
+        self._written.move_to_end(game_id)
+        while len(self._written) > self.capacity:
+            self._written.popitem(last=False)
+
+
+def _said(entry: dict[str, object]) -> bytes:
+    return msgspec.json.encode({key: value for key, value in entry.items() if key != "version"})
+
+
 _cache = StateCache()
+_listed = Listed()
 
 
 class Projector:
     def __init__(
-        self, store: SyncEventStore, cache: StateCache | None = None, ratings: RatingsRecorder | None = None
+        self,
+        store: SyncEventStore,
+        cache: StateCache | None = None,
+        ratings: RatingsRecorder | None = None,
+        listed: Listed | None = None,
     ) -> None:
         self.store = store
         self.cache = cache if cache is not None else StateCache()
         self.ratings = ratings if ratings is not None else RatingsRecorder(store)
+        self._listed = listed if listed is not None else Listed()
 
     def catch_up(self, game_id: str) -> int:
         """Project ``game_id`` to its head; returns the checkpoint it leaves behind. A finished game
@@ -98,7 +138,7 @@ class Projector:
         started = False
         if written is not None:
             if not is_private(written.state):  # a private table is never listed in the lobby
-                summary = msgspec.json.encode(lobby_entry(written.state, written.version))
+                summary = self._listed.changed(game_id, lobby_entry(written.state, written.version))
             started = written.state.status != "waiting"
             status = written.state.status  # the retention indexes (services.store.retention)
         deadline = start.timer.get("deadline")
@@ -111,6 +151,8 @@ class Projector:
             deadline=int(deadline) if deadline is not None else None,
             status=status,
         )
+        if summary is not None:
+            self._listed.written(game_id, summary)
         return checkpoint
 
     def drain(self, busy: Callable[[], bool] = lambda: False) -> tuple[int, list[str]]:
@@ -190,7 +232,7 @@ def project(game_id: str) -> int:
     """RQ entry point (``services.store.queue.PROJECTION_JOB``; JSON serializer, ids only)."""
     job = _job()
     with structlog.contextvars.bound_contextvars(game_id=game_id, job_id=job.id):
-        return Projector(job_store(job), _cache).catch_up(game_id)
+        return Projector(job_store(job), _cache, listed=_listed).catch_up(game_id)
 
 
 def project_games(game_ids: list[str]) -> int:
@@ -198,7 +240,7 @@ def project_games(game_ids: list[str]) -> int:
     retried) if any of them failed, after trying all."""
     job = _job()
     with structlog.contextvars.bound_contextvars(job_id=job.id):
-        failed = Projector(job_store(job), _cache).catch_up_all(game_ids)
+        failed = Projector(job_store(job), _cache, listed=_listed).catch_up_all(game_ids)
     if failed:
         raise RuntimeError(f"projection failed for {len(failed)} of {len(game_ids)} games: {failed[:10]}")
     return len(game_ids)
@@ -216,7 +258,9 @@ def project_poked() -> int:
         structlog.contextvars.bound_contextvars(job_id=job.id),
         tracing.job_span("projection.drain", job.meta, linked, **{"messaging.message.id": job.id}) as span,
     ):
-        taken, failed = Projector(store, _cache).drain(OtherQueues(job.connection, job.origin))
+        taken, failed = Projector(store, _cache, listed=_listed).drain(
+            OtherQueues(job.connection, job.origin)
+        )
         if span is not None:
             span.set_attribute("tablestream.drain.taken", taken)
             span.set_attribute("tablestream.drain.failed", len(failed))
