@@ -48,8 +48,8 @@ from workers.stores import job_store
 MAX_CAS_ROUNDS = 20
 DRAIN_BATCH = 100  # games taken per SPOP
 DRAIN_SECONDS = 2.0  # a drain job drains at most this long (well within DRAIN_TTL_MS), then ends
-IDLE_SECONDS = 0.03  # and ends once nothing was handed over for this long
-POLL_SECONDS = 0.002  # how often it looks for hand-overs meanwhile
+IDLE_SECONDS = 0.05  # and ends once nothing was handed over for this long
+POLL_SECONDS = (0.002, 0.016)  # meanwhile it looks again after 2 ms, then twice as long each time
 ENDED = frozenset({"finished", "expired", "closed"})  # a game whose views are not kept
 
 log = structlog.get_logger("tablestream.projector")
@@ -158,7 +158,7 @@ class Projector:
     def drain(self, busy: Callable[[], bool] = lambda: False) -> tuple[int, list[str]]:
         """Project the handed-over games, ``DRAIN_BATCH`` at a time, while games keep arriving: one
         RQ job serves a whole stream of hand-overs. It holds ``DRAIN_PENDING`` meanwhile (appends
-        queue no job), looks again every ``POLL_SECONDS`` while none waits, and ends once none came
+        queue no job), looks again after ``POLL_SECONDS`` (backing off) while none waits, ends once none came
         for ``IDLE_SECONDS``, after ``DRAIN_SECONDS``, or when ``busy()`` says the worker's other
         queues have jobs waiting (a bot's move must not wait for projections). It ends by clearing
         ``DRAIN_PENDING`` and taking once more in the same round trip, then projects what that
@@ -167,17 +167,19 @@ class Projector:
         taken: int = 0
         failed: list[str] = []
         started = idle_since = time.monotonic()
+        pause = POLL_SECONDS[0]
         games = self.store.take_poked(DRAIN_BATCH, claim="hold")
         while True:
             if games:
                 taken += len(games)
                 failed += self.catch_up_all(games)
-                idle_since = time.monotonic()
+                idle_since, pause = time.monotonic(), POLL_SECONDS[0]
             now = time.monotonic()
             if now - started >= DRAIN_SECONDS or now - idle_since >= IDLE_SECONDS or busy():
                 break
             if len(games) < DRAIN_BATCH:  # nothing more waited at the last take: wait a little
-                time.sleep(POLL_SECONDS)
+                time.sleep(pause)
+                pause = min(pause * 2, POLL_SECONDS[1])
             games = self.store.take_poked(DRAIN_BATCH)
         while games := self.store.take_poked(DRAIN_BATCH, claim="release"):  # again while full
             taken += len(games)
