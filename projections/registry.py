@@ -1,6 +1,6 @@
 """Each game's view module, found through the one games registry (``domain.games``).
 
-A view module is ``projections/<package>.py`` of the game's ``GameSpec``; it must provide the three
+A view module is ``projections/<package>.py`` of the game's ``GameSpec``; it must provide the
 functions of ``GameViews``. ``views_for`` imports it once and checks it has them.
 """
 
@@ -22,7 +22,14 @@ class GameViews(Protocol):
     """
 
     def view(self, state: Any, viewer: int | None, /) -> dict[str, Any]:
-        """The game's own fields of ``viewer``'s view (``None``: a spectator)."""
+        """The game's own fields of ``viewer``'s view (``None``: a spectator): ``public`` and
+        ``own`` together."""
+
+    def public(self, state: Any, /) -> dict[str, Any]:
+        """The game's own fields that every viewer sees alike (built once per version)."""
+
+    def own(self, state: Any, viewer: int | None, /) -> dict[str, Any]:
+        """The game's own fields that depend on ``viewer``; no key of ``public``."""
 
     def player_public(self, state: Any, seat: int, /) -> dict[str, Any]:
         """What everyone sees of ``seat`` in the players list."""
@@ -40,5 +47,7 @@ def views_for(game: str) -> GameViews:
 def _views(path: str) -> GameViews:
     module = importlib.import_module(path)
     if not isinstance(module, GameViews):
-        raise TypeError(f"{path} is not a game's views: it needs view, player_public and scoreboard")
+        raise TypeError(
+            f"{path} is not a game's views: it needs view, public, own, player_public and scoreboard"
+        )
     return module

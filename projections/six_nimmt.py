@@ -56,15 +56,17 @@ def current_penalties(state: SixNimmtState) -> list[int]:
 
 
 def view(state: SixNimmtState, viewer: int | None) -> dict[str, Any]:
-    """The game's fields as ``viewer`` (``None``: a spectator) may see them."""
-    seated = viewer is not None and 0 <= viewer < state.players
+    """The game's fields as ``viewer`` (``None``: a spectator) may see them: ``public`` and ``own``."""
+    return {**public(state), **own(state, viewer)}
+
+
+def public(state: SixNimmtState) -> dict[str, Any]:
+    """The fields every viewer sees alike."""
     return {
         "round": state.round,
         "turn": _turn(state),
         "tactical": state.options.tactical,
         "rows": [_row(cards) for cards in state.rows],
-        "hand": list(state.hands[viewer]) if seated and viewer is not None else None,
-        "selection": state.selected[viewer] if seated and viewer is not None else None,
         "hands": _public_hands(state),
         "selected": [card is not None for card in state.selected],
         "revealed": list(state.revealed),
@@ -74,6 +76,15 @@ def view(state: SixNimmtState, viewer: int | None) -> dict[str, Any]:
         "piles": [list(pile) for pile in state.piles],
         "penalties": current_penalties(state),
         "totals": list(state.totals),
+    }
+
+
+def own(state: SixNimmtState, viewer: int | None) -> dict[str, Any]:
+    """The viewer's own hand and face-down selection (``None`` for a spectator)."""
+    seated = viewer is not None and 0 <= viewer < state.players
+    return {
+        "hand": list(state.hands[viewer]) if seated and viewer is not None else None,
+        "selection": state.selected[viewer] if seated and viewer is not None else None,
     }
 
 

@@ -15,21 +15,20 @@ from domain.skull.state import DISC_ORDER, SeatState, SkullState
 
 
 def view(state: SkullState, viewer: int | None) -> dict[str, Any]:
-    """Skull's fields of ``viewer``'s view (``None``: a spectator)."""
-    me = viewer if viewer is not None and 0 <= viewer < state.players else None
-    own = state.seats[me] if me is not None else None
+    """Skull's fields of ``viewer``'s view (``None``: a spectator): ``public`` and ``own``."""
+    return {**public(state), **own(state, viewer)}
+
+
+def public(state: SkullState) -> dict[str, Any]:
+    """The fields every viewer sees alike (no viewer: nothing hidden can depend on one)."""
     return {
         "round": state.round,
         "rounds_completed": state.rounds_completed,
         "first_player": state.first_player,
         "turn": state.turn if state.phase in ("turns", "auction") else None,
         "discs_on_mats": state.on_mats(),
-        "stacks": [_stack(seat, s, s == me) for s, seat in enumerate(state.seats)],
         "disc_counts": [len(seat.owned) for seat in state.seats],
         "hand_sizes": [len(seat.hand) for seat in state.seats],
-        "hand": _composition(own.hand) if own else None,
-        "own_stack": list(own.stack) if own else None,
-        "lost": list(own.lost) if own else None,
         "bid": state.bid if state.bidder is not None else None,
         "bidder": state.bidder,
         "passed": [s for s, seat in enumerate(state.seats) if seat.passed],
@@ -42,6 +41,19 @@ def view(state: SkullState, viewer: int | None) -> dict[str, Any]:
         "eliminated": [s for s, seat in enumerate(state.seats) if seat.eliminated],
         "last_chance_holder": state.last_chance_holder,
         "last_chance_used": list(state.last_chance_given),
+    }
+
+
+def own(state: SkullState, viewer: int | None) -> dict[str, Any]:
+    """The fields that depend on the viewer: the stacks (its own face down discs), its hand, its
+    stack and what it lost."""
+    me = viewer if viewer is not None and 0 <= viewer < state.players else None
+    mine = state.seats[me] if me is not None else None
+    return {
+        "stacks": [_stack(seat, s, s == me) for s, seat in enumerate(state.seats)],
+        "hand": _composition(mine.hand) if mine else None,
+        "own_stack": list(mine.stack) if mine else None,
+        "lost": list(mine.lost) if mine else None,
     }
 
 

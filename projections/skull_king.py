@@ -71,7 +71,13 @@ def _own(state: SkullKingState, viewer: int | None) -> dict[str, Any]:
 
 
 def view(state: SkullKingState, viewer: int | None) -> dict[str, Any]:
-    """What ``viewer`` (``None``: a spectator) sees of the game, beyond the generic envelope."""
+    """What ``viewer`` (``None``: a spectator) sees of the game, beyond the generic envelope:
+    ``public`` and ``own``."""
+    return {**public(state), **own(state, viewer)}
+
+
+def public(state: SkullKingState) -> dict[str, Any]:
+    """The fields every viewer sees alike."""
     seats = range(state.players)
     suit = lead_suit(state.trick, state.options)
     return {
@@ -87,8 +93,12 @@ def view(state: SkullKingState, viewer: int | None) -> dict[str, Any]:
         "bids": [_public_bid(state, seat) for seat in seats] if state.bids_revealed else None,
         "tricks_won": [_tricks_won(state, seat) for seat in seats],
         "hand_sizes": [_hand_size(state, seat) for seat in seats],
-        **_own(state, viewer),
     }
+
+
+def own(state: SkullKingState, viewer: int | None) -> dict[str, Any]:
+    """The viewer's private part: hand, own bid, and the cards it may play now (on its turn)."""
+    return _own(state, viewer)
 
 
 def player_public(state: SkullKingState, seat: int) -> dict[str, Any]:

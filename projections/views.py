@@ -18,7 +18,14 @@ _encoder = msgspec.json.Encoder(order="deterministic")
 
 
 def seat_view(state: TableState, version: int, seat: int | None) -> dict[str, Any]:
-    """What ``seat`` (``None``: a spectator) may see of the table at ``version``."""
+    """What ``seat`` (``None``: a spectator) may see of the table at ``version``: the public part
+    and the viewer's own part together."""
+    return {**public_part(state, version), **own_part(state, seat)}
+
+
+def public_part(state: TableState, version: int) -> dict[str, Any]:
+    """The fields of a view that every viewer (each seat and a spectator) sees alike at ``version``:
+    built once per version (``materialise``). Nothing in it depends on a viewer."""
     table = table_for(state.game)
     rules, game_views = table.rules, views_for(state.game)
     gs = state.game_state
@@ -42,7 +49,6 @@ def seat_view(state: TableState, version: int, seat: int | None) -> dict[str, An
         "version": version,
         "status": state.status,
         "phase": rules.phase(gs) if started else "waiting_for_players",
-        "seat": seat,
         "practice": state.practice,
         "seats": state.players,
         "options": msgspec.to_builtins(state.options),
@@ -50,14 +56,23 @@ def seat_view(state: TableState, version: int, seat: int | None) -> dict[str, An
         "turn_based": state.timers is not None and state.timers.turn_based,
         "players": players,
         "to_act": sorted(table.to_act(state)),
-        "legal": msgspec.to_builtins(table.legal_commands(state, seat)),
         "scores": list(rules.scores(gs)) if started else [0] * state.players,
         "winners": list(state.winners),
         "fairness": {"commitments": list(state.commitments), "revealed_seeds": _seeds(state)},
     }
     if started:
-        view.update(game_views.view(gs, seat))
+        view.update(game_views.public(gs))
     return view
+
+
+def own_part(state: TableState, seat: int | None) -> dict[str, Any]:
+    """The fields of ``seat``'s view (``None``: a spectator) that depend on the viewer: its seat,
+    its legal commands and the game's own private fields (a hand, a face-down card)."""
+    table = table_for(state.game)
+    part: dict[str, Any] = {"seat": seat, "legal": msgspec.to_builtins(table.legal_commands(state, seat))}
+    if state.status != "waiting":
+        part.update(views_for(state.game).own(state.game_state, seat))
+    return part
 
 
 def scoreboard(state: TableState, version: int) -> dict[str, Any]:
@@ -113,16 +128,35 @@ def lobby_entry(state: TableState, version: int) -> dict[str, Any]:
     }
 
 
+PUBLIC_FIELD = "public"
+"""The views hash's field of the public part; each viewer's own part is under ``view_field``."""
+SCORES_FIELD = "scores"
+
+
 def materialise(state: TableState, version: int) -> dict[str, bytes]:
-    """Every read model of the table as encoded bytes, keyed by their field in the views hash."""
-    fields = {f"seat:{seat}": encode(seat_view(state, version, seat)) for seat in range(state.players)}
-    fields["spectator"] = encode(seat_view(state, version, None))
-    fields["scores"] = encode(scoreboard(state, version))
+    """Every read model of the table as encoded bytes, keyed by their field in the views hash: the
+    public part of the views once (``PUBLIC_FIELD``), each seat's and the spectator's own part
+    (``view_field``; a whole view is ``compose(public, own)``) and the scoreboard."""
+    fields = {PUBLIC_FIELD: encode(public_part(state, version))}
+    for seat in (*range(state.players), None):
+        fields[view_field(seat)] = encode(own_part(state, seat))
+    fields[SCORES_FIELD] = encode(scoreboard(state, version))
     return fields
 
 
 def view_field(seat: int | None) -> str:
     return "spectator" if seat is None else f"seat:{seat}"
+
+
+_raw_object = msgspec.json.Decoder(dict[str, msgspec.Raw])
+
+
+def compose(public: bytes, own: bytes) -> bytes:
+    """A viewer's whole view from the encoded public part and its own part: the same bytes as
+    ``encode(seat_view(...))`` (keys in sorted order, each value's encoding kept as it is)."""
+    merged = _raw_object.decode(public)
+    merged.update(_raw_object.decode(own))
+    return _encoder.encode(merged)
 
 
 def encode(model: dict[str, Any]) -> bytes:

@@ -104,6 +104,11 @@ class Metrics:
             registry=registry,
         )  # fmt: skip
         self.drained = Counter("tablestream_drain_games", "Games projected by drain jobs", registry=registry)
+        self.lifecycle_pending = Counter(
+            "tablestream_lifecycle_pending",
+            "Projections that left a game marked for its lifecycle (a bot or a timer on its way)",
+            registry=registry,
+        )
         self.timeouts = Counter(
             "tablestream_timeouts", "Turns that ran out of time (played by default)", ["game"],
             registry=registry,
@@ -265,6 +270,10 @@ def job_done(queue: str, job: str, ok: bool, lag_seconds: float | None) -> None:
 
 def drained(games: int) -> None:
     metrics().drained.inc(games)
+
+
+def lifecycle_pending() -> None:
+    metrics().lifecycle_pending.inc()
 
 
 def timeout(game: str) -> None:

@@ -25,13 +25,16 @@
   master seed, the version and the seat, which no seat can compute), and the write side's
   ``bot_command`` (id ``bot-<version>-<seat>``, expected version ``version``, in the system's scope).
 
-RQ jobs are synchronous; each runs the async write side in its own event loop with its own async
-Redis client (``async_client_for``, replaceable by tests that run on fakeredis).
+RQ jobs are synchronous; they run the async write side in their process's one event loop with its
+async Redis clients (``async_client_for``, replaceable by tests that run on fakeredis), made by the
+process's first job and kept (``_Session``); a job that fails drops them, the next makes new ones.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import os
 import threading
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
@@ -130,18 +133,66 @@ def _run(
 
         work = traced
 
+    session = _session_for(sync)
+
     async def main() -> T:
-        own = async_store_clients(sync)  # the store's, when the job's connection is only the queue's
-        aclient, index = own if own is not None else (async_client_for(sync), None)
-        commands = commands_for(aclient, sync, clock, index)
+        commands = commands_for(session.aclient, sync, clock, session.index)
         try:
             return await work(commands)
         finally:
             await commands.store.aclose_nodes()
-            for client in {id(c): c for c in (aclient, index) if c is not None}.values():
+
+    try:
+        return session.runner.run(main())
+    except BaseException:
+        # a job that failed may have left a connection mid-reply (a timeout's signal): start afresh
+        _close_session()
+        raise
+
+
+class _Session:
+    """The event loop and async Redis clients the lifecycle jobs of one worker process share, made
+    by its first job, instead of a loop and a client per job: its sync connection (the job's), the
+    client factory it was made with (tests replace it) and the process it belongs to."""
+
+    def __init__(self, sync: redis.Redis) -> None:
+        self.sync, self.factory, self.pid = sync, async_client_for, os.getpid()
+        self.runner = asyncio.Runner()
+        own = async_store_clients(sync)  # the store's, when the job's connection is only the queue's
+        self.aclient, self.index = own if own is not None else (async_client_for(sync), None)
+
+    def serves(self, sync: redis.Redis) -> bool:
+        return self.sync is sync and self.factory is async_client_for and self.pid == os.getpid()
+
+    def close(self) -> None:
+        async def aclose() -> None:
+            for client in {id(c): c for c in (self.aclient, self.index) if c is not None}.values():
                 await client.aclose()
 
-    return asyncio.run(main())
+        try:
+            if self.pid == os.getpid():  # a forked child leaves its parent's loop alone
+                self.runner.run(aclose())
+        finally:
+            self.runner.close()
+
+
+_session: _Session | None = None
+
+
+def _session_for(sync: redis.Redis) -> _Session:
+    global _session
+    if _session is None or not _session.serves(sync):
+        _close_session()
+        _session = _Session(sync)
+    return _session
+
+
+def _close_session() -> None:
+    global _session
+    session, _session = _session, None
+    if session is not None:
+        with contextlib.suppress(Exception):
+            session.close()
 
 
 async def fire(commands: GameCommands, game_id: str, version: int, now: Clock) -> list[str]:

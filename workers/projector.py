@@ -1,26 +1,34 @@
 """The projection jobs: bring games' read models up to their newest events.
 
 Pokes are coalesced (``services.store.indexes``): the append that sets a game's pending flag hands
-the game over, and at most one drain job (``project_poked``) is queued at a time; it projects every
-handed-over game in batches. The sweeper queues ``project_games`` with the lagging games it finds;
-``project`` (one game) stays for jobs queued before. Each projection of a game first clears its
-pending flag, then reads its head: an append after the clear hands the game over again.
+the game over, and at most one drain job (``project_poked``) is queued at a time; it projects the
+handed-over games in batches while they keep coming (``Projector.drain``). The sweeper queues
+``project_games`` with the lagging games it finds; ``project`` (one game) stays for jobs queued
+before. Each projection of a game first clears its pending flag, then reads its head: an append
+after the clear hands the game over again.
 
-A job carries only game ids. Each projection folds from what it already holds (a per-process cache of
-folded tables, else the stream from the start), materialises every view at the head, and writes
-them with compare-and-set on the checkpoint. A duplicate or late poke finds the checkpoint already
-at the head and changes nothing; two workers racing on one game cannot move it backwards. Once
-the views are at the head, the game's mark in the dirty set is cleared (``ops.clear_dirty``; kept
-while the game's timer is behind its head or a bot is to act, for the sweeper to repair if that
-lasts), and a table that no longer
-waits for players stops counting against the cap on waiting tables.
+A job carries only game ids. Each projection folds from what it already holds (a per-process cache
+of folded tables, else the stream from the start), materialises the views at the head once (their
+public part, each seat's and the spectator's own part, the scoreboard: ``projections.views``), and
+writes them with compare-and-set on the checkpoint; the views live in memory only
+(``write_views.lua``), and an ended game's are dropped (its readers render them from its events).
+A duplicate or late poke finds the checkpoint already at the head and changes nothing; two workers
+racing on one game cannot move it backwards. Once the views are at the head, the game's mark in
+the dirty set is cleared (``ops.clear_dirty``; kept while the game's timer is behind its head or a
+bot is to act, for the sweeper to repair if that lasts), and a table that no longer waits for
+players stops counting against the cap on waiting tables.
 """
 
 from __future__ import annotations
 
+import time
+from collections import OrderedDict
+from collections.abc import Callable
+
 import msgspec
+import redis
 import structlog
-from rq import get_current_job
+from rq import Queue, get_current_job
 from rq.job import Job
 
 from domain.table import is_private
@@ -32,7 +40,7 @@ from services.store import indexes
 from services.store import operations as ops
 from services.store.event_store import SyncEventStore
 from services.store.operations import ProjectionStart
-from services.store.queue import enqueue_drain, projection_queue, take_handovers
+from services.store.queue import take_handovers
 from services.store.requests import Operation
 from services.transparency import log as transparency
 from workers.ratings import RatingsRecorder
@@ -40,19 +48,61 @@ from workers.stores import job_store
 
 MAX_CAS_ROUNDS = 20
 DRAIN_BATCH = 100  # games taken per SPOP
-DRAIN_ROUNDS = 10  # batches per drain job; more waiting then: the job queues its successor
+DRAIN_SECONDS = 2.0  # a drain job drains at most this long (well within DRAIN_TTL_MS), then ends
+IDLE_SECONDS = 0.05  # and ends once nothing was handed over for this long
+POLL_SECONDS = (0.002, 0.016)  # meanwhile it looks again after 2 ms, then twice as long each time
+ENDED = frozenset({"finished", "expired", "closed"})  # a game whose views are not kept
 
 log = structlog.get_logger("tablestream.projector")
+
+
+class Listed:
+    """The lobby entries this process last wrote, their ``version`` left out: an entry that says
+    nothing new but its version (a move in a running game) is not written again, so a move costs
+    the lobby no write (and no append-only file bytes). The lobby then shows the version of the
+    entry's last change, which its readers only compare (``lobby_live.js``), and changes are
+    announced as before. Bounded; a game it forgot (or another process wrote) is written."""
+
+    def __init__(self, capacity: int = 10_000) -> None:
+        self.capacity = capacity
+        self._written: OrderedDict[str, bytes] = OrderedDict()
+
+    def changed(self, game_id: str, entry: dict[str, object]) -> bytes | None:
+        """The entry's encoding to write, or ``None`` when this process last wrote it the same."""
+        if self._written.get(game_id) == _said(entry):
+            self._written.move_to_end(game_id)
+            return None
+        return msgspec.json.encode(entry)
+
+    def written(self, game_id: str, summary: bytes) -> None:
+        """``summary`` (``changed``'s) is in the lobby now."""
+        entry = msgspec.json.decode(summary)
+        self._written[game_id] = _said(entry)
+        self._written.move_to_end(game_id)
+        while len(self._written) > self.capacity:
+            self._written.popitem(last=False)
+
+
+def _said(entry: dict[str, object]) -> bytes:
+    return msgspec.json.encode({key: value for key, value in entry.items() if key != "version"})
+
+
 _cache = StateCache()
+_listed = Listed()
 
 
 class Projector:
     def __init__(
-        self, store: SyncEventStore, cache: StateCache | None = None, ratings: RatingsRecorder | None = None
+        self,
+        store: SyncEventStore,
+        cache: StateCache | None = None,
+        ratings: RatingsRecorder | None = None,
+        listed: Listed | None = None,
     ) -> None:
         self.store = store
         self.cache = cache if cache is not None else StateCache()
         self.ratings = ratings if ratings is not None else RatingsRecorder(store)
+        self._listed = listed if listed is not None else Listed()
 
     def catch_up(self, game_id: str) -> int:
         """Project ``game_id`` to its head; returns the checkpoint it leaves behind. A finished game
@@ -89,13 +139,14 @@ class Projector:
         folded = self.cache.get(game_id)
         at_head = folded is not None and folded.version == checkpoint
         pending = at_head and folded is not None and lifecycle_behind(start.timer, folded)
-        if pending:
-            log.info("lifecycle_pending", game_id=game_id, version=checkpoint)
+        if pending:  # routine (a bot or a timer is on its way): debug, and counted
+            log.debug("lifecycle_pending", game_id=game_id, version=checkpoint)
+            metrics.lifecycle_pending()
         summary = status = None
         started = False
         if written is not None:
             if not is_private(written.state):  # a private table is never listed in the lobby
-                summary = msgspec.json.encode(lobby_entry(written.state, written.version))
+                summary = self._listed.changed(game_id, lobby_entry(written.state, written.version))
             started = written.state.status != "waiting"
             status = written.state.status  # the retention indexes (services.store.retention)
         deadline = start.timer.get("deadline")
@@ -108,21 +159,39 @@ class Projector:
             deadline=int(deadline) if deadline is not None else None,
             status=status,
         )
+        if summary is not None:
+            self._listed.written(game_id, summary)
         return checkpoint
 
-    def drain(self) -> tuple[int, list[str]]:
-        """Project the handed-over games, ``DRAIN_BATCH`` at a time, for up to ``DRAIN_ROUNDS``
-        batches; a short batch ends the job, since whatever was handed over after the first take
-        cleared ``DRAIN_PENDING`` queued the next job. Returns how many were taken and the ones that
-        failed."""
+    def drain(self, busy: Callable[[], bool] = lambda: False) -> tuple[int, list[str]]:
+        """Project the handed-over games, ``DRAIN_BATCH`` at a time, while games keep arriving: one
+        RQ job serves a whole stream of hand-overs. It holds ``DRAIN_PENDING`` meanwhile (appends
+        queue no job), looks again after ``POLL_SECONDS`` (backing off) while none waits, ends once none came
+        for ``IDLE_SECONDS``, after ``DRAIN_SECONDS``, or when ``busy()`` says the worker's other
+        queues have jobs waiting (a bot's move must not wait for projections). It ends by clearing
+        ``DRAIN_PENDING`` and taking once more in the same round trip, then projects what that
+        took: a game handed over after it queues the next job (``indexes.take_poked``). Returns how
+        many were taken and the ones that failed."""
         taken: int = 0
         failed: list[str] = []
-        for round_ in range(DRAIN_ROUNDS):
-            # the first take clears DRAIN_PENDING: a game handed over from now on queues the next job
-            games = self.store.take_poked(DRAIN_BATCH, begin=round_ == 0)
-            taken += len(games)
+        started = idle_since = time.monotonic()
+        pause = POLL_SECONDS[0]
+        games = self.store.take_poked(DRAIN_BATCH, claim="hold")
+        while True:
             if games:
+                taken += len(games)
                 failed += self.catch_up_all(games)
+                idle_since, pause = time.monotonic(), POLL_SECONDS[0]
+            now = time.monotonic()
+            if now - started >= DRAIN_SECONDS or now - idle_since >= IDLE_SECONDS or busy():
+                break
+            if len(games) < DRAIN_BATCH:  # nothing more waited at the last take: wait a little
+                time.sleep(pause)
+                pause = min(pause * 2, POLL_SECONDS[1])
+            games = self.store.take_poked(DRAIN_BATCH)
+        while games := self.store.take_poked(DRAIN_BATCH, claim="release"):  # again while full
+            taken += len(games)
+            failed += self.catch_up_all(games)
             if len(games) < DRAIN_BATCH:
                 break
         return taken, failed
@@ -140,7 +209,9 @@ class Projector:
                 self.ratings.record(folded)
             if folded is None or folded.version <= checkpoint:
                 return checkpoint, None
-            fields = materialise(folded.state, folded.version)
+            # an ended game's views are not kept hot: dropped, rendered on demand by their readers
+            ended = folded.state.status in ENDED
+            fields = {} if ended else materialise(folded.state, folded.version)
             span = (
                 tracing.start_child(
                     "projection.write_views", **{tracing.GAME_ID: game_id, tracing.VERSION: folded.version}
@@ -171,7 +242,7 @@ def project(game_id: str) -> int:
     """RQ entry point (``services.store.queue.PROJECTION_JOB``; JSON serializer, ids only)."""
     job = _job()
     with structlog.contextvars.bound_contextvars(game_id=game_id, job_id=job.id):
-        return Projector(job_store(job), _cache).catch_up(game_id)
+        return Projector(job_store(job), _cache, listed=_listed).catch_up(game_id)
 
 
 def project_games(game_ids: list[str]) -> int:
@@ -179,17 +250,17 @@ def project_games(game_ids: list[str]) -> int:
     retried) if any of them failed, after trying all."""
     job = _job()
     with structlog.contextvars.bound_contextvars(job_id=job.id):
-        failed = Projector(job_store(job), _cache).catch_up_all(game_ids)
+        failed = Projector(job_store(job), _cache, listed=_listed).catch_up_all(game_ids)
     if failed:
         raise RuntimeError(f"projection failed for {len(failed)} of {len(game_ids)} games: {failed[:10]}")
     return len(game_ids)
 
 
 def project_poked() -> int:
-    """RQ entry point (``services.store.queue.DRAIN_JOB``): project every handed-over game; if some
-    still wait after ``DRAIN_ROUNDS`` batches, queue the next drain job (unless one is queued). The
-    games that failed keep their dirty marks (the sweeper queues them again); the job then fails,
-    so that the failure is kept with its traceback. Returns how many games it took."""
+    """RQ entry point (``services.store.queue.DRAIN_JOB``): project the handed-over games while they
+    keep coming (``Projector.drain``), yielding the worker when its other queues have jobs waiting.
+    The games that failed keep their dirty marks (the sweeper queues them again); the job then
+    fails, so that the failure is kept with its traceback. Returns how many games it took."""
     job = _job()
     store = job_store(job)
     linked = take_handovers(job.connection) if tracing.configure_once() else []
@@ -197,14 +268,32 @@ def project_poked() -> int:
         structlog.contextvars.bound_contextvars(job_id=job.id),
         tracing.job_span("projection.drain", job.meta, linked, **{"messaging.message.id": job.id}) as span,
     ):
-        taken, failed = Projector(store, _cache).drain()
+        taken, failed = Projector(store, _cache, listed=_listed).drain(
+            OtherQueues(job.connection, job.origin)
+        )
         if span is not None:
             span.set_attribute("tablestream.drain.taken", taken)
             span.set_attribute("tablestream.drain.failed", len(failed))
             span.set_attribute("tablestream.drain.linked", len(linked))
     metrics.drained(taken)
-    if taken >= DRAIN_BATCH * DRAIN_ROUNDS and store.claim_drain():
-        enqueue_drain(projection_queue(job.connection), reason="more")
     if failed:
         raise RuntimeError(f"projection failed for {len(failed)} of {taken} games: {failed[:10]}")
     return taken
+
+
+class OtherQueues:
+    """Whether jobs wait in any RQ queue but the drain job's own (one round trip: their lengths),
+    the queues as RQ had them registered when the job started."""
+
+    def __init__(self, connection: redis.Redis, own: str) -> None:
+        self.connection = connection
+        keys = sorted(key.decode() for key in connection.smembers(Queue.redis_queues_keys))
+        self.keys = [key for key in keys if key != Queue.redis_queue_namespace_prefix + own]
+
+    def __call__(self) -> bool:
+        if not self.keys:
+            return False
+        with self.connection.pipeline(transaction=False) as pipe:
+            for key in self.keys:
+                pipe.llen(key)
+            return any(pipe.execute())

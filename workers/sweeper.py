@@ -43,12 +43,18 @@ import redis
 import structlog
 from rq import Queue
 
-from projections.views import view_field
-from services.history.folding import StateCache
-from services.lifecycle import Clock, lifecycle_behind, wall_clock_ms
-from services.store import retention
+from projections.views import encode, seat_view, view_field
+from services.history.folding import Folded, StateCache
+from services.lifecycle import Clock, bots_awaited, lifecycle_behind, timer_behind, wall_clock_ms
+from services.store import indexes, retention
 from services.store.event_store import SyncEventStore
-from services.store.queue import enqueue_drain, enqueue_projections, enqueue_settle
+from services.store.queue import (
+    bot_job_id,
+    enqueue_drain,
+    enqueue_projections,
+    enqueue_settle,
+    jobs_under_way,
+)
 from services.store.retention import RetentionPolicy, Retired
 
 log = structlog.get_logger("tablestream.sweeper")
@@ -85,10 +91,11 @@ def sweep(
         head = store.head(game_id)
         if checkpoint < head:
             swept.lagging.append(game_id)
-        elif _lifecycle_behind(store, game_id, head):
-            swept.unsettled.append(game_id)
-            enqueue_settle(lifecycle, game_id, head)
-            store.touch_dirty(game_id)
+        elif (behind := _lifecycle_behind(store, game_id, head)) is not None:
+            if not _bots_under_way(store, lifecycle, *behind):  # else: the bot queue is merely busy
+                swept.unsettled.append(game_id)
+                enqueue_settle(lifecycle, game_id, head)
+            store.touch_dirty(game_id)  # looked at again after the grace
         else:
             store.clear_dirty(game_id, checkpoint)
     if swept.lagging:  # one job for all, whatever their pending flags say (a hand-over may be lost)
@@ -121,9 +128,14 @@ def rebuild_indexes(store: SyncEventStore) -> int:
 
 
 def _spectator_view(store: SyncEventStore, game_id: str) -> dict[str, Any] | None:
-    _, raw = store.read_view(game_id, view_field(None))
-    if raw is None:
-        return None
+    """The game's spectator view at its head: the projected one, else rendered from its events (a
+    finished game's views are not kept; views are lost with a restart). ``None``: no such game."""
+    checkpoint, raw = store.read_seat_view(game_id, view_field(None))
+    if raw is None or checkpoint < store.head(game_id):
+        folded = store.load(game_id, _cache)
+        if folded is None:
+            return None
+        raw = encode(seat_view(folded.state, folded.version, None))
     view = msgspec.json.decode(raw)
     return view if isinstance(view, dict) else None
 
@@ -136,10 +148,28 @@ def _awaits_a_bot(view: dict[str, Any] | None) -> bool:
     return view.get("status") == "playing" and bool(bots & set(view.get("to_act", ())))
 
 
-def _lifecycle_behind(store: SyncEventStore, game_id: str, head: int) -> bool:
+def _lifecycle_behind(store: SyncEventStore, game_id: str, head: int) -> tuple[Folded, dict[str, str]] | None:
+    """The game at ``head`` and its timer when its lifecycle is behind (``lifecycle_behind``)."""
     folded = store.load(game_id, _cache)
     timer = store.read_timer(game_id)
-    return folded is not None and folded.version == head and lifecycle_behind(timer, folded)
+    if folded is not None and folded.version == head and lifecycle_behind(timer, folded):
+        return folded, timer
+    return None
+
+
+def _bots_under_way(store: SyncEventStore, lifecycle: Queue, folded: Folded, timer: dict[str, str]) -> bool:
+    """Whether all the lifecycle a game waits for is under way: its timer is armed, and the move of
+    every bot it waits for is paced or has its job queued or running (a busy bot queue, not a lost
+    job: no settle job is needed). A failed or lost move is not under way."""
+    if timer_behind(timer, folded):
+        return False
+    seats = bots_awaited(folded)
+    if not seats:
+        return False
+    paced = store.run(indexes.paced_moves(folded.game_id, folded.version, seats))
+    ids = [bot_job_id(folded.game_id, folded.version, seat) for seat in seats]
+    queued = jobs_under_way(lifecycle.connection, ids)
+    return all(p or q for p, q in zip(paced, queued, strict=True))
 
 
 def backfill_retention(store: SyncEventStore, now_ms: int) -> int:

@@ -34,6 +34,7 @@ class Options:
     capacity_tables: int = 10_000
     profile_dir: Path | None = None
     smoke: bool = False
+    quick: bool = False  # only the rows of the command path: no replay, capacity or peer rows
 
     @classmethod
     def smoke_run(cls) -> Options:
@@ -222,6 +223,28 @@ def used_memory(url: str) -> int:
     client = redis.Redis.from_url(url)
     try:
         return int(client.info("memory")["used_memory"])
+    finally:
+        client.close()
+
+
+def aof_size(url: str) -> int:
+    """The append-only file's size in bytes (INFO persistence ``aof_current_size``)."""
+    client = redis.Redis.from_url(url)
+    try:
+        return int(client.info("persistence")["aof_current_size"])
+    finally:
+        client.close()
+
+
+def stream_bytes(url: str, game_ids: list[str]) -> int:
+    """The stored events' own bytes: each stream entry's field names and values (``d``, ``h``)."""
+    client = redis.Redis.from_url(url)
+    try:
+        total = 0
+        for game_id in game_ids:
+            for _, fields in client.xrange(game_keys(game_id).events):
+                total += sum(len(name) + len(value) for name, value in fields.items())
+        return total
     finally:
         client.close()
 

@@ -21,6 +21,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--finished-games", type=int, default=Options.finished_games)
     parser.add_argument("--capacity-tables", type=int, default=Options.capacity_tables)
     parser.add_argument(
+        "--quick", action="store_true",
+        help="the command path's rows only (views, command, lag, finished games): no replay, capacity, peer",
+    )  # fmt: skip
+    parser.add_argument(
         "--profile", type=Path, default=None, metavar="DIR",
         help="run the API and the worker under pyinstrument; text reports in DIR",
     )  # fmt: skip
@@ -34,6 +38,7 @@ def run(args: argparse.Namespace) -> int:
         tables=args.tables,
         finished_games=args.finished_games,
         capacity_tables=args.capacity_tables,
+        quick=args.quick,
     )  # fmt: skip
     if args.profile is not None:
         args.profile.mkdir(parents=True, exist_ok=True)

@@ -377,6 +377,9 @@ class EventStore:
     async def read_view(self, game_id: str, field: str) -> tuple[int, bytes | None]:
         return await self.run(ops.read_view(game_id, field))
 
+    async def read_seat_view(self, game_id: str, field: str) -> tuple[int, bytes | None]:
+        return await self.run(ops.read_seat_view(game_id, field))
+
     async def checkpoint(self, game_id: str) -> int:
         return await self.run(ops.checkpoint(game_id))
 
@@ -635,14 +638,17 @@ class SyncEventStore:
     def read_view(self, game_id: str, field: str) -> tuple[int, bytes | None]:
         return self.run(ops.read_view(game_id, field))
 
+    def read_seat_view(self, game_id: str, field: str) -> tuple[int, bytes | None]:
+        return self.run(ops.read_seat_view(game_id, field))
+
     def checkpoint(self, game_id: str) -> int:
         return self.run(ops.checkpoint(game_id))
 
     def claim_drain(self) -> bool:
         return self.run(indexes.claim_drain())
 
-    def take_poked(self, limit: int, begin: bool = False) -> list[str]:
-        return self.run(indexes.take_poked(limit, begin))
+    def take_poked(self, limit: int, claim: indexes.Claim = "keep") -> list[str]:
+        return self.run(indexes.take_poked(limit, claim))
 
     def poked_count(self) -> int:
         return self.run(indexes.poked_count())

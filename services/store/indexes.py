@@ -14,16 +14,20 @@ flag (``ts:{<id>}:pending``, in the append script) adds the game to ``POKED`` an
 unless one is queued already (``DRAIN_PENDING``). On one server the append script does both in its
 own atomic step (``operations.HANDOVER_KEYS``) and the caller only queues the job it claimed; with
 the indexes beside the queue of a cluster the caller does it in one more round trip
-(``operations.publish_appended``). Either way ``queue.AppendNotifier`` queues the job. A drain job clears
-``DRAIN_PENDING`` as it starts, then takes the games in batches (``take_poked``), clearing their
-flags before it reads their heads. So a game has at most one projection pending, a job projects
-every game handed over before it started, and one handed over after that queues the next job.
+(``operations.publish_appended``). Either way ``queue.AppendNotifier`` queues the job. A drain job
+holds ``DRAIN_PENDING`` while it drains (``take_poked``: it sets the flag again as it starts, so
+hand-overs meanwhile queue no job), takes the games in batches, clearing their flags before it reads
+their heads, and ends by clearing ``DRAIN_PENDING`` and taking once more in the same round trip. So
+a game has at most one projection pending, a job projects every game handed over before its last
+take, and one handed over after that queues the next job. A job killed while it holds the flag
+leaves it to expire (``DRAIN_TTL_MS``) and its games to the sweeper, which queues a drain job
+whenever games wait in ``POKED``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Literal
 
 import msgspec
 
@@ -103,16 +107,24 @@ def claim_drain() -> Operation[bool]:
     return bool((yield index_call("SET", DRAIN_PENDING, 1, "NX", "PX", DRAIN_TTL_MS)))
 
 
-def take_poked(limit: int, begin: bool = False) -> Operation[list[str]]:
-    """Take up to ``limit`` handed-over games. ``begin``: a drain job starts, and first clears
-    ``DRAIN_PENDING`` (in the same round trip, before the take), so that a game handed over from
-    now on queues the next job and one handed over before is taken by this one. The games' pending
-    flags are cleared by their projections, before they read the heads
-    (``operations.begin_projection``): a taker killed before that leaves them to the sweeper."""
-    if begin:
-        _, ids = yield Pipelined((index_call("DEL", DRAIN_PENDING), index_call("SPOP", POKED, limit)))
+Claim = Literal["hold", "keep", "release"]
+
+
+def take_poked(limit: int, claim: Claim = "keep") -> Operation[list[str]]:
+    """Take up to ``limit`` handed-over games. ``claim``: ``"hold"``, a drain job starts and sets
+    ``DRAIN_PENDING`` again (its time to live anew) before the take, so that hand-overs while it
+    drains queue no job; ``"keep"``, it goes on draining; ``"release"``, it ends and clears
+    ``DRAIN_PENDING`` before the take, in the same round trip, so that a game handed over before
+    is taken now and one handed over after queues the next job. The games' pending flags are
+    cleared by their projections, before they read the heads (``operations.begin_projection``): a
+    taker killed before that leaves them to the sweeper."""
+    if claim == "hold":
+        flag = index_call("SET", DRAIN_PENDING, 1, "PX", DRAIN_TTL_MS)
+    elif claim == "release":
+        flag = index_call("DEL", DRAIN_PENDING)
     else:
-        ids = yield index_call("SPOP", POKED, limit)
+        return [text(game_id) for game_id in (yield index_call("SPOP", POKED, limit))]
+    _, ids = yield Pipelined((flag, index_call("SPOP", POKED, limit)))
     return [text(game_id) for game_id in ids]
 
 
@@ -363,6 +375,16 @@ def pace_bots(game_id: str, version: int, seats: list[int], due_ms: int) -> Oper
     if not pairs:
         return 0
     return int((yield index_call("ZADD", PACED, "NX", *pairs)))
+
+
+def paced_moves(game_id: str, version: int, seats: list[int]) -> Operation[list[bool]]:
+    """Whether the move of each of ``seats``' bots on the game at ``version`` waits in the paced
+    index (its job is not queued yet)."""
+    if not seats:
+        return []
+    members = [paced_member(game_id, version, seat) for seat in seats]
+    scores: list[Any] = yield index_call("ZMSCORE", PACED, *members)
+    return [score is not None for score in scores]
 
 
 def take_due_bots(now_ms: int, limit: int = 100) -> Operation[list[tuple[str, int, int]]]:

@@ -56,6 +56,7 @@ INDEX_KEYS = frozenset(
 """The global indexes' keys: commands on them are ``index`` calls (``services.store.requests``)."""
 
 CHECKPOINT_FIELD = "checkpoint"  # in the views hash: the version the views were projected at
+AT_FIELD = "at"  # in the views hash: the version its other fields hold (memory only: write_views.lua)
 
 
 class GameKeys(NamedTuple):
@@ -66,7 +67,7 @@ class GameKeys(NamedTuple):
     seat_commands: str  # hash: dedup_field(seat, command id) -> "<fingerprint> <first> <last>"
     seats: str  # hash: seat -> last version appended by that seat's commands
     secret: str  # hash: root, master (hex); never in the stream
-    views: str  # hash: checkpoint plus projection fields (opaque bytes)
+    views: str  # hash: checkpoint (durable), at plus projection fields (opaque bytes, memory only)
     tokens: str  # hash: SHA-256 of a bearer token -> "host" or the seat number
     live: str  # shard channel (SPUBLISH, same slot): "appended", and the version after each views write
     timer: str  # hash: version, deadline (ms), kind (turn/expire), seats, turn_seconds

@@ -15,9 +15,11 @@ from typing import Any, Literal
 
 import msgspec
 
+from projections.views import PUBLIC_FIELD, compose
 from services.history.folding import Folded, StateCache, advance
 from services.history.records import Entry, decode_stored
 from services.store.keys import (
+    AT_FIELD,
     CHECKPOINT_FIELD,
     DIRTY,
     DRAIN_PENDING,
@@ -410,7 +412,10 @@ def view_reads(
         count,
     ]
     keys = [k.views, k.timer, k.seats, k.tokens, k.events]
-    checkpoint, view, timer, seat_version, role, page = yield ScriptCall("view_reads", keys, args)
+    (checkpoint, at, public, own), timer, seat_version, role, page = yield ScriptCall(
+        "view_reads", keys, args
+    )
+    view = composed(checkpoint, at, public, own)
     entries = [(stream_id, dict(zip(fields[::2], fields[1::2], strict=True))) for stream_id, fields in page]
     folded = yield from _folded_tail(game_id, cache, cached, reader, entries)
     return ViewReads(
@@ -518,11 +523,14 @@ def secret(game_id: str) -> Operation[dict[str, str] | None]:
 
 
 def write_views(game_id: str, expected: int, new: int, fields: Mapping[str, bytes]) -> Operation[ViewWrite]:
-    """Compare-and-set the views on their checkpoint; on success publish ``new``."""
+    """Compare-and-set the views on their checkpoint; on success publish ``new``. The fields replace
+    the old ones and are kept in memory only (``write_views.lua``); none: the views are dropped
+    (a finished game's, rendered on demand), the checkpoint moves on all the same."""
     if new <= expected:
         raise ValueError(f"new checkpoint {new} must be past the expected {expected}")
-    if CHECKPOINT_FIELD in fields:
-        raise ValueError(f"{CHECKPOINT_FIELD!r} is set by the store, not a view field")
+    for own in (CHECKPOINT_FIELD, AT_FIELD):
+        if own in fields:
+            raise ValueError(f"{own!r} is set by the store, not a view field")
     k = game_keys(game_id)
     args: list[Any] = [expected, new, k.live]
     for field, value in fields.items():
@@ -530,10 +538,38 @@ def write_views(game_id: str, expected: int, new: int, fields: Mapping[str, byte
     return parse_views((yield ScriptCall("write_views", [k.views], args)))
 
 
+def valid_views(checkpoint: bytes | str | None, at: bytes | str | None) -> bool:
+    """Whether the views hash's fields hold the views at its checkpoint. The fields are kept in
+    memory only (``write_views.lua``): after a restart or a failover they are gone, or older ones
+    from a snapshot, while the durable checkpoint moved on; then they are not to be used."""
+    return at is not None and checkpoint is not None and int(at) == int(checkpoint)
+
+
+def composed(
+    checkpoint: bytes | None, at: bytes | None, public: bytes | None, own: bytes | None
+) -> bytes | None:
+    """A viewer's whole view from the views hash's public part and the viewer's own part, or ``None``
+    when the hash has none valid at its checkpoint (``projections.views.compose``)."""
+    if public is None or own is None or not valid_views(checkpoint, at):
+        return None
+    return compose(public, own)
+
+
 def read_view(game_id: str, field: str) -> Operation[tuple[int, bytes | None]]:
-    """One view field and the checkpoint, read together."""
-    checkpoint, value = yield Call(("HMGET", game_keys(game_id).views, CHECKPOINT_FIELD, field))
-    return int_or_zero(checkpoint), value
+    """One field of the views hash as stored (the scoreboard; a viewer's own part) and the
+    checkpoint, read together; ``None`` when the fields are not those of the checkpoint."""
+    checkpoint, at, value = yield Call(("HMGET", game_keys(game_id).views, CHECKPOINT_FIELD, AT_FIELD, field))
+    return int_or_zero(checkpoint), value if valid_views(checkpoint, at) else None
+
+
+def read_seat_view(game_id: str, field: str) -> Operation[tuple[int, bytes | None]]:
+    """A viewer's whole projected view (``field``: ``projections.views.view_field``) and the
+    checkpoint, in one round trip: the same bytes as ``encode(seat_view(...))`` at the checkpoint,
+    ``None`` when none is stored (a reader renders it from the events)."""
+    checkpoint, at, public, own = yield Call(
+        ("HMGET", game_keys(game_id).views, CHECKPOINT_FIELD, AT_FIELD, PUBLIC_FIELD, field)
+    )
+    return int_or_zero(checkpoint), composed(checkpoint, at, public, own)
 
 
 def checkpoint(game_id: str) -> Operation[int]:

@@ -203,9 +203,26 @@ def enqueue_timer(queue: Queue, game_id: str, version: int) -> bool:
     return _enqueue_once(queue, f"timer-{game_id}-{version}", TIMER_JOB, (game_id, version))
 
 
+def bot_job_id(game_id: str, version: int, seat: int) -> str:
+    return f"bot-{game_id}-{version}-{seat}"
+
+
 def enqueue_bot(queue: Queue, game_id: str, version: int, seat: int) -> bool:
     """Let the bot of ``seat`` act on the game as it is at ``version``."""
-    return _enqueue_once(queue, f"bot-{game_id}-{version}-{seat}", BOT_JOB, (game_id, version, seat))
+    return _enqueue_once(queue, bot_job_id(game_id, version, seat), BOT_JOB, (game_id, version, seat))
+
+
+def jobs_under_way(connection: redis.Redis, job_ids: list[str]) -> list[bool]:
+    """Whether each job is waiting or running (queued, started, deferred or scheduled; not finished,
+    failed or gone), whatever its queue; one round trip."""
+    with connection.pipeline(transaction=False) as pipe:
+        for job_id in job_ids:
+            pipe.hget(Job.key_for(job_id), "status")
+        statuses = pipe.execute()
+    waiting = {
+        s.value for s in (JobStatus.QUEUED, JobStatus.STARTED, JobStatus.DEFERRED, JobStatus.SCHEDULED)
+    }
+    return [status is not None and status.decode() in waiting for status in statuses]
 
 
 def enqueue_settle(queue: Queue, game_id: str, version: int) -> bool:

@@ -1,4 +1,6 @@
-"""Time travel may stop anywhere, even between two events of one batch: every view must be defined."""
+"""Time travel may stop anywhere, even between two events of one batch: every view must be defined.
+And the views a worker stores (one public part, each viewer's own part) give every viewer exactly
+the bytes of its whole view, at every version."""
 
 from __future__ import annotations
 
@@ -9,7 +11,18 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from projections.views import materialise
+from projections.views import (
+    PUBLIC_FIELD,
+    SCORES_FIELD,
+    compose,
+    encode,
+    materialise,
+    own_part,
+    public_part,
+    scoreboard,
+    seat_view,
+    view_field,
+)
 from tests.support.play import new_game, play_random
 
 PLAYERS = {"skull": (3, 6), "six-nimmt": (2, 10), "skull-king": (2, 6)}
@@ -28,5 +41,45 @@ def test_every_read_model_is_defined_at_every_version_of_a_random_game(
     state = None
     for version, event in enumerate(played.events, start=1):
         state = played.table.evolve(state, event)
-        for data_bytes in materialise(state, version).values():
-            assert msgspec.json.decode(data_bytes)["version"] == version
+        fields = materialise(state, version)
+        for field in (PUBLIC_FIELD, SCORES_FIELD):
+            assert msgspec.json.decode(fields[field])["version"] == version
+        for seat in (*range(state.players), None):
+            whole = compose(fields[PUBLIC_FIELD], fields[view_field(seat)])
+            assert msgspec.json.decode(whole)["version"] == version
+
+
+@pytest.mark.parametrize("game", sorted(PLAYERS))
+@settings(max_examples=8)
+@given(data=st.data())
+def test_a_stored_view_composes_to_the_exact_bytes_of_the_whole_view_at_every_version(
+    game: str, data: st.DataObject
+) -> None:
+    low, high = PLAYERS[game]
+    players = data.draw(st.integers(low, high), label="players")
+    seed = data.draw(st.integers(0, 2**32), label="seed")
+    played = play_random(new_game(game, players, seed=seed), random.Random(seed))
+    state = None
+    for version, event in enumerate(played.events, start=1):
+        state = played.table.evolve(state, event)
+        fields = materialise(state, version)
+        own_fields = {view_field(seat) for seat in (*range(players), None)}
+        assert set(fields) == {PUBLIC_FIELD, SCORES_FIELD, *own_fields}
+        assert fields[SCORES_FIELD] == encode(scoreboard(state, version))
+        for seat in (*range(state.players), None):
+            whole = encode(seat_view(state, version, seat))
+            assert compose(fields[PUBLIC_FIELD], fields[view_field(seat)]) == whole, (version, seat)
+
+
+@pytest.mark.parametrize("game", sorted(PLAYERS))
+def test_no_viewer_s_own_part_shares_a_field_with_the_public_part(game: str) -> None:
+    _, high = PLAYERS[game]
+    seed = 7
+    played = play_random(new_game(game, high, seed=seed), random.Random(seed))
+    state = None
+    for version, event in enumerate(played.events, start=1):
+        state = played.table.evolve(state, event)
+        public = public_part(state, version)
+        for seat in (*range(state.players), None):
+            own = own_part(state, seat)
+            assert not set(own) & set(public)  # else composing would depend on which part wins

@@ -25,12 +25,14 @@ from projections.views import materialise
 from services.commands import GameCommands
 from services.history.folding import StateCache, advance
 from services.store.event_store import EventStore, SyncEventStore
+from services.store.indexes import Claim
 from services.store.keys import DRAIN_PENDING, POKED, game_keys
 from services.store.operations import Handover
 from services.store.queue import AppendNotifier, lifecycle_queue, projection_queue
 from services.store.requests import Operation
 from services.store.tokens import TokenStore
 from workers.lifecycle import bot_move
+from workers.projector import ENDED
 from workers.sweeper import sweep
 
 GAMES = 3
@@ -108,8 +110,8 @@ class HookedStore(SyncEventStore):
     def run_all(self, operations: Sequence[Operation[T]]) -> list[T | Exception]:
         return super().run_all([_hooked(operation) for operation in operations])
 
-    def take_poked(self, limit: int, begin: bool = False) -> list[str]:
-        games = super().take_poked(limit, begin)
+    def take_poked(self, limit: int, claim: Claim = "keep") -> list[str]:
+        games = super().take_poked(limit, claim)
         HOOKS.fire("take_poked")
         return games
 
@@ -220,12 +222,15 @@ class World:
 
 def unprojected(sync: redis.Redis, game_ids: list[str]) -> list[str]:
     """The games whose stored views are not exactly ``materialise`` of the fold of all their events
-    (checkpoint at the head included)."""
+    (checkpoint and the fields' version at the head included; none for an ended game)."""
     store = SyncEventStore(sync)
     behind = []
     for game_id in game_ids:
         folded = advance(game_id, None, store.read(game_id))
-        expected = {k.encode(): v for k, v in materialise(folded.state, folded.version).items()}
+        expected = {}  # an ended game's views are not kept
+        if folded.state.status not in ENDED:
+            expected = {k.encode(): v for k, v in materialise(folded.state, folded.version).items()}
+            expected[b"at"] = str(folded.version).encode()
         stored = sync.hgetall(game_keys(game_id).views)
         if int(stored.pop(b"checkpoint", 0)) != folded.version or stored != expected:
             behind.append(game_id)
@@ -266,41 +271,78 @@ def test_a_game_is_handed_over_once_however_many_appends_come_before_its_project
     world.assert_projected_to_the_fold()
 
 
-def test_an_append_while_a_drain_job_runs_queues_the_next_job_and_is_projected() -> None:
+def test_an_append_while_a_drain_job_runs_is_projected_by_the_same_job_and_queues_none() -> None:
     world = new_world()
     world.move(0)
     HOOKS.arm("begin_projection", lambda: world.move(0))  # flag cleared, head read: handed over again
     world.work_one()
-    assert projection_queue(world.sync).count == 1
-    world.work_one()
+    assert projection_queue(world.sync).count == 0  # the job held DRAIN_PENDING and took it itself
+    assert world.sync.get(DRAIN_PENDING) is None and world.sync.scard(POKED) == 0
     world.assert_projected_to_the_fold()
     HOOKS.arm("write_views", lambda: world.move(0))  # after the head was read: handed over again
     world.move(0)
     world.work_one()
-    assert projection_queue(world.sync).count == 1
-    world.work_one()
+    assert projection_queue(world.sync).count == 0
     world.assert_projected_to_the_fold()
 
 
-def test_a_drain_job_ends_after_a_short_batch_and_a_game_handed_over_meanwhile_queues_the_next(
+def _claims(monkeypatch: pytest.MonkeyPatch, after: Callable[[Claim], None] = lambda _: None) -> list[Claim]:
+    """The claims of every take of handed-over games, in order; ``after(claim)`` runs after each."""
+    claims: list[Claim] = []
+    take = HookedStore.take_poked
+
+    def counted(store: HookedStore, limit: int, claim: Claim = "keep") -> list[str]:
+        claims.append(claim)
+        games = take(store, limit, claim)
+        after(claim)
+        return games
+
+    monkeypatch.setattr(HookedStore, "take_poked", counted)
+    return claims
+
+
+def test_a_drain_job_holds_its_claim_while_it_drains_and_a_game_handed_over_after_its_release_queues_the_next(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     world = new_world()
-    takes: list[bool] = []
-    take = HookedStore.take_poked
+    released: list[bool] = []
 
-    def counted(store: HookedStore, limit: int, begin: bool = False) -> list[str]:
-        takes.append(begin)
-        return take(store, limit, begin)
+    def after(claim: Claim) -> None:
+        if claim == "release" and not released:
+            released.append(True)
+            world.move(1)  # after the job's last take, which cleared DRAIN_PENDING
 
-    monkeypatch.setattr(HookedStore, "take_poked", counted)
+    claims = _claims(monkeypatch, after)
     world.move(0)
-    HOOKS.arm("take_poked", lambda: world.move(1))  # after the take that cleared DRAIN_PENDING
     world.work_one()
-    assert takes == [True]  # one game, fewer than a batch: no second take
+    assert claims[0] == "hold" and claims[-1] == "release"
+    assert set(claims[1:-1]) <= {"keep"}  # it looked again while nothing came, then let go
     assert projection_queue(world.sync).count == 1
     world.work_one()
-    assert takes == [True, True]
+    assert projection_queue(world.sync).count == 0
+    world.assert_projected_to_the_fold()
+
+
+def test_a_drain_job_ends_at_once_when_the_worker_s_other_queues_have_jobs_waiting(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    world = new_world()
+    claims = _claims(monkeypatch)
+    world.move(0)
+    lifecycle_queue(world.sync).enqueue_call("workers.lifecycle.settle_lifecycle", args=(world.games[2], 1))
+    world.work_one()
+    assert claims == ["hold", "release"]  # no look for more: a bot's move is waiting
+    assert world.sync.get(DRAIN_PENDING) is None
+    world.assert_projected_to_the_fold()
+
+
+def test_a_drain_job_ends_after_its_time_however_much_keeps_coming(monkeypatch: pytest.MonkeyPatch) -> None:
+    world = new_world()
+    monkeypatch.setattr(workers.projector, "DRAIN_SECONDS", 0.0)
+    claims = _claims(monkeypatch)
+    world.move(0)
+    world.work_one()
+    assert claims == ["hold", "release"]
     world.assert_projected_to_the_fold()
 
 

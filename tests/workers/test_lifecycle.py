@@ -216,6 +216,30 @@ def test_bots_play_a_whole_game_to_the_end_through_rq_jobs(
     accepted(sync, game_id)
 
 
+def test_a_worker_s_bot_jobs_share_one_event_loop_and_one_connection_pool(
+    sync: redis.Redis, clock: FakeClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    game_id = table(sync, clock, "skull-king", 3, 0)
+    loops: set[int] = set()
+    act = lifecycle.act
+
+    async def watched(commands: GameCommands, game_id: str, version: int, seat: int) -> bool:
+        loops.add(id(asyncio.get_running_loop()))
+        return await act(commands, game_id, version, seat)
+
+    monkeypatch.setattr(lifecycle, "act", watched)
+    connections = int(sync.info("stats")["total_connections_received"])
+    worker = SimpleWorker(
+        [lifecycle_queue(sync), projection_queue(sync)], connection=sync, serializer=JSONSerializer
+    )
+    worker.work(burst=True, max_jobs=40, logging_level="WARNING")  # one worker process's jobs
+    moves = [r for r in records(sync, game_id) if r.kind == "bot"]
+    assert len(moves) >= 10
+    assert len(loops) == 1
+    # the async pool's connections (a few, reused by every job), the worker's: not one per job
+    assert int(sync.info("stats")["total_connections_received"]) - connections < len(moves) // 2
+
+
 @pytest.fixture
 def pool(redis_server: EmbeddedRedis, real_redis: redis.Redis) -> Iterator[subprocess.Popen[bytes]]:
     env = {**os.environ, "PYTHONPATH": os.getcwd()}
@@ -404,6 +428,27 @@ def test_a_bot_whose_move_job_was_lost_or_failed_is_queued_again_by_the_sweeper_
     assert bot_moves == [("bot", 1)]
     assert sync.zscore(DIRTY, game_id) is None  # only the human is awaited now: settled
     assert sweep(store, projection_queue(sync), lifecycle_queue(sync), grace_ms=0).unsettled == []
+    accepted(sync, game_id)
+
+
+def test_a_bot_whose_move_job_waits_in_a_busy_queue_gets_no_repair_from_the_sweeper(
+    sync: redis.Redis, clock: FakeClock
+) -> None:
+    game_id = table(sync, clock, "skull-king", 2, 1, turn_seconds=0)  # seat 1 is a bot
+    store = SyncEventStore(sync)
+    head = store.head(game_id)
+    queue = lifecycle_queue(sync)
+    assert queue.job_ids == [f"bot-{game_id}-{head}-1"]
+    Projector(store).catch_up(game_id)  # projected; the bot's job still waits its turn
+    assert sync.zscore(DIRTY, game_id) is not None
+    clock.advance(1)
+    for _ in range(3):
+        swept = sweep(store, projection_queue(sync), queue, grace_ms=0)
+        assert swept.unsettled == [] and swept.lagging == []
+        assert queue.job_ids == [f"bot-{game_id}-{head}-1"]  # no settle job beside it
+        assert sync.zscore(DIRTY, game_id) is not None  # looked at again after the grace
+    drain(sync)
+    assert [(r.kind, r.seat) for r in records(sync, game_id) if r.kind == "bot"] == [("bot", 1)]
     accepted(sync, game_id)
 
 

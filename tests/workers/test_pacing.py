@@ -178,7 +178,7 @@ def test_a_paced_bot_acts_only_on_the_version_it_was_planned_for(sync: redis.Red
     accepted(sync, game_id)
 
 
-def test_the_sweepers_repair_neither_queues_a_waiting_paced_bot_twice_nor_postpones_it(
+def test_the_sweeper_queues_no_repair_for_a_waiting_paced_bot_and_never_postpones_it(
     sync: redis.Redis, clock: FakeClock
 ) -> None:
     game_id = table(sync, clock, "skull-king", 2, 1, turn_seconds=0, bot_pace_ms=5000)
@@ -190,8 +190,9 @@ def test_the_sweepers_repair_neither_queues_a_waiting_paced_bot_twice_nor_postpo
     clock.advance(3)  # past the sweeper's grace, before the bot's pace
     for _ in range(3):
         swept = sweep(store, projection_queue(sync), queue, grace_ms=0)
-        assert swept.unsettled == [game_id]
-        drain(sync)  # the settle job runs the lifecycle again
+        assert swept.unsettled == []  # its move is paced: under way, nothing to repair
+        assert sync.zscore(DIRTY, game_id) is not None  # looked at again after the grace
+        drain(sync)
         assert paced(sync) == {f"{game_id}:{head}:1": due} and queue.job_ids == []
     clock.advance(2)
     assert pace(store, queue, clock()) == [(game_id, head, 1)]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import msgspec
 import pytest
 import redis
 from rq import SimpleWorker
@@ -121,3 +122,21 @@ async def test_the_sweeper_pokes_exactly_the_games_whose_projection_lags(
     SimpleWorker([queue], connection=queue_connection, serializer=JSONSerializer).work(burst=True)
     assert sweep(store, queue, lifecycle, grace_ms=0).lagging == []
     assert store.checkpoint(lagging) == store.head(lagging)
+
+
+async def test_a_move_writes_no_lobby_entry_but_a_change_the_lobby_shows_does(store_backend: Clients) -> None:
+    handler = handler_on(store_backend)
+    game_id = await started_table(handler, 3)
+    store = SyncEventStore(store_backend[0])
+    projector = Projector(store)
+    projector.catch_up(game_id)
+    listed = store.lobby(10)
+    assert [msgspec.json.decode(entry)["status"] for entry in listed] == ["playing"]
+    await handler.command(game_id, 0, "c0", FLOWER, None)  # a move: the lobby shows nothing new
+    projector.catch_up(game_id)
+    assert store.lobby(10) == listed  # not written again (its version is that of its last change)
+    fresh = Projector(store)  # another process, which never wrote it: writes it
+    await handler.command(game_id, 1, "c1", FLOWER, None)
+    fresh.catch_up(game_id)
+    (entry,) = store.lobby(10)
+    assert msgspec.json.decode(entry)["version"] == store.head(game_id)

@@ -1,11 +1,12 @@
 -- What a view read needs, in one call (services.store.operations.view_reads).
 -- KEYS[1] views hash, KEYS[2] timer hash, KEYS[3] seats hash, KEYS[4] tokens hash, KEYS[5] events
--- ARGV[1] the checkpoint's field, ARGV[2] the view's field, ARGV[3] seat ('' = a spectator: no seat
+-- ARGV[1] the checkpoint's field, ARGV[2] the view's own part's field (with the version the fields
+-- hold, 'at', and the public part: services.store.operations.view_reads composes them), ARGV[3] seat ('' = a spectator: no seat
 -- version), ARGV[4] token digest ('' = none to verify), ARGV[5] '1' to read the timer, ARGV[6] the
 -- stream's tail start (an exclusive XRANGE start, '(0-<version>'), ARGV[7] the most entries to read.
--- Replies {checkpoint, view, timer (field, value, ...), seat version, token role, tail entries};
+-- Replies {{checkpoint, at, public part, own part}, timer (field, value, ...), seat version, token role, tail entries};
 -- an absent value is a nil. Reads only.
-local views = redis.call('HMGET', KEYS[1], ARGV[1], ARGV[2])
+local views = redis.call('HMGET', KEYS[1], ARGV[1], 'at', 'public', ARGV[2])
 local timer = {}
 if ARGV[5] == '1' then
   timer = redis.call('HGETALL', KEYS[2])
@@ -19,4 +20,4 @@ if ARGV[4] ~= '' then
   role = redis.call('HGET', KEYS[4], ARGV[4])
 end
 local tail = redis.call('XRANGE', KEYS[5], ARGV[6], '+', 'COUNT', ARGV[7])
-return {views[1], views[2], timer, seat_version, role, tail}
+return {views, timer, seat_version, role, tail}
