@@ -268,6 +268,13 @@ def job_done(queue: str, job: str, ok: bool, lag_seconds: float | None) -> None:
         m.job_lag.labels(queue).observe(max(0.0, lag_seconds))
 
 
+def projection_lag(seconds: float, games: int = 1) -> None:
+    """``games`` projected by a drain job, each at most ``seconds`` after its hand-over."""
+    observe = metrics().job_lag.labels("projections").observe
+    for _ in range(games):
+        observe(max(0.0, seconds))
+
+
 def drained(games: int) -> None:
     metrics().drained.inc(games)
 

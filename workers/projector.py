@@ -24,6 +24,7 @@ from __future__ import annotations
 import time
 from collections import OrderedDict
 from collections.abc import Callable
+from datetime import UTC, datetime
 
 import msgspec
 import redis
@@ -163,7 +164,9 @@ class Projector:
             self._listed.written(game_id, summary)
         return checkpoint
 
-    def drain(self, busy: Callable[[], bool] = lambda: False) -> tuple[int, list[str]]:
+    def drain(
+        self, busy: Callable[[], bool] = lambda: False, since: float | None = None
+    ) -> tuple[int, list[str]]:
         """Project the handed-over games, ``DRAIN_BATCH`` at a time, while games keep arriving: one
         RQ job serves a whole stream of hand-overs. It holds ``DRAIN_PENDING`` meanwhile (appends
         queue no job), looks again after ``POLL_SECONDS`` (backing off) while none waits, ends once none came
@@ -171,27 +174,43 @@ class Projector:
         queues have jobs waiting (a bot's move must not wait for projections). It ends by clearing
         ``DRAIN_PENDING`` and taking once more in the same round trip, then projects what that
         took: a game handed over after it queues the next job (``indexes.take_poked``). Returns how
-        many were taken and the ones that failed."""
+        many were taken and the ones that failed.
+
+        Each game's projection lag is counted (``metrics.projection_lag``) as the time from the
+        earliest moment it can have been handed over (the take before the one that found it; for
+        the first take, ``since``: the job's queueing, on the ``time.monotonic`` clock) to its views
+        written: an upper bound of its lag, not the job's whole run."""
         taken: int = 0
         failed: list[str] = []
         started = idle_since = time.monotonic()
+        earliest = started if since is None else min(since, started)
         pause = POLL_SECONDS[0]
+        took_at = time.monotonic()
         games = self.store.take_poked(DRAIN_BATCH, claim="hold")
         while True:
             if games:
                 taken += len(games)
                 failed += self.catch_up_all(games)
+                metrics.projection_lag(time.monotonic() - earliest, len(games))
                 idle_since, pause = time.monotonic(), POLL_SECONDS[0]
+            earliest = took_at
             now = time.monotonic()
             if now - started >= DRAIN_SECONDS or now - idle_since >= IDLE_SECONDS or busy():
                 break
             if len(games) < DRAIN_BATCH:  # nothing more waited at the last take: wait a little
                 time.sleep(pause)
                 pause = min(pause * 2, POLL_SECONDS[1])
+            took_at = time.monotonic()
             games = self.store.take_poked(DRAIN_BATCH)
-        while games := self.store.take_poked(DRAIN_BATCH, claim="release"):  # again while full
+        while True:  # again while full
+            took_at = time.monotonic()
+            games = self.store.take_poked(DRAIN_BATCH, claim="release")
+            if not games:
+                break
             taken += len(games)
             failed += self.catch_up_all(games)
+            metrics.projection_lag(time.monotonic() - earliest, len(games))
+            earliest = took_at
             if len(games) < DRAIN_BATCH:
                 break
         return taken, failed
@@ -269,7 +288,7 @@ def project_poked() -> int:
         tracing.job_span("projection.drain", job.meta, linked, **{"messaging.message.id": job.id}) as span,
     ):
         taken, failed = Projector(store, _cache, listed=_listed).drain(
-            OtherQueues(job.connection, job.origin)
+            OtherQueues(job.connection, job.origin), since=_queued_at(job)
         )
         if span is not None:
             span.set_attribute("tablestream.drain.taken", taken)
@@ -279,6 +298,14 @@ def project_poked() -> int:
     if failed:
         raise RuntimeError(f"projection failed for {len(failed)} of {taken} games: {failed[:10]}")
     return taken
+
+
+def _queued_at(job: Job) -> float | None:
+    """When ``job`` was queued, on the ``time.monotonic`` clock (``None``: RQ did not say)."""
+    if job.enqueued_at is None:
+        return None
+    queued = job.enqueued_at.replace(tzinfo=job.enqueued_at.tzinfo or UTC)
+    return time.monotonic() - max(0.0, (datetime.now(UTC) - queued).total_seconds())
 
 
 class OtherQueues:

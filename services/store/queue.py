@@ -134,7 +134,7 @@ class PipelinedWorker(SimpleWorker):
         ok = bool(super().perform_job(job, queue, execution))
         enqueued = job.enqueued_at
         lag = None
-        if enqueued is not None:
+        if enqueued is not None and job.func_name != DRAIN_JOB:  # a drain job counts its games' own
             lag = (datetime.now(UTC) - enqueued.replace(tzinfo=enqueued.tzinfo or UTC)).total_seconds()
         kind = job.func_name.rsplit(".", 1)[-1] if job.func_name in JOBS else "other"
         metrics.job_done(queue.name, kind, ok, lag)

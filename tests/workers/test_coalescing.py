@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
+import time
 from collections.abc import Callable, Generator, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeVar, cast
@@ -22,6 +23,7 @@ from rq.serializers import JSONSerializer
 import workers.projector
 import workers.stores
 from projections.views import materialise
+from services import metrics
 from services.commands import GameCommands
 from services.history.folding import StateCache, advance
 from services.store.event_store import EventStore, SyncEventStore
@@ -467,3 +469,28 @@ def run_interleaving(steps: list[tuple[str, Any, Any]], finals: list[int], split
         world.work_all()
     world.assert_projected_to_the_fold()
     assert world.sync.scard(POKED) == 0
+
+
+def test_a_drain_job_counts_each_game_s_lag_from_the_take_before_it_not_from_the_job_s_start(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    world = new_world()
+    lags: list[tuple[float, int]] = []
+    monkeypatch.setattr(metrics, "projection_lag", lambda seconds, games=1: lags.append((seconds, games)))
+    takes: list[float] = []
+
+    def after(claim: Claim) -> None:
+        takes.append(time.monotonic())
+        if len(takes) == 3:  # the job has looked twice and found nothing: a game comes now
+            world.move(1)
+
+    _claims(monkeypatch, after)
+    world.move(0)
+    started = time.monotonic()
+    world.work_one()
+    assert [games for _, games in lags] == [1, 1], lags
+    first, second = (seconds for seconds, _ in lags)
+    assert first >= takes[0] - started  # since the job's queueing, at least until its first take
+    assert second < time.monotonic() - takes[1]  # from the take before the one that found it
+    assert second < time.monotonic() - started  # not the job's whole run
+    world.assert_projected_to_the_fold()
