@@ -906,7 +906,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(
                 f"exported {exported.games} games ({exported.finished} finished), "
                 f"{exported.accounts} accounts, "
-                f"{exported.finishes} finishes to {exported.path} ({exported.bytes} bytes, mode 0600: "
+                f"{exported.finishes} finishes, {exported.tlog_leaves} public log leaves to {exported.path} "
+                f"({exported.bytes} bytes, mode 0600: "
                 "it holds every game's secret seeds and the accounts' password hashes)"
             )
         elif args.command == "rebuild-all":
@@ -915,14 +916,22 @@ def main(argv: Sequence[str] | None = None) -> int:
             _, checked = check_backup(store, import_path(args.path))
             print(
                 f"checked {checked.path}: {checked.games} games verified, {checked.accounts} accounts and "
-                f"{checked.finishes} finishes agree with the store; nothing was written"
+                f"{checked.finishes} finishes agree with the store"
+                + (
+                    ""
+                    if checked.tlog is None
+                    else f", the public log's {len(checked.tlog.leaves)} leaves give every checkpoint's root "
+                    f"and agree with the store's {checked.tlog.target_size}"
+                )
+                + "; nothing was written"
             )
         else:
             imported = import_all(store, args.path)
             print(
                 f"imported {imported.path}: {imported.games} games ({imported.written} new), "
                 f"{imported.accounts} accounts ({imported.accounts_written} new), {imported.finishes} "
-                f"finishes ({imported.finishes_written} new); projections and ratings rebuilt"
+                f"finishes ({imported.finishes_written} new), {imported.tlog_leaves_written} public log "
+                "leaves restored; projections and ratings rebuilt"
             )
     except BackupError as exc:
         print(f"tablestream {args.command}: {exc.render()}", file=sys.stderr)

@@ -388,8 +388,13 @@ def test_a_truncated_backup_is_refused(
 
 
 def test_export_all_and_import_all_run_from_the_command_line(
-    source: SyncEventStore, target: SyncEventStore, second_server: EmbeddedRedis, tmp_path: Path
+    logged_source: tuple[SyncEventStore, str],
+    target: SyncEventStore,
+    second_server: EmbeddedRedis,
+    tmp_path: Path,
 ) -> None:
+    source, _ = logged_source
+    leaves = TransparencyLog(source).size()
     source_url = "redis://{host}:{port}".format(**source.redis.connection_pool.connection_kwargs)
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
 
@@ -405,10 +410,13 @@ def test_export_all_and_import_all_run_from_the_command_line(
     read = cli("import-all", str(backup), "--redis-url", second_server.url)
     assert read.returncode == 0, read.stderr
     assert f"{len(PLANS)} games ({len(PLANS)} new)" in read.stdout
+    assert f"{leaves} public log leaves restored" in read.stdout
     assert everything_read(target) == everything_read(source)
+    assert log_state(target) == log_state(source)
     checked = cli("import-all", "--check", str(tmp_path), "--redis-url", second_server.url)
     assert checked.returncode == 0, checked.stderr
     assert f"{len(PLANS)} games verified" in checked.stdout
+    assert f"the public log's {leaves} leaves give every checkpoint's root" in checked.stdout
     forged = tmp_path / "forged.jsonl"
     _tamper(backup, forged, "g5-skull-king", _edit_entry)
     refused = cli("import-all", "--check", str(forged), "--redis-url", second_server.url)
