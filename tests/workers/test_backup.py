@@ -439,8 +439,11 @@ def test_a_backup_of_a_redis_cluster_restores_into_the_emptied_cluster(
         projector.catch_up(game_id)
     primaries = {cluster_client.get_node_from_key(game_keys(g).events).name for g in ids}
     assert len(primaries) > 1  # the test means something only if the games are spread
+    log_everything(store)  # the public log, in its own slot
+    publish_cosigned(store, LOG_T0 + 10)
     original = everything_read(store)
-    assert set(original["games"]) == set(ids)
+    original_log = log_state(store)
+    assert set(original["games"]) == set(ids) and original_log["size"] > 0
 
     exported = export_all(store, tmp_path / "cluster.jsonl")
     assert (exported.games, exported.accounts) == (len(ids), 4)
@@ -450,6 +453,7 @@ def test_a_backup_of_a_redis_cluster_restores_into_the_emptied_cluster(
     imported = import_all(store, exported.path)
     assert imported.written == len(ids)
     assert everything_read(store) == original
+    assert log_state(store) == original_log
 
 
 def test_rebuild_all_gives_back_every_projection_lost_from_the_streams_alone(
