@@ -21,7 +21,7 @@ nothing it can (docs/operations.md, "Backups and restore", lists both):
 - one ``tlog`` line when the public log of game heads holds anything (``services.transparency``):
   its leaves in order, every published checkpoint and the witnesses' cosignatures; the tree's
   node hashes are recomputed from the leaves at the restore, and checked against every
-  checkpoint's root (``services.transparency.tlog_backup``);
+  checkpoint's root (``workers.tlog_backup``);
 - an ``end`` line with the counts, so that a truncated file is refused.
 
 Export reads one game at a time (one ``MULTI`` on the game's node: a consistent snapshot of its
@@ -90,8 +90,8 @@ from services.store.keys import (
 from services.store.requests import Operation, clock_ms, index_call, text
 from services.store.signing_keys import create_secret, load_secret, swap_secret
 from services.store.your_tables import note_table
-from services.transparency import tlog_backup
 from services.transparency.log import note_loggable_op
+from workers import tlog_backup
 from workers.projector import Projector
 from workers.ratings import rebuild as rebuild_ratings
 from workers.sweeper import rebuild_indexes

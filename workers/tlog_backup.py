@@ -21,7 +21,7 @@ from __future__ import annotations
 import base64
 import binascii
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -42,9 +42,9 @@ from services.transparency.checkpoint import (
 from services.transparency.leaves import Head
 
 PAGE = 1000
-_PUBLISH = (Path(__file__).parent.parent / "store" / "lua" / "tlog_checkpoint.lua").read_text(
-    encoding="utf-8"
-)
+_LUA = Path(__file__).parent.parent / "services" / "store" / "lua"
+_PUBLISH = (_LUA / "tlog_checkpoint.lua").read_text(encoding="utf-8")
+CHANGED = "the target's public log changed during the import; run it with the workers stopped"
 
 
 class LogRefused(Exception):
@@ -103,7 +103,6 @@ class LogPlan:
     latest: str | None
     cosignatures: dict[str, dict[str, str]]
     target_size: int
-    restored_root: bytes = field(default=merkle.EMPTY_ROOT)
 
 
 def _leaves(record: dict[str, Any]) -> tuple[list[bytes], list[Head]]:
@@ -172,12 +171,12 @@ def _fork(node: redis.Redis, datas: list[bytes], heads: list[Head]) -> int:
     size = int(node.llen(TLOG.leaves))
     common = min(size, len(datas))
     for start in range(0, common, PAGE):
-        held = node.lrange(TLOG.leaves, start, min(start + PAGE, common) - 1)
+        held: Any = node.lrange(TLOG.leaves, start, min(start + PAGE, common) - 1)
         for offset, data in enumerate(held):
             index = start + offset
-            if bytes(data) != datas[index]:
+            if data != datas[index]:
                 try:
-                    theirs = leaf_format.decode(bytes(data))
+                    theirs = leaf_format.decode(data)
                     said = f"game {theirs.game_id} version {theirs.version}"
                 except ValueError:
                     said = "an unreadable leaf"
@@ -213,8 +212,7 @@ def check_log(node: redis.Redis, record: dict[str, Any]) -> LogPlan:
         texts[text_digest(text)] = text
     cosignatures = _cosignatures(record, texts)
     target_size = _fork(node, datas, heads)
-    return LogPlan(datas, heads, hashes, nodes, checkpoints, latest, cosignatures, target_size,
-                   merkle.root(len(datas), nodes))  # fmt: skip
+    return LogPlan(datas, heads, hashes, nodes, checkpoints, latest, cosignatures, target_size)
 
 
 def write_log(node: redis.Redis, plan: LogPlan) -> int:
@@ -226,9 +224,7 @@ def write_log(node: redis.Redis, plan: LogPlan) -> int:
         try:
             pipe.watch(TLOG.leaves)  # type: ignore[no-untyped-call]
             if int(pipe.llen(TLOG.leaves)) != plan.target_size:
-                raise LogRefused(
-                    "the target's public log changed during the import; run it with the workers stopped"
-                )
+                raise LogRefused(CHANGED)
             pipe.multi()
             if added:
                 pipe.rpush(TLOG.leaves, *plan.leaves[plan.target_size :])
@@ -251,7 +247,5 @@ def write_log(node: redis.Redis, plan: LogPlan) -> int:
                     pipe.hsetnx(tlog_cosignatures_key(digest), witness, doc)
             pipe.execute()
         except redis.WatchError:
-            raise LogRefused(
-                "the target's public log changed during the import; run it with the workers stopped"
-            ) from None
+            raise LogRefused(CHANGED) from None
     return added
