@@ -18,6 +18,10 @@ nothing it can (docs/operations.md, "Backups and restore", lists both):
 - one ``signing_keys`` line when the service has its receipt signing keys (``services.signing``:
   the key ring with its private seeds), so that receipts signed before the backup still verify
   against exports made after the restore; the restore merges it into any ring the target holds;
+- one ``tlog`` line when the public log of game heads holds anything (``services.transparency``):
+  its leaves in order, every published checkpoint and the witnesses' cosignatures; the tree's
+  node hashes are recomputed from the leaves at the restore, and checked against every
+  checkpoint's root (``workers.tlog_backup``);
 - an ``end`` line with the counts, so that a truncated file is refused.
 
 Export reads one game at a time (one ``MULTI`` on the game's node: a consistent snapshot of its
@@ -78,6 +82,7 @@ from services.store.keys import (
     LOBBY_ORDER,
     PREFIX,
     RATINGS,
+    TLOG,
     WAITING,
     account_seated_key,
     game_keys,
@@ -85,6 +90,8 @@ from services.store.keys import (
 from services.store.requests import Operation, clock_ms, index_call, text
 from services.store.signing_keys import create_secret, load_secret, swap_secret
 from services.store.your_tables import note_table
+from services.transparency.log import note_loggable_op
+from workers import tlog_backup
 from workers.projector import Projector
 from workers.ratings import rebuild as rebuild_ratings
 from workers.sweeper import rebuild_indexes
@@ -263,6 +270,7 @@ class Exported:
     accounts: int = 0
     finishes: int = 0
     signing_keys: int = 0
+    tlog_leaves: int = 0
     bytes: int = 0
     game_bytes: dict[str, int] = field(default_factory=dict)  # finished game id -> its line's size
 
@@ -295,6 +303,11 @@ def export_all(store: SyncEventStore, target: str | Path, now: dt.datetime | Non
             if secret is not None:
                 out.write(_line({"kind": "signing_keys", "ring": json.loads(secret)}))
                 done.signing_keys = 1
+            # the public log before the games: every head it holds is in a game read later
+            log_record = tlog_backup.read_log(_node_of(store, TLOG.leaves))
+            if log_record is not None:
+                out.write(_line(log_record))
+                done.tlog_leaves = len(log_record["leaves"])
             # the finish log first: every game it names finished before it was read, so the game's
             # own snapshot, taken later, is finished too (one finished after it is recorded again
             # at the restore, as a worker would have)
@@ -319,6 +332,8 @@ def export_all(store: SyncEventStore, target: str | Path, now: dt.datetime | Non
             counts = {"games": done.games, "accounts": done.accounts, "finishes": done.finishes}
             if done.signing_keys:  # absent from files made before signed receipts: counted 0 then
                 counts["signing_keys"] = done.signing_keys
+            if log_record is not None:  # absent from files made before the public log
+                counts["tlog"] = 1
             out.write(_line({"kind": "end", **counts}))
             out.flush()
             os.fsync(out.fileno())
@@ -360,7 +375,7 @@ def _entries(record: Mapping[str, Any]) -> list[Entry]:
 
 def records(path: Path) -> Iterator[dict[str, Any]]:
     """The file's records after its header, checking the header first and the end's counts last."""
-    counts = {"game": 0, "account": 0, "finish": 0, "signing_keys": 0}
+    counts = {"game": 0, "account": 0, "finish": 0, "signing_keys": 0, "tlog": 0}
     with path.open("rb") as source:
         first = source.readline()
         try:
@@ -378,7 +393,8 @@ def records(path: Path) -> Iterator[dict[str, Any]]:
             if kind == "end":
                 expected = {"game": record.get("games"), "account": record.get("accounts"),
                             "finish": record.get("finishes"),
-                            "signing_keys": record.get("signing_keys", 0)}  # fmt: skip
+                            "signing_keys": record.get("signing_keys", 0),
+                            "tlog": record.get("tlog", 0)}  # fmt: skip
                 if expected != counts:
                     raise BackupError(f"{path}: the end line counts {expected}, the file holds {counts}")
                 return
@@ -610,6 +626,8 @@ class Imported:
     accounts_written: int = 0
     finishes: int = 0
     finishes_written: int = 0
+    tlog: tlog_backup.LogPlan | None = None  # the public log to restore, checked
+    tlog_leaves_written: int = 0
     seconds_checking: float = 0.0
     seconds_writing: float = 0.0
     seconds_rebuilding: float = 0.0
@@ -652,6 +670,11 @@ def check_backup(store: SyncEventStore, path: Path) -> tuple[str, Imported]:
                 _ring_of(record)
             except (TypeError, ValueError, KeyError) as error:
                 problems.append(f"the signing keys cannot be read: {error}")
+        elif kind == "tlog":
+            try:
+                done.tlog = tlog_backup.check_log(_node_of(store, TLOG.leaves), record)
+            except tlog_backup.LogRefused as error:
+                problems.append(f"the public log is refused: {error}")
         else:
             done.finishes += 1
             problem = _finish_problem(store, record, top)
@@ -767,8 +790,9 @@ def import_all(store: SyncEventStore, source: str | Path) -> Imported:
     path = import_path(source)
     digest, checked = check_backup(store, path)
     done = Imported(
-        path, checked.games, 0, checked.accounts, 0, checked.finishes, 0, checked.seconds_checking
-    )
+        path, checked.games, 0, checked.accounts, 0, checked.finishes, 0, checked.tlog, 0,
+        checked.seconds_checking,
+    )  # fmt: skip
     started = time.perf_counter()
     if file_digest(path) != digest:
         raise BackupError(f"{path} changed between the check and the write; nothing was written")
@@ -782,8 +806,20 @@ def import_all(store: SyncEventStore, source: str | Path) -> Imported:
             done.accounts_written += _write_account(store, record)
         elif kind == "signing_keys":
             _write_signing_keys(store, _ring_of(record))
+        elif kind == "tlog":
+            assert checked.tlog is not None
+            try:
+                done.tlog_leaves_written = tlog_backup.write_log(_node_of(store, TLOG.leaves), checked.tlog)
+            except tlog_backup.LogRefused as error:
+                raise BackupError(str(error)) from None
         else:
             done.finishes_written += _write_finish(store, record)
+    # every restored game queued for the log's appender: heads it had not logged yet are logged
+    # (by content: a head already in the log is never appended twice)
+    for game_id in games:
+        head = store.head(game_id)
+        if head:
+            store.run(note_loggable_op(game_id, head))
     done.seconds_writing = time.perf_counter() - started
     started = time.perf_counter()
     rebuild(store, games)
@@ -870,7 +906,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(
                 f"exported {exported.games} games ({exported.finished} finished), "
                 f"{exported.accounts} accounts, "
-                f"{exported.finishes} finishes to {exported.path} ({exported.bytes} bytes, mode 0600: "
+                f"{exported.finishes} finishes, {exported.tlog_leaves} public log leaves to {exported.path} "
+                f"({exported.bytes} bytes, mode 0600: "
                 "it holds every game's secret seeds and the accounts' password hashes)"
             )
         elif args.command == "rebuild-all":
@@ -879,14 +916,22 @@ def main(argv: Sequence[str] | None = None) -> int:
             _, checked = check_backup(store, import_path(args.path))
             print(
                 f"checked {checked.path}: {checked.games} games verified, {checked.accounts} accounts and "
-                f"{checked.finishes} finishes agree with the store; nothing was written"
+                f"{checked.finishes} finishes agree with the store"
+                + (
+                    ""
+                    if checked.tlog is None
+                    else f", the public log's {len(checked.tlog.leaves)} leaves give every checkpoint's root "
+                    f"and agree with the store's {checked.tlog.target_size}"
+                )
+                + "; nothing was written"
             )
         else:
             imported = import_all(store, args.path)
             print(
                 f"imported {imported.path}: {imported.games} games ({imported.written} new), "
                 f"{imported.accounts} accounts ({imported.accounts_written} new), {imported.finishes} "
-                f"finishes ({imported.finishes_written} new); projections and ratings rebuilt"
+                f"finishes ({imported.finishes_written} new), {imported.tlog_leaves_written} public log "
+                "leaves restored; projections and ratings rebuilt"
             )
     except BackupError as exc:
         print(f"tablestream {args.command}: {exc.render()}", file=sys.stderr)

@@ -27,6 +27,7 @@ from typing import Any
 import msgspec
 import pytest
 import redis
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from domain.accounts import AccountRegistered, PasswordSet, TokenIssued
 from domain.games import game_names, table_for
@@ -34,11 +35,12 @@ from domain.kernel import Event
 from domain.table import Account
 from services import receipts
 from services.commands import fresh_salts
-from services.history.export import build_export
+from services.history.export import GameNotFinished, build_export
 from services.history.records import GENESIS_HASH, CommandRecord, chain_hash, encode_batch
+from services.history.verify import verify_export
 from services.invitations import invite_lookup
 from services.names import checked_name
-from services.signing import ReceiptCheck, sign_receipt, verify_receipt
+from services.signing import ReceiptCheck, parse_note, raw_public, sign_receipt, verify_receipt
 from services.store import accounts as store_accounts
 from services.store import chat as store_chat
 from services.store import ratings as store_ratings
@@ -46,8 +48,12 @@ from services.store import signing_keys
 from services.store.chat import chat_keys
 from services.store.embedded import EmbeddedRedis, server_binary
 from services.store.event_store import SyncEventStore
-from services.store.keys import game_keys, name_claim_key
+from services.store.keys import TLOG, game_keys, name_claim_key
 from services.store.your_tables import account_tables, account_tables_key
+from services.transparency import checkpoint as cp
+from services.transparency import merkle
+from services.transparency.log import APPEND_BATCH, TransparencyLog, note_loggable
+from services.transparency.verify import check_log
 from tests.support.play import seeds_from
 from workers.backup import BackupError, export_all, game_ids, import_all, rebuild_all
 from workers.projector import Projector
@@ -382,8 +388,13 @@ def test_a_truncated_backup_is_refused(
 
 
 def test_export_all_and_import_all_run_from_the_command_line(
-    source: SyncEventStore, target: SyncEventStore, second_server: EmbeddedRedis, tmp_path: Path
+    logged_source: tuple[SyncEventStore, str],
+    target: SyncEventStore,
+    second_server: EmbeddedRedis,
+    tmp_path: Path,
 ) -> None:
+    source, _ = logged_source
+    leaves = TransparencyLog(source).size()
     source_url = "redis://{host}:{port}".format(**source.redis.connection_pool.connection_kwargs)
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
 
@@ -399,10 +410,13 @@ def test_export_all_and_import_all_run_from_the_command_line(
     read = cli("import-all", str(backup), "--redis-url", second_server.url)
     assert read.returncode == 0, read.stderr
     assert f"{len(PLANS)} games ({len(PLANS)} new)" in read.stdout
+    assert f"{leaves} public log leaves restored" in read.stdout
     assert everything_read(target) == everything_read(source)
+    assert log_state(target) == log_state(source)
     checked = cli("import-all", "--check", str(tmp_path), "--redis-url", second_server.url)
     assert checked.returncode == 0, checked.stderr
     assert f"{len(PLANS)} games verified" in checked.stdout
+    assert f"the public log's {leaves} leaves give every checkpoint's root" in checked.stdout
     forged = tmp_path / "forged.jsonl"
     _tamper(backup, forged, "g5-skull-king", _edit_entry)
     refused = cli("import-all", "--check", str(forged), "--redis-url", second_server.url)
@@ -425,8 +439,11 @@ def test_a_backup_of_a_redis_cluster_restores_into_the_emptied_cluster(
         projector.catch_up(game_id)
     primaries = {cluster_client.get_node_from_key(game_keys(g).events).name for g in ids}
     assert len(primaries) > 1  # the test means something only if the games are spread
+    log_everything(store)  # the public log, in its own slot
+    publish_cosigned(store, LOG_T0 + 10)
     original = everything_read(store)
-    assert set(original["games"]) == set(ids)
+    original_log = log_state(store)
+    assert set(original["games"]) == set(ids) and original_log["size"] > 0
 
     exported = export_all(store, tmp_path / "cluster.jsonl")
     assert (exported.games, exported.accounts) == (len(ids), 4)
@@ -436,6 +453,7 @@ def test_a_backup_of_a_redis_cluster_restores_into_the_emptied_cluster(
     imported = import_all(store, exported.path)
     assert imported.written == len(ids)
     assert everything_read(store) == original
+    assert log_state(store) == original_log
 
 
 def test_rebuild_all_gives_back_every_projection_lost_from_the_streams_alone(
@@ -686,3 +704,149 @@ def test_the_signing_keys_are_backed_up_and_merged_into_a_ring_the_target_made_m
     target.redis.flushall()
     import_all(target, exported.path)  # into an empty store: the very ring
     assert target.redis.get(signing_keys.SIGNING_KEYS) == source.redis.get(signing_keys.SIGNING_KEYS)
+
+
+# -- the public log of game heads ------------------------------------------------------------------
+
+LOG_T0 = 1_800_000_000
+WITNESS = Ed25519PrivateKey.generate()
+WITNESS_KEY = cp.witness_key("witness.example/w1", raw_public(WITNESS.public_key()))
+
+
+def log_everything(store: SyncEventStore, batch: int = APPEND_BATCH) -> None:
+    tlog = TransparencyLog(store)
+    while tlog.append_pending(batch):
+        pass
+
+
+def publish_cosigned(store: SyncEventStore, now: int) -> str:
+    """A checkpoint of the log as it stands, signed by the service and cosigned by the witness."""
+    tlog = TransparencyLog(store)
+    note = tlog.publish(store.run(receipts.ensure_keys(LOG_T0, "tables.example")), now)
+    text = parse_note(note)[0]
+    tlog.add_cosignature(note, cp.cosign(text, WITNESS_KEY.name, WITNESS, now + 1), [WITNESS_KEY])
+    return note
+
+
+@pytest.fixture
+def logged_source(source: SyncEventStore) -> tuple[SyncEventStore, str]:
+    """The source with its games in the public log, checkpointed twice (the first note returned:
+    what a witness last saw before the backup, say)."""
+    TransparencyLog(source).append_pending(batch=4)  # four games' heads, then the first checkpoint
+    first = publish_cosigned(source, LOG_T0 + 10)
+    log_everything(source)
+    publish_cosigned(source, LOG_T0 + 20)
+    return source, first
+
+
+def log_state(store: SyncEventStore) -> dict[str, Any]:
+    tlog = TransparencyLog(store)
+    size = tlog.size()
+    latest = tlog.latest_checkpoint()
+    return {
+        "size": size,
+        "root": tlog.root(size),
+        "latest": latest,
+        "checkpoints": store.redis.hgetall(TLOG.checkpoints),
+        "cosignatures": {
+            n: tlog.cosignatures(n) for n in map(bytes.decode, store.redis.hvals(TLOG.checkpoints))
+        },
+        "games": store.redis.hgetall(TLOG.games),
+    }
+
+
+def test_a_backup_restores_the_public_log_with_its_root_checkpoints_cosignatures_and_proofs(
+    logged_source: tuple[SyncEventStore, str], target: SyncEventStore, tmp_path: Path
+) -> None:
+    source, witnessed = logged_source
+    exported = export_all(source, tmp_path / "backup.jsonl")
+    assert exported.tlog_leaves == TransparencyLog(source).size() > 0
+    imported = import_all(target, exported.path)
+    assert imported.tlog_leaves_written == exported.tlog_leaves
+    assert log_state(target) == log_state(source)  # same size, root, checkpoint served, cosignatures
+
+    # a witness that saw the first checkpoint checks the restored tree extends it: no fork
+    tlog = TransparencyLog(target)
+    old = cp.parse_text(parse_note(witnessed)[0])
+    size = tlog.size()
+    assert merkle.verify_consistency(
+        old.size, size, tlog.consistency(old.size, size), old.root, tlog.root(size)
+    )
+
+    # every restored finished game's export proves its heads in the restored log's checkpoint
+    ring = target.run(receipts.load_keys())
+    assert ring is not None
+    finished = 0
+    for game_id in game_ids(target):
+        entries = target.read(game_id)
+        try:
+            doc = build_export(entries, ring.public_document(), tlog.proofs_for_game(game_id))
+        except GameNotFinished:
+            continue
+        report = verify_export(doc)
+        check_log(report, doc, entries, ring.public_keys())
+        assert report.ok, report.render()
+        assert doc["log"]["leaves"] and not doc["log"]["pending"]
+        finished += 1
+    assert finished == sum(plan.finish for plan in PLANS)
+
+    # the restored games are queued again: the appender rescans them and logs nothing twice
+    assert target.redis.zcard(TLOG.pending) == len(PLANS)
+    log_everything(target)
+    assert tlog.size() == size and not target.redis.zcard(TLOG.pending)
+
+
+def test_a_restore_onto_a_prefix_of_the_backups_log_extends_it_and_again_changes_nothing(
+    source: SyncEventStore, target: SyncEventStore, tmp_path: Path
+) -> None:
+    TransparencyLog(source).append_pending(batch=3)
+    publish_cosigned(source, LOG_T0 + 10)
+    early = export_all(source, tmp_path / "early.jsonl")
+    log_everything(source)
+    publish_cosigned(source, LOG_T0 + 20)
+    late = export_all(source, tmp_path / "late.jsonl")
+    import_all(target, early.path)
+    smaller = TransparencyLog(target).size()
+    assert 0 < smaller < TransparencyLog(source).size()
+    import_all(target, late.path)
+    assert log_state(target) == log_state(source)
+    again = import_all(target, late.path)
+    assert again.tlog_leaves_written == 0
+    assert log_state(target) == log_state(source)
+
+
+def test_a_restore_into_a_log_that_forks_from_the_backups_is_refused_with_nothing_written(
+    logged_source: tuple[SyncEventStore, str], target: SyncEventStore, tmp_path: Path
+) -> None:
+    source, _ = logged_source
+    exported = export_all(source, tmp_path / "backup.jsonl")
+    store_game(target, "other-table", Plan("skull", tuple(ACCOUNTS[:3]), 99))  # another history
+    note_loggable(target.redis, "other-table", target.head("other-table"))
+    log_everything(target)
+    publish_cosigned(target, LOG_T0 + 30)
+    before = {key: target.redis.dump(key) for key in target.redis.keys("*")}
+    with pytest.raises(BackupError) as refused:
+        import_all(target, exported.path)
+    message = str(refused.value)
+    assert "forks from the backup's at leaf 0" in message
+    assert "game other-table version" in message and "nothing was written" in message
+    assert {key: target.redis.dump(key) for key in target.redis.keys("*")} == before
+
+
+def test_a_backup_whose_leaves_do_not_give_its_checkpoints_roots_is_refused(
+    logged_source: tuple[SyncEventStore, str], target: SyncEventStore, tmp_path: Path
+) -> None:
+    source, _ = logged_source
+    exported = export_all(source, tmp_path / "backup.jsonl")
+    lines = exported.path.read_text(encoding="utf-8").splitlines(keepends=True)
+    forged = tmp_path / "forged.jsonl"
+    with forged.open("w", encoding="utf-8") as out:
+        for line in lines:
+            record = json.loads(line)
+            if record["kind"] == "tlog":  # two leaves swapped: the same heads, another tree
+                record["leaves"][0], record["leaves"][1] = record["leaves"][1], record["leaves"][0]
+                line = json.dumps(record) + "\n"
+            out.write(line)
+    with pytest.raises(BackupError, match="its log is not the one published"):
+        import_all(target, forged)
+    assert not target.redis.keys("*")
