@@ -1,0 +1,87 @@
+"""Bot levels: one entry point, ``advise``, for every game and level, from a seat's own view only.
+
+- ``easy``: the game's ``normal`` heuristic, but a share of its moves (``EASY_NOISE``) is a random
+  legal move instead: a beginner's slips.
+- ``normal``: the game's hand-written heuristic (``workers/bots/<package>.py``: ``choose``).
+- ``strong``: determinised search (``workers.bots.search``): it samples the hidden cards/discs
+  consistent with its view, plays each candidate in the sampled game with the ``normal`` policy for
+  every seat to the end of the round, and picks the best mean outcome, within ``STRONG_BUDGET``.
+- ``random`` (the arena's floor only, never seated at a table): a uniformly random legal move.
+
+Every level reads nothing but ``view`` (exactly ``GET /games/{id}/view`` for its seat) and draws
+only from ``rng`` (at a table: ``BotRandom``, keyed from the game's secret).
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any, Literal
+
+import msgspec
+
+from workers.bots import bot_for
+
+Level = Literal["easy", "normal", "strong"]
+LEVELS: tuple[str, ...] = ("easy", "normal", "strong")
+ARENA_LEVELS: tuple[str, ...] = ("random", *LEVELS)  # random: the floor, in the arena only
+DEFAULT_LEVEL = "normal"
+
+EASY_NOISE = 0.35  # the share of an easy bot's moves that are a random legal move
+
+Command = dict[str, Any]
+
+
+class Advice(msgspec.Struct, frozen=True, kw_only=True):
+    """What a level would play from a view, and why.
+
+    ``command`` is one of ``view["legal"]``. ``reason`` is a glossary key (``bot.reason.*``) with
+    its ``params`` (``{"n": 2}``), where the policy has a reason to give, else ``None``.
+    ``shares``: for ``strong``, every candidate it weighed with the share of its simulations in
+    which that candidate came out best (summing to 1, best share first); for the other levels the
+    chosen command alone, with share 1.0.
+    """
+
+    command: Command
+    reason: str | None = None
+    params: dict[str, Any] = msgspec.field(default_factory=dict)
+    shares: list[tuple[Command, float]] = msgspec.field(default_factory=list)
+
+
+def check_level(level: str, *, arena: bool = False) -> None:
+    allowed = ARENA_LEVELS if arena else LEVELS
+    if level not in allowed:
+        raise ValueError(f"unknown bot level {level!r}; the levels are {', '.join(allowed)}")
+
+
+def advise(game: str, view: dict[str, Any], level: str, rng: random.Random) -> Advice:
+    """What the bot of ``level`` plays in ``game`` from ``view`` (one seat's own view), with ``rng``
+    as its only chance."""
+    check_level(level, arena=True)
+    legal: list[Command] = list(view.get("legal") or [])
+    if not legal:
+        raise ValueError("the bot was asked to act with no legal command")
+    if level == "random":
+        return _alone(rng.choice(legal))
+    if level == "easy" and len(legal) > 1 and rng.random() < EASY_NOISE:
+        return _alone(rng.choice(legal))
+    command = bot_for(game).choose(view, rng)
+    return _with_reason(game, view, command)
+
+
+def choose(game: str, view: dict[str, Any], level: str, rng: random.Random) -> Command:
+    """``advise(...).command``: the move alone."""
+    return advise(game, view, level, rng).command
+
+
+def _alone(command: Command) -> Advice:
+    return Advice(command=command, shares=[(command, 1.0)])
+
+
+def _with_reason(game: str, view: dict[str, Any], command: Command) -> Advice:
+    """The chosen move with the reason its game's heuristic gives for it, if any."""
+    explain = getattr(bot_for(game), "reason", None)
+    found = explain(view, command) if explain is not None else None
+    if found is None:
+        return _alone(command)
+    key, params = found
+    return Advice(command=command, reason=key, params=params, shares=[(command, 1.0)])
