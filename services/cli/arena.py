@@ -277,7 +277,8 @@ def run(args: argparse.Namespace) -> int:
     started = time.monotonic()
     print(
         f"arena: {', '.join(games)}; {per_pairing} games per pairing; seed {args.seed}; "
-        f"{args.processes} processes; strong: {args.sims} samples, {1000 * PRODUCTION.cpu_seconds:.0f} ms CPU cap",
+        f"{args.processes} processes; strong: {args.sims} samples, "
+        f"{1000 * PRODUCTION.cpu_seconds:.0f} ms CPU cap",
         flush=True,
     )
     pairings = tuple(tuple(p.split(":")) for p in args.pairing) if args.pairing else PAIRINGS

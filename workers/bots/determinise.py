@@ -175,9 +175,16 @@ def sample_six_nimmt(view: View, rng: random.Random) -> SixNimmtState:
         pending=pending,
         awaiting=row_choice["seat"] if row_choice else None,
         piles=piles,
-        history=(),
+        history=_six_history(view),
         totals=tuple(view["totals"]),
     )
+
+
+def _six_history(view: View) -> tuple[tuple[int, ...], ...]:
+    """The scored rounds as one line (totals minus the round in play): the view shows no more, and
+    the rules read only their sum."""
+    scored = tuple(total - now for total, now in zip(view["totals"], view["penalties"], strict=True))
+    return (scored,) if any(scored) else ()
 
 
 def _row(cards: tuple[int, ...]) -> dict[str, Any]:
@@ -200,7 +207,6 @@ def _six_light(state: SixNimmtState, seat: int) -> View:
 def sample_skull(view: View, rng: random.Random) -> SkullState:
     me: int = view["seat"]
     options = msgspec.convert(view["options"], SkullOptions)
-    players = len(view["stacks"])
     holder = view["last_chance_holder"]
     flips = tuple(Flipped(seat=f["seat"], disc=f["disc"]) for f in view["flips"])
     seats: list[SeatState] = []

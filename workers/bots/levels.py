@@ -15,17 +15,17 @@ only from ``rng`` (at a table: ``BotRandom``, keyed from the game's secret).
 from __future__ import annotations
 
 import random
-from typing import Any, Literal
+from typing import Any
 
 import msgspec
 
+from domain.table import BOT_LEVELS, DEFAULT_BOT_LEVEL
 from workers.bots import bot_for
 from workers.bots.search import PRODUCTION, Budget, search
 
-Level = Literal["easy", "normal", "strong"]
-LEVELS: tuple[str, ...] = ("easy", "normal", "strong")
+LEVELS: tuple[str, ...] = BOT_LEVELS  # what a host may seat: easy, normal, strong
 ARENA_LEVELS: tuple[str, ...] = ("random", *LEVELS)  # random: the floor, in the arena only
-DEFAULT_LEVEL = "normal"
+DEFAULT_LEVEL: str = DEFAULT_BOT_LEVEL
 
 EASY_NOISE = 0.35  # the share of an easy bot's moves that are a random legal move
 

@@ -91,7 +91,7 @@ def search(game: str, view: dict[str, Any], rng: random.Random, budget: Budget =
     # ties: the normal policy's choice (candidate 0) first, then the order of the legal list
     chosen = next(i for i, m in enumerate(means) if m >= top - 1e-9)
     order = sorted(range(len(candidates)), key=lambda i: (-wins[i], -means[i]))
-    shares = [(candidates[i], round(wins[i] / done, 4)) for i in order]
+    shares = [(candidates[i], wins[i] / done) for i in order]
     return Outcome(candidates[chosen], shares, dict(enumerate(means)), done, normal)
 
 

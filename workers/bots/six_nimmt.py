@@ -69,3 +69,12 @@ def choose(view: dict[str, Any], rng: random.Random) -> dict[str, Any]:
     if kind == "draft_card":
         return _cheapest(legal, lambda c: float(bullheads(c["card"])), rng)
     return _cheapest(legal, lambda c: card_risk(c["card"], view), rng)
+
+
+def reason(view: dict[str, Any], command: dict[str, Any]) -> tuple[str, dict[str, Any]] | None:
+    """Why (glossary ``bot.reason.*``): the cheapest row, or the card least likely to take one."""
+    if command.get("type") == "choose_row":
+        return "bot.reason.cheapest_row", {}
+    if command.get("type") == "select_card":
+        return "bot.reason.lowest_risk", {}
+    return None
