@@ -23,6 +23,7 @@ import random
 import sys
 import time
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -36,7 +37,7 @@ from workers.bots.search import PRODUCTION, Budget
 
 PAIRINGS: tuple[tuple[str, str], ...] = (("strong", "normal"), ("normal", "easy"), ("easy", "random"))
 SEATS = {"skull": 4, "six-nimmt": 4, "skull-king": 4}
-SMOKE_GAMES = 2
+SMOKE_GAMES = 1
 
 
 @dataclass(frozen=True)
@@ -178,7 +179,8 @@ def ratings(results: list[Result]) -> dict[str, tuple[float, float]]:
     return {level: (r.mu, r.sigma) for level, r in rating.items()}
 
 
-def report(results: list[Result], out: Any = sys.stdout) -> list[dict[str, Any]]:
+def report(results: list[Result], out: Any = None) -> list[dict[str, Any]]:
+    out = out or sys.stdout
     tables = []
     for game in sorted({r.game for r in results}, key=game_names().index):
         mine = [r for r in results if r.game == game]
@@ -195,7 +197,8 @@ def report(results: list[Result], out: Any = sys.stdout) -> list[dict[str, Any]]
             a, b = pairing
             verdict = "beats" if h["beats"] else "does NOT clearly beat"
             print(
-                f"    {a} vs {b}: {h['games']} games; wins {a} {100 * h['win_share'][a]:.1f}% "
+                f"    {a} vs {b}: {h['games']} game{'' if h['games'] == 1 else 's'}; "
+                f"wins {a} {100 * h['win_share'][a]:.1f}% "
                 f"(± {100 * h['win_ci']:.1f}), {b} {100 * h['win_share'][b]:.1f}%; mean place "
                 f"{a} {h['mean_place'][a]:.2f}, {b} {h['mean_place'][b]:.2f} "
                 f"(gap {h['place_gap']:+.3f} ± {h['place_gap_ci']:.3f}): {a} {verdict} {b}",
@@ -236,15 +239,24 @@ def run_arena(
     processes: int,
     simulations: int,
     pairings: tuple[tuple[str, str], ...] = PAIRINGS,
-    out: Any = sys.stdout,
+    out: Any = None,
+    save: Callable[[Result], None] | None = None,
 ) -> list[Result]:
+    out = out or sys.stdout
     todo = tasks(games, per_pairing, seed, simulations, pairings)
     if processes <= 1:
-        return [play(task) for task in todo]
+        done = []
+        for task in todo:
+            done.append(play(task))
+            if save is not None:
+                save(done[-1])
+        return done
     with multiprocessing.get_context("spawn").Pool(processes) as pool:
         results = []
         for n, result in enumerate(pool.imap_unordered(play, todo, chunksize=1), 1):
             results.append(result)
+            if save is not None:
+                save(result)
             if n % 100 == 0:
                 print(f"  ... {n}/{len(todo)} games", file=out, flush=True)
         return results
@@ -256,6 +268,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=int, default=1, help="the arena's seed (default 1)")
     parser.add_argument("--processes", type=int, default=2, help="parallel processes (default 2)")
     parser.add_argument("--game", action="append", choices=game_names(), help="only this game (repeatable)")
+    parser.add_argument("--out", help="append each game's result to this file (JSON lines) as it ends")
+    parser.add_argument(
+        "--report",
+        metavar="FILE",
+        action="append",
+        help="print the figures of the results saved by --out in FILE (repeatable); play nothing",
+    )
     parser.add_argument(
         "--pairing",
         action="append",
@@ -271,7 +290,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def load(path: str) -> list[Result]:
+    decoder = msgspec.json.Decoder(Result)
+    with open(path, "rb") as lines:
+        return [decoder.decode(line) for line in lines if line.strip()]
+
+
 def run(args: argparse.Namespace) -> int:
+    if args.report:
+        results = [r for path in args.report for r in load(path)]
+        print(f"arena results from {', '.join(args.report)}: {len(results)} games", flush=True)
+        report(results)
+        return 0
     games = args.game or game_names()
     per_pairing = SMOKE_GAMES if args.smoke else args.games
     started = time.monotonic()
@@ -282,7 +312,26 @@ def run(args: argparse.Namespace) -> int:
         flush=True,
     )
     pairings = tuple(tuple(p.split(":")) for p in args.pairing) if args.pairing else PAIRINGS
-    results = run_arena(games, per_pairing, args.seed, args.processes, args.sims, pairings)  # type: ignore[arg-type]
+    sink = open(args.out, "ab") if args.out else None  # noqa: SIM115 (closed below)
+
+    def save(result: Result) -> None:
+        assert sink is not None
+        sink.write(msgspec.json.encode(result) + b"\n")
+        sink.flush()
+
+    try:
+        results = run_arena(
+            games,
+            per_pairing,
+            args.seed,
+            args.processes,
+            args.sims,
+            pairings,  # type: ignore[arg-type]
+            save=save if sink is not None else None,
+        )
+    finally:
+        if sink is not None:
+            sink.close()
     report(results)
     print(f"\n{len(results)} games in {time.monotonic() - started:.0f} s", flush=True)
     return 0
