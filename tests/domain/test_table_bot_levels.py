@@ -3,6 +3,7 @@ table's setting, and tables from before levels replay exactly as they were recor
 
 from __future__ import annotations
 
+import random
 from typing import Any
 
 import msgspec
@@ -13,7 +14,10 @@ from domain.kernel import Rejected
 from domain.table import BotSeated, TableTimersSet, table_timers
 from projections.narration import narrate
 from projections.views import seat_view
-from tests.support.online import TIMERS, leave
+from services.history.export import build_export
+from services.history.records import CommandRecord
+from services.history.verify import verify_export
+from tests.support.online import TIMERS, leave, play_online
 from tests.support.play import seeds_from
 from tests.support.recorded import RecordedGame
 
@@ -75,3 +79,26 @@ def test_a_takeover_bot_plays_the_tables_bot_level_and_a_default_table_records_n
     leave(g, 1)
     assert 1 in g.state.bots and g.state.bot_level(1) == "easy"
     assert seat_view(g.state, 20, 0)["players"][1]["bot_level"] == "easy"
+
+
+def test_the_verifier_reruns_the_hosts_bot_level_from_the_command_record() -> None:
+    def recorded(bots_body: dict[str, Any]) -> RecordedGame:
+        table, seeds = table_for("skull"), seeds_from(4)
+        created = table.create("verify-levels", 3, {}, seeds.chain_commitment(0), False, dict(TIMERS))
+        state = table.fold(None, created)
+        assert state is not None
+        g = RecordedGame(table=table, seeds=seeds, state=state)
+        body = {"game": "skull", "players": 3, "options": {}, "table": dict(TIMERS)}
+        g.record(CommandRecord(id="create", kind="create", body=body), created)
+        joined = table.join(g.state, "Ada", "cs", seeds)
+        g.record(CommandRecord(id="join", kind="join", body={"name": "Ada", "client_seed": "cs"}), joined)
+        bots = table.fill_with_bots(g.state, seeds, "strong")
+        g.record(CommandRecord(id="bots", kind="bots", body=bots_body), bots)
+        return play_online(g, random.Random(4), timeout_share=0.0, leave_share=0.0)
+
+    honest = recorded({"level": "strong"})
+    assert honest.state.bot_level(2) == "strong"
+    report = verify_export(build_export(honest.entries))
+    assert report.ok, report.render()
+    # a record whose body does not say strong re-runs to normal bots: not the stored events
+    assert not verify_export(build_export(recorded({}).entries)).ok
