@@ -40,6 +40,8 @@ def public_part(state: TableState, version: int) -> dict[str, Any]:
             "left": player.seat in state.left,
             "takeover": takeover(state, player.seat),
         }
+        if player.seat in state.bots:
+            entry["bot_level"] = state.bot_level(player.seat)
         if started:
             entry.update(game_views.player_public(gs, player.seat))
         players.append(entry)

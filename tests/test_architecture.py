@@ -32,7 +32,7 @@ UNITS = (
 
 # services/ never imports the workers; the one exception is the demo, whose players are the bots
 # (pure functions of a seat's view that import only the domain and the projections).
-SERVICES_MAY_IMPORT_WORKERS = {("services.cli.demo", "workers.bots")}
+SERVICES_MAY_IMPORT_WORKERS = {("services.cli.demo", "workers.bots"), ("services.cli.arena", "workers.bots")}
 
 
 @cache

@@ -68,7 +68,7 @@ export const games = {
   replay: (id, at) => api(`/games/${id}/replay?at=${at}&lang=${lang()}`),
   audit: (id) => api(`/games/${id}/audit`),
   log: (id) => api(`/games/${id}/log`), // its heads' inclusion proofs in the public log (tlog.js)
-  bots: (id) => api(`/games/${id}/bots`, { method: "POST", body: {} }),
+  bots: (id, level) => api(`/games/${id}/bots`, { method: "POST", body: level ? { level } : {} }),
   leave: (id) => api(`/games/${id}/leave`, { method: "POST", body: {} }),
 };
 
