@@ -53,6 +53,7 @@ def seat_view(state: TableState, version: int, seat: int | None) -> dict[str, An
         "legal": msgspec.to_builtins(table.legal_commands(state, seat)),
         "scores": list(rules.scores(gs)) if started else [0] * state.players,
         "winners": list(state.winners),
+        "hints_used": sorted(state.hinted),  # seats that asked for a hint (public; the hints are not)
         "fairness": {"commitments": list(state.commitments), "revealed_seeds": _seeds(state)},
     }
     if started:

@@ -36,7 +36,7 @@ from services import metrics
 from services.config import Settings
 from services.errors import TooManyError
 
-Action = Literal["create", "join", "command", "login", "register", "quickplay"]
+Action = Literal["create", "join", "command", "login", "register", "quickplay", "hint"]
 
 WHAT: dict[Action, str] = {
     "create": "tables created",
@@ -45,6 +45,7 @@ WHAT: dict[Action, str] = {
     "login": "login attempts",
     "register": "accounts registered",
     "quickplay": "quick play tickets opened",
+    "hint": "hints asked for by this seat",
 }
 
 LOCAL = "async+memory://"
@@ -132,6 +133,7 @@ class RateLimits:
             "login": settings.login_rate,
             "register": settings.register_rate,
             "quickplay": settings.quickplay_rate,
+            "hint": settings.hint_rate,
             GUESS: settings.login_guess_rate,
             NAME: settings.login_name_rate,
             CHAT: settings.chat_rate,
