@@ -9,9 +9,9 @@ player, below 0 after one loss); people read ``display``, the same order on a fa
 game of two, 1150-1700 for a field of regulars.
 
 A finished game is *rated* when it is a contest between registered players: not a practice table
-(its deals are known in advance), no hint asked for (``hint_given``), no bot seated by the host (stream event ``bot_seated``,
-recognised by tag), and every seat claimed by an account. A player who leaves during play
-(``state.left``), or whose seat a bot still plays at the end after their missed turns (taken over
+(its deals are known in advance), no hint asked for (``hint_given``), no bot seated by the host
+(stream event ``bot_seated``, recognised by tag), and every seat claimed by an account. A player
+who leaves during play (``state.left``), or whose seat a bot still plays at the end after their missed turns (taken over
 for ``timeouts`` and never taken back), *forfeits*: they share the last place, below every seat
 that played on, whatever their bot scored, and the game stays rated for everyone. A seat taken back
 (``seat_reclaimed``) is ranked by its score like the others. (Before issue 24 any bot made a game
