@@ -11,11 +11,11 @@ game of two, 1150-1700 for a field of regulars.
 A finished game is *rated* when it is a contest between registered players: not a practice table
 (its deals are known in advance), no hint asked for (``hint_given``), no bot seated by the host
 (stream event ``bot_seated``, recognised by tag), and every seat claimed by an account. A player
-who leaves during play (``state.left``), or whose seat a bot still plays at the end after their missed turns (taken over
-for ``timeouts`` and never taken back), *forfeits*: they share the last place, below every seat
-that played on, whatever their bot scored, and the game stays rated for everyone. A seat taken back
-(``seat_reclaimed``) is ranked by its score like the others. (Before issue 24 any bot made a game
-unrated, so one rage-quit voided the game for all.)
+who leaves during play (``state.left``), or whose seat a bot still plays at the end after their
+missed turns (taken over for ``timeouts`` and never taken back), *forfeits*: they share the last
+place, below every seat that played on, whatever their bot scored, and the game stays rated for
+everyone. A seat taken back (``seat_reclaimed``) is ranked by its score like the others. (Before
+issue 24 any bot made a game unrated, so one rage-quit voided the game for all.)
 
 A rating is *provisional* (``Skill.established`` is false) until ``PROVISIONAL_GAMES`` rated games
 in that game against at least ``PROVISIONAL_OPPONENTS`` distinct opponents who were established

@@ -634,7 +634,8 @@ class GameCommands:
     ) -> CommandOutcome:
         """Decide on the newest state and append (``keep_deadline``: a batch that changes no turn);
         with ``command_id`` an id seen before answers as the first time, and with
-        ``expected_version`` a newer game is a ``version_conflict``. Every such batch is the system's: its id lives in the system's scope, which no player writes."""
+        ``expected_version`` a newer game is a ``version_conflict``. Every such batch is the
+        system's: its id lives in the system's scope, which no player writes."""
         if command_id is not None:
             previous = await self._replay(game_id, seat, command_id, command_id, system=True)
             if previous is not None:

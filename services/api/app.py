@@ -26,6 +26,7 @@ from services.api.context import AppContext, app_context
 from services.api.drain import Drain
 from services.api.error_responses import EXCEPTION_HANDLERS, http_error
 from services.api.hint_routes import routes as hint_routes
+from services.api.review_routes import routes as review_routes
 from services.api.history_routes import routes as history_routes
 from services.api.http import JSONResponse
 from services.api.invite_gate import InviteGate
@@ -206,6 +207,7 @@ def create_app(
         *your_tables_routes,
         *history_routes,
         *hint_routes,
+        *review_routes,
         *chat_routes,
         *invite_routes,
         *rematch_routes,
