@@ -27,7 +27,15 @@ from domain.six_nimmt.cards import HAND_SIZE
 from domain.skull_king.cards import CARDS
 from projections.words import DEFAULT_LANGUAGE, GLOSSARY, LANGUAGES, Entry, word
 
-__all__ = ["CATALOGS", "DEFAULT_LANGUAGE", "LANGUAGES", "narrate", "narrates", "pick_language"]
+__all__ = [
+    "CATALOGS",
+    "DEFAULT_LANGUAGE",
+    "LANGUAGES",
+    "describe_move",
+    "narrate",
+    "narrates",
+    "pick_language",
+]
 
 SEED_SHOWN = 12  # hex digits of a seed or commitment shown in a sentence
 LOG = "log."  # the narration's own keys in the glossary; game titles ("game.*") are the page's too
@@ -426,6 +434,11 @@ GAMES: dict[str, dict[str, Callable[[_Say, Mapping[str, Any]], str]]] = {
     "six-nimmt": SIX_NIMMT,
     "skull-king": SKULL_KING,
 }
+
+
+def describe_move(command: Mapping[str, Any], lang: str = "en") -> str:
+    """A command in words, as the predicate of the event it makes ("bids 2 tricks")."""
+    return suggested_move(_Say(lang, (), None), command)
 
 
 def narrates(game: str, event_type: str) -> bool:

@@ -65,6 +65,8 @@ export const games = {
   audit: (id) => api(`/games/${id}/audit`),
   bots: (id) => api(`/games/${id}/bots`, { method: "POST", body: {} }),
   leave: (id) => api(`/games/${id}/leave`, { method: "POST", body: {} }),
+  hint: (id) => api(`/games/${id}/hint?lang=${lang()}`, { method: "POST", body: {} }),
+  review: (id, seat) => api(`/games/${id}/review?seat=${seat}&lang=${lang()}`),
 };
 
 const segment = encodeURIComponent;
