@@ -16,6 +16,7 @@ from services.api.http import MAX_VERSION
 from services.api.idempotency import MAX_KEY, MIN_KEY
 from services.api.openapi_bodies import quickplay_schema, tighten
 from services.api.openapi_chat import CHAT_PATHS_RATE_LIMITED, chat_paths, chat_schemas
+from services.api.openapi_hints import HINTS_RATE_LIMITED, hint_paths
 from services.api.openapi_invite import add_invite_parameter, invite_paths
 from services.api.openapi_operator import OPERATOR_PATHS, operator_components
 from services.api.openapi_your_tables import your_tables_paths
@@ -362,6 +363,7 @@ RATE_LIMITED = {
     ("/accounts/login", "post"),
     ("/accounts/me/password", "post"),
     *CHAT_PATHS_RATE_LIMITED,
+    *HINTS_RATE_LIMITED,
     ("/me/tables/{game_id}/seat", "post"),
     ("/quickplay", "post"),
 }
@@ -690,6 +692,7 @@ def openapi_document() -> dict[str, Any]:
         },
         **ACCOUNT_PATHS,
         **chat_paths(game, _body, _ok, _errors, body_errors),
+        **hint_paths(game, _body, _ok, _errors, body_errors),
         **your_tables_paths(game, body_errors, _error, _ok),
         **QUICKPLAY_PATHS,
         **invite_paths(_error, _body, body_errors, _retry_later),
