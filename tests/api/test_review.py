@@ -74,7 +74,34 @@ def test_after_the_game_the_review_is_built_off_the_request_then_served_from_the
         assert abs(sum(share["share"] for share in move["shares"]) - 1) < 0.01
         assert move["strong"] in [share["command"] for share in move["shares"]]
     cached = api.sync.get(review_key(game_id, 0))
-    assert cached is not None and msgspec.json.decode(cached) == body
+    assert cached is not None and msgspec.json.decode(cached) == unworded(body)
+
+
+def unworded(review: dict[str, Any]) -> dict[str, Any]:
+    """The review as cached: the answer without the words of its commands (added per request)."""
+    moves = []
+    for move in review["moves"]:
+        assert move["played_text"] and move["strong_text"]
+        shares = [{k: v for k, v in share.items() if k != "text"} for share in move["shares"]]
+        moves.append({k: v for k, v in move.items() if not k.endswith("_text")} | {"shares": shares})
+    return review | {"moves": moves}
+
+
+def test_the_review_says_each_move_in_the_language_asked_for(api: Api) -> None:
+    game_id = api.started("skull-king", 2, **practice("skull-king", 8))
+    play_out(api, game_id, seed=8)
+    review(api, game_id)
+    run_reviews(api)
+    english = api.client.get(f"/games/{game_id}/review", params={"seat": 0, "lang": "en"}).json()
+    french = api.client.get(f"/games/{game_id}/review", params={"seat": 0, "lang": "fr"}).json()
+    assert unworded(english) == unworded(french)
+    first_bid = english["moves"][0]
+    assert first_bid["played"]["type"] == "bid"
+    assert first_bid["played_text"].startswith("bids") and french["moves"][0]["played_text"].startswith(
+        "prédit"
+    )
+    refused = api.client.get(f"/games/{game_id}/review", params={"seat": 0, "lang": "xx"})
+    assert refused.status_code == 422
 
 
 def test_a_review_missing_from_the_cache_is_built_again_the_same(api: Api) -> None:
