@@ -23,7 +23,15 @@ RULES_VERSION = 1
 Status = Literal["waiting", "playing", "finished", "expired", "closed"]
 TakeoverReason = Literal["left", "timeouts", "host"]
 
-TABLE_OPTIONS = ("turn_seconds", "expire_minutes", "takeover_after", "bot_pace_ms", "turn_based", "private")
+TABLE_OPTIONS = (
+    "turn_seconds",
+    "expire_minutes",
+    "takeover_after",
+    "bot_pace_ms",
+    "turn_based",
+    "private",
+    "bot_level",
+)
 """Options of the table rather than the game: peeled off the create request like ``seed``."""
 PUBLIC_TURN_SECONDS = 60
 MAX_EXPIRE_MINUTES = 60
@@ -96,7 +104,8 @@ class TableTimersSet(Event, tag="table_timers_set", frozen=True, omit_defaults=T
     it existed re-runs to exactly its stored bytes (the other fields have no default: always there).
     ``turn_based`` (a table whose turns may last days) came later still, left out when false.
     ``private`` likewise: only a private table (never listed in the lobby, joined by its invite link)
-    has it in its bytes.
+    has it in its bytes. ``bot_level`` (the level of a bot that takes a seat over) likewise, left
+    out when ``normal``.
     """
 
     turn_seconds: int
@@ -105,13 +114,17 @@ class TableTimersSet(Event, tag="table_timers_set", frozen=True, omit_defaults=T
     bot_pace_ms: int = 0
     turn_based: bool = False
     private: bool = False
+    bot_level: str = "normal"
 
 
-class BotSeated(Event, tag="bot_seated", frozen=True):
-    """The host filled an empty seat with a bot: a join by a bot (its client seed is empty)."""
+class BotSeated(Event, tag="bot_seated", frozen=True, omit_defaults=True):
+    """The host filled an empty seat with a bot: a join by a bot (its client seed is empty).
+    ``level``: the bot's level (``BOT_LEVELS``), left out of the bytes when ``normal`` (a bot
+    recorded before levels played ``normal``)."""
 
     seat: int
     name: str
+    level: str = "normal"
 
 
 class SeatLeft(Event, tag="seat_left", frozen=True):
@@ -211,6 +224,12 @@ class Account(msgspec.Struct, frozen=True):
 
 MAX_BOT_PACE_MS = 5000
 
+BotLevel = Literal["easy", "normal", "strong"]
+BOT_LEVELS: tuple[BotLevel, ...] = ("easy", "normal", "strong")
+"""The levels a host may seat (``workers.bots.levels`` plays them); a bot recorded before levels
+played ``normal``."""
+DEFAULT_BOT_LEVEL: BotLevel = "normal"
+
 
 class TableTimers(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):
     """The online options: ``turn_seconds`` (0: no turn timer), ``expire_minutes`` for a waiting
@@ -227,6 +246,7 @@ class TableTimers(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_on
     bot_pace_ms: Annotated[int, msgspec.Meta(ge=0, le=MAX_BOT_PACE_MS)] = 0
     turn_based: bool = False
     private: bool = False
+    bot_level: BotLevel = "normal"  # the level of a bot taking a seat over
 
 
 def table_timers(options: dict[str, Any], practice: bool, bot_pace_ms: int = 0) -> dict[str, Any]:
@@ -264,6 +284,8 @@ def table_timers(options: dict[str, Any], practice: bool, bot_pace_ms: int = 0) 
         del resolved["turn_based"]  # recorded only when true: a real-time table's event as before
     if not resolved["private"]:  # a public table's create record stays as it was before the option
         del resolved["private"]
+    if resolved["bot_level"] == DEFAULT_BOT_LEVEL:  # likewise, a table before bot levels
+        del resolved["bot_level"]
     return resolved
 
 
@@ -290,6 +312,7 @@ class TableState(msgspec.Struct, frozen=True, kw_only=True):
     timers: TableTimers | None = None  # None: a table from before the online lifecycle
     bots: frozenset[int] = frozenset()  # seats a bot plays
     takeovers: dict[int, TakeoverReason] = msgspec.field(default_factory=dict)  # why, per seat in bots
+    bot_levels: dict[int, str] = msgspec.field(default_factory=dict)  # the host's bots' levels, per seat
     left: frozenset[int] = frozenset()  # seats whose player left during play
     streaks: tuple[int, ...] = ()  # per seat: timeouts since it last finished a turn itself
     timing_out: int | None = None  # the seat whose default action is being recorded
@@ -303,6 +326,13 @@ class TableState(msgspec.Struct, frozen=True, kw_only=True):
     def free_seats(self) -> list[int]:
         taken = {player.seat for player in self.seated}
         return [seat for seat in range(self.players) if seat not in taken]
+
+    def bot_level(self, seat: int) -> str:
+        """The level of the bot playing ``seat``: the host's choice when it seated the bot, else
+        (a takeover) the table's ``bot_level`` option."""
+        if seat in self.bot_levels:
+            return self.bot_levels[seat]
+        return self.timers.bot_level if self.timers is not None else DEFAULT_BOT_LEVEL
 
     def names(self) -> list[str]:
         by_seat = {player.seat: player.name for player in self.seated}
@@ -386,12 +416,18 @@ class Table:
             seated.append(SeatClaimed(seat=joined.seat, account_id=account.id, display_name=account.name))
         return self._seat(state, seated, seeds)
 
-    def fill_with_bots(self, state: TableState, seeds: SeedSource) -> list[Event]:
-        """A bot in every free seat (the host's request); the table then starts."""
+    def fill_with_bots(
+        self, state: TableState, seeds: SeedSource, level: str = DEFAULT_BOT_LEVEL
+    ) -> list[Event]:
+        """A bot of ``level`` (``BOT_LEVELS``) in every free seat (the host's request); the table
+        then starts."""
+        if level not in BOT_LEVELS:
+            raise Rejected("invalid_bot_level", f"A bot's level is one of {', '.join(BOT_LEVELS)}.")
         if state.status != "waiting":
             raise Conflict("not_waiting", "Bots fill the seats of a table that is still waiting.")
         _expect_open(state)
-        return self._seat(state, [BotSeated(seat=s, name=bot_name(s)) for s in state.free_seats()], seeds)
+        bots = [BotSeated(seat=s, name=bot_name(s), level=level) for s in state.free_seats()]
+        return self._seat(state, bots, seeds)
 
     def _seat(self, state: TableState, seated: list[Event], seeds: SeedSource) -> list[Event]:
         batch: Unfolding[TableState, Event] = Unfolding(self, state).add(*seated)
@@ -610,8 +646,9 @@ class Table:
             if isinstance(event, PlayerJoined):
                 return msgspec.structs.replace(state, seated=seated)
             takeovers: dict[int, TakeoverReason] = {**state.takeovers, event.seat: "host"}
+            levels = {**state.bot_levels, event.seat: event.level}
             return msgspec.structs.replace(
-                state, seated=seated, bots=state.bots | {event.seat}, takeovers=takeovers
+                state, seated=seated, bots=state.bots | {event.seat}, takeovers=takeovers, bot_levels=levels
             )
         if isinstance(event, SeatClaimed):
             account = Account(id=event.account_id, name=event.display_name)
@@ -636,14 +673,20 @@ class Table:
                 bot_pace_ms=event.bot_pace_ms,
                 turn_based=event.turn_based,
                 private=event.private,
+                bot_level=event.bot_level if event.bot_level in BOT_LEVELS else DEFAULT_BOT_LEVEL,
             )
             return msgspec.structs.replace(state, timers=timers)
         if isinstance(event, SeatLeft):
             takeovers = {s: r for s, r in state.takeovers.items() if s != event.seat}
             if state.status == "waiting":
                 seated = tuple(p for p in state.seated if p.seat != event.seat)
+                levels = {s: lv for s, lv in state.bot_levels.items() if s != event.seat}
                 return msgspec.structs.replace(
-                    state, seated=seated, bots=state.bots - {event.seat}, takeovers=takeovers
+                    state,
+                    seated=seated,
+                    bots=state.bots - {event.seat},
+                    takeovers=takeovers,
+                    bot_levels=levels,
                 )
             if event.seat in state.bots:  # a bot already played it (timeouts): now for good
                 takeovers[event.seat] = "left"

@@ -153,7 +153,12 @@ def _bot_took_over(say: _Say, e: Mapping[str, Any]) -> str:
 
 def _bot_seated(say: _Say, e: Mapping[str, Any]) -> str:
     seat = e["seat"]
-    return say("table.bot_seated", name=e.get("name") or say.name(seat), number=seat + 1)
+    name = e.get("name") or say.name(seat)
+    level = e.get("level")  # only a level other than normal is recorded
+    if not level:
+        return say("table.bot_seated", name=name, number=seat + 1)
+    shown = say(f"table.bot_level.{level}") if say.knows(f"table.bot_level.{level}") else str(level)
+    return say("table.bot_seated.level", name=name, number=seat + 1, level=shown)
 
 
 def _hint_given(say: _Say, e: Mapping[str, Any]) -> str:

@@ -33,6 +33,8 @@ def seat_view(state: TableState, version: int, seat: int | None) -> dict[str, An
             "left": player.seat in state.left,
             "takeover": takeover(state, player.seat),
         }
+        if player.seat in state.bots:
+            entry["bot_level"] = state.bot_level(player.seat)
         if started:
             entry.update(game_views.player_public(gs, player.seat))
         players.append(entry)

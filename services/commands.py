@@ -483,12 +483,14 @@ class GameCommands:
 
     # -- the online lifecycle ------------------------------------------------------------------
 
-    async def fill_with_bots(self, game_id: str) -> list[int]:
-        """A bot in every free seat of a waiting table (the host's request); returns those seats."""
+    async def fill_with_bots(self, game_id: str, level: str = "normal") -> list[int]:
+        """A bot of ``level`` in every free seat of a waiting table (the host's request); returns
+        those seats. The record's body names a level other than ``normal`` (as before levels: ``{}``)."""
 
         def decide(folded: Folded, seeds: SecretSeeds) -> tuple[CommandRecord, list[Event]]:
-            events = folded.table.fill_with_bots(folded.state, seeds)
-            record = CommandRecord(id=f"bots-{secrets.token_hex(4)}", kind="bots", body={})
+            events = folded.table.fill_with_bots(folded.state, seeds, level)
+            body = {} if level == "normal" else {"level": level}
+            record = CommandRecord(id=f"bots-{secrets.token_hex(4)}", kind="bots", body=body)
             return record, events
 
         outcome = await self._lifecycle_batch(game_id, decide, None)

@@ -61,7 +61,8 @@ from services.store.queue import (
 )
 from services.store.tokens import TokenStore
 from services.tracing import TracedAppendNotifier
-from workers.bots import BotRandom, choose
+from workers.bots import BotRandom
+from workers.bots.levels import choose
 from workers.stores import async_store_clients
 
 T = TypeVar("T")
@@ -99,7 +100,8 @@ def bot_rng(seeds: SecretSeeds, game_id: str, version: int, seat: int) -> BotRan
 def bot_move(folded: Folded, seat: int, seeds: SecretSeeds) -> dict[str, Any]:
     """The bot's command for ``seat``, from that seat's own view only."""
     view = seat_view(folded.state, folded.version, seat)
-    return choose(folded.state.game, view, bot_rng(seeds, folded.game_id, folded.version, seat))
+    level = folded.state.bot_level(seat)
+    return choose(folded.state.game, view, level, bot_rng(seeds, folded.game_id, folded.version, seat))
 
 
 def commands_for(

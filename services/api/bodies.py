@@ -64,6 +64,13 @@ class Empty(msgspec.Struct, forbid_unknown_fields=True):
     """A body with nothing to say: ``{}``."""
 
 
+class FillBots(msgspec.Struct, forbid_unknown_fields=True):
+    """The host fills the free seats with bots of ``level`` (``domain.table.BOT_LEVELS``; an unknown
+    one is ``invalid_bot_level``): ``{}`` seats ``normal`` bots."""
+
+    level: str = "normal"
+
+
 class ChatPost(msgspec.Struct, forbid_unknown_fields=True):
     """A chat message: ``text`` or ``reaction``, exactly one (``services.chat``). The text's raw
     length is capped far above the message limit so that a long one answers 413, not 422."""

@@ -12,7 +12,7 @@ from starlette.requests import Request
 from starlette.routing import Route
 
 from domain.table import MAX_TURN_BASED_EXPIRE_MINUTES, Account
-from services.api.bodies import CreateGame, Empty, JoinGame, SendCommand
+from services.api.bodies import CreateGame, Empty, FillBots, JoinGame, SendCommand
 from services.api.context import app_context
 from services.api.http import (
     MAX_VERSION,
@@ -191,8 +191,8 @@ async def fill_with_bots(request: Request) -> JSONResponse:
     """The host fills every free seat with a bot (403 for anyone else, 409 once not waiting)."""
     game_id = game_id_of(request)
     await host_of(request, game_id)
-    await read_body(request, Empty)
-    seats = await app_context(request).commands.fill_with_bots(game_id)
+    body = await read_body(request, FillBots)
+    seats = await app_context(request).commands.fill_with_bots(game_id, body.level)
     return JSONResponse({"seats": seats})
 
 

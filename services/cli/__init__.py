@@ -1,4 +1,4 @@
-"""``tablestream``: serve, worker, demo, verify, bench, export-all, import-all, rebuild-all, operator
+"""``tablestream``: serve, worker, demo, verify, bench, arena, export-all, import-all, rebuild-all, operator
 (one module per command)."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from services.cli import backup, bench, demo, operator, serve, verify, worker
+from services.cli import arena, backup, bench, demo, operator, serve, verify, worker
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -21,6 +21,11 @@ def main(argv: list[str] | None = None) -> int:
     demo.add_arguments(commands.add_parser("demo", help="bots play complete games through the real HTTP API"))
     bench.add_arguments(
         commands.add_parser("bench", help="measure the service beside bare baselines on the same Redis")
+    )
+    arena.add_arguments(
+        commands.add_parser(
+            "arena", help="bots play bots in bulk, in process, and rate each level's strength"
+        )
     )
     operator.add_arguments(
         commands.add_parser("operator", help="grant, revoke or list the accounts that are operators")
@@ -49,6 +54,8 @@ def main(argv: list[str] | None = None) -> int:
         return worker.run(args)
     if args.command == "bench":
         return bench.run(args)
+    if args.command == "arena":
+        return arena.run(args)
     if args.command == "operator":
         return operator.run(args)
     return demo.run(args)

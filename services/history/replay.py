@@ -262,7 +262,7 @@ def _run(table: Table, batch: Batch, created: TableCreated | None, seeds: Replay
             raise ValueError("the join record lacks a name or client seed")
         return table.join(state, name, client_seed, seeds, _account_of(body))
     if record.kind == "bots":
-        return table.fill_with_bots(state, seeds)
+        return table.fill_with_bots(state, seeds, str(body.get("level") or "normal"))
     if record.kind == "expire":
         return table.expire(state)
     if record.kind == "close":

@@ -32,6 +32,28 @@ def test_only_the_host_fills_the_empty_seats_with_bots_and_only_while_waiting(ap
     assert [p["bot"] for p in players] == [False, True, True, True]
 
 
+def test_the_host_picks_the_level_of_the_bots_and_the_seat_shows_it(api: Api) -> None:
+    game_id = api.create("six-nimmt", 3)
+    api.join(game_id, "Ada")
+    refused = api.client.post(f"/games/{game_id}/bots", json={"level": "genius"}, headers=host(api, game_id))
+    assert refused.status_code == 422 and refused.json()["error"]["code"] == "invalid_bot_level"
+    response = api.client.post(f"/games/{game_id}/bots", json={"level": "strong"}, headers=host(api, game_id))
+    assert response.status_code == 200 and response.json() == {"seats": [1, 2]}
+    players = api.view(game_id)["players"]
+    assert [p.get("bot_level") for p in players] == [None, "strong", "strong"]
+
+
+def test_a_strong_bot_plays_its_seat_through_the_worker(api: Api, run_jobs: Any) -> None:
+    game_id = api.create("skull", 3)
+    api.client.post(f"/games/{game_id}/bots", json={"level": "strong"}, headers=host(api, game_id))
+    run_jobs()
+    view = api.view(game_id)
+    assert [p["bot_level"] for p in view["players"]] == ["strong"] * 3
+    events = api.client.get(f"/games/{game_id}/events", params={"limit": 1000, "lang": "en"}).json()["events"]
+    assert any(e["type"] == "disc_placed" and e["by"] == "bot" for e in events)
+    assert any("strong" in e["text"] for e in events if e["type"] == "bot_seated")
+
+
 def test_the_host_cookie_also_fills_the_seats(api: Api) -> None:
     game_id = api.create("skull", 3)
     api.client.cookies.set(f"ts_host_{game_id}", api.hosts[game_id])

@@ -162,3 +162,21 @@ def test_leaving_asks_first_cancelled_leaves_nothing_and_confirmed_hands_the_sea
     expect(leave).to_be_hidden()
     assert page.locator(ACTIONS).count() == 0
     page.context.close()
+
+
+def test_the_host_seats_strong_bots_and_their_badges_say_so(
+    server: Server, browser: Any, screenshots: Path
+) -> None:
+    page = watcher(browser, server.url, speed="instant")
+    create_table(page, "6 nimmt!", "Ada", 3)
+    level = page.locator("[data-testid=fill-bots-level]")
+    expect(level).to_have_value("normal")
+    level.select_option("strong")
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.locator("section.waiting").screenshot(path=screenshots / "bot-level-choice.png")
+    page.set_viewport_size({"width": 1280, "height": 900})
+    fill_with_bots(page)
+    badges = page.locator("[data-testid=bot-badge]")
+    expect(badges).to_have_count(2)
+    expect(badges.first).to_have_text("bot · strong")
+    page.screenshot(path=screenshots / "bot-levels.png")

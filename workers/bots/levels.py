@@ -15,16 +15,17 @@ only from ``rng`` (at a table: ``BotRandom``, keyed from the game's secret).
 from __future__ import annotations
 
 import random
-from typing import Any, Literal
+from typing import Any
 
 import msgspec
 
+from domain.table import BOT_LEVELS, DEFAULT_BOT_LEVEL
 from workers.bots import bot_for
+from workers.bots.search import PRODUCTION, Budget, search
 
-Level = Literal["easy", "normal", "strong"]
-LEVELS: tuple[str, ...] = ("easy", "normal", "strong")
+LEVELS: tuple[str, ...] = BOT_LEVELS  # what a host may seat: easy, normal, strong
 ARENA_LEVELS: tuple[str, ...] = ("random", *LEVELS)  # random: the floor, in the arena only
-DEFAULT_LEVEL = "normal"
+DEFAULT_LEVEL: str = DEFAULT_BOT_LEVEL
 
 EASY_NOISE = 0.35  # the share of an easy bot's moves that are a random legal move
 
@@ -53,9 +54,12 @@ def check_level(level: str, *, arena: bool = False) -> None:
         raise ValueError(f"unknown bot level {level!r}; the levels are {', '.join(allowed)}")
 
 
-def advise(game: str, view: dict[str, Any], level: str, rng: random.Random) -> Advice:
+def advise(
+    game: str, view: dict[str, Any], level: str, rng: random.Random, budget: Budget = PRODUCTION
+) -> Advice:
     """What the bot of ``level`` plays in ``game`` from ``view`` (one seat's own view), with ``rng``
-    as its only chance."""
+    as its only chance. ``budget`` bounds the ``strong`` search (the production budget unless a
+    test or the arena's documented ``--sims`` asks for less)."""
     check_level(level, arena=True)
     legal: list[Command] = list(view.get("legal") or [])
     if not legal:
@@ -64,13 +68,31 @@ def advise(game: str, view: dict[str, Any], level: str, rng: random.Random) -> A
         return _alone(rng.choice(legal))
     if level == "easy" and len(legal) > 1 and rng.random() < EASY_NOISE:
         return _alone(rng.choice(legal))
+    if level == "strong" and len(legal) > 1:
+        return _strong(game, view, rng, budget)
     command = bot_for(game).choose(view, rng)
     return _with_reason(game, view, command)
 
 
-def choose(game: str, view: dict[str, Any], level: str, rng: random.Random) -> Command:
+def _strong(game: str, view: dict[str, Any], rng: random.Random, budget: Budget) -> Advice:
+    found = search(game, view, rng, budget)
+    if found.command == found.normal:
+        normal = _with_reason(game, view, found.command)
+        return Advice(command=found.command, reason=normal.reason, params=normal.params, shares=found.shares)
+    share = next(s for c, s in found.shares if c == found.command)
+    return Advice(
+        command=found.command,
+        reason="bot.reason.best_in_simulations",
+        params={"percent": round(100 * share), "simulations": found.simulations},
+        shares=found.shares,
+    )
+
+
+def choose(
+    game: str, view: dict[str, Any], level: str, rng: random.Random, budget: Budget = PRODUCTION
+) -> Command:
     """``advise(...).command``: the move alone."""
-    return advise(game, view, level, rng).command
+    return advise(game, view, level, rng, budget).command
 
 
 def _alone(command: Command) -> Advice:

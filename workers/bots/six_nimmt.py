@@ -31,8 +31,9 @@ def _unseen(view: dict[str, Any]) -> int:
     return max(DECK_SIZE - seen, 1)
 
 
-def card_risk(card: int, view: dict[str, Any]) -> float:
-    """Expected bullheads this card takes this turn (a rough, view-only estimate)."""
+def card_risk(card: int, view: dict[str, Any], unseen: int | None = None) -> float:
+    """Expected bullheads this card takes this turn (a rough, view-only estimate); ``unseen`` is
+    ``_unseen(view)``, given when the caller weighs many cards of one view."""
     rows = view["rows"]
     below = [row for row in rows if row["end"] < card]
     if not below:
@@ -40,7 +41,7 @@ def card_risk(card: int, view: dict[str, Any]) -> float:
     row = max(below, key=lambda r: r["end"])
     space = ROW_LIMIT - len(row["cards"])
     others = max(len(view["selected"]) - 1, 0)
-    p = min((card - row["end"] - 1) / _unseen(view), 1.0)
+    p = min((card - row["end"] - 1) / (unseen or _unseen(view)), 1.0)
     return float(row["bullheads"]) * _at_least(space, others, p)
 
 
@@ -68,4 +69,14 @@ def choose(view: dict[str, Any], rng: random.Random) -> dict[str, Any]:
         return _cheapest(legal, lambda c: _row_cost(rows[c["row"]]), rng)
     if kind == "draft_card":
         return _cheapest(legal, lambda c: float(bullheads(c["card"])), rng)
-    return _cheapest(legal, lambda c: card_risk(c["card"], view), rng)
+    unseen = _unseen(view)
+    return _cheapest(legal, lambda c: card_risk(c["card"], view, unseen), rng)
+
+
+def reason(view: dict[str, Any], command: dict[str, Any]) -> tuple[str, dict[str, Any]] | None:
+    """Why (glossary ``bot.reason.*``): the cheapest row, or the card least likely to take one."""
+    if command.get("type") == "choose_row":
+        return "bot.reason.cheapest_row", {}
+    if command.get("type") == "select_card":
+        return "bot.reason.lowest_risk", {}
+    return None

@@ -93,3 +93,10 @@ def choose(view: dict[str, Any], rng: random.Random) -> Command:
     if bids:
         return choose_bid(view, bids, rng)
     return choose_card(view, [c for c in legal if c.get("type") == "play_card"] or legal, rng)
+
+
+def reason(view: dict[str, Any], command: Command) -> tuple[str, dict[str, Any]] | None:
+    """Why: a bid is the count of cards likely to win a trick (glossary ``bot.reason.*``)."""
+    if command.get("type") == "bid":
+        return "bot.reason.bid_likely_winners", {"n": int(command["tricks"])}
+    return None

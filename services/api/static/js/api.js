@@ -63,7 +63,7 @@ export const games = {
   send: (id, command, commandId) => api(`/games/${id}/commands`, { method: "POST", body: { command_id: commandId, command } }),
   replay: (id, at) => api(`/games/${id}/replay?at=${at}&lang=${lang()}`),
   audit: (id) => api(`/games/${id}/audit`),
-  bots: (id) => api(`/games/${id}/bots`, { method: "POST", body: {} }),
+  bots: (id, level) => api(`/games/${id}/bots`, { method: "POST", body: level ? { level } : {} }),
   leave: (id) => api(`/games/${id}/leave`, { method: "POST", body: {} }),
   hint: (id) => api(`/games/${id}/hint?lang=${lang()}`, { method: "POST", body: {} }),
   review: (id, seat) => api(`/games/${id}/review?seat=${seat}&lang=${lang()}`),

@@ -38,8 +38,13 @@ export function waitingPanel(view, id, { joined, refresh }) {
     parts.unshift(invitation(view), form);
   }
   if (hosted().includes(id)) {
-    parts.push(h("button", { class: "small", "data-testid": "fill-bots", text: t("lobby.bots"),
-      onclick: async () => { await fillWithBots(id); refresh(); } }));
+    const level = h("select", { id: "fill-bots-level", "data-testid": "fill-bots-level" },
+      ...["easy", "normal", "strong"].map((value) => h("option", { value, text: t(`table.bot_level.${value}`),
+        ...(value === "normal" ? { selected: "" } : {}) })));
+    parts.push(h("div", { class: "field inline" },
+      h("label", { for: "fill-bots-level", text: t("lobby.botLevel") }), level,
+      h("button", { class: "small", "data-testid": "fill-bots", text: t("lobby.bots"),
+        onclick: async () => { await fillWithBots(id, level.value); refresh(); } })));
   }
   return h("section", { class: "panel waiting" }, parts);
 }

@@ -1,0 +1,166 @@
+"""Bot levels: every level plays legal moves from its own seat's view only, in every game and
+variant; the strong level's search stays within its CPU budget and sees nothing the view hides."""
+
+from __future__ import annotations
+
+import random
+import time
+from typing import Any
+
+import msgspec
+import pytest
+
+from domain.table import TableState
+from projections.views import seat_view
+from tests.support.play import Game, new_game
+from workers.bots.determinise import SAMPLERS
+from workers.bots.levels import ARENA_LEVELS, LEVELS, Advice, advise
+from workers.bots.search import CPU_SECONDS, PRODUCTION, Budget
+
+QUICK = Budget(simulations=2, cpu_seconds=0.05)  # a small strong budget: the tests' own
+
+VARIANTS: list[tuple[str, int, dict[str, Any]]] = [
+    ("skull", 3, {}),
+    ("skull", 4, {"reveal_all_own_first": True}),
+    ("skull", 5, {"last_chance": True, "first_after_elimination": "left_neighbour"}),
+    ("skull", 7, {"two_sets": True}),
+    ("six-nimmt", 2, {"rounds": 1}),
+    ("six-nimmt", 4, {"end_score": 20, "end_compare": "ge"}),
+    ("six-nimmt", 3, {"tactical": True, "rounds": 1}),
+    ("skull-king", 2, {}),
+    ("skull-king", 4, {"scoring": "classic", "character_lead_no_suit": True}),
+    ("skull-king", 5, {"scary_mary_escape_counts_as_pirate": True}),
+]
+
+
+def play_levels(g: Game, levels: list[str], rng: random.Random, budget: Budget = QUICK) -> list[Advice]:
+    """Each seat's bot (of ``levels[seat]``) chooses from its own seat view until the game ends."""
+    given = []
+    while g.state.status != "finished":
+        seat = rng.choice(sorted(g.table.to_act(g.state)))
+        view = seat_view(g.state, len(g.events), seat)
+        advice = advise(g.state.game, view, levels[seat], rng, budget)
+        assert advice.command in view["legal"], (levels[seat], advice.command)
+        given.append(advice)
+        g.act(seat, advice.command)
+    return given
+
+
+@pytest.mark.parametrize(("game", "players", "options"), VARIANTS)
+def test_every_level_plays_only_legal_moves_to_the_end_of_every_variant(
+    game: str, players: int, options: dict[str, Any]
+) -> None:
+    for seed in range(2):
+        levels = [ARENA_LEVELS[(seat + seed) % len(ARENA_LEVELS)] for seat in range(players)]
+        g = new_game(game, players, options, seed=f"levels-{seed}")
+        given = play_levels(g, levels, random.Random(seed))
+        assert g.state.winners
+        for advice in given:
+            assert abs(sum(share for _, share in advice.shares) - 1.0) < 1e-6
+            assert advice.command in [command for command, _ in advice.shares]
+
+
+def test_a_strong_bot_at_the_production_budget_finishes_a_game_of_each_kind_legally() -> None:
+    for game, players in (("skull", 3), ("six-nimmt", 2), ("skull-king", 2)):
+        options = {"rounds": 1} if game == "six-nimmt" else {}
+        g = new_game(game, players, options, seed="production")
+        play_levels(g, ["strong", *["normal"] * (players - 1)], random.Random(7), PRODUCTION)
+        assert g.state.winners
+
+
+def consistent_states(g: Game, seat: int, view: dict[str, Any], count: int) -> list[TableState]:
+    """Whole tables whose hidden parts are drawn anew, each showing ``seat`` exactly ``view``."""
+    states = []
+    for n in range(count):
+        hidden = SAMPLERS[g.state.game](view, random.Random(f"hidden-{n}"))
+        state = msgspec.structs.replace(g.state, game_state=hidden)
+        other = seat_view(state, view["version"], seat)
+        legal = sorted(map(repr, view["legal"]))
+        # Skull King lists the playable cards in the order they were dealt, which the view shows sorted
+        assert {**other, "legal": sorted(map(repr, other["legal"]))} == {**view, "legal": legal}
+        states.append(state)
+    return states
+
+
+@pytest.mark.parametrize(("game", "players"), [("skull", 4), ("six-nimmt", 4), ("skull-king", 3)])
+def test_a_bot_chooses_the_same_whatever_hidden_state_lies_behind_its_view(game: str, players: int) -> None:
+    """The bot gets the seat's view and nothing else: for hidden states (other hands, undealt
+    cards, face-down discs) drawn anew but consistent with that view, with the same seed, every
+    level gives the same advice as from the real one."""
+    rng = random.Random(f"hidden-{game}")
+    g = new_game(game, players, seed=f"hidden-{game}")
+    checked = 0
+    while g.state.status != "finished":
+        seat = rng.choice(sorted(g.table.to_act(g.state)))
+        view = seat_view(g.state, len(g.events), seat)
+        if len(view["legal"]) > 1 and rng.random() < 0.2:
+            for state in consistent_states(g, seat, view, 2):
+                other = seat_view(state, len(g.events), seat)
+                other["legal"] = view["legal"]  # the same commands, in the real order
+                for level in LEVELS:
+                    expected = advise(game, view, level, random.Random(checked), QUICK)
+                    assert advise(game, other, level, random.Random(checked), QUICK) == expected
+            checked += 1
+        g.act(seat, rng.choice(view["legal"]))
+    assert checked >= 5
+
+
+def test_a_strong_move_stays_within_its_cpu_budget() -> None:
+    """Reported, and asserted with a generous bound: the cap is checked between samples, so a move
+    may overrun it by at most one sample's rollouts."""
+    spent = []
+    for number, (game, players) in enumerate((("skull", 4), ("six-nimmt", 4), ("skull-king", 4)), 1):
+        rng = random.Random(game)
+        g = new_game(game, players, seed=f"cpu-{game}")
+        for _ in range(60):
+            if g.state.status == "finished":
+                break
+            seat = min(g.table.to_act(g.state))
+            view = seat_view(g.state, len(g.events), seat)
+            if len(view["legal"]) > 1 and len(spent) < 12 * number:
+                started = time.process_time()
+                advice = advise(game, view, "strong", rng)
+                spent.append(time.process_time() - started)
+                g.act(seat, advice.command)
+            else:
+                g.act(seat, rng.choice(view["legal"]))
+    print(
+        f"\nstrong move CPU over {len(spent)} moves: mean {1000 * sum(spent) / len(spent):.1f} ms, "
+        f"max {1000 * max(spent):.1f} ms (cap {1000 * CPU_SECONDS:.0f} ms)"
+    )
+    assert max(spent) < 10 * CPU_SECONDS
+
+
+def test_easy_and_random_give_no_reason_and_the_whole_share_to_their_move() -> None:
+    g = new_game("skull-king", 3, seed="reasons")
+    view = seat_view(g.state, len(g.events), 0)
+    for level in ("random", "easy"):
+        advice = advise("skull-king", view, level, random.Random(1))
+        assert advice.shares == [(advice.command, 1.0)]
+
+
+def test_a_normal_skull_king_bid_says_how_many_cards_look_like_winners() -> None:
+    view = {
+        "seat": 0,
+        "hand": ["skull-king", "pirate-1", "yellow-2"],
+        "tricks_won": [0, 0],
+        "legal": [{"type": "bid", "tricks": n} for n in range(4)],
+    }
+    advice = advise("skull-king", view, "normal", random.Random(1))
+    assert advice.reason == "bot.reason.bid_likely_winners"
+    assert advice.params == {"n": advice.command["tricks"]}
+
+
+def test_a_strong_advice_shares_its_simulations_among_the_candidates() -> None:
+    g = new_game("six-nimmt", 4, seed="shares")
+    view = seat_view(g.state, len(g.events), 0)
+    advice = advise("six-nimmt", view, "strong", random.Random(3), Budget(simulations=6, cpu_seconds=5.0))
+    assert len(advice.shares) > 1
+    assert abs(sum(s for _, s in advice.shares) - 1.0) < 1e-6
+    assert advice.command in view["legal"]
+    assert advice.reason is not None
+
+
+def test_an_unknown_level_is_refused() -> None:
+    with pytest.raises(ValueError, match="unknown bot level"):
+        advise("skull", {"legal": [{"type": "pass"}]}, "genius", random.Random(0))

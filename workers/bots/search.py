@@ -1,0 +1,172 @@
+"""The ``strong`` level: determinised Monte Carlo search from one seat's own view.
+
+For each simulation it samples a whole game state consistent with the view
+(``workers.bots.determinise``: the unseen cards/discs drawn among what the view leaves possible),
+then plays every candidate move in that same sample and lets the ``normal`` policy play every seat
+to the end of the round (the domain's own ``decide``/``evolve``, so no rule is guessed). A move's
+value is how the round went for the bot's seat against the mean of the others (score gained,
+bullheads taken, points, discs kept, the game won). It plays the candidate with the best mean value.
+
+Budget (production): at most ``SIMULATIONS`` samples and at most ``CPU_SECONDS`` of process CPU
+time per move (``time.process_time``), whichever comes first; at least one sample is always played
+out. All chance, sampling and rollouts alike, comes from the ``rng`` handed in.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import msgspec
+
+from domain.fairness import Chance, SecretSeeds
+from domain.games import spec
+from domain.kernel import Rejected, fold
+from workers.bots import bot_for
+from workers.bots.determinise import SAMPLERS, light_view
+
+SIMULATIONS = 24  # samples (determinisations) per move at most
+CPU_SECONDS = 0.15  # process CPU time per move at most
+MAX_CANDIDATES = 12  # moves weighed per decision: the normal policy's pick and its neighbours
+MAX_STEPS = 2_000  # a rollout never runs longer than this (a guard: rounds end well before)
+
+Command = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Budget:
+    simulations: int = SIMULATIONS
+    cpu_seconds: float = CPU_SECONDS
+
+
+PRODUCTION = Budget()
+
+
+@dataclass
+class Outcome:
+    """What the search found: the chosen move, every candidate's share and mean value."""
+
+    command: Command
+    shares: list[tuple[Command, float]]
+    values: dict[int, float]
+    simulations: int
+    normal: Command
+
+
+def search(game: str, view: dict[str, Any], rng: random.Random, budget: Budget = PRODUCTION) -> Outcome:
+    """The best-looking of ``view["legal"]`` over sampled hidden states (at least one sample)."""
+    started = time.process_time()
+    legal: list[Command] = list(view["legal"])
+    rules = spec(game).rules
+    normal_bot = bot_for(game)
+    normal = normal_bot.choose(view, rng)
+    candidates = _candidates(legal, normal)
+    if len(candidates) == 1:
+        return Outcome(candidates[0], [(candidates[0], 1.0)], {0: 0.0}, 0, normal)
+    seat: int = view["seat"]
+    sampler = SAMPLERS[game]
+    totals = [0.0] * len(candidates)
+    wins = [0.0] * len(candidates)
+    done = 0
+    while done < budget.simulations:
+        sample = sampler(view, rng)
+        seed = rng.getrandbits(64)
+        values = []
+        for command in candidates:
+            sim_rng = random.Random(seed)
+            values.append(_rollout(game, rules, normal_bot, sample, seat, command, sim_rng))
+        best = max(values)
+        leaders = [i for i, v in enumerate(values) if v >= best - 1e-9]
+        for i, v in enumerate(values):
+            totals[i] += v
+        for i in leaders:
+            wins[i] += 1 / len(leaders)
+        done += 1
+        if time.process_time() - started >= budget.cpu_seconds:
+            break
+    means = [t / done for t in totals]
+    top = max(means)
+    # ties: the normal policy's choice (candidate 0) first, then the order of the legal list
+    chosen = next(i for i, m in enumerate(means) if m >= top - 1e-9)
+    order = sorted(range(len(candidates)), key=lambda i: (-wins[i], -means[i]))
+    shares = [(candidates[i], wins[i] / done) for i in order]
+    return Outcome(candidates[chosen], shares, dict(enumerate(means)), done, normal)
+
+
+def _candidates(legal: list[Command], normal: Command) -> list[Command]:
+    """The normal policy's pick first, then the rest of the legal list; when there are more than
+    ``MAX_CANDIDATES``, the ones nearest to the pick in the legal list's order (bids by count)."""
+    index = legal.index(normal)
+    rest = sorted((i for i in range(len(legal)) if i != index), key=lambda i: (abs(i - index), i))
+    return [normal, *(legal[i] for i in rest[: MAX_CANDIDATES - 1])]
+
+
+def _chance(rng: random.Random) -> Chance:
+    root, master = rng.getrandbits(256).to_bytes(32, "big"), rng.getrandbits(256).to_bytes(32, "big")
+    return Chance(SecretSeeds(root, master), rng.getrandbits(256).to_bytes(32, "big"))
+
+
+def _rollout(
+    game: str, rules: Any, bot: Any, state: Any, seat: int, command: Command, rng: random.Random
+) -> float:
+    """Play ``command`` for ``seat`` in ``state``, then the normal policy for everyone to the end of
+    the round; the round's value for ``seat``."""
+    before = state
+    chance = _chance(rng)
+    round_at = rules.rounds_completed(state)
+    typed = msgspec.convert(command, rules.command_type)
+    try:
+        state = fold(rules, state, rules.decide(state, typed, seat, chance))
+    except Rejected:  # a sample the rules refuse for this move: the move is worth nothing here
+        return -1e6
+    for _ in range(MAX_STEPS):
+        if rules.is_terminal(state) or rules.rounds_completed(state) != round_at:
+            break
+        actors = rules.to_act(state)
+        if not actors:
+            break
+        actor = actors[0]
+        moves = rules.legal_commands(state, actor)
+        wire = msgspec.to_builtins(moves)
+        if len(moves) == 1:
+            move = moves[0]
+        else:
+            view = light_view(game, state, actor)
+            view["legal"] = wire
+            move = moves[wire.index(bot.choose(view, rng))]
+        state = fold(rules, state, rules.decide(state, move, actor, chance))
+    return VALUES[game](rules, before, state, seat)
+
+
+def _relative(before: list[float], after: list[float], seat: int) -> float:
+    gains = [a - b for a, b in zip(after, before, strict=True)]
+    others = [g for s, g in enumerate(gains) if s != seat]
+    return gains[seat] - (sum(others) / len(others) if others else 0.0)
+
+
+def _skull_king_value(rules: Any, before: Any, after: Any, seat: int) -> float:
+    return _relative(list(before.totals), list(after.totals), seat) / 10
+
+
+def _six_nimmt_value(rules: Any, before: Any, after: Any, seat: int) -> float:
+    return -_relative(list(before.totals), list(after.totals), seat)
+
+
+def _skull_worth(state: Any) -> list[float]:
+    winners = set(state.winners()) if state.game_over() else set()
+    return [
+        3.0 * s.points
+        + 0.75 * len(s.owned)
+        - (4.0 if s.eliminated else 0.0)
+        + (20.0 if i in winners else 0.0)
+        for i, s in enumerate(state.seats)
+    ]
+
+
+def _skull_value(rules: Any, before: Any, after: Any, seat: int) -> float:
+    return _relative(_skull_worth(before), _skull_worth(after), seat)
+
+
+VALUES = {"skull-king": _skull_king_value, "six-nimmt": _six_nimmt_value, "skull": _skull_value}
