@@ -8,8 +8,9 @@ worker's order) and answers 202 until it is there. The result is cached in Redis
 
 For every batch the seat's own ``command`` began (not its timeouts, not a bot's moves), the seat's
 view just before it (``projections.views.seat_view``: exactly what the player saw) is handed to
-``workers.bots.levels.advise`` at level ``strong``; the entry says what was played, the bot's
-choice, whether they differ, and the share of the bot's simulations behind each candidate. Its
+``workers.bots.levels.advise`` at level ``strong`` (``REVIEW_BUDGET``); the entry says what was
+played, the bot's choice, whether they differ, and the share of the bot's simulations behind each
+candidate. Its
 chance is keyed by the stream's head hash, the version and the seat (the game is over: nothing it
 draws can reveal anything), so a rebuild gives the same review.
 """
@@ -31,9 +32,13 @@ from services.history.records import Entry, decode_stored
 from services.store.queue import review_key
 from workers.bots import BotRandom
 from workers.bots.levels import advise
+from workers.bots.search import SIMULATIONS, Budget
 from workers.stores import job_store
 
 REVIEW_LEVEL = "strong"
+REVIEW_BUDGET = Budget(simulations=SIMULATIONS, cpu_seconds=5.0)
+"""The production number of simulations, with a CPU bound no move reaches on a working machine: off
+the request path, a review is bound by its simulations, so a rebuild finds the same choices."""
 REVIEW_TTL = 7 * 24 * 3600  # seconds a review stays cached; a request after that builds it again
 PERSON_KINDS = frozenset({"command"})  # the records of a seat's own choices
 
@@ -74,7 +79,7 @@ def review_moves(game_id: str, entries: Sequence[Entry], seat: int) -> dict[str,
             view = seat_view(folded.state, folded.version, seat)
             if view["legal"]:
                 rng = review_rng(head_hash, folded.version, seat)
-                advice = advise(folded.state.game, view, REVIEW_LEVEL, rng)
+                advice = advise(folded.state.game, view, REVIEW_LEVEL, rng, REVIEW_BUDGET)
                 played = dict(record.body)
                 shares = [{"command": command, "share": round(share, 4)} for command, share in advice.shares]
                 reason = None if advice.reason is None else {"key": advice.reason, "params": advice.params}

@@ -6,15 +6,25 @@ import random
 from typing import Any
 
 import msgspec
+import pytest
 from rq import SimpleWorker
 from rq.serializers import JSONSerializer
 
 from services.store.event_store import SyncEventStore
 from services.store.queue import review_key, review_queue
 from tests.api.conftest import Api, practice
+from workers import review as review_job
 from workers.bots import choose
 from workers.bots.levels import advise
+from workers.bots.search import Budget
 from workers.review import review_rng
+
+LIGHT = Budget(simulations=4, cpu_seconds=5.0)  # fewer simulations: the same job, a fast test
+
+
+@pytest.fixture(autouse=True)
+def light_reviews(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(review_job, "REVIEW_BUDGET", LIGHT)
 
 
 def run_reviews(api: Api) -> None:
@@ -49,7 +59,7 @@ def test_the_review_waits_for_the_end_of_the_game(api: Api) -> None:
 
 
 def test_after_the_game_the_review_is_built_off_the_request_then_served_from_the_cache(api: Api) -> None:
-    game_id = api.started("skull-king", 3, **practice("skull-king", 6))
+    game_id = api.started("six-nimmt", 3, rounds=1, **practice("six-nimmt", 6))
     sent = play_out(api, game_id, seed=6)
     first = review(api, game_id)
     assert first.status_code == 202
@@ -67,7 +77,7 @@ def test_after_the_game_the_review_is_built_off_the_request_then_served_from_the
     for move in body["moves"]:
         # what the player saw just before the move, through the API's own time travel
         seen = api.view(game_id, 0, at=move["version"] - 1)
-        advice = advise("skull-king", seen, "strong", review_rng(head_hash, move["version"] - 1, 0))
+        advice = advise("six-nimmt", seen, "strong", review_rng(head_hash, move["version"] - 1, 0), LIGHT)
         assert move["strong"] == advice.command
         assert move["strong"] in seen["legal"] and move["played"] in seen["legal"]
         assert move["differs"] == (move["played"] != move["strong"])
@@ -105,7 +115,7 @@ def test_the_review_says_each_move_in_the_language_asked_for(api: Api) -> None:
 
 
 def test_a_review_missing_from_the_cache_is_built_again_the_same(api: Api) -> None:
-    game_id = api.started("six-nimmt", 3, **practice("six-nimmt", 4))
+    game_id = api.started("six-nimmt", 3, rounds=1, **practice("six-nimmt", 4))
     play_out(api, game_id, seed=4)
     assert review(api, game_id, 1).status_code == 202
     run_reviews(api)
