@@ -29,6 +29,7 @@ import anyio.to_thread
 
 from domain.fairness import SecretSeeds
 from domain.table import HintGiven
+from projections.narration import describe_move
 from projections.views import seat_view
 from projections.words import DEFAULT_LANGUAGE, has, word
 from services.commands import CommandOutcome, GameCommands
@@ -106,6 +107,7 @@ def answer(outcome: CommandOutcome, seat: int, lang: str) -> dict[str, Any]:
     return {
         "version": outcome.version,
         "command": given.command,
+        "command_text": describe_move(given.command or {}, lang),
         "reason": shown,
         "receipt": outcome.receipt(),
     }

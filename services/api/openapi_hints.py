@@ -46,8 +46,8 @@ def hint_paths(
                 "responses": {
                     "200": ok(
                         "The hint: {'version': the hint's version, 'command': one of the seat's legal "
-                        "commands, 'reason': null or {'key': glossary key, 'params': {...}, 'text': the "
-                        "reason in the language}, 'receipt': {...}}"
+                        "commands, 'command_text': it in words, 'reason': null or {'key': glossary key, "
+                        "'params': {...}, 'text': the reason in the language}, 'receipt': {...}}"
                     ),
                     **errors(
                         *body_errors,

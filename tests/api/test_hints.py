@@ -47,6 +47,7 @@ def test_a_hint_at_a_practice_table_is_a_legal_move_of_the_awaited_seat_with_its
     assert response.status_code == 200, response.text
     body = response.json()
     assert body["command"] in own["legal"]
+    assert body["command_text"]  # the move in words (French here)
     assert body["version"] == own["version"] + 1
     if body["reason"] is not None:
         assert body["reason"]["key"].startswith("bot.reason.")

@@ -423,8 +423,8 @@ export async function render(main, id) {
   }
   mod = await loadGame(index.game);
   follow = index.you ?? 0;
-  usedHints.hidden = !(first.spectator.hints_used || []).length;
   usedHints.textContent = t("replay.hintsUsed");
+  games.view(id).then((end) => { usedHints.hidden = !(end.hints_used || []).length; }, () => {}); // the seats that asked, by the end
   current = first;
   at = first.version;
   kept.set(at, first);

@@ -169,7 +169,7 @@ export async function render(main, id) {
     hintButton.textContent = t("table.hintBusy");
     try {
       const answer = await games.hint(id);
-      hint = { version: answer.version, command: answer.command, reason: answer.reason };
+      hint = { version: answer.version, command: answer.command, words: answer.command_text, reason: answer.reason };
       answered = Math.max(answered, answer.version);
     } catch (error) {
       toast(error.message);
@@ -191,7 +191,7 @@ export async function render(main, id) {
     }
     const target = board.querySelector(`[data-key="${CSS.escape(keyOf(shownHint.command))}"]`);
     if (target) target.classList.add("hinted");
-    const move = target ? (target.getAttribute("aria-label") || target.textContent.trim()) : keyOf(shownHint.command);
+    const move = shownHint.words || (target ? (target.getAttribute("aria-label") || target.textContent.trim()) : keyOf(shownHint.command));
     const reason = shownHint.reason;
     const why = !reason ? "" : has(reason.key) ? t(reason.key, reason.params || {}) : reason.text || "";
     say(hintText, t("table.hintSuggests", { move }) + (why ? ` — ${why}` : ""));
