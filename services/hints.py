@@ -19,8 +19,10 @@ and the reason's glossary key, hidden from every other seat until the game is ov
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import hmac
+import weakref
 from collections.abc import Mapping
 from typing import Any
 
@@ -41,7 +43,10 @@ HINT_LEVEL = "strong"
 HINT_THREADS = 2  # hints searched at once per API process; others wait for a thread
 HINT_LABEL = b"tablestream-hint"
 
-_threads: anyio.CapacityLimiter | None = None
+_threads: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, anyio.CapacityLimiter] = (
+    weakref.WeakKeyDictionary()
+)
+"""The thread cap of each event loop (an API process has one; tests start several, one after another)."""
 
 
 def hint_rng(seeds: SecretSeeds, game_id: str, version: int, seat: int) -> BotRandom:
@@ -67,10 +72,11 @@ def suggestion(
 async def suggest_in_thread(
     folded: Folded, seat: int, seeds: SecretSeeds
 ) -> tuple[Mapping[str, Any], dict[str, Any] | None]:
-    global _threads
-    if _threads is None:
-        _threads = anyio.CapacityLimiter(HINT_THREADS)
-    return await anyio.to_thread.run_sync(suggestion, folded, seat, seeds, limiter=_threads)
+    loop = asyncio.get_running_loop()
+    limiter = _threads.get(loop)
+    if limiter is None:
+        limiter = _threads[loop] = anyio.CapacityLimiter(HINT_THREADS)
+    return await anyio.to_thread.run_sync(suggestion, folded, seat, seeds, limiter=limiter)
 
 
 async def give_hint(commands: GameCommands, game_id: str, seat: int) -> CommandOutcome:
