@@ -573,16 +573,18 @@ class GameCommands:
         ``suggest`` (the ``strong`` bot, from the seat's own view; run in a worker thread by the
         caller's choice) names a legal command and maybe a reason, recorded as ``hint_given`` by the
         command ``hint-<version>-<seat>`` in the system's scope with expected version ``version``.
-        Asked again at the same version, the first answer comes back and nothing is computed."""
+        Asked again while the game has not moved (the head is this seat's hint, or a concurrent
+        request at the same version), the first answer comes back and nothing is computed."""
         folded = await self.load(game_id)
         if not folded.state.practice:
             raise ForbiddenError(
                 "hints_not_allowed", "Hints are given at practice tables only, never at rated or public ones."
             )
         command_id = f"hint-{folded.version}-{seat}"
-        previous = await self._replay(game_id, seat, command_id, command_id, system=True)
-        if previous is not None:
-            return previous
+        for asked in (command_id, f"hint-{folded.version - 1}-{seat}"):  # this version's, or the head's own
+            previous = await self._replay(game_id, seat, asked, asked, system=True)
+            if previous is not None and previous.version in (folded.version, folded.version + 1):
+                return previous
         try:
             folded.table.check_hint(folded.state, seat)
         except Rejected as rejected:

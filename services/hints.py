@@ -5,9 +5,9 @@ Where the work is done: in the API request, in a worker thread (``anyio.to_threa
 hint searches (the ``strong`` level's budget, about 150 ms of CPU). Why not the bot queue: the
 player waits for the answer with nothing else to do, a queued job would add a worker hop and a
 poll to every hint, and the cost is bounded per seat by the ``hint`` rate limit
-(``Settings.hint_rate``) and per process by the thread cap. Asked twice at the same version, the
-first answer is replayed from the stream (the command id ``hint-<version>-<seat>``) and nothing is
-computed again.
+(``Settings.hint_rate``) and per process by the thread cap. Asked again before the game moves on,
+the first answer is replayed from the stream (the command id ``hint-<version>-<seat>``) and nothing
+is computed or recorded again.
 
 Chance: ``hint_rng`` is a ``BotRandom`` keyed from the game's secret master seed (``SecretSeeds.
 bot_key``, under a hint label of its own), never a public seed. At a practice table the master seed

@@ -38,8 +38,8 @@ def hint_paths(
                 "is awaited. The server asks the 'strong' bot level from the seat's own view (exactly GET "
                 "/view's), its chance keyed by the game's secret. The hint is recorded as the table event "
                 "'hint_given' (other seats see only that a hint was asked for, until the game is over), "
-                "and a game with hints is unrated. Asked again at the same version, the same hint comes "
-                "back and nothing new is recorded. Per seat at most TABLESTREAM_HINT_RATE (10/minute).",
+                "and a game with hints is unrated. Asked again before the game moves on, the same hint "
+                "comes back and nothing new is recorded. Per seat at most TABLESTREAM_HINT_RATE (10/minute).",
                 "security": [{"bearer": []}, {}],
                 "parameters": [LANG_OF_REASON],
                 "requestBody": body("Empty"),

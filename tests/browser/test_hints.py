@@ -50,7 +50,7 @@ def test_a_hint_marks_the_suggested_move_and_the_replay_shows_the_review(
     desk.goto(f"/tables/{game_id}")
     hint = desk.get_by_test_id("hint")
     expect(hint).to_be_visible()
-    hint.click()  # a hint at the newer version (the phone's hint is an event of the table)
+    hint.click()  # the game has not moved since the phone asked: the same hint, recorded once
     marked = desk.locator(".act.hinted")
     expect(marked).to_have_count(1)
     expect(desk.get_by_test_id("hint-text")).to_contain_text(
