@@ -11,7 +11,16 @@ from domain.games import game_names, table_for
 from projections.narration import LANGUAGES
 from projections.ratings import DISPLAY_BASE, DISPLAY_SCALE, PROVISIONAL_GAMES, PROVISIONAL_OPPONENTS
 from services.api.account_routes import MAX_PAGE as MAX_ACCOUNT_PAGE
-from services.api.bodies import CreateGame, Empty, JoinGame, Login, Register, SendCommand, SetPassword
+from services.api.bodies import (
+    CreateGame,
+    Empty,
+    FillBots,
+    JoinGame,
+    Login,
+    Register,
+    SendCommand,
+    SetPassword,
+)
 from services.api.http import MAX_VERSION
 from services.api.idempotency import MAX_KEY, MIN_KEY
 from services.api.openapi_bodies import quickplay_schema, tighten
@@ -413,7 +422,7 @@ def _add_refusals(paths: dict[str, Any]) -> None:
 def openapi_document() -> dict[str, Any]:
     command_unions = {table_for(name).command_type for name in game_names()}
     (create, join, send, empty, *commands), components = msgspec.json.schema_components(
-        [CreateGame, JoinGame, SendCommand, Empty, Register, Login, SetPassword, *command_unions],
+        [CreateGame, JoinGame, SendCommand, Empty, FillBots, Register, Login, SetPassword, *command_unions],
         ref_template=REF,
     )
     options_text = (
@@ -426,7 +435,8 @@ def openapi_document() -> dict[str, Any]:
         "week, and a wait for players up to 1440 minutes, default 1440; else turns up to 86400 s: "
         "422 turn_too_long), 'private' (default false: never listed in the "
         "lobby, seen and joined only with its invite link; the create answer then has 'invite' and "
-        "'link')"
+        "'link'), 'bot_level' (easy, normal or strong: the level of a bot that takes a seat over, "
+        "default normal)"
     )
     commands = commands[3:]  # the account bodies are components, referenced by name
     components["Error"] = {
@@ -541,9 +551,11 @@ def openapi_document() -> dict[str, Any]:
         "/games/{game_id}/bots": {
             **game,
             "post": {
-                "summary": "The host fills every empty seat with a bot (host token or ts_host_<id> cookie)",
+                "summary": "The host fills every empty seat with a bot of a level (host token or "
+                "ts_host_<id> cookie); body {} or {'level': 'easy'|'normal'|'strong'} (default normal; "
+                "422 invalid_bot_level)",
                 "security": [{"bearer": []}],
-                "requestBody": _body("Empty"),
+                "requestBody": _body("FillBots"),
                 "responses": {
                     "200": _ok("The seats the bots took: {'seats': [..]}"),
                     **_errors(

@@ -113,6 +113,8 @@ COMMON_EXPLANATIONS = {
     "bot_pace_ms": "Milliseconds a bot waits before it moves while a person sits at the table, so that "
     "its moves can be followed; 0: at once; empty: the server's default.",
     "private": "Not listed in the lobby: only people with its invite link can see it and sit down.",
+    "bot_level": "The level of a bot that takes a seat over: easy (makes slips), normal or strong "
+    "(simulates the hidden cards before each move).",
 }
 BOUNDS: dict[tuple[str, str], tuple[int, int]] = {
     ("six-nimmt", "end_score"): (1, six_nimmt_options.MAX_END_SCORE),

@@ -16,7 +16,19 @@ PLACE_RATE = 0.3  # how often it adds a disc rather than opening the auction whe
 TRUST = 1.0  # the share of opponent stacks it expects a flower on top of (the arena: 0.75 lost to random)
 
 
-def choose(view: dict[str, Any], rng: random.Random) -> Command:
+EASY_TRUST = 0.75  # the easy level: a timid beginner, who bids no further than the old bot did
+EASY_SKULL_RATE = 0.3  # and bluffs less
+
+
+def choose_easy(view: dict[str, Any], rng: random.Random) -> Command:
+    """The easy level's heuristic: the same plan, played timidly (the arena measured random moves
+    alone as no handicap in Skull: bold bids and bluffs are what win it)."""
+    return choose(view, rng, trust=EASY_TRUST, skull_rate=EASY_SKULL_RATE)
+
+
+def choose(
+    view: dict[str, Any], rng: random.Random, *, trust: float = TRUST, skull_rate: float = SKULL_RATE
+) -> Command:
     """One of ``view["legal"]``."""
     legal: list[Command] = view["legal"]
     if not legal:
@@ -32,36 +44,38 @@ def choose(view: dict[str, Any], rng: random.Random) -> Command:
         return _discard_own(legal)
     if "choose_first_player" in kinds:
         return rng.choice(legal)
-    return _place_or_bid(view, legal, rng)
+    return _place_or_bid(view, legal, rng, trust, skull_rate)
 
 
-def _place_or_bid(view: dict[str, Any], legal: list[Command], rng: random.Random) -> Command:
+def _place_or_bid(
+    view: dict[str, Any], legal: list[Command], rng: random.Random, trust: float, skull_rate: float
+) -> Command:
     places = [c for c in legal if c["type"] == "place_disc"]
     bids = sorted((c for c in legal if c["type"] == "bid"), key=lambda c: int(c["count"]))
     passes = [c for c in legal if c["type"] == "pass"]
     if not bids:  # the opening placement
-        return _placement(places, rng)
-    target = _safe_count(view)
+        return _placement(places, rng, skull_rate)
+    target = _safe_count(view, trust)
     lowest = int(bids[0]["count"])
     if passes:  # an auction: raise by one while it still looks safe
         return bids[0] if lowest <= target else passes[0]
     if places and (target < lowest or rng.random() < PLACE_RATE):
-        return _placement(places, rng)
+        return _placement(places, rng, skull_rate)
     return next((c for c in reversed(bids) if int(c["count"]) <= target), bids[0])
 
 
-def _placement(places: list[Command], rng: random.Random) -> Command:
+def _placement(places: list[Command], rng: random.Random, skull_rate: float = SKULL_RATE) -> Command:
     """The Last chance disc is a known flower, so it hides nothing: play it first. Otherwise a flower,
     with a skull now and then to punish greedy challengers."""
     by_disc = {c["disc"]: c for c in places}
     if "last_chance" in by_disc:
         return by_disc["last_chance"]
-    if "skull" in by_disc and ("flower" not in by_disc or rng.random() < SKULL_RATE):
+    if "skull" in by_disc and ("flower" not in by_disc or rng.random() < skull_rate):
         return by_disc["skull"]
     return by_disc["flower"]
 
 
-def _safe_count(view: dict[str, Any]) -> int:
+def _safe_count(view: dict[str, Any], trust: float = TRUST) -> int:
     """How many flowers the bot believes it can turn: its own stack down to its skull (the server
     turns its own stack first, all of it when the table reveals all own discs first), plus a share
     of the opponents' stacks if its own stack is clean."""
@@ -75,7 +89,7 @@ def _safe_count(view: dict[str, Any]) -> int:
         safe_own += 1
     seat = view.get("seat")
     others = sum(1 for stack in view["stacks"] if stack["seat"] != seat and stack["size"] > 0)
-    return safe_own + round(others * TRUST)
+    return safe_own + round(others * trust)
 
 
 def _flip(view: dict[str, Any], legal: list[Command], rng: random.Random) -> Command:
