@@ -173,3 +173,14 @@ def test_no_other_seat_nor_a_spectator_sees_the_hinted_move_while_the_game_runs(
             view = api.view(game_id, viewer, at=version)
             assert set(view["hints_used"]) <= asked
             assert not any("hint" in key for key in view if key != "hints_used"), sorted(view)
+
+
+def test_a_hint_leaves_the_turns_deadline_where_it_was(api: Api) -> None:
+    game_id = api.started("skull-king", 2, turn_seconds=60, **practice("skull-king", 7))
+    seat = awaited_seat(api, game_id)
+    before = api.view(game_id, seat)
+    assert before["clock"]["deadline_ms"] is not None
+    answered = hint(api, game_id, seat).json()
+    after = api.view(game_id, seat)
+    assert after["version"] == answered["version"] == before["version"] + 1
+    assert after["clock"]["deadline_ms"] == before["clock"]["deadline_ms"]
