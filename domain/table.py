@@ -174,6 +174,20 @@ class TableClosed(Event, tag="table_closed", frozen=True):
 MAX_CLOSE_REASON = 200
 
 
+class HintGiven(Event, tag="hint_given", frozen=True, omit_defaults=True):
+    """At a practice table, ``seat`` asked for a hint and was suggested ``command`` (one of its
+    legal commands), with ``reason`` (a glossary key and its values, ``{"key": ..., "params": ...}``)
+    where the advising policy gives one. A table event: the game state does not change.
+
+    What a seat may do next is as hidden as its hand: until the game is over only ``seat`` sees
+    ``command`` and ``reason``; every other viewer sees that a hint was asked for, and nothing else
+    (``Table.redact``: both ``None``)."""
+
+    seat: int
+    command: dict[str, Any] | None = None
+    reason: dict[str, Any] | None = None
+
+
 TABLE_EVENTS: tuple[type[Event], ...] = (
     TableCreated,
     PlayerJoined,
@@ -190,6 +204,7 @@ TABLE_EVENTS: tuple[type[Event], ...] = (
     TableExpired,
     SeatReclaimed,
     TableClosed,
+    HintGiven,
 )
 _TABLE_EVENT_TYPES = frozenset(TABLE_EVENTS)
 
@@ -302,6 +317,7 @@ class TableState(msgspec.Struct, frozen=True, kw_only=True):
     streaks: tuple[int, ...] = ()  # per seat: timeouts since it last finished a turn itself
     timing_out: int | None = None  # the seat whose default action is being recorded
     sealed: frozenset[int] = frozenset()  # rounds whose seed a default drew from
+    hinted: frozenset[int] = frozenset()  # seats that asked for a hint (practice tables only)
 
     def holds(self, seat: int) -> bool:
         """Whether ``seat``'s player is at the table: seated, and not left during play."""
@@ -504,6 +520,33 @@ class Table:
             )
         return [SeatReclaimed(seat=seat)]
 
+    def hint(
+        self, state: TableState, seat: Seat, command: Command, reason: dict[str, Any] | None
+    ) -> list[Event]:
+        """``seat`` asks for a hint and is suggested ``command``: only at a practice table (its
+        deals are known in advance and it is never rated), only for a seat whose player is awaited
+        now, and only one of its legal commands. Who suggested it (the ``strong`` bot, from the
+        seat's own view) is the server's business; a re-run checks what can be checked: the rules."""
+        self.check_hint(state, seat)
+        suggested = msgspec.to_builtins(command)
+        if suggested not in msgspec.to_builtins(self.legal_commands(state, seat)):
+            raise Rejected("illegal_hint", "A hint is one of the seat's legal commands.")
+        if reason is not None and not (
+            isinstance(reason.get("key"), str) and isinstance(reason.get("params", {}), dict)
+        ):
+            raise Rejected("invalid_hint_reason", "A hint's reason is a glossary key and its values.")
+        return [HintGiven(seat=seat, command=suggested, reason=reason)]
+
+    def check_hint(self, state: TableState, seat: Seat) -> None:
+        """``Rejected`` unless ``seat`` may ask for a hint now (see ``hint``)."""
+        self._playing(state, seat, _NO_SEEDS)
+        if not state.practice:
+            raise Rejected("hints_not_allowed", "Hints are given at practice tables only.")
+        if seat in state.bots:
+            raise Conflict("seat_taken_over", "A bot plays this seat.")
+        if seat not in self.to_act(state):
+            raise Conflict("not_your_turn", "It is not your turn.")
+
     def expire(self, state: TableState) -> list[Event]:
         """A waiting table nobody filled in time."""
         if state.status != "waiting":
@@ -665,6 +708,8 @@ class Table:
             return msgspec.structs.replace(state, status="expired")
         if isinstance(event, TableClosed):
             return msgspec.structs.replace(state, status="closed", timing_out=None)
+        if isinstance(event, HintGiven):
+            return msgspec.structs.replace(state, hinted=state.hinted | {event.seat})
         return self._game_evolved(state, event)  # unreachable while TABLE_EVENTS lists the above
 
     def _game_evolved(self, state: TableState, event: Event) -> TableState:
@@ -696,7 +741,11 @@ class Table:
 
     def redact(self, event: Event, viewer: Seat | None, finished: bool) -> Event:
         """What ``viewer`` may see of ``event``; once the game is over, everything."""
-        if finished or is_table_event(event):
+        if finished:
+            return event
+        if isinstance(event, HintGiven):
+            return event if viewer == event.seat else HintGiven(seat=event.seat)
+        if is_table_event(event):
             return event
         shown: Event = self.rules.redact(event, viewer)
         return shown
@@ -730,6 +779,19 @@ def _expect_open(state: TableState) -> None:
 
 def _bumped(streaks: tuple[int, ...], seat: Seat) -> tuple[int, ...]:
     return tuple(n + 1 if s == seat else n for s, n in enumerate(streaks))
+
+
+class _NoSeeds:
+    """A ``SeedSource`` for a decision that draws nothing (a hint): asking it is a bug."""
+
+    def round_seed(self, round_number: int) -> bytes:
+        raise AssertionError("a hint draws no chance")
+
+    def chain_commitment(self, chain: int) -> str:
+        raise AssertionError("a hint commits no chain")
+
+
+_NO_SEEDS = _NoSeeds()
 
 
 class _Recording:

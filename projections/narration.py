@@ -27,7 +27,15 @@ from domain.six_nimmt.cards import HAND_SIZE
 from domain.skull_king.cards import CARDS
 from projections.words import DEFAULT_LANGUAGE, GLOSSARY, LANGUAGES, Entry, word
 
-__all__ = ["CATALOGS", "DEFAULT_LANGUAGE", "LANGUAGES", "narrate", "narrates", "pick_language"]
+__all__ = [
+    "CATALOGS",
+    "DEFAULT_LANGUAGE",
+    "LANGUAGES",
+    "describe_move",
+    "narrate",
+    "narrates",
+    "pick_language",
+]
 
 SEED_SHOWN = 12  # hex digits of a seed or commitment shown in a sentence
 LOG = "log."  # the narration's own keys in the glossary; game titles ("game.*") are the page's too
@@ -153,6 +161,41 @@ def _bot_seated(say: _Say, e: Mapping[str, Any]) -> str:
     return say("table.bot_seated.level", name=name, number=seat + 1, level=shown)
 
 
+def _hint_given(say: _Say, e: Mapping[str, Any]) -> str:
+    """A hint, as its seat (or anyone after the game) sees it: the suggested move; else only that
+    one was asked for (``command`` is ``None`` in other seats' views while the game runs)."""
+    name = say.name(e["seat"])
+    command = e.get("command")
+    if not isinstance(command, Mapping):
+        return say("table.hint_given", name=name)
+    return say("table.hint_given.shown", name=name, predicate=suggested_move(say, command))
+
+
+def suggested_move(say: _Say, command: Mapping[str, Any]) -> str:
+    """A command as the predicate of the event it would make ("bids 2 tricks", "plays the red 7")."""
+    kind = command.get("type")
+    if kind == "play_card":
+        card = _sk_card(say, command.get("card"))
+        declared = command.get("as")
+        if declared is None:
+            return say("skull-king.card_played", card=card)
+        return say("skull-king.card_played.as", card=card, declared=say(f"skull-king.as.{declared}"))
+    if kind == "bid" and "tricks" in command:
+        return say("skull-king.bid_placed", tricks=say.count("trick", command["tricks"]))
+    if kind == "bid":
+        return say("skull.bid_made", count=command.get("count"))
+    if kind == "place_disc":
+        return say("skull.disc_placed", disc=_disc(say, command.get("disc")))
+    if kind == "pass":
+        return say("skull.player_passed")
+    if kind == "select_card":
+        return say("six-nimmt.card_selected", card=command.get("card"))
+    if kind == "draft_card":
+        return say("six-nimmt.card_drafted", card=command.get("card"))
+    values = " ".join(f"{key} {value}" for key, value in command.items() if key != "type")
+    return f"{kind} {values}".strip()
+
+
 TABLE: dict[str, Callable[[_Say, Mapping[str, Any]], str]] = {
     "table_created": _table_created,
     "player_joined": _player_joined,
@@ -172,6 +215,7 @@ TABLE: dict[str, Callable[[_Say, Mapping[str, Any]], str]] = {
     "turn_timed_out": lambda say, e: say("table.turn_timed_out", name=say.name(e["seat"])),
     "table_expired": lambda say, e: say("table.table_expired"),
     "table_closed": lambda say, e: say("table.table_closed", reason=e["reason"]),
+    "hint_given": _hint_given,
     "table_timers_set": lambda say, e: say(
         "table.table_timers_set" if e.get("turn_seconds") else "table.table_timers_set.off",
         seconds=e.get("turn_seconds"),
@@ -395,6 +439,11 @@ GAMES: dict[str, dict[str, Callable[[_Say, Mapping[str, Any]], str]]] = {
     "six-nimmt": SIX_NIMMT,
     "skull-king": SKULL_KING,
 }
+
+
+def describe_move(command: Mapping[str, Any], lang: str = "en") -> str:
+    """A command in words, as the predicate of the event it makes ("bids 2 tricks")."""
+    return suggested_move(_Say(lang, (), None), command)
 
 
 def narrates(game: str, event_type: str) -> bool:

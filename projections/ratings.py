@@ -9,13 +9,13 @@ player, below 0 after one loss); people read ``display``, the same order on a fa
 game of two, 1150-1700 for a field of regulars.
 
 A finished game is *rated* when it is a contest between registered players: not a practice table
-(its deals are known in advance), no bot seated by the host (stream event ``bot_seated``,
-recognised by tag), and every seat claimed by an account. A player who leaves during play
-(``state.left``), or whose seat a bot still plays at the end after their missed turns (taken over
-for ``timeouts`` and never taken back), *forfeits*: they share the last place, below every seat
-that played on, whatever their bot scored, and the game stays rated for everyone. A seat taken back
-(``seat_reclaimed``) is ranked by its score like the others. (Before issue 24 any bot made a game
-unrated, so one rage-quit voided the game for all.)
+(its deals are known in advance), no hint asked for (``hint_given``), no bot seated by the host
+(stream event ``bot_seated``, recognised by tag), and every seat claimed by an account. A player
+who leaves during play (``state.left``), or whose seat a bot still plays at the end after their
+missed turns (taken over for ``timeouts`` and never taken back), *forfeits*: they share the last
+place, below every seat that played on, whatever their bot scored, and the game stays rated for
+everyone. A seat taken back (``seat_reclaimed``) is ranked by its score like the others. (Before
+issue 24 any bot made a game unrated, so one rage-quit voided the game for all.)
 
 A rating is *provisional* (``Skill.established`` is false) until ``PROVISIONAL_GAMES`` rated games
 in that game against at least ``PROVISIONAL_OPPONENTS`` distinct opponents who were established
@@ -40,6 +40,7 @@ from domain.games import table_for
 from domain.table import TableState, is_private
 
 UNRATED_EVENT_TAGS = frozenset({"bot_seated"})
+HINT_EVENT_TAG = "hint_given"  # a seat was helped by the strong bot: the game is no contest
 LOWER_SCORE_WINS = frozenset({"six-nimmt"})
 TITLES = {"skull": "Skull", "six-nimmt": "6 nimmt!", "skull-king": "Skull King"}
 
@@ -110,7 +111,10 @@ def forfeits(state: TableState) -> dict[int, str]:
 
 
 def unrated_reason(state: TableState, event_tags: Collection[str]) -> str | None:
-    """Why a finished table does not count for ratings, or ``None`` when it does."""
+    """Why a finished table does not count for ratings, or ``None`` when it does. Hints (given at
+    practice tables only) come first: the end screen and the history say that hints were used."""
+    if state.hinted or HINT_EVENT_TAG in event_tags:
+        return "hints"
     if state.practice:
         return "practice"
     if UNRATED_EVENT_TAGS & set(event_tags):

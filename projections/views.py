@@ -60,6 +60,7 @@ def public_part(state: TableState, version: int) -> dict[str, Any]:
         "to_act": sorted(table.to_act(state)),
         "scores": list(rules.scores(gs)) if started else [0] * state.players,
         "winners": list(state.winners),
+        "hints_used": sorted(state.hinted),  # seats that asked for a hint (public; the hints are not)
         "fairness": {"commitments": list(state.commitments), "revealed_seeds": _seeds(state)},
     }
     if started:

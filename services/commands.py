@@ -33,7 +33,14 @@ from domain.kernel import Command, Event, Rejected
 from domain.table import TABLE_OPTIONS, Account, BotSeated, BotTookOver, Table, table_timers
 from services import metrics, tracing
 from services.callers import TokenChanged, TokenCheck, verify
-from services.errors import AppError, ConflictError, InvalidError, from_rejection, game_not_found
+from services.errors import (
+    AppError,
+    ConflictError,
+    ForbiddenError,
+    InvalidError,
+    from_rejection,
+    game_not_found,
+)
 from services.history.folding import Folded, StateCache, advance, decode_events
 from services.history.records import GENESIS_HASH, CommandRecord, command_fingerprint, encode_batch
 from services.invitations import INVITE_FIELD, new_invite_code
@@ -56,6 +63,7 @@ RESERVED_PREFIXES = (
     "reclaim-",
     "create",
     "close-",
+    "hint-",
 )
 """How the ids of the commands the system records begin; a player's command id may not (letters and
 dashes only: ``/openapi.json`` puts them in a pattern as they are)."""
@@ -68,6 +76,10 @@ workers and the timer index (``services.store.queue.AppendNotifier``)."""
 
 Decision = Callable[[Folded, SecretSeeds], tuple[CommandRecord, list[Event]]]
 """How a lifecycle request decides on the newest state: its record and its events."""
+
+Suggest = Callable[[Folded, int, SecretSeeds], Awaitable[tuple[Mapping[str, Any], dict[str, Any] | None]]]
+"""A hint for a seat of a folded table: the command suggested and its reason (``{"key", "params"}``
+or ``None``), keyed by the game's secret seeds (``services.hints``)."""
 
 Fallback = Callable[[Folded, int, SecretSeeds], Mapping[str, Any]]
 """The seat's bot move on a folded table (its chance keyed by the game's secret seeds), for a
@@ -438,6 +450,7 @@ class GameCommands:
         system: bool = False,
         check: TokenCheck | None = None,
         blind: bool = False,
+        keep_deadline: bool = False,
     ) -> CommandOutcome | int:
         """Append a decided batch. Returns the outcome, or the newer head version after a lost race.
         The append arms the game's timer for the new head in the same atomic step, planned from
@@ -450,7 +463,7 @@ class GameCommands:
         if blind:
             plan = self.lifecycle.blind_timer_plan(new) if self.lifecycle is not None else None
         else:
-            plan = await self._timer_plan(new, timer)
+            plan = await self._timer_plan(new, timer, keep_deadline)
         with tracing.span("store.append", **{tracing.GAME_ID: folded.game_id}) as span:
             result = await self.store.append(
                 folded.game_id,
@@ -492,13 +505,15 @@ class GameCommands:
             return await self._replayed(folded.game_id, entry, fingerprint or record.id)
         return result.head
 
-    async def _timer_plan(self, folded: Folded, timer: dict[str, str] | None) -> TimerPlan | None:
+    async def _timer_plan(
+        self, folded: Folded, timer: dict[str, str] | None, keep_deadline: bool = False
+    ) -> TimerPlan | None:
         """The timer the append of ``folded``'s batch arms (``None``: the timer is left alone)."""
         if self.lifecycle is None or folded.state.timers is None:
             return None
         if timer is None:
             timer = await self.store.read_timer(folded.game_id)
-        return self.lifecycle.timer_plan(timer, folded)
+        return self.lifecycle.timer_plan(timer, folded, keep_deadline)
 
     async def _notify(self, game_id: str, handover: Handover) -> None:
         """Tell projections and index the armed timer (the append woke live streams itself); the
@@ -609,6 +624,40 @@ class GameCommands:
             metrics.bot_move(outcome.table.name)
         return outcome
 
+    async def hint(self, game_id: str, seat: int, suggest: Suggest) -> CommandOutcome:
+        """``seat`` asks for a hint at a practice table (403 ``hints_not_allowed`` at any other):
+        ``suggest`` (the ``strong`` bot, from the seat's own view; run in a worker thread by the
+        caller's choice) names a legal command and maybe a reason, recorded as ``hint_given`` by the
+        command ``hint-<version>-<seat>`` in the system's scope with expected version ``version``.
+        Asked again while the game has not moved (the head is this seat's hint, or a concurrent
+        request at the same version), the first answer comes back and nothing is computed."""
+        folded = await self.load(game_id)
+        if not folded.state.practice:
+            raise ForbiddenError(
+                "hints_not_allowed", "Hints are given at practice tables only, never at rated or public ones."
+            )
+        command_id = f"hint-{folded.version}-{seat}"
+        for asked in (command_id, f"hint-{folded.version - 1}-{seat}"):  # this version's, or the head's own
+            previous = await self._replay(game_id, seat, asked, asked, system=True)
+            if previous is not None and previous.version in (folded.version, folded.version + 1):
+                return previous
+        try:
+            folded.table.check_hint(folded.state, seat)
+        except Rejected as rejected:
+            raise from_rejection(rejected) from None
+        seeds = await self.seeds(game_id)
+        body, reason = await suggest(folded, seat, seeds)
+
+        def decide(now: Folded, _: SecretSeeds) -> tuple[CommandRecord, list[Event]]:
+            command = _decode_command(now, body)
+            events = now.table.hint(now.state, seat, command, reason)
+            record_body = {"command": msgspec.to_builtins(command), "reason": reason}
+            return CommandRecord(id=command_id, kind="hint", seat=seat, body=record_body), events
+
+        return await self._lifecycle_batch(
+            game_id, decide, folded.version, command_id, seat, keep_deadline=True
+        )
+
     async def expire(self, game_id: str, version: int) -> CommandOutcome:
         """A waiting table, unchanged since ``version``, expires (id ``expire-<version>``)."""
 
@@ -641,10 +690,12 @@ class GameCommands:
         expected_version: int | None,
         command_id: str | None = None,
         seat: int | None = None,
+        keep_deadline: bool = False,
     ) -> CommandOutcome:
-        """Decide on the newest state and append; with ``command_id`` an id seen before answers as
-        the first time, and with ``expected_version`` a newer game is a ``version_conflict``. Every
-        such batch is the system's: its id lives in the system's scope, which no player writes."""
+        """Decide on the newest state and append (``keep_deadline``: a batch that changes no turn);
+        with ``command_id`` an id seen before answers as the first time, and with
+        ``expected_version`` a newer game is a ``version_conflict``. Every such batch is the
+        system's: its id lives in the system's scope, which no player writes."""
         if command_id is not None:
             previous = await self._replay(game_id, seat, command_id, command_id, system=True)
             if previous is not None:
@@ -659,7 +710,13 @@ class GameCommands:
             except Rejected as rejected:
                 raise from_rejection(rejected) from None
             outcome = await self._append(
-                folded, record, events, record.seat, command_id or record.id, system=True
+                folded,
+                record,
+                events,
+                record.seat,
+                command_id or record.id,
+                system=True,
+                keep_deadline=keep_deadline,
             )
             if isinstance(outcome, CommandOutcome):
                 return outcome

@@ -80,6 +80,7 @@ class Settings:
     join_rate: str = "60/minute"  # seats taken per client address
     command_rate: str = "1200/minute"  # commands per client address
     quickplay_rate: str = "30/minute"  # quick play tickets opened per client address
+    hint_rate: str = "10/minute"  # hints per seat at a practice table (services.hints: ~150 ms CPU each)
     max_waiting_tables: int = 10_000  # tables waiting for players, all API processes together
     trusted_proxies: str = ""  # proxies (IPs or CIDRs, comma-separated) whose X-Forwarded-For is believed
 

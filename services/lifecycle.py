@@ -57,8 +57,11 @@ def wall_clock_ms() -> int:
     return time.time_ns() // 1_000_000
 
 
-def plan_timer(previous: dict[str, str], folded: Folded, now_ms: int) -> tuple[int | None, dict[str, Any]]:
-    """The deadline (``None``: no timer) and the fields of the timer for ``folded``'s version."""
+def plan_timer(
+    previous: dict[str, str], folded: Folded, now_ms: int, keep_deadline: bool = False
+) -> tuple[int | None, dict[str, Any]]:
+    """The deadline (``None``: no timer) and the fields of the timer for ``folded``'s version.
+    ``keep_deadline``: the batch changed no turn (a hint), so the same seats keep their deadline."""
     state = folded.state
     timers = state.timers
     if timers is None:
@@ -74,7 +77,7 @@ def plan_timer(previous: dict[str, str], folded: Folded, now_ms: int) -> tuple[i
         "turn_seconds": timers.turn_seconds,
     }
     before = timer_seats(previous) if previous.get("kind") == "turn" else set()
-    if "deadline" in previous and set(seats) < before:
+    if "deadline" in previous and (set(seats) < before or (keep_deadline and set(seats) == before)):
         return int(previous["deadline"]), fields
     return now_ms + timers.turn_seconds * 1000, fields
 
@@ -146,10 +149,12 @@ class Lifecycle:
         self.bot_moves = bot_moves
         self.clock = clock
 
-    def timer_plan(self, previous: dict[str, str], folded: Folded) -> TimerPlan | None:
+    def timer_plan(
+        self, previous: dict[str, str], folded: Folded, keep_deadline: bool = False
+    ) -> TimerPlan | None:
         """The timer for ``folded``'s version, planned from the game's ``previous`` timer; ``None``
         when there is nothing to write (no deadline now, none before)."""
-        deadline, fields = plan_timer(previous, folded, self.clock())
+        deadline, fields = plan_timer(previous, folded, self.clock(), keep_deadline)
         if deadline is None and "deadline" not in previous:
             return None
         return TimerPlan(deadline, fields)

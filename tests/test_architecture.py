@@ -30,9 +30,14 @@ UNITS = (
     "domain",
 )
 
-# services/ never imports the workers; the one exception is the demo, whose players are the bots
-# (pure functions of a seat's view that import only the domain and the projections).
-SERVICES_MAY_IMPORT_WORKERS = {("services.cli.demo", "workers.bots"), ("services.cli.arena", "workers.bots")}
+# services/ never imports the workers; the exceptions are the demo and the arena, whose players are
+# the bots, and the hints, which ask the strong bot (pure functions of a seat's view that import only
+# the domain and the projections).
+SERVICES_MAY_IMPORT_WORKERS = {
+    ("services.cli.demo", "workers.bots"),
+    ("services.cli.arena", "workers.bots"),
+    ("services.hints", "workers.bots"),
+}
 
 
 @cache

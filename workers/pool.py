@@ -41,9 +41,11 @@ from services.store.event_store import SyncEventStore
 from services.store.queue import (
     LIFECYCLE_QUEUE,
     QUEUE_NAME,
+    REVIEW_QUEUE,
     PipelinedWorker,
     lifecycle_queue,
     projection_queue,
+    review_queue,
 )
 from services.structured_logging import configure_logging
 from services.tracing import configure_tracing
@@ -81,7 +83,7 @@ def run_simple_worker(connection: redis.Redis) -> None:
         worker: PipelinedWorker | None = None
         try:  # a new worker registers itself in Redis: that may fail too, and is retried the same way
             worker = PipelinedWorker(
-                [projection_queue(connection), lifecycle_queue(connection)],
+                [projection_queue(connection), lifecycle_queue(connection), review_queue(connection)],
                 connection=connection,
                 serializer=JSONSerializer,
             )
@@ -151,7 +153,7 @@ def run_pool(
             run_simple_worker(connection)
         else:
             pool = WorkerPool(
-                [QUEUE_NAME, LIFECYCLE_QUEUE],
+                [QUEUE_NAME, LIFECYCLE_QUEUE, REVIEW_QUEUE],  # in this order: reviews last
                 connection=connection,
                 num_workers=workers,
                 worker_class=PipelinedWorker,

@@ -26,6 +26,7 @@ from services.api.context import AppContext, app_context
 from services.api.dispute_routes import routes as dispute_routes
 from services.api.drain import Drain
 from services.api.error_responses import EXCEPTION_HANDLERS, http_error
+from services.api.hint_routes import routes as hint_routes
 from services.api.history_routes import routes as history_routes
 from services.api.http import JSONResponse
 from services.api.invite_gate import InviteGate
@@ -42,6 +43,7 @@ from services.api.quickplay_routes import routes as quickplay_routes
 from services.api.rate_limits import RateLimits
 from services.api.rematch_routes import routes as rematch_routes
 from services.api.request_log import RequestLog
+from services.api.review_routes import routes as review_routes
 from services.api.routes import routes as game_routes
 from services.api.shell import Shell
 from services.api.stream_slots import StreamSlots
@@ -210,6 +212,8 @@ def create_app(
         *your_tables_routes,
         *history_routes,
         *log_routes,
+        *hint_routes,
+        *review_routes,
         *chat_routes,
         *invite_routes,
         *rematch_routes,

@@ -26,6 +26,7 @@ from services.api.idempotency import MAX_KEY, MIN_KEY
 from services.api.openapi_bodies import quickplay_schema, tighten
 from services.api.openapi_chat import CHAT_PATHS_RATE_LIMITED, chat_paths, chat_schemas
 from services.api.openapi_disputes import DISPUTE_PATHS, dispute_components
+from services.api.openapi_hints import HINTS_RATE_LIMITED, hint_paths
 from services.api.openapi_invite import add_invite_parameter, invite_paths
 from services.api.openapi_log import log_paths, log_schemas
 from services.api.openapi_operator import OPERATOR_PATHS, operator_components
@@ -424,6 +425,7 @@ RATE_LIMITED = {
     ("/accounts/login", "post"),
     ("/accounts/me/password", "post"),
     *CHAT_PATHS_RATE_LIMITED,
+    *HINTS_RATE_LIMITED,
     ("/me/tables/{game_id}/seat", "post"),
     ("/quickplay", "post"),
     ("/log/cosignatures", "post"),
@@ -772,6 +774,7 @@ def openapi_document() -> dict[str, Any]:
         **ACCOUNT_PATHS,
         **chat_paths(game, _body, _ok, _errors, body_errors),
         **log_paths(game, _body, _ok, _errors, body_errors),
+        **hint_paths(game, _body, _ok, _errors, body_errors),
         **your_tables_paths(game, body_errors, _error, _ok),
         **QUICKPLAY_PATHS,
         **invite_paths(_error, _body, body_errors, _retry_later),

@@ -36,7 +36,7 @@ from services import metrics
 from services.config import Settings
 from services.errors import TooManyError
 
-Action = Literal["create", "join", "command", "login", "register", "quickplay", "cosignature"]
+Action = Literal["create", "join", "command", "login", "register", "quickplay", "cosignature", "hint"]
 
 WHAT: dict[Action, str] = {
     "create": "tables created",
@@ -46,6 +46,7 @@ WHAT: dict[Action, str] = {
     "register": "accounts registered",
     "quickplay": "quick play tickets opened",
     "cosignature": "cosignatures sent",
+    "hint": "hints asked for by this seat",
 }
 
 LOCAL = "async+memory://"
@@ -134,6 +135,7 @@ class RateLimits:
             "register": settings.register_rate,
             "quickplay": settings.quickplay_rate,
             "cosignature": settings.cosignature_rate,
+            "hint": settings.hint_rate,
             GUESS: settings.login_guess_rate,
             NAME: settings.login_name_rate,
             CHAT: settings.chat_rate,

@@ -27,7 +27,7 @@ from domain.kernel import Event
 GENESIS_HASH = "00" * 32
 
 CommandKind = Literal[
-    "create", "join", "command", "bots", "leave", "timeout", "bot", "expire", "reclaim", "close"
+    "create", "join", "command", "bots", "leave", "timeout", "bot", "expire", "reclaim", "close", "hint"
 ]
 
 
@@ -38,7 +38,9 @@ class CommandRecord(msgspec.Struct, frozen=True, kw_only=True):
     seats), ``leave`` (by ``seat``), ``timeout`` (body: the default command played for ``seat``),
     ``bot`` (body: a bot's command for ``seat``) and ``expire`` (a waiting table expired); then
     ``reclaim`` (by ``seat``, body empty: its player takes back a seat taken over after timeouts);
-    then ``close`` (body: ``reason`` and ``operator``: an operator closed the table)."""
+    then ``close`` (body: ``reason`` and ``operator``: an operator closed the table); then ``hint``
+    (by ``seat``, body: the suggested ``command`` and its ``reason``: ``hint_given`` at a practice
+    table)."""
 
     id: str
     kind: CommandKind

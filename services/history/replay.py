@@ -282,6 +282,14 @@ def _run(table: Table, batch: Batch, created: TableCreated | None, seeds: Replay
         if body:
             raise ValueError("a reclaim record's body must be empty")
         return table.reclaim(state, record.seat)
+    if record.kind == "hint":  # the suggestion is the server's (a secret-keyed bot): its legality is checked
+        if set(body) != {"command", "reason"} or not isinstance(body["command"], dict):
+            raise ValueError("a hint record must hold exactly the suggested command and its reason")
+        reason = body["reason"]
+        if reason is not None and not isinstance(reason, dict):
+            raise ValueError("a hint's reason is an object or null")
+        suggested = msgspec.convert(body["command"], table.command_type)
+        return table.hint(state, record.seat, suggested, reason)
     command = msgspec.convert(body, table.command_type)
     if _encoder.encode(msgspec.to_builtins(command)) != _encoder.encode(body):
         raise ValueError("the command body is not as the server writes it")

@@ -34,7 +34,10 @@ LIFECYCLE_QUEUE = "lifecycle"
 TIMER_JOB = "workers.lifecycle.fire_timer"
 BOT_JOB = "workers.lifecycle.play_bot"
 SETTLE_JOB = "workers.lifecycle.settle_lifecycle"
-JOBS = frozenset({PROJECTION_JOB, DRAIN_JOB, BATCH_JOB, TIMER_JOB, BOT_JOB, SETTLE_JOB})
+REVIEW_QUEUE = "review"
+REVIEW_JOB = "workers.review.build_review"
+REVIEW_KEY = "tablestream:review:{game_id}:{seat}"  # a finished game's review of a seat (workers.review)
+JOBS = frozenset({PROJECTION_JOB, DRAIN_JOB, BATCH_JOB, TIMER_JOB, BOT_JOB, SETTLE_JOB, REVIEW_JOB})
 TRACE_LINKS = "tablestream:trace:handovers"  # trace contexts of hand-overs a queued drain job covers
 TRACE_LINKS_KEPT = 200  # at most this many per drain job (the newest)
 TRACE_LINKS_TTL = 3600  # seconds: a list no drain job took (a dead worker pool) does not stay
@@ -228,6 +231,21 @@ def jobs_under_way(connection: redis.Redis, job_ids: list[str]) -> list[bool]:
 def enqueue_settle(queue: Queue, game_id: str, version: int) -> bool:
     """Arm the timer and queue the bots of the game's batch at ``version`` if nobody did."""
     return _enqueue_once(queue, f"settle-{game_id}-{version}", SETTLE_JOB, (game_id, version))
+
+
+def review_queue(connection: redis.Redis) -> Queue:
+    """Post-game reviews (``workers.review``): seconds of bot search each, so every worker takes
+    them after projections and lifecycle jobs."""
+    return Queue(REVIEW_QUEUE, connection=connection, serializer=JSONSerializer)
+
+
+def review_key(game_id: str, seat: int) -> str:
+    return REVIEW_KEY.format(game_id=game_id, seat=seat)
+
+
+def enqueue_review(queue: Queue, game_id: str, seat: int) -> bool:
+    """Review ``seat``'s moves of the finished game, unless that job is queued or running."""
+    return _enqueue_once(queue, f"review-{game_id}-{seat}", REVIEW_JOB, (game_id, seat))
 
 
 class BotJobs:

@@ -59,6 +59,9 @@ TABLE_SAMPLES: list[Event | dict[str, Any]] = [
     {"type": "table_closed", "reason": "abusive chat", "operator": "admin"},
     {"type": "table_timers_set", "turn_seconds": 60, "expire_minutes": 30, "takeover_after": 3},
     {"type": "table_timers_set", "turn_seconds": 0, "expire_minutes": 30, "takeover_after": 3},
+    {"type": "hint_given", "seat": 1},  # as another seat sees it while the game runs
+    {"type": "hint_given", "seat": 1, "command": {"type": "place_disc", "disc": "flower"}},
+    {"type": "hint_given", "seat": 2, "command": {"type": "bid", "count": 3}, "reason": None},
 ]
 LIFECYCLE = {
     "seat_left",
@@ -67,6 +70,7 @@ LIFECYCLE = {
     "turn_timed_out",
     "table_expired",
     "table_timers_set",
+    "hint_given",
 }
 
 SAMPLES: dict[str, list[Event]] = {
@@ -425,3 +429,16 @@ def test_pick_language_takes_the_best_supported_language_of_the_header(
     header: str | None, expected: str
 ) -> None:
     assert pick_language(header) == expected
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_a_hint_names_the_suggested_move_only_where_the_viewer_may_see_it(lang: str) -> None:
+    hidden = narrate("skull-king", {"type": "hint_given", "seat": 1}, NAMES, lang)
+    shown = narrate(
+        "skull-king",
+        {"type": "hint_given", "seat": 1, "command": {"type": "bid", "tricks": 2}},
+        NAMES,
+        lang,
+    )
+    assert NAMES[1] in hidden and NAMES[1] in shown
+    assert "2" not in hidden and "2" in shown

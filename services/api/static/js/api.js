@@ -70,6 +70,8 @@ export const games = {
   log: (id) => api(`/games/${id}/log`), // its heads' inclusion proofs in the public log (tlog.js)
   bots: (id, level) => api(`/games/${id}/bots`, { method: "POST", body: level ? { level } : {} }),
   leave: (id) => api(`/games/${id}/leave`, { method: "POST", body: {} }),
+  hint: (id) => api(`/games/${id}/hint?lang=${lang()}`, { method: "POST", body: {} }),
+  review: (id, seat) => api(`/games/${id}/review?seat=${seat}&lang=${lang()}`),
 };
 
 const segment = encodeURIComponent;

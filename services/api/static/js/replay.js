@@ -127,8 +127,14 @@ export async function render(main, id) {
     h("div", { class: "replay-scrubber" }, labels.scrub, slider, ticks, strip),
     groups.moves, hint, links);
   const chat = replayChat(id); // the table's chat, each message at the version it was sent (table_chat.js)
+  // The strong bot's review of the followed seat's moves (GET /games/{id}/review, built by a job).
+  const review = { seat: null, data: null, timer: null };
+  const reviewBody = h("div", { class: "review-body" });
+  const reviewPanel = h("section", { class: "panel review", "data-testid": "review", "aria-labelledby": "review-title" },
+    h("div", { class: "review-head" }, h("h2", { id: "review-title" })), reviewBody);
+  const usedHints = h("p", { class: "muted hints-used", "data-testid": "replay-hints-used", hidden: true });
   const root = h("div", { class: "replay", "data-testid": "replay", "data-playing": "false" },
-    h("div", { class: "table-head" }, title, back), deck, chat.panel, stage);
+    h("div", { class: "table-head" }, title, back), usedHints, deck, reviewPanel, chat.panel, stage);
 
   function game() {
     return index.game;
@@ -199,6 +205,53 @@ export async function render(main, id) {
       followed().map((m) => h("span", { class: "tick", style: `left:${at_(m.version)}` })));
   }
 
+  async function loadReview(seat, tries = 60) {
+    clearTimeout(review.timer);
+    if (review.seat !== seat) review.data = null;
+    review.seat = seat;
+    drawReview();
+    let answer = null;
+    try {
+      answer = await games.review(id, seat);
+    } catch (error) {
+      if (review.seat === seat) mount(reviewBody, h("p", { class: "muted", text: error.message }));
+      return;
+    }
+    if (review.seat !== seat) return; // the followed seat changed meanwhile
+    if (answer.status === "computing") {
+      if (tries > 1) review.timer = setTimeout(() => loadReview(seat, tries - 1), (answer.retry_after || 2) * 1000);
+      return;
+    }
+    review.data = answer;
+    drawReview();
+  }
+
+  function drawReview() {
+    reviewPanel.querySelector("h2").textContent = t("replay.review");
+    const data = review.data;
+    if (!data) {
+      mount(reviewBody, h("p", { class: "muted", "data-testid": "review-working", text: t("replay.reviewWorking") }));
+      return;
+    }
+    const same = data.moves.length - data.differs;
+    mount(reviewBody,
+      h("p", { "data-testid": "review-summary", text: t("replay.reviewSummary", { same, total: data.moves.length }) }),
+      h("ol", { class: "review-moves" }, data.moves.map((move) => h("li", {
+        class: (move.differs ? "differs" : "same") + (move.version === at ? " current" : ""),
+        "data-testid": "review-move", "data-version": String(move.version), "data-differs": String(move.differs) },
+      h("a", { href: `#v=${move.version}`, onclick: (event) => { event.preventDefault(); jump(move.version); },
+        text: `${whereLabel(move.version)}: ${move.played_text}` }),
+      " — ",
+      move.differs
+        ? h("span", { class: "review-mark", title: t("replay.reviewMark"), text: "⚑︎ " + t("replay.reviewDiffers", { move: move.strong_text }) })
+        : h("span", { class: "muted", text: t("replay.reviewSame") }),
+      move.differs || move.shares.length > 1
+        ? h("ul", { class: "shares" }, move.shares.slice(0, 4).map((share) => h("li", {
+          text: t("replay.reviewShare", { move: share.text, share: Math.round(share.share * 100) })
+            + (JSON.stringify(share.command) === JSON.stringify(move.played) ? ` (${t("replay.reviewPlayed")})` : "") })))
+        : null))));
+  }
+
   function drawFollow() {
     const mine = followed();
     const done = mine.filter((m) => m.version <= at).length;
@@ -209,6 +262,10 @@ export async function render(main, id) {
     moveChip.hidden = !move;
     moveChip.className = "move-chip" + (move && move.seat === follow ? " followed" : "");
     if (move) moveChip.textContent = t(`replay.movedBy.${move.by}`, { name: nameOf(move.seat) });
+    const reviewed = review.data && move && move.seat === review.seat ? review.data.moves.find((m) => m.version === at) : null;
+    if (reviewed && reviewed.differs) moveChip.textContent += ` · ⚑︎ ${t("replay.reviewMark")}`;
+    if (review.seat !== follow && index.players.length) loadReview(follow);
+    else if (review.data) for (const li of reviewBody.querySelectorAll("[data-version]")) li.classList.toggle("current", Number(li.dataset.version) === at);
     drawStrip();
   }
 
@@ -370,6 +427,8 @@ export async function render(main, id) {
   if (index.you !== null && index.you !== undefined) { // a seated player may dispute a round (dispute_form.js)
     root.append(disputeForm(id, index.rounds.filter((r) => r.round > 0).length));
   }
+  usedHints.textContent = t("replay.hintsUsed");
+  games.view(id).then((end) => { usedHints.hidden = !(end.hints_used || []).length; }, () => {}); // the seats that asked, by the end
   current = first;
   at = first.version;
   kept.set(at, first);
@@ -377,6 +436,6 @@ export async function render(main, id) {
   draw();
   chat.load().catch(() => {}); // a replay without its chat is still the game's replay
   document.addEventListener("keydown", onKey);
-  const off = onLangChange(() => { kept.clear(); relabel(); go(at, false); });
-  return () => { pause(); document.removeEventListener("keydown", onKey); off(); };
+  const off = onLangChange(() => { kept.clear(); relabel(); go(at, false); usedHints.textContent = t("replay.hintsUsed"); review.seat = null; });
+  return () => { pause(); clearTimeout(review.timer); review.seat = -1; document.removeEventListener("keydown", onKey); off(); };
 }

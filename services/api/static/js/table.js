@@ -2,7 +2,7 @@
 // shown in turn by the change queue (table_queue.js), the log, the end screen.
 import { api, games, ApiError } from "./api.js";
 import { longTimeLeft } from "./time_left.js";
-import { t, onLangChange } from "./i18n.js";
+import { t, has, onLangChange } from "./i18n.js";
 import { TITLES, playerName } from "./names.js";
 import { h, mount, patch, randomId, toast } from "./ui.js";
 import { onAccountChange } from "./account.js";
@@ -85,6 +85,12 @@ export async function render(main, id) {
   const prompt = h("div", { class: "prompt", role: "status", "aria-live": "polite", "data-testid": "prompt" },
     promptParts.watching, promptParts.text, promptParts.clock);
   const say = (el, text) => { if (el.textContent !== text) el.textContent = text; };
+  // Practice tables: the strong bot's suggestion for this seat, while the game is at its version.
+  let hint = null;
+  const hintButton = h("button", { type: "button", class: "small hint-btn", "data-testid": "hint", title: t("table.hintHelp"),
+    text: t("table.hint"), onclick: () => askHint() });
+  const hintText = h("span", { class: "hint-text", role: "status", "aria-live": "polite", "data-testid": "hint-text" });
+  const hintBox = h("div", { class: "hint-box", "data-testid": "hint-box", hidden: true }, hintButton, hintText);
   const caption = h("p", { class: "now", "data-testid": "now" });
   const board = h("div", { class: "board" });
   const players = h("section", { class: "panel players-panel", id: "players-panel" });
@@ -157,6 +163,40 @@ export async function render(main, id) {
       toast(error.message);
       refresh(true); // the view may not have moved: redraw anyway, to enable the refused control again
     });
+  }
+
+  // The answer's version is the hint's own (a table event): controls wait for that view, as after a move.
+  async function askHint() {
+    hintButton.disabled = true;
+    hintButton.textContent = t("table.hintBusy");
+    try {
+      const answer = await games.hint(id);
+      hint = { version: answer.version, command: answer.command, words: answer.command_text, reason: answer.reason };
+      answered = Math.max(answered, answer.version);
+    } catch (error) {
+      toast(error.message);
+    }
+    hintButton.disabled = false;
+    hintButton.textContent = t("table.hint");
+    return refresh(true);
+  }
+
+  // The Hint button for the awaited seat of a practice table; once answered, the suggested move's
+  // button is marked and the reason said, until the game moves on.
+  function drawHint(latest, mine) {
+    const shownHint = hint && hint.version === latest.version ? hint : null;
+    hintBox.hidden = !(latest.practice && latest.status === "playing" && latest.seat !== null && (mine || shownHint));
+    hintButton.hidden = Boolean(shownHint);
+    if (!shownHint) {
+      say(hintText, "");
+      return;
+    }
+    const target = board.querySelector(`[data-key="${CSS.escape(keyOf(shownHint.command))}"]`);
+    if (target) target.classList.add("hinted");
+    const move = shownHint.words || (target ? (target.getAttribute("aria-label") || target.textContent.trim()) : keyOf(shownHint.command));
+    const reason = shownHint.reason;
+    const why = !reason ? "" : has(reason.key) ? t(reason.key, reason.params || {}) : reason.text || "";
+    say(hintText, t("table.hintSuggests", { move }) + (why ? ` — ${why}` : ""));
   }
 
   async function refresh(redraw = false) {
@@ -315,10 +355,13 @@ export async function render(main, id) {
       for (const el of game.querySelectorAll(`[data-testid^="mat-"]`)) el.classList.toggle("actor", el.dataset.testid === `mat-${actor}`);
       parts.push(game);
       const dock = game.querySelector(".dock");
-      (dock || game).prepend(h("span", { "data-slot": "prompt" }));
+      const slot = h("span", { "data-slot": "prompt" });
+      (dock || game).prepend(slot);
+      if (view.status === "playing") slot.after(h("span", { "data-slot": "hint" }));
       if (!disputeEl && pad && view.status === "finished" && view.seat !== null) disputeEl = disputeForm(id, pad.rounds.length);
-      patch(board, parts, disputeEl ? { prompt, dispute: disputeEl } : { prompt });
+      patch(board, parts, disputeEl ? { prompt, hint: hintBox, dispute: disputeEl } : { prompt, hint: hintBox });
       watchDock(view.status === "playing" ? board.querySelector(".dock") : null);
+      if (view.status === "playing") drawHint(latest, mine);
     }
     tickClock();
     retype(typing);

@@ -67,6 +67,7 @@ export function endScreen(view, id, pad = null) {
     h("div", { class: "trophy", "aria-hidden": "true", text: "🏆︎" }),
     h("h2", { id: "end-title", text: t("table.gameOver") }),
     h("p", { class: "winners", "data-testid": "winners", text: t("table.won", { names }) }),
+    (view.hints_used || []).length ? h("p", { class: "muted hints-used", "data-testid": "hints-used", text: t("table.hintsUsed") }) : null,
     h("table", { class: "final" }, h("caption", { text: t("table.final") }),
       h("tbody", {}, ranked.map((p) => h("tr", { class: view.winners.includes(p.seat) ? "winner" : "" },
         h("th", { scope: "row", text: p.name }), h("td", { text: String(view.scores[p.seat]) }))))),

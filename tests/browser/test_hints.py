@@ -1,0 +1,84 @@
+"""Hints at a practice table and the strong bot's review in the replay, as a learner uses them: press
+Hint, see the suggested move marked with its reason, play it; after the game, the replay says which
+moves the strong bot would have played otherwise."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import httpx
+import pytest
+from playwright.sync_api import expect
+
+from projections.words import word
+from tests.browser.conftest import Server
+from tests.browser.http_games import create, finished, join, play, seat_cookie
+from tests.browser.play import PAGE_ERRORS
+
+pytestmark = pytest.mark.browser
+
+REVIEW_SECONDS = 90_000  # ms: the review job runs on the server's worker after every other job
+
+
+def test_a_hint_marks_the_suggested_move_and_the_replay_shows_the_review(
+    browser,
+    server: Server,
+    screenshots: Path,  # type: ignore[no-untyped-def]
+) -> None:
+    seed = hashlib.sha256(b"hints-skull-king").hexdigest()
+    with httpx.Client(base_url=server.url, timeout=10) as client:
+        game_id = create(client, "skull-king", 2, {"seed": seed})
+        tokens = [join(client, game_id, name) for name in ("Ada", "Brook")]
+    shots = {}
+    for label, viewport in (
+        ("desktop", {"width": 1366, "height": 900}),
+        ("phone", {"width": 390, "height": 844}),
+    ):
+        context = browser.new_context(base_url=server.url, viewport=viewport)
+        name, value = seat_cookie(game_id, tokens[0])
+        context.add_cookies([{"name": name, "value": value, "url": server.url, "httpOnly": True}])
+        page = context.new_page()
+        page.on("pageerror", lambda error, page=page: PAGE_ERRORS.append(f"{page.url}: {error}"))
+        shots[label] = (context, page)
+    phone = shots["phone"][1]
+    phone.goto(f"/tables/{game_id}")
+    phone.get_by_test_id("hint").click()
+    expect(phone.locator(".act.hinted")).to_have_count(1)
+    phone.screenshot(path=screenshots / "hint-phone.png")
+    desk = shots["desktop"][1]
+    desk.goto(f"/tables/{game_id}")
+    hint = desk.get_by_test_id("hint")
+    expect(hint).to_be_visible()
+    hint.click()  # the game has not moved since the phone asked: the same hint, recorded once
+    marked = desk.locator(".act.hinted")
+    expect(marked).to_have_count(1)
+    expect(desk.get_by_test_id("hint-text")).to_contain_text(
+        word("en", "table.hintSuggests", move="").strip()
+    )
+    desk.screenshot(path=screenshots / "hint.png")
+    bid = marked.get_attribute("data-key")
+    marked.click()
+    expect(desk.locator(".act.hinted")).to_have_count(0)
+    with httpx.Client(base_url=server.url, timeout=10) as client:
+        mine = client.get(f"/games/{game_id}/view", headers={"Authorization": f"Bearer {tokens[0]}"}).json()
+        assert mine["own_bid"] is not None and f"tricks={mine['own_bid']}" in (bid or "")
+        play(client, game_id, tokens, seed=5, stop=finished)
+    desk.goto(f"/tables/{game_id}")
+    expect(desk.get_by_test_id("hints-used")).to_be_visible()
+    desk.goto(f"/replay/{game_id}")
+    expect(desk.get_by_test_id("replay-hints-used")).to_be_visible()
+    expect(desk.get_by_test_id("review-summary")).to_be_visible(timeout=REVIEW_SECONDS)
+    moves = desk.get_by_test_id("review-move")
+    assert moves.count() > 10
+    differing = desk.locator('[data-testid="review-move"][data-differs="true"]')
+    if differing.count():
+        differing.first.get_by_role("link").click()
+        expect(desk.get_by_test_id("move-chip")).to_contain_text(word("en", "replay.reviewMark"))
+    desk.screenshot(path=screenshots / "review.png", full_page=True)
+    phone.goto(f"/replay/{game_id}")
+    expect(phone.get_by_test_id("review-summary")).to_be_visible(timeout=REVIEW_SECONDS)
+    phone.get_by_test_id("review").scroll_into_view_if_needed()
+    phone.screenshot(path=screenshots / "review-phone.png")
+    for context, _ in shots.values():
+        context.close()
