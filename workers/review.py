@@ -4,7 +4,7 @@ Only for a finished game (nothing is hidden any more), off the request path: ``G
 review?seat=N`` (``services.api.review_routes``) answers from the cache, or queues ``build_review``
 on the ``review`` queue (``services.store.queue.REVIEW_QUEUE``, after projections and bots in every
 worker's order) and answers 202 until it is there. The result is cached in Redis under
-``tablestream:review:<game>:<seat>`` for ``REVIEW_TTL`` seconds and built again when missing.
+``ts:{<game>}:review:<seat>`` for ``REVIEW_TTL`` seconds and built again when missing.
 
 For every batch the seat's own ``command`` began (not its timeouts, not a bot's moves), the seat's
 view just before it (``projections.views.seat_view``: exactly what the player saw) is handed to

@@ -24,6 +24,7 @@ from rq.worker_registration import WORKERS_BY_QUEUE_KEY
 
 from services import metrics
 from services.store.event_store import EventStore
+from services.store.keys import PREFIX, check_game_id
 from services.store.operations import Handover
 
 QUEUE_NAME = "projections"
@@ -36,7 +37,6 @@ BOT_JOB = "workers.lifecycle.play_bot"
 SETTLE_JOB = "workers.lifecycle.settle_lifecycle"
 REVIEW_QUEUE = "review"
 REVIEW_JOB = "workers.review.build_review"
-REVIEW_KEY = "tablestream:review:{game_id}:{seat}"  # a finished game's review of a seat (workers.review)
 JOBS = frozenset({PROJECTION_JOB, DRAIN_JOB, BATCH_JOB, TIMER_JOB, BOT_JOB, SETTLE_JOB, REVIEW_JOB})
 TRACE_LINKS = "tablestream:trace:handovers"  # trace contexts of hand-overs a queued drain job covers
 TRACE_LINKS_KEPT = 200  # at most this many per drain job (the newest)
@@ -240,7 +240,8 @@ def review_queue(connection: redis.Redis) -> Queue:
 
 
 def review_key(game_id: str, seat: int) -> str:
-    return REVIEW_KEY.format(game_id=game_id, seat=seat)
+    """A finished game's review of a seat (``workers.review``), in the game's hash slot."""
+    return f"{PREFIX}:{{{check_game_id(game_id)}}}:review:{seat}"
 
 
 def enqueue_review(queue: Queue, game_id: str, seat: int) -> bool:
