@@ -174,6 +174,18 @@ def _opened(index: int, game: str, players: int) -> tuple[Any, SecretSeeds, int]
     return aggregate, seeds, events
 
 
+def _random_move(table: Any, aggregate: Any, seeds: SecretSeeds, rng: random.Random) -> int | None:
+    """A legal command of a seat to act, chosen by ``rng``, decided and played on the peer's
+    aggregate; the events it made (``None``: the game is over)."""
+    state = aggregate.state
+    if state.status != "playing":
+        return None
+    seat = rng.choice(sorted(table.to_act(state)))
+    batch = table.decide(state, rng.choice(table.legal_commands(state, seat)), seat, seeds)
+    aggregate.play([msgspec.to_builtins(e) for e in batch])
+    return len(batch)
+
+
 def _application(label: str, tmp: Path) -> Any:
     from eventsourcing.application import Application  # lazily: a dev dependency
 
@@ -203,12 +215,8 @@ def peer_turn(label: str, seconds: float, pattern: str, game: str = "skull-king"
             while time.perf_counter() < end:
                 if pattern == "reload":
                     aggregate = app.repository.get(aggregate.id)
-                state = aggregate.state
-                if state.status != "playing":
+                if _random_move(table, aggregate, seeds, rng) is None:
                     return
-                seat = rng.choice(sorted(table.to_act(state)))
-                batch = table.decide(state, rng.choice(table.legal_commands(state, seat)), seat, seeds)
-                aggregate.play([msgspec.to_builtins(e) for e in batch])
                 app.save(aggregate)
                 counts[index] += 1
 
@@ -244,13 +252,10 @@ def peer_rebuild(
         for index, (aggregate, seeds, _) in enumerate(opened):
             rng = random.Random(index)
             for _ in range(moves):
-                state = aggregate.state
-                if state.status != "playing":
+                played = _random_move(table, aggregate, seeds, rng)
+                if played is None:
                     break
-                seat = rng.choice(sorted(table.to_act(state)))
-                batch = table.decide(state, rng.choice(table.legal_commands(state, seat)), seat, seeds)
-                aggregate.play([msgspec.to_builtins(e) for e in batch])
-                events[index] += len(batch)
+                events[index] += played
             app.save(aggregate)
         rebuild = ours = 0.0
         for _ in range(rebuild_rounds):

@@ -12,25 +12,17 @@ import os
 import time
 from datetime import UTC, datetime
 
+from services.cli.store_arguments import store_arguments
 from services.receipts import RotationRaced, load_keys, rotate_keys
 from services.signing import ROTATION_OVERLAP_SECONDS, KeyRing, check_key_name
-from services.store.connection import CLUSTER_MODES, PoolLimits, connect_async, topology
+from services.store.connection import PoolLimits, connect_async, topology
 from services.store.event_store import EventStore
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     env = os.environ
     parser.add_argument("action", choices=("list", "rotate"))
-    parser.add_argument(
-        "--redis-url",
-        default=env.get("TABLESTREAM_REDIS_URL"),
-        required=not env.get("TABLESTREAM_REDIS_URL"),
-        help="the event store (TABLESTREAM_REDIS_URL)",
-    )
-    parser.add_argument("--queue-url", default=env.get("TABLESTREAM_QUEUE_URL") or None)
-    parser.add_argument(
-        "--redis-cluster", choices=CLUSTER_MODES, default=env.get("TABLESTREAM_REDIS_CLUSTER") or "auto"
-    )
+    store_arguments(parser)
     parser.add_argument(
         "--overlap",
         type=int,

@@ -6,30 +6,20 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
 
 from services.accounts import Accounts
+from services.cli.store_arguments import store_arguments
 from services.errors import AppError
 from services.operator import grant, revoke
 from services.store import operator as store_operator
-from services.store.connection import CLUSTER_MODES, PoolLimits, connect_async, topology
+from services.store.connection import PoolLimits, connect_async, topology
 from services.store.event_store import EventStore
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    env = os.environ
     parser.add_argument("action", choices=("grant", "revoke", "list"))
     parser.add_argument("name", nargs="?", help="the account's name or id (grant, revoke)")
-    parser.add_argument(
-        "--redis-url",
-        default=env.get("TABLESTREAM_REDIS_URL"),
-        required=not env.get("TABLESTREAM_REDIS_URL"),
-        help="the event store (TABLESTREAM_REDIS_URL)",
-    )
-    parser.add_argument("--queue-url", default=env.get("TABLESTREAM_QUEUE_URL") or None)
-    parser.add_argument(
-        "--redis-cluster", choices=CLUSTER_MODES, default=env.get("TABLESTREAM_REDIS_CLUSTER") or "auto"
-    )
+    store_arguments(parser)
 
 
 async def _run(args: argparse.Namespace) -> int:
