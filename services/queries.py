@@ -42,7 +42,7 @@ from services.history.replay_index import build_index
 from services.lifecycle import Clock, clock_of, wall_clock_ms
 from services.receipts import ReceiptSigner
 from services.store.event_store import EventStore
-from services.transparency.log import log_complete, proofs_for_game_op
+from services.transparency.log import latest_checkpoint_op, log_complete, proofs_for_game_op
 
 K = TypeVar("K", bound=Hashable)
 V = TypeVar("V")
@@ -190,7 +190,10 @@ class GameQueries:
         self.signer = signer  # its public keys go into exports
         self.cache = cache if cache is not None else StateCache()
         self._audits: LRU[tuple[str, int, str, int | None], dict[str, Any]] = LRU(AUDIT_CACHE_SIZE)
-        self._exports: LRU[tuple[str, int], EncodedExport] = LRU(EXPORT_CACHE_SIZE)
+        # each with the public log's latest checkpoint it was built against (``None``: every head
+        # proven, kept as it is): an export still waiting for proofs is built again only once the
+        # log has published a newer checkpoint
+        self._exports: LRU[tuple[str, int], tuple[EncodedExport, str | None]] = LRU(EXPORT_CACHE_SIZE)
         self._past: LRU[tuple[str, int], Folded] = LRU(TIME_TRAVEL_CACHE_SIZE)
         self._checkpoints: LRU[tuple[str, int], Folded] = LRU(CHECKPOINT_CACHE_SIZE)
         self._export_builds: SingleFlight[tuple[str, int], EncodedExport] = SingleFlight()
@@ -407,7 +410,9 @@ class GameQueries:
         key = (game_id, version)
         cached = self._exports.get(key)
         if cached is not None:
-            return cached
+            document, waiting_on = cached
+            if waiting_on is None or waiting_on == (await self.store.run(latest_checkpoint_op()) or ""):
+                return document
         known = self.cache.get(game_id)
         if (
             known is not None
@@ -422,6 +427,7 @@ class GameQueries:
         if not entries:
             raise game_not_found(game_id)
         keys = (await self.signer.keys()).public_document() if self.signer is not None else None
+        note = await self.store.run(latest_checkpoint_op())  # read first: a newer one builds again
         log = await self.store.run(proofs_for_game_op(game_id))  # the public log's proofs of its heads
         try:
             # no checkpoint published yet (a log not started): the export has no log section
@@ -429,8 +435,9 @@ class GameQueries:
             document = await anyio.to_thread.run_sync(encoded_export, entries, keys, with_log)
         except GameNotFinished:
             raise ConflictError("game_not_finished", "A game can be exported once it is over.") from None
-        if log_complete(log, version):  # until then each export asks the log again
-            self._exports.put((game_id, version), document)
+        # until every head is proven, the export is kept with the checkpoint it was built against
+        waiting_on = None if log_complete(log, version) else (note or "")
+        self._exports.put((game_id, version), (document, waiting_on))
         return document
 
     async def _stream(self, game_id: str) -> list[Entry]:
