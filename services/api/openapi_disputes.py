@@ -42,10 +42,12 @@ def _path(name: str, pattern: str) -> dict[str, Any]:
 GAME_ID = _path("game_id", "^[A-Za-z0-9_-]{1,64}$")
 DISPUTE_ID = _path("dispute_id", "^[0-9a-f]{16}$")
 FORBIDDEN = _error("not_a_player: neither a seated player of this game nor an operator")
+UNAUTHORIZED = _error("unauthorized: the token sent is no seat's of this game nor an operator's")
 
 
 def _get(summary: str, ok: str, **errors: str) -> dict[str, Any]:
-    responses = {**_ok(ok), "403": FORBIDDEN, **{k[1:]: _error(v) for k, v in errors.items()}}
+    answers = {k[1:]: _error(v) for k, v in errors.items()}
+    responses = {**_ok(ok), "401": UNAUTHORIZED, "403": FORBIDDEN, **answers}
     return {"get": {"summary": summary, "description": WHO, "responses": responses}}
 
 
@@ -54,6 +56,7 @@ def _post(
 ) -> dict[str, Any]:
     responses = {
         **ok,
+        "401": UNAUTHORIZED,
         "403": _error(forbidden) if forbidden else FORBIDDEN,
         **{status: _error(text) for status, text in BODY_ERRORS.items()},
         **{k[1:]: _error(v) for k, v in errors.items()},
@@ -139,6 +142,7 @@ DISPUTE_PATHS: dict[str, Any] = {
             ],
             "responses": {
                 **_ok("{disputes: [summary]}"),
+                "401": UNAUTHORIZED,
                 "403": _error("not_an_operator"),
                 "422": _error("invalid_query"),
             },

@@ -54,6 +54,8 @@ STATE_REFUSAL_CODES = {
     # 'at' past the table's head: the head is the table's state
     ("GET", "/games/{game_id}/view"): {"invalid_query"},
     ("GET", "/games/{game_id}/replay"): {"invalid_query"},
+    # a seat past the table's seats: how many there are is the table's state
+    ("GET", "/games/{game_id}/review"): {"invalid_query"},
     # a round not begun yet at this table; a seat other than the caller's own (a player disputes theirs)
     ("POST", "/games/{game_id}/disputes"): {"invalid_round", "invalid_party"},
     # receipts evidence is JSON inside the content string (a shape no schema of a string states);
