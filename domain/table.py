@@ -423,6 +423,10 @@ class Table:
         then starts."""
         if level not in BOT_LEVELS:
             raise Rejected("invalid_bot_level", f"A bot's level is one of {', '.join(BOT_LEVELS)}.")
+        # the level's own constant, not the caller's equal copy (a decoded request): msgspec leaves a
+        # default out of the bytes only when it is the default object itself, and the verifier re-runs
+        # a "normal" request from a record that names no level
+        level = BOT_LEVELS[BOT_LEVELS.index(level)]
         if state.status != "waiting":
             raise Conflict("not_waiting", "Bots fill the seats of a table that is still waiting.")
         _expect_open(state)

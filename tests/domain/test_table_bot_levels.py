@@ -58,6 +58,14 @@ def test_a_normal_bot_is_recorded_as_before_levels_existed() -> None:
     assert old.level == "normal"
 
 
+def test_a_normal_level_asked_for_in_a_decoded_request_is_recorded_without_a_level_too() -> None:
+    g = waiting("six-nimmt", 2)
+    g.apply(g.table.join(g.state, "Ada", "", g.seeds))
+    asked = msgspec.json.decode(b'{"level":"normal"}')["level"]  # equal to "normal", not the same object
+    seated = [e for e in g.table.fill_with_bots(g.state, g.seeds, asked) if isinstance(e, BotSeated)]
+    assert msgspec.json.encode(seated[0]) == b'{"type":"bot_seated","seat":1,"name":"Bot 2"}'
+
+
 def test_an_unknown_bot_level_is_refused_with_its_own_code() -> None:
     g = waiting("skull-king", 3)
     with pytest.raises(Rejected) as refused:
