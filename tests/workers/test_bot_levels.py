@@ -4,6 +4,7 @@ variant; the strong level's search stays within its CPU budget and sees nothing 
 from __future__ import annotations
 
 import random
+import threading
 import time
 from typing import Any
 
@@ -15,7 +16,7 @@ from projections.views import seat_view
 from tests.support.play import Game, new_game
 from workers.bots.determinise import SAMPLERS
 from workers.bots.levels import ARENA_LEVELS, LEVELS, Advice, advise
-from workers.bots.search import CPU_SECONDS, PRODUCTION, Budget
+from workers.bots.search import CPU_SECONDS, PRODUCTION, Budget, search
 
 QUICK = Budget(simulations=2, cpu_seconds=0.05)  # a small strong budget: the tests' own
 
@@ -118,9 +119,9 @@ def test_a_strong_move_stays_within_its_cpu_budget() -> None:
             seat = min(g.table.to_act(g.state))
             view = seat_view(g.state, len(g.events), seat)
             if len(view["legal"]) > 1 and len(spent) < 12 * number:
-                started = time.process_time()
+                started = time.thread_time()
                 advice = advise(game, view, "strong", rng)
-                spent.append(time.process_time() - started)
+                spent.append(time.thread_time() - started)
                 g.act(seat, advice.command)
             else:
                 g.act(seat, rng.choice(view["legal"]))
@@ -129,6 +130,62 @@ def test_a_strong_move_stays_within_its_cpu_budget() -> None:
         f"max {1000 * max(spent):.1f} ms (cap {1000 * CPU_SECONDS:.0f} ms)"
     )
     assert max(spent) < 10 * CPU_SECONDS
+
+
+def burn_cpu(seconds: float) -> None:
+    """Spend ``seconds`` of this thread's own CPU time."""
+    started = time.thread_time()
+    while time.thread_time() - started < seconds:
+        sum(range(1_000))
+
+
+def budget_view() -> dict[str, Any]:
+    g = new_game("skull", 4, seed="thread-budget")
+    return seat_view(g.state, len(g.events), min(g.table.to_act(g.state)))
+
+
+def test_a_strong_move_counts_only_its_own_threads_cpu_against_its_budget(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """During the first sample another thread burns more CPU than the whole cap while the search's
+    thread waits for it: the search still plays every sample its budget allows (in the API, other
+    threads' CPU must not eat a hint's budget)."""
+    view = budget_view()
+    sampler = SAMPLERS["skull"]
+    calls = []
+
+    def sample_beside_a_busy_thread(view: dict[str, Any], rng: random.Random) -> Any:
+        if not calls:
+            busy = threading.Thread(target=burn_cpu, args=(2 * CPU_SECONDS,))
+            busy.start()
+            busy.join()
+        calls.append(1)
+        return sampler(view, rng)
+
+    monkeypatch.setitem(SAMPLERS, "skull", sample_beside_a_busy_thread)
+    found = search("skull", view, random.Random(5), Budget(simulations=4, cpu_seconds=CPU_SECONDS))
+    assert len(found.shares) > 1  # a real decision, not a single candidate
+    assert found.simulations == 4
+
+
+def test_a_strong_move_stops_at_its_cap_when_its_own_thread_spent_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The same search, but the first sample burns the CPU in the search's own thread: the cap
+    stops it after that one sample."""
+    view = budget_view()
+    sampler = SAMPLERS["skull"]
+    calls = []
+
+    def costly_first_sample(view: dict[str, Any], rng: random.Random) -> Any:
+        if not calls:
+            burn_cpu(2 * CPU_SECONDS)
+        calls.append(1)
+        return sampler(view, rng)
+
+    monkeypatch.setitem(SAMPLERS, "skull", costly_first_sample)
+    found = search("skull", view, random.Random(5), Budget(simulations=4, cpu_seconds=CPU_SECONDS))
+    assert found.simulations == 1
 
 
 def test_easy_and_random_give_no_reason_and_the_whole_share_to_their_move() -> None:

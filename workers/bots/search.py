@@ -7,9 +7,11 @@ to the end of the round (the domain's own ``decide``/``evolve``, so no rule is g
 value is how the round went for the bot's seat against the mean of the others (score gained,
 bullheads taken, points, discs kept, the game won). It plays the candidate with the best mean value.
 
-Budget (production): at most ``SIMULATIONS`` samples and at most ``CPU_SECONDS`` of process CPU
-time per move (``time.process_time``), whichever comes first; at least one sample is always played
-out. All chance, sampling and rollouts alike, comes from the ``rng`` handed in.
+Budget (production): at most ``SIMULATIONS`` samples and at most ``CPU_SECONDS`` of CPU time of
+the calling thread per move (``time.thread_time``: the search runs in one thread, and in the API
+hints run in worker threads beside others, whose CPU must not eat a hint's budget), whichever
+comes first; at least one sample is always played out. All chance, sampling and rollouts alike,
+comes from the ``rng`` handed in.
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from workers.bots import bot_for
 from workers.bots.determinise import SAMPLERS, light_view
 
 SIMULATIONS = 24  # samples (determinisations) per move at most
-CPU_SECONDS = 0.15  # process CPU time per move at most
+CPU_SECONDS = 0.15  # CPU time of the searching thread per move at most
 MAX_CANDIDATES = 12  # moves weighed per decision: the normal policy's pick and its neighbours
 MAX_STEPS = 2_000  # a rollout never runs longer than this (a guard: rounds end well before)
 
@@ -57,7 +59,7 @@ class Outcome:
 
 def search(game: str, view: dict[str, Any], rng: random.Random, budget: Budget = PRODUCTION) -> Outcome:
     """The best-looking of ``view["legal"]`` over sampled hidden states (at least one sample)."""
-    started = time.process_time()
+    started = time.thread_time()
     legal: list[Command] = list(view["legal"])
     rules = spec(game).rules
     normal_bot = bot_for(game)
@@ -84,7 +86,7 @@ def search(game: str, view: dict[str, Any], rng: random.Random, budget: Budget =
         for i in leaders:
             wins[i] += 1 / len(leaders)
         done += 1
-        if time.process_time() - started >= budget.cpu_seconds:
+        if time.thread_time() - started >= budget.cpu_seconds:
             break
     means = [t / done for t in totals]
     top = max(means)
