@@ -10,6 +10,8 @@ from typing import Any
 
 import msgspec
 import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
 
 from domain.table import TableState
 from projections.views import seat_view
@@ -216,6 +218,44 @@ def test_a_strong_advice_shares_its_simulations_among_the_candidates() -> None:
     assert abs(sum(s for _, s in advice.shares) - 1.0) < 1e-6
     assert advice.command in view["legal"]
     assert advice.reason is not None
+
+
+PROPERTY_GAMES = [("skull", 4, {}), ("six-nimmt", 4, {"rounds": 1}), ("skull-king", 3, {})]
+
+
+def random_view(game: str, players: int, options: dict[str, Any], seed: int) -> dict[str, Any] | None:
+    """A seat's view at a random point of a game played by random moves (``seed`` replays it), or
+    ``None`` when the game ended before that point."""
+    rng = random.Random(seed)
+    g = new_game(game, players, options, seed=f"property-{seed}")
+    for _ in range(rng.randrange(60)):
+        if g.state.status == "finished":
+            return None
+        seat = rng.choice(sorted(g.table.to_act(g.state)))
+        g.act(seat, rng.choice(seat_view(g.state, len(g.events), seat)["legal"]))
+    if g.state.status == "finished":
+        return None
+    seat = rng.choice(sorted(g.table.to_act(g.state)))
+    return seat_view(g.state, len(g.events), seat)
+
+
+@settings(max_examples=40, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+@given(game=st.sampled_from(PROPERTY_GAMES), seed=st.integers(0, 2**32), sims=st.integers(1, 5))
+def test_a_strong_advice_leads_its_shares_with_the_move_it_chose(
+    game: tuple[str, int, dict[str, Any]], seed: int, sims: int
+) -> None:
+    """Whatever the view, the chosen command heads the shares a hint or a review shows, the shares
+    run from the largest down, and the reason's percentage is the chosen move's own share."""
+    view = random_view(*game, seed)
+    assume(view is not None and len(view["legal"]) > 1)
+    assert view is not None
+    advice = advise(game[0], view, "strong", random.Random(seed), Budget(simulations=sims, cpu_seconds=5.0))
+    assert advice.shares[0][0] == advice.command
+    values = [share for _, share in advice.shares]
+    assert values == sorted(values, reverse=True)
+    assert abs(sum(values) - 1.0) < 1e-6
+    if advice.reason == "bot.reason.best_in_simulations":
+        assert advice.params == {"percent": round(100 * values[0]), "simulations": sims}
 
 
 def test_an_unknown_level_is_refused() -> None:
