@@ -68,12 +68,8 @@ def advise(
         raise ValueError("the bot was asked to act with no legal command")
     if level == "random":
         return _alone(rng.choice(legal))
-    if level == "easy" and len(legal) > 1:
-        if rng.random() < EASY_NOISE:
-            return _alone(rng.choice(legal))
-        timid = getattr(bot_for(game), "choose_easy", None)  # a game's own weaker heuristic, if any
-        if timid is not None:
-            return _alone(timid(view, rng))
+    if level == "easy" and len(legal) > 1 and rng.random() < EASY_NOISE:
+        return _alone(rng.choice(legal))
     if level == "strong" and len(legal) > 1:
         return _strong(game, view, rng, budget)
     command = bot_for(game).choose(view, rng)
