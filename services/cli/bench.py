@@ -1,10 +1,13 @@
-"""``tablestream bench [--smoke] [--core] [--seconds 10] [--clients 8] [--tables 64] [--profile DIR]``."""
+"""``tablestream bench [--smoke] [--core] [--seconds 10] [--clients 8] [--tables 64] [--profile DIR]``;
+``tablestream bench --strong-bots [--smoke] [--seconds 10] [--bot-tables 4]``: a paced table's
+projection lag alone and beside tables of strong bots (``services.bench.strong_bots``)."""
 
 from __future__ import annotations
 
 import argparse
 from pathlib import Path
 
+from services.bench import strong_bots
 from services.bench.main import bench
 from services.bench.run import Options
 
@@ -25,12 +28,24 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="the command path's rows only (views, command, lag, finished games): no replay, capacity, peer",
     )  # fmt: skip
     parser.add_argument(
+        "--strong-bots", action="store_true",
+        help="only a paced table's projection lag alone and beside tables of strong bots",
+    )  # fmt: skip
+    parser.add_argument("--bot-tables", type=int, default=4, help="tables of 4 strong bots (--strong-bots)")
+    parser.add_argument(
         "--profile", type=Path, default=None, metavar="DIR",
         help="run the API and the worker under pyinstrument; text reports in DIR",
     )  # fmt: skip
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.strong_bots:
+        strong_bots.main(
+            ["--smoke"]
+            if args.smoke
+            else ["--seconds", str(args.seconds), "--bot-tables", str(args.bot_tables)]
+        )
+        return 0
     options = Options.smoke_run() if args.smoke else Options(
         core=args.core,
         seconds=args.seconds,

@@ -171,21 +171,32 @@ def lifecycle_queue(connection: redis.Redis) -> Queue:
     return Queue(LIFECYCLE_QUEUE, connection=connection, serializer=JSONSerializer)
 
 
-def _enqueue_once(queue: Queue, job_id: str, func: str, args: tuple[Any, ...]) -> bool:
+def _enqueue_once(
+    queue: Queue, job_id: str, func: str, args: tuple[Any, ...], *, at_front: bool = False
+) -> bool:
     """A job with a deterministic id, unless one with that id is queued or running; ``True`` if this
     call queued it. RQ's ``unique`` enqueue checks and saves the job in one Lua script, so
     concurrent callers (timer loops of several worker processes, a sweeper) queue it once. A job of
     that id that failed (kept a day for its traceback) is queued again: a lost bot's move must not
     wait for the failure to expire. Even a duplicate run would be harmless: the command it sends has
-    a deterministic id and an expected version, so it is appended at most once."""
+    a deterministic id and an expected version, so it is appended at most once. ``at_front``: at the
+    head of the queue (and so when queued again after a failure), before the jobs waiting there."""
     try:
-        queue.enqueue_call(func, args=args, job_id=job_id, result_ttl=0, failure_ttl=24 * 3600, unique=True)
+        queue.enqueue_call(
+            func,
+            args=args,
+            job_id=job_id,
+            result_ttl=0,
+            failure_ttl=24 * 3600,
+            unique=True,
+            at_front=at_front,
+        )
     except DuplicateJobError:
-        return _requeue_failed(queue, job_id)
+        return _requeue_failed(queue, job_id, at_front)
     return True
 
 
-def _requeue_failed(queue: Queue, job_id: str) -> bool:
+def _requeue_failed(queue: Queue, job_id: str, at_front: bool = False) -> bool:
     """Queue the job ``job_id`` again if it failed; ``True`` if this call did (the failed-jobs
     registry's ZREM decides between concurrent callers)."""
     try:
@@ -195,15 +206,17 @@ def _requeue_failed(queue: Queue, job_id: str) -> bool:
     if job.get_status(refresh=False) != JobStatus.FAILED:
         return False
     try:
-        job.requeue()
+        job.requeue(at_front=at_front)
     except InvalidJobOperation:  # another caller requeued it first
         return False
     return True
 
 
 def enqueue_timer(queue: Queue, game_id: str, version: int) -> bool:
-    """Fire the game's timer armed at ``version``."""
-    return _enqueue_once(queue, f"timer-{game_id}-{version}", TIMER_JOB, (game_id, version))
+    """Fire the game's timer armed at ``version``; at the head of the lifecycle queue, so that a
+    timer is not kept waiting behind queued bot moves (a strong one holds a worker for up to its
+    CPU cap: ``workers.bots.search``)."""
+    return _enqueue_once(queue, f"timer-{game_id}-{version}", TIMER_JOB, (game_id, version), at_front=True)
 
 
 def bot_job_id(game_id: str, version: int, seat: int) -> str:
@@ -229,8 +242,9 @@ def jobs_under_way(connection: redis.Redis, job_ids: list[str]) -> list[bool]:
 
 
 def enqueue_settle(queue: Queue, game_id: str, version: int) -> bool:
-    """Arm the timer and queue the bots of the game's batch at ``version`` if nobody did."""
-    return _enqueue_once(queue, f"settle-{game_id}-{version}", SETTLE_JOB, (game_id, version))
+    """Arm the timer and queue the bots of the game's batch at ``version`` if nobody did; at the
+    head of the lifecycle queue, like a timer, before queued bot moves."""
+    return _enqueue_once(queue, f"settle-{game_id}-{version}", SETTLE_JOB, (game_id, version), at_front=True)
 
 
 def review_queue(connection: redis.Redis) -> Queue:

@@ -82,7 +82,11 @@ def test_after_the_game_the_review_is_built_off_the_request_then_served_from_the
         assert move["strong"] in seen["legal"] and move["played"] in seen["legal"]
         assert move["differs"] == (move["played"] != move["strong"])
         assert abs(sum(share["share"] for share in move["shares"]) - 1) < 0.01
-        assert move["strong"] in [share["command"] for share in move["shares"]]
+        # what the review shows leads with what the bot chose, best share first
+        assert move["shares"][0]["command"] == move["strong"]
+        assert [share["share"] for share in move["shares"]] == sorted(
+            (share["share"] for share in move["shares"]), reverse=True
+        )
     cached = api.sync.get(review_key(game_id, 0))
     assert cached is not None and msgspec.json.decode(cached) == unworded(body)
 

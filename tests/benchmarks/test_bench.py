@@ -70,3 +70,20 @@ def test_the_smoke_bench_prints_every_row_and_says_why_wrk_rows_are_skipped(tmp_
     ):
         assert row in out
     assert out.count("skipped: wrk is not installed") == 4  # healthz, append, kept and unkept views
+
+
+@pytest.mark.redis
+def test_the_strong_bots_row_reports_a_paced_tables_lag_alone_and_beside_strong_bots() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "services.cli", "bench", "--strong-bots", "--smoke"],
+        capture_output=True,
+        text=True,
+        timeout=280,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    out = done.stdout
+    assert "paced table alone:        projection lag p50 " in out
+    assert "beside the strong bots:   projection lag p50 " in out
+    assert "ratio (beside / alone):   p50 " in out
+    moved = int(out.split("the bot tables appended ")[1].split()[0])
+    assert moved > 0  # the strong bots did play beside the paced table

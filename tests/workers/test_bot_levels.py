@@ -4,18 +4,21 @@ variant; the strong level's search stays within its CPU budget and sees nothing 
 from __future__ import annotations
 
 import random
+import threading
 import time
 from typing import Any
 
 import msgspec
 import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
 
 from domain.table import TableState
 from projections.views import seat_view
 from tests.support.play import Game, new_game
 from workers.bots.determinise import SAMPLERS
 from workers.bots.levels import ARENA_LEVELS, LEVELS, Advice, advise
-from workers.bots.search import CPU_SECONDS, PRODUCTION, Budget
+from workers.bots.search import CPU_SECONDS, PRODUCTION, Budget, search
 
 QUICK = Budget(simulations=2, cpu_seconds=0.05)  # a small strong budget: the tests' own
 
@@ -118,9 +121,9 @@ def test_a_strong_move_stays_within_its_cpu_budget() -> None:
             seat = min(g.table.to_act(g.state))
             view = seat_view(g.state, len(g.events), seat)
             if len(view["legal"]) > 1 and len(spent) < 12 * number:
-                started = time.process_time()
+                started = time.thread_time()
                 advice = advise(game, view, "strong", rng)
-                spent.append(time.process_time() - started)
+                spent.append(time.thread_time() - started)
                 g.act(seat, advice.command)
             else:
                 g.act(seat, rng.choice(view["legal"]))
@@ -129,6 +132,62 @@ def test_a_strong_move_stays_within_its_cpu_budget() -> None:
         f"max {1000 * max(spent):.1f} ms (cap {1000 * CPU_SECONDS:.0f} ms)"
     )
     assert max(spent) < 10 * CPU_SECONDS
+
+
+def burn_cpu(seconds: float) -> None:
+    """Spend ``seconds`` of this thread's own CPU time."""
+    started = time.thread_time()
+    while time.thread_time() - started < seconds:
+        sum(range(1_000))
+
+
+def budget_view() -> dict[str, Any]:
+    g = new_game("skull", 4, seed="thread-budget")
+    return seat_view(g.state, len(g.events), min(g.table.to_act(g.state)))
+
+
+def test_a_strong_move_counts_only_its_own_threads_cpu_against_its_budget(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """During the first sample another thread burns more CPU than the whole cap while the search's
+    thread waits for it: the search still plays every sample its budget allows (in the API, other
+    threads' CPU must not eat a hint's budget)."""
+    view = budget_view()
+    sampler = SAMPLERS["skull"]
+    calls = []
+
+    def sample_beside_a_busy_thread(view: dict[str, Any], rng: random.Random) -> Any:
+        if not calls:
+            busy = threading.Thread(target=burn_cpu, args=(2 * CPU_SECONDS,))
+            busy.start()
+            busy.join()
+        calls.append(1)
+        return sampler(view, rng)
+
+    monkeypatch.setitem(SAMPLERS, "skull", sample_beside_a_busy_thread)
+    found = search("skull", view, random.Random(5), Budget(simulations=4, cpu_seconds=CPU_SECONDS))
+    assert len(found.shares) > 1  # a real decision, not a single candidate
+    assert found.simulations == 4
+
+
+def test_a_strong_move_stops_at_its_cap_when_its_own_thread_spent_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The same search, but the first sample burns the CPU in the search's own thread: the cap
+    stops it after that one sample."""
+    view = budget_view()
+    sampler = SAMPLERS["skull"]
+    calls = []
+
+    def costly_first_sample(view: dict[str, Any], rng: random.Random) -> Any:
+        if not calls:
+            burn_cpu(2 * CPU_SECONDS)
+        calls.append(1)
+        return sampler(view, rng)
+
+    monkeypatch.setitem(SAMPLERS, "skull", costly_first_sample)
+    found = search("skull", view, random.Random(5), Budget(simulations=4, cpu_seconds=CPU_SECONDS))
+    assert found.simulations == 1
 
 
 def test_easy_and_random_give_no_reason_and_the_whole_share_to_their_move() -> None:
@@ -159,6 +218,44 @@ def test_a_strong_advice_shares_its_simulations_among_the_candidates() -> None:
     assert abs(sum(s for _, s in advice.shares) - 1.0) < 1e-6
     assert advice.command in view["legal"]
     assert advice.reason is not None
+
+
+PROPERTY_GAMES = [("skull", 4, {}), ("six-nimmt", 4, {"rounds": 1}), ("skull-king", 3, {})]
+
+
+def random_view(game: str, players: int, options: dict[str, Any], seed: int) -> dict[str, Any] | None:
+    """A seat's view at a random point of a game played by random moves (``seed`` replays it), or
+    ``None`` when the game ended before that point."""
+    rng = random.Random(seed)
+    g = new_game(game, players, options, seed=f"property-{seed}")
+    for _ in range(rng.randrange(60)):
+        if g.state.status == "finished":
+            return None
+        seat = rng.choice(sorted(g.table.to_act(g.state)))
+        g.act(seat, rng.choice(seat_view(g.state, len(g.events), seat)["legal"]))
+    if g.state.status == "finished":
+        return None
+    seat = rng.choice(sorted(g.table.to_act(g.state)))
+    return seat_view(g.state, len(g.events), seat)
+
+
+@settings(max_examples=40, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+@given(game=st.sampled_from(PROPERTY_GAMES), seed=st.integers(0, 2**32), sims=st.integers(1, 5))
+def test_a_strong_advice_leads_its_shares_with_the_move_it_chose(
+    game: tuple[str, int, dict[str, Any]], seed: int, sims: int
+) -> None:
+    """Whatever the view, the chosen command heads the shares a hint or a review shows, the shares
+    run from the largest down, and the reason's percentage is the chosen move's own share."""
+    view = random_view(*game, seed)
+    assume(view is not None and len(view["legal"]) > 1)
+    assert view is not None
+    advice = advise(game[0], view, "strong", random.Random(seed), Budget(simulations=sims, cpu_seconds=5.0))
+    assert advice.shares[0][0] == advice.command
+    values = [share for _, share in advice.shares]
+    assert values == sorted(values, reverse=True)
+    assert abs(sum(values) - 1.0) < 1e-6
+    if advice.reason == "bot.reason.best_in_simulations":
+        assert advice.params == {"percent": round(100 * values[0]), "simulations": sims}
 
 
 def test_an_unknown_level_is_refused() -> None:

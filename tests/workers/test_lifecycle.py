@@ -32,7 +32,14 @@ from services.queries import GameQueries
 from services.store.embedded import EmbeddedRedis
 from services.store.event_store import EventStore, SyncEventStore
 from services.store.keys import DIRTY, TIMERS, game_keys
-from services.store.queue import AppendNotifier, enqueue_bot, enqueue_timer, lifecycle_queue, projection_queue
+from services.store.queue import (
+    AppendNotifier,
+    enqueue_bot,
+    enqueue_settle,
+    enqueue_timer,
+    lifecycle_queue,
+    projection_queue,
+)
 from services.store.tokens import TokenStore
 from tests.workers.conftest import FakeClock
 from workers import lifecycle
@@ -468,6 +475,26 @@ def test_a_failed_lifecycle_job_can_be_queued_again_but_a_queued_one_only_once(
     assert queue.failed_job_registry.get_job_ids() == []
     drain(sync)
     assert [(r.kind, r.seat) for r in records(sync, game_id) if r.kind == "bot"] == [("bot", 1)]
+
+
+def test_timer_and_settle_jobs_go_before_the_bot_moves_waiting_in_the_lifecycle_queue(
+    sync: redis.Redis,
+) -> None:
+    """A strong bot's move holds a worker for up to its CPU cap: a turn timer (or a settle job)
+    queued while tables of bots have moves waiting runs before those moves, not after them all."""
+    queue = lifecycle_queue(sync)
+    for n in range(3):
+        assert enqueue_bot(queue, f"bots-{n}", 7, 1) is True
+    assert enqueue_timer(queue, "people", 12) is True
+    assert enqueue_settle(queue, "other", 5) is True
+    assert enqueue_timer(queue, "people", 12) is False  # still queued once
+    assert queue.job_ids == [
+        "settle-other-5",
+        "timer-people-12",
+        "bot-bots-0-7-1",
+        "bot-bots-1-7-1",
+        "bot-bots-2-7-1",
+    ]
 
 
 def test_the_worker_process_arms_the_timer_of_a_game_left_without_one_and_the_seat_times_out(

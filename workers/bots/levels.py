@@ -5,7 +5,8 @@
 - ``normal``: the game's hand-written heuristic (``workers/bots/<package>.py``: ``choose``).
 - ``strong``: determinised search (``workers.bots.search``): it samples the hidden cards/discs
   consistent with its view, plays each candidate in the sampled game with the ``normal`` policy for
-  every seat to the end of the round, and picks the best mean outcome, within ``STRONG_BUDGET``.
+  every seat to the end of the round, and picks the candidate that came out best in most samples
+  (ties: the best mean), within its budget.
 - ``random`` (the arena's floor only, never seated at a table): a uniformly random legal move.
 
 Every level reads nothing but ``view`` (exactly ``GET /games/{id}/view`` for its seat) and draws
@@ -38,8 +39,9 @@ class Advice(msgspec.Struct, frozen=True, kw_only=True):
     ``command`` is one of ``view["legal"]``. ``reason`` is a glossary key (``bot.reason.*``) with
     its ``params`` (``{"n": 2}``), where the policy has a reason to give, else ``None``.
     ``shares``: for ``strong``, every candidate it weighed with the share of its simulations in
-    which that candidate came out best (summing to 1, best share first); for the other levels the
-    chosen command alone, with share 1.0.
+    which that candidate came out best (a tie splits the simulation among the tied; summing to 1,
+    best share first, and ``command`` is always the first); for the other levels the chosen
+    command alone, with share 1.0.
     """
 
     command: Command
@@ -66,12 +68,8 @@ def advise(
         raise ValueError("the bot was asked to act with no legal command")
     if level == "random":
         return _alone(rng.choice(legal))
-    if level == "easy" and len(legal) > 1:
-        if rng.random() < EASY_NOISE:
-            return _alone(rng.choice(legal))
-        timid = getattr(bot_for(game), "choose_easy", None)  # a game's own weaker heuristic, if any
-        if timid is not None:
-            return _alone(timid(view, rng))
+    if level == "easy" and len(legal) > 1 and rng.random() < EASY_NOISE:
+        return _alone(rng.choice(legal))
     if level == "strong" and len(legal) > 1:
         return _strong(game, view, rng, budget)
     command = bot_for(game).choose(view, rng)
@@ -83,7 +81,8 @@ def _strong(game: str, view: dict[str, Any], rng: random.Random, budget: Budget)
     if found.command == found.normal:
         normal = _with_reason(game, view, found.command)
         return Advice(command=found.command, reason=normal.reason, params=normal.params, shares=found.shares)
-    share = next(s for c, s in found.shares if c == found.command)
+    command, share = found.shares[0]  # the chosen move heads the shares
+    assert command == found.command
     return Advice(
         command=found.command,
         reason="bot.reason.best_in_simulations",

@@ -5,11 +5,16 @@ For each simulation it samples a whole game state consistent with the view
 then plays every candidate move in that same sample and lets the ``normal`` policy play every seat
 to the end of the round (the domain's own ``decide``/``evolve``, so no rule is guessed). A move's
 value is how the round went for the bot's seat against the mean of the others (score gained,
-bullheads taken, points, discs kept, the game won). It plays the candidate with the best mean value.
+bullheads taken, points, discs kept, the game won). A candidate's share is the share of the samples
+in which it came out best (a tie among several splits that sample equally among them). It plays the
+candidate with the largest share; equal shares go to the best mean value, then to the ``normal``
+policy's pick. So the chosen move always heads the shares a hint or a review shows.
 
-Budget (production): at most ``SIMULATIONS`` samples and at most ``CPU_SECONDS`` of process CPU
-time per move (``time.process_time``), whichever comes first; at least one sample is always played
-out. All chance, sampling and rollouts alike, comes from the ``rng`` handed in.
+Budget (production): at most ``SIMULATIONS`` samples and at most ``CPU_SECONDS`` of CPU time of
+the calling thread per move (``time.thread_time``: the search runs in one thread, and in the API
+hints run in worker threads beside others, whose CPU must not eat a hint's budget), whichever
+comes first; at least one sample is always played out. All chance, sampling and rollouts alike,
+comes from the ``rng`` handed in.
 """
 
 from __future__ import annotations
@@ -28,7 +33,7 @@ from workers.bots import bot_for
 from workers.bots.determinise import SAMPLERS, light_view
 
 SIMULATIONS = 24  # samples (determinisations) per move at most
-CPU_SECONDS = 0.15  # process CPU time per move at most
+CPU_SECONDS = 0.15  # CPU time of the searching thread per move at most
 MAX_CANDIDATES = 12  # moves weighed per decision: the normal policy's pick and its neighbours
 MAX_STEPS = 2_000  # a rollout never runs longer than this (a guard: rounds end well before)
 
@@ -46,7 +51,8 @@ PRODUCTION = Budget()
 
 @dataclass
 class Outcome:
-    """What the search found: the chosen move, every candidate's share and mean value."""
+    """What the search found: the chosen move, every candidate's share (best first: the chosen move
+    heads it) and mean value."""
 
     command: Command
     shares: list[tuple[Command, float]]
@@ -57,7 +63,7 @@ class Outcome:
 
 def search(game: str, view: dict[str, Any], rng: random.Random, budget: Budget = PRODUCTION) -> Outcome:
     """The best-looking of ``view["legal"]`` over sampled hidden states (at least one sample)."""
-    started = time.process_time()
+    started = time.thread_time()
     legal: list[Command] = list(view["legal"])
     rules = spec(game).rules
     normal_bot = bot_for(game)
@@ -84,15 +90,15 @@ def search(game: str, view: dict[str, Any], rng: random.Random, budget: Budget =
         for i in leaders:
             wins[i] += 1 / len(leaders)
         done += 1
-        if time.process_time() - started >= budget.cpu_seconds:
+        if time.thread_time() - started >= budget.cpu_seconds:
             break
     means = [t / done for t in totals]
-    top = max(means)
-    # ties: the normal policy's choice (candidate 0) first, then the order of the legal list
-    chosen = next(i for i, m in enumerate(means) if m >= top - 1e-9)
-    order = sorted(range(len(candidates)), key=lambda i: (-wins[i], -means[i]))
+    # the largest share of samples won first, then the best mean value, then the normal policy's
+    # choice (candidate 0) and the order of the legal list; the chosen move is the first of them,
+    # so what a hint or a review shows (the shares, best first) always leads with what is played
+    order = sorted(range(len(candidates)), key=lambda i: (-round(wins[i], 9), -round(means[i], 9), i))
     shares = [(candidates[i], wins[i] / done) for i in order]
-    return Outcome(candidates[chosen], shares, dict(enumerate(means)), done, normal)
+    return Outcome(candidates[order[0]], shares, dict(enumerate(means)), done, normal)
 
 
 def _candidates(legal: list[Command], normal: Command) -> list[Command]:

@@ -16,16 +16,6 @@ PLACE_RATE = 0.3  # how often it adds a disc rather than opening the auction whe
 TRUST = 1.0  # the share of opponent stacks it expects a flower on top of (the arena: 0.75 lost to random)
 
 
-EASY_TRUST = 0.75  # the easy level: a timid beginner, who bids no further than the old bot did
-EASY_SKULL_RATE = 0.3  # and bluffs less
-
-
-def choose_easy(view: dict[str, Any], rng: random.Random) -> Command:
-    """The easy level's heuristic: the same plan, played timidly (the arena measured random moves
-    alone as no handicap in Skull: bold bids and bluffs are what win it)."""
-    return choose(view, rng, trust=EASY_TRUST, skull_rate=EASY_SKULL_RATE)
-
-
 def choose(
     view: dict[str, Any], rng: random.Random, *, trust: float = TRUST, skull_rate: float = SKULL_RATE
 ) -> Command:
