@@ -5,6 +5,8 @@ the bytes of its whole view, at every version."""
 from __future__ import annotations
 
 import random
+from collections.abc import Iterator
+from typing import Any
 
 import msgspec
 import pytest
@@ -28,12 +30,9 @@ from tests.support.play import new_game, play_random
 PLAYERS = {"skull": (3, 6), "six-nimmt": (2, 10), "skull-king": (2, 6)}
 
 
-@pytest.mark.parametrize("game", sorted(PLAYERS))
-@settings(max_examples=8)
-@given(data=st.data())
-def test_every_read_model_is_defined_at_every_version_of_a_random_game(
-    game: str, data: st.DataObject
-) -> None:
+def materialised_versions(game: str, data: st.DataObject) -> Iterator[tuple[Any, int, dict[str, bytes]]]:
+    """A random game of ``game`` (its players and seed drawn): the state at each version and the
+    fields the projector would store for it."""
     low, high = PLAYERS[game]
     players = data.draw(st.integers(low, high), label="players")
     seed = data.draw(st.integers(0, 2**32), label="seed")
@@ -41,7 +40,16 @@ def test_every_read_model_is_defined_at_every_version_of_a_random_game(
     state = None
     for version, event in enumerate(played.events, start=1):
         state = played.table.evolve(state, event)
-        fields = materialise(state, version)
+        yield state, version, materialise(state, version)
+
+
+@pytest.mark.parametrize("game", sorted(PLAYERS))
+@settings(max_examples=8)
+@given(data=st.data())
+def test_every_read_model_is_defined_at_every_version_of_a_random_game(
+    game: str, data: st.DataObject
+) -> None:
+    for state, version, fields in materialised_versions(game, data):
         for field in (PUBLIC_FIELD, SCORES_FIELD):
             assert msgspec.json.decode(fields[field])["version"] == version
         for seat in (*range(state.players), None):
@@ -55,15 +63,8 @@ def test_every_read_model_is_defined_at_every_version_of_a_random_game(
 def test_a_stored_view_composes_to_the_exact_bytes_of_the_whole_view_at_every_version(
     game: str, data: st.DataObject
 ) -> None:
-    low, high = PLAYERS[game]
-    players = data.draw(st.integers(low, high), label="players")
-    seed = data.draw(st.integers(0, 2**32), label="seed")
-    played = play_random(new_game(game, players, seed=seed), random.Random(seed))
-    state = None
-    for version, event in enumerate(played.events, start=1):
-        state = played.table.evolve(state, event)
-        fields = materialise(state, version)
-        own_fields = {view_field(seat) for seat in (*range(players), None)}
+    for state, version, fields in materialised_versions(game, data):
+        own_fields = {view_field(seat) for seat in (*range(state.players), None)}
         assert set(fields) == {PUBLIC_FIELD, SCORES_FIELD, *own_fields}
         assert fields[SCORES_FIELD] == encode(scoreboard(state, version))
         for seat in (*range(state.players), None):
