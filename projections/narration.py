@@ -192,6 +192,16 @@ def suggested_move(say: _Say, command: Mapping[str, Any]) -> str:
         return say("six-nimmt.card_selected", card=command.get("card"))
     if kind == "draft_card":
         return say("six-nimmt.card_drafted", card=command.get("card"))
+    if kind == "choose_row":
+        return say("six-nimmt.row_chosen", row=int(command.get("row", 0)) + 1)
+    if kind == "flip":
+        return say("skull.stack_flipped", name=say.name(command.get("seat")))
+    if kind == "discard_pick":
+        return say("skull.disc_drawn", n=int(command.get("position", 0)) + 1)
+    if kind == "discard_own":
+        return say("skull.disc_given_up", disc=_disc(say, command.get("disc")))
+    if kind == "choose_first_player":
+        return say("skull.first_named", name=say.name(command.get("seat")))
     values = " ".join(f"{key} {value}" for key, value in command.items() if key != "type")
     return f"{kind} {values}".strip()
 

@@ -442,3 +442,32 @@ def test_a_hint_names_the_suggested_move_only_where_the_viewer_may_see_it(lang: 
     )
     assert NAMES[1] in hidden and NAMES[1] in shown
     assert "2" not in hidden and "2" in shown
+
+
+COMMAND_SAMPLES: dict[str, list[dict[str, Any]]] = {  # one of each command a hint may suggest
+    "skull": [
+        {"type": "place_disc", "disc": "flower"},
+        {"type": "bid", "count": 3},
+        {"type": "pass"},
+        {"type": "flip", "seat": 2},
+        {"type": "discard_pick", "position": 0},
+        {"type": "discard_own", "disc": "skull"},
+        {"type": "choose_first_player", "seat": 3},
+    ],
+    "six-nimmt": [
+        {"type": "select_card", "card": 61},
+        {"type": "choose_row", "row": 2},
+        {"type": "draft_card", "card": 17},
+    ],
+    "skull-king": [{"type": "bid", "tricks": 2}, {"type": "play_card", "card": "red-7"}],
+}
+
+
+@pytest.mark.parametrize("game", sorted(COMMAND_SAMPLES))
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_every_command_a_hint_may_suggest_is_said_in_words_not_by_its_wire_name(game: str, lang: str) -> None:
+    tags = {command.__struct_config__.tag for command in get_args(table_for(game).command_type)}
+    assert {sample["type"] for sample in COMMAND_SAMPLES[game]} == tags  # every command has a sample
+    for command in COMMAND_SAMPLES[game]:
+        said = narrate(game, {"type": "hint_given", "seat": 0, "command": command}, NAMES, lang)
+        assert "_" not in said and not PLACEHOLDER.search(said), (command, said)
