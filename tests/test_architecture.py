@@ -133,7 +133,7 @@ def test_the_history_code_reaches_no_redis_starlette_or_rq(external: str) -> Non
 def test_only_the_api_and_the_bench_baselines_import_starlette() -> None:
     importers = graph().find_modules_that_directly_import("starlette")
     assert importers, "the API imports starlette, so the check would find it"
-    bench = {"services.bench.server", "services.bench.hot_routes"}  # a baseline app; the app called in process
+    bench = {"services.bench.server", "services.bench.hot_routes"}  # a baseline; the app in process
     assert {m for m in importers if not within(m, "services.api") and m not in bench} == set()
 
 
