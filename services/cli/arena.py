@@ -36,7 +36,7 @@ from workers.bots.levels import advise
 from workers.bots.search import PRODUCTION, Budget
 
 PAIRINGS: tuple[tuple[str, str], ...] = (("strong", "normal"), ("normal", "easy"), ("easy", "random"))
-SEATS = {"skull": 4, "six-nimmt": 4, "skull-king": 4}
+SEATS = {"skull": 4, "six-nimmt": 4, "skull-king": 4}  # the default table size per game
 SMOKE_GAMES = 1
 
 
@@ -47,6 +47,11 @@ class Task:
     index: int
     seed: int
     simulations: int
+    seats: int = 0  # the table's size; 0: the game's default (SEATS)
+
+    @property
+    def players(self) -> int:
+        return self.seats or SEATS[self.game]
 
 
 @dataclass(frozen=True)
@@ -65,7 +70,7 @@ def _digest(*parts: object) -> bytes:
 
 def seat_levels(task: Task) -> tuple[str, ...]:
     first, second = task.pairing if task.index % 2 == 0 else task.pairing[::-1]
-    return tuple(first if seat % 2 == 0 else second for seat in range(SEATS[task.game]))
+    return tuple(first if seat % 2 == 0 else second for seat in range(task.players))
 
 
 def places_of(game: str, scores: list[int], winners: list[int]) -> tuple[float, ...]:
@@ -83,7 +88,7 @@ def places_of(game: str, scores: list[int], winners: list[int]) -> tuple[float, 
 def play(task: Task) -> Result:
     """One whole game of bots, in memory."""
     table = table_for(task.game)
-    players = SEATS[task.game]
+    players = task.players
     secret = _digest("arena", task.seed, task.game, task.pairing, task.index)
     seeds = SecretSeeds(_digest("root", secret), _digest("master", secret))
     game_id = f"arena-{task.game}-{task.index}"
@@ -184,7 +189,8 @@ def report(results: list[Result], out: Any = None) -> list[dict[str, Any]]:
     tables = []
     for game in sorted({r.game for r in results}, key=game_names().index):
         mine = [r for r in results if r.game == game]
-        print(f"\n== {spec(game).title} ({SEATS[game]} seats, {len(mine)} games)", file=out)
+        sizes = "/".join(str(n) for n in sorted({len(r.levels) for r in mine}))
+        print(f"\n== {spec(game).title} ({sizes} seats, {len(mine)} games)", file=out)
         print("  rating (openskill Plackett-Luce, mu ± 2 sigma):", file=out)
         for level, (mu, sigma) in sorted(ratings(mine).items(), key=lambda kv: -kv[1][0]):
             print(f"    {level:<7} {mu:6.2f} ± {2 * sigma:4.2f}", file=out)
@@ -223,9 +229,10 @@ def tasks(
     seed: int,
     simulations: int,
     pairings: tuple[tuple[str, str], ...] = PAIRINGS,
+    seats: int = 0,
 ) -> list[Task]:
     return [
-        Task(game, pairing, index, seed, simulations)
+        Task(game, pairing, index, seed, simulations, seats)
         for index in range(per_pairing)
         for game in games
         for pairing in pairings
@@ -241,9 +248,10 @@ def run_arena(
     pairings: tuple[tuple[str, str], ...] = PAIRINGS,
     out: Any = None,
     save: Callable[[Result], None] | None = None,
+    seats: int = 0,
 ) -> list[Result]:
     out = out or sys.stdout
-    todo = tasks(games, per_pairing, seed, simulations, pairings)
+    todo = tasks(games, per_pairing, seed, simulations, pairings, seats)
     if processes <= 1:
         done = []
         for task in todo:
@@ -282,12 +290,30 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="only this pairing (repeatable; default: all)",
     )
     parser.add_argument(
+        "--seats",
+        type=int,
+        default=0,
+        help="seats per table, an even number (default: 4; the two levels of a pairing sit alternately, "
+        "half the seats each)",
+    )
+    parser.add_argument(
         "--sims",
         type=int,
         default=PRODUCTION.simulations,
         help=f"samples per strong move (default: the production {PRODUCTION.simulations}; "
         "the CPU cap per move stays the production one; figures in the docs use the default)",
     )
+
+
+def seats_problem(games: list[str], seats: int) -> str | None:
+    """Why a table of ``seats`` cannot seat a pairing in one of ``games``, or None."""
+    if seats % 2:
+        return f"--seats {seats}: a pairing seats two levels half the seats each, so it must be even."
+    for game in games:
+        low, high = spec(game).min_players, spec(game).max_players
+        if not low <= seats <= high:
+            return f"--seats {seats}: {spec(game).title} is for {low} to {high} players."
+    return None
 
 
 def load(path: str) -> list[Result]:
@@ -303,11 +329,16 @@ def run(args: argparse.Namespace) -> int:
         report(results)
         return 0
     games = args.game or game_names()
+    if args.seats:
+        problem = seats_problem(games, args.seats)
+        if problem:
+            print(f"arena: {problem}", file=sys.stderr)
+            return 2
     per_pairing = SMOKE_GAMES if args.smoke else args.games
     started = time.monotonic()
     print(
         f"arena: {', '.join(games)}; {per_pairing} games per pairing; seed {args.seed}; "
-        f"{args.processes} processes; strong: {args.sims} samples, "
+        f"{args.seats or 'default'} seats; {args.processes} processes; strong: {args.sims} samples, "
         f"{1000 * PRODUCTION.cpu_seconds:.0f} ms CPU cap",
         flush=True,
     )
@@ -328,6 +359,7 @@ def run(args: argparse.Namespace) -> int:
             args.sims,
             pairings,  # type: ignore[arg-type]
             save=save if sink is not None else None,
+            seats=args.seats,
         )
     finally:
         if sink is not None:
