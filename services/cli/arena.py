@@ -230,10 +230,11 @@ def tasks(
     simulations: int,
     pairings: tuple[tuple[str, str], ...] = PAIRINGS,
     seats: int = 0,
+    first: int = 0,
 ) -> list[Task]:
     return [
         Task(game, pairing, index, seed, simulations, seats)
-        for index in range(per_pairing)
+        for index in range(first, first + per_pairing)
         for game in games
         for pairing in pairings
     ]
@@ -249,9 +250,10 @@ def run_arena(
     out: Any = None,
     save: Callable[[Result], None] | None = None,
     seats: int = 0,
+    first: int = 0,
 ) -> list[Result]:
     out = out or sys.stdout
-    todo = tasks(games, per_pairing, seed, simulations, pairings, seats)
+    todo = tasks(games, per_pairing, seed, simulations, pairings, seats, first)
     if processes <= 1:
         done = []
         for task in todo:
@@ -274,6 +276,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--games", type=int, default=1000, help="games per pairing and game (default 1000)")
     parser.add_argument("--smoke", action="store_true", help=f"{SMOKE_GAMES} games per pairing, no verdicts")
     parser.add_argument("--seed", type=int, default=1, help="the arena's seed (default 1)")
+    parser.add_argument(
+        "--first",
+        type=int,
+        default=0,
+        help="the index of the first game (default 0): with --out, continues a run stopped after that many",
+    )
     parser.add_argument("--processes", type=int, default=2, help="parallel processes (default 2)")
     parser.add_argument("--game", action="append", choices=game_names(), help="only this game (repeatable)")
     parser.add_argument("--out", help="append each game's result to this file (JSON lines) as it ends")
@@ -360,6 +368,7 @@ def run(args: argparse.Namespace) -> int:
             pairings,  # type: ignore[arg-type]
             save=save if sink is not None else None,
             seats=args.seats,
+            first=args.first,
         )
     finally:
         if sink is not None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from services.cli import main
@@ -35,3 +37,39 @@ def test_an_arena_game_is_the_same_for_the_same_seed() -> None:
 def test_places_put_the_winners_first_and_share_ties() -> None:
     assert places_of("skull-king", [50, 80, 80, 10], [1, 2]) == (3.0, 1.5, 1.5, 4.0)
     assert places_of("six-nimmt", [70, 10, 30, 30], [1]) == (4.0, 1.0, 2.5, 2.5)
+
+
+def test_a_two_seat_arena_seats_one_bot_of_each_level_and_alternates_who_sits_first(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    argv = ["arena", "--games", "2", "--seats", "2", "--game", "six-nimmt", "--pairing", "normal:easy"]
+    assert main([*argv, "--processes", "1"]) == 0
+    assert "== 6 nimmt! (2 seats, 2 games)" in capsys.readouterr().out
+    assert seat_levels(Task("six-nimmt", ("normal", "easy"), 0, 1, 2, seats=2)) == ("normal", "easy")
+    assert seat_levels(Task("six-nimmt", ("normal", "easy"), 1, 1, 2, seats=2)) == ("easy", "normal")
+
+
+@pytest.mark.parametrize(
+    ("game", "seats", "sentence"),
+    [
+        ("skull", "3", "--seats 3: a pairing seats two levels half the seats each, so it must be even."),
+        ("skull", "2", "--seats 2: Skull is for 3 to 6 players."),
+    ],
+)
+def test_the_arena_refuses_a_table_size_that_cannot_seat_a_pairing(
+    game: str, seats: str, sentence: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["arena", "--seats", seats, "--game", game]) == 2
+    assert sentence in capsys.readouterr().err
+
+
+def test_a_run_continued_with_first_plays_the_games_a_stopped_run_had_not_reached(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = ["arena", "--game", "skull", "--pairing", "easy:random", "--processes", "1"]
+    whole, parts = tmp_path / "whole.jsonl", tmp_path / "parts.jsonl"
+    assert main([*argv, "--games", "3", "--out", str(whole)]) == 0
+    assert main([*argv, "--games", "1", "--out", str(parts)]) == 0
+    assert main([*argv, "--games", "2", "--first", "1", "--out", str(parts)]) == 0
+    assert parts.read_bytes() == whole.read_bytes()
+    capsys.readouterr()
