@@ -165,13 +165,25 @@ def head_to_head(results: list[Result]) -> dict[str, Any]:
     }
 
 
+def interleaved(results: list[Result]) -> list[Result]:
+    """The games of each pairing taken in turn (the first of each, then the second of each, ...),
+    each pairing's in the order given: the ratings are updated game after game, and a run's files
+    given one pairing after another must not rate one pairing's games all before the next's (the
+    later a level's games come, the less its shrunken sigma lets them move it)."""
+    queues: dict[tuple[str, str], list[Result]] = defaultdict(list)
+    for r in results:
+        queues[r.pairing].append(r)
+    longest = max((len(q) for q in queues.values()), default=0)
+    return [q[i] for i in range(longest) for q in queues.values() if i < len(q)]
+
+
 def ratings(results: list[Result]) -> dict[str, tuple[float, float]]:
     """An openskill rating per level over the games: (mu, sigma)."""
     from openskill.models import PlackettLuce
 
     model = PlackettLuce()
     rating = {level: model.rating(name=level) for r in results for level in r.levels}
-    for r in results:
+    for r in interleaved(results):
         teams = [[rating[level]] for level in r.levels]
         updated = model.rate(teams, ranks=list(r.places))
         # every seat of a level moves that level's rating: average the seats' updates

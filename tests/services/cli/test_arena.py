@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from services.cli import main
-from services.cli.arena import PAIRINGS, Task, places_of, play, seat_levels
+from services.cli.arena import PAIRINGS, Result, Task, interleaved, places_of, play, ratings, seat_levels
 
 
 def test_the_arena_smoke_mode_plays_every_game_and_pairing_and_prints_ratings_and_head_to_head(
@@ -73,3 +73,13 @@ def test_a_run_continued_with_first_plays_the_games_a_stopped_run_had_not_reache
     assert main([*argv, "--games", "2", "--first", "1", "--out", str(parts)]) == 0
     assert parts.read_bytes() == whole.read_bytes()
     capsys.readouterr()
+
+
+def test_ratings_take_the_games_of_each_pairing_in_turn_whatever_order_the_results_came_in() -> None:
+    def result(pairing: tuple[str, str], n: int) -> Result:
+        return Result("skull", pairing, (*pairing, *pairing), (1.0, 2.0, 3.0, 4.0), (n,), ())
+
+    strong = [result(("strong", "normal"), n) for n in range(3)]
+    weak = [result(("normal", "easy"), n) for n in range(2)]
+    assert interleaved(strong + weak) == [strong[0], weak[0], strong[1], weak[1], strong[2]]
+    assert ratings(strong + weak) == ratings(interleaved(strong + weak))
