@@ -52,7 +52,9 @@ VERIFY_CHECKS = ("chain", "reveal", "rules", "stream")
 STREAM_KINDS = ("game", "lobby")
 JOBS = {  # the jobs of each queue (services.store.queue)
     "projections": ("project", "project_poked", "project_games"),
-    "lifecycle": ("fire_timer", "play_bot", "settle_lifecycle"),
+    "lifecycle": ("fire_timer", "play_bot", "settle_lifecycle"),  # play_bot: a job an older process queued
+    "bots": ("play_bot",),
+    "review": ("build_review",),
 }
 LATENCY_BUCKETS = (0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
 LAG_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0)

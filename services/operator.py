@@ -221,7 +221,7 @@ class OperatorConsole:
     ) -> dict[str, Any]:
         counts = await self.store.run(store_operator.figures())
         lag_ms = await self.store.oldest_dirty_age_ms()
-        depths: dict[str, int | None] = {"queue_projections": None, "queue_lifecycle": None}
+        depths: dict[str, int | None] = dict.fromkeys(store_operator.QUEUE_FIGURES)
         if queue is not None:
             depths.update(await anyio.to_thread.run_sync(store_operator.queue_depths, queue))
         return {**readiness, "lag_ms": lag_ms, **counts, **depths}

@@ -5,7 +5,8 @@
   with a deterministic job id so that repeated ticks and several worker processes collapse.
 - ``PaceLoop`` (another thread, every 50 ms) takes the paced bot moves that are due from the paced
   index (a bot at a table with a person waits the table's ``bot_pace_ms``:
-  ``services.lifecycle.bot_delay_ms``) and queues their ``play_bot`` jobs, each exactly once.
+  ``services.lifecycle.bot_delay_ms``) and queues their ``play_bot`` jobs, each exactly once, on the
+  bots' own queue (``services.store.queue.bot_queue``).
 - ``fire_timer`` runs the timeout (or the expiry) through the write side, ``GameCommands``, with the
   command id ``timeout-<version>-<seat>`` and expected version = the armed version: the first run
   appends, any other run is a duplicate or loses on the version, and a player's command that got in
@@ -57,9 +58,9 @@ from services.store.connection import AsyncStoreClient
 from services.store.event_store import EventStore, SyncEventStore
 from services.store.queue import (
     BotJobs,
+    bot_queue,
     enqueue_bot,
     enqueue_timer,
-    lifecycle_queue,
     projection_queue,
 )
 from services.store.tokens import TokenStore
@@ -117,7 +118,7 @@ def commands_for(
         TokenStore(aclient),
         TracedAppendNotifier(store, projection_queue(sync)),
         _cache,
-        Lifecycle(store, BotJobs(lifecycle_queue(sync)), now),
+        Lifecycle(store, BotJobs(bot_queue(sync)), now),
     )
 
 
@@ -370,7 +371,8 @@ class TimerLoop(_Loop):
 
 
 class PaceLoop(_Loop):
-    """Queues the jobs of due paced bot moves (``pace``) every ``interval`` seconds: short, so that a
+    """Queues the jobs of due paced bot moves (``pace``, on ``queue``: the bots' own,
+    ``services.store.queue.bot_queue``) every ``interval`` seconds: short, so that a
     bot acts within about 50 ms of its due time (a pace is about a second). An idle pass is one read
     of the paced index."""
 

@@ -1,8 +1,18 @@
-"""The worker process: a pool of RQ ``SimpleWorker``s (``PipelinedWorker``) on the projection and
-lifecycle queues, the lag sweeper, the timer loop and the bots' pacing loop (``workers.lifecycle``).
+"""The worker process: a pool of RQ ``SimpleWorker``s (``PipelinedWorker``) on the projection,
+lifecycle, bots and review queues, the lag sweeper, the timer loop and the bots' pacing loop
+(``workers.lifecycle``).
 
     python -m workers.pool --redis-url URL [--queue-url URL] [--redis-cluster auto|yes|no]
-                           [--workers 2] [--sweep-seconds 5]
+                           [--workers 2] [--sweep-seconds 5] [--bots auto|all|none|only]
+
+Which queues each worker takes (``--bots``, ``layout``): a strong bot's move holds its worker for up
+to its CPU cap (``workers.bots.search``) and a review for seconds, and a projection that a worker
+would take next waits for them. ``auto`` (the default): with two workers or more, the first takes no
+bot work (projections and timers only), the others take every queue; a single worker takes every
+queue. ``all``: every worker takes every queue; ``none``: no worker takes bot moves or reviews (run
+another process with ``only`` beside it); ``only``: bot moves and reviews only. A worker takes its
+queues in the order projections, lifecycle, bots, review. The lifecycle queue held bot moves before
+they had a queue of their own: a worker that takes it still runs such a job (the same function).
 
 ``tablestream worker`` hands over to this (it replaces its own process with it), so the CLI never
 imports the workers.
@@ -18,14 +28,18 @@ game armed when the process that appended its last batch died before arming it.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import threading
 from collections.abc import Sequence
+from multiprocessing.process import BaseProcess
+from typing import Any
 
 import redis
 import structlog
+from rq import Queue
 from rq.serializers import JSONSerializer
-from rq.worker_pool import WorkerPool
+from rq.worker_pool import ForkProcess, WorkerPool, run_worker
 
 from services import metrics
 from services.config import Settings
@@ -37,15 +51,18 @@ from services.store.connection import (
     redacted,
     topology,
 )
+from services.store.embedded import die_with_parent
 from services.store.event_store import SyncEventStore
 from services.store.queue import (
+    BOT_QUEUE,
     LIFECYCLE_QUEUE,
     QUEUE_NAME,
+    QUEUES,
     REVIEW_QUEUE,
     PipelinedWorker,
+    bot_queue,
     lifecycle_queue,
     projection_queue,
-    review_queue,
 )
 from services.structured_logging import configure_logging
 from services.tracing import configure_tracing
@@ -56,6 +73,11 @@ from workers.sweeper import Sweeper
 from workers.transparency import TransparencyLoop
 
 log = structlog.get_logger("tablestream.worker")
+
+BOT_LAYOUTS = ("auto", "all", "none", "only")
+EVERY_QUEUE = QUEUES  # projections, lifecycle, bots, review: in this order of priority
+NO_BOTS = (QUEUE_NAME, LIFECYCLE_QUEUE)  # projections and timers: never behind a bot's search
+BOTS_ONLY = (BOT_QUEUE, REVIEW_QUEUE)
 
 BACKOFF_MIN = 0.1
 BACKOFF_MAX = 5.0
@@ -75,15 +97,81 @@ def wait_for_redis(connection: redis.Redis, stopped: threading.Event) -> bool:
     return False
 
 
-def run_simple_worker(connection: redis.Redis) -> None:
-    """One SimpleWorker in this process, started again whenever it quits on a Redis failure; returns
-    when it was asked to stop (SIGTERM or Ctrl-C)."""
+def layout(workers: int, bots: str = "auto") -> list[tuple[str, ...]]:
+    """The queues of each of the pool's ``workers`` (at least one) for a ``--bots`` choice."""
+    count = max(1, workers)
+    if bots not in BOT_LAYOUTS:
+        raise ValueError(f"--bots must be one of {', '.join(BOT_LAYOUTS)}, not {bots!r}")
+    if bots == "none":
+        return [NO_BOTS] * count
+    if bots == "only":
+        return [BOTS_ONLY] * count
+    if bots == "all" or count == 1:
+        return [EVERY_QUEUE] * count
+    return [NO_BOTS] + [EVERY_QUEUE] * (count - 1)
+
+
+class LayoutPool(WorkerPool):
+    """RQ's ``WorkerPool`` (a forked process per worker, a dead one started again within a second)
+    whose workers take different queues: worker ``i`` takes ``queues[i]``, and the worker started
+    in place of a dead one takes the queues of the one it replaces."""
+
+    def __init__(self, queues: Sequence[Sequence[str]], connection: redis.Redis, **kwargs: Any) -> None:
+        every = [name for name in EVERY_QUEUE if any(name in names for names in queues)]
+        super().__init__(every, connection=connection, num_workers=len(queues), **kwargs)
+        self.layout = [list(names) for names in queues]
+        self.slots: dict[str, int] = {}  # a live worker's name -> its index in ``layout``
+
+    def get_worker_process(
+        self, name: str, burst: bool, _sleep: float = 0, logging_level: str = "INFO"
+    ) -> BaseProcess:
+        """RQ's, with the queues of the first slot no live worker holds."""
+        self.slots = {other: slot for other, slot in self.slots.items() if other in self.worker_dict}
+        held = set(self.slots.values())
+        slot = next(i for i in range(len(self.layout)) if i not in held)
+        self.slots[name] = slot
+        return ForkProcess(
+            target=_pool_worker,
+            args=(
+                os.getpid(),
+                name,
+                self.layout[slot],
+                self._connection_class,
+                self._pool_class,
+                self._pool_kwargs,
+            ),
+            kwargs={
+                "_sleep": _sleep,
+                "burst": burst,
+                "logging_level": logging_level,
+                "worker_class": self.worker_class,
+                "job_class": self.job_class,
+                "queue_class": self.queue_class,
+                "serializer": self.serializer,
+                "exception_handlers": self.exception_handlers,
+            },
+            name=f"Worker {name} (WorkerPool {self.name}, queues {','.join(self.layout[slot])})",
+        )
+
+
+def _pool_worker(parent: int, *args: Any, **kwargs: Any) -> None:
+    """A pool's forked worker: RQ's ``run_worker``, ended (SIGTERM: after its job) when the pool's
+    process dies, so that a killed ``serve`` leaves no worker behind."""
+    die_with_parent()
+    if os.getppid() != parent:  # the pool died before the line above
+        return
+    run_worker(*args, **kwargs)
+
+
+def run_simple_worker(connection: redis.Redis, queues: Sequence[str] = EVERY_QUEUE) -> None:
+    """One SimpleWorker on ``queues`` in this process, started again whenever it quits on a Redis
+    failure; returns when it was asked to stop (SIGTERM or Ctrl-C)."""
     never = threading.Event()
     while True:
         worker: PipelinedWorker | None = None
         try:  # a new worker registers itself in Redis: that may fail too, and is retried the same way
             worker = PipelinedWorker(
-                [projection_queue(connection), lifecycle_queue(connection), review_queue(connection)],
+                [Queue(name, connection=connection, serializer=JSONSerializer) for name in queues],
                 connection=connection,
                 serializer=JSONSerializer,
             )
@@ -105,7 +193,9 @@ def run_pool(
     queue_url: str | None = None,
     cluster: ClusterMode = "auto",
     metrics_port: int | None = None,
+    bots: str = "auto",
 ) -> int:
+    queues = layout(workers, bots)
     configure_logging()
     # before any metric: a worker serving its own metrics owns its directory (``services.metrics``)
     metrics.prepare_directory(owner=metrics_port is not None, role="worker")
@@ -131,7 +221,7 @@ def run_pool(
     sweeper.start()
     timers = TimerLoop(SyncEventStore(clients.store, clients.index, acks), lifecycle_queue(connection))
     timers.start()
-    paced = PaceLoop(SyncEventStore(clients.store, clients.index, acks), lifecycle_queue(connection))
+    paced = PaceLoop(SyncEventStore(clients.store, clients.index, acks), bot_queue(connection))
     paced.start()
     transparency = TransparencyLoop(
         SyncEventStore(clients.store, clients.index, acks),
@@ -147,17 +237,14 @@ def run_pool(
         store=redacted(place.store_url),
         queue=redacted(place.queue_url),
         cluster=place.cluster,
+        queues=[",".join(names) for names in queues],
     )
     try:
-        if workers <= 1:
-            run_simple_worker(connection)
+        if len(queues) == 1:
+            run_simple_worker(connection, queues[0])
         else:
-            pool = WorkerPool(
-                [QUEUE_NAME, LIFECYCLE_QUEUE, REVIEW_QUEUE],  # in this order: reviews last
-                connection=connection,
-                num_workers=workers,
-                worker_class=PipelinedWorker,
-                serializer=JSONSerializer,
+            pool = LayoutPool(
+                queues, connection=connection, worker_class=PipelinedWorker, serializer=JSONSerializer
             )
             pool.start(logging_level="WARNING")
     finally:
@@ -179,6 +266,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--metrics-port", type=int, default=None, help="serve this pool's Prometheus metrics on this port"
     )
+    parser.add_argument(
+        "--bots",
+        choices=BOT_LAYOUTS,
+        default="auto",
+        help="which queues each worker takes: auto (with 2+ workers, one takes no bot moves nor reviews), "
+        "all, none (projections and timers only), only (bot moves and reviews only)",
+    )
     args = parser.parse_args(argv)
     return run_pool(
         args.redis_url,
@@ -187,6 +281,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         args.queue_url,
         args.redis_cluster,
         args.metrics_port,
+        args.bots,
     )
 
 

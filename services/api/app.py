@@ -63,7 +63,7 @@ from services.store.connection import AsyncClients, Connect, PoolLimits, connect
 from services.store.event_store import EventStore
 from services.store.live_updates import LiveHub
 from services.store.lobby_updates import LobbyHub
-from services.store.queue import BotJobs, lifecycle_queue, projection_queue
+from services.store.queue import BotJobs, bot_queue, projection_queue
 from services.store.tokens import TokenStore
 from services.tracing import TracedAppendNotifier
 
@@ -169,7 +169,7 @@ def create_app(
                 tokens,
                 TracedAppendNotifier(store, projection_queue(sclient)),
                 cache,
-                Lifecycle(store, BotJobs(lifecycle_queue(sclient))),
+                Lifecycle(store, BotJobs(bot_queue(sclient))),
                 settings.bot_pace_ms,
             ),
             queries=GameQueries(store, cache, signer=signer),

@@ -97,7 +97,7 @@ OPERATOR_PATHS: dict[str, Any] = {
     "/operator/me": _get("The operator asking: {operator: 'admin' or an account id, name}"),
     "/operator/figures": _get(
         "Live figures: ready, health (ok or /healthz's reason), lag_ms, tables_waiting, tables_running, "
-        "games_lagging, chat_reports, queue_projections, queue_lifecycle"
+        "games_lagging, chat_reports, queue_projections, queue_lifecycle, queue_bots, queue_review"
     ),
     "/operator/tables": _get(
         "Find tables: the one with this id, and the waiting or running tables where a seat's name "

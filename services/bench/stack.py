@@ -1,5 +1,7 @@
 """The stack under test: a durable Redis (AOF ``appendfsync always``), the API with its baselines
-(``services.bench.server``) and one worker (``workers.pool --workers 1``), each its own process.
+(``services.bench.server``) and the worker process (``workers.pool --workers 1`` by default, one RQ
+worker on every queue; ``workers=2``: the production layout of ``--bots auto``, a worker that takes
+no bot moves beside one that takes every queue), each its own process.
 
 With ``profile_dir`` the API and the worker run under pyinstrument, which writes a text report for
 each when they stop.
@@ -86,14 +88,15 @@ UNLIMITED = {
 
 
 @contextlib.contextmanager
-def running_stack(work_dir: Path, profile_dir: Path | None = None) -> Iterator[Stack]:
-    """Start Redis, the worker and the API; stop them (in reverse) on exit. Logs go to ``work_dir``."""
+def running_stack(work_dir: Path, profile_dir: Path | None = None, workers: int = 1) -> Iterator[Stack]:
+    """Start Redis, the worker process (``workers`` RQ workers) and the API; stop them (in reverse) on
+    exit. Logs go to ``work_dir``."""
     redis = EmbeddedRedis(work_dir / "redis", durable=True)
     logs = (work_dir / "worker.log").open("wb"), (work_dir / "api.log").open("wb")
     worker_profile = profile_dir / "worker.txt" if profile_dir else None
     api_profile = profile_dir / "api.txt" if profile_dir else None
     worker = subprocess.Popen(
-        _python(WORKER_MODULE, ["--redis-url", redis.url, "--workers", "1"], worker_profile),
+        _python(WORKER_MODULE, ["--redis-url", redis.url, "--workers", str(workers)], worker_profile),
         stdout=logs[0],
         stderr=logs[0],
         preexec_fn=die_with_parent,

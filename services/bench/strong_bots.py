@@ -1,6 +1,8 @@
 """Do tables of strong bots slow another table's projections? ``python -m services.bench.strong_bots``
 
-Starts the bench's stack (Redis with AOF, one API process, one worker: ``services.bench.stack``),
+Starts the bench's stack (Redis with AOF, one API process, the worker process with the production
+layout: ``--workers 2 --bots auto``, one RQ worker that takes no bot moves beside one that takes every
+queue; ``services.bench.stack``),
 then one client process plays one Skull King table of four persons at a steady pace
 (``--rate`` commands per second, random legal moves, a new table when one ends) twice, each for
 ``--seconds``: first alone, then beside ``--bot-tables`` tables of four ``strong`` bots, which play
@@ -10,6 +12,9 @@ version, heard on the game's live channel: ``services.bench.run.Projected``) p50
 their ratio, measured in the same run, and how many bot moves were played meanwhile.
 
     python -m services.bench.strong_bots [--smoke] [--seconds 10] [--rate 10] [--bot-tables 4]
+                                         [--workers 2]
+
+``--workers 1``: one RQ worker on every queue, bot moves included (the layout of a lone worker).
 
 ``--smoke``: 2 s per run and 2 bot tables (figures not meaningful).
 """
@@ -33,6 +38,7 @@ from services.bench.stack import running_stack
 from services.structured_logging import configure_logging
 
 BOT_LEVEL = "strong"
+WORKERS = 2  # as ``tablestream serve``, compose and k8s run them (``workers.pool.layout``)
 
 
 @dataclass(frozen=True)
@@ -92,15 +98,22 @@ def bot_tables(base: str, count: int) -> list[str]:
     return games
 
 
-def run(seconds: float, rate: float, tables: int, emit: Callable[[str], object] = print) -> tuple[Lags, Lags]:
+def run(
+    seconds: float,
+    rate: float,
+    tables: int,
+    emit: Callable[[str], object] = print,
+    workers: int = WORKERS,
+) -> tuple[Lags, Lags]:
     configure_logging(level=logging.WARNING)
     emit(
         f"strong bots beside a paced table: {seconds:g} s per run, {rate:g} commands/s at the paced "
-        f"table, {tables} tables of 4 {BOT_LEVEL} bots; one API process, one worker"
+        f"table, {tables} tables of 4 {BOT_LEVEL} bots; one API process, a worker process of {workers} "
+        + ("(one takes no bot moves)" if workers > 1 else "(on every queue)")
     )
     with (
         tempfile.TemporaryDirectory(prefix="tablestream-strong-bots-") as tmp,
-        running_stack(Path(tmp)) as stack,
+        running_stack(Path(tmp), workers=workers) as stack,
     ):
         players = Players(stack.port, 1)
         projected = Projected(stack.redis.url)
@@ -134,11 +147,14 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--seconds", type=float, default=10.0)
     parser.add_argument("--rate", type=float, default=10.0, help="commands per second at the paced table")
     parser.add_argument("--bot-tables", type=int, default=4)
+    parser.add_argument(
+        "--workers", type=int, default=WORKERS, help="RQ workers of the worker process (--bots auto)"
+    )
     args = parser.parse_args(argv)
     if args.smoke:
-        run(2.0, args.rate, 2)
+        run(2.0, args.rate, 2, workers=args.workers)
     else:
-        run(args.seconds, args.rate, args.bot_tables)
+        run(args.seconds, args.rate, args.bot_tables, workers=args.workers)
 
 
 if __name__ == "__main__":

@@ -13,7 +13,8 @@ from services.store.embedded import die_with_parent
 
 
 def spawn_worker(url: str, workers: int) -> subprocess.Popen[bytes]:
-    """A projection worker in its own process (RQ workers own their process's signals)."""
+    """The worker process (``workers.pool``: ``workers`` RQ workers, laid out by ``--bots auto``) in
+    its own process (RQ workers own their process's signals)."""
     return subprocess.Popen(
         worker_command(url, workers),
         preexec_fn=die_with_parent,  # a killed serve or demo leaves no worker behind

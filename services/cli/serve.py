@@ -3,7 +3,8 @@
 
 Before starting anything it takes the data directory's lock (a second ``serve`` on the same files
 says so and exits 1) and binds the port (a port in use is reported before Redis starts). The
-embedded Redis and the projection worker run in their own process groups, so Ctrl-C in a terminal
+embedded Redis and the worker process (two RQ workers: one for projections and timers only, one
+that also plays the bots: ``SERVE_WORKERS``) run in their own process groups, so Ctrl-C in a terminal
 reaches only ``serve``, which drains the API first (live streams end at once, a body still arriving
 gets a second, requests get up to ``shutdown_seconds``: ``services.api.drain``) and then stops the
 worker and Redis. While it runs, a supervisor thread
@@ -42,6 +43,9 @@ from services.tracing import configure_tracing
 
 LOCK_NAME = "serve.lock"
 SUPERVISE_SECONDS = 0.5
+# The worker process's RQ workers: one takes projections and timers only, the other every queue
+# (bot moves and reviews too: ``workers.pool.layout``), so a strong bot's move never holds up a view.
+SERVE_WORKERS = 2
 
 log = structlog.get_logger("tablestream.serve")
 
@@ -222,7 +226,7 @@ def _serve(
     if url is None:
         embedded = EmbeddedRedis(data_dir / "redis", durable=True)  # started and answering
         url = embedded.url
-        supervisor = Supervisor(embedded, (url, 1))
+        supervisor = Supervisor(embedded, (url, SERVE_WORKERS))
         supervisor.start()
     settings = replace(
         settings,

@@ -1,5 +1,5 @@
 """``tablestream worker --redis-url URL [--queue-url URL] [--redis-cluster auto|yes|no] [--workers 2]
-[--sweep-seconds 5] [--metrics-port PORT]``.
+[--sweep-seconds 5] [--metrics-port PORT] [--bots auto|all|none|only]``.
 
 The process becomes ``python -m workers.pool`` with the same flags (exec, same pid, so signals reach
 RQ directly): the CLI starts the workers without importing them.
@@ -12,6 +12,7 @@ import os
 import sys
 
 WORKER_MODULE = "workers.pool"
+BOT_LAYOUTS = ("auto", "all", "none", "only")  # workers.pool.layout
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -42,6 +43,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="serve the pool's Prometheus metrics on this port, unauthenticated: keep it inside the "
         "cluster; the API's /metrics shows them too when both share PROMETHEUS_MULTIPROC_DIR",
     )
+    parser.add_argument(
+        "--bots",
+        choices=BOT_LAYOUTS,
+        default="auto",
+        help="which queues each worker takes: auto (with 2+ workers, one takes "
+        "no bot moves nor reviews, so projections never wait behind a bot's search), all, none "
+        "(projections and timers only: run an 'only' process beside it), only (bot moves and reviews)",
+    )
 
 
 def worker_command(
@@ -51,6 +60,7 @@ def worker_command(
     queue_url: str | None = None,
     cluster: str = "auto",
     metrics_port: int | None = None,
+    bots: str = "auto",
 ) -> list[str]:
     """The command line of a worker process."""
     return [
@@ -61,6 +71,7 @@ def worker_command(
         "--workers", str(workers),
         "--sweep-seconds", str(sweep_seconds),
         *(["--metrics-port", str(metrics_port)] if metrics_port is not None else []),
+        "--bots", bots,
     ]  # fmt: skip
 
 
@@ -72,6 +83,7 @@ def run(args: argparse.Namespace) -> int:
         args.queue_url,
         args.redis_cluster,
         args.metrics_port,
+        args.bots,
     )
     sys.stdout.flush()
     sys.stderr.flush()

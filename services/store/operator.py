@@ -19,7 +19,7 @@ import redis
 
 from services.store.chat import REPORTS
 from services.store.keys import ACTIVITY, DIRTY, PREFIX, WAITING
-from services.store.queue import LIFECYCLE_QUEUE, QUEUE_NAME
+from services.store.queue import QUEUES
 from services.store.requests import Operation, index_call, text
 
 OPERATORS = f"{PREFIX}:operators"
@@ -112,13 +112,16 @@ def figures() -> Operation[dict[str, int]]:
     }
 
 
+QUEUE_FIGURES = tuple(f"queue_{name}" for name in QUEUES)  # queue_projections, ..., queue_review
+
+
 def queue_depths(queue: QueueClient) -> dict[str, int]:
     """Jobs waiting in each RQ queue (a list per queue on RQ's own server); sync, like RQ."""
     with queue.pipeline(transaction=False) as pipe:
-        for name in (QUEUE_NAME, LIFECYCLE_QUEUE):
+        for name in QUEUES:
             pipe.llen(RQ_QUEUE_PREFIX + name)
-        projections, lifecycle = pipe.execute()
-    return {"queue_projections": int(projections), "queue_lifecycle": int(lifecycle)}
+        depths = pipe.execute()
+    return {figure: int(depth) for figure, depth in zip(QUEUE_FIGURES, depths, strict=True)}
 
 
 def active_games(limit: int) -> Operation[list[str]]:

@@ -33,10 +33,12 @@ DRAIN_JOB = "workers.projector.project_poked"
 BATCH_JOB = "workers.projector.project_games"
 LIFECYCLE_QUEUE = "lifecycle"
 TIMER_JOB = "workers.lifecycle.fire_timer"
-BOT_JOB = "workers.lifecycle.play_bot"
 SETTLE_JOB = "workers.lifecycle.settle_lifecycle"
+BOT_QUEUE = "bots"
+BOT_JOB = "workers.lifecycle.play_bot"
 REVIEW_QUEUE = "review"
 REVIEW_JOB = "workers.review.build_review"
+QUEUES = (QUEUE_NAME, LIFECYCLE_QUEUE, BOT_QUEUE, REVIEW_QUEUE)  # a worker takes them in this order
 JOBS = frozenset({PROJECTION_JOB, DRAIN_JOB, BATCH_JOB, TIMER_JOB, BOT_JOB, SETTLE_JOB, REVIEW_JOB})
 TRACE_LINKS = "tablestream:trace:handovers"  # trace contexts of hand-overs a queued drain job covers
 TRACE_LINKS_KEPT = 200  # at most this many per drain job (the newest)
@@ -167,8 +169,17 @@ def jobs_done(connection: redis.Redis) -> int:
 
 
 def lifecycle_queue(connection: redis.Redis) -> Queue:
-    """Timer and bot jobs: each runs one command through the write side."""
+    """Timer and settle jobs: each runs one command through the write side, in milliseconds. (Bot
+    moves queued here by a process older than ``BOT_QUEUE`` still run: the same job, on a worker that
+    takes this queue.)"""
     return Queue(LIFECYCLE_QUEUE, connection=connection, serializer=JSONSerializer)
+
+
+def bot_queue(connection: redis.Redis) -> Queue:
+    """Bot moves (``BOT_JOB``): a strong one holds its worker for up to its CPU cap
+    (``workers.bots.search``), so they have a queue of their own, after projections and timers in
+    every worker, and a worker pool may keep a worker off it (``workers.pool``)."""
+    return Queue(BOT_QUEUE, connection=connection, serializer=JSONSerializer)
 
 
 def _enqueue_once(
@@ -213,9 +224,8 @@ def _requeue_failed(queue: Queue, job_id: str, at_front: bool = False) -> bool:
 
 
 def enqueue_timer(queue: Queue, game_id: str, version: int) -> bool:
-    """Fire the game's timer armed at ``version``; at the head of the lifecycle queue, so that a
-    timer is not kept waiting behind queued bot moves (a strong one holds a worker for up to its
-    CPU cap: ``workers.bots.search``)."""
+    """Fire the game's timer armed at ``version``; at the head of the lifecycle queue (before a bot
+    move an older process queued there)."""
     return _enqueue_once(queue, f"timer-{game_id}-{version}", TIMER_JOB, (game_id, version), at_front=True)
 
 
@@ -224,7 +234,8 @@ def bot_job_id(game_id: str, version: int, seat: int) -> str:
 
 
 def enqueue_bot(queue: Queue, game_id: str, version: int, seat: int) -> bool:
-    """Let the bot of ``seat`` act on the game as it is at ``version``."""
+    """Let the bot of ``seat`` act on the game as it is at ``version`` (on ``bot_queue``). A job of
+    that id already known keeps its own queue: a failed one is queued again where it was."""
     return _enqueue_once(queue, bot_job_id(game_id, version, seat), BOT_JOB, (game_id, version, seat))
 
 
@@ -243,13 +254,13 @@ def jobs_under_way(connection: redis.Redis, job_ids: list[str]) -> list[bool]:
 
 def enqueue_settle(queue: Queue, game_id: str, version: int) -> bool:
     """Arm the timer and queue the bots of the game's batch at ``version`` if nobody did; at the
-    head of the lifecycle queue, like a timer, before queued bot moves."""
+    head of the lifecycle queue, like a timer."""
     return _enqueue_once(queue, f"settle-{game_id}-{version}", SETTLE_JOB, (game_id, version), at_front=True)
 
 
 def review_queue(connection: redis.Redis) -> Queue:
     """Post-game reviews (``workers.review``): seconds of bot search each, so every worker takes
-    them after projections and lifecycle jobs."""
+    them last, after projections, lifecycle jobs and bot moves."""
     return Queue(REVIEW_QUEUE, connection=connection, serializer=JSONSerializer)
 
 
@@ -264,7 +275,7 @@ def enqueue_review(queue: Queue, game_id: str, seat: int) -> bool:
 
 
 class BotJobs:
-    """Queues bot moves from async code (``services.lifecycle.Lifecycle``)."""
+    """Queues bot moves from async code (``services.lifecycle.Lifecycle``), on ``bot_queue``."""
 
     def __init__(self, queue: Queue) -> None:
         self.queue = queue
@@ -278,7 +289,7 @@ def queue_figures(connection: redis.Redis) -> tuple[dict[str, int], dict[str, in
     """For a metrics scrape: the jobs waiting in each queue, and the workers on it that are alive
     (registered, and their hash not expired: a killed worker's lapses after its heartbeat's time
     to live, before RQ's maintenance drops it from the registry). Two round trips."""
-    names = (QUEUE_NAME, LIFECYCLE_QUEUE)
+    names = QUEUES
     with connection.pipeline(transaction=False) as pipe:
         for name in names:
             pipe.llen(Queue(name, connection=connection, serializer=JSONSerializer).key)

@@ -20,7 +20,7 @@ from services.api.app import create_app
 from services.config import Settings
 from services.store.connection import connect_to
 from services.store.embedded import EmbeddedRedis
-from services.store.queue import lifecycle_queue, projection_queue
+from services.store.queue import bot_queue, lifecycle_queue, projection_queue
 from workers import lifecycle as lifecycle_jobs
 from workers.bots import choose
 
@@ -185,7 +185,8 @@ def run_jobs(api: Api, monkeypatch: pytest.MonkeyPatch) -> Any:
     monkeypatch.setattr(lifecycle_jobs, "async_client_for", connect)
 
     def run() -> None:
-        SimpleWorker([lifecycle_queue(api.sync)], connection=api.sync, serializer=JSONSerializer).work(
+        queues = [lifecycle_queue(api.sync), bot_queue(api.sync)]
+        SimpleWorker(queues, connection=api.sync, serializer=JSONSerializer).work(
             burst=True, logging_level="WARNING"
         )
 

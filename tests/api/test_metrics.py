@@ -12,7 +12,7 @@ from prometheus_client.parser import text_string_to_metric_families
 from rq.serializers import JSONSerializer
 
 from services import metrics
-from services.store.queue import PipelinedWorker, lifecycle_queue, projection_queue
+from services.store.queue import PipelinedWorker, bot_queue, lifecycle_queue, projection_queue
 from tests.api.conftest import ADMIN_TOKEN, Api
 from tests.support.promql import family_of, named_metrics
 from workers import lifecycle
@@ -131,7 +131,7 @@ def test_bot_moves_takeovers_and_the_workers_jobs_and_lag_are_counted(
     monkeypatch.setattr(lifecycle, "async_client_for", lambda sync: fakeredis.FakeAsyncRedis(server=server))
 
     def run_jobs() -> None:
-        queues = [projection_queue(fake_api.sync), lifecycle_queue(fake_api.sync)]
+        queues = [projection_queue(fake_api.sync), lifecycle_queue(fake_api.sync), bot_queue(fake_api.sync)]
         PipelinedWorker(queues, connection=fake_api.sync, serializer=JSONSerializer).work(
             burst=True, logging_level="WARNING"
         )
@@ -149,7 +149,8 @@ def test_bot_moves_takeovers_and_the_workers_jobs_and_lag_are_counted(
     found = samples(fake_api)
     assert value(found, "tablestream_takeovers_total", game="skull", reason="left") == 1
     assert value(found, "tablestream_bot_moves_total", game="skull") >= 2
-    assert value(found, "tablestream_jobs_total", queue="lifecycle", job="play_bot", outcome="ok") >= 2
+    assert value(found, "tablestream_jobs_total", queue="bots", job="play_bot", outcome="ok") >= 2
     assert value(found, "tablestream_jobs_total", queue="projections", job="project_poked", outcome="ok") >= 1
     assert value(found, "tablestream_projection_lag_seconds_count", queue="projections") >= 1
-    assert value(found, "tablestream_queue_depth", queue="lifecycle") == 0
+    for queue in ("projections", "lifecycle", "bots", "review"):
+        assert value(found, "tablestream_queue_depth", queue=queue) == 0

@@ -372,6 +372,7 @@ def test_the_figures_count_waiting_and_running_tables_beside_the_health(fake_api
     assert figures["ready"] is True and figures["health"] == "ok"
     assert figures["tables_waiting"] == 1 and figures["tables_running"] == 1
     assert figures["queue_projections"] == 0 and isinstance(figures["lag_ms"], int)
+    assert [figures[f"queue_{name}"] for name in ("lifecycle", "bots", "review")] == [0, 0, 0]
 
 
 # -- the audit log ---------------------------------------------------------------------------------

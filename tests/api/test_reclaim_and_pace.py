@@ -17,7 +17,7 @@ from starlette.testclient import TestClient
 from services.api.app import create_app
 from services.config import Settings
 from services.history.verify import verify_export
-from services.store.queue import lifecycle_queue
+from services.store.queue import bot_queue, lifecycle_queue
 from tests.api.conftest import ADMIN_TOKEN, UNLIMITED, Api, bearer_only
 from workers import lifecycle
 from workers.bots import choose
@@ -51,7 +51,8 @@ async def _fire(api: Api, game_id: str) -> list[str]:
 def run_lifecycle_jobs(api: Api, monkeypatch: pytest.MonkeyPatch) -> None:
     """Run the queued bot and timer jobs in process, their async client on the test's backend."""
     monkeypatch.setattr(lifecycle, "async_client_for", lambda sync: _async_client(api))
-    SimpleWorker([lifecycle_queue(api.sync)], connection=api.sync, serializer=JSONSerializer).work(
+    queues = [lifecycle_queue(api.sync), bot_queue(api.sync)]
+    SimpleWorker(queues, connection=api.sync, serializer=JSONSerializer).work(
         burst=True, logging_level="WARNING"
     )
 
@@ -185,11 +186,11 @@ def test_a_paced_bot_at_a_table_with_a_person_is_not_queued_at_once_but_a_bot_on
         api.join(mixed, "Ada")
         client.post(f"/games/{mixed}/bots", json={}, headers={"Authorization": f"Bearer {api.hosts[mixed]}"})
         head = api.head(mixed)
-        assert lifecycle_queue(api.sync).job_ids == []
+        assert bot_queue(api.sync).job_ids == []
         assert api.sync.zrange("ts:paced", 0, -1) == [f"{mixed}:{head}:1".encode()]
         bots = api.create("skull-king", 2)
         client.post(f"/games/{bots}/bots", json={}, headers={"Authorization": f"Bearer {api.hosts[bots]}"})
-        assert sorted(lifecycle_queue(api.sync).job_ids) == sorted(
+        assert sorted(bot_queue(api.sync).job_ids) == sorted(
             f"bot-{bots}-{api.head(bots)}-{seat}" for seat in (0, 1)
         )
         assert api.sync.zcard("ts:paced") == 1  # only the table with a person waits

@@ -221,7 +221,7 @@ def test_a_bots_move_in_the_worker_is_a_trace_of_its_own_down_to_the_drain(
     import fakeredis
     from rq import SimpleWorker
 
-    from services.store.queue import lifecycle_queue
+    from services.store.queue import bot_queue, lifecycle_queue
     from workers import lifecycle
 
     server = fake_api.sync.connection_pool.connection_kwargs["server"]
@@ -236,7 +236,9 @@ def test_a_bots_move_in_the_worker_is_a_trace_of_its_own_down_to_the_drain(
             own = fake_api.view(game_id, 0)
             fake_api.send(game_id, 0, choose("skull", own, random.Random(4)), expected_version=own["version"])
         SimpleWorker(
-            [lifecycle_queue(fake_api.sync)], connection=fake_api.sync, serializer=JSONSerializer
+            [lifecycle_queue(fake_api.sync), bot_queue(fake_api.sync)],
+            connection=fake_api.sync,
+            serializer=JSONSerializer,
         ).work(burst=True, logging_level="WARNING")
         if any(span.name == "lifecycle.bot" for span in spans.get_finished_spans()):
             break

@@ -186,7 +186,7 @@ def test_every_metric_the_dashboard_and_the_alerts_read_is_defined_by_the_servic
     assert missing == set()
 
 
-def test_the_worker_scaledobject_scales_the_worker_deployment_on_its_two_rq_queues() -> None:
+def test_the_worker_scaledobject_scales_the_workers_on_the_projection_timer_and_bot_queues() -> None:
     (scaled,) = [d for d in yaml.safe_load_all((K8S / "worker-scaledobject.yaml").read_text()) if d]
     assert scaled["apiVersion"] == "keda.sh/v1alpha1" and scaled["kind"] == "ScaledObject"
     (worker,) = [
@@ -195,7 +195,7 @@ def test_the_worker_scaledobject_scales_the_worker_deployment_on_its_two_rq_queu
     assert scaled["spec"]["scaleTargetRef"]["name"] == worker["metadata"]["name"]
     assert scaled["spec"]["minReplicaCount"] >= 1
     lists = {t["metadata"]["listName"] for t in scaled["spec"]["triggers"] if t["type"] == "redis"}
-    assert lists == {"rq:queue:projections", "rq:queue:lifecycle"}
+    assert lists == {"rq:queue:projections", "rq:queue:lifecycle", "rq:queue:bots"}
     env = {item["name"] for item in worker["spec"]["template"]["spec"]["containers"][0]["env"]}
     for trigger in scaled["spec"]["triggers"]:
         assert {trigger["metadata"]["addressFromEnv"], trigger["metadata"]["passwordFromEnv"]} <= env

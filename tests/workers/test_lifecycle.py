@@ -34,6 +34,7 @@ from services.store.event_store import EventStore, SyncEventStore
 from services.store.keys import DIRTY, TIMERS, game_keys
 from services.store.queue import (
     AppendNotifier,
+    bot_queue,
     enqueue_bot,
     enqueue_settle,
     enqueue_timer,
@@ -65,9 +66,11 @@ def run(sync: redis.Redis, clock: FakeClock, work: Callable[[GameCommands], Awai
 
 
 def drain(sync: redis.Redis) -> None:
-    """Run every queued lifecycle and projection job, and the jobs they queue, to completion."""
+    """Run every queued lifecycle, bot and projection job, and the jobs they queue, to completion."""
     SimpleWorker(
-        [lifecycle_queue(sync), projection_queue(sync)], connection=sync, serializer=JSONSerializer
+        [lifecycle_queue(sync), bot_queue(sync), projection_queue(sync)],
+        connection=sync,
+        serializer=JSONSerializer,
     ).work(burst=True, logging_level="WARNING")
 
 
@@ -237,7 +240,9 @@ def test_a_worker_s_bot_jobs_share_one_event_loop_and_one_connection_pool(
     monkeypatch.setattr(lifecycle, "act", watched)
     connections = int(sync.info("stats")["total_connections_received"])
     worker = SimpleWorker(
-        [lifecycle_queue(sync), projection_queue(sync)], connection=sync, serializer=JSONSerializer
+        [lifecycle_queue(sync), bot_queue(sync), projection_queue(sync)],
+        connection=sync,
+        serializer=JSONSerializer,
     )
     worker.work(burst=True, max_jobs=40, logging_level="WARNING")  # one worker process's jobs
     moves = [r for r in records(sync, game_id) if r.kind == "bot"]
@@ -409,9 +414,9 @@ def test_a_bot_whose_move_job_was_lost_or_failed_is_queued_again_by_the_sweeper_
     game_id = table(sync, clock, "skull-king", 2, 1, turn_seconds=0)  # seat 1 is a bot; both bid at once
     store = SyncEventStore(sync)
     head = store.head(game_id)
-    assert lifecycle_queue(sync).job_ids == [f"bot-{game_id}-{head}-1"]
+    assert bot_queue(sync).job_ids == [f"bot-{game_id}-{head}-1"] and lifecycle_queue(sync).job_ids == []
     if mishap == "lost":
-        lifecycle_queue(sync).empty()  # e.g. a Redis restart that lost the queue
+        bot_queue(sync).empty()  # e.g. a Redis restart that lost the queue
     else:
 
         def broken(folded: Folded, seat: int, seeds: object) -> dict[str, Any]:
@@ -430,7 +435,12 @@ def test_a_bot_whose_move_job_was_lost_or_failed_is_queued_again_by_the_sweeper_
     assert swept.unsettled == [game_id] and swept.lagging == []
     touched = sync.zscore(DIRTY, game_id)
     assert touched is not None and touched >= marked  # marked anew: a repair under way is not lag
-    drain(sync)  # the settle job queues the bot's move again, which is then played
+    assert lifecycle_queue(sync).job_ids == [f"settle-{game_id}-{head}"]
+    SimpleWorker([lifecycle_queue(sync)], connection=sync, serializer=JSONSerializer).work(
+        burst=True, logging_level="WARNING"
+    )  # the settle job alone: it queues the bot's move again, on the bots' queue (a failed one: its own)
+    assert bot_queue(sync).job_ids == [f"bot-{game_id}-{head}-1"] and lifecycle_queue(sync).job_ids == []
+    drain(sync)  # the move is played
     bot_moves = [(r.kind, r.seat) for r in records(sync, game_id) if r.kind == "bot"]
     assert bot_moves == [("bot", 1)]
     assert sync.zscore(DIRTY, game_id) is None  # only the human is awaited now: settled
@@ -444,27 +454,28 @@ def test_a_bot_whose_move_job_waits_in_a_busy_queue_gets_no_repair_from_the_swee
     game_id = table(sync, clock, "skull-king", 2, 1, turn_seconds=0)  # seat 1 is a bot
     store = SyncEventStore(sync)
     head = store.head(game_id)
-    queue = lifecycle_queue(sync)
+    queue = bot_queue(sync)
     assert queue.job_ids == [f"bot-{game_id}-{head}-1"]
     Projector(store).catch_up(game_id)  # projected; the bot's job still waits its turn
     assert sync.zscore(DIRTY, game_id) is not None
     clock.advance(1)
     for _ in range(3):
-        swept = sweep(store, projection_queue(sync), queue, grace_ms=0)
+        swept = sweep(store, projection_queue(sync), lifecycle_queue(sync), grace_ms=0)
         assert swept.unsettled == [] and swept.lagging == []
-        assert queue.job_ids == [f"bot-{game_id}-{head}-1"]  # no settle job beside it
+        assert queue.job_ids == [f"bot-{game_id}-{head}-1"]
+        assert lifecycle_queue(sync).job_ids == []  # no settle job for it
         assert sync.zscore(DIRTY, game_id) is not None  # looked at again after the grace
     drain(sync)
     assert [(r.kind, r.seat) for r in records(sync, game_id) if r.kind == "bot"] == [("bot", 1)]
     accepted(sync, game_id)
 
 
-def test_a_failed_lifecycle_job_can_be_queued_again_but_a_queued_one_only_once(
+def test_a_failed_bot_job_can_be_queued_again_on_its_own_queue_but_a_queued_one_only_once(
     sync: redis.Redis, clock: FakeClock, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     game_id = table(sync, clock, "skull-king", 2, 1, turn_seconds=0)
     head = SyncEventStore(sync).head(game_id)
-    queue = lifecycle_queue(sync)
+    queue = bot_queue(sync)
     assert enqueue_bot(queue, game_id, head, 1) is False  # already queued by the write side
     monkeypatch.setattr(lifecycle, "bot_move", lambda folded, seat, seeds: 1 / 0)
     drain(sync)
@@ -473,15 +484,17 @@ def test_a_failed_lifecycle_job_can_be_queued_again_but_a_queued_one_only_once(
     assert enqueue_bot(queue, game_id, head, 1) is True  # the failed job is queued again
     assert enqueue_bot(queue, game_id, head, 1) is False
     assert queue.failed_job_registry.get_job_ids() == []
+    assert queue.job_ids == [f"bot-{game_id}-{head}-1"]
     drain(sync)
     assert [(r.kind, r.seat) for r in records(sync, game_id) if r.kind == "bot"] == [("bot", 1)]
 
 
-def test_timer_and_settle_jobs_go_before_the_bot_moves_waiting_in_the_lifecycle_queue(
+def test_timer_and_settle_jobs_go_before_the_bot_moves_an_older_process_left_in_the_lifecycle_queue(
     sync: redis.Redis,
 ) -> None:
     """A strong bot's move holds a worker for up to its CPU cap: a turn timer (or a settle job)
-    queued while tables of bots have moves waiting runs before those moves, not after them all."""
+    queued while moves queued on the lifecycle queue (before bots had a queue of their own) wait
+    runs before those moves, not after them all."""
     queue = lifecycle_queue(sync)
     for n in range(3):
         assert enqueue_bot(queue, f"bots-{n}", 7, 1) is True

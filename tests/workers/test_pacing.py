@@ -22,7 +22,7 @@ from services.lifecycle import bot_delay_ms
 from services.store.embedded import EmbeddedRedis
 from services.store.event_store import SyncEventStore
 from services.store.keys import DIRTY, INDEXES_MARK, PACED
-from services.store.queue import lifecycle_queue, projection_queue
+from services.store.queue import bot_queue, lifecycle_queue, projection_queue
 from tests.support.online import TIMERS, online_game
 from tests.workers.conftest import FakeClock
 from tests.workers.test_lifecycle import (
@@ -55,7 +55,7 @@ def test_a_bot_at_a_table_with_a_person_waits_its_pace_then_its_move_is_queued_o
     sync: redis.Redis, clock: FakeClock
 ) -> None:
     game_id = table(sync, clock, "skull-king", 2, 1, turn_seconds=0, bot_pace_ms=PACE)  # both bid at once
-    store, queue = SyncEventStore(sync), lifecycle_queue(sync)
+    store, queue = SyncEventStore(sync), bot_queue(sync)
     head = store.head(game_id)
     assert queue.job_ids == []  # not queued at once
     assert paced(sync) == {f"{game_id}:{head}:1": clock() + PACE}
@@ -73,7 +73,7 @@ def test_a_bot_at_a_table_with_a_person_waits_its_pace_then_its_move_is_queued_o
 def test_bots_without_a_person_at_the_table_or_at_an_unpaced_table_act_at_once(
     sync: redis.Redis, clock: FakeClock
 ) -> None:
-    queue = lifecycle_queue(sync)
+    queue = bot_queue(sync)
     bots_only = table(sync, clock, "skull-king", 2, 0, turn_seconds=0, bot_pace_ms=PACE)
     unpaced = table(sync, clock, "skull-king", 2, 1, turn_seconds=0, bot_pace_ms=0)
     store = SyncEventStore(sync)
@@ -95,7 +95,7 @@ def test_once_the_last_person_leaves_the_bots_act_at_once(sync: redis.Redis, clo
     run(sync, clock, lambda c: c.leave(game_id, 0))
     store = SyncEventStore(sync)
     head = store.head(game_id)
-    assert sorted(lifecycle_queue(sync).job_ids) == [f"bot-{game_id}-{head}-{s}" for s in (0, 1)]
+    assert sorted(bot_queue(sync).job_ids) == [f"bot-{game_id}-{head}-{s}" for s in (0, 1)]
     assert all(not member.startswith(f"{game_id}:{head}:") for member in paced(sync))
 
 
@@ -125,7 +125,7 @@ def test_racing_pacing_loops_queue_each_due_move_exactly_once(sync: redis.Redis,
     def loop() -> None:
         connection = redis.Redis(connection_pool=sync.connection_pool)
         start.wait(10)
-        got = pace(SyncEventStore(connection), lifecycle_queue(connection), clock())
+        got = pace(SyncEventStore(connection), bot_queue(connection), clock())
         with lock:
             taken.extend(got)
 
@@ -135,7 +135,7 @@ def test_racing_pacing_loops_queue_each_due_move_exactly_once(sync: redis.Redis,
     for thread in threads:
         thread.join(30)
     assert sorted(g for g, _, _ in taken) == sorted(games)
-    assert len(lifecycle_queue(sync).job_ids) == 3
+    assert len(bot_queue(sync).job_ids) == 3
 
 
 def test_pacing_never_delays_a_turn_timer(sync: redis.Redis, clock: FakeClock) -> None:
@@ -153,7 +153,7 @@ def test_pacing_never_delays_a_turn_timer(sync: redis.Redis, clock: FakeClock) -
     timed_out = [(r.kind, r.seat) for r in records(sync, paced_game) if r.kind == "timeout"]
     assert timed_out == [("timeout", 0), ("timeout", 1)]  # the person, and the bot that had not moved
     head = store.head(paced_game)
-    assert (paced_game, planned, 1) in pace(store, lifecycle_queue(sync), clock())  # due long ago
+    assert (paced_game, planned, 1) in pace(store, bot_queue(sync), clock())  # due long ago
     drain(sync)
     assert bot_records(sync, paced_game) == [] and store.head(paced_game) == head  # planned too early
     accepted(sync, paced_game)
@@ -161,7 +161,7 @@ def test_pacing_never_delays_a_turn_timer(sync: redis.Redis, clock: FakeClock) -
 
 def test_a_paced_bot_acts_only_on_the_version_it_was_planned_for(sync: redis.Redis, clock: FakeClock) -> None:
     game_id = table(sync, clock, "six-nimmt", 2, 1, turn_seconds=0, bot_pace_ms=PACE)  # both choose
-    store, queue = SyncEventStore(sync), lifecycle_queue(sync)
+    store, queue = SyncEventStore(sync), bot_queue(sync)
     planned = store.head(game_id)
     clock.advance(0.5)
     run(sync, clock, lambda c: _own_move(c, game_id, 0))  # the person chooses meanwhile
@@ -182,14 +182,14 @@ def test_the_sweeper_queues_no_repair_for_a_waiting_paced_bot_and_never_postpone
     sync: redis.Redis, clock: FakeClock
 ) -> None:
     game_id = table(sync, clock, "skull-king", 2, 1, turn_seconds=0, bot_pace_ms=5000)
-    store, queue = SyncEventStore(sync), lifecycle_queue(sync)
+    store, queue = SyncEventStore(sync), bot_queue(sync)
     head = store.head(game_id)
     due = clock() + 5000
     drain(sync)  # projected; the game stays marked: a bot is to act
     assert sync.zscore(DIRTY, game_id) is not None
     clock.advance(3)  # past the sweeper's grace, before the bot's pace
     for _ in range(3):
-        swept = sweep(store, projection_queue(sync), queue, grace_ms=0)
+        swept = sweep(store, projection_queue(sync), lifecycle_queue(sync), grace_ms=0)
         assert swept.unsettled == []  # its move is paced: under way, nothing to repair
         assert sync.zscore(DIRTY, game_id) is not None  # looked at again after the grace
         drain(sync)
@@ -198,26 +198,27 @@ def test_the_sweeper_queues_no_repair_for_a_waiting_paced_bot_and_never_postpone
     assert pace(store, queue, clock()) == [(game_id, head, 1)]
     drain(sync)
     assert bot_records(sync, game_id) == [f"bot-{head}-1"]
-    assert sweep(store, projection_queue(sync), queue, grace_ms=0).unsettled == []
+    assert sweep(store, projection_queue(sync), lifecycle_queue(sync), grace_ms=0).unsettled == []
 
 
 def test_a_paced_bot_move_lost_after_it_was_taken_is_paced_again_by_the_sweeper(
     sync: redis.Redis, clock: FakeClock
 ) -> None:
     game_id = table(sync, clock, "skull-king", 2, 1, turn_seconds=0, bot_pace_ms=PACE)
-    store, queue = SyncEventStore(sync), lifecycle_queue(sync)
+    store, queue = SyncEventStore(sync), bot_queue(sync)
     head = store.head(game_id)
     clock.advance(1)
     assert pace(store, queue, clock()) == [(game_id, head, 1)]
     queue.empty()  # the process died between taking the move and its job running (or Redis lost it)
     drain(sync)
     assert bot_records(sync, game_id) == [] and paced(sync) == {}
-    swept = sweep(store, projection_queue(sync), queue, grace_ms=0)
+    swept = sweep(store, projection_queue(sync), lifecycle_queue(sync), grace_ms=0)
     assert swept.unsettled == [game_id]
     drain(sync)
     assert paced(sync) == {f"{game_id}:{head}:1": clock() + PACE}  # at a human pace again
     clock.advance(1)
     assert pace(store, queue, clock()) == [(game_id, head, 1)]
+    assert queue.job_ids == [f"bot-{game_id}-{head}-1"]  # on the bots' own queue again
     drain(sync)
     assert bot_records(sync, game_id) == [f"bot-{head}-1"]
     accepted(sync, game_id)
@@ -227,10 +228,10 @@ def test_a_taken_back_seat_gets_its_timer_again_and_its_waiting_bot_move_does_no
     sync: redis.Redis, clock: FakeClock
 ) -> None:
     game_id = table(sync, clock, "six-nimmt", 2, 2, turn_seconds=10, takeover_after=1, bot_pace_ms=PACE)
-    store, queue = SyncEventStore(sync), lifecycle_queue(sync)
+    store, queue = SyncEventStore(sync), bot_queue(sync)
     run(sync, clock, lambda c: _own_move(c, game_id, 1))
     clock.advance(10)
-    tick(store, queue, clock())
+    tick(store, lifecycle_queue(sync), clock())
     drain(sync)  # seat 0 timed out and a bot took it over
     assert folded(sync, clock, game_id).state.takeovers == {0: "timeouts"}
     for _ in range(20):  # seat 1, the person, plays until the bot of seat 0 is awaited
@@ -259,7 +260,7 @@ def test_a_paced_move_lost_with_the_indexes_is_found_when_they_are_rebuilt_and_p
 ) -> None:
     game_id = table(sync, clock, "skull-king", 2, 1, turn_seconds=0, bot_pace_ms=PACE)
     finished = table(sync, clock, "skull-king", 2, 0, turn_seconds=0)
-    store, queue = SyncEventStore(sync), lifecycle_queue(sync)
+    store, queue = SyncEventStore(sync), bot_queue(sync)
     for _ in range(400):
         drain(sync)
         if folded(sync, clock, finished).state.status == "finished":
@@ -268,7 +269,7 @@ def test_a_paced_move_lost_with_the_indexes_is_found_when_they_are_rebuilt_and_p
     sync.delete(PACED, DIRTY, INDEXES_MARK)  # the indexes' server lost its data
     assert rebuild_indexes(store) == 1  # the game waiting for its bot, not the finished one
     assert sync.zscore(DIRTY, game_id) is not None
-    assert sweep(store, projection_queue(sync), queue, grace_ms=0).unsettled == [game_id]
+    assert sweep(store, projection_queue(sync), lifecycle_queue(sync), grace_ms=0).unsettled == [game_id]
     drain(sync)
     assert paced(sync) == {f"{game_id}:{head}:1": clock() + PACE}
     clock.advance(1)

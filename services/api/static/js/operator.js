@@ -7,7 +7,7 @@ import { TITLES } from "./names.js";
 import { h, mount, toast } from "./ui.js";
 
 const FIGURES = ["lag_ms", "tables_waiting", "tables_running", "games_lagging",
-  "queue_projections", "queue_lifecycle", "chat_reports"];
+  "queue_projections", "queue_lifecycle", "queue_bots", "queue_review", "chat_reports"];
 const post = (path, reason) => api(path, { method: "POST", body: { reason } });
 const enc = encodeURIComponent;
 

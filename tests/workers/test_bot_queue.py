@@ -1,0 +1,144 @@
+"""Bot moves have a queue of their own (``services.store.queue.BOT_QUEUE``), and a worker pool keeps
+one worker off it (``workers.pool.layout``): a strong bot's move never holds up a projection or a
+timer. On a real Redis, with an injected clock."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Sequence
+
+import pytest
+import redis
+from rq import Queue, SimpleWorker, Worker
+from rq.serializers import JSONSerializer
+from rq.worker_pool import WorkerData
+
+from services.store.embedded import EmbeddedRedis
+from services.store.event_store import SyncEventStore
+from services.store.queue import (
+    BOT_QUEUE,
+    LIFECYCLE_QUEUE,
+    QUEUE_NAME,
+    REVIEW_QUEUE,
+    PipelinedWorker,
+    bot_queue,
+    enqueue_bot,
+    lifecycle_queue,
+    queue_figures,
+)
+from tests.workers.conftest import FakeClock
+from tests.workers.test_lifecycle import accepted, records, table, wait_for
+from workers.lifecycle import tick
+from workers.pool import BOTS_ONLY, EVERY_QUEUE, NO_BOTS, LayoutPool, layout
+
+pytestmark = pytest.mark.redis
+
+
+def work(sync: redis.Redis, names: Sequence[str]) -> None:
+    """One worker taking ``names`` runs their jobs (and those they queue on them) until they are empty."""
+    queues = [Queue(name, connection=sync, serializer=JSONSerializer) for name in names]
+    SimpleWorker(queues, connection=sync, serializer=JSONSerializer).work(burst=True, logging_level="WARNING")
+
+
+def bot_moves(sync: redis.Redis, game_id: str) -> list[str]:
+    return [r.id for r in records(sync, game_id) if r.kind == "bot"]
+
+
+def test_the_layouts_keep_one_worker_of_a_pool_off_the_bots_and_never_leave_a_lone_worker_without_them() -> (
+    None
+):
+    assert EVERY_QUEUE == (QUEUE_NAME, LIFECYCLE_QUEUE, BOT_QUEUE, REVIEW_QUEUE)
+    assert NO_BOTS == (QUEUE_NAME, LIFECYCLE_QUEUE) and BOTS_ONLY == (BOT_QUEUE, REVIEW_QUEUE)
+    assert layout(1) == [EVERY_QUEUE] and layout(0) == [EVERY_QUEUE]
+    assert layout(2) == [NO_BOTS, EVERY_QUEUE]
+    assert layout(3) == [NO_BOTS, EVERY_QUEUE, EVERY_QUEUE]
+    assert layout(2, "all") == [EVERY_QUEUE] * 2
+    assert layout(2, "none") == [NO_BOTS] * 2
+    assert layout(1, "only") == [BOTS_ONLY]
+    with pytest.raises(ValueError, match="--bots must be one of"):
+        layout(2, "some")
+
+
+def test_a_bot_move_is_queued_on_the_bots_queue_and_nothing_on_the_lifecycle_queue(
+    sync: redis.Redis, clock: FakeClock
+) -> None:
+    game_id = table(sync, clock, "skull-king", 2, 1, turn_seconds=0)  # seat 1 is a bot; both bid at once
+    head = SyncEventStore(sync).head(game_id)
+    assert bot_queue(sync).job_ids == [f"bot-{game_id}-{head}-1"]
+    assert lifecycle_queue(sync).job_ids == []
+    depth, _ = queue_figures(sync)
+    assert depth == {"projections": 1, "lifecycle": 0, "bots": 1, "review": 0}
+
+
+def test_a_worker_without_bots_takes_projections_and_timers_and_leaves_the_bot_moves_to_a_bot_worker(
+    sync: redis.Redis, clock: FakeClock
+) -> None:
+    game_id = table(sync, clock, "skull-king", 2, 1, turn_seconds=10)  # seat 1 is a bot
+    store = SyncEventStore(sync)
+    head = store.head(game_id)
+    fast, bots = layout(2)[0], layout(1, "only")[0]
+    work(sync, fast)
+    assert store.checkpoint(game_id) == head  # projected
+    assert bot_queue(sync).job_ids == [f"bot-{game_id}-{head}-1"] and bot_moves(sync, game_id) == []
+
+    work(sync, bots)
+    assert bot_moves(sync, game_id) == [f"bot-{head}-1"] and bot_queue(sync).job_ids == []
+    moved = store.head(game_id)
+    assert moved > head and store.checkpoint(game_id) == head  # the bot worker projects nothing
+    work(sync, fast)
+    assert store.checkpoint(game_id) == moved
+
+    clock.advance(10)
+    assert [g for g, _ in tick(store, lifecycle_queue(sync), clock())] == [game_id]
+    work(sync, fast)
+    assert [(r.kind, r.seat) for r in records(sync, game_id) if r.kind == "timeout"] == [("timeout", 0)]
+    assert store.checkpoint(game_id) == store.head(game_id)
+    accepted(sync, game_id)
+
+
+def test_a_bot_move_an_older_process_queued_on_the_lifecycle_queue_is_still_played(
+    sync: redis.Redis, clock: FakeClock
+) -> None:
+    game_id = table(sync, clock, "skull-king", 2, 1, turn_seconds=0)
+    head = SyncEventStore(sync).head(game_id)
+    bot_queue(sync).empty()
+    assert enqueue_bot(lifecycle_queue(sync), game_id, head, 1) is True  # as before the bots' queue
+    work(sync, NO_BOTS)  # any worker on the lifecycle queue runs it: the same job function
+    assert bot_moves(sync, game_id) == [f"bot-{head}-1"]
+    accepted(sync, game_id)
+
+
+def test_a_pool_worker_started_in_place_of_a_dead_one_takes_the_dead_one_s_queues(sync: redis.Redis) -> None:
+    pool = LayoutPool(layout(3), connection=sync, worker_class=PipelinedWorker, serializer=JSONSerializer)
+    for name in ("a", "b", "c"):
+        process = pool.get_worker_process(name, burst=True)
+        pool.worker_dict[name] = WorkerData(name=name, pid=0, process=process)
+    assert pool.slots == {"a": 0, "b": 1, "c": 2}
+    assert "queues projections,lifecycle)" in pool.worker_dict["a"].process.name
+    del pool.worker_dict["a"]  # the worker without bots died
+    replacement = pool.get_worker_process("d", burst=True)
+    assert pool.slots == {"b": 1, "c": 2, "d": 0}
+    assert "queues projections,lifecycle)" in replacement.name
+
+
+def test_the_worker_process_of_two_workers_registers_one_without_bots_and_one_on_every_queue(
+    redis_server: EmbeddedRedis, sync: redis.Redis
+) -> None:
+    env = {**os.environ, "PYTHONPATH": os.getcwd()}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "workers.pool", "--redis-url", redis_server.url, "--workers", "2"], env=env
+    )
+    try:
+
+        def registered() -> list[list[str]]:
+            return sorted(w.queue_names() for w in Worker.all(connection=sync))
+
+        wait_for(lambda: len(registered()) == 2, 60)
+        assert registered() == [list(NO_BOTS), list(EVERY_QUEUE)]
+        _, workers = queue_figures(sync)
+        assert workers == {"projections": 2, "lifecycle": 2, "bots": 1, "review": 1}
+    finally:
+        process.terminate()
+        assert process.wait(timeout=30) == 0
