@@ -79,6 +79,8 @@ EVERY_QUEUE = QUEUES  # projections, lifecycle, bots, review: in this order of p
 NO_BOTS = (QUEUE_NAME, LIFECYCLE_QUEUE)  # projections and timers: never behind a bot's search
 BOTS_ONLY = (BOT_QUEUE, REVIEW_QUEUE)
 
+BOT_NICENESS = 10  # added to the niceness of a worker that searches for bots beside a faster lane
+
 BACKOFF_MIN = 0.1
 BACKOFF_MAX = 5.0
 
@@ -111,6 +113,20 @@ def layout(workers: int, bots: str = "auto") -> list[tuple[str, ...]]:
     return [NO_BOTS] + [EVERY_QUEUE] * (count - 1)
 
 
+def niceness(queues: Sequence[str], pool: Sequence[Sequence[str]]) -> int:
+    """How much lower the CPU priority of a worker taking ``queues`` in a ``pool`` layout is.
+
+    A pool's forked worker that takes bot moves while another lane keeps projections without them
+    (``auto`` with two workers or more, or ``--bots only`` with two or more: the projections are in
+    another process) runs ``BOT_NICENESS`` lower, so its searches never take a core from the API or
+    the projection worker when they need it, and use whatever is left. A lone worker runs in the
+    pool's own process, beside its timer loop and sweeper, and keeps its priority."""
+    if BOT_QUEUE not in queues:
+        return 0
+    elsewhere = QUEUE_NAME not in queues or any(BOT_QUEUE not in other for other in pool)
+    return BOT_NICENESS if elsewhere else 0
+
+
 class LayoutPool(WorkerPool):
     """RQ's ``WorkerPool`` (a forked process per worker, a dead one started again within a second)
     whose workers take different queues: worker ``i`` takes ``queues[i]``, and the worker started
@@ -134,6 +150,7 @@ class LayoutPool(WorkerPool):
             target=_pool_worker,
             args=(
                 os.getpid(),
+                niceness(self.layout[slot], self.layout),
                 name,
                 self.layout[slot],
                 self._connection_class,
@@ -154,12 +171,14 @@ class LayoutPool(WorkerPool):
         )
 
 
-def _pool_worker(parent: int, *args: Any, **kwargs: Any) -> None:
-    """A pool's forked worker: RQ's ``run_worker``, ended (SIGTERM: after its job) when the pool's
-    process dies, so that a killed ``serve`` leaves no worker behind."""
+def _pool_worker(parent: int, nice: int, *args: Any, **kwargs: Any) -> None:
+    """A pool's forked worker: RQ's ``run_worker`` at ``nice`` lower a CPU priority, ended (SIGTERM:
+    after its job) when the pool's process dies, so that a killed ``serve`` leaves no worker behind."""
     die_with_parent()
     if os.getppid() != parent:  # the pool died before the line above
         return
+    if nice:
+        os.nice(nice)
     run_worker(*args, **kwargs)
 
 

@@ -8,6 +8,7 @@ import os
 import subprocess
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 
 import pytest
 import redis
@@ -31,7 +32,7 @@ from services.store.queue import (
 from tests.workers.conftest import FakeClock
 from tests.workers.test_lifecycle import accepted, records, table, wait_for
 from workers.lifecycle import tick
-from workers.pool import BOTS_ONLY, EVERY_QUEUE, NO_BOTS, LayoutPool, layout
+from workers.pool import BOT_NICENESS, BOTS_ONLY, EVERY_QUEUE, NO_BOTS, LayoutPool, layout, niceness
 
 pytestmark = pytest.mark.redis
 
@@ -57,6 +58,16 @@ def test_the_layouts_keep_one_worker_of_a_pool_off_the_bots_and_never_leave_a_lo
     assert layout(2, "all") == [EVERY_QUEUE] * 2
     assert layout(2, "none") == [NO_BOTS] * 2
     assert layout(1, "only") == [BOTS_ONLY]
+
+
+def test_a_pool_worker_that_searches_for_bots_beside_a_lane_without_them_runs_at_a_lower_cpu_priority() -> (
+    None
+):
+    assert [niceness(q, layout(2)) for q in layout(2)] == [0, BOT_NICENESS]
+    assert [niceness(q, layout(2, "only")) for q in layout(2, "only")] == [BOT_NICENESS] * 2
+    assert [niceness(q, layout(2, "all")) for q in layout(2, "all")] == [0, 0]
+    assert [niceness(q, layout(2, "none")) for q in layout(2, "none")] == [0, 0]
+    assert niceness(EVERY_QUEUE, layout(1)) == 0
     with pytest.raises(ValueError, match="--bots must be one of"):
         layout(2, "some")
 
@@ -137,6 +148,12 @@ def test_the_worker_process_of_two_workers_registers_one_without_bots_and_one_on
 
         wait_for(lambda: len(registered()) == 2, 60)
         assert registered() == [list(NO_BOTS), list(EVERY_QUEUE)]
+        niceness = {
+            tuple(w.queue_names()): int(Path(f"/proc/{w.pid}/stat").read_text().rsplit(")", 1)[1].split()[16])
+            for w in Worker.all(connection=sync)
+        }
+        own = os.getpriority(os.PRIO_PROCESS, process.pid)
+        assert niceness == {NO_BOTS: own, EVERY_QUEUE: min(own + BOT_NICENESS, 19)}
         _, workers = queue_figures(sync)
         assert workers == {"projections": 2, "lifecycle": 2, "bots": 1, "review": 1}
     finally:
