@@ -417,10 +417,11 @@ class Table:
         return self._seat(state, seated, seeds)
 
     def fill_with_bots(
-        self, state: TableState, seeds: SeedSource, level: str = DEFAULT_BOT_LEVEL
+        self, state: TableState, seeds: SeedSource, level: str = DEFAULT_BOT_LEVEL, count: int | None = None
     ) -> list[Event]:
-        """A bot of ``level`` (``BOT_LEVELS``) in every free seat (the host's request); the table
-        then starts."""
+        """A bot of ``level`` (``BOT_LEVELS``) in each of the ``count`` lowest free seats, or in every
+        free seat when ``count`` is None (the host's request: one level per seat, by asking once per
+        level); the table starts once every seat is taken."""
         if level not in BOT_LEVELS:
             raise Rejected("invalid_bot_level", f"A bot's level is one of {', '.join(BOT_LEVELS)}.")
         # the level's own constant, not the caller's equal copy (a decoded request): msgspec leaves a
@@ -430,7 +431,13 @@ class Table:
         if state.status != "waiting":
             raise Conflict("not_waiting", "Bots fill the seats of a table that is still waiting.")
         _expect_open(state)
-        bots = [BotSeated(seat=s, name=bot_name(s), level=level) for s in state.free_seats()]
+        free = state.free_seats()
+        if count is not None and not 1 <= count <= len(free):
+            raise Rejected(
+                "invalid_bot_count",
+                f"Bots can take from 1 to {len(free)} seat{'' if len(free) == 1 else 's'} of this table.",
+            )
+        bots = [BotSeated(seat=s, name=bot_name(s), level=level) for s in free[:count]]
         return self._seat(state, bots, seeds)
 
     def _seat(self, state: TableState, seated: list[Event], seeds: SeedSource) -> list[Event]:

@@ -539,13 +539,18 @@ class GameCommands:
 
     # -- the online lifecycle ------------------------------------------------------------------
 
-    async def fill_with_bots(self, game_id: str, level: str = "normal") -> list[int]:
-        """A bot of ``level`` in every free seat of a waiting table (the host's request); returns
-        those seats. The record's body names a level other than ``normal`` (as before levels: ``{}``)."""
+    async def fill_with_bots(
+        self, game_id: str, level: str = "normal", count: int | None = None
+    ) -> list[int]:
+        """A bot of ``level`` in each of the ``count`` lowest free seats of a waiting table, or in
+        every one (the host's request); returns those seats. The record's body names a level other
+        than ``normal`` (as before levels: ``{}``) and the count when one was asked."""
 
         def decide(folded: Folded, seeds: SecretSeeds) -> tuple[CommandRecord, list[Event]]:
-            events = folded.table.fill_with_bots(folded.state, seeds, level)
-            body = {} if level == "normal" else {"level": level}
+            events = folded.table.fill_with_bots(folded.state, seeds, level, count)
+            body: dict[str, object] = {} if level == "normal" else {"level": level}
+            if count is not None:
+                body["count"] = count
             record = CommandRecord(id=f"bots-{secrets.token_hex(4)}", kind="bots", body=body)
             return record, events
 

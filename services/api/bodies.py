@@ -65,10 +65,13 @@ class Empty(msgspec.Struct, forbid_unknown_fields=True):
 
 
 class FillBots(msgspec.Struct, forbid_unknown_fields=True):
-    """The host fills the free seats with bots of ``level`` (``domain.table.BOT_LEVELS``; an unknown
-    one is ``invalid_bot_level``): ``{}`` seats ``normal`` bots."""
+    """The host seats bots of ``level`` (``domain.table.BOT_LEVELS``; an unknown one is
+    ``invalid_bot_level``) in the ``count`` lowest free seats, or in every free seat without a
+    count (more than are free, or under 1, is ``invalid_bot_count``): ``{}`` fills the table with
+    ``normal`` bots; one request per level gives each seat its own."""
 
     level: str = "normal"
+    count: Annotated[int, msgspec.Meta(ge=1, le=64)] | None = None
 
 
 class ChatPost(msgspec.Struct, forbid_unknown_fields=True):

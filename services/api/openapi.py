@@ -617,9 +617,10 @@ def openapi_document() -> dict[str, Any]:
         "/games/{game_id}/bots": {
             **game,
             "post": {
-                "summary": "The host fills every empty seat with a bot of a level (host token or "
-                "ts_host_<id> cookie); body {} or {'level': 'easy'|'normal'|'strong'} (default normal; "
-                "422 invalid_bot_level)",
+                "summary": "The host seats bots of a level in every empty seat, or in 'count' of them "
+                "(host token or ts_host_<id> cookie); body {} or {'level': 'easy'|'normal'|'strong', "
+                "'count': n} (default normal, every free seat; 422 invalid_bot_level, "
+                "invalid_bot_count)",
                 "security": [{"bearer": []}],
                 "requestBody": _body("FillBots"),
                 "responses": {

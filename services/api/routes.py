@@ -189,11 +189,12 @@ async def get_scores(request: Request) -> JSONResponse:
 
 
 async def fill_with_bots(request: Request) -> JSONResponse:
-    """The host fills every free seat with a bot (403 for anyone else, 409 once not waiting)."""
+    """The host seats bots in every free seat, or in ``count`` of them (403 for anyone else, 409 once
+    not waiting)."""
     game_id = game_id_of(request)
     await host_of(request, game_id)
     body = await read_body(request, FillBots)
-    seats = await app_context(request).commands.fill_with_bots(game_id, body.level)
+    seats = await app_context(request).commands.fill_with_bots(game_id, body.level, body.count)
     return JSONResponse({"seats": seats})
 
 

@@ -262,7 +262,10 @@ def _run(table: Table, batch: Batch, created: TableCreated | None, seeds: Replay
             raise ValueError("the join record lacks a name or client seed")
         return table.join(state, name, client_seed, seeds, _account_of(body))
     if record.kind == "bots":
-        return table.fill_with_bots(state, seeds, str(body.get("level") or "normal"))
+        count = body.get("count")
+        if count is not None and (not isinstance(count, int) or isinstance(count, bool)):
+            raise ValueError("the bots record's count is not a whole number")
+        return table.fill_with_bots(state, seeds, str(body.get("level") or "normal"), count)
     if record.kind == "expire":
         return table.expire(state)
     if record.kind == "close":

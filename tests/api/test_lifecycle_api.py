@@ -10,6 +10,7 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from services.history.verify import verify_export
 from tests.api.conftest import Api
 from workers import lifecycle
 
@@ -200,3 +201,26 @@ async def _bot(api: Api, game_id: str, seat: int, timeout: bool) -> None:
             await lifecycle.act(commands, game_id, head.version, seat)
     finally:
         await aclient.aclose()
+
+
+def test_the_host_seats_one_bot_at_a_time_each_at_its_own_level_and_the_export_verifies(
+    api: Api, run_jobs: Any
+) -> None:
+    game_id = api.create("skull-king", 3)
+    headers = host(api, game_id)
+    for level in ("strong", "easy"):
+        one = api.client.post(f"/games/{game_id}/bots", json={"level": level, "count": 1}, headers=headers)
+        assert one.status_code == 200 and len(one.json()["seats"]) == 1
+    assert api.view(game_id)["status"] == "waiting"
+    too_many = api.client.post(f"/games/{game_id}/bots", json={"count": 2}, headers=headers)
+    assert too_many.status_code == 422 and too_many.json()["error"]["code"] == "invalid_bot_count"
+    assert api.client.post(f"/games/{game_id}/bots", json={"count": 0}, headers=headers).status_code == 422
+    last = api.client.post(f"/games/{game_id}/bots", json={"count": 1}, headers=headers)
+    assert last.status_code == 200 and last.json() == {"seats": [2]}
+    assert [p.get("bot_level") for p in api.view(game_id)["players"]] == ["strong", "easy", "normal"]
+    for _ in range(500):
+        run_jobs()
+        if api.view(game_id)["status"] == "finished":
+            break
+    report = verify_export(api.client.get(f"/games/{game_id}/export").json())
+    assert report.ok, report.render()  # the verifier re-runs each request with its count

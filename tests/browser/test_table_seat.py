@@ -22,6 +22,7 @@ from tests.browser.play import (
     finished,
     join_table,
     play,
+    status,
     version,
     wait_until,
 )
@@ -164,19 +165,24 @@ def test_leaving_asks_first_cancelled_leaves_nothing_and_confirmed_hands_the_sea
     page.context.close()
 
 
-def test_the_host_seats_strong_bots_and_their_badges_say_so(
+def test_the_host_seats_a_strong_bot_then_fills_the_rest_with_easy_ones_and_the_badges_say_so(
     server: Server, browser: Any, screenshots: Path
 ) -> None:
     page = watcher(browser, server.url, speed="instant")
-    create_table(page, "6 nimmt!", "Ada", 3)
+    create_table(page, "6 nimmt!", "Ada", 4)
     level = page.locator("[data-testid=fill-bots-level]")
     expect(level).to_have_value("normal")
     level.select_option("strong")
     page.set_viewport_size({"width": 390, "height": 844})
     page.locator("section.waiting").screenshot(path=screenshots / "bot-level-choice.png")
     page.set_viewport_size({"width": 1280, "height": 900})
-    fill_with_bots(page)
+    page.click("[data-testid=add-bot]")
     badges = page.locator("[data-testid=bot-badge]")
-    expect(badges).to_have_count(2)
+    expect(badges).to_have_count(1)
     expect(badges.first).to_have_text("bot · strong")
+    assert status(page) == "waiting"
+    page.locator("[data-testid=fill-bots-level]").select_option("easy")
+    fill_with_bots(page)
+    expect(badges).to_have_count(3)
+    expect(badges).to_have_text(["bot · strong", "bot · easy", "bot · easy"])
     page.screenshot(path=screenshots / "bot-levels.png")

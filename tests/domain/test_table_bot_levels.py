@@ -110,3 +110,25 @@ def test_the_verifier_reruns_the_hosts_bot_level_from_the_command_record() -> No
     assert report.ok, report.render()
     # a record whose body does not say strong re-runs to normal bots: not the stored events
     assert not verify_export(build_export(recorded({}).entries)).ok
+
+
+def test_the_host_gives_each_seat_its_own_level_by_seating_bots_a_count_at_a_time() -> None:
+    g = waiting("skull-king", 4)
+    g.apply(g.table.join(g.state, "Ada", "", g.seeds))
+    g.apply(g.table.fill_with_bots(g.state, g.seeds, "strong", 1))
+    assert g.state.status == "waiting" and g.state.free_seats() == [2, 3]
+    g.apply(g.table.fill_with_bots(g.state, g.seeds, "easy", 1))
+    g.apply(g.table.fill_with_bots(g.state, g.seeds, "normal"))
+    assert g.state.status == "playing"
+    assert [g.state.bot_level(seat) for seat in (1, 2, 3)] == ["strong", "easy", "normal"]
+
+
+@pytest.mark.parametrize("count", [0, -1, 3])
+def test_a_count_of_bots_beyond_the_free_seats_is_refused_and_seats_nobody(count: int) -> None:
+    g = waiting("six-nimmt", 3)
+    g.apply(g.table.join(g.state, "Ada", "", g.seeds))
+    with pytest.raises(Rejected) as refused:
+        g.table.fill_with_bots(g.state, g.seeds, "strong", count)
+    assert refused.value.code == "invalid_bot_count"
+    assert "from 1 to 2 seats" in refused.value.message
+    assert g.state.free_seats() == [1, 2]

@@ -68,7 +68,8 @@ export const games = {
   replay: (id, at) => api(`/games/${id}/replay?at=${at}&lang=${lang()}`),
   audit: (id) => api(`/games/${id}/audit`),
   log: (id) => api(`/games/${id}/log`), // its heads' inclusion proofs in the public log (tlog.js)
-  bots: (id, level) => api(`/games/${id}/bots`, { method: "POST", body: level ? { level } : {} }),
+  bots: (id, level, count) => api(`/games/${id}/bots`,
+    { method: "POST", body: { ...(level ? { level } : {}), ...(count ? { count } : {}) } }),
   leave: (id) => api(`/games/${id}/leave`, { method: "POST", body: {} }),
   hint: (id) => api(`/games/${id}/hint?lang=${lang()}`, { method: "POST", body: {} }),
   review: (id, seat) => api(`/games/${id}/review?seat=${seat}&lang=${lang()}`),

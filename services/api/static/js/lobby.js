@@ -26,9 +26,9 @@ export function rememberHosted(id) {
   store("tablestream.hosted", [id, ...hosted().filter((x) => x !== id)].slice(0, 50));
 }
 
-export async function fillWithBots(id, level) {
+export async function fillWithBots(id, level, count) {
   try {
-    await games.bots(id, level);
+    await games.bots(id, level, count);
   } catch (error) {
     toast(error instanceof ApiError && error.status === 404 ? t("lobby.botsMissing") : error.message);
   }

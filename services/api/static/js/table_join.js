@@ -5,6 +5,8 @@ import { games } from "./api.js";
 import { t } from "./i18n.js";
 import { h, store, toast } from "./ui.js";
 import { hosted, fillWithBots } from "./lobby.js";
+
+let botLevel = "normal"; // the host's pick in the waiting panel's level menu, while this page lives
 import { account, joinRefused } from "./account.js";
 import { invitation, inviteBox } from "./table_invite.js";
 
@@ -38,13 +40,20 @@ export function waitingPanel(view, id, { joined, refresh }) {
     parts.unshift(invitation(view), form);
   }
   if (hosted().includes(id)) {
-    const level = h("select", { id: "fill-bots-level", "data-testid": "fill-bots-level" },
+    // The level picked lives in botLevel, not in this element: a redraw (a live update, "Add one
+    // bot") patches the page's select in place and hands it these handlers, while this element,
+    // which the handlers would otherwise read, stays detached with the value it was drawn with.
+    const level = h("select", { id: "fill-bots-level", "data-testid": "fill-bots-level",
+      onchange: (event) => { botLevel = event.target.value; } },
       ...["easy", "normal", "strong"].map((value) => h("option", { value, text: t(`table.bot_level.${value}`),
-        ...(value === "normal" ? { selected: "" } : {}) })));
+        ...(value === botLevel ? { selected: "" } : {}) })));
     parts.push(h("div", { class: "field inline" },
       h("label", { for: "fill-bots-level", text: t("lobby.botLevel") }), level,
+      // one seat at a time, each at the level picked before: a table of a strong and an easy bot
+      h("button", { class: "small", "data-testid": "add-bot", text: t("lobby.addBot"),
+        onclick: async () => { await fillWithBots(id, botLevel, 1); refresh(); } }),
       h("button", { class: "small", "data-testid": "fill-bots", text: t("lobby.bots"),
-        onclick: async () => { await fillWithBots(id, level.value); refresh(); } })));
+        onclick: async () => { await fillWithBots(id, botLevel); refresh(); } })));
   }
   return h("section", { class: "panel waiting" }, parts);
 }
