@@ -9,8 +9,8 @@ command prints the same figures. They run in parallel processes (``--processes``
 Per game it prints, for each pairing, the share of games won by a seat of each level (a shared win
 is split) and the mean place of each level's seats (1 = best; ties share the mean place) with a
 95% confidence interval of the per-game difference; and per level an openskill rating
-(Plackett-Luce, over every game of the arena in that game, each seat a player with its level's
-rating) as mu with its 95% interval mu ± 2 sigma.
+(Plackett-Luce, over every game of the arena in that game, each game a match of its two levels
+ranked by the mean place of their seats) as mu with its 95% interval mu ± 2 sigma.
 """
 
 from __future__ import annotations
@@ -178,21 +178,22 @@ def interleaved(results: list[Result]) -> list[Result]:
 
 
 def ratings(results: list[Result]) -> dict[str, tuple[float, float]]:
-    """An openskill rating per level over the games: (mu, sigma)."""
+    """An openskill rating per level over the games: (mu, sigma). Each game is a match of its two
+    levels, ranked by the mean place of each level's seats (equal means: a tie), so a level's two
+    seats never play against each other in the rating, and a 4-seat game counts once per level,
+    as a 2-seat one does."""
     from openskill.models import PlackettLuce
 
     model = PlackettLuce()
     rating = {level: model.rating(name=level) for r in results for level in r.levels}
     for r in interleaved(results):
-        teams = [[rating[level]] for level in r.levels]
-        updated = model.rate(teams, ranks=list(r.places))
-        # every seat of a level moves that level's rating: average the seats' updates
-        by_level: dict[str, list[Any]] = defaultdict(list)
-        for level, team in zip(r.levels, updated, strict=True):
-            by_level[level].append(team[0])
-        for level, seats in by_level.items():
-            rating[level].mu = sum(s.mu for s in seats) / len(seats)
-            rating[level].sigma = sum(s.sigma for s in seats) / len(seats)
+        a, b = r.pairing
+        mean = {
+            level: sum(p for p, lv in zip(r.places, r.levels, strict=True) if lv == level)
+            / r.levels.count(level)
+            for level in (a, b)
+        }
+        [[rating[a]], [rating[b]]] = model.rate([[rating[a]], [rating[b]]], ranks=[mean[a], mean[b]])
     return {level: (r.mu, r.sigma) for level, r in rating.items()}
 
 

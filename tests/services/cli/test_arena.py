@@ -83,3 +83,14 @@ def test_ratings_take_the_games_of_each_pairing_in_turn_whatever_order_the_resul
     weak = [result(("normal", "easy"), n) for n in range(2)]
     assert interleaved(strong + weak) == [strong[0], weak[0], strong[1], weak[1], strong[2]]
     assert ratings(strong + weak) == ratings(interleaved(strong + weak))
+
+
+def test_ratings_count_a_game_once_per_level_ranked_by_the_mean_place_of_its_seats() -> None:
+    def result(places: tuple[float, ...]) -> Result:
+        return Result("skull", ("easy", "random"), ("easy", "random", "easy", "random"), places, (0,), ())
+
+    # easy's seats place 1 and 4, random's 2 and 3: equal means, a tie that moves neither mu
+    tie = ratings([result((1.0, 2.0, 4.0, 3.0))])
+    assert tie["easy"][0] == pytest.approx(tie["random"][0])
+    won = ratings([result((1.0, 3.0, 2.0, 4.0))] * 20)
+    assert won["easy"][0] > won["random"][0]
