@@ -11,12 +11,17 @@ A job carries only game ids. Each projection folds from what it already holds (a
 of folded tables, else the stream from the start), materialises the views at the head once (their
 public part, each seat's and the spectator's own part, the scoreboard: ``projections.views``), and
 writes them with compare-and-set on the checkpoint; the views live in memory only
-(``write_views.lua``), and an ended game's are dropped (its readers render them from its events).
+(``project_views.lua``), and an ended game's are dropped (its readers render them from its events).
 A duplicate or late poke finds the checkpoint already at the head and changes nothing; two workers
 racing on one game cannot move it backwards. Once the views are at the head, the game's mark in
-the dirty set is cleared (``ops.clear_dirty``; kept while the game's timer is behind its head or a
-bot is to act, for the sweeper to repair if that lasts), and a table that no longer waits for
-players stops counting against the cap on waiting tables.
+the dirty set is cleared (kept while the stream has moved past the views, while the game's timer is
+behind its head or a bot is to act, for the sweeper to repair if that lasts), and a table that no
+longer waits for players stops counting against the cap on waiting tables.
+
+A batch of games costs two round trips (``catch_up_all``): the start (pending flags cleared, then
+every game's checkpoint, timer and new events read) and the write (``services.store.projection``:
+each game's views, and, where the indexes live on the store's one server, the public log's note, the
+lobby, the waiting tables, the timer and retention indexes and the dirty mark, in the same script).
 """
 
 from __future__ import annotations
@@ -41,6 +46,7 @@ from services.store import indexes
 from services.store import operations as ops
 from services.store.event_store import SyncEventStore
 from services.store.operations import ProjectionStart
+from services.store.projection import Projected, ProjectionWrite, project_views
 from services.store.queue import take_handovers
 from services.store.requests import Operation
 from services.transparency import log as transparency
@@ -111,15 +117,18 @@ class Projector:
         The game stays marked dirty while its lifecycle is pending at the head (its timer is behind,
         the appending process died before arming it, or a bot is to act): the sweeper then has it
         settled if that lasts (``workers.sweeper``). Clears the game's pending flag before it reads
-        the head (``ops.begin_projection``). Four round trips when it writes: the start, the
-        views, the indexes (lobby, waiting tables, dirty mark) and the head after the mark's clear;
-        a fifth when the projection holds a head worth publishing (a table created, a round or the
-        game over): the game is queued for the public log's appender (``services.transparency.log``)."""
+        the head (``ops.begin_projection``). Two round trips: the start, then the views written
+        with the indexes that follow them (``services.store.projection``). On a cluster, whose
+        indexes live beside the queue, the indexes follow in round trips of their own
+        (``indexes.after_projection``: two, up to two more when the lobby's order or announcement
+        changes),
+        after the public log's note (a head worth publishing: a table created, a round or the game
+        over, queued for the log's appender, ``services.transparency.log``) in one before the views."""
         return self.store.run(self._catch_up(game_id))
 
     def catch_up_all(self, game_ids: list[str]) -> list[str]:
         """``catch_up`` each game, all of them in lockstep (``SyncEventStore.run_all``): the same
-        four round trips for the whole batch as for one game. One that fails (logged) does not stop
+        two round trips for the whole batch as for one game. One that fails (logged) does not stop
         the others: its dirty mark stays, for the sweeper. Returns the games that failed."""
         failed = []
         outcomes = self.store.run_all([self._catch_up(game_id) for game_id in game_ids])
@@ -133,33 +142,31 @@ class Projector:
         before = self.cache.get(game_id)
         start = yield from ops.begin_projection(game_id, self.cache)
         head = start.folded
+        logged = None
         if head is not None and head.version > start.checkpoint and transparency.loggable(before, head):
-            # the public log of game heads: queued for its appender, never waited on
-            yield from transparency.note_loggable_op(game_id, head.version)
-        checkpoint, written = yield from self._project(game_id, start)
+            logged = head.version  # the public log of game heads: queued for its appender, never waited on
+        here = self.store.scripts_write_indexes
+        if logged is not None and not here:  # noted before the views are written, in a round trip of its own
+            yield from transparency.note_loggable_op(game_id, logged)
+        projected, write, written = yield from self._project(game_id, start, logged if here else None)
+        checkpoint = projected.checkpoint
         folded = self.cache.get(game_id)
         at_head = folded is not None and folded.version == checkpoint
         pending = at_head and folded is not None and lifecycle_behind(start.timer, folded)
         if pending:  # routine (a bot or a timer is on its way): debug, and counted
             log.debug("lifecycle_pending", game_id=game_id, version=checkpoint)
             metrics.lifecycle_pending()
-        summary = status = None
-        started = False
-        if written is not None:
-            if not is_private(written.state):  # a private table is never listed in the lobby
-                summary = self._listed.changed(game_id, lobby_entry(written.state, written.version))
-            started = written.state.status != "waiting"
-            status = written.state.status  # the retention indexes (services.store.retention)
-        deadline = start.timer.get("deadline")
-        yield from indexes.after_projection(
-            game_id,
-            checkpoint,
-            summary,
-            started=started,
-            clean=not pending,
-            deadline=int(deadline) if deadline is not None else None,
-            status=status,
-        )
+        summary = write.summary if written is not None else None
+        if not projected.indexed:  # the indexes live apart (a cluster): in round trips of their own
+            yield from indexes.after_projection(
+                game_id,
+                checkpoint,
+                summary,
+                started=written is not None and write.started,
+                clean=not pending,
+                deadline=write.deadline,
+                status=write.status if written is not None else None,
+            )
         if summary is not None:
             self._listed.written(game_id, summary)
         return checkpoint
@@ -215,40 +222,76 @@ class Projector:
                 break
         return taken, failed
 
-    def _project(self, game_id: str, start: ProjectionStart) -> Operation[tuple[int, Folded | None]]:
-        """The views written at the head: the checkpoint left behind, and the table this call wrote
-        the views of (``None``: it wrote none, another projection was there first). A finished
-        game's record (``RatingsRecorder.record``, rare) does its own round trips."""
+    def _project(
+        self, game_id: str, start: ProjectionStart, logged: int | None
+    ) -> Operation[tuple[Projected, ProjectionWrite, Folded | None]]:
+        """The views written at the head, with the indexes that follow when they live on the store's
+        server (``projection.project_views``): what the write did, what it was asked, and the table
+        whose views it wrote (``None``: none, another projection was there first, or they were
+        current). One round trip, unless another projection raced it (``mismatch``: folded again).
+        A finished game's record (``RatingsRecorder.record``, rare) does its own round trips."""
         checkpoint, folded = start.checkpoint, start.folded
         for attempt in range(MAX_CAS_ROUNDS):
             if attempt:
-                checkpoint = yield from ops.checkpoint(game_id)
                 folded = yield from ops.load(game_id, self.cache)
             if folded is not None and folded.state.status == "finished":
                 self.ratings.record(folded)
-            if folded is None or folded.version <= checkpoint:
-                return checkpoint, None
-            # an ended game's views are not kept hot: dropped, rendered on demand by their readers
-            ended = folded.state.status in ENDED
-            fields = {} if ended else materialise(folded.state, folded.version)
+            write = self._write(game_id, checkpoint, folded, start.timer, logged)
             span = (
                 tracing.start_child(
-                    "projection.write_views", **{tracing.GAME_ID: game_id, tracing.VERSION: folded.version}
+                    "projection.write_views", **{tracing.GAME_ID: game_id, tracing.VERSION: write.folded}
                 )
-                if tracing.ON
+                if tracing.ON and write.new is not None
                 else None
             )
-            outcome = yield from ops.write_views(game_id, checkpoint, folded.version, fields)
+            projected = yield from project_views(game_id, write)
             if span is not None:
                 tracing.end(
-                    span, **{"tablestream.views.outcome": outcome, "tablestream.views.previous": checkpoint}
+                    span,
+                    **{
+                        "tablestream.views.outcome": projected.outcome,
+                        "tablestream.views.previous": checkpoint,
+                    },
                 )
-            if outcome == "written":
-                log.debug("projected", game_id=game_id, checkpoint=folded.version, previous=checkpoint)
-                return folded.version, folded
-            if outcome == "stale":
-                return (yield from ops.checkpoint(game_id)), None
+            if projected.outcome == "written":
+                log.debug("projected", game_id=game_id, checkpoint=write.new, previous=checkpoint)
+                return projected, write, folded
+            if projected.outcome != "mismatch":
+                return projected, write, None
+            checkpoint = projected.checkpoint
         raise RuntimeError(f"projection of {game_id} kept losing its compare-and-set")
+
+    def _write(
+        self, game_id: str, checkpoint: int, folded: Folded | None, timer: dict[str, str], logged: int | None
+    ) -> ProjectionWrite:
+        """What to write for ``folded`` over views at ``checkpoint``: nothing when they are current;
+        an ended game's views are not kept hot (dropped, rendered on demand by their readers). The
+        game's armed timer (``timer``'s deadline) goes to the timer index either way."""
+        armed = timer.get("deadline")
+        deadline = int(armed) if armed is not None else None
+        if folded is None or folded.version <= checkpoint:
+            version = 0 if folded is None else folded.version
+            behind = folded is not None and lifecycle_behind(timer, folded)
+            return ProjectionWrite(
+                checkpoint, None, {}, version, behind=behind, deadline=deadline, logged=logged
+            )
+        state = folded.state
+        fields = {} if state.status in ENDED else materialise(state, folded.version)
+        summary = None
+        if not is_private(state):  # a private table is never listed in the lobby
+            summary = self._listed.changed(game_id, lobby_entry(state, folded.version))
+        return ProjectionWrite(
+            checkpoint,
+            folded.version,
+            fields,
+            folded.version,
+            behind=lifecycle_behind(timer, folded),
+            summary=summary,
+            started=state.status != "waiting",
+            status=state.status,  # the retention indexes (services.store.retention)
+            deadline=deadline,
+            logged=logged,
+        )
 
 
 def _job() -> Job:

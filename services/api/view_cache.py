@@ -4,7 +4,7 @@ A view read from Redis is kept, per game and per viewer (a remembered token's di
 the spectator), when the game's live channel was subscribed before the read was sent
 (``LiveHub.confirmed``) and no message came on it since. Everything a view shows announces its
 change on that channel before the writer's caller hears of it: an append (``append.lua``, in the same
-atomic step), a projection's views write (``write_views.lua``), a timer armed (``arm_timer.lua``), a
+atomic step), a projection's views write (``project_views.lua``), a timer armed (``arm_timer.lua``), a
 token bound or revoked (``tokens.lua``). Any message drops the game's views, and so does the loss of
 the subscriber connection (messages may be missed until it is back).
 

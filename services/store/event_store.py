@@ -456,6 +456,13 @@ class SyncEventStore:
         self._indexes_here = not self._separate_index and not self.cluster  # scripts may write them
         self._scripts = {name: client.register_script(source) for name, source in SCRIPTS.items()}
 
+    @property
+    def scripts_write_indexes(self) -> bool:
+        """Whether a game's scripts also write the global indexes (they live on the store's one
+        server): a projection then brings them up to date in its views write
+        (``services.store.projection``)."""
+        return self._indexes_here
+
     def run(self, operation: Operation[T]) -> T:
         """Drive one operation to its result, executing each request it yields."""
         try:

@@ -22,6 +22,7 @@ ScriptName = Literal[
     "create",
     "append",
     "write_views",
+    "project_views",
     "arm_timer",
     "drop_timer",
     "account_append",

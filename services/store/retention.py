@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass, field
+from typing import Literal
 
 import msgspec
 
@@ -98,11 +99,26 @@ def activity_calls(game_id: str, status: str, now_ms: int) -> tuple[Call, ...]:
     expired table's expiry, and nothing kept for a finished game or a table an operator closed
     (both stay, like their exports)."""
     check_game_id(game_id)
-    if status in ("finished", "closed"):
+    kind = activity_kind(status)
+    if kind == "kept":
         return (index_call("ZREM", ACTIVITY, game_id), index_call("ZREM", EXPIRED, game_id))
-    if status == "expired":
+    if kind == "expired":
         return (index_call("ZREM", ACTIVITY, game_id), index_call("ZADD", EXPIRED, "NX", now_ms, game_id))
     return (index_call("ZADD", ACTIVITY, now_ms, game_id),)
+
+
+ActivityKind = Literal["active", "expired", "kept"]
+
+
+def activity_kind(status: str) -> ActivityKind:
+    """Which retention index a game of ``status`` belongs in: ``active`` (waiting or playing: its
+    last activity), ``expired`` (an expired table), ``kept`` (finished or closed: neither). The
+    projection script writes the same (``project_views.lua``) when the indexes live on its server."""
+    if status in ("finished", "closed"):
+        return "kept"
+    if status == "expired":
+        return "expired"
+    return "active"
 
 
 def retire(now_ms: int, policy: RetentionPolicy) -> Operation[Retired]:

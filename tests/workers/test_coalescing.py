@@ -28,7 +28,7 @@ from services.commands import GameCommands
 from services.history.folding import StateCache, advance
 from services.store.event_store import EventStore, SyncEventStore
 from services.store.indexes import Claim
-from services.store.keys import DRAIN_PENDING, POKED, game_keys
+from services.store.keys import DIRTY, DRAIN_PENDING, POKED, game_keys
 from services.store.operations import Handover
 from services.store.queue import AppendNotifier, lifecycle_queue, projection_queue
 from services.store.requests import Operation
@@ -71,7 +71,11 @@ class Hooks:
 HOOKS = Hooks()
 
 
-STEPS: dict[str, Point] = {"begin_projection": "begin_projection", "write_views": "write_views"}
+STEPS: dict[str, Point] = {
+    "begin_projection": "begin_projection",
+    "write_views": "write_views",
+    "project_views": "write_views",  # the views written (with the indexes, when on the store's server)
+}
 
 
 def _delegates(operation: Generator[Any, Any, Any]) -> Iterator[str]:
@@ -286,6 +290,25 @@ def test_an_append_while_a_drain_job_runs_is_projected_by_the_same_job_and_queue
     world.work_one()
     assert projection_queue(world.sync).count == 0
     world.assert_projected_to_the_fold()
+
+
+@pytest.mark.parametrize("split", [False, True], ids=["one-server", "indexes-elsewhere"])
+def test_an_append_between_a_projection_s_read_and_its_write_keeps_the_game_marked_and_handed_over(
+    split: bool,
+) -> None:
+    world = new_world(split=split)
+    game_id = world.games[0]
+    world.move(0)
+    index = fakeredis.FakeRedis(server=world.server) if split else None
+    projector = workers.projector.Projector(HookedStore(world.sync, index), StateCache())
+    HOOKS.arm("begin_projection", lambda: world.move(0))  # flag cleared, tail read: then an append
+    projected = projector.catch_up(game_id)
+    store = SyncEventStore(world.sync)
+    assert projected == store.checkpoint(game_id) == store.head(game_id) - 1  # the views of the fold
+    assert world.sync.zscore(DIRTY, game_id) is not None  # behind its head: still marked
+    assert world.sync.sismember(POKED, game_id)  # and handed over again by the append
+    assert projector.catch_up(game_id) == store.head(game_id)
+    assert world.sync.zscore(DIRTY, game_id) is None
 
 
 def _claims(monkeypatch: pytest.MonkeyPatch, after: Callable[[Claim], None] = lambda _: None) -> list[Claim]:

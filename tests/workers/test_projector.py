@@ -13,6 +13,8 @@ from projections.views import materialise
 from services.history.folding import StateCache, advance
 from services.store.embedded import EmbeddedRedis
 from services.store.event_store import SyncEventStore
+from services.store.keys import ACTIVITY, DIRTY, LOBBY, LOBBY_CHANNEL, LOBBY_ORDER, WAITING
+from services.store.projection import ProjectionWrite, project_views
 from services.store.queue import enqueue_projection, lifecycle_queue, projection_queue
 from tests.conftest import Clients, IndexClients
 from tests.services.test_commands import FLOWER, handler_on, started_table
@@ -140,3 +142,55 @@ async def test_a_move_writes_no_lobby_entry_but_a_change_the_lobby_shows_does(st
     fresh.catch_up(game_id)
     (entry,) = store.lobby(10)
     assert msgspec.json.decode(entry)["version"] == store.head(game_id)
+
+
+async def test_a_late_projection_write_with_its_indexes_never_moves_the_views_backwards(
+    store_backend: Clients, index_backend: IndexClients
+) -> None:
+    handler = handler_on(store_backend, index_backend)
+    game_id = await started_table(handler, 3)
+    store = SyncEventStore(store_backend[0], index_backend[0] if index_backend else None)
+    early = advance(game_id, None, store.read(game_id))
+    await handler.command(game_id, 0, "late", FLOWER, None)
+    head = Projector(store).catch_up(game_id)
+    before = views_of(store_backend, game_id)
+    # a slow worker that folded only the early version now tries to write what it computed
+    late = ProjectionWrite(0, early.version, materialise(early.state, early.version), early.version)
+    projected = store.run(project_views(game_id, late))
+    assert projected.outcome in ("stale", "mismatch")
+    assert projected.checkpoint == head == store.checkpoint(game_id)
+    assert views_of(store_backend, game_id) == before
+
+
+async def test_projections_announce_each_lobby_change_once_and_a_move_not_at_all(
+    store_backend: Clients, index_backend: IndexClients
+) -> None:
+    indexes: redis.Redis = (index_backend or store_backend)[0]  # type: ignore[assignment]
+    pubsub = indexes.pubsub()
+    pubsub.subscribe(LOBBY_CHANNEL)
+    assert pubsub.get_message(timeout=5) is not None  # the subscription's confirmation
+    handler = handler_on(store_backend, index_backend)
+    store = SyncEventStore(store_backend[0], index_backend[0] if index_backend else None)
+    game_id, _ = await handler.create("skull", 3, {"turn_seconds": 0})  # no timer: nothing pending
+    Projector(store).catch_up(game_id)
+    assert indexes.zscore(WAITING, game_id) is not None
+    for seat in range(3):
+        await handler.join(game_id, f"P{seat}", "")
+        Projector(store).catch_up(game_id)  # a fresh process each time: it remembers no entry it wrote
+    await handler.command(game_id, 0, "c0", FLOWER, None)
+    Projector(store).catch_up(game_id)  # a move: the entry says nothing new but its version
+    announced = []
+    while (message := pubsub.get_message(timeout=0.5)) is not None:
+        announced.append(msgspec.json.decode(message["data"]))
+    pubsub.close()
+    assert [(entry["seats_taken"], entry["status"]) for entry in announced] == [
+        (0, "waiting"),
+        (1, "waiting"),
+        (2, "waiting"),
+        (3, "playing"),
+    ]
+    assert indexes.zrange(LOBBY_ORDER, 0, -1) == [game_id.encode()]  # placed once
+    assert msgspec.json.decode(indexes.hget(LOBBY, game_id))["version"] == store.head(game_id)
+    assert indexes.zscore(WAITING, game_id) is None  # started: no longer counts as waiting
+    assert indexes.zscore(ACTIVITY, game_id) is not None
+    assert indexes.zscore(DIRTY, game_id) is None  # at its head, nothing pending: clean

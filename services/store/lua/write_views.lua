@@ -1,4 +1,5 @@
--- Compare-and-set a game's projected views on their checkpoint (a missing checkpoint is 0).
+-- Compare-and-set a game's projected views on their checkpoint (a missing checkpoint is 0): the
+-- store's write_views; the projector writes the same way, with its indexes, in project_views.lua.
 -- KEYS[1] views hash
 -- ARGV[1] expected checkpoint, ARGV[2] new checkpoint, ARGV[3] live channel (a shard channel in the
 -- game's slot), ARGV[4..] field, value pairs (none: the views are dropped, the checkpoint moves on).

@@ -92,7 +92,7 @@ def test_every_script_and_pipeline_of_a_whole_game_stays_in_one_slot(
     fake_api.client.get(f"/games/{final['game_id']}/export")
     scripts = [r for r in recorded if isinstance(r, ScriptCall)]
     pipelines = [r for r in recorded if isinstance(r, Pipelined)]
-    assert {s.script for s in scripts} >= {"create", "append", "write_views"}
+    assert {s.script for s in scripts} >= {"create", "append", "project_views"}
     assert pipelines
     for script in scripts:
         assert len({slot(key) for key in script.keys}) == 1, script
