@@ -25,8 +25,6 @@ checks the browser makes itself.
 
 from __future__ import annotations
 
-import base64
-import binascii
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -52,10 +50,8 @@ from services.history.verify_report import (
 )
 from services.receipt_check import kept, keys_of
 from services.signing import PublicKey
-from services.transparency.checkpoint import CheckpointError, open_checkpoint
 from services.transparency.leaves import Head
-from services.transparency.leaves import decode as decode_leaf
-from services.transparency.merkle import leaf_hash, verify_inclusion
+from services.transparency.verify import LogUnusable, Unusable, read_proofs
 
 FORMAT = "tablestream-dispute-bundle/1"
 HEX64 = re.compile(r"[0-9a-f]{64}")
@@ -291,25 +287,30 @@ def verify_bundle(
     return result
 
 
+_LOG_UNUSABLE: dict[Unusable, tuple[Outcome, str]] = {
+    "unreadable": ("failed", "The log's proof for the head cannot be read."),
+    "no checkpoint": ("not checked", "The public log had published no checkpoint when the bundle was built."),
+    "refused": ("failed", "The log's checkpoint cannot be trusted: {detail}"),
+}
+
+
 def _check_log(proofs: Any, keys: Sequence[PublicKey], report: Report) -> BundleCheck:
-    """The bundle's head must be a leaf of the public log, under a checkpoint the service signed:
-    another history of the same game (a fork handed to someone else) has another head."""
+    """The bundle's head must be a leaf of the public log, under a checkpoint the service signed
+    (``services.transparency.verify.read_proofs``): another history of the same game (a fork
+    handed to someone else) has another head."""
     if not isinstance(proofs, dict):
         return BundleCheck("log", "not checked", "The bundle carries no proofs from the public log.")
     head = Head(report.game_id or "", report.head_version or 0, report.head_hash or "")
-    note = proofs.get("checkpoint")
-    if note is None:
-        return BundleCheck(
-            "log", "not checked", "The public log had published no checkpoint when the bundle was built."
-        )
     try:
-        checkpoint, _ = open_checkpoint(str(note), keys)
-    except CheckpointError as error:
-        return BundleCheck("log", "failed", f"The log's checkpoint cannot be trusted: {error}")
-    leaves = [leaf for leaf in proofs.get("leaves", []) if isinstance(leaf, dict)]
-    same = [leaf for leaf in leaves if leaf.get("version") == head.version]
-    if not same:
-        if head.version in (proofs.get("pending") or []):
+        log = read_proofs(proofs, keys)
+    except LogUnusable as unusable:
+        outcome, sentence = _LOG_UNUSABLE[unusable.kind]
+        return BundleCheck("log", outcome, sentence.format(detail=unusable.detail))
+    leaf = log.at(head.version)
+    if leaf is None or leaf.head is None:
+        if log.unreadable_at(head.version):
+            return BundleCheck("log", *_LOG_UNUSABLE["unreadable"])
+        if head.version in log.pending:
             return BundleCheck(
                 "log",
                 "not checked",
@@ -321,30 +322,22 @@ def _check_log(proofs: Any, keys: Sequence[PublicKey], report: Report) -> Bundle
             f"The public log holds no head of this game at version {head.version}: this history is not "
             "the one the service published.",
         )
-    leaf = same[0]
-    try:
-        data = base64.b64decode(str(leaf.get("leaf")), validate=True)
-        logged = decode_leaf(data)
-        proof = [base64.b64decode(str(p), validate=True) for p in leaf.get("proof", [])]
-        index = int(leaf.get("index", -1))
-    except (ValueError, TypeError, binascii.Error):
-        return BundleCheck("log", "failed", "The log's proof for the head cannot be read.")
-    if not verify_inclusion(leaf_hash(data), index, checkpoint.size, proof, checkpoint.root):
+    if not leaf.included:
         return BundleCheck(
             "log", "failed", f"The proof does not put the head at version {head.version} in the signed log."
         )
-    if logged != head:
+    if leaf.head != head:
         return BundleCheck(
             "log",
             "failed",
-            f"The public log holds another head at version {head.version} (hash {logged.hash[:16]}…, "
+            f"The public log holds another head at version {head.version} (hash {leaf.head.hash[:16]}…, "
             f"this history has {head.hash[:16]}…): the history was forked or rewritten.",
         )
     return BundleCheck(
         "log",
         "passed",
-        f"The head at version {head.version} is leaf {index} of the public log of {checkpoint.size} "
-        "leaves, under a checkpoint the service signed.",
+        f"The head at version {head.version} is leaf {leaf.index} of the public log of "
+        f"{log.checkpoint.size} leaves, under a checkpoint the service signed.",
     )
 
 

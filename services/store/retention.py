@@ -9,6 +9,9 @@ bound has an end:
   the untimed table everyone walked away from);
 - an unverified idle account: no password, no finished game, and no use (register, login,
   password, logout: an append; taking a seat) for ``idle_account_after_ms``; its name is free again;
+- a game's disputes (``services.store.disputes``) go with the game when it is removed, once each is
+  resolved: a game with an open dispute is never removed (its stream is the dispute's evidence),
+  and is removed by the first pass after the last resolution that finds it still due;
 - idempotency records (24 hours) and the waiting tables counted per client address (twice the
   longest wait) are Redis TTLs (``services.store.idempotency``, ``reserve_waiting``).
 
@@ -32,6 +35,9 @@ from typing import Literal
 import msgspec
 
 from services.store.chat import chat_keys
+from services.store.disputes import OPEN as OPEN_DISPUTES
+from services.store.disputes import index_key as dispute_index_key
+from services.store.disputes import stream_key as dispute_stream_key
 from services.store.keys import (
     ACCOUNTS_SEEN,
     ACTIVITY,
@@ -155,8 +161,11 @@ def remove_game(game_id: str, index: str, seen_ms: float) -> Operation[bool]:
     and no dirty mark (an append marks the game dirty before it writes, and the projection clears
     the mark in the same round trip that moves the score on); then one script of the game's slot
     (``remove_game.lua``) deletes its keys only if the head is still the one read, the views are at
-    it, no projection is pending and the game is not finished. An append acknowledged at any point
-    of this keeps the game, whether or not its projection ran."""
+    it, no projection is pending, the game is not finished and every dispute of the game is
+    resolved. An append acknowledged at any point of this keeps the game, whether or not its
+    projection ran; so does a dispute opened after the game's disputes were read.
+    The game's disputes (``services.store.disputes``: their streams and index, all resolved) go
+    with it."""
     k = game_keys(game_id)
     top, checkpoint = yield Pipelined(
         (Call(("XREVRANGE", k.events, "+", "-", "COUNT", 1)), Call(("HGET", k.views, CHECKPOINT_FIELD)))
@@ -169,10 +178,14 @@ def remove_game(game_id: str, index: str, seen_ms: float) -> Operation[bool]:
     )
     if score is None or float(score) != seen_ms or dirty is not None:
         return False
+    disputes = [text(d) for d in (yield Call(("ZRANGE", dispute_index_key(game_id), 0, -1)))]
+    streams = [dispute_stream_key(game_id, d) for d in disputes]
     others = (k.commands, k.seat_commands, k.seats, k.secret, k.tokens, k.timer, *chat_keys(game_id))
-    if not (yield ScriptCall("remove_game", [k.events, k.views, k.pending, *others], [head])):
+    keys = [k.events, k.views, k.pending, dispute_index_key(game_id), *streams, *others]
+    if not (yield ScriptCall("remove_game", keys, [head, len(streams)])):
         return False
     paced = yield from _paced_entries(game_id)
+    listed = [f"{game_id}/{d}" for d in disputes]  # resolved: still listed open only if that mark was lost
     yield Pipelined(
         (
             index_call("HDEL", LOBBY, game_id),
@@ -184,6 +197,7 @@ def remove_game(game_id: str, index: str, seen_ms: float) -> Operation[bool]:
             index_call("ZREM", ACTIVITY, game_id),
             index_call("ZREM", EXPIRED, game_id),
             *((index_call("ZREM", PACED, *paced),) if paced else ()),
+            *((index_call("ZREM", OPEN_DISPUTES, *listed),) if listed else ()),
         )
     )
     return True

@@ -1,13 +1,21 @@
-"""The offline check of an export's ``log`` section (``services.transparency.log.proofs_for_game_op``):
-the game's heads are in the public log, as the signed checkpoint fixes it.
+"""The offline check of a log section (``services.transparency.log.proofs_for_game_op``): the game's
+heads are in the public log, as the signed checkpoint fixes it.
 
-For each leaf it carries: the leaf is this game's, its head is the export's own chain hash at that
-version (else the log fixed *another* history of this game: two exports of one game cannot both
-pass), and its inclusion proof leads to the checkpoint's root. The checkpoint must be signed by a
-key of the export's keys (or the keys given apart from it) valid at its timestamp. Every head the
-stream should have logged (``services.transparency.leaves``) must be proven: one appended after the
-checkpoint (``pending``) is named as such (export again after the next checkpoint). Exports made
-before the log existed have no ``log`` section and are not checked here.
+``read_proofs`` is the one reading of a section, shared by the export's check (``check_log``, for
+``tablestream verify EXPORT``) and the dispute bundle's (``services.dispute_bundle``): the
+checkpoint must be signed by a key of the keys given (the document's own, or the ones kept apart)
+valid at its timestamp; each leaf is decoded and its inclusion proof checked against the
+checkpoint's root. What a caller requires of it and how it says so are the caller's:
+
+- an export (``check_log``): for each leaf it carries, the leaf is this game's, its head is the
+  export's own chain hash at that version (else the log fixed *another* history of this game: two
+  exports of one game cannot both pass), and its proof leads to the root. Every head the stream
+  should have logged (``services.transparency.leaves``) must be proven: one appended after the
+  checkpoint (``pending``) is named as such (export again after the next checkpoint). A section
+  without a checkpoint fails. Exports made before the log existed have no ``log`` section and are
+  not checked here;
+- a dispute bundle: its one head (the cut's) must be proven; no checkpoint yet, or a head appended
+  after it, is *not checked* rather than failed (the bundle was built too early to tell).
 """
 
 from __future__ import annotations
@@ -15,16 +23,105 @@ from __future__ import annotations
 import base64
 import binascii
 from collections.abc import Sequence
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Literal
 
 from services.history.records import Entry
 from services.history.verify_report import Report
 from services.signing import PublicKey
 from services.transparency import leaves as leaf_format
 from services.transparency import merkle
-from services.transparency.checkpoint import CheckpointError, open_checkpoint
+from services.transparency.checkpoint import Checkpoint, CheckpointError, open_checkpoint
+from services.transparency.leaves import Head
 
 LOG = "public log"
+Unusable = Literal["unreadable", "no checkpoint", "refused"]
+
+
+class LogUnusable(Exception):
+    """A log section that proves nothing: ``kind`` says why (``unreadable``: no section of leaves;
+    ``no checkpoint``: the log had published none; ``refused``: the checkpoint is not signed by a
+    key given, valid then), ``detail`` the checkpoint's refusal in words."""
+
+    def __init__(self, kind: Unusable, detail: str = "") -> None:
+        super().__init__(kind, detail)
+        self.kind: Unusable = kind
+        self.detail = detail
+
+
+@dataclass(frozen=True)
+class LeafProof:
+    """One leaf of a section: the head it logs (``None``: the leaf cannot be read; ``claimed``, the
+    version its unsigned ``version`` field names), its index in the log, and whether its inclusion
+    proof leads to the signed checkpoint's root."""
+
+    head: Head | None
+    index: int = -1
+    included: bool = False
+    claimed: Any = None
+
+
+@dataclass(frozen=True)
+class LogProofs:
+    """A section under a checkpoint ``signer`` signed: its leaves, read in order, and the versions
+    appended after the checkpoint (``pending``: no proof yet)."""
+
+    checkpoint: Checkpoint
+    signer: PublicKey
+    leaves: tuple[LeafProof, ...]
+    pending: frozenset[int]
+
+    def at(self, version: int) -> LeafProof | None:
+        """The first readable leaf whose head is at ``version`` (of whichever game it names)."""
+        return next(
+            (leaf for leaf in self.leaves if leaf.head is not None and leaf.head.version == version), None
+        )
+
+    def unreadable_at(self, version: int) -> bool:
+        """Whether a leaf that cannot be read says it is the head at ``version``."""
+        return any(leaf.head is None and leaf.claimed == version for leaf in self.leaves)
+
+
+def read_proofs(section: Any, keys: Sequence[PublicKey]) -> LogProofs:
+    """``section`` read and its proofs checked against its checkpoint, which a key of ``keys`` valid
+    at its timestamp must have signed; ``LogUnusable`` otherwise."""
+    if not isinstance(section, dict) or not isinstance(section.get("leaves"), list):
+        raise LogUnusable("unreadable")
+    note = section.get("checkpoint")
+    if note is None:
+        raise LogUnusable("no checkpoint")
+    try:
+        checkpoint, signer = open_checkpoint(str(note), keys)
+    except CheckpointError as error:
+        raise LogUnusable("refused", error.message) from None
+    pending = section.get("pending")
+    return LogProofs(
+        checkpoint,
+        signer,
+        tuple(_read_leaf(item, checkpoint) for item in section["leaves"]),
+        frozenset(v for v in (pending if isinstance(pending, list) else []) if isinstance(v, int)),
+    )
+
+
+def _read_leaf(item: Any, checkpoint: Checkpoint) -> LeafProof:
+    try:
+        data = base64.b64decode(item["leaf"], validate=True)
+        head = leaf_format.decode(data)
+        proof = [base64.b64decode(p, validate=True) for p in item["proof"]]
+        index = int(item["index"])
+    except (KeyError, TypeError, ValueError, binascii.Error):
+        return LeafProof(None, claimed=item.get("version") if isinstance(item, dict) else None)
+    included = merkle.verify_inclusion(merkle.leaf_hash(data), index, checkpoint.size, proof, checkpoint.root)
+    return LeafProof(head, index, included)
+
+
+# -- an export's log section ----------------------------------------------------------------------
+
+_EXPORT_UNUSABLE: dict[Unusable, str] = {
+    "unreadable": "the export's log section is not readable",
+    "no checkpoint": "the log had published no checkpoint when this export was made: export again",
+    "refused": "the log's checkpoint is refused: {detail}",
+}
 
 
 def _round_of(report: Report) -> dict[int, int]:
@@ -38,62 +135,45 @@ def check_log(report: Report, doc: Any, entries: Sequence[Entry], keys: Sequence
         return
     rounds = _round_of(report)
     last = rounds.get(entries[-1].version, 0)
-    if not isinstance(section, dict) or not isinstance(section.get("leaves"), list):
-        report.fail(last, LOG, "the export's log section is not readable")
+    try:
+        log = read_proofs(section, keys)
+    except LogUnusable as unusable:
+        report.fail(last, LOG, _EXPORT_UNUSABLE[unusable.kind].format(detail=unusable.detail))
         return
-    pending = {v for v in section.get("pending", []) if isinstance(v, int)}
     hashes = {entry.version: entry.hash for entry in entries}
     game_id = report.game_id or ""
-    expected = leaf_format.heads_of_stream(game_id, entries)
-    note = section.get("checkpoint")
-    if note is None:
-        report.fail(last, LOG, "the log had published no checkpoint when this export was made: export again")
-        return
-    try:
-        checkpoint, signer = open_checkpoint(note, keys)
-    except CheckpointError as error:
-        report.fail(last, LOG, f"the log's checkpoint is refused: {error.message}")
-        return
     proven: set[int] = set()
-    for item in section["leaves"]:
-        try:
-            data = base64.b64decode(item["leaf"], validate=True)
-            head = leaf_format.decode(data)
-            proof = [base64.b64decode(p, validate=True) for p in item["proof"]]
-            index = int(item["index"])
-        except (KeyError, TypeError, ValueError, binascii.Error):
+    for leaf in log.leaves:
+        head = leaf.head
+        if head is None:
             report.fail(last, LOG, "a leaf of the log section is not readable")
             continue
         number = rounds.get(head.version, last)
         if head.game_id != game_id:
-            report.fail(number, LOG, f"leaf {index} is of game {head.game_id}, not of this game")
-            continue
-        if hashes.get(head.version) != head.hash:
+            report.fail(number, LOG, f"leaf {leaf.index} is of game {head.game_id}, not of this game")
+        elif hashes.get(head.version) != head.hash:
             report.fail(
                 number,
                 LOG,
                 f"the public log fixed head {head.hash[:16]}… at version {head.version}, which this export "
                 "does not hold: the log holds another history of this game",
             )
-            continue
-        if not merkle.verify_inclusion(
-            merkle.leaf_hash(data), index, checkpoint.size, proof, checkpoint.root
-        ):
+        elif not leaf.included:
             report.fail(
                 number,
                 LOG,
                 f"the head at version {head.version} is not in the log: its inclusion proof does not lead "
-                f"to the root of checkpoint {checkpoint.size} signed by key {signer.key_id}",
+                f"to the root of checkpoint {log.checkpoint.size} signed by key {log.signer.key_id}",
             )
-            continue
-        proven.add(head.version)
-        report.passed(number, LOG)
-    for head in expected:
+        else:
+            proven.add(head.version)
+            report.passed(number, LOG)
+    for head in leaf_format.heads_of_stream(game_id, entries):
         if head.version in proven:
             continue
         why = (
             "was appended to the log after its checkpoint: export the game again after the next checkpoint"
-            if head.version in pending
+            if head.version in log.pending
             else "has no proof that it is in the public log"
         )
         report.fail(rounds.get(head.version, last), LOG, f"the head at version {head.version} {why}")

@@ -15,6 +15,7 @@ import pytest
 import redis
 from starlette.testclient import TestClient
 
+from domain.disputes import DisputeOpened, DisputeResolved, Party
 from projections.views import seat_view
 from services.accounts import Accounts
 from services.api.app import create_app
@@ -23,6 +24,7 @@ from services.config import Settings
 from services.errors import UnauthorizedError
 from services.lifecycle import wall_clock_ms
 from services.store import chat as store_chat
+from services.store import disputes as store_disputes
 from services.store import retention
 from services.store.chat import chat_keys
 from services.store.event_store import EventStore, SyncEventStore
@@ -501,3 +503,85 @@ async def test_an_expired_private_tables_chat_and_invite_code_are_removed_with_i
     lifecycle_settled(sync, expired)
     assert retire(sync, wall_clock_ms() + 25 * HOUR_MS, POLICY).expired == [expired]
     assert not any(key.startswith(f"ts:{{{expired}}}".encode()) for key in sync.redis.keys("ts:*"))
+
+
+def open_dispute(sync: SyncEventStore, game_id: str, dispute_id: str, at_ms: int) -> None:
+    """A dispute opened by seat 0 on round 1, as ``services.disputes.Disputes.open`` records it."""
+    opened = DisputeOpened(
+        dispute_id=dispute_id,
+        game_id=game_id,
+        round=1,
+        text="the deal looks wrong",
+        seat=0,
+        by=Party(role="seat", seat=0),
+        at=at_ms,
+    )
+    assert sync.run(store_disputes.append(game_id, dispute_id, 0, opened, at_ms))
+    sync.run(store_disputes.mark_open(game_id, dispute_id, at_ms))
+
+
+def resolve_dispute(sync: SyncEventStore, game_id: str, dispute_id: str, at_ms: int) -> None:
+    known = len(sync.run(store_disputes.read(game_id, dispute_id)))
+    resolved = DisputeResolved(
+        verdict="rejected",
+        reason="the deal re-derives",
+        by=Party(role="operator", operator="admin"),
+        at=at_ms,
+    )
+    assert sync.run(store_disputes.append(game_id, dispute_id, known, resolved, at_ms))
+    sync.run(store_disputes.mark_resolved(game_id, dispute_id))
+
+
+def slot_keys(sync: SyncEventStore, game_id: str) -> list[bytes]:
+    return [key for key in sync.redis.keys("ts:*") if key.startswith(f"ts:{{{game_id}}}".encode())]
+
+
+async def test_an_abandoned_game_s_resolved_disputes_go_with_it_and_an_open_one_keeps_it_until_resolved(
+    store_backend: Clients, index_backend: IndexClients
+) -> None:
+    handler = handler_on(store_backend, index_backend)
+    sync = SyncEventStore(store_backend[0], index_backend[0] if index_backend else None)
+    settled, _ = await idle_game(handler, sync)
+    disputed, _ = await idle_game(handler, sync)
+    now = wall_clock_ms()
+    open_dispute(sync, settled, "a" * 16, now)
+    resolve_dispute(sync, settled, "a" * 16, now + 1)
+    open_dispute(sync, disputed, "b" * 16, now)
+    open_dispute(sync, disputed, "c" * 16, now)
+    resolve_dispute(sync, disputed, "c" * 16, now + 1)
+    assert sync.redis.exists(store_disputes.stream_key(settled, "a" * 16), store_disputes.index_key(settled))
+
+    first = retire(sync, now + 15 * DAY_MS, POLICY)
+    assert first.abandoned == [settled]
+    assert slot_keys(sync, settled) == []  # its resolved dispute's stream and index went with it
+    assert sync.run(store_disputes.of_game(disputed)) == ["b" * 16, "c" * 16]  # an open one keeps all
+    assert len(sync.run(store_disputes.read(disputed, "b" * 16))) == 1
+    assert stored(sync.redis, sync.index, disputed) == {"events": True, "secret": True, "lobby": True}
+    assert sync.run(store_disputes.open_disputes(10)) == [(disputed, "b" * 16)]
+
+    assert retire(sync, now + 16 * DAY_MS, POLICY).abandoned == []  # still open: still kept
+    resolve_dispute(sync, disputed, "b" * 16, now + 16 * DAY_MS)
+    assert retire(sync, now + 16 * DAY_MS, POLICY).abandoned == [disputed]
+    assert slot_keys(sync, disputed) == []
+    assert sync.run(store_disputes.open_disputes(10)) == []
+
+
+async def test_a_dispute_opened_after_the_pass_read_the_game_s_disputes_keeps_the_game(
+    store_backend: Clients, index_backend: IndexClients
+) -> None:
+    handler = handler_on(store_backend, index_backend)
+    sync = SyncEventStore(store_backend[0], index_backend[0] if index_backend else None)
+    game_id, picked = await idle_game(handler, sync)
+
+    async def dispute() -> None:
+        open_dispute(sync, game_id, "d" * 16, wall_clock_ms())
+
+    removed, opened = await run_interleaved(
+        sync,
+        retention.remove_game(game_id, ACTIVITY, picked),
+        lambda r: asks(r, "ZRANGE", store_disputes.index_key(game_id)),
+        dispute,
+    )
+    assert opened and not removed
+    assert sync.redis.exists(game_keys(game_id).events)
+    assert len(sync.run(store_disputes.read(game_id, "d" * 16))) == 1  # the dispute and its game stay

@@ -1,10 +1,14 @@
 -- Remove an abandoned or expired game (services.store.retention.remove_game), in one atomic step of
 -- its slot, only if nothing moved since the sweeper picked it.
--- KEYS[1] events stream, KEYS[2] views hash, KEYS[3] pending-projection flag, KEYS[4..] the game's
--- other keys (deleted with these three).
--- ARGV[1] the head version the sweeper saw when it picked the game (its views were at that head).
+-- KEYS[1] events stream, KEYS[2] views hash, KEYS[3] pending-projection flag, KEYS[4] the game's
+-- disputes index (services.store.disputes), KEYS[5..4+ARGV[2]] the streams of the disputes the
+-- sweeper read in that index, KEYS[5+ARGV[2]..] the game's other keys (all deleted together).
+-- ARGV[1] the head version the sweeper saw when it picked the game (its views were at that head),
+-- ARGV[2] how many disputes it read in the index.
 -- Replies 1 when removed; else 0: the head moved (an append, acknowledged or not yet projected), the
--- views are not at that head, a projection is pending, or the game is finished.
+-- views are not at that head, a projection is pending, the game is finished, a dispute was opened
+-- since the index was read, or a dispute is still open (its last event is not its resolution: an
+-- open dispute's evidence, the game's stream, stays).
 -- Every read and check comes before the first write.
 local expected = tonumber(ARGV[1])
 local head = 0
@@ -32,6 +36,27 @@ for _, entry in ipairs(last) do
     if fields[i] == 'd' and string.find(fields[i + 1], '{"type":"game_finished"', 1, true) then
       return 0
     end
+  end
+end
+-- disputes: every one the game has was read, and each is resolved (a resolution is a dispute's last event)
+local disputes = tonumber(ARGV[2])
+if redis.call('ZCARD', KEYS[4]) ~= disputes then
+  return 0
+end
+for i = 5, 4 + disputes do
+  local tail = redis.call('XREVRANGE', KEYS[i], '+', '-', 'COUNT', 1)
+  if #tail == 0 then
+    return 0
+  end
+  local resolved = false
+  local fields = tail[1][2]
+  for j = 1, #fields, 2 do
+    if fields[j] == 'd' and string.find(fields[j + 1], '{"type":"dispute_resolved"', 1, true) == 1 then
+      resolved = true
+    end
+  end
+  if not resolved then
+    return 0
   end
 end
 redis.call('DEL', unpack(KEYS))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import copy
 import json
 from functools import cache
@@ -18,10 +19,11 @@ from services.history.records import StoredEvent
 from services.history.verify import parse_entries, verify_export
 from services.signing import KeyRing, sign_receipt
 from services.transparency import merkle
-from services.transparency.checkpoint import sign_checkpoint
+from services.transparency.checkpoint import open_checkpoint, sign_checkpoint
 from services.transparency.leaves import Head, heads_of_stream
 from services.transparency.leaves import encode as encode_leaf
 from services.transparency.log import PROOFS_FORMAT, proof_document
+from services.transparency.verify import LOG, check_log
 from tests.support.recorded import RecordedGame, recorded_random_game, rewrite
 
 GAMES = ("six-nimmt", "skull", "skull-king")
@@ -253,3 +255,74 @@ def test_tablestream_verify_tells_a_bundle_from_an_export(tmp_path: Path, capsys
     path.write_text(json.dumps(doc))
     assert main([str(path)]) == 1
     assert "FAILED       scores" in capsys.readouterr().out
+
+
+def _head_leaf(section: dict[str, Any]) -> dict[str, Any]:
+    """The section's proof of the game's final head (its heads are in stream order)."""
+    leaf: dict[str, Any] = section["leaves"][-1]
+    return leaf
+
+
+def _no_head_proof(section: dict[str, Any]) -> None:
+    section["leaves"].pop()
+
+
+def _pending_head(section: dict[str, Any]) -> None:
+    section["pending"].append(section["leaves"].pop()["version"])
+
+
+def _bad_proof(section: dict[str, Any]) -> None:
+    _head_leaf(section)["proof"][0] = base64.b64encode(bytes(32)).decode()
+
+
+def _unreadable_leaf(section: dict[str, Any]) -> None:
+    _head_leaf(section)["leaf"] = "not base64!"
+
+
+def _no_checkpoint(section: dict[str, Any]) -> None:
+    section["checkpoint"] = None
+
+
+def _signed_by_another_key(section: dict[str, Any]) -> None:
+    signed, _ = open_checkpoint(section["checkpoint"], RING.public_keys())
+    section["checkpoint"] = sign_checkpoint(KeyRing.generate(T0), signed.size, signed.root, T0 + 60)
+
+
+@pytest.mark.parametrize(
+    ("tamper", "bundle_outcome", "bundle_says", "export_says"),
+    [
+        (None, "passed", "of the public log of", None),
+        (_no_head_proof, "failed", "holds no head of this game", "has no proof that it is in the public log"),
+        (_pending_head, "not checked", "after its latest checkpoint", "again after the next checkpoint"),
+        (_bad_proof, "failed", "does not put the head", "its inclusion proof does not lead to the root"),
+        (_unreadable_leaf, "failed", "proof for the head cannot be read", "leaf of the log section is not"),
+        (_no_checkpoint, "not checked", "published no checkpoint", "no checkpoint when this export was made"),
+        (_signed_by_another_key, "failed", "cannot be trusted", "the log's checkpoint is refused"),
+    ],
+)
+def test_each_outcome_of_the_log_check_is_said_in_the_bundle_s_words_and_in_the_export_s(
+    tamper: Any, bundle_outcome: str, bundle_says: str, export_says: str | None
+) -> None:
+    """One reading of the log section (``services.transparency.verify.read_proofs``) for both: a
+    bundle built before the log could tell leaves it not checked, where an export fails."""
+    doc = bundle_of("skull", round_number=None, seat=None)
+    if tamper is not None:
+        tamper(doc["log"])
+    check = next(c for c in verify_bundle(doc).checks if c.name == "log")
+    assert (check.outcome, bundle_says in check.sentence) == (bundle_outcome, True), check.sentence
+
+    export = {**doc["export"], "log": doc["log"]}
+    report = verify_export(export)
+    check_log(report, export, parse_entries(export), RING.public_keys())
+    said = [detail for r in report.rounds.values() for name, detail in r.failures if name == LOG]
+    if export_says is None:
+        assert said == [] and sum(r.checked.get(LOG, 0) for r in report.rounds.values()) > 1
+    else:
+        assert said and export_says in said[0], said  # a head not proven is named again after
+
+
+def test_a_bundle_without_a_log_section_says_the_log_was_not_checked() -> None:
+    doc = bundle_of("skull")
+    del doc["log"]
+    assert outcomes(doc)["log"] == "not checked"
+    assert sentence(doc, "log") == "The bundle carries no proofs from the public log."
