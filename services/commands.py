@@ -42,7 +42,13 @@ from services.errors import (
     game_not_found,
 )
 from services.history.folding import Folded, StateCache, advance, decode_events
-from services.history.records import GENESIS_HASH, CommandRecord, command_fingerprint, encode_batch
+from services.history.records import (
+    GENESIS_HASH,
+    CommandRecord,
+    command_fingerprint,
+    encode_batch,
+    stored_fingerprint,
+)
 from services.invitations import INVITE_FIELD, new_invite_code
 from services.lifecycle import Lifecycle
 from services.store.connection import NotReplicated
@@ -758,8 +764,8 @@ class GameCommands:
         """The original answer of a recorded command (``command_id_reused`` for another body).
         ``confirm`` (seat, command id, system): with replica acks, the answer waits until the
         replicas have the record, as the first try's did (503 ``not_replicated`` otherwise)."""
-        stored_fingerprint, first, last = entry
-        if stored_fingerprint != fingerprint:
+        recorded, first, last = entry  # the fingerprint as the record keeps it (``stored_fingerprint``)
+        if recorded != stored_fingerprint(fingerprint):
             raise ConflictError(
                 "command_id_reused", "This command id was already used for a different command."
             )

@@ -48,6 +48,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(prog="python -m services.bench.aof", description=__doc__)
     parser.add_argument("--games", type=int, default=3)
     parser.add_argument("--top", type=int, default=30)
+    parser.add_argument("--sample", action="store_true", help="print one command of each kind, as written")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="tablestream-aof-") as tmp, running_stack(Path(tmp)) as stack:
         players = Players(stack.port, 2)
@@ -68,11 +69,15 @@ def main() -> None:
     print(f"{grown / events:,.0f} AOF bytes per event, {stored / events:,.0f} stored ({events} events)")
     sizes: collections.Counter[str] = collections.Counter()
     counts: collections.Counter[str] = collections.Counter()
+    samples: dict[str, list[bytes]] = {}  # the last command of each kind
     for each, size in commands(data):
         sizes[kind(each)] += size
         counts[kind(each)] += 1
+        samples[kind(each)] = each
     for name, size in sizes.most_common(args.top):
         print(f"{size / events:8.1f} B/event {counts[name]:7d}x  {name}")
+        if args.sample:
+            print("          " + " ".join(repr(arg)[2:-1][:120] for arg in samples[name]))
 
 
 if __name__ == "__main__":

@@ -16,6 +16,7 @@ before, so old streams keep verifying.
 
 from __future__ import annotations
 
+import base64
 import hashlib
 from collections.abc import Sequence
 from typing import Any, Literal
@@ -125,3 +126,20 @@ def command_fingerprint(seat: int | None, body: Any) -> str:
     """Identity of a request body for command-id dedup: same seat and same canonical body."""
     canonical = msgspec.json.encode({"seat": seat, "body": body}, order="sorted")
     return hashlib.sha256(canonical).hexdigest()
+
+
+FINGERPRINT_BYTES = 16  # of a fingerprint's SHA-256 kept in a dedup record
+_HEX = frozenset("0123456789abcdef")
+
+
+def stored_fingerprint(fingerprint: str) -> str:
+    """A fingerprint as its dedup record keeps it: a ``command_fingerprint`` (64 hex digits) by its
+    first 128 bits in unpadded base64url, 22 characters instead of 64 (a second body with the same
+    id and seat is told apart all the same: finding one that matches would take about 2**64
+    tries, for the sole effect of a seat's own retry answered with its own earlier command); any
+    other fingerprint (a system command's record id) as it is. A record written before keeps the
+    whole digest: it is read through this too, so both compare alike."""
+    if len(fingerprint) != 64 or not _HEX.issuperset(fingerprint):
+        return fingerprint
+    digest = bytes.fromhex(fingerprint)[:FINGERPRINT_BYTES]
+    return base64.urlsafe_b64encode(digest).rstrip(b"=").decode()

@@ -12,7 +12,10 @@ The sweeper reads only this set, so its cost follows the games that lag, not eve
 The hand-over to the projection workers (pokes coalesced): an append that sets its game's pending
 flag (``ts:{<id>}:pending``, in the append script) adds the game to ``POKED`` and queues a drain job
 unless one is queued already (``DRAIN_PENDING``). On one server the append script does both in its
-own atomic step (``operations.HANDOVER_KEYS``) and the caller only queues the job it claimed; with
+own atomic step (``operations.HANDOVER_KEYS``), the hand-over set itself standing for the pending
+flag (a game waiting in it is not handed over again; one a drain job took is handed over by the next
+append, and a projection finding nothing new writes nothing), and the caller only queues the job it
+claimed; with
 the indexes beside the queue of a cluster the caller does it in one more round trip
 (``operations.publish_appended``). Either way ``queue.AppendNotifier`` queues the job. A drain job
 holds ``DRAIN_PENDING`` while it drains (``take_poked``: it sets the flag again as it starts, so
@@ -59,9 +62,9 @@ from services.store.requests import (
     clock_ms,
     index_call,
     text,
-    text_map,
 )
 from services.store.retention import activity_calls
+from services.store.timer_record import timer_fields
 
 SCAN_COUNT = 500
 
@@ -294,8 +297,8 @@ def arm_timer(
     for field, value in fields.items():
         args += [field, value]
     outcome = text((yield ScriptCall("arm_timer", [k.timer], args)))
-    if outcome == "armed":
-        yield index_call("ZADD", TIMERS, deadline_ms or 0, game_id)
+    if outcome == "armed":  # never later than an entry there (as append.lua): the timer loop moves it on
+        yield index_call("ZADD", TIMERS, "LT", deadline_ms or 0, game_id)
     return outcome != "stale"
 
 
@@ -316,9 +319,9 @@ def index_timer(game_id: str, deadline_ms: int) -> Operation[None]:
 
 
 def read_timer(game_id: str) -> Operation[dict[str, str]]:
-    """The game's timer hash (empty when none was ever armed)."""
+    """The game's timer's fields (``services.store.timer_record``; empty when none was ever armed)."""
     reply: Mapping[bytes, bytes] = yield Call(("HGETALL", game_keys(game_id).timer))
-    return text_map(reply)
+    return timer_fields(reply)
 
 
 def due_timers(now_ms: int, limit: int = 100) -> Operation[list[str]]:

@@ -64,13 +64,16 @@ class GameKeys(NamedTuple):
 
     events: str  # stream, never trimmed: entries 0-<version> with fields d (bytes), h (hex hash)
     commands: str  # hash: command id -> "<fingerprint> <first> <last>" (legacy, unscoped: read only)
-    seat_commands: str  # hash: dedup_field(seat, command id) -> "<fingerprint> <first> <last>"
-    seats: str  # hash: seat -> last version appended by that seat's commands
+    # hash: dedup_field(seat, command id) -> "<fingerprint> <first> <last>" (the fingerprint as
+    # services.history.records.stored_fingerprint keeps it); and seat (digits, no colon: never a
+    # dedup field) -> last version appended by that seat's commands, written with each record
+    seat_commands: str
+    seats: str  # hash: seat -> last version appended by that seat's commands (written before: read only)
     secret: str  # hash: root, master (hex); never in the stream
     views: str  # hash: checkpoint (durable), at plus projection fields (opaque bytes, memory only)
     tokens: str  # hash: SHA-256 of a bearer token -> "host" or the seat number
     live: str  # shard channel (SPUBLISH, same slot): "appended", and the version after each views write
-    timer: str  # hash: version, deadline (ms), kind (turn/expire), seats, turn_seconds
+    timer: str  # hash: t -> "<version> <deadline> <kind> <seats> <turn_seconds>" (store.timer_record)
     pending: str  # string (PX): set NX by the append scripts; the game's projection is handed over
 
 

@@ -17,7 +17,7 @@ import msgspec
 
 from projections.views import PUBLIC_FIELD, compose
 from services.history.folding import Folded, StateCache, advance
-from services.history.records import Entry, decode_stored
+from services.history.records import Entry, decode_stored, stored_fingerprint
 from services.store.keys import (
     AT_FIELD,
     CHECKPOINT_FIELD,
@@ -40,9 +40,9 @@ from services.store.requests import (
     index_call,
     int_or_zero,
     text,
-    text_map,
     version_of,
 )
+from services.store.timer_record import timer_fields
 
 PAGE = 500  # entries per XRANGE round trip
 HANDOVER_KEYS = (DIRTY, POKED, DRAIN_PENDING, TIMERS)
@@ -94,9 +94,10 @@ class AppendResult:
 class Handover:
     """What a write leaves to its caller for the projection workers and the timer index
     (``services.store.queue.AppendNotifier``): ``poke``, the write set the game's pending flag (the
-    game goes to the workers); ``deadline``, the timer it armed (to index); ``handed``, the write's
-    script did both already (``AppendResult.handed``), and ``drain``, it claimed the queueing of a
-    drain job (the caller queues one)."""
+    game goes to the workers; where its script hands over, it added the game to the hand-over set);
+    ``deadline``, the timer it armed (to index); ``handed``, the write's script did both already
+    (``AppendResult.handed``), and ``drain``, it claimed the queueing of a drain job (the caller
+    queues one)."""
 
     poke: bool
     deadline: int | None = None
@@ -105,11 +106,13 @@ class Handover:
 
 
 def parse_command(value: bytes | str | None) -> tuple[str, int, int] | None:
-    """A dedup record ``"<fingerprint> <first> <last>"`` (the fingerprint may hold spaces)."""
+    """A dedup record ``"<fingerprint> <first> <last>"`` (the fingerprint may hold spaces), its
+    fingerprint as stored now (``stored_fingerprint``: a record written before holds the whole
+    digest)."""
     if value is None:
         return None
     fingerprint, first, last = text(value).rsplit(" ", 2)
-    return fingerprint, int(first), int(last)
+    return stored_fingerprint(fingerprint), int(first), int(last)
 
 
 def parse_append(reply: Sequence[Any]) -> AppendResult:
@@ -234,7 +237,7 @@ def append(
         args: list[Any] = [
             expected,
             dedup_field(seat, command_id, system),
-            fingerprint,
+            stored_fingerprint(fingerprint),
             _seat_arg(seat),
             legacy,
             PENDING_TTL_MS,
@@ -411,7 +414,7 @@ def view_reads(
         start,
         count,
     ]
-    keys = [k.views, k.timer, k.seats, k.tokens, k.events]
+    keys = [k.views, k.timer, k.seats, k.tokens, k.events, k.seat_commands]
     (checkpoint, at, public, own), timer, seat_version, role, page = yield ScriptCall(
         "view_reads", keys, args
     )
@@ -422,7 +425,7 @@ def view_reads(
         int_or_zero(checkpoint),
         view,
         int_or_zero(seat_version),
-        text_map(dict(zip(timer[::2], timer[1::2], strict=True))),
+        timer_fields(dict(zip(timer[::2], timer[1::2], strict=True))),
         folded,
         text(role) if role is not None else None,
     )
@@ -459,7 +462,7 @@ def command_load(
     replies, folded = yield from _load_with(game_id, cache, calls)
     read = iter(replies[1:])
     scoped, legacy = next(read), next(read)
-    timer = text_map(next(read)) if timed else {}
+    timer = timer_fields(next(read)) if timed else {}
     role = next(read) if token_digest is not None else None
     if token_digest is not None and role is None:
         return CommandLoad(folded, None, {}, None)  # an unknown token: nothing else read may be used
@@ -509,8 +512,12 @@ def confirm_table(game_id: str) -> Operation[bool]:
 
 
 def seat_version(game_id: str, seat: int) -> Operation[int]:
-    """The last version appended by ``seat``'s commands (0 if none): read-your-writes."""
-    return int_or_zero((yield Call(("HGET", game_keys(game_id).seats, str(seat)))))
+    """The last version appended by ``seat``'s commands (0 if none): read-your-writes. The append
+    writes it beside the command's record (``seat_commands``); ``seats`` holds it as written before."""
+    k = game_keys(game_id)
+    field = str(seat)
+    before, now = yield Pipelined((Call(("HGET", k.seats, field)), Call(("HGET", k.seat_commands, field))))
+    return max(int_or_zero(before), int_or_zero(now))
 
 
 def secret(game_id: str) -> Operation[dict[str, str] | None]:
@@ -592,7 +599,7 @@ def publish_appended(game_id: str, poke: bool, deadline: int | None = None) -> O
             index_call("SET", DRAIN_PENDING, 1, "NX", "PX", DRAIN_TTL_MS),
         ]
     if deadline is not None:
-        calls.append(index_call("ZADD", TIMERS, deadline, game_id))
+        calls.append(index_call("ZADD", TIMERS, "LT", deadline, game_id))  # as append.lua: never later
     replies = yield Pipelined(tuple(calls))
     return poke and bool(replies[2])
 
@@ -620,7 +627,7 @@ def begin_projection(game_id: str, cache: StateCache) -> Operation[ProjectionSta
         Call(("HGETALL", k.timer)),
     )
     (_, checkpoint, timer), folded = yield from _load_with(game_id, cache, calls)
-    return ProjectionStart(int_or_zero(checkpoint), text_map(timer), folded)
+    return ProjectionStart(int_or_zero(checkpoint), timer_fields(timer), folded)
 
 
 # -- the write path's mark in the dirty set (``services.store.indexes``) ----------------------------

@@ -11,6 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from services.history.verify import verify_export
+from services.store.timer_record import timer_fields
 from tests.api.conftest import Api
 from workers import lifecycle
 
@@ -120,9 +121,9 @@ def test_a_waiting_table_expires_is_recorded_and_leaves_the_lobby(api: Api, run_
     api.join(game_id, "Ada")
     api.project()
     assert any(g["game_id"] == game_id for g in api.client.get("/games").json()["games"])
-    timer = api.sync.hgetall(f"ts:{{{game_id}}}:timer")
-    version = int(timer[b"version"])
-    lifecycle_clock = int(timer[b"deadline"])
+    timer = timer_fields(api.sync.hgetall(f"ts:{{{game_id}}}:timer"))
+    version = int(timer["version"])
+    lifecycle_clock = int(timer["deadline"])
     queued = asyncio.run(_expire(api, game_id, version, lifecycle_clock))
     assert queued == ["expired"]
     api.project()

@@ -18,6 +18,7 @@ from services.api.app import create_app
 from services.config import Settings
 from services.history.verify import verify_export
 from services.store.queue import bot_queue, lifecycle_queue
+from services.store.timer_record import timer_fields
 from tests.api.conftest import ADMIN_TOKEN, UNLIMITED, Api, bearer_only
 from workers import lifecycle
 from workers.bots import choose
@@ -36,7 +37,7 @@ async def _fire(api: Api, game_id: str) -> list[str]:
     """The game's timer fires as if its deadline had passed (a clock past it, no waiting)."""
     aclient = _async_client(api)
     try:
-        timer = {k.decode(): v.decode() for k, v in api.sync.hgetall(f"ts:{{{game_id}}}:timer").items()}
+        timer = timer_fields(api.sync.hgetall(f"ts:{{{game_id}}}:timer"))
         later = int(timer["deadline"]) + 1
 
         def now() -> int:

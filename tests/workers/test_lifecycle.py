@@ -367,12 +367,33 @@ def test_a_command_arms_the_timer_of_its_head_in_its_own_append_and_indexes_its_
         run(sync, clock, lambda c, seat=seat: _own_move(c, game_id, seat))  # type: ignore[misc]
         timer = store.read_timer(game_id)
         assert int(timer["version"]) == store.head(game_id)  # never behind, not even before the drain
-        assert sync.zscore(TIMERS, game_id) == int(timer["deadline"])
+        indexed = sync.zscore(TIMERS, game_id)
+        assert indexed is not None and indexed <= int(timer["deadline"])  # never later: it wakes the loop
         timers.append(timer)
     # seat 0 bid while seat 1 was still awaited: seat 1 kept its deadline; both bids opened the trick
     assert (timers[0]["seats"], timers[1]["seats"]) == ("0,1", "1")
     assert timers[1]["deadline"] == timers[0]["deadline"]
     assert int(timers[2]["deadline"]) == clock() + 10_000
+
+
+def test_a_later_deadline_is_not_written_to_the_index_by_the_append_and_the_timer_loop_moves_it_on(
+    sync: redis.Redis, clock: FakeClock
+) -> None:
+    game_id = table(sync, clock, "skull-king", 2, 2, turn_seconds=10)
+    store = SyncEventStore(sync)
+    opened = int(store.read_timer(game_id)["deadline"])
+    for seat in (0, 1):
+        clock.advance(3)
+        run(sync, clock, lambda c, seat=seat: _own_move(c, game_id, seat))  # type: ignore[misc]
+    drain(sync)
+    deadline = int(store.read_timer(game_id)["deadline"])
+    assert deadline > opened and sync.zscore(TIMERS, game_id) == opened  # the earlier entry stays
+    clock.advance(5)  # past the indexed entry, before the timer's deadline
+    assert opened <= clock() < deadline
+    assert tick(store, lifecycle_queue(sync), clock()) == []  # nothing fired: the entry moved on
+    assert sync.zscore(TIMERS, game_id) == deadline
+    clock.advance(10)
+    assert tick(store, lifecycle_queue(sync), clock()) == [(game_id, store.head(game_id))]
 
 
 class Unannounced:

@@ -1,10 +1,12 @@
 -- Append one command's batch of events to a game's stream, atomically and at most once per seat.
--- KEYS[1] events stream, KEYS[2] legacy commands hash (unscoped ids, read only), KEYS[3] seats hash,
--- KEYS[4] seat-scoped commands hash (dedup), KEYS[5] the game's pending-projection flag,
--- KEYS[6] the game's timer hash, KEYS[7] the game's tokens hash; and, only when the global indexes
--- live on this server (one Redis, not a cluster: services.store.indexes), KEYS[8] the dirty set,
--- KEYS[9] the hand-over set, KEYS[10] the "a drain job is queued" flag, KEYS[11] the timer deadline
--- index
+-- KEYS[1] events stream, KEYS[2] legacy commands hash (unscoped ids, read only), KEYS[3] the seats
+-- hash of before (not written: a seat's version is a field of KEYS[4] now, read beside the old one),
+-- KEYS[4] seat-scoped commands hash (dedup, and the field '<seat>' -> the last version appended by
+-- that seat's commands, written with its record in one HSET), KEYS[5] the game's pending-projection
+-- flag, KEYS[6] the game's timer hash, KEYS[7] the game's tokens hash; and, only when the global
+-- indexes live on this server (one Redis, not a cluster: services.store.indexes), KEYS[8] the dirty
+-- set, KEYS[9] the hand-over set, KEYS[10] the "a drain job is queued" flag, KEYS[11] the timer
+-- deadline index
 -- ARGV[1] expected head version, ARGV[2] dedup field ('<seat>:<command id>'), ARGV[3] fingerprint,
 -- ARGV[4] seat ('' = none), ARGV[5] legacy field to check ('' = none: the caller found that the legacy
 -- record of this id belongs to another seat), ARGV[6] the pending flag's time to live (ms),
@@ -23,17 +25,53 @@
 -- The timer is armed for the last version in the same atomic step (as arm_timer.lua, never going
 -- back to a newer one), so it is never behind the head.
 -- With the index keys the hand-over is part of the same step (operations.publish_appended does it
--- in a second round trip otherwise): the game is marked dirty, handed over when this append set its
--- pending flag, and its new deadline indexed; the reply then says whether this append claimed the
--- queueing of a drain job.
+-- in a second round trip otherwise): the game is marked dirty, handed over unless it waits in the
+-- hand-over set already (its pending flag is then neither read nor written), and its new deadline
+-- indexed when earlier than the indexed one (ZADD LT: the index may lag the timer, never lose it;
+-- the timer loop moves a due entry on to a later deadline, services.store.indexes.settle_timer, so
+-- a turn's later deadline costs no write here); the reply then says whether this append claimed
+-- the queueing of a drain job.
 -- Replies {'dup', '<fingerprint> <first> <last>'} | {'legacy', '<fingerprint> <first> <last>'} (an
 -- unscoped record written before ids were scoped: the caller checks whose it is) | {'conflict', head}
--- | {'token', role} | {'ok', first, last, poke, handover, armed}: poke is '1' when this append set the pending flag (the game
--- had no projection pending: the game goes to the workers), '0' when one was pending already;
--- handover is '' when the caller hands over (no index keys), else '1' when this append claimed the
--- queueing of a drain job (the caller queues it), '0' when it did not; armed is the deadline this
--- append armed ('' when it armed none).
+-- | {'token', role} | {'ok', first, last, poke, handover, armed}: poke is '1' when this append set the
+-- pending flag (the game had no projection pending: the game goes to the workers; with the index
+-- keys: it added the game to the hand-over set, which stands for the flag), '0' when one was
+-- pending already; handover is '' when the caller hands over (no index keys), else '1' when this
+-- append claimed the queueing of a drain job (the caller queues it), '0' when it did not; armed is
+-- the deadline this append armed ('' when it armed none).
+-- The timer is one field, 't', of the timer hash: "<version> <deadline> <kind> <seats> <turn_seconds>",
+-- '-' for an absent part, trailing ones left out (services.store.timer_record; a hash of those five
+-- fields, written before, reads the same and is replaced by the field the first time it is written).
+-- No write here rewrites a value unchanged (each would still go to the append-only file): the timer is
+-- written only for a newer version, 'NX' and 'LT' leave the indexes alone when they hold the game
+-- already; only a retry's record is written again, on purpose (below).
 -- Every read and check comes before the first write: Lua has no rollback.
+local TIMER_PARTS = {'version', 'deadline', 'kind', 'seats', 'turn_seconds'}
+local TIMER_PLANNED = {kind = true, seats = true, turn_seconds = true}
+local function read_timer(key)
+  local timer = {}
+  local packed = redis.call('HGET', key, 't')
+  if packed then
+    local i = 1
+    for part in string.gmatch(packed, '[^ ]+') do
+      if part ~= '-' and TIMER_PARTS[i] then timer[TIMER_PARTS[i]] = part end
+      i = i + 1
+    end
+    return timer, false
+  end
+  local flat = redis.call('HGETALL', key)
+  for i = 1, #flat, 2 do timer[flat[i]] = flat[i + 1] end
+  return timer, #flat > 0
+end
+local function pack_timer(timer)
+  local parts, n = {}, 0
+  for i, name in ipairs(TIMER_PARTS) do
+    local part = timer[name]
+    if part == nil or part == '' then part = '-' else n = i end
+    parts[i] = part
+  end
+  return table.concat(parts, ' ', 1, n)
+end
 if ARGV[12] ~= '' then
   local role = redis.call('HGET', KEYS[7], ARGV[12])
   if role ~= ARGV[13] then
@@ -75,19 +113,25 @@ local first = expected + 1
 local last = expected + count
 local deadline = ARGV[8]
 local arm = false
+local stored, old_form = nil, false
+local planned = {}
+for i = 15, base, 2 do
+  local field, value = ARGV[i], ARGV[i + 1]
+  if not TIMER_PLANNED[field] or value == '-' or string.find(value, ' ', 1, true) then
+    return redis.error_reply('ts: timer field ' .. field .. ' = "' .. value .. '" cannot be stored')
+  end
+  planned[field] = value
+end
 if deadline ~= '' then
-  local stored = redis.call('HMGET', KEYS[6], 'version', 'deadline', 'kind', 'seats')
-  arm = tonumber(stored[1] or '0') < last
+  stored, old_form = read_timer(KEYS[6])
+  arm = tonumber(stored.version or '0') < last
   if deadline == '-' then
-    arm = arm and stored[2] ~= false
-  elseif stored[2] and stored[3] == 'turn' then
-    local kind, seats = nil, nil
-    for i = 15, base, 2 do
-      if ARGV[i] == 'kind' then kind = ARGV[i + 1] elseif ARGV[i] == 'seats' then seats = ARGV[i + 1] end
-    end
+    arm = arm and stored.deadline ~= nil
+  elseif stored.deadline and stored.kind == 'turn' then
+    local kind, seats = planned.kind, planned.seats
     if kind == 'turn' and seats then
       local before, n_before = {}, 0
-      for seat in string.gmatch(stored[4] or '', '[^,]+') do
+      for seat in string.gmatch(stored.seats or '', '[^,]+') do
         before[seat] = true
         n_before = n_before + 1
       end
@@ -97,7 +141,7 @@ if deadline ~= '' then
         if not before[seat] then inside = false end
       end
       if inside and n_now < n_before then
-        deadline = stored[2]
+        deadline = stored.deadline
       end
     end
   end
@@ -106,34 +150,43 @@ for i = 1, count do
   redis.call('XADD', KEYS[1], '0-' .. (expected + i), 'd', ARGV[base - 1 + 2 * i], 'h', ARGV[base + 2 * i])
 end
 if arm then
-  redis.call('DEL', KEYS[6])
-  if deadline == '-' then
-    redis.call('HSET', KEYS[6], 'version', last)
-  else
-    redis.call('HSET', KEYS[6], 'version', last, 'deadline', deadline, unpack(ARGV, 15, base))
+  local value = tostring(last)
+  if deadline ~= '-' then
+    planned.version, planned.deadline = value, deadline
+    value = pack_timer(planned)
   end
+  if old_form then
+    redis.call('DEL', KEYS[6])
+  end
+  redis.call('HSET', KEYS[6], 't', value)
 end
-redis.call('HSET', KEYS[4], ARGV[2], ARGV[3] .. ' ' .. first .. ' ' .. last)
-if ARGV[4] ~= '' then
-  redis.call('HSET', KEYS[3], ARGV[4], last)
+if ARGV[4] ~= '' then  -- the record and the seat's version (read-your-writes) in one write
+  redis.call('HSET', KEYS[4], ARGV[2], ARGV[3] .. ' ' .. first .. ' ' .. last, ARGV[4], last)
+else
+  redis.call('HSET', KEYS[4], ARGV[2], ARGV[3] .. ' ' .. first .. ' ' .. last)
 end
-local poke = redis.call('SET', KEYS[5], last, 'NX', 'PX', ARGV[6]) and '1' or '0'
+local poke
 local handover = ''
 local armed = ''
 if arm and deadline ~= '-' then
   armed = deadline
 end
 if #KEYS >= 11 then
-  -- the game first, then the flag: a drain job that cleared the flag sees the game
+  -- The hand-over set is the pending flag here: a game waiting in it is not handed over again, and
+  -- one a drain job took is handed over again by the next append (harmless: a projection that
+  -- finds nothing new writes nothing). No flag to set and to delete per append.
+  -- The game first, then the drain flag: a drain job that cleared the flag sees the game.
   redis.call('ZADD', KEYS[8], 'NX', ARGV[9], ARGV[10])
+  poke = redis.call('SADD', KEYS[9], ARGV[10]) == 1 and '1' or '0'
   handover = '0'
   if poke == '1' then
-    redis.call('SADD', KEYS[9], ARGV[10])
     handover = redis.call('SET', KEYS[10], 1, 'NX', 'PX', ARGV[11]) and '1' or '0'
   end
   if armed ~= '' then
-    redis.call('ZADD', KEYS[11], armed, ARGV[10])
+    redis.call('ZADD', KEYS[11], 'LT', armed, ARGV[10])
   end
+else
+  poke = redis.call('SET', KEYS[5], last, 'NX', 'PX', ARGV[6]) and '1' or '0'
 end
 redis.call('SPUBLISH', ARGV[7], 'appended')
 return {'ok', tostring(first), tostring(last), poke, handover, armed}

@@ -2,19 +2,57 @@
 -- KEYS[1] timer hash
 -- ARGV[1] the game's live channel ('timer' is published on it when the timer changes: views
 -- cached in API processes show its clock), ARGV[2] version, ARGV[3] deadline in ms ('' clears the
--- timer), ARGV[4..] field, value pairs.
+-- timer), ARGV[4..] field, value pairs (kind, seats, turn_seconds).
+-- The timer is one field, 't', packed as in append.lua (services.store.timer_record); a hash of the
+-- fields written before reads the same and is replaced by the field here.
 -- Replies 'armed', 'cleared' or 'stale' (the hash already holds this or a newer version).
-local current = tonumber(redis.call('HGET', KEYS[1], 'version') or '0')
-local version = tonumber(ARGV[2])
-if current >= version then
+local TIMER_PARTS = {'version', 'deadline', 'kind', 'seats', 'turn_seconds'}
+local TIMER_PLANNED = {kind = true, seats = true, turn_seconds = true}
+local function read_timer(key)
+  local timer = {}
+  local packed = redis.call('HGET', key, 't')
+  if packed then
+    local i = 1
+    for part in string.gmatch(packed, '[^ ]+') do
+      if part ~= '-' and TIMER_PARTS[i] then timer[TIMER_PARTS[i]] = part end
+      i = i + 1
+    end
+    return timer, false
+  end
+  local flat = redis.call('HGETALL', key)
+  for i = 1, #flat, 2 do timer[flat[i]] = flat[i + 1] end
+  return timer, #flat > 0
+end
+local function pack_timer(timer)
+  local parts, n = {}, 0
+  for i, name in ipairs(TIMER_PARTS) do
+    local part = timer[name]
+    if part == nil or part == '' then part = '-' else n = i end
+    parts[i] = part
+  end
+  return table.concat(parts, ' ', 1, n)
+end
+local stored, old_form = read_timer(KEYS[1])
+if tonumber(stored.version or '0') >= tonumber(ARGV[2]) then
   return 'stale'
 end
-redis.call('DEL', KEYS[1])
+local timer = {version = ARGV[2]}
+if ARGV[3] ~= '' then
+  timer.deadline = ARGV[3]
+  for i = 4, #ARGV, 2 do
+    local field, value = ARGV[i], ARGV[i + 1]
+    if not TIMER_PLANNED[field] or value == '-' or string.find(value, ' ', 1, true) then
+      return redis.error_reply('ts: timer field ' .. field .. ' = "' .. value .. '" cannot be stored')
+    end
+    timer[field] = value
+  end
+end
+if old_form then
+  redis.call('DEL', KEYS[1])
+end
+redis.call('HSET', KEYS[1], 't', pack_timer(timer))
+redis.call('SPUBLISH', ARGV[1], 'timer')
 if ARGV[3] == '' then
-  redis.call('HSET', KEYS[1], 'version', ARGV[2])
-  redis.call('SPUBLISH', ARGV[1], 'timer')
   return 'cleared'
 end
-redis.call('HSET', KEYS[1], 'version', ARGV[2], 'deadline', ARGV[3], unpack(ARGV, 4))
-redis.call('SPUBLISH', ARGV[1], 'timer')
 return 'armed'

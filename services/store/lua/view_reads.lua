@@ -1,5 +1,6 @@
 -- What a view read needs, in one call (services.store.operations.view_reads).
--- KEYS[1] views hash, KEYS[2] timer hash, KEYS[3] seats hash, KEYS[4] tokens hash, KEYS[5] events
+-- KEYS[1] views hash, KEYS[2] timer hash, KEYS[3] seats hash (written before), KEYS[4] tokens hash,
+-- KEYS[5] events, KEYS[6] seat-scoped commands hash (a seat's version is its field '<seat>')
 -- ARGV[1] the checkpoint's field, ARGV[2] the view's own part's field (with the version the fields
 -- hold, 'at', and the public part: services.store.operations.view_reads composes them), ARGV[3] seat ('' = a spectator: no seat
 -- version), ARGV[4] token digest ('' = none to verify), ARGV[5] '1' to read the timer, ARGV[6] the
@@ -13,7 +14,14 @@ if ARGV[5] == '1' then
 end
 local seat_version = false
 if ARGV[3] ~= '' then
-  seat_version = redis.call('HGET', KEYS[3], ARGV[3])
+  -- the newer of the seats hash written before and the field append.lua writes with each record now
+  local before = redis.call('HGET', KEYS[3], ARGV[3])
+  local now = redis.call('HGET', KEYS[6], ARGV[3])
+  if before and now then
+    seat_version = tonumber(before) > tonumber(now) and before or now
+  else
+    seat_version = now or before
+  end
 end
 local role = false
 if ARGV[4] ~= '' then

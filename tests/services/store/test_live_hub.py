@@ -109,7 +109,7 @@ async def test_every_write_a_view_shows_is_heard_by_a_watcher_before_a_fence_pas
         elif change == "write_views":
             await store.write_views("g", 0, 1, {"spectator": b"{}"})
         elif change == "arm_timer":
-            await store.arm_timer("g", 1, 10_000, {"seat": 0})
+            await store.arm_timer("g", 1, 10_000, {"kind": "expire"})
         elif change == "bind_token":
             await tokens.bind("g", "token", "0")
         else:
