@@ -1,10 +1,17 @@
-"""uvicorn's httptools protocol with a header read timeout.
+"""uvicorn's httptools protocol writing each response once, and with a header read timeout.
+
+``OneWriteProtocol`` gives uvicorn's protocol a ``JoinedWrites`` transport
+(``services.api.joined_writes``): the status line and headers uvicorn writes at
+``http.response.start`` and the body it writes at ``http.response.body`` leave in one socket write,
+flushed when the response is complete; a streamed answer's parts leave in the step they are sent.
+It is importable by name (``http="services.api.protocol:OneWriteProtocol"``) for the API processes
+that uvicorn spawns.
 
 uvicorn closes an idle keep-alive connection after ``timeout_keep_alive``, but only once a response
-was sent: a connection that never finishes its request headers (slowloris) is held forever. This
-protocol gives every request ``header_timeout`` seconds from its connection (or from the end of the
-previous response) to complete its headers, then closes the connection. The body has its own
-timeout in the app (``services.api.http.read_body``).
+was sent: a connection that never finishes its request headers (slowloris) is held forever.
+``HeaderTimeoutProtocol`` (one write a response too) gives every request ``header_timeout`` seconds
+from its connection (or from the end of the previous response) to complete its headers, then closes
+the connection. The body has its own timeout in the app (``services.api.http.read_body``).
 """
 
 from __future__ import annotations
@@ -13,10 +20,27 @@ import asyncio
 
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
+from services.api.joined_writes import JoinedWrites
+
 DEFAULT_HEADER_TIMEOUT = 10.0
+IMPORT_NAME = "services.api.protocol:OneWriteProtocol"
 
 
-class HeaderTimeoutProtocol(HttpToolsProtocol):
+class OneWriteProtocol(HttpToolsProtocol):
+    """uvicorn's httptools protocol on a ``JoinedWrites`` transport: one socket write a response."""
+
+    _joined: JoinedWrites
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        self._joined = JoinedWrites(transport, self.loop)
+        super().connection_made(self._joined)
+
+    def on_response_complete(self) -> None:
+        self._joined.flush()  # now, not at the loop's next turn
+        super().on_response_complete()
+
+
+class HeaderTimeoutProtocol(OneWriteProtocol):
     header_timeout: float = DEFAULT_HEADER_TIMEOUT
     _header_timer: asyncio.TimerHandle | None = None
 

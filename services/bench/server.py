@@ -4,9 +4,10 @@
 
 ``/bench/ping`` (no I/O) and ``/bench/append`` (one EVALSHA optimistic append to one of 1,000
 streams) are a minimal Starlette app with no middleware, served by the same uvicorn (uvloop,
-httptools) in the same process, so that ``/healthz``, views and commands are measured against
-them on equal terms. ``/bench/view-cache`` tells the service's view cache hits and misses (``GET``)
-and resizes it (``POST ?games=N``), so that views are measured both kept and read from Redis.
+httptools, one write a response: ``services.api.protocol``) in the same process, so that
+``/healthz``, views and commands are measured against them on equal terms. ``/bench/view-cache``
+tells the service's view cache hits and misses (``GET``) and resizes it (``POST ?games=N``), so that
+views are measured both kept and read from Redis.
 Production never mounts them: only this module knows them.
 """
 
@@ -28,6 +29,7 @@ from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from services.api.app import create_app
+from services.api.protocol import OneWriteProtocol
 from services.api.view_cache import ViewCache
 from services.config import Settings
 from services.structured_logging import configure_logging
@@ -111,7 +113,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         host="127.0.0.1",
         port=args.port,
         loop="uvloop",
-        http="httptools",
+        http=OneWriteProtocol,  # as tablestream serve: one write a response
         log_level="warning",
         timeout_graceful_shutdown=5,
     )

@@ -8,6 +8,7 @@ its own seat's view and sends one of the commands that view lists as legal.
 from __future__ import annotations
 
 import argparse
+import asyncio
 import os
 import random
 import tempfile
@@ -25,6 +26,7 @@ import uvicorn
 from domain.games import game_names, spec
 from projections.narration import narrate
 from services.api.app import create_app
+from services.api.protocol import OneWriteProtocol
 from services.cli.processes import spawn_worker, stop_process, wait_ready
 from services.config import Settings
 from services.store.embedded import EmbeddedRedis, free_port
@@ -58,8 +60,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 @contextmanager
-def local_stack(redis_url: str | None = None) -> Iterator[str]:
-    """The whole service on this machine; yields the API's base URL."""
+def local_stack(
+    redis_url: str | None = None, http: type[asyncio.Protocol] = OneWriteProtocol
+) -> Iterator[str]:
+    """The whole service on this machine, its HTTP protocol ``http``; yields the API's base URL."""
     with tempfile.TemporaryDirectory(prefix="tablestream-demo-") as tmp:
         embedded = None
         if redis_url is None:
@@ -82,7 +86,7 @@ def local_stack(redis_url: str | None = None) -> Iterator[str]:
             port=port,
             log_level="warning",
             loop="uvloop",
-            http="httptools",
+            http=http,
             timeout_graceful_shutdown=5,  # live streams of running games would otherwise hold it open
         )
         server = uvicorn.Server(config)
