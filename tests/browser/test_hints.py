@@ -82,3 +82,39 @@ def test_a_hint_marks_the_suggested_move_and_the_replay_shows_the_review(
     phone.screenshot(path=screenshots / "review-phone.png")
     for context, _ in shots.values():
         context.close()
+
+
+def test_a_hint_stays_marked_while_another_seat_picks_its_card_and_the_seats_choices_are_unchanged(
+    browser,  # type: ignore[no-untyped-def]
+    server: Server,
+) -> None:
+    seed = hashlib.sha256(b"hints-six-nimmt").hexdigest()
+    with httpx.Client(base_url=server.url, timeout=10) as client:
+        game_id = create(client, "six-nimmt", 2, {"seed": seed})
+        tokens = [join(client, game_id, name) for name in ("Ada", "Brook")]
+    context = browser.new_context(base_url=server.url, viewport={"width": 1366, "height": 900})
+    name, value = seat_cookie(game_id, tokens[0])
+    context.add_cookies([{"name": name, "value": value, "url": server.url, "httpOnly": True}])
+    page = context.new_page()
+    page.on("pageerror", lambda error: PAGE_ERRORS.append(f"{page.url}: {error}"))
+    page.goto(f"/tables/{game_id}")
+    page.get_by_test_id("hint").click()
+    marked = page.locator(".act.hinted")
+    expect(marked).to_have_count(1)
+    hinted = marked.get_attribute("data-key")
+    before = int(page.get_attribute("[data-testid=table]", "data-version") or 0)
+    with httpx.Client(base_url=server.url, timeout=10) as client:  # Brook picks a card meanwhile
+        brook = {"Authorization": f"Bearer {tokens[1]}"}
+        card = client.get(f"/games/{game_id}/view", headers=brook).json()["legal"][0]
+        body = {"command_id": "brook-1", "command": card}
+        assert client.post(f"/games/{game_id}/commands", json=body, headers=brook).status_code == 200
+    page.wait_for_function(  # drawn, not only received
+        "v => Number(document.querySelector('[data-testid=table]').dataset.shownVersion) > v", arg=before
+    )
+    expect(marked).to_have_count(1)  # Ada's hand and choices are as they were: the hint holds
+    assert marked.get_attribute("data-key") == hinted
+    suggests = word("en", "table.hintSuggests", move="").strip()
+    expect(page.get_by_test_id("hint-text")).to_contain_text(suggests)
+    marked.click()  # once Ada has played, her choices change and the hint goes
+    expect(page.locator(".act.hinted")).to_have_count(0)
+    context.close()

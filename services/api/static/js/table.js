@@ -170,8 +170,10 @@ export async function render(main, id) {
     hintButton.disabled = true;
     hintButton.textContent = t("table.hintBusy");
     try {
+      const asked = queue.latest();
       const answer = await games.hint(id);
-      hint = { version: answer.version, command: answer.command, words: answer.command_text, reason: answer.reason };
+      hint = { version: answer.version, command: answer.command, words: answer.command_text, reason: answer.reason,
+        choices: choicesOf(asked) };
       answered = Math.max(answered, answer.version);
     } catch (error) {
       toast(error.message);
@@ -181,10 +183,17 @@ export async function render(main, id) {
     return refresh(true);
   }
 
+  // The seat's choices in a view, as one string: a hint holds while they stay the same.
+  function choicesOf(view) {
+    return view ? (view.legal || []).map(keyOf).sort().join("|") : "";
+  }
+
   // The Hint button for the awaited seat of a practice table; once answered, the suggested move's
-  // button is marked and the reason said, until the game moves on.
+  // button is marked and the reason said, until the seat's choices change: another seat's move
+  // that leaves them as they were (a bot picking its 6 nimmt! card meanwhile) keeps the hint.
   function drawHint(latest, mine) {
-    const shownHint = hint && hint.version === latest.version ? hint : null;
+    const holds = hint && latest.version >= hint.version && mine && choicesOf(latest) === hint.choices;
+    const shownHint = holds ? hint : null;
     hintBox.hidden = !(latest.practice && latest.status === "playing" && latest.seat !== null && (mine || shownHint));
     hintButton.hidden = Boolean(shownHint);
     if (!shownHint) {
