@@ -10,6 +10,7 @@ the streams: dirty, waiting, lobby, timers), ``accounts`` and ``ratings``.
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Generator, Mapping
 from dataclasses import dataclass
@@ -41,10 +42,16 @@ ScriptName = Literal[
 ]
 
 
+_INCLUDE = re.compile(r"^-- include: (\w+)$", re.MULTILINE)
+
+
 def _lua(name: str) -> str:
+    """A script's text, each line ``-- include: <part>`` replaced by the text of ``<part>.lua`` (Redis
+    scripts cannot load one another: functions several scripts share live in one file this way)."""
     # Anchored on "services.store.lua" (a namespace package of data files), not on "services": a
     # stale editable install can make "services" a namespace whose path files() cannot read.
-    return resources.files("services.store.lua").joinpath(f"{name}.lua").read_text(encoding="utf-8")
+    text = resources.files("services.store.lua").joinpath(f"{name}.lua").read_text(encoding="utf-8")
+    return _INCLUDE.sub(lambda line: _lua(line.group(1)), text)
 
 
 SCRIPT_NAMES: tuple[ScriptName, ...] = get_args(ScriptName)

@@ -46,32 +46,7 @@
 -- written only for a newer version, 'NX' and 'LT' leave the indexes alone when they hold the game
 -- already; only a retry's record is written again, on purpose (below).
 -- Every read and check comes before the first write: Lua has no rollback.
-local TIMER_PARTS = {'version', 'deadline', 'kind', 'seats', 'turn_seconds'}
-local TIMER_PLANNED = {kind = true, seats = true, turn_seconds = true}
-local function read_timer(key)
-  local timer = {}
-  local packed = redis.call('HGET', key, 't')
-  if packed then
-    local i = 1
-    for part in string.gmatch(packed, '[^ ]+') do
-      if part ~= '-' and TIMER_PARTS[i] then timer[TIMER_PARTS[i]] = part end
-      i = i + 1
-    end
-    return timer, false
-  end
-  local flat = redis.call('HGETALL', key)
-  for i = 1, #flat, 2 do timer[flat[i]] = flat[i + 1] end
-  return timer, #flat > 0
-end
-local function pack_timer(timer)
-  local parts, n = {}, 0
-  for i, name in ipairs(TIMER_PARTS) do
-    local part = timer[name]
-    if part == nil or part == '' then part = '-' else n = i end
-    parts[i] = part
-  end
-  return table.concat(parts, ' ', 1, n)
-end
+-- include: timer_record
 if ARGV[12] ~= '' then
   local role = redis.call('HGET', KEYS[7], ARGV[12])
   if role ~= ARGV[13] then

@@ -6,32 +6,7 @@
 -- The timer is one field, 't', packed as in append.lua (services.store.timer_record); a hash of the
 -- fields written before reads the same and is replaced by the field here.
 -- Replies 'armed', 'cleared' or 'stale' (the hash already holds this or a newer version).
-local TIMER_PARTS = {'version', 'deadline', 'kind', 'seats', 'turn_seconds'}
-local TIMER_PLANNED = {kind = true, seats = true, turn_seconds = true}
-local function read_timer(key)
-  local timer = {}
-  local packed = redis.call('HGET', key, 't')
-  if packed then
-    local i = 1
-    for part in string.gmatch(packed, '[^ ]+') do
-      if part ~= '-' and TIMER_PARTS[i] then timer[TIMER_PARTS[i]] = part end
-      i = i + 1
-    end
-    return timer, false
-  end
-  local flat = redis.call('HGETALL', key)
-  for i = 1, #flat, 2 do timer[flat[i]] = flat[i + 1] end
-  return timer, #flat > 0
-end
-local function pack_timer(timer)
-  local parts, n = {}, 0
-  for i, name in ipairs(TIMER_PARTS) do
-    local part = timer[name]
-    if part == nil or part == '' then part = '-' else n = i end
-    parts[i] = part
-  end
-  return table.concat(parts, ' ', 1, n)
-end
+-- include: timer_record
 local stored, old_form = read_timer(KEYS[1])
 if tonumber(stored.version or '0') >= tonumber(ARGV[2]) then
   return 'stale'

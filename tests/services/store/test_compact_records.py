@@ -5,6 +5,8 @@ against fakeredis, a real server and a real cluster; records written before are 
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 import redis
 
@@ -14,6 +16,7 @@ from services.errors import AppError
 from services.history.folding import StateCache
 from services.history.records import command_fingerprint, stored_fingerprint
 from services.store import operations as ops
+from services.store import requests
 from services.store.event_store import EventStore, SyncEventStore
 from services.store.keys import POKED, game_keys
 from services.store.operations import TimerPlan
@@ -181,3 +184,11 @@ async def test_a_dedup_record_written_before_with_the_whole_digest_answers_retri
             await handler.command(game_id, 0, "old-1", {"type": "place_disc", "disc": "skull"}, None)
         assert reused.value.code == "command_id_reused"
     assert (await first.load(game_id)).version == original.version
+
+
+def test_the_timer_scripts_are_sent_with_the_one_shared_reading_of_the_packed_timer() -> None:
+    shared = (Path(requests.__file__).parent / "lua" / "timer_record.lua").read_text(encoding="utf-8")
+    for name in ("append", "arm_timer", "drop_timer"):
+        assert shared in requests.SCRIPTS[name]  # type: ignore[index]
+    sent = [line for text in requests.SCRIPTS.values() for line in text.splitlines()]
+    assert not [line for line in sent if line.startswith("-- include:")]
