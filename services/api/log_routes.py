@@ -26,6 +26,7 @@ from services.transparency.checkpoint import CheckpointError
 
 MAX_NOTE = 4096  # a checkpoint with its signatures
 MAX_LINE = 512  # one cosignature line or witness key
+MAX_TREE_SIZE = 2**63 - 1  # the largest tree size a query may name (Redis integers are signed 64-bit)
 
 _CONFLICTS = {"checkpoint_unknown", "cosignatures_full"}
 
@@ -40,9 +41,10 @@ def _size_param(request: Request, name: str) -> int | None:
     raw = request.query_params.get(name)
     if raw is None:
         return None
-    if not raw.isdigit() or len(raw) > 19:
+    if not raw.isdigit() or len(raw) > len(str(MAX_TREE_SIZE)) or int(raw) > MAX_TREE_SIZE:
         raise InvalidError(
-            "log_size_invalid", f"The query parameter '{name}' must be a tree size (0 or more)."
+            "log_size_invalid",
+            f"The query parameter '{name}' must be a tree size (0 to {MAX_TREE_SIZE}).",
         )
     return int(raw)
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from services.api.log_routes import MAX_LINE, MAX_NOTE
+from services.api.log_routes import MAX_LINE, MAX_NOTE, MAX_TREE_SIZE
 
-SIZE = {"type": "integer", "minimum": 0}
+SIZE = {"type": "integer", "minimum": 0, "maximum": MAX_TREE_SIZE}
 
 
 def log_schemas() -> dict[str, Any]:

@@ -160,3 +160,13 @@ def test_cosignatures_past_a_client_s_rate_are_429_before_the_body_is_read() -> 
         ]
         assert [a.status_code for a in answers] == [201, 201, 429]
         assert answers[-1].json()["error"]["code"] == "rate_limited" and "Retry-After" in answers[-1].headers
+
+
+@pytest.mark.parametrize("size", [str(2**63), "1727631241023449464832", "-1"])
+def test_a_tree_size_past_the_documented_maximum_is_422_with_the_range_in_words(served, size: str) -> None:
+    client, tlog = served
+    game_id = logged(tlog, 1)
+    for path in (f"/games/{game_id}/log?size={size}", f"/log/cosignatures?size={size}"):
+        answer = client.get(path)
+        assert answer.status_code == 422 and answer.json()["error"]["code"] == "log_size_invalid"
+        assert f"0 to {2**63 - 1}" in answer.json()["error"]["message"]

@@ -5,6 +5,7 @@ a sentence for people, never an event's internal name."""
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -152,7 +153,8 @@ def test_my_moves_go_through_the_moves_of_the_seat_this_browser_played_then_of_a
         brook.click("[data-testid=next-move]")
         wait_shown(brook, version)
         expect(brook.locator("[data-testid=move-position]")).to_have_text(f"Move {number} of {len(mine)}")
-        expect(brook.locator("[data-testid=move-chip]")).to_have_text("Brook's move")
+        # the chip may add the strong bot's review mark, once the review job has run meanwhile
+        expect(brook.locator("[data-testid=move-chip]")).to_have_text(re.compile(r"^Brook's move( · .+)?$"))
         expect(brook.locator("[data-testid=replay-event]").first).to_contain_text("Brook")
     brook.keyboard.press("m")
     wait_shown(brook, mine[4])
