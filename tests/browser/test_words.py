@@ -101,14 +101,23 @@ def seat_bots(server: Server, game_id: str, names: list[str]) -> list[str]:
 
 
 def bots_move(
-    server: Server, game_id: str, tokens: list[str], rng: random.Random, awaited: int | None
+    server: Server,
+    game_id: str,
+    tokens: list[str],
+    rng: random.Random,
+    awaited: int | None,
+    seen: int = 0,
 ) -> None:
     """The seats of ``tokens`` play (seeded) until the seat ``awaited`` is to act, or to the end of the
-    game when ``awaited`` is None."""
+    game when ``awaited`` is None; nothing is decided on a view older than version ``seen`` (the page's
+    own last move: a view from before it still awaits that seat in 6 nimmt!'s simultaneous turns)."""
     deadline = time.monotonic() + 60
     with httpx.Client(base_url=server.url) as client:
         while time.monotonic() < deadline:
             table = client.get(f"/games/{game_id}/view").json()
+            if table["version"] < seen:
+                time.sleep(0.05)  # the poll's pace while the views catch up with the page's move
+                continue
             if table["status"] == "finished" or (awaited is not None and awaited in table["to_act"]):
                 return
             moved = False
@@ -153,7 +162,7 @@ def test_a_page_in_polish_french_or_turkish_shows_no_english_words(
     join_table(page, game_id, "Ada")
     seat = int(page.get_attribute("[data-testid=table]", "data-seat") or 0)
     for move in range(3):
-        bots_move(server, game_id, tokens, rng, awaited=seat)
+        bots_move(server, game_id, tokens, rng, awaited=seat, seen=version(page))
         page.wait_for_selector("[data-testid=table] .board button[data-act]:enabled")
         wait_log_caught_up(page)
         english += english_in(page, lang, f"{game} in play, move {move}")
