@@ -58,9 +58,22 @@ def read(page: Page, path: str) -> Any:
     raise AssertionError("unreachable")
 
 
+SETTLED = (  # no card or disc is still sliding into its place (an animation of finite length running)
+    "() => document.getAnimations().every(a => a.playState !== 'running'"
+    " || !a.effect || a.effect.getComputedTiming().endTime === Infinity)"
+)
+
+
 def wait_shown(page: Page) -> None:
     """Until the queue has shown the newest view the page received."""
     page.wait_for_function(SHOWN, timeout=IDLE_MS)
+
+
+def wait_settled(page: Page) -> None:
+    """Until the newest view is shown and its cards and discs have slid into their places: the queue
+    reports a step shown as soon as it is drawn, while the step's motion still runs."""
+    wait_shown(page)
+    page.wait_for_function(SETTLED, timeout=IDLE_MS)
 
 
 def played(page: Page) -> list[tuple[int, str, bool]]:
@@ -72,6 +85,11 @@ def played(page: Page) -> list[tuple[int, str, bool]]:
 def key_of(command: dict[str, Any]) -> str:
     """The ``data-key`` the page gives a command's button (games/common.js keyOf)."""
     return "&".join(f"{key}={value}" for key, value in sorted(command.items()))
+
+
+def still(page: Page, at: int) -> bool:
+    """The page still shows version ``at``, settled."""
+    return version(page) == at and bool(page.evaluate(SHOWN)) and bool(page.evaluate(SETTLED))
 
 
 class Watch:
@@ -113,8 +131,9 @@ class Watch:
     @staticmethod
     def legal_moves_on_screen(page: Page) -> str:
         """Every legal command of the seat is an enabled button wholly inside the viewport and not
-        covered by anything. Returns the phase checked."""
-        wait_shown(page)
+        covered by anything, once the page has settled (a card of the hand sliding to its new place
+        passes over the buttons for a moment, as a person sees it). Returns the phase checked."""
+        wait_settled(page)
         view = read(page, f"/games/{game_id(page)}/view")
         if view["version"] != version(page):
             return ""  # the table moved on meanwhile: the next move checks again
@@ -128,12 +147,14 @@ class Watch:
             assert box["x"] >= 0 and box["y"] >= 0, (key, box)
             assert box["x"] + box["width"] <= size["width"] + 0.5, (key, box, view["phase"])
             assert box["y"] + box["height"] <= size["height"] + 0.5, (key, box, view["phase"])
-            on_top = buttons.first.evaluate(
+            cover = buttons.first.evaluate(
                 "b => { const r = b.getBoundingClientRect();"
                 " const at = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);"
-                " return b === at || b.contains(at); }"
+                " return b === at || b.contains(at) ? '' : (at ? at.outerHTML.slice(0, 300) : 'nothing'); }"
             )
-            assert on_top, f"the button for {key} is covered ({view['phase']})"
+            if cover and not still(page, view["version"]):
+                return ""  # a newer move began to slide in meanwhile: the next move checks again
+            assert not cover, f"the button for {key} is covered ({view['phase']}) by {cover}"
         return str(view["phase"])
 
 
