@@ -56,6 +56,7 @@ from services.lifecycle import Clock, Lifecycle, lifecycle_behind, timer_seats, 
 from services.store import indexes
 from services.store.connection import AsyncStoreClient
 from services.store.event_store import EventStore, SyncEventStore
+from services.store.packing import with_hiredis_packing
 from services.store.queue import (
     BotJobs,
     bot_queue,
@@ -86,8 +87,10 @@ def default_async_client(connection: redis.Redis) -> aioredis.Redis:
         "password": kw.get("password"),
     }
     if kw.get("path"):
-        return aioredis.Redis(unix_socket_path=kw["path"], **common)
-    return aioredis.Redis(host=kw.get("host", "localhost"), port=kw.get("port", 6379), **common)
+        return with_hiredis_packing(aioredis.Redis(unix_socket_path=kw["path"], **common))
+    return with_hiredis_packing(
+        aioredis.Redis(host=kw.get("host", "localhost"), port=kw.get("port", 6379), **common)
+    )
 
 
 async_client_for: Callable[[redis.Redis], aioredis.Redis] = default_async_client

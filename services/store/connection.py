@@ -32,6 +32,8 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 from redis.retry import Retry
 
+from services.store.packing import with_hiredis_packing
+
 DEFAULT_URL = "redis://127.0.0.1:6379"
 
 UNAVAILABLE = (
@@ -192,7 +194,7 @@ def async_client(url: str, limits: PoolLimits) -> aioredis.Redis:
         health_check_interval=30,
         retry=AsyncRetry(_backoff(), limits.retries),  # a given pool's retry is the one used
     )
-    return aioredis.Redis(connection_pool=pool)
+    return with_hiredis_packing(aioredis.Redis(connection_pool=pool))
 
 
 def sync_client(url: str, limits: PoolLimits) -> redis.Redis:

@@ -32,6 +32,7 @@ from services.store import indexes
 from services.store import operations as ops
 from services.store.connection import UNAVAILABLE, Acks, NotReplicated
 from services.store.operations import AppendResult, ViewWrite
+from services.store.packing import with_hiredis_packing
 from services.store.requests import (
     SCRIPTS,
     Call,
@@ -276,13 +277,15 @@ class EventStore:
         client = self._nodes.get(node.name)
         if client is None:
             kw = node.connection_kwargs
-            client = aioredis.Redis(
-                host=node.host,
-                port=node.port,
-                username=kw.get("username"),
-                password=kw.get("password"),
-                socket_timeout=kw.get("socket_timeout"),
-                socket_connect_timeout=kw.get("socket_connect_timeout"),
+            client = with_hiredis_packing(
+                aioredis.Redis(
+                    host=node.host,
+                    port=node.port,
+                    username=kw.get("username"),
+                    password=kw.get("password"),
+                    socket_timeout=kw.get("socket_timeout"),
+                    socket_connect_timeout=kw.get("socket_connect_timeout"),
+                )
             )
             self._nodes[node.name] = client
         return client
