@@ -91,18 +91,24 @@ class ChatSettings(msgspec.Struct, forbid_unknown_fields=True):
     enabled: bool
 
 
+VISIBLE = r"[^\s\x1c-\x1f\x85\ufeff]"
+"""Some character that is white space neither to Python's ``re`` (which also counts U+001C-U+001F
+and U+0085) nor to a JSON Schema's ECMAScript regex (which also counts U+FEFF): a text the server
+finds blank is one its schema calls blank, for every client and validator."""
+
+
 class OperatorReason(msgspec.Struct, forbid_unknown_fields=True):
     """Why an operator closes a table, bans or unbans an account, or handles a report (a note)."""
 
     # some character that is not white space: the server strips the reason before it records it
-    reason: Annotated[str, msgspec.Meta(min_length=1, max_length=200, pattern=r"\S")]
+    reason: Annotated[str, msgspec.Meta(min_length=1, max_length=200, pattern=VISIBLE)]
 
 
 class OpenDispute(msgspec.Struct, forbid_unknown_fields=True):
     """A dispute on ``round`` (omitted or null: the whole game), what is disputed in words; an
     operator may name the disputed ``seat`` (a player disputes their own)."""
 
-    text: Annotated[str, msgspec.Meta(min_length=1, max_length=1000, pattern=r"\S")]
+    text: Annotated[str, msgspec.Meta(min_length=1, max_length=1000, pattern=VISIBLE)]
     round: Annotated[int, msgspec.Meta(ge=1)] | None = None
     seat: Annotated[int, msgspec.Meta(ge=0)] | None = None
 
@@ -117,4 +123,4 @@ class AddEvidence(msgspec.Struct, forbid_unknown_fields=True):
 
 class ResolveDispute(msgspec.Struct, forbid_unknown_fields=True):
     verdict: Literal["upheld", "rejected"]
-    reason: Annotated[str, msgspec.Meta(min_length=1, max_length=1000, pattern=r"\S")]
+    reason: Annotated[str, msgspec.Meta(min_length=1, max_length=1000, pattern=VISIBLE)]

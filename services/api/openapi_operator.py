@@ -8,7 +8,7 @@ from typing import Any
 
 import msgspec
 
-from services.api.bodies import OperatorReason
+from services.api.bodies import VISIBLE, OperatorReason
 from services.api.operator_routes import MAX_PAGE, MAX_QUERY
 
 REF = "#/components/schemas/{name}"
@@ -68,7 +68,7 @@ QUERY = {
     "name": "q",
     "in": "query",
     "required": True,
-    "schema": {"type": "string", "minLength": 1, "maxLength": MAX_QUERY, "pattern": r"\S"},
+    "schema": {"type": "string", "minLength": 1, "maxLength": MAX_QUERY, "pattern": VISIBLE},
 }
 BEFORE = {
     "name": "before",

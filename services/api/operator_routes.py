@@ -6,6 +6,7 @@ with 403 ``not_an_operator``, before it reads anything else of the request."""
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from starlette.requests import Request
@@ -13,7 +14,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from services.api.asset_routes import page_response
-from services.api.bodies import OperatorReason
+from services.api.bodies import VISIBLE, OperatorReason
 from services.api.context import app_context
 from services.api.http import JSONResponse, account_token, game_id_of, int_query, read_body
 from services.errors import AppError, InvalidError
@@ -53,8 +54,8 @@ async def operator_of(request: Request) -> Operator:
 
 def _query(request: Request) -> str:
     query = request.query_params.get("q", "").strip()
-    if not 1 <= len(query) <= MAX_QUERY:
-        raise InvalidError("invalid_query", f"Search with 'q': 1 to {MAX_QUERY} characters.")
+    if not 1 <= len(query) <= MAX_QUERY or not re.search(VISIBLE, query):
+        raise InvalidError("invalid_query", f"Search with 'q': 1 to {MAX_QUERY} characters, not all blank.")
     return query
 
 

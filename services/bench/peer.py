@@ -32,7 +32,6 @@ from pathlib import Path
 from typing import Any
 
 import msgspec
-import redis.asyncio as aioredis
 
 from domain.fairness import SecretSeeds
 from domain.games import table_for
@@ -40,6 +39,7 @@ from domain.table import TableState
 from services.bench.procs import cpu_seconds
 from services.commands import GameCommands
 from services.errors import AppError
+from services.store.connection import PoolLimits, async_client
 from services.store.event_store import EventStore
 from services.store.operations import Handover
 from services.store.tokens import TokenStore
@@ -92,7 +92,7 @@ async def ours_turn(
     chain, Redis AOF ``always``), 64 concurrent callers on fresh tables. ``kept``: the caller plays
     from the fold the process holds (the command path's own cache, as a peer caller holds its
     aggregate); ``reload``: it loads the table before every command."""
-    client = aioredis.Redis.from_url(url)
+    client = async_client(url, PoolLimits(max_connections=CALLERS))  # the client the service runs on
 
     async def no_poke(game_id: str, handover: Handover) -> None:
         return None

@@ -17,10 +17,10 @@ import msgspec
 
 from domain.disputes import DisputeEvent
 from domain.kernel import Event
-from services.store.keys import PREFIX, check_game_id
+from services.store.keys import DISPUTES_OPEN, PREFIX, check_game_id
 from services.store.requests import Call, Operation, ScriptCall, index_call, text, version_of
 
-OPEN = f"{PREFIX}:disputes:open"
+OPEN = DISPUTES_OPEN
 DISPUTE_ID = re.compile(r"[0-9a-f]{16}")
 
 _decoder = msgspec.json.Decoder(DisputeEvent)

@@ -33,6 +33,7 @@ ACTIVITY = f"{PREFIX}:activity"  # zset: waiting or playing game id -> ms of its
 EXPIRED = f"{PREFIX}:expired"  # zset: expired table id -> ms it was first projected expired
 ACCOUNTS_SEEN = f"{PREFIX}:accounts:seen"  # zset: account id -> ms of its last append
 RETENTION_MARK = f"{PREFIX}:retention:indexed"  # string: every stored game and account was indexed once
+DISPUTES_OPEN = f"{PREFIX}:disputes:open"  # zset: <game id>/<dispute id> -> ms opened
 
 INDEX_KEYS = frozenset(
     {
@@ -51,6 +52,7 @@ INDEX_KEYS = frozenset(
         EXPIRED,
         ACCOUNTS_SEEN,
         RETENTION_MARK,
+        DISPUTES_OPEN,
     }
 )
 """The global indexes' keys: commands on them are ``index`` calls (``services.store.requests``)."""

@@ -6,8 +6,10 @@ from __future__ import annotations
 from typing import Any
 
 import jsonschema_rs
+import msgspec
 import pytest
 
+from services.api import bodies
 from services.api.openapi import openapi_document
 from tests.api.conftest import Api
 
@@ -81,3 +83,24 @@ def test_the_server_takes_integral_numbers_written_with_a_fraction(fake_api: Api
     assert response.status_code == 201, response.text
     half = fake_api.client.post("/games", json={"game": "skull", "players": 3.5})
     assert half.status_code == 422
+
+
+BLANK = ["\x1c", "\x1f", "\x85", "\ufeff", "\u00a0", "\u3000", " \t\n", "\x1e\ufeff\x85"]
+WORDS = {"OpenDispute": "text", "ResolveDispute": "reason", "OperatorReason": "reason"}
+
+
+@pytest.mark.parametrize("schema", sorted(WORDS))
+@pytest.mark.parametrize("blank", BLANK)
+def test_words_blank_to_python_or_to_a_json_schema_regex_are_refused_by_both(schema: str, blank: str) -> None:
+    """U+001C-U+001F and U+0085 are white space to Python's regex only, U+FEFF to ECMAScript's only:
+    schemathesis sent '\\x1c' as a dispute's text, valid by the schema, and the server refused it."""
+    body_type = getattr(bodies, schema)
+
+    def body(words: str) -> dict[str, str]:
+        return {WORDS[schema]: words} | ({"verdict": "upheld"} if schema == "ResolveDispute" else {})
+
+    with pytest.raises(msgspec.ValidationError, match="matching regex"):
+        msgspec.convert(body(blank), body_type)
+    assert not valid(schema, body(blank))
+    assert msgspec.convert(body(f"{blank}x{blank}"), body_type)
+    assert valid(schema, body(f"{blank}x{blank}"))

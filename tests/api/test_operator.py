@@ -360,6 +360,9 @@ def test_an_operator_finds_a_table_by_id_or_by_a_players_name_and_a_player_by_na
     assert nothing == []
     assert found["account_id"] == player["account_id"] and found["banned"] is False
     assert empty.status_code == 422 and error(empty) == "invalid_query"
+    for blank in ("\x1c", "\ufeff", " \x85 "):  # blank to Python's regex or to the schema's (ECMAScript)
+        refused = fake_api.client.get("/operator/tables", params={"q": blank}, headers=ADMIN)
+        assert refused.status_code == 422 and error(refused) == "invalid_query", blank
 
 
 def test_the_figures_count_waiting_and_running_tables_beside_the_health(fake_api: Api) -> None:
