@@ -32,7 +32,7 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 from redis.retry import Retry
 
-from services.store.packing import with_hiredis_packing
+from services.store.packing import cluster_with_hiredis_packing, with_hiredis_packing
 
 DEFAULT_URL = "redis://127.0.0.1:6379"
 
@@ -213,12 +213,14 @@ def sync_client(url: str, limits: PoolLimits) -> redis.Redis:
 def async_cluster_client(url: str, limits: PoolLimits) -> aioredis.RedisCluster:
     """redis-py's cluster client: commands go to their key's slot, MOVED and failovers refresh the
     slot map and retry."""
-    return aioredis.RedisCluster.from_url(
-        url,
-        max_connections=limits.max_connections,
-        socket_timeout=limits.socket_timeout,
-        socket_connect_timeout=limits.socket_timeout,
-        retry=AsyncRetry(_backoff(), max(limits.retries, 3)),
+    return cluster_with_hiredis_packing(
+        aioredis.RedisCluster.from_url(
+            url,
+            max_connections=limits.max_connections,
+            socket_timeout=limits.socket_timeout,
+            socket_connect_timeout=limits.socket_timeout,
+            retry=AsyncRetry(_backoff(), max(limits.retries, 3)),
+        )
     )
 
 

@@ -63,3 +63,15 @@ def with_hiredis_packing(client: aioredis.Redis) -> aioredis.Redis:
     pool = client.connection_pool
     pool.connection_class = packed(pool.connection_class)
     return client
+
+
+def cluster_with_hiredis_packing(client: aioredis.RedisCluster) -> aioredis.RedisCluster:
+    """The cluster client, not yet initialised, whose nodes make connections that pack with hiredis:
+    the nodes it starts from and every node it learns of later (made from the same keyword
+    arguments, ``connection_class`` among them)."""
+    kwargs = client.nodes_manager.connection_kwargs
+    kwargs["connection_class"] = packed(kwargs.get("connection_class", aioredis.Connection))
+    client.connection_kwargs["connection_class"] = kwargs["connection_class"]
+    for node in client.nodes_manager.startup_nodes.values():
+        node.connection_class = kwargs["connection_class"]
+    return client

@@ -9,9 +9,10 @@ from hypothesis import strategies as st
 from redis.asyncio.connection import Connection
 from redis.exceptions import DataError
 
-from services.store.connection import PoolLimits, async_client
+from services.store.connection import PoolLimits, async_client, async_cluster_client
 from services.store.embedded import EmbeddedRedis
 from services.store.packing import HiredisPacking, pack
+from tests.support.cluster import LocalCluster
 
 ARGUMENT = st.one_of(
     st.binary(max_size=64),
@@ -74,3 +75,23 @@ async def test_the_store_clients_pack_with_hiredis_and_a_script_and_a_pipeline_r
 
 def test_a_plain_async_client_keeps_redis_pys_packer() -> None:
     assert not issubclass(aioredis.Redis().connection_pool.connection_class, HiredisPacking)
+
+
+@pytest.mark.redis
+async def test_the_cluster_client_packs_with_hiredis_on_every_node_and_a_script_round_trips(
+    real_cluster: LocalCluster, anyio_backend: str
+) -> None:
+    client = async_cluster_client(real_cluster.url, PoolLimits())
+    try:
+        script = client.register_script("return {KEYS[1], ARGV[1]}")
+        for game in ("a", "b", "c", "d", "e", "f"):  # keys in slots of every primary
+            assert await script(keys=[f"ts:{{{game}}}:k"], args=["ż"]) == [
+                f"ts:{{{game}}}:k".encode(),
+                "ż".encode(),
+            ]
+        nodes = client.get_primaries()
+        assert len(nodes) == 3
+        for node in nodes:
+            assert node.connection_class is not None and issubclass(node.connection_class, HiredisPacking)
+    finally:
+        await client.aclose()
