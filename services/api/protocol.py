@@ -4,8 +4,9 @@
 (``services.api.joined_writes``): the status line and headers uvicorn writes at
 ``http.response.start`` and the body it writes at ``http.response.body`` leave in one socket write,
 flushed when the response is complete; a streamed answer's parts leave in the step they are sent.
-It is importable by name (``http="services.api.protocol:OneWriteProtocol"``) for the API processes
-that uvicorn spawns.
+``ConfiguredProtocol`` is both, importable by name (``http="services.api.protocol:ConfiguredProtocol"``)
+for the API processes uvicorn spawns (``serve --api-workers N``): it takes its header timeout from
+the process's settings (``TABLESTREAM_HEADER_TIMEOUT_SECONDS``), which a spawned process inherits.
 
 uvicorn closes an idle keep-alive connection after ``timeout_keep_alive``, but only once a response
 was sent: a connection that never finishes its request headers (slowloris) is held forever.
@@ -17,13 +18,15 @@ the connection. The body has its own timeout in the app (``services.api.http.rea
 from __future__ import annotations
 
 import asyncio
+import functools
 
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
 from services.api.joined_writes import JoinedWrites
+from services.config import Settings
 
 DEFAULT_HEADER_TIMEOUT = 10.0
-IMPORT_NAME = "services.api.protocol:OneWriteProtocol"
+IMPORT_NAME = "services.api.protocol:ConfiguredProtocol"
 
 
 class OneWriteProtocol(HttpToolsProtocol):
@@ -79,3 +82,16 @@ class HeaderTimeoutProtocol(OneWriteProtocol):
 def with_header_timeout(seconds: float) -> type[HeaderTimeoutProtocol]:
     """The protocol class for ``uvicorn.Config(http=...)`` with this header timeout."""
     return type("HeaderTimeoutProtocol", (HeaderTimeoutProtocol,), {"header_timeout": seconds})
+
+
+@functools.cache
+def _configured_header_timeout() -> float:
+    return Settings.from_env().header_timeout_seconds
+
+
+class ConfiguredProtocol(HeaderTimeoutProtocol):
+    """The header timeout of this process's settings (read once, at its first connection)."""
+
+    @property  # type: ignore[override]
+    def header_timeout(self) -> float:
+        return _configured_header_timeout()

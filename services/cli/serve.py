@@ -33,7 +33,7 @@ import uvicorn
 
 from services import metrics
 from services.api.app import create_app
-from services.api.protocol import IMPORT_NAME as ONE_WRITE_PROTOCOL
+from services.api.protocol import IMPORT_NAME as CONFIGURED_PROTOCOL
 from services.api.protocol import with_header_timeout
 from services.cli.processes import spawn_worker, stop_process
 from services.config import Settings
@@ -249,10 +249,10 @@ def _serve(
             if settings.queue_url:
                 os.environ["TABLESTREAM_QUEUE_URL"] = settings.queue_url
             sock.close()  # uvicorn's supervisor binds again for its workers
-            # Its worker processes are spawned: the protocol must be importable by name, so these run
-            # one write a response but without the header timeout (README: put a proxy with one in
-            # front of several workers).
-            options["http"] = ONE_WRITE_PROTOCOL
+            # Its worker processes are spawned: the protocol is named by import, and takes the header
+            # timeout from the settings of the environment they inherit
+            os.environ["TABLESTREAM_HEADER_TIMEOUT_SECONDS"] = str(settings.header_timeout_seconds)
+            options["http"] = CONFIGURED_PROTOCOL
             uvicorn.run("services.api.asgi:app", workers=args.api_workers, **options)
         else:
             app = create_app(settings)

@@ -78,8 +78,8 @@ class Stack:
 
 
 @contextmanager
-def served(tmp_path: Path, new_session: bool = False, **settings: str) -> Iterator[Stack]:
-    """``tablestream serve`` with these settings; ``new_session``: in a session (and process group)
+def served(tmp_path: Path, *flags: str, new_session: bool = False, **settings: str) -> Iterator[Stack]:
+    """``tablestream serve`` with these flags and settings; ``new_session``: in a session (and process group)
     of its own, as a terminal runs it, so that a test can Ctrl-C its group with ``os.killpg``."""
     port = free_port()
     env = {
@@ -92,7 +92,7 @@ def served(tmp_path: Path, new_session: bool = False, **settings: str) -> Iterat
     }
     log = (tmp_path / "serve.log").open("wb")
     process = subprocess.Popen(
-        [sys.executable, "-m", "services.cli", "serve", "--port", str(port)],
+        [sys.executable, "-m", "services.cli", "serve", "--port", str(port), *flags],
         stdout=log,
         stderr=log,
         env=env,

@@ -39,6 +39,15 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
         yield running
 
 
+@pytest.fixture(scope="module")
+def workers_stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
+    """``serve --api-workers 2``: API processes that uvicorn spawns, each with the header timeout."""
+    with served(
+        tmp_path_factory.mktemp("slow-workers"), "--api-workers", "2", header_timeout_seconds="1"
+    ) as running:
+        yield running
+
+
 def _connect(stack: Stack) -> socket.socket:
     port = int(stack.base.rsplit(":", 1)[1])
     return socket.create_connection(("127.0.0.1", port), timeout=BOUND_S + 5)
@@ -79,6 +88,19 @@ def test_a_connection_whose_headers_never_finish_is_closed_after_the_header_time
     print(f"\n[slow] incomplete headers closed after {waited:.2f} s")
     assert answer == b""
     assert TIMEOUT_S * 0.9 <= waited < BOUND_S
+
+
+def test_each_api_process_of_several_closes_a_connection_whose_headers_never_finish(
+    workers_stack: Stack,
+) -> None:
+    for _ in range(4):  # the kernel hands the connections to either process
+        with _connect(workers_stack) as sock:
+            sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: localhost\r\n")
+            started = time.monotonic()
+            answer = _read_all(sock)
+            waited = time.monotonic() - started
+        assert answer == b""
+        assert TIMEOUT_S * 0.9 <= waited < BOUND_S
 
 
 def test_headers_trickling_a_byte_at_a_time_are_cut_at_the_header_timeout_however_long_they_go_on(
