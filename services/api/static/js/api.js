@@ -26,8 +26,8 @@ export class ApiError extends Error {
   }
 }
 
-export async function api(path, { method = "GET", body } = {}) {
-  const init = { method, headers: {}, credentials: "same-origin" };
+export async function api(path, { method = "GET", body, headers = {} } = {}) {
+  const init = { method, headers: { ...headers }, credentials: "same-origin" };
   if (body !== undefined) {
     init.headers["Content-Type"] = "application/json";
     init.body = JSON.stringify(body);
@@ -52,12 +52,35 @@ export async function api(path, { method = "GET", body } = {}) {
   return data;
 }
 
+// A create or a join whose answer was lost (the connection dropped, the store failed over, the
+// server restarted) is sent again with the same Idempotency-Key, and gets the first try's table or
+// seat and token, never a second one (docs/api.md, POST /games/{id}/players).
+const TRANSIENT = new Set(["network", "unavailable", "not_replicated", "shutting_down", "idempotency_key_in_use"]);
+export const RETRY_MS = [300, 1000, 2500];
+
+function requestKey() {
+  const bytes = crypto.getRandomValues(new Uint8Array(16)); // a secret: as hard to guess as a token
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+async function once(path, options) {
+  const headers = { "Idempotency-Key": requestKey() };
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await api(path, { ...options, headers });
+    } catch (error) {
+      if (!(error instanceof ApiError) || !TRANSIENT.has(error.code) || attempt >= RETRY_MS.length) throw error;
+      await new Promise((resolve) => setTimeout(resolve, RETRY_MS[attempt]));
+    }
+  }
+}
+
 export const games = {
   options: () => api("/games/options"),
   lobby: () => api("/games"),
-  create: (game, players, options) => api("/games", { method: "POST", body: { game, players, options } }),
+  create: (game, players, options) => once("/games", { method: "POST", body: { game, players, options } }),
   // Without a name the seat is the logged-in account's (its ts_account cookie), under its name.
-  join: (id, name, clientSeed) => api(`/games/${id}/players`, { method: "POST",
+  join: (id, name, clientSeed) => once(`/games/${id}/players`, { method: "POST",
     body: { ...(name ? { name } : {}), ...(clientSeed ? { client_seed: clientSeed } : {}) } }),
   view: (id) => api(`/games/${id}/view`),
   events: (id, after, limit = 1000) => api(`/games/${id}/events?after=${after}&limit=${limit}&lang=${lang()}`),
