@@ -28,17 +28,21 @@ def pack(args: tuple[Any, ...]) -> bytes:
     ``DataError``, as redis-py's encoder says."""
     first = args[0]
     if isinstance(first, str):
-        args = tuple(first.encode().split()) + args[1:]
+        if " " in first:
+            args = tuple(first.encode().split()) + args[1:]
     elif b" " in first:
         args = tuple(first.split()) + args[1:]
+    try:
+        return hiredis.pack_command(args)  # bytes, str, int, float and memoryview
+    except TypeError:
+        pass
+    args = tuple(bytes(arg) if isinstance(arg, bytearray) else arg for arg in args)
     for arg in args:
-        if isinstance(arg, bool) or not isinstance(arg, (bytes, str, int, float, memoryview, bytearray)):
+        if isinstance(arg, bool) or not isinstance(arg, (bytes, str, int, float, memoryview)):
             raise DataError(
                 f"Invalid input of type: '{type(arg).__name__}'. "
                 "Convert to a bytes, string, int or float first."
             )
-    if any(isinstance(arg, (memoryview, bytearray)) for arg in args):
-        args = tuple(bytes(arg) if isinstance(arg, (memoryview, bytearray)) else arg for arg in args)
     return hiredis.pack_command(args)
 
 
