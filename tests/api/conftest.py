@@ -136,6 +136,13 @@ def bearer_only(client: TestClient) -> TestClient:
     return client
 
 
+def unsigned(answer: dict[str, Any]) -> dict[str, Any]:
+    """A command's answer without its receipt's signing second and signature: a repeated command is
+    answered with the same receipt, signed again at its own second."""
+    receipt = {k: v for k, v in answer["receipt"].items() if k not in ("signed_at", "signature")}
+    return {**answer, "receipt": receipt}
+
+
 def practice(game: str, seed: int) -> dict[str, str]:
     """Options of a practice table: fixed deals, so that with seeded bots the game replays exactly."""
     return {"seed": hashlib.sha256(f"{game}-{seed}".encode()).hexdigest()}

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import random
-from typing import Any
 
 import jsonschema_rs
 import pytest
 
 from services.signing import ReceiptCheck, public_keys_from_document, verify_receipt
 from services.store.keys import DIRTY
-from tests.api.conftest import Api
+from tests.api.conftest import Api, unsigned
 from workers.bots import choose
 
 FLOWER = {"type": "place_disc", "disc": "flower"}
@@ -38,11 +37,6 @@ def test_a_repeated_command_id_with_the_same_body_gets_the_same_answer_and_appen
     # the same answer and receipt, its signature made again at the answer's own second (signed_at)
     assert unsigned(again.json()) == unsigned(first.json())
     assert api.head(game_id) == head
-
-
-def unsigned(answer: dict[str, Any]) -> dict[str, Any]:
-    receipt = {k: v for k, v in answer["receipt"].items() if k not in ("signed_at", "signature")}
-    return {**answer, "receipt": receipt}
 
 
 def test_a_command_id_reused_with_another_body_is_a_409(api: Api) -> None:
