@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import random
+import signal
 import sys
 from collections.abc import Sequence
 from dataclasses import replace
@@ -108,6 +109,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     configure_logging()
     configure_tracing()  # off unless OTEL_* asks for it, as in serve
     service = create_app(replace(Settings.from_env(), redis_url=args.redis_url))
+    # uvicorn stops gracefully on SIGTERM, then raises the signal again; a handler of our own takes
+    # it (as serve's does), so the process returns from here and a profiler around it writes its report
+    signal.signal(signal.SIGTERM, lambda *_: None)
     uvicorn.run(
         WithBaselines(service, bare_app(args.redis_url, service)),
         host="127.0.0.1",
