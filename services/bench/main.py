@@ -59,7 +59,7 @@ def bench(options: Options, emit: Callable[[str], object] = print) -> list[Row]:
     ):
         players = Players(stack.port, options.clients)
         try:
-            _rows(stack, players, options, add)
+            _rows(stack, players, options, add, emit)
         finally:
             players.close()
     emit("== summary (ratios as the targets read them)")
@@ -69,7 +69,16 @@ def bench(options: Options, emit: Callable[[str], object] = print) -> list[Row]:
     return rows
 
 
-def _rows(stack: Stack, players: Players, options: Options, add: Callable[[Row], None]) -> None:
+def _rows(
+    stack: Stack,
+    players: Players,
+    options: Options,
+    add: Callable[[Row], None],
+    emit: Callable[[str], object],
+) -> None:
+    if options.capacity_only:
+        add(_capacity(stack, players, options, emit))
+        return
     seconds = options.seconds
     tables, _ = players.create(options.tables)
     view: Measured | None = None
@@ -237,7 +246,7 @@ def _rows(stack: Stack, players: Players, options: Options, add: Callable[[Row],
     if options.quick:
         return
     add(replay_row(stack.redis.url, game_ids))
-    add(_capacity(stack, players, options))
+    add(_capacity(stack, players, options, emit))
     for row in _peer_rows(stack, options, game_ids, events):
         add(row)
 
@@ -256,28 +265,49 @@ def view_cache(stack: Stack, games: int | None = None) -> dict[str, int]:
 CAPACITY_TARGET = 100_000  # tables alive at once (issue 28): `tablestream bench --capacity-tables 100000`
 
 
-def _capacity(stack: Stack, players: Players, options: Options) -> Row:
+CAPACITY_STEPS = 10  # the capacity row creates its tables in this many steps, sampling after each
+
+
+def _capacity(stack: Stack, players: Players, options: Options, emit: Callable[[str], object]) -> Row:
+    """Tables created, seated and given one move each, in ``CAPACITY_STEPS`` steps; after each step
+    (its projections drained) Redis's memory and every process's RSS, so the row shows how they grow
+    with the tables alive, and where the API's bounded caches level off."""
     servers = stack.servers()
+    count = options.capacity_tables
     before_memory, before_cpu = used_memory(stack.redis.url), servers.cpu()
     started = time.monotonic()
-    tables, requests = players.create(options.capacity_tables)
-    tally, tables, _ = players.play(tables, moves=1)
+    alive = requests = commands = views = 0
+    steps: list[str] = []
+    while alive < count:
+        size = min(count - alive, max(1, -(-count // CAPACITY_STEPS)))
+        tables, made = players.create(size)
+        tally, tables, _ = players.play(tables, moves=1)
+        drain(stack, tables)
+        alive, requests = alive + size, requests + made
+        commands, views = commands + tally.commands, views + tally.views
+        rss = servers.rss()
+        grown = used_memory(stack.redis.url) - before_memory
+        step = (
+            f"{alive:,} tables at {time.monotonic() - started:,.0f} s: Redis {kib(grown / alive)} per table; "
+            f"RSS api {mib(rss['api'])}, worker {mib(rss['worker'])}, redis {mib(rss['redis'])}"
+        )
+        steps.append(step)
+        emit(f"   capacity: {step}")
     elapsed = time.monotonic() - started
-    drain(stack, tables)
     grown = used_memory(stack.redis.url) - before_memory
     rss = servers.rss()
     cpu = servers.cpu() - before_cpu
-    count = options.capacity_tables
     return Row(
         f"{count:,} tables alive: created, seated, one move each",
-        f"{(requests + tally.views + tally.commands) / elapsed:,.0f} req/s over {elapsed:,.1f} s; "
+        f"{(requests + views + commands) / elapsed:,.0f} req/s over {elapsed:,.1f} s; "
         f"Redis {kib(grown / count)} per table; RSS api {mib(rss['api'])}, worker {mib(rss['worker'])}, "
         f"redis {mib(rss['redis'])}",
         target=f"{CAPACITY_TARGET:,} tables on one Redis, one API process and one worker",
-        met=tally.commands >= count if count >= CAPACITY_TARGET else None,  # a smaller run says nothing
+        met=commands >= count if count >= CAPACITY_TARGET else None,  # a smaller run says nothing
         notes=[
-            f"{requests} setup requests, {tally.commands} moves, {tally.views} views; "
-            f"{cpu_split(cpu, requests + tally.commands + tally.views)}"
+            f"{requests} setup requests, {commands} moves, {views} views; "
+            f"{cpu_split(cpu, requests + commands + views)}",
+            *steps,
         ],
     )
 

@@ -35,6 +35,7 @@ class Options:
     profile_dir: Path | None = None
     smoke: bool = False
     quick: bool = False  # only the rows of the command path: no replay, capacity or peer rows
+    capacity_only: bool = False  # only the capacity row (``--capacity``)
 
     @classmethod
     def smoke_run(cls) -> Options:

@@ -1,4 +1,5 @@
-"""``tablestream bench [--smoke] [--core] [--seconds 10] [--clients 8] [--tables 64] [--profile DIR]``;
+"""``tablestream bench [--smoke] [--core | --quick | --capacity] [--seconds 10] [--clients 8]
+[--tables 64] [--capacity-tables 10000] [--profile DIR]``;
 ``tablestream bench --strong-bots [--smoke] [--seconds 10] [--bot-tables 4]``: a paced table's
 projection lag alone and beside tables of strong bots (``services.bench.strong_bots``)."""
 
@@ -28,6 +29,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="the command path's rows only (views, command, lag, finished games): no replay, capacity, peer",
     )  # fmt: skip
     parser.add_argument(
+        "--capacity", action="store_true",
+        help="only the capacity row: --capacity-tables tables alive, Redis memory and RSS after each tenth",
+    )  # fmt: skip
+    parser.add_argument(
         "--strong-bots", action="store_true",
         help="only a paced table's projection lag alone and beside tables of strong bots",
     )  # fmt: skip
@@ -54,6 +59,7 @@ def run(args: argparse.Namespace) -> int:
         finished_games=args.finished_games,
         capacity_tables=args.capacity_tables,
         quick=args.quick,
+        capacity_only=args.capacity,
     )  # fmt: skip
     if args.profile is not None:
         args.profile.mkdir(parents=True, exist_ok=True)

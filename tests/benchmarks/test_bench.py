@@ -70,6 +70,36 @@ def test_the_smoke_bench_prints_every_row_and_says_why_wrk_rows_are_skipped(tmp_
     ):
         assert row in out
     assert out.count("skipped: wrk is not installed") == 4  # healthz, append, kept and unkept views
+    assert out.count("   capacity: ") == 10 and "   capacity: 20 tables at " in out  # a sample per tenth
+
+
+@pytest.mark.redis
+def test_the_capacity_bench_runs_only_the_capacity_row_sampling_memory_as_tables_are_added() -> None:
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "services.cli",
+            "bench",
+            "--capacity",
+            "--capacity-tables",
+            "6",
+            "--clients=2",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=280,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    out = done.stdout
+    rows = [line for line in out.splitlines() if line.startswith("== ")]
+    assert rows == [
+        "== 6 tables alive: created, seated, one move each",
+        "== summary (ratios as the targets read them)",
+    ]
+    steps = [line for line in out.splitlines() if line.startswith("   capacity: ")]
+    assert [step.split(" tables at ")[0] for step in steps] == [f"   capacity: {n}" for n in range(1, 7)]
+    assert all("per table; RSS api " in step for step in steps)
 
 
 @pytest.mark.redis
