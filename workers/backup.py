@@ -12,7 +12,9 @@ nothing it can (docs/operations.md, "Backups and restore", lists both):
   tokens' SHA-256 digests and the command dedup records (``seat_commands``, ``commands``,
   ``seats``), so that a restored running game goes on with the same seat tokens and the same
   idempotent retries; and, for a table with a chat, its chat stream as the export's chat section
-  (``chat``) with its state hash (``chat_state``), checked by the chat verifier on import;
+  (``chat``) with its state hash (``chat_state``), checked by the chat verifier on import; and
+  its disputes (``disputes``: each one's id, when it was opened and its events as stored), each
+  checked on import to be one dispute of this game, opened once and resolved at most once, last;
 - one ``account`` line per account: its event stream as stored (name, Argon2id password hash and
   token digests are events in it: restored players stay logged in) and when it last took a seat;
 - one ``signing_keys`` line when the service has its receipt signing keys (``services.signing``:
@@ -40,7 +42,9 @@ twice changes nothing), then rebuilds every projection from the streams alone: t
 histories and leaderboards (``workers.ratings.rebuild``, in finish-log order), every game's views
 and lobby entry (``workers.projector``), the lag and timer indexes
 (``workers.sweeper.rebuild_indexes``), the accounts' retention index and their "Your tables" index
-(the running tables where each account holds a seat). Run it with the workers
+(the running tables where each account holds a seat), and the operators' list of open disputes.
+A dispute the target holds is never overwritten: the backup's events must agree with the
+stored ones as far as both go, and only the events the target lacks are written. Run it with the workers
 stopped, like ``workers.ratings.rebuild``.
 """
 
@@ -49,6 +53,7 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import hashlib
+import itertools
 import json
 import os
 import re
@@ -63,6 +68,8 @@ import msgspec
 import redis
 
 from domain.accounts import AccountEvent, fold
+from domain.disputes import DisputeOpened, DisputeResolved
+from domain.disputes import fold as fold_dispute
 from domain.fairness import SecretSeeds
 from services.history.chat_export import GENESIS, chat_problems, chat_section
 from services.history.export import FORMAT as EXPORT_FORMAT
@@ -74,6 +81,7 @@ from services.history.verify import verify_export
 from services.history.verify_report import CHANCE, SCORES, SEED_CHAIN
 from services.signing import KeyRing
 from services.store import accounts as store_accounts
+from services.store import disputes as store_disputes
 from services.store import retention
 from services.store.chat import ChatKeys
 from services.store.connection import PoolLimits, connect_sync, topology
@@ -212,7 +220,8 @@ def read_game(store: SyncEventStore, game_id: str) -> dict[str, Any] | None:
     chat = ChatKeys(game_id)
     pipe.xrange(chat.stream, "-", "+")
     pipe.hgetall(chat.state)
-    stream, *hashes, chat_stream, chat_state = pipe.execute()
+    pipe.zrange(store_disputes.index_key(game_id), 0, -1, withscores=True)
+    stream, *hashes, chat_stream, chat_state, opened = pipe.execute()
     if not stream:
         return None
     entries = []
@@ -229,7 +238,29 @@ def read_game(store: SyncEventStore, game_id: str) -> dict[str, Any] | None:
         stored = [(int(text(i).split("-")[1]), f[b"d"], text(f[b"h"])) for i, f in chat_stream]
         record["chat"] = chat_section(stored)
         record["chat_state"] = _hash_text(chat_state)
+    if opened:  # its disputes: source too (a verdict is recorded nowhere else)
+        record["disputes"] = _read_disputes(store, game_id, [(text(d), int(at)) for d, at in opened])
     return record
+
+
+def _read_disputes(
+    store: SyncEventStore, game_id: str, opened: Sequence[tuple[str, int]]
+) -> list[dict[str, Any]]:
+    """Each dispute's record: its id, when it was opened (ms) and its events as stored, oldest first;
+    read in one ``MULTI`` (a dispute grows only at its end: a later event is the next read's)."""
+    keys = [store_disputes.stream_key(game_id, dispute_id) for dispute_id, _ in opened]
+    pipe = _node_of(store, keys[0]).pipeline(transaction=True)
+    for key in keys:
+        pipe.xrange(key, "-", "+")
+    disputes = []
+    for (dispute_id, at), stream in zip(opened, pipe.execute(), strict=True):
+        events = []
+        for expected, (stream_id, fields) in enumerate(stream, start=1):
+            if text(stream_id) != f"0-{expected}":
+                raise BackupError(f"dispute {dispute_id} of {game_id}: not contiguous at {text(stream_id)}")
+            events.append(fields[b"d"].decode("utf-8"))
+        disputes.append({"id": dispute_id, "opened_ms": at, "events": events})
+    return disputes
 
 
 def read_account(store: SyncEventStore, account_id: str) -> dict[str, Any] | None:
@@ -267,6 +298,7 @@ class Exported:
     path: Path
     games: int = 0
     finished: int = 0
+    disputes: int = 0
     accounts: int = 0
     finishes: int = 0
     signing_keys: int = 0
@@ -321,6 +353,7 @@ def export_all(store: SyncEventStore, target: str | Path, now: dt.datetime | Non
                 line = _line(record)
                 out.write(line)
                 done.games += 1
+                done.disputes += len(record.get("disputes", []))
                 if _finished(record):
                     done.finished += 1
                     done.game_bytes[game_id] = len(line)
@@ -501,6 +534,78 @@ def verify_chat(record: Mapping[str, Any]) -> list[str]:
     return []
 
 
+def verify_disputes(record: Mapping[str, Any]) -> list[str]:
+    """Why the game's ``disputes`` are not disputes the service could have recorded on it (empty:
+    they are, or it has none): each readable, of this game, opened once (at ``opened_ms``), then
+    evidence, and at most one verdict, last."""
+    disputes = record.get("disputes", [])
+    if not isinstance(disputes, list):
+        return ["disputes: not a list"]
+    problems: list[str] = []
+    seen: set[str] = set()
+    for item in disputes:
+        if not _dispute_shaped(item):
+            problems.append(f"disputes: {str(item)[:60]!r} is not a dispute record")
+            continue
+        if item["id"] in seen:
+            problems.append(f"dispute {item['id']}: listed twice")
+        seen.add(item["id"])
+        problems += [f"dispute {item['id']}: {p}" for p in _dispute_problems(record.get("id"), item)]
+    return problems
+
+
+def _dispute_shaped(item: Any) -> bool:
+    return (
+        isinstance(item, dict)
+        and isinstance(item.get("id"), str)
+        and store_disputes.DISPUTE_ID.fullmatch(item["id"]) is not None
+        and type(item.get("opened_ms")) is int
+        and isinstance(item.get("events"), list)
+        and len(item["events"]) > 0
+        and all(isinstance(event, str) for event in item["events"])
+    )
+
+
+def _dispute_problems(game_id: Any, item: Mapping[str, Any]) -> list[str]:
+    try:
+        events = [store_disputes.decode(data.encode("utf-8")) for data in item["events"]]
+    except (msgspec.ValidationError, msgspec.DecodeError) as exc:
+        return [f"an event is not a dispute event: {exc}"]
+    first = events[0]
+    if not isinstance(first, DisputeOpened):
+        return ["its first event does not open it"]
+    if (first.dispute_id, first.game_id) != (item["id"], game_id):
+        return [f"its events are dispute {first.dispute_id} of game {first.game_id}"]
+    if first.at != item["opened_ms"]:
+        return [f"it was opened at {first.at}, not {item['opened_ms']}"]
+    for n, (before, event) in enumerate(itertools.pairwise(events), start=2):
+        if isinstance(event, DisputeOpened):
+            return [f"event {n} opens it again"]
+        if isinstance(before, DisputeResolved):
+            return [f"event {n} follows its verdict"]
+    return []
+
+
+def _dispute_conflicts(store: SyncEventStore, record: Mapping[str, Any]) -> list[str]:
+    """The backup's disputes the target holds otherwise (events that differ where both have them)."""
+    conflicts = []
+    for item in record.get("disputes", []):
+        stored = _stored_dispute(store, record["id"], item["id"])
+        common = min(len(stored), len(item["events"]))
+        if stored[:common] != item["events"][:common]:
+            conflicts.append(
+                f"dispute {item['id']} of game {record['id']}: the store holds a different dispute; "
+                "it is never overwritten"
+            )
+    return conflicts
+
+
+def _stored_dispute(store: SyncEventStore, game_id: str, dispute_id: str) -> list[str]:
+    key = store_disputes.stream_key(game_id, dispute_id)
+    stream: Any = _node_of(store, key).xrange(key, "-", "+")
+    return [fields[b"d"].decode("utf-8") for _, fields in stream]
+
+
 def _shape_problems(record: Mapping[str, Any]) -> list[str]:
     """The game's hashes must be text to text, as stored."""
     return [
@@ -622,6 +727,8 @@ class Imported:
     path: Path
     games: int = 0  # in the file
     written: int = 0  # games the store did not hold
+    disputes: int = 0
+    disputes_written: int = 0  # disputes the store lacked, or lacked events of
     accounts: int = 0
     accounts_written: int = 0
     finishes: int = 0
@@ -652,16 +759,20 @@ def check_backup(store: SyncEventStore, path: Path) -> tuple[str, Imported]:
             if not isinstance(game_id, str) or not game_id or "{" in game_id or "}" in game_id:
                 problems.append(f"game {game_id!r}: not a game id")
                 continue
-            failures = _shape_problems(record) or verify_game(record) + verify_chat(record)
+            failures = _shape_problems(record) or (
+                verify_game(record) + verify_chat(record) + verify_disputes(record)
+            )
             if not failures and _finished(record):
                 finished.add(game_id)
             if failures:
                 refused.add(game_id)
                 problems.append(f"game {game_id} is refused, it does not verify: " + "; ".join(failures[:5]))
                 continue
+            done.disputes += len(record.get("disputes", []))
             conflict = _game_conflict(store, record)
             if conflict:
                 problems.append(conflict)
+            problems += _dispute_conflicts(store, record)
         elif kind == "account":
             done.accounts += 1
             problems += _account_problems(store, record)
@@ -730,6 +841,52 @@ def _write_game(store: SyncEventStore, record: Mapping[str, Any]) -> bool:
     raise BackupError(f"game {game_id} kept changing during the import")
 
 
+def _write_disputes(store: SyncEventStore, record: Mapping[str, Any]) -> int:
+    """Write the events of the game's disputes the store lacks (each dispute in one ``MULTI``
+    guarded by ``WATCH``, as its index entry); how many disputes gained any."""
+    game_id, written = record["id"], 0
+    for item in record.get("disputes", []):
+        key, index = store_disputes.stream_key(game_id, item["id"]), store_disputes.index_key(game_id)
+        with _node_of(store, key).pipeline(transaction=True) as pipe:
+            for _ in range(5):
+                try:
+                    pipe.watch(key)  # type: ignore[no-untyped-call]
+                    reply: Any = pipe.xrange(key, "-", "+")  # watching: answered at once
+                    stored = [fields[b"d"].decode("utf-8") for _, fields in reply]
+                    common = min(len(stored), len(item["events"]))
+                    if stored[:common] != item["events"][:common]:
+                        raise BackupError(f"dispute {item['id']} was written by someone else meanwhile")
+                    if len(stored) >= len(item["events"]):
+                        pipe.unwatch()
+                        break
+                    pipe.multi()
+                    for n, data in enumerate(item["events"][len(stored) :], start=len(stored) + 1):
+                        pipe.xadd(key, {"d": data.encode("utf-8")}, id=f"0-{n}")
+                    pipe.zadd(index, {item["id"]: item["opened_ms"]}, nx=True)
+                    pipe.execute()
+                    written += 1
+                    break
+                except redis.WatchError:
+                    continue
+            else:
+                raise BackupError(f"dispute {item['id']} kept changing during the import")
+    return written
+
+
+def _index_disputes(store: SyncEventStore, game_id: str) -> None:
+    """The operators' list of open disputes (``services.store.disputes.OPEN``), for this game's
+    disputes: derived from their streams, so rebuilt here."""
+    index = store_disputes.index_key(game_id)
+    listed: Any = _node_of(store, index).zrange(index, 0, -1, withscores=True)
+    for member, opened in listed:
+        dispute_id = text(member)
+        state = fold_dispute(store.run(store_disputes.read(game_id, dispute_id)))
+        if state is not None and state.open:
+            store.run(store_disputes.mark_open(game_id, dispute_id, int(opened)))
+        else:
+            store.run(store_disputes.mark_resolved(game_id, dispute_id))
+
+
 def _write_account(store: SyncEventStore, record: Mapping[str, Any]) -> bool:
     account_id = record["id"]
     events = _account_events(record)
@@ -790,9 +947,14 @@ def import_all(store: SyncEventStore, source: str | Path) -> Imported:
     path = import_path(source)
     digest, checked = check_backup(store, path)
     done = Imported(
-        path, checked.games, 0, checked.accounts, 0, checked.finishes, 0, checked.tlog, 0,
-        checked.seconds_checking,
-    )  # fmt: skip
+        path,
+        games=checked.games,
+        disputes=checked.disputes,
+        accounts=checked.accounts,
+        finishes=checked.finishes,
+        tlog=checked.tlog,
+        seconds_checking=checked.seconds_checking,
+    )
     started = time.perf_counter()
     if file_digest(path) != digest:
         raise BackupError(f"{path} changed between the check and the write; nothing was written")
@@ -802,6 +964,7 @@ def import_all(store: SyncEventStore, source: str | Path) -> Imported:
         if kind == "game":
             games.append(record["id"])
             done.written += _write_game(store, record)
+            done.disputes_written += _write_disputes(store, record)
         elif kind == "account":
             done.accounts_written += _write_account(store, record)
         elif kind == "signing_keys":
@@ -844,6 +1007,7 @@ def rebuild(store: SyncEventStore, games: Sequence[str], fresh_views: bool = Fal
             store.run(_still_waiting(game_id))
         if folded is not None and folded.state.status not in ("finished", "expired"):
             _note_account_seats(store, game_id, folded.state)
+        _index_disputes(store, game_id)
     rebuild_indexes(store)
 
 
@@ -905,7 +1069,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             exported = export_all(store, args.path)
             print(
                 f"exported {exported.games} games ({exported.finished} finished), "
-                f"{exported.accounts} accounts, "
+                f"{exported.disputes} disputes, {exported.accounts} accounts, "
                 f"{exported.finishes} finishes, {exported.tlog_leaves} public log leaves to {exported.path} "
                 f"({exported.bytes} bytes, mode 0600: "
                 "it holds every game's secret seeds and the accounts' password hashes)"
@@ -915,7 +1079,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         elif args.check:
             _, checked = check_backup(store, import_path(args.path))
             print(
-                f"checked {checked.path}: {checked.games} games verified, {checked.accounts} accounts and "
+                f"checked {checked.path}: {checked.games} games and {checked.disputes} disputes verified, "
+                f"{checked.accounts} accounts and "
                 f"{checked.finishes} finishes agree with the store"
                 + (
                     ""
@@ -929,6 +1094,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             imported = import_all(store, args.path)
             print(
                 f"imported {imported.path}: {imported.games} games ({imported.written} new), "
+                f"{imported.disputes} disputes ({imported.disputes_written} new or grown), "
                 f"{imported.accounts} accounts ({imported.accounts_written} new), {imported.finishes} "
                 f"finishes ({imported.finishes_written} new), {imported.tlog_leaves_written} public log "
                 "leaves restored; projections and ratings rebuilt"

@@ -35,6 +35,11 @@ def index_key(game_id: str) -> str:
     return f"{PREFIX}:{{{check_game_id(game_id)}}}:disputes"
 
 
+def decode(data: bytes) -> Event:
+    """One stored dispute event (``msgspec.ValidationError`` or ``DecodeError`` if it is not one)."""
+    return _decoder.decode(data)
+
+
 def read(game_id: str, dispute_id: str) -> Operation[list[Event]]:
     """The dispute's events, oldest first (none: no such dispute)."""
     reply = yield Call(("XRANGE", stream_key(game_id, dispute_id), "-", "+"))
@@ -42,7 +47,7 @@ def read(game_id: str, dispute_id: str) -> Operation[list[Event]]:
     for n, (entry_id, fields) in enumerate(reply, start=1):
         if version_of(entry_id) != n:
             raise ValueError(f"dispute stream {dispute_id} is not contiguous at {n}")
-        events.append(_decoder.decode(fields[b"d"]))
+        events.append(decode(fields[b"d"]))
     return events
 
 

@@ -29,6 +29,7 @@ import pytest
 import redis
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from domain import disputes as dispute_rules
 from domain.accounts import AccountRegistered, PasswordSet, TokenIssued
 from domain.games import game_names, table_for
 from domain.kernel import Event
@@ -43,12 +44,13 @@ from services.names import checked_name
 from services.signing import ReceiptCheck, parse_note, raw_public, sign_receipt, verify_receipt
 from services.store import accounts as store_accounts
 from services.store import chat as store_chat
+from services.store import disputes as store_disputes
 from services.store import ratings as store_ratings
 from services.store import signing_keys
 from services.store.chat import chat_keys
 from services.store.embedded import EmbeddedRedis, server_binary
 from services.store.event_store import SyncEventStore
-from services.store.keys import TLOG, game_keys, name_claim_key
+from services.store.keys import DISPUTES_OPEN, TLOG, game_keys, name_claim_key
 from services.store.your_tables import account_tables, account_tables_key
 from services.transparency import checkpoint as cp
 from services.transparency import merkle
@@ -161,6 +163,35 @@ def register(store: SyncEventStore, account: Account, with_password: bool) -> No
     assert store.run(store_accounts.append_account(account.id, 0, encoded)).status == "ok"
 
 
+DISPUTES = {  # game -> (dispute id, evidence notes, verdict or None: still open)
+    "g0-six-nimmt": [("d0a0000000000001", ["my cards were dealt twice"], "rejected")],
+    "g3-skull": [("d3a0000000000001", [], None), ("d3a0000000000002", ["round 1 again", "and 2"], "upheld")],
+    "g7-skull-king": [("d7a0000000000001", ["still playing"], None)],  # the running game
+}
+
+
+def dispute(
+    store: SyncEventStore, game_id: str, dispute_id: str, notes: list[str], verdict: str | None
+) -> None:
+    """A dispute as the service records it: opened by seat 0 on round 1, the notes, the verdict."""
+    seat = dispute_rules.Party(role="seat", seat=0)
+    operator = dispute_rules.Party(role="operator", operator="admin", name="Admin")
+    at = 1_760_000_000_000 + int(dispute_id[-4:], 16)
+    events = dispute_rules.open_dispute(dispute_id, game_id, 1, "A disputed round", seat, at, 1, 3)
+    state = dispute_rules.fold(events)
+    for note in notes:
+        assert state is not None
+        events += dispute_rules.add_evidence(state, "note", note, seat, at + len(events))
+        state = dispute_rules.fold(events)
+    if verdict is not None:
+        assert state is not None
+        events += dispute_rules.resolve(state, verdict, "Checked against the bundle.", operator, at + 99)
+    for known, event in enumerate(events):
+        assert store.run(store_disputes.append(game_id, dispute_id, known, event, at))
+    if verdict is None:
+        store.run(store_disputes.mark_open(game_id, dispute_id, at))
+
+
 def ticking_clock() -> Callable[[], float]:
     ticks = itertools.count(1_760_000_000)
     return lambda: float(next(ticks))
@@ -190,6 +221,9 @@ def source(real_redis: redis.Redis) -> SyncEventStore:
     for n, plan in enumerate(PLANS):
         store_game(store, f"g{n}-{plan.game}", plan)
         projector.catch_up(f"g{n}-{plan.game}")
+    for game_id, disputes in DISPUTES.items():
+        for dispute_id, notes, verdict in disputes:
+            dispute(store, game_id, dispute_id, notes, verdict)
     return store
 
 
@@ -214,6 +248,11 @@ def everything_read(store: SyncEventStore) -> dict[str, Any]:
             "tokens": store.redis.hgetall(k.tokens),
             "seat_commands": store.redis.hgetall(k.seat_commands),
             "seats": store.redis.hgetall(k.seats),
+            "disputes": {
+                dispute_id: store.run(store_disputes.read(game_id, dispute_id))
+                for dispute_id in store.run(store_disputes.of_game(game_id))
+            },
+            "disputes_opened": store.redis.zrange(store_disputes.index_key(game_id), 0, -1, withscores=True),
         }
     boards = {game: store.run(store_ratings.leaderboard_page(game, 0, 100)) for game in game_names()}
     accounts = {
@@ -232,6 +271,7 @@ def everything_read(store: SyncEventStore) -> dict[str, Any]:
         "log": store.run(store_ratings.finish_log()),
         "seq": store.redis.get("ts:{ratings}:seq"),
         "accounts": accounts,
+        "open_disputes": store.redis.zrange(DISPUTES_OPEN, 0, -1, withscores=True),
     }
 
 
@@ -244,12 +284,17 @@ def test_a_backup_restored_into_an_empty_redis_reads_exactly_like_the_original(
     assert original["boards"]["six-nimmt"][0] >= 4  # four players are listed on the leaderboard
     assert set(original["models"].ratings) == {"six-nimmt", "skull", "skull-king"}
     assert all(game["views"] for game in original["games"].values())
+    assert sum(len(game["disputes"]) for game in original["games"].values()) == 4
+    assert [member for member, _ in original["open_disputes"]] == [
+        b"g3-skull/d3a0000000000001",
+        b"g7-skull-king/d7a0000000000001",
+    ]
 
     started = time.perf_counter()
     exported = export_all(source, tmp_path)
     export_seconds = time.perf_counter() - started
     assert stat.S_IMODE(exported.path.stat().st_mode) == 0o600
-    assert exported.games == len(PLANS) and exported.finished == len(PLANS) - 1
+    assert exported.games == len(PLANS) and exported.finished == len(PLANS) - 1 and exported.disputes == 4
     assert exported.accounts == len(ACCOUNTS) and exported.finishes == len(original["log"])
     assert not list(tmp_path.glob("*.partial"))
 
@@ -258,6 +303,7 @@ def test_a_backup_restored_into_an_empty_redis_reads_exactly_like_the_original(
     imported = import_all(target, tmp_path)  # the directory: its newest backup
     import_seconds = time.perf_counter() - started
     assert (imported.written, imported.accounts_written) == (len(PLANS), len(ACCOUNTS))
+    assert (imported.disputes, imported.disputes_written) == (4, 4)
 
     restored = everything_read(target)
     for game_id, game in original["games"].items():
@@ -290,7 +336,12 @@ def test_importing_the_same_backup_again_changes_nothing(
     import_all(target, exported.path)
     before = _keys_and_values(target.redis)
     again = import_all(target, exported.path)
-    assert (again.written, again.accounts_written, again.finishes_written) == (0, 0, 0)
+    assert (again.written, again.accounts_written, again.finishes_written, again.disputes_written) == (
+        0,
+        0,
+        0,
+        0,
+    )
     assert _keys_and_values(target.redis) == before
 
 
@@ -342,6 +393,104 @@ def test_a_tampered_backup_is_refused_naming_the_game_and_writes_nothing(
     assert len(refused.value.problems) == 1
     assert refused.value.problems[0].startswith(f"game {victim} is refused")
     assert target.redis.dbsize() == 0
+
+
+def _verdict_then_note(record: dict[str, Any]) -> None:
+    """A note slipped in after the verdict, as if the dispute went on once it was settled."""
+    events = record["disputes"][1]["events"]
+    events.append(events[1])
+
+
+def _moved_from_another_game(record: dict[str, Any]) -> None:
+    """A dispute of another game, listed under this one."""
+    opened = json.loads(record["disputes"][0]["events"][0])
+    opened["game_id"] = "g0-six-nimmt"
+    record["disputes"][0]["events"][0] = json.dumps(opened)
+
+
+def _reopened(record: dict[str, Any]) -> None:
+    events = record["disputes"][0]["events"]
+    events.append(events[0])
+
+
+@pytest.mark.parametrize(
+    ("tamper", "problem"),
+    [
+        (_verdict_then_note, "dispute d3a0000000000002: event 5 follows its verdict"),
+        (
+            _moved_from_another_game,
+            "dispute d3a0000000000001: its events are dispute d3a0000000000001 of game g0",
+        ),
+        (_reopened, "dispute d3a0000000000001: event 2 opens it again"),
+    ],
+    ids=["note after the verdict", "another game's dispute", "opened twice"],
+)
+def test_a_backup_whose_dispute_the_service_could_not_have_recorded_is_refused(
+    source: SyncEventStore,
+    target: SyncEventStore,
+    tmp_path: Path,
+    tamper: Callable[[dict[str, Any]], None],
+    problem: str,
+) -> None:
+    exported = export_all(source, tmp_path / "backup.jsonl")
+    forged = tmp_path / "forged.jsonl"
+    _tamper(exported.path, forged, "g3-skull", tamper)
+    with pytest.raises(BackupError) as refused:
+        import_all(target, forged)
+    assert len(refused.value.problems) == 1
+    assert refused.value.problems[0].startswith("game g3-skull is refused")
+    assert problem in refused.value.problems[0]
+    assert target.redis.dbsize() == 0
+
+
+def test_a_restore_adds_only_what_a_dispute_lacks_and_never_overwrites_one_that_differs(
+    source: SyncEventStore, target: SyncEventStore, tmp_path: Path
+) -> None:
+    """The target holds one dispute further along than the backup (resolved since), and the backup
+    holds one the target lacks an event of: the first is left alone, the second completed. A dispute
+    that differs where both have events refuses the import."""
+    open_id, settled_id = "d3a0000000000001", "d3a0000000000002"
+    exported = export_all(source, tmp_path / "backup.jsonl")
+    import_all(target, exported.path)
+    operator = dispute_rules.Party(role="operator", operator="admin", name="Admin")
+    held = target.run(store_disputes.read("g3-skull", open_id))
+    state = dispute_rules.fold(held)
+    assert state is not None and state.open
+    verdict = dispute_rules.resolve(
+        state, "rejected", "Settled after the backup.", operator, 1_770_000_000_000
+    )
+    assert target.run(store_disputes.append("g3-skull", open_id, len(held), verdict[0], 0))
+    target.run(store_disputes.mark_resolved("g3-skull", open_id))
+    settled_key = store_disputes.stream_key("g3-skull", settled_id)
+    kept = target.redis.xrange(settled_key, "-", "+")[:2]  # the target lost the settled dispute's end
+    target.redis.delete(settled_key)
+    for entry_id, fields in kept:
+        target.redis.xadd(settled_key, fields, id=entry_id)
+    assert target.redis.xlen(settled_key) == 2
+
+    again = import_all(target, exported.path)
+    assert again.disputes_written == 1
+    assert target.run(store_disputes.read("g3-skull", open_id)) == [*held, *verdict]
+    assert target.run(store_disputes.read("g3-skull", settled_id)) == source.run(
+        store_disputes.read("g3-skull", settled_id)
+    )
+    assert b"g3-skull/d3a0000000000001" not in target.redis.zrange(DISPUTES_OPEN, 0, -1)
+
+    forged = tmp_path / "forged.jsonl"
+
+    def reworded(record: dict[str, Any]) -> None:
+        record["disputes"][0]["events"][0] = record["disputes"][0]["events"][0].replace(
+            "A disputed round", "Another complaint"
+        )
+
+    _tamper(exported.path, forged, "g3-skull", reworded)
+    before = _keys_and_values(target.redis)
+    with pytest.raises(BackupError) as refused:
+        import_all(target, forged)
+    assert refused.value.problems == [
+        f"dispute {open_id} of game g3-skull: the store holds a different dispute; it is never overwritten"
+    ]
+    assert _keys_and_values(target.redis) == before
 
 
 def test_a_backup_with_a_wrong_secret_is_refused(
@@ -404,18 +553,18 @@ def test_export_all_and_import_all_run_from_the_command_line(
 
     written = cli("export-all", str(tmp_path), "--redis-url", source_url)
     assert written.returncode == 0, written.stderr
-    assert "holds every game's secret seeds" in written.stdout
+    assert "holds every game's secret seeds" in written.stdout and "4 disputes" in written.stdout
     (backup,) = tmp_path.glob("tablestream-backup-*.jsonl")
     assert stat.S_IMODE(backup.stat().st_mode) == 0o600
     read = cli("import-all", str(backup), "--redis-url", second_server.url)
     assert read.returncode == 0, read.stderr
-    assert f"{len(PLANS)} games ({len(PLANS)} new)" in read.stdout
+    assert f"{len(PLANS)} games ({len(PLANS)} new), 4 disputes (4 new or grown)" in read.stdout
     assert f"{leaves} public log leaves restored" in read.stdout
     assert everything_read(target) == everything_read(source)
     assert log_state(target) == log_state(source)
     checked = cli("import-all", "--check", str(tmp_path), "--redis-url", second_server.url)
     assert checked.returncode == 0, checked.stderr
-    assert f"{len(PLANS)} games verified" in checked.stdout
+    assert f"{len(PLANS)} games and 4 disputes verified" in checked.stdout
     assert f"the public log's {leaves} leaves give every checkpoint's root" in checked.stdout
     forged = tmp_path / "forged.jsonl"
     _tamper(backup, forged, "g5-skull-king", _edit_entry)
