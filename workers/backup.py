@@ -17,6 +17,10 @@ nothing it can (docs/operations.md, "Backups and restore", lists both):
   checked on import to be one dispute of this game, opened once and resolved at most once, last;
 - one ``account`` line per account: its event stream as stored (name, Argon2id password hash and
   token digests are events in it: restored players stay logged in) and when it last took a seat;
+- one ``operator`` line when the console holds anything: the operators' account ids, the
+  operators' audit log and the players' chat reports (each entry with its stream id, which the
+  console and the handled notes name it by) and the notes of reports handled; a restore adds
+  what the target lacks and refuses one that would rewrite or reorder what it holds;
 - one ``signing_keys`` line when the service has its receipt signing keys (``services.signing``:
   the key ring with its private seeds), so that receipts signed before the backup still verify
   against exports made after the restore; the restore merges it into any ring the target holds;
@@ -83,7 +87,7 @@ from services.signing import KeyRing
 from services.store import accounts as store_accounts
 from services.store import disputes as store_disputes
 from services.store import retention
-from services.store.chat import ChatKeys
+from services.store.chat import REPORTS, ChatKeys
 from services.store.connection import PoolLimits, connect_sync, topology
 from services.store.event_store import SyncEventStore
 from services.store.keys import (
@@ -95,6 +99,7 @@ from services.store.keys import (
     account_seated_key,
     game_keys,
 )
+from services.store.operator import AUDIT, HANDLED, OPERATORS
 from services.store.requests import Operation, clock_ms, index_call, text
 from services.store.signing_keys import create_secret, load_secret, swap_secret
 from services.store.your_tables import note_table
@@ -290,6 +295,38 @@ def finish_log(store: SyncEventStore) -> Iterator[dict[str, Any]]:
         start = "(" + text(page[-1][0])
 
 
+OPERATOR_STREAMS = {"audit": AUDIT, "reports": REPORTS}
+"""The console's streams a backup keeps (on the indexes' server), by their name in the file."""
+STREAM_ID = re.compile(r"[0-9]{1,20}-[0-9]{1,20}")
+
+
+def _stream_entries(client: Any, key: str) -> Iterator[dict[str, Any]]:
+    """A stream's entries, a page at a time: each its ``id`` and its ``fields`` as text."""
+    start = "-"
+    while True:
+        page: Any = client.xrange(key, start, "+", count=LOG_PAGE)
+        for stream_id, fields in page:
+            yield {"id": text(stream_id), "fields": _hash_text(fields)}
+        if len(page) < LOG_PAGE:
+            return
+        start = "(" + text(page[-1][0])
+
+
+def read_operator(store: SyncEventStore) -> dict[str, Any] | None:
+    """The console's source records (``None``: it holds none): operators, audit log, chat reports
+    and the notes of reports handled."""
+    client = store.index
+    members: Any = client.smembers(OPERATORS)
+    handled: Any = client.hgetall(HANDLED)
+    record: dict[str, Any] = {
+        "kind": "operator",
+        "operators": sorted(text(member) for member in members),
+        **{name: list(_stream_entries(client, key)) for name, key in OPERATOR_STREAMS.items()},
+        "handled": _hash_text(handled),
+    }
+    return record if any(record[name] for name in ("operators", *OPERATOR_STREAMS, "handled")) else None
+
+
 # -- export ---------------------------------------------------------------------------------------
 
 
@@ -303,6 +340,7 @@ class Exported:
     finishes: int = 0
     signing_keys: int = 0
     tlog_leaves: int = 0
+    operator_entries: int = 0  # audit entries and chat reports
     bytes: int = 0
     game_bytes: dict[str, int] = field(default_factory=dict)  # finished game id -> its line's size
 
@@ -362,11 +400,17 @@ def export_all(store: SyncEventStore, target: str | Path, now: dt.datetime | Non
                 if account is not None:
                     out.write(_line(account))
                     done.accounts += 1
+            operator = read_operator(store)
+            if operator is not None:
+                out.write(_line(operator))
+                done.operator_entries = sum(len(operator[name]) for name in OPERATOR_STREAMS)
             counts = {"games": done.games, "accounts": done.accounts, "finishes": done.finishes}
             if done.signing_keys:  # absent from files made before signed receipts: counted 0 then
                 counts["signing_keys"] = done.signing_keys
             if log_record is not None:  # absent from files made before the public log
                 counts["tlog"] = 1
+            if operator is not None:  # absent from files made before the console's records
+                counts["operator"] = 1
             out.write(_line({"kind": "end", **counts}))
             out.flush()
             os.fsync(out.fileno())
@@ -408,7 +452,7 @@ def _entries(record: Mapping[str, Any]) -> list[Entry]:
 
 def records(path: Path) -> Iterator[dict[str, Any]]:
     """The file's records after its header, checking the header first and the end's counts last."""
-    counts = {"game": 0, "account": 0, "finish": 0, "signing_keys": 0, "tlog": 0}
+    counts = {"game": 0, "account": 0, "finish": 0, "signing_keys": 0, "tlog": 0, "operator": 0}
     with path.open("rb") as source:
         first = source.readline()
         try:
@@ -427,7 +471,8 @@ def records(path: Path) -> Iterator[dict[str, Any]]:
                 expected = {"game": record.get("games"), "account": record.get("accounts"),
                             "finish": record.get("finishes"),
                             "signing_keys": record.get("signing_keys", 0),
-                            "tlog": record.get("tlog", 0)}  # fmt: skip
+                            "tlog": record.get("tlog", 0),
+                            "operator": record.get("operator", 0)}  # fmt: skip
                 if expected != counts:
                     raise BackupError(f"{path}: the end line counts {expected}, the file holds {counts}")
                 return
@@ -735,6 +780,7 @@ class Imported:
     finishes_written: int = 0
     tlog: tlog_backup.LogPlan | None = None  # the public log to restore, checked
     tlog_leaves_written: int = 0
+    operator_entries_written: int = 0  # audit entries and chat reports the target lacked
     seconds_checking: float = 0.0
     seconds_writing: float = 0.0
     seconds_rebuilding: float = 0.0
@@ -776,6 +822,8 @@ def check_backup(store: SyncEventStore, path: Path) -> tuple[str, Imported]:
         elif kind == "account":
             done.accounts += 1
             problems += _account_problems(store, record)
+        elif kind == "operator":
+            problems += _operator_problems(store, record)
         elif kind == "signing_keys":
             try:
                 _ring_of(record)
@@ -887,6 +935,94 @@ def _index_disputes(store: SyncEventStore, game_id: str) -> None:
             store.run(store_disputes.mark_resolved(game_id, dispute_id))
 
 
+def _texts(value: Any) -> bool:
+    return isinstance(value, dict) and all(
+        isinstance(k, str) and isinstance(v, str) for k, v in value.items()
+    )
+
+
+def _operator_problems(store: SyncEventStore, record: Mapping[str, Any]) -> list[str]:
+    """Why the console's records cannot be restored as they are (empty: they can): their shape,
+    and anything the target holds that they would rewrite or reorder."""
+    operators, handled = record.get("operators"), record.get("handled")
+    if not (
+        isinstance(operators, list) and all(isinstance(a, str) and ACCOUNT_ID.fullmatch(a) for a in operators)
+    ):
+        return ["operator: its operators are not a list of account ids"]
+    if not _texts(handled):
+        return ["operator: its handled reports are not an object of strings"]
+    assert isinstance(handled, dict)
+    problems = []
+    for name, key in OPERATOR_STREAMS.items():
+        entries = record.get(name)
+        if not (
+            isinstance(entries, list)
+            and all(
+                isinstance(e, dict) and isinstance(e.get("id"), str) and STREAM_ID.fullmatch(e["id"])
+                and _texts(e.get("fields")) and e["fields"]
+                for e in entries
+            )
+        ):  # fmt: skip
+            problems.append(f"operator: its {name} is not a list of stream entries")
+            continue
+        ids = [_stream_order(e["id"]) for e in entries]
+        if ids != sorted(set(ids)):
+            problems.append(f"operator: its {name} entries are not in stream order")
+            continue
+        problems += _stream_conflicts(store, name, key, entries)
+    held: Any = store.index.hgetall(HANDLED)
+    problems += [
+        f"operator: chat report {report_id} was handled otherwise in the store; a note is never overwritten"
+        for report_id, note in sorted(handled.items())
+        if held.get(report_id.encode()) not in (None, note.encode())
+    ]
+    return problems
+
+
+def _stream_order(stream_id: str) -> tuple[int, int]:
+    ms, _, seq = stream_id.partition("-")
+    return int(ms), int(seq)
+
+
+def _stream_conflicts(
+    store: SyncEventStore, name: str, key: str, entries: Sequence[Mapping[str, Any]]
+) -> list[str]:
+    """An entry the target holds with other fields, or lacks but holds later ones (a stream only
+    grows at its end: it cannot be put back in its place)."""
+    held = {e["id"]: e["fields"] for e in _stream_entries(store.index, key)}
+    top = max((_stream_order(i) for i in held), default=(0, 0))
+    for entry in entries:
+        fields = held.get(entry["id"])
+        if fields is not None and fields != entry["fields"]:
+            return [f"operator: {name} entry {entry['id']} differs in the store; it is never overwritten"]
+        if fields is None and _stream_order(entry["id"]) <= top:
+            return [
+                f"operator: the store's {name} lacks entry {entry['id']} but holds later ones; "
+                "restore it into a store whose console holds nothing yet"
+            ]
+    return []
+
+
+def _write_operator(store: SyncEventStore, record: Mapping[str, Any]) -> int:
+    """Add what the target lacks (checked: nothing it holds is rewritten); the entries written."""
+    client, written = store.index, 0
+    if record["operators"]:
+        client.sadd(OPERATORS, *record["operators"])
+    for report_id, note in record["handled"].items():
+        client.hsetnx(HANDLED, report_id, note)
+    for name, key in OPERATOR_STREAMS.items():
+        top: Any = client.xrevrange(key, "+", "-", count=1)
+        after = _stream_order(text(top[0][0])) if top else (0, 0)
+        missing = [e for e in record[name] if _stream_order(e["id"]) > after]
+        for start in range(0, len(missing), LOG_PAGE):
+            with client.pipeline(transaction=True) as pipe:
+                for entry in missing[start : start + LOG_PAGE]:
+                    pipe.xadd(key, entry["fields"], id=entry["id"])
+                pipe.execute()
+        written += len(missing)
+    return written
+
+
 def _write_account(store: SyncEventStore, record: Mapping[str, Any]) -> bool:
     account_id = record["id"]
     events = _account_events(record)
@@ -967,6 +1103,8 @@ def import_all(store: SyncEventStore, source: str | Path) -> Imported:
             done.disputes_written += _write_disputes(store, record)
         elif kind == "account":
             done.accounts_written += _write_account(store, record)
+        elif kind == "operator":
+            done.operator_entries_written = _write_operator(store, record)
         elif kind == "signing_keys":
             _write_signing_keys(store, _ring_of(record))
         elif kind == "tlog":
@@ -1070,7 +1208,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(
                 f"exported {exported.games} games ({exported.finished} finished), "
                 f"{exported.disputes} disputes, {exported.accounts} accounts, "
-                f"{exported.finishes} finishes, {exported.tlog_leaves} public log leaves to {exported.path} "
+                f"{exported.finishes} finishes, {exported.tlog_leaves} public log leaves, "
+                f"{exported.operator_entries} audit entries and chat reports to {exported.path} "
                 f"({exported.bytes} bytes, mode 0600: "
                 "it holds every game's secret seeds and the accounts' password hashes)"
             )
@@ -1097,7 +1236,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 f"{imported.disputes} disputes ({imported.disputes_written} new or grown), "
                 f"{imported.accounts} accounts ({imported.accounts_written} new), {imported.finishes} "
                 f"finishes ({imported.finishes_written} new), {imported.tlog_leaves_written} public log "
-                "leaves restored; projections and ratings rebuilt"
+                f"leaves and {imported.operator_entries_written} audit entries and chat reports restored; "
+                "projections and ratings rebuilt"
             )
     except BackupError as exc:
         print(f"tablestream {args.command}: {exc.render()}", file=sys.stderr)

@@ -45,6 +45,7 @@ from services.signing import ReceiptCheck, parse_note, raw_public, sign_receipt,
 from services.store import accounts as store_accounts
 from services.store import chat as store_chat
 from services.store import disputes as store_disputes
+from services.store import operator as store_operator
 from services.store import ratings as store_ratings
 from services.store import signing_keys
 from services.store.chat import chat_keys
@@ -192,6 +193,57 @@ def dispute(
         store.run(store_disputes.mark_open(game_id, dispute_id, at))
 
 
+def console(store: SyncEventStore) -> None:
+    """Two operators, their audit log, two players' chat reports and one of them handled."""
+    for account in ACCOUNTS[:2]:
+        store.run(store_operator.grant(account.id))
+    for n in range(3):
+        store.run(store_operator.record(
+            {"at": str(1_760_000_000_000 + n), "operator": ACCOUNTS[n % 2].id, "name": ACCOUNTS[n % 2].name,
+             "action": "close_table", "target": f"g{n}-six-nimmt", "reason": f"reason {n}"}
+        ))  # fmt: skip
+    reports = [
+        store.run(
+            store_chat.report(
+                {
+                    "game_id": "g3-skull",
+                    "messages": str(n),
+                    "hashes": f"{n:064x}",
+                    "senders": "1",
+                    "reason": "rude",
+                    "reporter": f"seat:{n}",
+                    "at": str(1_760_000_000_500 + n),
+                }
+            )
+        )
+        for n in (1, 2)
+    ]
+    handled = {
+        "operator": ACCOUNTS[0].id,
+        "name": ACCOUNTS[0].name,
+        "at": 1_760_000_001_000,
+        "note": "warned",
+    }
+    assert store.run(store_operator.mark_handled(reports[0], handled))
+
+
+CONSOLE_SOURCE = tuple(
+    key.encode()
+    for key in (store_operator.OPERATORS, store_operator.AUDIT, store_operator.HANDLED, store_chat.REPORTS)
+)
+"""The console's keys that are source (in the backup), not derived."""
+
+
+def console_read(store: SyncEventStore) -> dict[str, Any]:
+    reports = store.run(store_operator.reports_page(None, 100))
+    return {
+        "operators": store.run(store_operator.operators()),
+        "audit": store.run(store_operator.audit_page(None, 100)),
+        "reports": reports,
+        "handled": store.run(store_operator.handled_of([r["id"] for r in reports])),
+    }
+
+
 def ticking_clock() -> Callable[[], float]:
     ticks = itertools.count(1_760_000_000)
     return lambda: float(next(ticks))
@@ -224,6 +276,7 @@ def source(real_redis: redis.Redis) -> SyncEventStore:
     for game_id, disputes in DISPUTES.items():
         for dispute_id, notes, verdict in disputes:
             dispute(store, game_id, dispute_id, notes, verdict)
+    console(store)
     return store
 
 
@@ -272,6 +325,7 @@ def everything_read(store: SyncEventStore) -> dict[str, Any]:
         "seq": store.redis.get("ts:{ratings}:seq"),
         "accounts": accounts,
         "open_disputes": store.redis.zrange(DISPUTES_OPEN, 0, -1, withscores=True),
+        "console": console_read(store),
     }
 
 
@@ -285,6 +339,7 @@ def test_a_backup_restored_into_an_empty_redis_reads_exactly_like_the_original(
     assert set(original["models"].ratings) == {"six-nimmt", "skull", "skull-king"}
     assert all(game["views"] for game in original["games"].values())
     assert sum(len(game["disputes"]) for game in original["games"].values()) == 4
+    assert len(original["console"]["audit"]) == 3 and len(original["console"]["handled"]) == 1
     assert [member for member, _ in original["open_disputes"]] == [
         b"g3-skull/d3a0000000000001",
         b"g7-skull-king/d7a0000000000001",
@@ -303,7 +358,7 @@ def test_a_backup_restored_into_an_empty_redis_reads_exactly_like_the_original(
     imported = import_all(target, tmp_path)  # the directory: its newest backup
     import_seconds = time.perf_counter() - started
     assert (imported.written, imported.accounts_written) == (len(PLANS), len(ACCOUNTS))
-    assert (imported.disputes, imported.disputes_written) == (4, 4)
+    assert (imported.disputes, imported.disputes_written, imported.operator_entries_written) == (4, 4, 5)
 
     restored = everything_read(target)
     for game_id, game in original["games"].items():
@@ -493,6 +548,41 @@ def test_a_restore_adds_only_what_a_dispute_lacks_and_never_overwrites_one_that_
     assert _keys_and_values(target.redis) == before
 
 
+def _operator_record(path: Path) -> dict[str, Any]:
+    return next(r for r in map(json.loads, path.read_text().splitlines()) if r["kind"] == "operator")
+
+
+def test_a_restore_never_rewrites_or_reorders_the_consoles_audit_log_and_reports(
+    source: SyncEventStore, target: SyncEventStore, tmp_path: Path
+) -> None:
+    """Entries the target holds otherwise, or lacks but holds later ones of, refuse the import,
+    each named; nothing is written. A target that only went on after the backup takes it."""
+    exported = export_all(source, tmp_path / "backup.jsonl")
+    record = _operator_record(exported.path)
+    first_report = record["reports"][0]
+    target.redis.xadd(store_chat.REPORTS, {**first_report["fields"], "reason": "spam"}, id=first_report["id"])
+    later = f"{int(record['audit'][-1]['id'].split('-')[0]) + 1}-0"
+    target.redis.xadd(store_operator.AUDIT, {"action": "grant"}, id=later)
+    target.redis.hset(store_operator.HANDLED, first_report["id"], '{"note": "other"}')
+    with pytest.raises(BackupError) as refused:
+        import_all(target, exported.path)
+    assert refused.value.problems == [
+        f"operator: the store's audit lacks entry {record['audit'][0]['id']} but holds later ones; "
+        "restore it into a store whose console holds nothing yet",
+        f"operator: reports entry {first_report['id']} differs in the store; it is never overwritten",
+        f"operator: chat report {first_report['id']} was handled otherwise in the store; a note is never "
+        "overwritten",
+    ]
+    assert target.redis.xlen(store_operator.AUDIT) == 1 and target.redis.xlen(store_chat.REPORTS) == 1
+
+    target.redis.flushall()
+    import_all(target, exported.path)
+    console(source)  # the service went on: more actions and reports after the backup
+    newer = export_all(source, tmp_path / "newer.jsonl")
+    assert import_all(target, newer.path).operator_entries_written == 5
+    assert console_read(target) == console_read(source)
+
+
 def test_a_backup_with_a_wrong_secret_is_refused(
     source: SyncEventStore, target: SyncEventStore, tmp_path: Path
 ) -> None:
@@ -554,12 +644,13 @@ def test_export_all_and_import_all_run_from_the_command_line(
     written = cli("export-all", str(tmp_path), "--redis-url", source_url)
     assert written.returncode == 0, written.stderr
     assert "holds every game's secret seeds" in written.stdout and "4 disputes" in written.stdout
+    assert "5 audit entries and chat reports" in written.stdout
     (backup,) = tmp_path.glob("tablestream-backup-*.jsonl")
     assert stat.S_IMODE(backup.stat().st_mode) == 0o600
     read = cli("import-all", str(backup), "--redis-url", second_server.url)
     assert read.returncode == 0, read.stderr
     assert f"{len(PLANS)} games ({len(PLANS)} new), 4 disputes (4 new or grown)" in read.stdout
-    assert f"{leaves} public log leaves restored" in read.stdout
+    assert f"{leaves} public log leaves and 5 audit entries and chat reports restored" in read.stdout
     assert everything_read(target) == everything_read(source)
     assert log_state(target) == log_state(source)
     checked = cli("import-all", "--check", str(tmp_path), "--redis-url", second_server.url)
@@ -616,7 +707,7 @@ def test_rebuild_all_gives_back_every_projection_lost_from_the_streams_alone(
         for key in real_redis.keys("*")
         if key.endswith(b":views")
         or (key.startswith(b"ts:{ratings}:") and key not in (b"ts:{ratings}:log", b"ts:{ratings}:seq"))
-        or not key.startswith((b"ts:{", b"ts:name:"))
+        or not key.startswith((b"ts:{", b"ts:name:", *CONSOLE_SOURCE))
     ]
     assert b"ts:lobby" in derived and b"ts:{ratings}:board:six-nimmt" in derived
     real_redis.delete(*derived)
