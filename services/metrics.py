@@ -83,6 +83,11 @@ class Metrics:
             "process held, one round trip), fallback (the held head was behind: loaded and decided "
             "again), load (no head held)", ["path"], registry=registry,
         )  # fmt: skip
+        self.views_rendered = Counter(
+            "tablestream_views_rendered", "Seat and spectator views the API rendered from the events because "
+            "the projection had not yet written them (behind the seat's own last command, or not run yet)",
+            registry=registry,
+        )  # fmt: skip
         self.requests = Counter(
             "tablestream_http_requests", "HTTP requests answered, by route template, method and status class",
             ["route", "method", "status"], registry=registry,
@@ -245,6 +250,10 @@ def command(game: str, outcome: str) -> None:
 
 def command_path(path: str) -> None:
     metrics().command_paths.labels(path).inc()
+
+
+def view_rendered() -> None:
+    metrics().views_rendered.inc()
 
 
 def request(route: str, method: str, status: int, seconds: float) -> None:

@@ -274,6 +274,7 @@ class GameQueries:
             # The projection lags behind this seat's own last command (or has not run yet): compute the
             # same pure view here so that a seat always reads its own writes.
             data = rendered_view(folded, seat)
+            metrics.view_rendered()
         return ViewParts(data, folded, reads.timer)
 
     def finish(self, parts: ViewParts) -> bytes:

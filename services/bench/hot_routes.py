@@ -4,10 +4,13 @@ server, no client), on a private Redis; ``--profile`` adds cProfile's top functi
 
     python -m services.bench.hot_routes [--tables 16] [--rounds 30] [--profile] [--durable]
 
-A round sends, to every table, the acting seat's view read (the view cache off: read from Redis)
-and then one legal command, as the bench's clients do. The command route is measured on both write
-paths in the same run, alternating rounds: ``fast`` (the process holds the game's head: one round
-trip) and ``load`` (``GameCommands.fast_path`` off: the load first, then the append).
+A round sends, to every table, the acting seat's view read (the view cache off: read from Redis,
+projected after the last round), one legal command, as the bench's clients do, and the seat's view
+again before its projection (rendered in the API from the events: the projection is behind). The
+projection jobs queued by a round run between rounds, in this process, untimed. The command route
+is measured on both write paths in the same run, alternating rounds: ``fast`` (the process holds
+the game's head: one round trip) and ``load`` (``GameCommands.fast_path`` off: the load first,
+then the append).
 """
 
 from __future__ import annotations
@@ -26,9 +29,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import redis
 from msgspec import to_builtins
 from starlette.types import ASGIApp, Message
 
+from services import metrics
 from services.api.app import create_app
 from services.bench.server import WithBaselines, bare_app
 from services.commands import GameCommands
@@ -36,6 +41,7 @@ from services.config import Settings
 from services.history.folding import StateCache
 from services.store.embedded import EmbeddedRedis
 from services.store.operations import Handover
+from services.store.queue import run_queued_projections
 from services.structured_logging import configure_logging
 
 UNLIMITED = {f"{name}_rate": "1000000/second" for name in ("create", "join", "command")}
@@ -79,6 +85,11 @@ async def call(app: ASGIApp, method: str, path: str, body: Any = None, token: st
     return json.loads(raw) if raw[:1] in (b"{", b"[") else raw.decode()
 
 
+def views_rendered() -> float:
+    """The app's count of views rendered because the projection was behind (this process)."""
+    return metrics.metrics().registry.get_sample_value("tablestream_views_rendered_total") or 0.0
+
+
 async def no_poke(game_id: str, handover: Handover) -> None:
     return None
 
@@ -89,11 +100,13 @@ class Timer:
     def __init__(self, profile: bool) -> None:
         self.cpu: dict[str, float] = {}
         self.calls: dict[str, int] = {}
+        self.rendered: dict[str, int] = {}  # views the app rendered (projection behind) per route
         self.profiles: dict[str, cProfile.Profile] = {}
         self.profile = profile
 
     async def run(self, route: str, coroutine: Any) -> Any:
         profiler = self.profiles.setdefault(route, cProfile.Profile()) if self.profile else None
+        rendered = views_rendered()
         started = time.process_time()
         if profiler is not None:
             profiler.enable()
@@ -104,6 +117,7 @@ class Timer:
                 profiler.disable()
             self.cpu[route] = self.cpu.get(route, 0.0) + time.process_time() - started
             self.calls[route] = self.calls.get(route, 0) + 1
+            self.rendered[route] = self.rendered.get(route, 0) + int(views_rendered() - rendered)
 
     def per_call_us(self, route: str) -> float:
         return self.cpu[route] / max(1, self.calls[route]) * 1e6
@@ -130,6 +144,7 @@ async def measure(url: str, tables: int, rounds: int, timer: Timer) -> None:
             ]
             games.append((created["game_id"], tokens))
         await call(app, "GET", "/bench/append")  # the baseline's script loaded
+        project(url)  # the tables' views written: the first round reads them from Redis
         for number in range(rounds):
             path = "fast" if number % 2 else "load"
             commands.fast_path = path == "fast"
@@ -149,6 +164,19 @@ async def measure(url: str, tables: int, rounds: int, timer: Timer) -> None:
                 await timer.run(
                     f"command ({path})", call(app, "POST", f"/games/{game_id}/commands", body, tokens[seat])
                 )
+                await timer.run(
+                    "view (rendered: projection behind)",
+                    call(app, "GET", f"/games/{game_id}/view", token=tokens[seat]),
+                )
+            project(url)  # the round's projection jobs, untimed (RQ's worker wants the main thread)
+
+
+def project(url: str) -> None:
+    connection = redis.Redis.from_url(url)
+    try:
+        run_queued_projections(connection)
+    finally:
+        connection.close()
 
 
 def report(timer: Timer, top: int, sort: str = "tottime") -> str:
@@ -159,7 +187,7 @@ def report(timer: Timer, top: int, sort: str = "tottime") -> str:
         us = timer.per_call_us(route)
         lines.append(
             f"{route:28} {us:8,.0f} us CPU/call  {us / bare:6.2f}x ping  {us / append:6.2f}x append  "
-            f"({timer.calls[route]} calls)"
+            f"({timer.calls[route]} calls, {timer.rendered[route]} views rendered)"
         )
     for route, profiler in timer.profiles.items():
         if not route.startswith(("command", "view")):

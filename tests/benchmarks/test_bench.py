@@ -117,3 +117,25 @@ def test_the_strong_bots_row_reports_a_paced_tables_lag_alone_and_beside_strong_
     assert "ratio (beside / alone):   p50 " in out
     moved = int(out.split("the bot tables appended ")[1].split()[0])
     assert moved > 0  # the strong bots did play beside the paced table
+
+
+@pytest.mark.redis
+def test_the_hot_routes_bench_reads_projected_views_apart_from_views_rendered_behind_the_projection() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "services.bench.hot_routes", "--tables", "1", "--rounds", "2"],
+        capture_output=True,
+        text=True,
+        timeout=280,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    routes = {line.split("  ")[0].strip(): line for line in done.stdout.splitlines() if "us CPU/call" in line}
+    assert set(routes) == {
+        "/bench/ping",
+        "/bench/append",
+        "view (read from Redis)",
+        "view (rendered: projection behind)",
+        "command (load)",
+        "command (fast)",
+    }
+    assert routes["view (read from Redis)"].endswith("(2 calls, 0 views rendered)")
+    assert routes["view (rendered: projection behind)"].endswith("(2 calls, 2 views rendered)")
