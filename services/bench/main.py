@@ -147,6 +147,7 @@ def _rows(
     played = play_row(stack, players, tables, seconds)
     cache_after = view_cache(stack)
     kept_views = cache_after["hits"] - cache_before["hits"]
+    rendered_views = cache_after["rendered"] - cache_before["rendered"]
     tally, tables, elapsed, cpu = played.tally, played.tables, played.elapsed, played.cpu
     top_rate = tally.commands / elapsed if elapsed else 0.0
     figure = (
@@ -157,6 +158,8 @@ def _rows(
         f"{options.clients} client processes, {options.tables} Skull King tables; {tally.views} views "
         f"({tally.stale_views} older than the table's last accepted command), {tally.rejected} rejected, "
         f"{tally.setup_requests} setup requests, {tally.finished_games} games finished",
+        f"{rendered_views} of the {tally.views} views rendered by the API from the events (the projection "
+        "was behind the seat's last command); the others read from Redis or kept in memory",
         f"worker: {micros(cpu.seconds['worker'] / max(1, tally.commands))} CPU and "
         f"{played.jobs / max(1, tally.commands):.2f} RQ jobs per accepted command ({played.jobs} jobs)",
     ]

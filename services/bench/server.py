@@ -6,7 +6,8 @@
 streams) are a minimal Starlette app with no middleware, served by the same uvicorn (uvloop,
 httptools, one write a response: ``services.api.protocol``) in the same process, so that
 ``/healthz``, views and commands are measured against them on equal terms. ``/bench/view-cache``
-tells the service's view cache hits and misses (``GET``) and resizes it (``POST ?games=N``), so that
+tells the service's view cache hits and misses and the views it rendered because the projection
+was behind (``GET``) and resizes it (``POST ?games=N``), so that
 views are measured both kept and read from Redis.
 Production never mounts them: only this module knows them.
 """
@@ -29,6 +30,7 @@ from starlette.responses import JSONResponse, PlainTextResponse
 from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from services import metrics
 from services.api.app import create_app
 from services.api.protocol import OneWriteProtocol
 from services.api.view_cache import ViewCache
@@ -63,7 +65,14 @@ def bare_app(redis_url: str, service: Starlette | None = None) -> Starlette:
         views: ViewCache = service.state.context.views
         if request.method == "POST":
             views.resize(int(request.query_params["games"]))
-        counts = {"hits": views.hits, "misses": views.misses, "games": len(views), "capacity": views.capacity}
+        rendered = metrics.metrics().registry.get_sample_value("tablestream_views_rendered_total") or 0.0
+        counts = {
+            "hits": views.hits,
+            "misses": views.misses,
+            "games": len(views),
+            "capacity": views.capacity,
+            "rendered": int(rendered),  # views rendered because the projection was behind
+        }
         return JSONResponse(counts)
 
     async def ping(request: Request) -> PlainTextResponse:

@@ -70,6 +70,7 @@ def test_the_smoke_bench_prints_every_row_and_says_why_wrk_rows_are_skipped(tmp_
     ):
         assert row in out
     assert out.count("skipped: wrk is not installed") == 4  # healthz, append, kept and unkept views
+    assert "views rendered by the API from the events (the projection was behind" in out
     assert out.count("   capacity: ") == 10 and "   capacity: 20 tables at " in out  # a sample per tenth
 
 
