@@ -125,3 +125,86 @@ def test_a_players_kept_receipts_are_all_valid_and_a_rewritten_export_or_forged_
     assert "not checked" in page.inner_text("[data-testid=receipts-check]")
     assert page.locator("[data-testid=receipt-problem]").count() == 0
     page.context.close()
+
+
+RECEIPTS_MODULE = "import(new URL('receipts.js', document.querySelector('script[type=module]').src).href)"
+
+OLD_STORE = """receipts => new Promise((resolve, reject) => {
+  const open = indexedDB.open("tablestream-receipts", 1);  // the store as it was before its list of tables
+  open.onupgradeneeded = () => {
+    const store = open.result.createObjectStore("receipts", { keyPath: ["game_id", "version"] });
+    store.createIndex("game", "game_id");
+  };
+  open.onsuccess = () => {
+    const tx = open.result.transaction("receipts", "readwrite");
+    for (const r of receipts) tx.objectStore("receipts").put(r);
+    tx.oncomplete = () => { open.result.close(); resolve(true); };
+    tx.onerror = () => reject(tx.error);
+  };
+})"""
+
+KEEP_MANY = (
+    """async ([from, count]) => {
+  const receipts = await """
+    + RECEIPTS_MODULE
+    + """;
+  for (let n = from; n < from + count; n++) {
+    await receipts.keep({ game_id: `t${n}`, version: 3, hash: "ab".repeat(32), key_id: "0".repeat(16),
+                          signed_at: 1764000000000 + n, signature: "c2ln" });
+  }
+  return receipts.KEEP_TABLES;
+}"""
+)
+
+HELD = (
+    """async ids => {
+  const receipts = await """
+    + RECEIPTS_MODULE
+    + """;
+  const held = {};
+  for (const id of ids) held[id] = (await receipts.receiptsOf(id)).map((r) => r.version);
+  return held;
+}"""
+)
+
+
+def test_receipts_kept_before_the_list_of_tables_stay_and_only_the_tables_played_longest_ago_are_dropped(
+    server: Server, browser
+) -> None:
+    """A browser that kept receipts under the first version of the store keeps them (each table
+    listed at its newest receipt); once more tables than KEEP_TABLES have receipts, the receipts of
+    the table played longest ago go, whole, and a table played again is the newest once more."""
+    page = player(browser, server.url)
+    page.goto("/")
+    old = [
+        {
+            "game_id": gid,
+            "version": v,
+            "hash": "ab" * 32,
+            "key_id": "0" * 16,
+            "signed_at": at,
+            "signature": "c2ln",
+        }
+        for gid, at in (("old-a", 1_700_000_000_000), ("old-b", 1_700_000_500_000))
+        for v in (2, 5, 9)
+    ]
+    page.evaluate(OLD_STORE, old)
+    keep = page.evaluate(KEEP_MANY, [0, 1])
+    assert page.evaluate(HELD, ["old-a", "old-b", "t0"]) == {
+        "old-a": [2, 5, 9],
+        "old-b": [2, 5, 9],
+        "t0": [3],
+    }
+
+    page.evaluate(KEEP_MANY, [1, keep - 3])  # the store is full: old-a, old-b and KEEP_TABLES - 2 new ones
+    assert page.evaluate(HELD, ["old-a", "old-b"]) == {"old-a": [2, 5, 9], "old-b": [2, 5, 9]}
+    page.evaluate(KEEP_MANY, [keep - 2, 1])  # one table more: the one played longest ago goes, whole
+    held = page.evaluate(HELD, ["old-a", "old-b", "t0", f"t{keep - 2}"])
+    assert held == {"old-a": [], "old-b": [2, 5, 9], "t0": [3], f"t{keep - 2}": [3]}
+    page.evaluate(KEEP_MANY, [0, 1])  # t0 again: it is the newest now, and no table is dropped for it
+    page.evaluate(KEEP_MANY, [keep - 1, 1])
+    held = page.evaluate(HELD, ["old-b", "t0", "t1", f"t{keep - 1}"])
+    assert held == {"old-b": [], "t0": [3], "t1": [3], f"t{keep - 1}": [3]}
+    page.evaluate(KEEP_MANY, [keep, 1])
+    assert page.evaluate(HELD, ["t0", "t1"]) == {"t0": [3], "t1": []}
+    page.context.close()

@@ -1,9 +1,13 @@
 // The receipts the service signed for this browser's moves, kept in IndexedDB per table, and their
 // check against a finished game's export (docs/fairness.md, "Signed receipts"): each signature is
 // verified here with WebCrypto's Ed25519, and the history must hold each receipt's hash at its version.
+// The receipts of the KEEP_TABLES tables played here most recently are kept; an older table's go
+// when a newer table's first receipt comes, so the store stays a few megabytes however long one plays.
 
 const DB_NAME = "tablestream-receipts";
 const STORE = "receipts";
+const TABLES = "tables"; // {game_id, last_at}: when this browser last kept a receipt of the table
+export const KEEP_TABLES = 200;
 export const RECEIPTS_FORMAT = "tablestream-receipts/1";
 const HASH = /^[0-9a-f]{64}$/;
 const KEY_ID = /^[0-9a-f]{16}$/;
@@ -17,17 +21,58 @@ function request(req) {
   });
 }
 
+function done(tx) {
+  return new Promise((resolve, reject) => {
+    tx.oncomplete = resolve;
+    tx.onerror = () => reject(tx.error);
+    tx.onabort = () => reject(tx.error);
+  });
+}
+
 function database() {
   if (!opening) {
-    const req = indexedDB.open(DB_NAME, 1);
-    req.onupgradeneeded = () => {
-      const store = req.result.createObjectStore(STORE, { keyPath: ["game_id", "version"] });
-      store.createIndex("game", "game_id");
+    const req = indexedDB.open(DB_NAME, 2);
+    req.onupgradeneeded = (event) => {
+      const db = req.result;
+      if (event.oldVersion < 1) {
+        db.createObjectStore(STORE, { keyPath: ["game_id", "version"] }).createIndex("game", "game_id");
+      }
+      if (event.oldVersion < 2) {
+        const tables = db.createObjectStore(TABLES, { keyPath: "game_id" });
+        // the tables of receipts kept before there was a list of them, each at its newest receipt
+        const newest = new Map();
+        req.transaction.objectStore(STORE).openCursor().onsuccess = (e) => {
+          const cursor = e.target.result;
+          if (cursor) {
+            const r = cursor.value;
+            const at = Number.isInteger(r.signed_at) ? r.signed_at : 0;
+            newest.set(r.game_id, Math.max(at, newest.get(r.game_id) ?? 0));
+            cursor.continue();
+          } else {
+            for (const [gameId, at] of newest) tables.put({ game_id: gameId, last_at: at });
+          }
+        };
+      }
     };
     opening = request(req);
     opening.catch(() => { opening = null; });
   }
   return opening;
+}
+
+/** Drop the receipts of the tables played longest ago, beyond the KEEP_TABLES most recent. */
+async function prune(db) {
+  const tx = db.transaction([STORE, TABLES], "readwrite");
+  const tables = tx.objectStore(TABLES);
+  const all = await request(tables.getAll());
+  if (all.length > KEEP_TABLES) {
+    all.sort((a, b) => a.last_at - b.last_at);
+    for (const table of all.slice(0, all.length - KEEP_TABLES)) {
+      tables.delete(table.game_id);
+      tx.objectStore(STORE).delete(IDBKeyRange.bound([table.game_id, -Infinity], [table.game_id, Infinity]));
+    }
+  }
+  await done(tx);
 }
 
 /** Keep a receipt a command (or any answer carrying one) brought; a browser without IndexedDB keeps
@@ -36,9 +81,14 @@ export async function keep(receipt) {
   if (!receipt || typeof receipt.game_id !== "string" || typeof receipt.version !== "number") return;
   try {
     const db = await database();
-    const tx = db.transaction(STORE, "readwrite");
+    const tx = db.transaction([STORE, TABLES], "readwrite");
     tx.objectStore(STORE).put(receipt);
-    await new Promise((resolve, reject) => { tx.oncomplete = resolve; tx.onerror = () => reject(tx.error); });
+    const tables = tx.objectStore(TABLES);
+    const known = await request(tables.getKey(receipt.game_id));
+    tables.put({ game_id: receipt.game_id, last_at: Date.now() });
+    const count = await request(tables.count());
+    await done(tx);
+    if (known === undefined && count > KEEP_TABLES) await prune(db);
   } catch (problem) {
     console.warn("receipt not kept", problem);
   }
