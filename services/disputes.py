@@ -16,6 +16,7 @@ dispute's record says the same under ``bundle``.
 from __future__ import annotations
 
 import secrets
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -31,12 +32,14 @@ from services.errors import ConflictError, InvalidError, NotFoundError, from_rej
 from services.history.cut import DisputeSealed, sealed_reason
 from services.history.records import Entry
 from services.lifecycle import wall_clock_ms
-from services.queries import GameQueries
+from services.queries import LRU, GameQueries
 from services.store import disputes as store_disputes
 from services.store.event_store import EventStore
 
 ATTEMPTS = 5  # compare-and-set rounds before answering 409 dispute_busy
 MAX_LISTED = 100
+VERDICT_SECONDS = 30.0  # a verdict given again without re-running the game, while nothing changed
+VERDICTS_KEPT = 256
 BundleExtra = Callable[[str, list[Entry]], Any]
 """Sections other parts add to a bundle (keys, log proofs): ``await extra(game_id, entries)``."""
 
@@ -47,11 +50,47 @@ def dispute_not_found(dispute_id: str) -> NotFoundError:
     return NotFoundError("dispute_not_found", f"There is no dispute {dispute_id!r} on this game.")
 
 
+class Verdicts:
+    """The verdicts given lately, one per (game, dispute, the game's head, the dispute's events):
+    a verdict re-runs the whole game's rules, so the same question asked again within ``seconds``
+    (a page reloaded, several people looking) gets the same answer without re-running them; a new
+    event of the game or of the dispute asks anew. After ``seconds`` it is worked out again, so the
+    log's proofs in it stay recent. One per API process (``AppContext.verdicts``)."""
+
+    def __init__(
+        self,
+        size: int = VERDICTS_KEPT,
+        seconds: float = VERDICT_SECONDS,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self._kept: LRU[tuple[str, str, int, int], tuple[float, dict[str, Any]]] = LRU(size)
+        self.seconds = seconds
+        self.clock = clock
+        self.worked_out = 0  # verdicts worked out (not given from memory) so far
+
+    def get(self, key: tuple[str, str, int, int]) -> dict[str, Any] | None:
+        kept = self._kept.get(key)
+        if kept is None or self.clock() - kept[0] >= self.seconds:
+            return None
+        return kept[1]
+
+    def put(self, key: tuple[str, str, int, int], verdict: dict[str, Any]) -> None:
+        self.worked_out += 1
+        self._kept.put(key, (self.clock(), verdict))
+
+
 class Disputes:
-    def __init__(self, store: EventStore, queries: GameQueries, extra: BundleExtra | None = None) -> None:
+    def __init__(
+        self,
+        store: EventStore,
+        queries: GameQueries,
+        extra: BundleExtra | None = None,
+        verdicts: Verdicts | None = None,
+    ) -> None:
         self.store = store
         self.queries = queries
         self.extra = extra
+        self.verdicts = verdicts if verdicts is not None else Verdicts()
 
     async def open(
         self, game_id: str, by: Party, round_number: int | None, text: str, seat: int | None
@@ -165,10 +204,21 @@ class Disputes:
             raise ConflictError("dispute_sealed", sealed.message) from None
 
     async def verdict(self, game_id: str, dispute_id: str) -> dict[str, Any]:
-        """The bundle's checks as the offline verifier gives them (``verify_bundle``)."""
+        """The bundle's checks as the offline verifier gives them (``verify_bundle``); the same
+        verdict again while neither the game nor the dispute changed, for ``Verdicts.seconds``."""
+        key = (
+            game_id,
+            dispute_id,
+            await self.store.head(game_id),
+            len(await self._events(game_id, dispute_id)),
+        )
+        kept = self.verdicts.get(key)
+        if kept is not None:
+            return kept
         doc = await self.bundle(game_id, dispute_id)
-        report = await anyio.to_thread.run_sync(verify_bundle, doc)
-        return report.as_json()
+        verdict: dict[str, Any] = (await anyio.to_thread.run_sync(verify_bundle, doc)).as_json()
+        self.verdicts.put(key, verdict)
+        return verdict
 
 
 def _round_of(events: list[Event]) -> int | None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from starlette.requests import HTTPConnection
 
@@ -15,6 +15,7 @@ from services.api.view_cache import ViewCache
 from services.callers import Callers
 from services.commands import GameCommands
 from services.config import Settings
+from services.disputes import Verdicts
 from services.players import PlayerQueries
 from services.queries import GameQueries
 from services.receipts import ReceiptSigner
@@ -40,6 +41,7 @@ class AppContext:
     drain: Drain
     queue: QueueClient | None = None  # RQ's connection (the operator's console reads queue depths)
     signer: ReceiptSigner | None = None  # signs every receipt answered (services.receipts)
+    verdicts: Verdicts = field(default_factory=Verdicts)  # disputes' verdicts given lately
 
     @property
     def receipts(self) -> ReceiptSigner:

@@ -33,7 +33,7 @@ def disputes_of(request: Request) -> Disputes:
         keys = (await context.receipts.keys()).public_document()
         return {"keys": keys, "log": await proofs_for_game(context.store, game_id)}
 
-    return Disputes(context.store, context.queries, extra)
+    return Disputes(context.store, context.queries, extra, context.verdicts)
 
 
 async def party_of(request: Request, game_id: str) -> Party:

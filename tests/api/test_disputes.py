@@ -145,3 +145,24 @@ def test_the_bundle_of_a_finished_game_verifies_with_the_players_receipts(
     assert {c.name: c.outcome for c in report.checks}["receipts"] == "passed"
     verdict = api.client.get(f"{path}/verdict", headers=auth).json()
     assert verdict["ok"] is True and [c["name"] for c in verdict["checks"]] == [c.name for c in report.checks]
+
+
+def test_a_verdict_asked_again_is_given_from_memory_until_the_dispute_or_its_time_moves_on(api: Api) -> None:
+    game_id = finished(api)
+    auth = api.auth(game_id, 0)
+    record = open_dispute(api, game_id, auth, round=1, text="Round 1 again, please.").json()
+    path = f"/games/{game_id}/disputes/{record['dispute_id']}"
+    verdicts = api.client.app.state.context.verdicts  # type: ignore[attr-defined]
+    now = [1000.0]
+    verdicts.clock = lambda: now[0]
+    before = verdicts.worked_out
+    first = api.client.get(f"{path}/verdict", headers=auth).json()
+    again = api.client.get(f"{path}/verdict", headers=OPERATOR).json()
+    assert again == first and verdicts.worked_out == before + 1
+    note = {"kind": "note", "content": "I kept my own notes of round 1."}
+    assert api.client.post(f"{path}/evidence", json=note, headers=auth).status_code == 200
+    api.client.get(f"{path}/verdict", headers=auth)
+    assert verdicts.worked_out == before + 2  # the dispute moved on: worked out anew
+    now[0] += verdicts.seconds
+    api.client.get(f"{path}/verdict", headers=auth)
+    assert verdicts.worked_out == before + 3  # and once its time is up
