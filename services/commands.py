@@ -51,6 +51,7 @@ from services.history.records import (
 )
 from services.invitations import INVITE_FIELD, new_invite_code
 from services.lifecycle import Lifecycle
+from services.lru import LRU
 from services.store.connection import NotReplicated
 from services.store.event_store import EventStore
 from services.store.idempotency import Claim, IdempotencyStore, JoinAttempt, JoinIdempotency
@@ -119,6 +120,9 @@ class TableNotReplicated(NotReplicated):
         self.host_token = host_token
 
 
+SEEDS_KEPT = 4096  # games whose secret seeds a process keeps (the fold cache's size)
+
+
 class GameCommands:
     """The write side. ``cache`` may be shared with the read side of the same process."""
 
@@ -139,7 +143,7 @@ class GameCommands:
         self.lifecycle = lifecycle  # timers and bots; None: neither is scheduled
         self.bot_pace_ms = bot_pace_ms  # a new table's bot pace unless its options say (the server's)
         self.fast_path = fast_path  # a command on a cached head: one round trip (``_fast_command``)
-        self._seeds: dict[str, SecretSeeds] = {}
+        self._seeds: LRU[str, SecretSeeds] = LRU(SEEDS_KEPT)  # as many games as the fold cache holds
         self.idempotency = IdempotencyStore(store.redis)
         self.join_idempotency = JoinIdempotency(store.redis)
 
@@ -151,12 +155,16 @@ class GameCommands:
         return folded
 
     async def seeds(self, game_id: str) -> SecretSeeds:
-        if game_id not in self._seeds:
+        """The game's secret seeds (and the draws derived from them so far), kept for the games
+        played lately: a game dropped from memory reads its secret again."""
+        seeds = self._seeds.get(game_id)
+        if seeds is None:
             secret = await self.store.secret(game_id)
             if secret is None:
                 raise game_not_found(game_id)
-            self._seeds[game_id] = SecretSeeds(bytes.fromhex(secret["root"]), bytes.fromhex(secret["master"]))
-        return self._seeds[game_id]
+            seeds = SecretSeeds(bytes.fromhex(secret["root"]), bytes.fromhex(secret["master"]))
+            self._seeds.put(game_id, seeds)
+        return seeds
 
     async def create(
         self,

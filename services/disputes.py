@@ -32,7 +32,8 @@ from services.errors import ConflictError, InvalidError, NotFoundError, from_rej
 from services.history.cut import DisputeSealed, sealed_reason
 from services.history.records import Entry
 from services.lifecycle import wall_clock_ms
-from services.queries import LRU, GameQueries
+from services.lru import LRU
+from services.queries import GameQueries
 from services.store import disputes as store_disputes
 from services.store.event_store import EventStore
 

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import asyncio
 import gzip
-from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Hashable
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
@@ -40,6 +39,7 @@ from services.history.records import CommandRecord, Entry, decode_stored
 from services.history.replay import CorruptStream
 from services.history.replay_index import build_index
 from services.lifecycle import Clock, clock_of, wall_clock_ms
+from services.lru import LRU
 from services.receipts import ReceiptSigner
 from services.store.event_store import EventStore
 from services.transparency.log import latest_checkpoint_op, log_complete, proofs_for_game_op
@@ -54,29 +54,6 @@ CHECKPOINT_EVERY = 128  # versions between two kept tables of a game walked thro
 CHECKPOINT_CACHE_SIZE = 1024
 THREAD_FOLD_MINIMUM = 64  # successive versions folded on the event loop at most (a live stream's tail)
 REPLAY_INDEX_CACHE_SIZE = 256
-
-
-class LRU(Generic[K, V]):
-    """A bounded least-recently-used map."""
-
-    def __init__(self, size: int) -> None:
-        self.size = size
-        self._items: OrderedDict[K, V] = OrderedDict()
-
-    def get(self, key: K) -> V | None:
-        value = self._items.get(key)
-        if value is not None:
-            self._items.move_to_end(key)
-        return value
-
-    def put(self, key: K, value: V) -> None:
-        self._items[key] = value
-        self._items.move_to_end(key)
-        while len(self._items) > self.size:
-            self._items.popitem(last=False)
-
-    def __len__(self) -> int:
-        return len(self._items)
 
 
 class SingleFlight(Generic[K, V]):
