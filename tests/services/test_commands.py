@@ -161,3 +161,33 @@ async def test_two_seats_may_send_the_same_command_id_and_neither_learns_of_the_
     assert second.first == first.version + 1
     again = await handler.command(game_id, 1, "c1", {"type": "place_disc", "disc": "skull"}, None)
     assert again.duplicate and again.hash == second.hash
+
+
+async def test_a_process_keeps_the_seeds_of_the_games_played_lately_and_reads_a_dropped_ones_again(
+    store_backend: Clients, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The secret seeds (with the draws derived from them) are kept per game in a bounded LRU, as
+    the folded tables are: a process that saw 100,000 games must not hold 100,000 seeds."""
+    monkeypatch.setattr("services.commands.SEEDS_KEPT", 2)
+    handler = handler_on(store_backend)
+    games = [await started_table(handler, 3) for _ in range(3)]
+    read: list[str] = []
+    secret = handler.store.secret
+
+    async def counted(game_id: str) -> Any:
+        read.append(game_id)
+        return await secret(game_id)
+
+    monkeypatch.setattr(handler.store, "secret", counted)
+    first = await handler.seeds(games[2])
+    assert await handler.seeds(games[2]) is first and await handler.seeds(games[1]) is not None
+    assert read == []  # the two played last are kept
+    again = await handler.seeds(games[0])  # dropped when the third game came: read again
+    assert read == [games[0]]
+    assert again.chain_commitment(0) == (await handler_on(store_backend).seeds(games[0])).chain_commitment(0)
+    await handler.seeds(games[2])  # dropped when games[0] came back: read again, and games[1] goes
+    assert read == [games[0], games[2]]
+    played = await handler.command(games[0], 0, "c1", FLOWER, None)
+    assert played.version > 0 and read == [games[0], games[2]]  # games[0] is kept: no read
+    await handler.command(games[1], 0, "c1", FLOWER, None)
+    assert read == [games[0], games[2], games[1]]
