@@ -450,6 +450,24 @@ def test_a_tampered_backup_is_refused_naming_the_game_and_writes_nothing(
     assert target.redis.dbsize() == 0
 
 
+def _only_refusal(
+    source: SyncEventStore,
+    target: SyncEventStore,
+    tmp_path: Path,
+    game_id: str,
+    tamper: Callable[[dict[str, Any]], None],
+) -> str:
+    """The one problem an import of the source's backup, with ``game_id`` tampered, is refused
+    for; nothing was written."""
+    exported = export_all(source, tmp_path / "backup.jsonl")
+    forged = tmp_path / "forged.jsonl"
+    _tamper(exported.path, forged, game_id, tamper)
+    with pytest.raises(BackupError) as refused:
+        import_all(target, forged)
+    assert len(refused.value.problems) == 1 and target.redis.dbsize() == 0
+    return refused.value.problems[0]
+
+
 def _verdict_then_note(record: dict[str, Any]) -> None:
     """A note slipped in after the verdict, as if the dispute went on once it was settled."""
     events = record["disputes"][1]["events"]
@@ -487,15 +505,8 @@ def test_a_backup_whose_dispute_the_service_could_not_have_recorded_is_refused(
     tamper: Callable[[dict[str, Any]], None],
     problem: str,
 ) -> None:
-    exported = export_all(source, tmp_path / "backup.jsonl")
-    forged = tmp_path / "forged.jsonl"
-    _tamper(exported.path, forged, "g3-skull", tamper)
-    with pytest.raises(BackupError) as refused:
-        import_all(target, forged)
-    assert len(refused.value.problems) == 1
-    assert refused.value.problems[0].startswith("game g3-skull is refused")
-    assert problem in refused.value.problems[0]
-    assert target.redis.dbsize() == 0
+    refusal = _only_refusal(source, target, tmp_path, "g3-skull", tamper)
+    assert refusal.startswith("game g3-skull is refused") and problem in refusal
 
 
 def test_a_restore_adds_only_what_a_dispute_lacks_and_never_overwrites_one_that_differs(
@@ -878,15 +889,8 @@ def test_a_backup_whose_chat_was_altered_is_refused_by_the_chat_verifier_and_wri
     source: SyncEventStore, target: SyncEventStore, tmp_path: Path, tamper: Callable[[dict[str, Any]], None]
 ) -> None:
     _chatted(source)
-    exported = export_all(source, tmp_path / "backup.jsonl")
-    forged = tmp_path / "forged.jsonl"
-    _tamper(exported.path, forged, "g3-skull", tamper)
-    with pytest.raises(BackupError) as refused:
-        import_all(target, forged)
-    assert len(refused.value.problems) == 1
-    assert refused.value.problems[0].startswith("game g3-skull is refused")
-    assert "chat" in refused.value.problems[0]
-    assert target.redis.dbsize() == 0
+    refusal = _only_refusal(source, target, tmp_path, "g3-skull", tamper)
+    assert refusal.startswith("game g3-skull is refused") and "chat" in refusal
 
 
 def test_the_your_tables_index_of_accounts_seated_at_a_running_table_is_rebuilt_by_import_and_rebuild_all(
