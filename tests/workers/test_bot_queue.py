@@ -156,6 +156,15 @@ def test_the_worker_process_of_two_workers_registers_one_without_bots_and_one_on
         assert niceness == {NO_BOTS: own, EVERY_QUEUE: min(own + BOT_NICENESS, 19)}
         _, workers = queue_figures(sync)
         assert workers == {"projections": 2, "lifecycle": 2, "bots": 1, "review": 1}
+        # stopped once both wait for jobs: RQ's pool can miss a SIGTERM that lands while a worker
+        # is still starting (its scheduler), which a deployment restarting at once never sees
+        wait_for(lambda: sorted(w.get_state() for w in Worker.all(connection=sync)) == ["idle", "idle"], 60)
     finally:
         process.terminate()
-        assert process.wait(timeout=30) == 0
+        try:
+            stopped = process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            process.kill()  # never left behind to take the next tests' jobs
+            process.wait()
+            raise
+        assert stopped == 0
