@@ -76,6 +76,10 @@ class Invitations:
                 self._codes.popitem(last=False)
         return found
 
+    def known_public(self, game_id: str) -> bool:
+        """Whether this process already knows ``game_id`` to be a public table (no I/O)."""
+        return self._codes.get(game_id) == PUBLIC
+
     async def admits(self, game_id: str, code: str, offered: Sequence[str], tokens: Sequence[str]) -> bool:
         """Whether a request about private game ``game_id`` (invite code ``code``) may go on: it
         offers the code (``offered``: from the query or the cookie) or a token of that table."""

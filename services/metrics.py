@@ -97,6 +97,8 @@ class Metrics:
             "until its headers), by route template", ["route", "method"], buckets=LATENCY_BUCKETS,
             registry=registry,
         )  # fmt: skip
+        self.request_children: dict[tuple[str, str, int], tuple[Counter, Histogram]] = {}
+        """The labelled children of ``requests`` and ``latency`` per route, method and status."""
         self.streams = Gauge(
             "tablestream_live_streams_open", "Live streams open now (game views and the lobby)", ["kind"],
             multiprocess_mode="livesum", registry=registry,
@@ -258,8 +260,15 @@ def view_rendered() -> None:
 
 def request(route: str, method: str, status: int, seconds: float) -> None:
     m = metrics()
-    m.requests.labels(route, method, status_class(status)).inc()
-    m.latency.labels(route, method).observe(seconds)
+    key = (route, method, status)
+    children = m.request_children.get(key)
+    if children is None:  # bounded: route templates x methods x statuses
+        children = m.request_children[key] = (
+            m.requests.labels(route, method, status_class(status)),
+            m.latency.labels(route, method),
+        )
+    children[0].inc()
+    children[1].observe(seconds)
 
 
 @contextlib.contextmanager

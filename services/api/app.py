@@ -31,6 +31,7 @@ from services.api.history_routes import routes as history_routes
 from services.api.http import JSONResponse
 from services.api.invite_gate import InviteGate
 from services.api.invite_routes import routes as invite_routes
+from services.api.lanes import Lanes
 from services.api.live import live
 from services.api.lobby_live import lobby_live
 from services.api.log_routes import routes as log_routes
@@ -38,7 +39,7 @@ from services.api.metrics_route import RequestMetrics, metrics_endpoint, route_t
 from services.api.middleware import DrainGuard, RequestGuard, SecurityHeaders
 from services.api.openapi import openapi_document
 from services.api.operator_routes import routes as operator_routes
-from services.api.probes import RETRY_AFTER, ProbeLane, Readiness
+from services.api.probes import RETRY_AFTER, Readiness
 from services.api.quickplay_routes import routes as quickplay_routes
 from services.api.rate_limits import RateLimits
 from services.api.rematch_routes import routes as rematch_routes
@@ -114,7 +115,9 @@ def connect_to_settings(settings: Settings) -> Connect:
 
 class GuardedStarlette(Starlette):
     """Starlette with the security headers outside everything, Starlette's own error middleware
-    included: a 500 carries them as every other answer does (``services.api.middleware``)."""
+    included: a 500 carries them as every other answer does (``services.api.middleware``); the
+    request metrics outside them; and outside everything the lanes of the probes and the views
+    (``services.api.lanes``), which give their answers the same headers and metrics."""
 
     def __init__(self, settings: Settings, **kwargs: Any) -> None:
         self.hsts_seconds = settings.hsts_seconds
@@ -123,7 +126,8 @@ class GuardedStarlette(Starlette):
 
     def build_middleware_stack(self) -> ASGIApp:
         guarded = SecurityHeaders(super().build_middleware_stack(), self.hsts_seconds, self.public_origin)
-        return RequestMetrics(guarded, route_templates(self.routes))
+        measured = RequestMetrics(guarded, route_templates(self.routes))
+        return Lanes(measured, self, guarded.hsts, guarded.always_https)
 
 
 def create_app(
@@ -231,7 +235,6 @@ def create_app(
         settings,
         routes=routes,
         middleware=[
-            Middleware(ProbeLane),
             Middleware(RequestLog),  # the request's context and id, its log line (and, tracing on, span)
             Middleware(InviteGate),  # a private table is an unknown game without its link
             Middleware(ViewLane),

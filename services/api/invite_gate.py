@@ -20,6 +20,7 @@ import re
 from http.cookies import SimpleCookie
 from urllib.parse import parse_qs
 
+from starlette.datastructures import State
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from services.api.context import AppContext
@@ -40,6 +41,13 @@ def invitations_of(scope: Scope) -> Invitations | None:
     if found is None or found.store is not context.store:
         found = state.invitations = Invitations(context.store, context.callers)
     return found
+
+
+def known_public(state: State, context: AppContext, game_id: str) -> bool:
+    """Whether the process already knows ``game_id`` to be a public table's (no I/O): a request
+    about it needs no gate. ``False`` for a private table and for one the gate has not met yet."""
+    found: Invitations | None = getattr(state, "invitations", None)
+    return found is not None and found.store is context.store and found.known_public(game_id)
 
 
 class InviteGate:

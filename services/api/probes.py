@@ -2,9 +2,9 @@
 and the router, from a readiness checked at most every ``ready_check_seconds``.
 
 A load balancer or an orchestrator asks every few seconds from every node, and a busy deployment
-many times a second: a probe should cost about what a bare endpoint does. ``ProbeLane`` wraps the
-whole app: a ``GET`` of either path is answered at once (with the request id echoed, as every
-answer is), everything else goes on to the app. ``Readiness`` checks Redis and the projection lag
+many times a second: a probe should cost about what a bare endpoint does. ``services.api.lanes``
+answers a ``GET`` of either path ahead of every layer of the app, with the headers every answer
+carries. ``Readiness`` checks Redis and the projection lag
 once per period, and every probe within the period gets that answer; concurrent probes of an
 expired answer share one check. With ``ready_check_seconds`` 0, every probe checks.
 """
@@ -18,9 +18,7 @@ from dataclasses import dataclass
 
 import anyio
 import msgspec
-from starlette.types import ASGIApp, Receive, Scope, Send
 
-from services.api.raw_responses import send_json
 from services.store.connection import UNAVAILABLE
 
 HEALTH_TIMEOUT = 2.0  # seconds a check gives Redis before calling it unreachable
@@ -98,35 +96,3 @@ class Readiness:
                 "projections_lagging", f"A projection has lagged for {lag:.1f} s.", lag_seconds=round(lag, 1)
             )
         return READY
-
-
-class ProbeLane:
-    """Answers ``GET /healthz`` and ``GET /livez`` ahead of the other middleware and the router (whose
-    per-request work would cost a probe several times a bare endpoint); passes everything else on.
-    The first middleware of the app: it finds the readiness in the app's context once the app has
-    started (until then ``/healthz`` goes on to the app)."""
-
-    PATHS = ("/healthz", "/livez")
-
-    def __init__(self, app: ASGIApp) -> None:
-        self.app = app
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        path = scope.get("path")
-        if scope["type"] != "http" or scope["method"] != "GET" or path not in self.PATHS:
-            await self.app(scope, receive, send)
-            return
-        if path == "/livez":
-            answer = ALIVE
-        else:
-            context = getattr(scope["app"].state, "context", None)
-            if context is None:
-                await self.app(scope, receive, send)
-                return
-            answer = await context.readiness.answer()
-        await respond(scope, send, answer)
-
-
-async def respond(scope: Scope, send: Send, answer: Answer) -> None:
-    extra = () if answer.ready else ((b"retry-after", RETRY_AFTER),)
-    await send_json(scope, send, answer.status, answer.body, extra)

@@ -5,6 +5,7 @@ id every answer carries (``services.api.middleware`` echoes it on the others).""
 from __future__ import annotations
 
 import itertools
+import re
 import secrets
 from collections.abc import Sequence
 
@@ -12,6 +13,8 @@ from starlette.types import Scope, Send
 
 _REQUEST_IDS = itertools.count(1)
 _PROCESS_ID = secrets.token_hex(6)  # random per process: ids stay unique across API processes
+PLAIN_ID = re.compile(rb"[A-Za-z0-9._:-]{1,64}")
+"""A request id a client may choose: letters, digits, ``._:-``, at most 64 characters."""
 
 
 def new_request_id() -> str:
@@ -21,21 +24,29 @@ def new_request_id() -> str:
 
 
 def request_id(scope: Scope) -> bytes:
-    """The client's ``X-Request-ID`` (at most 64 characters), else a new one."""
+    """The client's ``X-Request-ID`` if it is a plain id (``PLAIN_ID``), else a new one."""
     for name, value in scope["headers"]:
-        if name == b"x-request-id" and value:
-            return bytes(value[:64])
+        if name == b"x-request-id":
+            if PLAIN_ID.fullmatch(value):
+                return bytes(value)
+            break
     return new_request_id().encode()
 
 
 async def send_json(
-    scope: Scope, send: Send, status: int, body: bytes, extra: Sequence[tuple[bytes, bytes]] = ()
+    scope: Scope,
+    send: Send,
+    status: int,
+    body: bytes,
+    extra: Sequence[tuple[bytes, bytes]] = (),
+    echoed: bytes | None = None,
 ) -> None:
-    """A JSON response sent straight from a lane ahead of the middleware, with the request id."""
+    """A JSON response sent straight from a lane ahead of the middleware, with the request id
+    (``echoed``, else ``request_id(scope)``)."""
     headers = [
         (b"content-type", b"application/json"),
         (b"content-length", str(len(body)).encode()),
-        (b"x-request-id", request_id(scope)),
+        (b"x-request-id", echoed or request_id(scope)),
         *extra,
     ]
     await send({"type": "http.response.start", "status": status, "headers": headers})

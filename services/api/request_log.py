@@ -34,12 +34,11 @@ import structlog
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from services import tracing
-from services.api.raw_responses import new_request_id
+from services.api.raw_responses import PLAIN_ID, new_request_id
 from services.api.view_lane import VIEW_PATH
 
 log = structlog.get_logger("tablestream.http")
 
-_PLAIN_ID = re.compile(rb"[A-Za-z0-9._:-]{1,64}")
 _GAME_PATH = re.compile(r"^/games/([^/]+)")
 HOT_ROUTES = frozenset({"/games/{game_id}/commands", "/games/{game_id}/view", "/games/{game_id}/live"})
 """Routes whose answers below 400 within ``SLOW_MS`` log at debug (see the module)."""
@@ -81,7 +80,7 @@ def plain_request_id(scope: Scope) -> str:
     headers = scope["headers"]
     for name, value in headers:
         if name == b"x-request-id":
-            if _PLAIN_ID.fullmatch(value):
+            if PLAIN_ID.fullmatch(value):
                 return str(value.decode("ascii"))
             break
     request_id = new_request_id()
@@ -90,6 +89,15 @@ def plain_request_id(scope: Scope) -> str:
         (b"x-request-id", request_id.encode()),
     ]
     return request_id
+
+
+def bind_request(scope: Scope, request_id: str) -> None:
+    """The request's context for every log line of it: its id, and the game id of a game's path."""
+    structlog.contextvars.clear_contextvars()
+    if match := _GAME_PATH.match(scope["path"]):
+        structlog.contextvars.bind_contextvars(request_id=request_id, game_id=match.group(1))
+    else:
+        structlog.contextvars.bind_contextvars(request_id=request_id)
 
 
 class RequestLog:
@@ -108,11 +116,7 @@ class RequestLog:
         started = time.perf_counter()
         request_id = plain_request_id(scope)
         echoed = (b"x-request-id", request_id.encode())
-        structlog.contextvars.clear_contextvars()
-        if match := _GAME_PATH.match(scope["path"]):
-            structlog.contextvars.bind_contextvars(request_id=request_id, game_id=match.group(1))
-        else:
-            structlog.contextvars.bind_contextvars(request_id=request_id)
+        bind_request(scope, request_id)
         status = 0
 
         async def send_status(message: Message) -> None:

@@ -32,8 +32,8 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from services import metrics
 from services.api.app import create_app
-from services.api.protocol import OneWriteProtocol
 from services.api.view_cache import ViewCache
+from services.cli.serve import server_options
 from services.config import Settings
 from services.structured_logging import configure_logging
 from services.tracing import configure_tracing
@@ -117,18 +117,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     configure_logging()
     configure_tracing()  # off unless OTEL_* asks for it, as in serve
-    service = create_app(replace(Settings.from_env(), redis_url=args.redis_url))
+    settings = replace(Settings.from_env(), redis_url=args.redis_url)
+    service = create_app(settings)
     # uvicorn stops gracefully on SIGTERM, then raises the signal again; a handler of our own takes
     # it (as serve's does), so the process returns from here and a profiler around it writes its report
     signal.signal(signal.SIGTERM, lambda *_: None)
-    uvicorn.run(
+    uvicorn.run(  # the server as tablestream serve runs it: one write a response, no access log
         WithBaselines(service, bare_app(args.redis_url, service)),
-        host="127.0.0.1",
-        port=args.port,
-        loop="uvloop",
-        http=OneWriteProtocol,  # as tablestream serve: one write a response
-        log_level="warning",
-        timeout_graceful_shutdown=5,
+        **server_options(settings, "127.0.0.1", args.port),
     )
     return 0
 

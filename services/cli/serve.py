@@ -189,6 +189,7 @@ def server_options(settings: Settings, host: str, port: int) -> dict[str, Any]:
         "loop": "uvloop",
         "http": with_header_timeout(settings.header_timeout_seconds),
         "log_level": "warning",
+        "access_log": False,  # the app's own request log is the access log (services.api.request_log)
         "timeout_keep_alive": settings.keep_alive_seconds,
         "h11_max_incomplete_event_size": settings.max_header_bytes,
         "timeout_graceful_shutdown": max(1, round(settings.shutdown_seconds)),

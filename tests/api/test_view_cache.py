@@ -15,6 +15,7 @@ import pytest
 import redis
 from starlette.testclient import TestClient
 
+from services import metrics
 from services.api.app import create_app
 from services.api.view_cache import ViewCache
 from services.config import Settings
@@ -192,3 +193,49 @@ def test_a_browser_reads_its_seats_kept_view_by_its_cookie(processes: tuple[Api,
         assert time.monotonic() < deadline, "the browser's view was never served from memory"
     browser.cookies.clear()
     assert api.view(game_id)["seat"] is None  # without the cookie: the spectator's view
+
+
+def guarded_headers(response: Any) -> dict[str, str]:
+    """An answer's headers but those that differ between two answers of the same view."""
+    return {k: v for k, v in response.headers.items() if k not in ("date", "content-length", "x-request-id")}
+
+
+def test_a_kept_view_given_ahead_of_the_app_carries_the_routes_headers_and_is_counted_as_its_route(
+    processes: tuple[Api, Api, Api],
+) -> None:
+    api, _, _ = processes
+    game_id = api.started("skull", 3)
+    by_route = api.client.get(f"/games/{game_id}/view", params={"at": 1})  # a query: the route answers
+    kept(api, game_id, 0)
+    requests = metrics.metrics().requests.labels("/games/{game_id}/view", "GET", "2xx")
+    counted = requests._value.get()
+    hits = views_of(api).hits
+    response = api.client.get(f"/games/{game_id}/view", headers=api.auth(game_id, 0))
+    assert views_of(api).hits == hits + 1 and response.status_code == 200
+    assert guarded_headers(response) == guarded_headers(by_route)
+    assert requests._value.get() == counted + 1
+    secure = api.client.get(f"https://testserver/games/{game_id}/view", headers=api.auth(game_id, 0))
+    assert secure.status_code == 200 and secure.headers["strict-transport-security"].startswith("max-age=")
+    odd = api.client.get(
+        f"/games/{game_id}/view", headers={**api.auth(game_id, 0), "X-Request-ID": "a b\x7f"}
+    )
+    assert odd.headers["x-request-id"] != "a b\x7f"  # not a plain id: a new one, as the request log gives
+
+
+def test_a_private_tables_views_are_never_given_ahead_of_its_gate(processes: tuple[Api, Api, Api]) -> None:
+    api, _, _ = processes
+    created = api.client.post("/games", json={"game": "skull", "players": 3, "options": {"private": True}})
+    assert created.status_code == 201, created.text
+    game_id, invite = created.json()["game_id"], created.json()["invite"]
+    tokens = []
+    for seat in range(3):
+        joined = api.client.post(
+            f"/games/{game_id}/players", json={"name": f"P{seat}"}, params={"invite": invite}
+        )
+        assert joined.status_code == 201, joined.text
+        tokens.append(joined.json()["token"])
+    api.tokens[game_id] = tokens
+    kept(api, game_id, 1)  # the seat's token lets it in: its view is kept
+    assert api.client.get(f"/games/{game_id}/view").status_code == 404  # a spectator without the link
+    with_link = api.client.get(f"/games/{game_id}/view", params={"invite": invite})
+    assert with_link.status_code == 200 and with_link.json()["seat"] is None

@@ -1,0 +1,103 @@
+"""The lanes: the app's most frequent answers, given ahead of every layer of the app.
+
+Probes (``GET /healthz``, ``GET /livez``: ``services.api.probes``) and seat and spectator views
+(``GET /games/{id}/view`` with no query: ``services.api.view_lane``) are most of the traffic, and
+each layer of the app (the request metrics, the security headers, the error middleware, the request
+log, the private tables' gate, the router) costs a Python call and a closure per message. ``Lanes``
+wraps the whole app and answers them itself, doing for its own answers what those layers would
+have done, and nothing more:
+
+- the security headers (``services.api.middleware.SECURITY_HEADERS``, HSTS as ``SecurityHeaders``
+  adds it) and the request id (the client's plain ``X-Request-ID``, else a new one);
+- the request metrics (``services.metrics.request``: the route template, the method, the status
+  class and the time to the answer);
+- the request log's line (``RequestLog.log``): a lane's answer is a hot route's success, whose line
+  is at ``debug`` (at ``info`` when slow), and not even built at ``info``; with tracing on, views
+  take the whole way, where the request's span is made.
+
+A view goes through the lane only when it is a public table's (one the process already knows to be
+public: ``Invitations.known_public``) and the caller is known without I/O; the lane gives the kept
+view or one read from Redis (``kept_view``), and on any refusal or error leaves the request to the
+app, which meets it again and answers it as it always does. Probes are answered once the app has
+started (before that, by its routes).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from services import metrics, tracing
+from services.api.context import AppContext
+from services.api.invite_gate import known_public
+from services.api.middleware import SECURITY_HEADERS
+from services.api.probes import ALIVE, RETRY_AFTER, Answer
+from services.api.raw_responses import request_id, send_json
+from services.api.request_log import KEPT_VIEW_ROUTE, SLOW_MS, RequestLog, bind_request
+from services.api.request_log import log as request_log
+from services.api.view_lane import VIEW_PATH, kept_view
+
+PROBES = {"/healthz": "/healthz", "/livez": "/livez"}  # path: route template
+
+
+class Lanes:
+    """Pure ASGI, the outermost layer of ``app`` (``services.api.app.GuardedStarlette``)."""
+
+    def __init__(self, inner: ASGIApp, app: Starlette, hsts: bytes | None, always_https: bool) -> None:
+        self.inner = inner
+        self.app = app
+        self.always_https = always_https
+        self.plain = SECURITY_HEADERS
+        self.secure = (*SECURITY_HEADERS, (b"strict-transport-security", hsts)) if hsts else SECURITY_HEADERS
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and scope["method"] == "GET":
+            context: AppContext | None = getattr(self.app.state, "context", None)
+            if context is not None:
+                path = scope["path"]
+                if path in PROBES:
+                    await self.probe(context, scope, send, path)
+                    return
+                if (
+                    not scope["query_string"]
+                    and (match := VIEW_PATH.fullmatch(path)) is not None
+                    and await self.view(context, match.group(1), scope, send)
+                ):
+                    return
+        await self.inner(scope, receive, send)
+
+    def headers(self, scope: Scope) -> tuple[tuple[bytes, bytes], ...]:
+        return self.secure if self.always_https or scope.get("scheme") == "https" else self.plain
+
+    async def probe(self, context: AppContext, scope: Scope, send: Send, path: str) -> None:
+        started = time.perf_counter()
+        answer: Answer = ALIVE if path == "/livez" else await context.readiness.answer()
+        extra = self.headers(scope)
+        if not answer.ready:
+            extra = (*extra, (b"retry-after", RETRY_AFTER))
+        metrics.request(PROBES[path], "GET", answer.status, time.perf_counter() - started)
+        await send_json(scope, send, answer.status, answer.body, extra)
+
+    async def view(self, context: AppContext, game_id: str, scope: Scope, send: Send) -> bool:
+        """Whether the lane answered the view (``False``: the app answers it)."""
+        if context.drain.draining or tracing.ON or not known_public(self.app.state, context, game_id):
+            return False
+        started = time.perf_counter()
+        try:
+            body = await kept_view(context, game_id, Request(scope))
+        except Exception:  # the app meets it again, and answers it as it always does
+            return False
+        if body is None:
+            return False
+        seconds = time.perf_counter() - started
+        metrics.request(KEPT_VIEW_ROUTE, "GET", 200, seconds)
+        echoed = request_id(scope)
+        await send_json(scope, send, 200, body, self.headers(scope), echoed)
+        if seconds * 1000 >= SLOW_MS or request_log.is_enabled_for(logging.DEBUG):
+            bind_request(scope, echoed.decode())  # the line the request log writes for this answer
+            RequestLog.log(scope, 200, started, None)
+        return True
