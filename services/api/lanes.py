@@ -59,8 +59,7 @@ class Lanes:
             context: AppContext | None = getattr(self.app.state, "context", None)
             if context is not None:
                 path = scope["path"]
-                if path in PROBES:
-                    await self.probe(context, scope, send, path)
+                if path in PROBES and await self.probe(context, scope, send, path):
                     return
                 if (
                     not scope["query_string"]
@@ -73,14 +72,20 @@ class Lanes:
     def headers(self, scope: Scope) -> tuple[tuple[bytes, bytes], ...]:
         return self.secure if self.always_https or scope.get("scheme") == "https" else self.plain
 
-    async def probe(self, context: AppContext, scope: Scope, send: Send, path: str) -> None:
+    async def probe(self, context: AppContext, scope: Scope, send: Send, path: str) -> bool:
+        """Whether the lane answered the probe (``False``: an unforeseen error, which the app meets
+        again and answers as any other, a 500 with every header)."""
         started = time.perf_counter()
-        answer: Answer = ALIVE if path == "/livez" else await context.readiness.answer()
+        try:
+            answer: Answer = ALIVE if path == "/livez" else await context.readiness.answer()
+        except Exception:
+            return False
         extra = self.headers(scope)
         if not answer.ready:
             extra = (*extra, (b"retry-after", RETRY_AFTER))
         metrics.request(PROBES[path], "GET", answer.status, time.perf_counter() - started)
         await send_json(scope, send, answer.status, answer.body, extra)
+        return True
 
     async def view(self, context: AppContext, game_id: str, scope: Scope, send: Send) -> bool:
         """Whether the lane answered the view (``False``: the app answers it)."""

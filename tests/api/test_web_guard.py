@@ -265,6 +265,15 @@ def test_a_server_error_and_a_live_stream_carry_them_too(
     assert failed.status_code == 500
     assert_guarded(failed, "a 500")
 
+    async def unforeseen() -> object:
+        raise RuntimeError("a bug in the readiness check")
+
+    readiness = fake_api.client.app.state.context.readiness  # type: ignore[attr-defined]
+    monkeypatch.setattr(readiness, "answer", unforeseen)
+    probe = fake_api.client.get("/healthz")  # the probes' lane leaves it to the app's error middleware
+    assert probe.status_code == 500 and probe.json()["error"]["code"] == "internal_error"
+    assert_guarded(probe, "a probe's 500")
+
 
 def test_hsts_only_over_https_by_scheme_or_by_the_public_origin() -> None:
     with app_with() as client:
