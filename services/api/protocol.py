@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+from typing import Any
 
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
@@ -95,3 +96,20 @@ class ConfiguredProtocol(HeaderTimeoutProtocol):
     @property  # type: ignore[override]
     def header_timeout(self) -> float:
         return _configured_header_timeout()
+
+
+def server_options(settings: Settings, host: str, port: int) -> dict[str, Any]:
+    return {
+        "host": host,
+        "port": port,
+        "loop": "uvloop",
+        "http": with_header_timeout(settings.header_timeout_seconds),
+        "log_level": "warning",
+        "access_log": False,  # the app's own request log is the access log (services.api.request_log)
+        "timeout_keep_alive": settings.keep_alive_seconds,
+        "h11_max_incomplete_event_size": settings.max_header_bytes,
+        "timeout_graceful_shutdown": max(1, round(settings.shutdown_seconds)),
+        # uvicorn believes X-Forwarded-Proto/-For only from these (its default trusts 127.0.0.1, so
+        # any local process could name itself any client); the app reads the client the same way
+        "forwarded_allow_ips": settings.trusted_proxies,
+    }

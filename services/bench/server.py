@@ -32,8 +32,8 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from services import metrics
 from services.api.app import create_app
+from services.api.protocol import server_options
 from services.api.view_cache import ViewCache
-from services.cli.serve import server_options
 from services.config import Settings
 from services.structured_logging import configure_logging
 from services.tracing import configure_tracing

@@ -34,7 +34,7 @@ import uvicorn
 from services import metrics
 from services.api.app import create_app
 from services.api.protocol import IMPORT_NAME as CONFIGURED_PROTOCOL
-from services.api.protocol import with_header_timeout
+from services.api.protocol import server_options
 from services.cli.processes import spawn_worker, stop_process
 from services.config import Settings
 from services.store.connection import redacted
@@ -180,23 +180,6 @@ def data_place(embedded: EmbeddedRedis | None, url: str) -> str:
     if embedded is not None:
         return f"Data: {embedded.data_dir}  (Redis with AOF, fsync on every write; --data-dir DIR to move it)"
     return f"Data: in the Redis at {redacted(url)}  (nothing kept on this machine)"
-
-
-def server_options(settings: Settings, host: str, port: int) -> dict[str, Any]:
-    return {
-        "host": host,
-        "port": port,
-        "loop": "uvloop",
-        "http": with_header_timeout(settings.header_timeout_seconds),
-        "log_level": "warning",
-        "access_log": False,  # the app's own request log is the access log (services.api.request_log)
-        "timeout_keep_alive": settings.keep_alive_seconds,
-        "h11_max_incomplete_event_size": settings.max_header_bytes,
-        "timeout_graceful_shutdown": max(1, round(settings.shutdown_seconds)),
-        # uvicorn believes X-Forwarded-Proto/-For only from these (its default trusts 127.0.0.1, so
-        # any local process could name itself any client); the app reads the client the same way
-        "forwarded_allow_ips": settings.trusted_proxies,
-    }
 
 
 def run(args: argparse.Namespace) -> int:
