@@ -127,7 +127,7 @@ class GuardedStarlette(Starlette):
     def build_middleware_stack(self) -> ASGIApp:
         guarded = SecurityHeaders(super().build_middleware_stack(), self.hsts_seconds, self.public_origin)
         measured = RequestMetrics(guarded, route_templates(self.routes))
-        return Lanes(measured, self, guarded.hsts, guarded.always_https)
+        return Lanes(measured, self, guarded)
 
 
 def create_app(

@@ -7,8 +7,8 @@ log, the private tables' gate, the router) costs a Python call and a closure per
 wraps the whole app and answers them itself, doing for its own answers what those layers would
 have done, and nothing more:
 
-- the security headers (``services.api.middleware.SECURITY_HEADERS``, HSTS as ``SecurityHeaders``
-  adds it) and the request id (the client's plain ``X-Request-ID``, else a new one);
+- the security headers (``SecurityHeaders.headers_for``: those the app's guard adds) and the
+  request id (the client's plain ``X-Request-ID``, else a new one);
 - the request metrics (``services.metrics.request``: the route template, the method, the status
   class and the time to the answer);
 - the request log's line (``RequestLog.log``): a lane's answer is a hot route's success, whose line
@@ -34,7 +34,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from services import metrics, tracing
 from services.api.context import AppContext
 from services.api.invite_gate import known_public
-from services.api.middleware import SECURITY_HEADERS
+from services.api.middleware import SecurityHeaders
 from services.api.probes import ALIVE, RETRY_AFTER, Answer
 from services.api.raw_responses import request_id, send_json
 from services.api.request_log import KEPT_VIEW_ROUTE, SLOW_MS, RequestLog, bind_request
@@ -47,12 +47,10 @@ PROBES = {"/healthz": "/healthz", "/livez": "/livez"}  # path: route template
 class Lanes:
     """Pure ASGI, the outermost layer of ``app`` (``services.api.app.GuardedStarlette``)."""
 
-    def __init__(self, inner: ASGIApp, app: Starlette, hsts: bytes | None, always_https: bool) -> None:
+    def __init__(self, inner: ASGIApp, app: Starlette, guard: SecurityHeaders) -> None:
         self.inner = inner
         self.app = app
-        self.always_https = always_https
-        self.plain = SECURITY_HEADERS
-        self.secure = (*SECURITY_HEADERS, (b"strict-transport-security", hsts)) if hsts else SECURITY_HEADERS
+        self.headers = guard.headers_for  # the headers the app's answers get from its guard
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http" and scope["method"] == "GET":
@@ -68,9 +66,6 @@ class Lanes:
                 ):
                     return
         await self.inner(scope, receive, send)
-
-    def headers(self, scope: Scope) -> tuple[tuple[bytes, bytes], ...]:
-        return self.secure if self.always_https or scope.get("scheme") == "https" else self.plain
 
     async def probe(self, context: AppContext, scope: Scope, send: Send, path: str) -> bool:
         """Whether the lane answered the probe (``False``: an unforeseen error, which the app meets

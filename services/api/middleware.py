@@ -96,13 +96,17 @@ class SecurityHeaders:
         self.hsts = f"max-age={hsts_seconds}; includeSubDomains".encode() if hsts_seconds > 0 else None
         self.always_https = public_origin.lower().startswith("https://")
 
+    def headers_for(self, scope: Scope) -> tuple[tuple[bytes, bytes], ...]:
+        """The security headers an answer to this request carries (HSTS over https)."""
+        if self.hsts is not None and (self.always_https or scope.get("scheme") == "https"):
+            return (*SECURITY_HEADERS, (b"strict-transport-security", self.hsts))
+        return SECURITY_HEADERS
+
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        extra = SECURITY_HEADERS
-        if self.hsts is not None and (self.always_https or scope.get("scheme") == "https"):
-            extra = (*SECURITY_HEADERS, (b"strict-transport-security", self.hsts))
+        extra = self.headers_for(scope)
 
         async def send_with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":
