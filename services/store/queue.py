@@ -11,6 +11,7 @@ workers that run them.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
 
@@ -126,7 +127,37 @@ class AppendNotifier:
             await anyio.to_thread.run_sync(enqueue_drain, self.queue)
 
 
-class PipelinedWorker(SimpleWorker):
+class PromptWorker(SimpleWorker):
+    """RQ's ``SimpleWorker`` that stops listening to its pub/sub channel without a wait. RQ sends
+    UNSUBSCRIBE and then stops the listening thread, which redis-py (8.2) joins with no bound: when
+    the thread read the UNSUBSCRIBE reply before the stop, it is waiting up to a minute for a new
+    subscription, and the worker's shutdown (or a burst's end) waits with it. Here the thread is
+    told to stop first, so the reply it wakes on is its last."""
+
+    def unsubscribe(self) -> None:
+        if not self.pubsub_thread:
+            return
+        self.pubsub_thread.stop(timeout=0)  # the flag only: the thread ends on its next wake
+        self.pubsub.unsubscribe()  # its reply is that wake
+        self.pubsub_thread.join(timeout=1)
+        self.pubsub.close()
+
+
+def run_burst(
+    connection: redis.Redis,
+    queues: Sequence[Queue],
+    logging_level: str = "WARNING",
+    max_jobs: int | None = None,
+) -> None:
+    """Run the jobs of ``queues``, and the jobs they queue, in this process until every queue is
+    empty or ``max_jobs`` ran (a burst ``PromptWorker``: for tests, the bench's profiles and the
+    tools)."""
+    PromptWorker(list(queues), connection=connection, serializer=JSONSerializer).work(
+        burst=True, logging_level=logging_level, max_jobs=max_jobs
+    )
+
+
+class PipelinedWorker(PromptWorker):
     """RQ's ``SimpleWorker`` (jobs run in the worker's own process) with each heartbeat in one round
     trip. Unless handed a pipeline, RQ sends a heartbeat's three writes (the worker's last heartbeat
     and the time to live of its hash and of its executions set) one by one: with AOF ``appendfsync
@@ -157,9 +188,7 @@ class PipelinedWorker(SimpleWorker):
 def run_queued_projections(connection: redis.Redis) -> None:
     """Run the queued projection jobs in this process until the queue is empty (a burst
     ``SimpleWorker``; for the bench's profiles and for tests)."""
-    SimpleWorker([projection_queue(connection)], connection=connection, serializer=JSONSerializer).work(
-        burst=True, logging_level="ERROR"
-    )
+    run_burst(connection, [projection_queue(connection)], logging_level="ERROR")
 
 
 def jobs_done(connection: redis.Redis) -> int:

@@ -12,15 +12,13 @@ from typing import Any
 import fakeredis
 import pytest
 import redis
-from rq import SimpleWorker
-from rq.serializers import JSONSerializer
 from starlette.testclient import TestClient
 
 from services.api.app import create_app
 from services.config import Settings
 from services.store.connection import connect_to
 from services.store.embedded import EmbeddedRedis
-from services.store.queue import bot_queue, lifecycle_queue, projection_queue
+from services.store.queue import bot_queue, lifecycle_queue, projection_queue, run_burst
 from workers import lifecycle as lifecycle_jobs
 from workers.bots import choose
 
@@ -60,7 +58,7 @@ class Api:
     def project(self) -> None:
         """Run every queued projection poke to completion (an RQ SimpleWorker in burst mode)."""
         queue = projection_queue(self.sync)
-        SimpleWorker([queue], connection=self.sync, serializer=JSONSerializer).work(burst=True)
+        run_burst(self.sync, [queue])
 
     def create(self, game: str = "skull", players: int = 3, **options: Any) -> str:
         response = self.client.post("/games", json={"game": game, "players": players, "options": options})
@@ -193,8 +191,6 @@ def run_jobs(api: Api, monkeypatch: pytest.MonkeyPatch) -> Any:
 
     def run() -> None:
         queues = [lifecycle_queue(api.sync), bot_queue(api.sync)]
-        SimpleWorker(queues, connection=api.sync, serializer=JSONSerializer).work(
-            burst=True, logging_level="WARNING"
-        )
+        run_burst(api.sync, queues, logging_level="WARNING")
 
     return run

@@ -10,14 +10,12 @@ from typing import Any
 
 import fakeredis
 import pytest
-from rq import SimpleWorker
-from rq.serializers import JSONSerializer
 from starlette.testclient import TestClient
 
 from services.api.app import create_app
 from services.config import Settings
 from services.history.verify import verify_export
-from services.store.queue import bot_queue, lifecycle_queue
+from services.store.queue import bot_queue, lifecycle_queue, run_burst
 from services.store.timer_record import timer_fields
 from tests.api.conftest import ADMIN_TOKEN, UNLIMITED, Api, bearer_only
 from workers import lifecycle
@@ -53,9 +51,7 @@ def run_lifecycle_jobs(api: Api, monkeypatch: pytest.MonkeyPatch) -> None:
     """Run the queued bot and timer jobs in process, their async client on the test's backend."""
     monkeypatch.setattr(lifecycle, "async_client_for", lambda sync: _async_client(api))
     queues = [lifecycle_queue(api.sync), bot_queue(api.sync)]
-    SimpleWorker(queues, connection=api.sync, serializer=JSONSerializer).work(
-        burst=True, logging_level="WARNING"
-    )
+    run_burst(api.sync, queues, logging_level="WARNING")
 
 
 def reclaim(api: Api, game_id: str, headers: dict[str, str]) -> Any:

@@ -7,11 +7,9 @@ from typing import Any
 
 import msgspec
 import pytest
-from rq import SimpleWorker
-from rq.serializers import JSONSerializer
 
 from services.store.event_store import SyncEventStore
-from services.store.queue import review_key, review_queue
+from services.store.queue import review_key, review_queue, run_burst
 from tests.api.conftest import Api, practice
 from workers import review as review_job
 from workers.bots import choose
@@ -28,9 +26,7 @@ def light_reviews(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def run_reviews(api: Api) -> None:
-    SimpleWorker([review_queue(api.sync)], connection=api.sync, serializer=JSONSerializer).work(
-        burst=True, logging_level="WARNING"
-    )
+    run_burst(api.sync, [review_queue(api.sync)], logging_level="WARNING")
 
 
 def play_out(api: Api, game_id: str, seed: int) -> list[int]:

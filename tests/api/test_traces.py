@@ -21,7 +21,7 @@ from rq.job import Job
 from rq.serializers import JSONSerializer
 
 from services import tracing
-from services.store.queue import TRACE_LINKS, enqueue_drain, projection_queue
+from services.store.queue import TRACE_LINKS, enqueue_drain, projection_queue, run_burst
 from tests.api.conftest import Api
 from workers.bots import choose
 
@@ -219,7 +219,6 @@ def test_a_bots_move_in_the_worker_is_a_trace_of_its_own_down_to_the_drain(
     fake_api: Api, spans: InMemorySpanExporter, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     import fakeredis
-    from rq import SimpleWorker
 
     from services.store.queue import bot_queue, lifecycle_queue
     from workers import lifecycle
@@ -235,11 +234,9 @@ def test_a_bots_move_in_the_worker_is_a_trace_of_its_own_down_to_the_drain(
         if 0 in view["to_act"]:
             own = fake_api.view(game_id, 0)
             fake_api.send(game_id, 0, choose("skull", own, random.Random(4)), expected_version=own["version"])
-        SimpleWorker(
-            [lifecycle_queue(fake_api.sync), bot_queue(fake_api.sync)],
-            connection=fake_api.sync,
-            serializer=JSONSerializer,
-        ).work(burst=True, logging_level="WARNING")
+        run_burst(
+            fake_api.sync, [lifecycle_queue(fake_api.sync), bot_queue(fake_api.sync)], logging_level="WARNING"
+        )
         if any(span.name == "lifecycle.bot" for span in spans.get_finished_spans()):
             break
     fake_api.project()

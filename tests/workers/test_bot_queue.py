@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 import redis
-from rq import Queue, SimpleWorker, Worker
+from rq import Queue, Worker
 from rq.serializers import JSONSerializer
 from rq.worker_pool import WorkerData
 
@@ -28,6 +28,7 @@ from services.store.queue import (
     enqueue_bot,
     lifecycle_queue,
     queue_figures,
+    run_burst,
 )
 from tests.workers.conftest import FakeClock
 from tests.workers.test_lifecycle import accepted, records, table, wait_for
@@ -40,7 +41,7 @@ pytestmark = pytest.mark.redis
 def work(sync: redis.Redis, names: Sequence[str]) -> None:
     """One worker taking ``names`` runs their jobs (and those they queue on them) until they are empty."""
     queues = [Queue(name, connection=sync, serializer=JSONSerializer) for name in names]
-    SimpleWorker(queues, connection=sync, serializer=JSONSerializer).work(burst=True, logging_level="WARNING")
+    run_burst(sync, queues, logging_level="WARNING")
 
 
 def bot_moves(sync: redis.Redis, game_id: str) -> list[str]:

@@ -16,7 +16,6 @@ import pytest
 import redis
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
-from rq import SimpleWorker
 from rq.job import Job
 from rq.serializers import JSONSerializer
 
@@ -30,7 +29,7 @@ from services.store.event_store import EventStore, SyncEventStore
 from services.store.indexes import Claim
 from services.store.keys import DIRTY, DRAIN_PENDING, POKED, game_keys
 from services.store.operations import Handover
-from services.store.queue import AppendNotifier, lifecycle_queue, projection_queue
+from services.store.queue import AppendNotifier, lifecycle_queue, projection_queue, run_burst
 from services.store.requests import Operation
 from services.store.tokens import TokenStore
 from workers.lifecycle import bot_move
@@ -202,8 +201,7 @@ class World:
 
     def work_one(self) -> None:
         """A worker runs the next queued projection job (RQ's failure handling and retries included)."""
-        worker = SimpleWorker([projection_queue(self.sync)], connection=self.sync, serializer=JSONSerializer)
-        worker.work(burst=True, max_jobs=1, logging_level="ERROR")
+        run_burst(self.sync, [projection_queue(self.sync)], max_jobs=1, logging_level="ERROR")
 
     def die_in_next_job(self) -> None:
         """A worker takes the next job and is killed inside it (``Died`` armed in ``HOOKS``)."""
@@ -215,9 +213,7 @@ class World:
         HOOKS.point = None
 
     def work_all(self) -> None:
-        SimpleWorker([projection_queue(self.sync)], connection=self.sync, serializer=JSONSerializer).work(
-            burst=True, logging_level="ERROR"
-        )
+        run_burst(self.sync, [projection_queue(self.sync)], logging_level="ERROR")
 
     def sweep(self) -> None:
         sweep(SyncEventStore(self.sync), projection_queue(self.sync), lifecycle_queue(self.sync), grace_ms=0)

@@ -5,8 +5,6 @@ from __future__ import annotations
 import msgspec
 import pytest
 import redis
-from rq import SimpleWorker
-from rq.serializers import JSONSerializer
 
 import workers.stores
 from projections.views import materialise
@@ -15,7 +13,7 @@ from services.store.embedded import EmbeddedRedis
 from services.store.event_store import SyncEventStore
 from services.store.keys import ACTIVITY, DIRTY, LOBBY, LOBBY_CHANNEL, LOBBY_ORDER, WAITING
 from services.store.projection import ProjectionWrite, project_views
-from services.store.queue import enqueue_projection, lifecycle_queue, projection_queue
+from services.store.queue import enqueue_projection, lifecycle_queue, projection_queue, run_burst
 from tests.conftest import Clients, IndexClients
 from tests.services.test_commands import FLOWER, handler_on, started_table
 from tests.support.cluster import LocalCluster
@@ -103,7 +101,7 @@ async def test_duplicate_and_reordered_pokes_through_rq_leave_views_at_the_head(
         enqueue_projection(queue, game_id)
     job = queue.jobs[0]
     assert list(job.args) == [games[2]]  # a poke carries the game id only (JSON)
-    SimpleWorker([queue], connection=queue_connection, serializer=JSONSerializer).work(burst=True)
+    run_burst(queue_connection, [queue])
     store = SyncEventStore(sync, index_backend[0] if index_backend else None)
     for game_id in games:
         assert store.checkpoint(game_id) == store.head(game_id)
@@ -121,7 +119,7 @@ async def test_the_sweeper_pokes_exactly_the_games_whose_projection_lags(
     queue = projection_queue(queue_connection)
     lifecycle = lifecycle_queue(queue_connection)
     assert sweep(store, queue, lifecycle, grace_ms=0).lagging == [lagging]
-    SimpleWorker([queue], connection=queue_connection, serializer=JSONSerializer).work(burst=True)
+    run_burst(queue_connection, [queue])
     assert sweep(store, queue, lifecycle, grace_ms=0).lagging == []
     assert store.checkpoint(lagging) == store.head(lagging)
 

@@ -10,7 +10,15 @@ import pytest
 from rq.job import Job
 from rq.serializers import JSONSerializer
 
-from services.store.queue import DRAIN_JOB, PipelinedWorker, enqueue_drain, lifecycle_queue, projection_queue
+from services.store.queue import (
+    DRAIN_JOB,
+    PipelinedWorker,
+    PromptWorker,
+    enqueue_drain,
+    lifecycle_queue,
+    projection_queue,
+)
+from tests.support.waiting import Deadline, wait_until
 
 
 class Trips:
@@ -61,3 +69,31 @@ def test_a_workers_heartbeat_is_one_round_trip_and_keeps_it_alive(monkeypatch: p
     assert (trips.alone, trips.pipelines) == ([], 1)
     assert client.hget(worker.key, "last_heartbeat") is not None
     assert 0 < client.ttl(worker.key) <= worker.worker_ttl + 60
+
+
+class ListenerReadsFirst(PromptWorker):
+    """A worker whose pub/sub listener reads UNSUBSCRIBE's reply before the worker goes on to stop
+    it: the order a loaded machine's scheduler often picks."""
+
+    def subscribe(self) -> None:
+        super().subscribe()
+        pubsub, unsubscribe = self.pubsub, self.pubsub.unsubscribe
+
+        def unsubscribe_and_let_the_listener_read_the_reply(*args: Any) -> None:
+            unsubscribe(*args)
+            wait_until(lambda: not pubsub.subscribed, 10, "the listener to read the reply")
+
+        pubsub.unsubscribe = unsubscribe_and_let_the_listener_read_the_reply
+
+
+@pytest.mark.redis
+def test_a_burst_worker_ends_without_waiting_for_its_pub_sub_listener(real_redis: Any) -> None:
+    """RQ sends UNSUBSCRIBE, then stops the worker's pub/sub listener, which redis-py joins with no
+    bound: a listener that read the reply first waits a minute for a new subscription, and so does
+    the worker's shutdown or a burst's end. The worker here stops the listener first."""
+    worker = ListenerReadsFirst(
+        [projection_queue(real_redis)], connection=real_redis, serializer=JSONSerializer
+    )
+    deadline = Deadline(20)  # the defect is a minute's wait; an empty burst takes milliseconds
+    worker.work(burst=True, logging_level="WARNING")
+    assert not deadline.passed(), f"the burst waited {deadline.elapsed():.0f} s on its pub/sub listener"
