@@ -12,7 +12,6 @@ import signal
 import subprocess
 import sys
 import threading
-import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -28,6 +27,7 @@ from prometheus_client.parser import text_string_to_metric_families
 from services.cli.processes import wait_ready
 from services.store.embedded import EmbeddedRedis, free_port
 from tests.support.promql import family_of, named_metrics
+from tests.support.waiting import wait_until
 from workers.bots import choose
 
 pytestmark = [pytest.mark.redis, pytest.mark.slow]
@@ -40,14 +40,8 @@ T = TypeVar("T")
 
 def until(condition: Callable[[], T | None], what: str, deadline: float = DEADLINE) -> T:
     """Poll ``condition`` until it returns something other than ``None``/``False``, or fail."""
-    ends = time.monotonic() + deadline
-    while True:
-        found = condition()
-        if found:
-            return found
-        if time.monotonic() > ends:
-            raise AssertionError(f"not within {deadline} s: {what}")
-        threading.Event().wait(0.05)
+    found: T = wait_until(condition, deadline, what)  # type: ignore[arg-type]
+    return found
 
 
 @dataclass

@@ -8,7 +8,6 @@ import os
 import socket
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,9 +15,12 @@ from pathlib import Path
 import httpx
 import pytest
 
+from tests.support.waiting import ms, wait_until
+
 CHROMIUM = Path(os.environ.get("TABLESTREAM_CHROMIUM", "/usr/bin/chromium"))
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
 STARTUP_SECONDS = 60.0
+EXPECT_SECONDS = 10.0
 
 if not CHROMIUM.exists():
     pytest.skip(f"no Chromium at {CHROMIUM} (apt-get install chromium)", allow_module_level=True)
@@ -38,14 +40,6 @@ class Server:
     url: str
     process: subprocess.Popen[bytes]
     log: Path | None = None  # what the server printed: its Redis URL among it
-
-
-def wait_for(condition, deadline: float, what: str) -> None:  # type: ignore[no-untyped-def]
-    """Poll ``condition`` until it holds or the deadline (a monotonic time) passes."""
-    while not condition():
-        if time.monotonic() > deadline:
-            raise TimeoutError(f"timed out waiting for {what}")
-        time.sleep(0.05)
 
 
 @pytest.fixture(scope="session")
@@ -80,7 +74,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
             return False
 
     try:
-        wait_for(healthy, time.monotonic() + STARTUP_SECONDS, "the server to answer /healthz")
+        wait_until(healthy, STARTUP_SECONDS, "the server to answer /healthz")
         yield Server(url, process, data_dir / "server.log")
     finally:
         process.terminate()
@@ -116,5 +110,7 @@ def no_script_errors() -> Iterator[None]:
     from tests.browser.play import PAGE_ERRORS
 
     PAGE_ERRORS.clear()
+    # Assertions on the page wait longer on a loaded machine (Playwright's own default is 5 s).
+    sync_api.expect.set_options(timeout=ms(EXPECT_SECONDS))
     yield
     assert not PAGE_ERRORS, PAGE_ERRORS

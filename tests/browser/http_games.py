@@ -11,6 +11,7 @@ from typing import Any
 
 import httpx
 
+from tests.support.waiting import Deadline
 from workers.bots import choose
 
 PLAY_SECONDS = 120.0  # a deadline against a stuck game; a loaded 2-core machine plays ~20 moves a second
@@ -40,7 +41,7 @@ def play(client: httpx.Client, game_id: str, tokens: list[str], seed: int, stop:
     ``stop(moves made, the seats' views)``."""
     rng = random.Random(seed)
     moves = 0
-    deadline = time.monotonic() + PLAY_SECONDS
+    deadline = Deadline(PLAY_SECONDS)
     while True:
         views = [
             client.get(f"/games/{game_id}/view", headers={"Authorization": f"Bearer {t}"}).json()
@@ -49,7 +50,7 @@ def play(client: httpx.Client, game_id: str, tokens: list[str], seed: int, stop:
         if stop(moves, views):
             return
         assert views[0]["status"] != "finished", f"{game_id} ended before the state was reached"
-        assert time.monotonic() < deadline, f"{game_id} did not reach the state"
+        assert not deadline.passed(), f"{game_id} did not reach the state"
         movers = [seat for seat, view in enumerate(views) if view["legal"]]
         if not movers:
             # The projection has not shown a seat the last join or move yet: poll again shortly.

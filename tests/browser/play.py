@@ -3,17 +3,19 @@
 from __future__ import annotations
 
 import random
-import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from playwright.sync_api import Browser, Page, expect
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
+from tests.support.waiting import Deadline, ms, wait_until
+
 ACTIONS = "[data-testid=table] .board button[data-act]:enabled"
 GAME_SECONDS = 90.0  # a deadline against a hung game; a loaded machine plays a move in ~0.5 s
 MOVE_SECONDS = 30.0  # a bot or a projection on a loaded 2-core machine can take seconds
-CLICK_MS = 5_000  # how long a control seen enabled may take to accept a click
+ACTION_SECONDS = 30  # Playwright's own default for an action or a wait, on a quiet machine
+CLICK_SECONDS = 5  # how long a control seen enabled may take to accept a click
 PAGE_ERRORS: list[str] = []  # uncaught script errors of every page; the tests' fixture checks it is empty
 
 
@@ -24,6 +26,7 @@ def player(
     localStorage): instant by default, so that tests about other things need not wait for animations."""
     context = browser.new_context(base_url=base_url, viewport={"width": width, "height": height})
     context.add_init_script(f"localStorage.setItem('tablestream.speed', JSON.stringify({speed!r}))")
+    context.set_default_timeout(ms(ACTION_SECONDS))
     page = context.new_page()
     page.on("pageerror", lambda error: PAGE_ERRORS.append(f"{page.url}: {error}"))
     return page
@@ -139,10 +142,10 @@ def play(
     """Click a seeded random enabled control on whichever page has one, until ``until()``; each click
     waits for that page's view to move on. ``choose`` (given the controls' ``data-key``s) may bias
     which control is clicked. Returns the number of moves made."""
-    deadline = time.monotonic() + seconds
+    deadline = Deadline(seconds)
     moves = 0
     while not until():
-        assert time.monotonic() < deadline, f"no end after {moves} moves"
+        assert not deadline.passed(), f"no end after {moves} moves"
         # Read the versions before looking for controls: a view that moves on after this is noticed.
         seen = [version(page) for page in pages]
         acted = False
@@ -154,7 +157,7 @@ def play(
                 continue
             index = choose(rng, keys) if choose else rng.randrange(len(keys))
             try:
-                buttons.nth(index).click(timeout=CLICK_MS)
+                buttons.nth(index).click(timeout=ms(CLICK_SECONDS))
             except PlaywrightTimeoutError:
                 if version(page) != before:
                     continue  # the view moved on under the pointer and took the control away: look again
@@ -163,7 +166,7 @@ def play(
                 "v => Number(document.querySelector('[data-testid=table]').dataset.version) > v"
                 " || document.querySelector('#toast.show')",
                 arg=before,
-                timeout=10_000,
+                timeout=ms(10),
             )
             moves += 1
             acted = True
@@ -204,19 +207,6 @@ def _moved_or(pages: Sequence[Page], seen: list[int], until: Callable[[], bool])
         or until()
         or any(page.locator(ACTIONS).count() for page in pages)
     )
-
-
-def wait_until(
-    condition: Callable[[], bool], seconds: float, what: str, details: Callable[[], str] | None = None
-) -> None:
-    """Poll ``condition`` (each poll asks the pages) until it holds or ``seconds`` pass; ``details``
-    explains a timeout."""
-    deadline = time.monotonic() + seconds
-    while not condition():
-        if time.monotonic() > deadline:
-            more = f":\n{details()}" if details else ""
-            raise TimeoutError(f"timed out after {seconds:g} s waiting for {what}{more}")
-        time.sleep(0.05)
 
 
 def wait_log_caught_up(page: Page) -> None:

@@ -35,7 +35,8 @@ from playwright.sync_api import Page
 from tests.browser import axe
 from tests.browser.conftest import Server
 from tests.browser.http_games import create, finished, join, play, seat_cookie
-from tests.browser.play import ACTIONS, MOVE_SECONDS, PAGE_ERRORS, wait_until
+from tests.browser.play import ACTIONS, MOVE_SECONDS, PAGE_ERRORS
+from tests.support.waiting import ms, wait_until
 
 pytestmark = pytest.mark.browser
 
@@ -268,7 +269,7 @@ def test_a_page_state_has_no_critical_or_serious_accessibility_violation(
     page.on("pageerror", lambda error: PAGE_ERRORS.append(f"{page.url}: {error}"))
     try:
         page.goto(state.path)
-        page.wait_for_selector(state.ready, timeout=READY_SECONDS * 1000)
+        page.wait_for_selector(state.ready, timeout=ms(READY_SECONDS))
         if state.prepare is not None:
             state.prepare(page)
         found = axe.violations(page, state.exclude)

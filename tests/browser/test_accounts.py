@@ -12,7 +12,8 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from tests.browser.conftest import Server
-from tests.browser.play import MOVE_SECONDS, create_as_account, finished, play, player, register, wait_until
+from tests.browser.play import MOVE_SECONDS, create_as_account, finished, play, player, register
+from tests.support.waiting import ms, wait_until
 
 pytestmark = pytest.mark.browser
 
@@ -298,7 +299,7 @@ def test_the_account_box_follows_a_revoked_account_even_when_the_check_answers_b
     held: list[Any] = []  # the lobby's table options, held until the account check has answered
     away.route("**/games/options", lambda route: held.append(route))
     away.reload(wait_until="commit")
-    check = away.wait_for_event("response", lambda r: r.url.endswith("/accounts/me"), timeout=30_000)
+    check = away.wait_for_event("response", lambda r: r.url.endswith("/accounts/me"), timeout=ms(30))
     checked = [check.status]
     wait_until(lambda: bool(held), MOVE_SECONDS, "the lobby to ask for its options")
     for route in held:

@@ -16,6 +16,7 @@ from tests.browser.axe import blocking, describe, violations
 from tests.browser.conftest import Server
 from tests.browser.http_games import finished, join, play, seat_cookie
 from tests.browser.play import PAGE_ERRORS
+from tests.support.waiting import ms
 
 NAMES = ["Ada", "Brook", "Cyd"]
 XSS = '<img src=x onerror="window.__xss = 1"><script>window.__xss = 2</script>'
@@ -53,7 +54,7 @@ def open_page(
     page = context.new_page()
     page.on("pageerror", lambda error: PAGE_ERRORS.append(f"{page.url}: {error}"))
     page.goto(f"/tables/{table.game_id}")
-    expect(page.locator("[data-testid=table]")).to_have_attribute("data-live", "open", timeout=20_000)
+    expect(page.locator("[data-testid=table]")).to_have_attribute("data-live", "open", timeout=ms(20))
     expect(page.locator("[data-testid=table]")).to_have_attribute(
         "data-seat", "" if seat is None else str(seat)
     )
@@ -126,12 +127,12 @@ def test_a_spectators_message_reaches_the_seats_only_once_the_game_ended(
 
     with httpx.Client(base_url=server.url, timeout=10) as client:
         play(client, table.game_id, table.tokens, seed=2, stop=finished)
-    expect(ada.locator("[data-testid=table]")).to_have_attribute("data-status", "finished", timeout=30_000)
-    expect(messages(ada)).to_have_text(["Ada has a skull, I saw it", "Hello from the table"], timeout=15_000)
+    expect(ada.locator("[data-testid=table]")).to_have_attribute("data-status", "finished", timeout=ms(30))
+    expect(messages(ada)).to_have_text(["Ada has a skull, I saw it", "Hello from the table"], timeout=ms(15))
     expect(ada.locator("[data-testid=chat-message].rail .badge.rail")).to_have_text("Spectators")
     # after the end both sides talk in one chat, live
     say(rail, "Well bluffed")
-    expect(messages(ada).last).to_have_text("Well bluffed", timeout=15_000)
+    expect(messages(ada).last).to_have_text("Well bluffed", timeout=ms(15))
 
 
 def test_a_muted_players_messages_disappear_for_the_muter_only(
@@ -154,7 +155,7 @@ def test_a_muted_players_messages_disappear_for_the_muter_only(
     expect(messages(brook)).to_have_text(["Cyd here"])
     # kept for this table across a reload, and undone in one click
     brook.reload()
-    expect(brook.locator("[data-testid=table]")).to_have_attribute("data-live", "open", timeout=20_000)
+    expect(brook.locator("[data-testid=table]")).to_have_attribute("data-live", "open", timeout=ms(20))
     expect(messages(brook)).to_have_text(["Cyd here"])
     expect(brook.locator("[data-testid=chat-muted]")).to_contain_text("Ada")
     brook.click("[data-testid=chat-unmute]")

@@ -14,6 +14,7 @@ import pytest
 from services.bench.pages import Recorder
 from tests.browser.conftest import Server
 from tests.browser.play import PAGE_ERRORS, create_table, player
+from tests.support.waiting import ms
 
 pytestmark = pytest.mark.browser
 VERSIONED = re.compile(r"^/static/[0-9a-f]{16}/")
@@ -45,13 +46,13 @@ def test_the_lobby_shows_a_table_created_elsewhere_and_its_seats_filling_without
     with httpx.Client(base_url=server.url) as client:
         game_id = client.post("/games", json={"game": "skull", "players": 3}).json()["game_id"]
         row = page.locator(f"[data-testid=tables] li[data-game-id='{game_id}']")
-        row.wait_for(timeout=SECONDS * 1000)
+        row.wait_for(timeout=ms(SECONDS))
         assert "0/3" in row.inner_text()
         client.post(f"/games/{game_id}/players", json={"name": "Ada"})
         page.wait_for_function(
             "id => (document.querySelector(`li[data-game-id='${id}']`)?.innerText || '').includes('1/3')",
             arg=game_id,
-            timeout=SECONDS * 1000,
+            timeout=ms(SECONDS),
         )
     page.wait_for_timeout(4500)  # longer than the old polling period: no GET /games meanwhile
     assert "GET /lobby/live" in asked and "GET /games" not in asked

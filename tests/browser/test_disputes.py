@@ -6,15 +6,15 @@ from __future__ import annotations
 
 import json
 import random
-import time
 from pathlib import Path
 
 import httpx
 import pytest
 
 from services.history.records import chain_hash
-from tests.browser.conftest import Server, wait_for
+from tests.browser.conftest import Server
 from tests.browser.play import PRACTICE_SEED, create_table, fill_with_bots, finished, play, player
+from tests.support.waiting import ms, wait_until
 
 pytestmark = pytest.mark.browser
 
@@ -36,7 +36,7 @@ def test_a_dispute_on_round_two_from_the_end_screen_gets_a_verdict_and_a_forked_
     fill_with_bots(page)
     play([page], random.Random(25), finished([page]), seconds=240)
     page.wait_for_selector("[data-testid=end-screen]")
-    wait_for(lambda: logged(server, game_id), time.monotonic() + LOG_SECONDS, "the game's heads in the log")
+    wait_until(lambda: logged(server, game_id), LOG_SECONDS, "the game's heads in the log")
 
     page.click("[data-testid=dispute-open] summary")
     page.select_option("[data-testid=dispute-round]", "2")
@@ -45,12 +45,12 @@ def test_a_dispute_on_round_two_from_the_end_screen_gets_a_verdict_and_a_forked_
     page.wait_for_url(f"**/disputes/{game_id}/*")
     dispute_id = page.url.rsplit("/", 1)[1]
 
-    page.wait_for_selector("[data-testid=dispute-verdict][data-ok=true]", timeout=60_000)
+    page.wait_for_selector("[data-testid=dispute-verdict][data-ok=true]", timeout=ms(60))
     for check in ("deal", "commands", "scores", "receipts", "views", "log", "export"):
         result = page.get_attribute(f"[data-testid=dispute-check-{check}]", "data-result")
         assert result == "passed", (check, result)
     assert "Round 2" in page.inner_text("[data-testid=dispute-summary]")
-    page.wait_for_selector("[data-testid=dispute-browser-chain][data-result=passed]", timeout=60_000)
+    page.wait_for_selector("[data-testid=dispute-browser-chain][data-result=passed]", timeout=ms(60))
     assert page.get_attribute("[data-testid=dispute-browser-seeds]", "data-result") == "passed"
     assert page.get_attribute("[data-testid=dispute-browser-log]", "data-result") == "included"
     assert page.locator("[data-testid=dispute-browser-receipts] .mark.ok").count() == 1
@@ -87,10 +87,10 @@ def test_a_dispute_on_round_two_from_the_end_screen_gets_a_verdict_and_a_forked_
     other = player(browser, server.url)
     other.goto(f"/audit/{game_id}")
     other.set_input_files("[data-testid=file-check-input]", str(genuine))
-    other.wait_for_selector("[data-testid=file-check-summary][data-ok=true]", timeout=60_000)
+    other.wait_for_selector("[data-testid=file-check-summary][data-ok=true]", timeout=ms(60))
     assert other.get_attribute("[data-testid=file-check-log]", "data-result") == "included"
     other.set_input_files("[data-testid=file-check-input]", str(forked))
-    other.wait_for_selector("[data-testid=file-check-summary][data-ok=false]", timeout=60_000)
+    other.wait_for_selector("[data-testid=file-check-summary][data-ok=false]", timeout=ms(60))
     assert other.get_attribute("[data-testid=file-check-chain]", "data-result") == "passed"
     assert other.get_attribute("[data-testid=file-check-log]", "data-result") == "fork"
     assert "not the one in the public log" in other.inner_text("[data-testid=file-check-log]")

@@ -15,10 +15,11 @@ from projections.words import word
 from tests.browser.conftest import Server
 from tests.browser.http_games import create, finished, join, play, seat_cookie
 from tests.browser.play import PAGE_ERRORS
+from tests.support.waiting import ms
 
 pytestmark = pytest.mark.browser
 
-REVIEW_SECONDS = 90_000  # ms: the review job runs on the server's worker after every other job
+REVIEW_SECONDS = 90  # the review job runs on the server's worker after every other job
 
 
 def test_a_hint_marks_the_suggested_move_and_the_replay_shows_the_review(
@@ -68,7 +69,7 @@ def test_a_hint_marks_the_suggested_move_and_the_replay_shows_the_review(
     expect(desk.get_by_test_id("hints-used")).to_be_visible()
     desk.goto(f"/replay/{game_id}")
     expect(desk.get_by_test_id("replay-hints-used")).to_be_visible()
-    expect(desk.get_by_test_id("review-summary")).to_be_visible(timeout=REVIEW_SECONDS)
+    expect(desk.get_by_test_id("review-summary")).to_be_visible(timeout=ms(REVIEW_SECONDS))
     moves = desk.get_by_test_id("review-move")
     assert moves.count() > 10
     differing = desk.locator('[data-testid="review-move"][data-differs="true"]')
@@ -77,7 +78,7 @@ def test_a_hint_marks_the_suggested_move_and_the_replay_shows_the_review(
         expect(desk.get_by_test_id("move-chip")).to_contain_text(word("en", "replay.reviewMark"))
     desk.screenshot(path=screenshots / "review.png", full_page=True)
     phone.goto(f"/replay/{game_id}")
-    expect(phone.get_by_test_id("review-summary")).to_be_visible(timeout=REVIEW_SECONDS)
+    expect(phone.get_by_test_id("review-summary")).to_be_visible(timeout=ms(REVIEW_SECONDS))
     phone.get_by_test_id("review").scroll_into_view_if_needed()
     phone.screenshot(path=screenshots / "review-phone.png")
     for context, _ in shots.values():

@@ -12,6 +12,7 @@ from playwright.sync_api import expect
 
 from tests.browser import axe
 from tests.browser.play import create_table, finished, join_table, play, player
+from tests.support.waiting import ms
 
 PHONE_WIDTH, PHONE_HEIGHT = 390, 844
 
@@ -82,7 +83,7 @@ def test_two_players_finish_a_game_both_press_play_again_and_land_at_the_new_tab
     friend.click("[data-testid=play-again]")
 
     for page, seat in ((host, "0"), (friend, "1")):
-        page.wait_for_url(lambda url: "/tables/" in url and game_id not in url, timeout=30_000)
+        page.wait_for_url(lambda url: "/tables/" in url and game_id not in url, timeout=ms(30))
         page.wait_for_selector(f"[data-testid=table][data-seat='{seat}'][data-status=playing]")
     new_id = host.url.rsplit("/", 1)[1]
     assert friend.url.rsplit("/", 1)[1] == new_id != game_id

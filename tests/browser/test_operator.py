@@ -17,6 +17,7 @@ from playwright.sync_api import Page, expect
 from tests.browser import axe
 from tests.browser.conftest import Server
 from tests.browser.play import player, register
+from tests.support.waiting import ms
 
 pytestmark = pytest.mark.browser
 
@@ -126,7 +127,7 @@ def test_an_operator_finds_a_table_closes_it_and_handles_a_chat_report_by_keyboa
     expect(audit.filter(has_text=game_id).locator("[data-testid=op-audit-who]")).to_have_text("Olga Operator")
     expect(olga.locator("[data-testid=op-audit-entry][data-action=report_handled]").first).to_be_visible()
 
-    expect(olga.locator("#toast")).to_be_hidden(timeout=15_000)  # the "closed" notice has gone
+    expect(olga.locator("#toast")).to_be_hidden(timeout=ms(15))  # the "closed" notice has gone
     olga.screenshot(path=screenshots / "operator.png", full_page=True)
     found = serious(olga)
     assert found == [], axe.describe(found)

@@ -4,7 +4,6 @@ audit page of a finished game."""
 from __future__ import annotations
 
 import random
-import time
 import uuid
 from pathlib import Path
 from typing import Any
@@ -14,6 +13,7 @@ import pytest
 
 from tests.browser.conftest import Server
 from tests.browser.play import create_table, finished, join_table, play, player, version, wait_log_caught_up
+from tests.support.waiting import Deadline, ms
 from workers.bots import choose
 
 pytestmark = pytest.mark.browser
@@ -46,7 +46,7 @@ def _bots_play(server: Server, game_id: str, tokens: list[str], seed: int, moves
     moves (None: until the game is over) or until none of them may move."""
     rng = random.Random(seed)
     made = 0
-    deadline = time.monotonic() + 30
+    deadline = Deadline(30)
     with httpx.Client(base_url=server.url) as client:
         while moves is None or made < moves:
             views = [
@@ -57,7 +57,7 @@ def _bots_play(server: Server, game_id: str, tokens: list[str], seed: int, moves
             if views[0]["status"] == "finished" or (not movers and moves is not None):
                 return
             # Playing to the end: a seat's view may lag behind the other seat's last move for a moment.
-            assert time.monotonic() < deadline, "the bots' game did not end"
+            assert not deadline.passed(), "the bots' game did not end"
             for token, view in movers:
                 body = {"command_id": uuid.uuid4().hex, "command": choose(view["game"], view, rng)}
                 client.post(
@@ -205,7 +205,7 @@ def test_a_page_whose_live_stream_is_refused_opens_it_again_by_itself_and_shows_
     page.goto(f"/tables/{game_id}")
     page.wait_for_selector("[data-testid=table][data-live=closed]")
     page.unroute("**/live*")
-    page.wait_for_selector("[data-testid=table][data-live=open]", timeout=20_000)
+    page.wait_for_selector("[data-testid=table][data-live=open]", timeout=ms(20))
     assert refused
     for moves in (2, 2):  # each pair of moves reaches the page by the stream alone, not by a reload
         before = version(page)

@@ -13,9 +13,10 @@ from tests.browser import axe
 from tests.browser.conftest import Server
 from tests.browser.play import player
 from tests.browser.watch import game_id, read
+from tests.support.waiting import ms
 
 pytestmark = pytest.mark.browser
-SEATED_MS = 25_000  # the matcher runs every 0.5 s; a loaded machine may take a while
+SEATED_SECONDS = 25  # the matcher runs every 0.5 s; a loaded machine may take a while
 
 
 def press_play_now(
@@ -45,7 +46,7 @@ def test_two_players_pressing_play_now_land_at_the_same_table(
     expect(desk.locator("[data-testid=qp-what]")).to_have_text("6 nimmt! · 2 players")
     press_play_now(phone, "Brook", "six-nimmt", 2, check_axe=True)
     for page in (desk, phone):
-        page.wait_for_url("**/tables/*", timeout=SEATED_MS)
+        page.wait_for_url("**/tables/*", timeout=ms(SEATED_SECONDS))
     assert game_id(desk) == game_id(phone)
     view = read(desk, f"/games/{game_id(desk)}/view")
     assert sorted(p["name"] for p in view["players"]) == ["Ada", "Brook"]
@@ -63,7 +64,7 @@ def test_the_waiting_screen_counts_the_wait_cancels_and_offers_bots_after_the_bo
     press_play_now(page, "Cleo", "skull", 5)
     expect(page.locator("[data-testid=qp-what]")).to_have_text("Skull · 5 players")
     expect(page.locator("[data-testid=qp-status]")).to_have_text("Number 1 in the queue")
-    expect(page.locator("[data-testid=qp-waited]")).to_contain_text("0:02", timeout=10_000)
+    expect(page.locator("[data-testid=qp-waited]")).to_contain_text("0:02", timeout=ms(10))
     assert "usually under 30 s" in page.inner_text("[data-testid=qp-waited]")
     found = axe.blocking(axe.violations(page))
     assert not found, axe.describe(found)
@@ -75,9 +76,9 @@ def test_the_waiting_screen_counts_the_wait_cancels_and_offers_bots_after_the_bo
 
     press_play_now(page, "Cleo", "skull", 5)  # no one else: after the bound, bots are offered
     accept = page.locator("[data-testid=qp-accept-bots]")
-    expect(accept).to_be_visible(timeout=45_000)
+    expect(accept).to_be_visible(timeout=ms(45))
     accept.click()
-    page.wait_for_url("**/tables/*", timeout=SEATED_MS)
+    page.wait_for_url("**/tables/*", timeout=ms(SEATED_SECONDS))
     view = read(page, f"/games/{game_id(page)}/view")
     assert [p["name"] for p in view["players"] if not p.get("bot")] == ["Cleo"]
     assert len(view["players"]) == 5 and view["status"] == "playing"

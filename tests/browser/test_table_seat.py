@@ -27,6 +27,7 @@ from tests.browser.play import (
     wait_until,
 )
 from tests.browser.watch import game_id, read, watcher
+from tests.support.waiting import ms
 
 pytestmark = pytest.mark.browser
 
@@ -71,7 +72,7 @@ def test_a_warning_shows_before_the_turn_timer_runs_out_and_goes_once_the_move_i
     page.wait_for_function(AWAITED)
     before = version(page)
     warning = page.locator("[data-testid=time-warning]")
-    expect(warning).to_be_visible(timeout=15_000)
+    expect(warning).to_be_visible(timeout=ms(15))
     awaited = seat_view(page)
     assert 0 in awaited["to_act"] and awaited["phase"] == "selecting"  # warned before the timeout came
     assert "⏰" in page.title()
@@ -82,9 +83,9 @@ def test_a_warning_shows_before_the_turn_timer_runs_out_and_goes_once_the_move_i
     page.wait_for_function(
         "v => Number(document.querySelector('[data-testid=table]').dataset.version) > v",
         arg=before + 2,
-        timeout=20_000,
+        timeout=ms(20),
     )
-    expect(warning).to_be_hidden(timeout=10_000)
+    expect(warning).to_be_hidden(timeout=ms(10))
     events = read(page, f"/games/{game_id(page)}/events?after={before}")["events"]
     assert any(event["by"] == "timeout" for event in events), events
     page.context.close()
@@ -98,7 +99,7 @@ def test_a_seat_taken_over_after_a_timeout_shows_the_banner_with_controls_off_an
     table = create_table(page, "6 nimmt!", "Ada", 2, rounds=2, turn_seconds=5, takeover_after=1)
     fill_with_bots(page)
     banner = page.locator("[data-testid=takeover-banner]")
-    expect(banner).to_be_visible(timeout=20_000)  # one missed turn of 5 s: a bot plays the seat
+    expect(banner).to_be_visible(timeout=ms(20))  # one missed turn of 5 s: a bot plays the seat
     assert banner.get_attribute("data-reason") == "timeouts"
     assert "A bot is playing for you" in banner.inner_text()
     assert page.locator(ACTIONS).count() == 0
@@ -108,9 +109,9 @@ def test_a_seat_taken_over_after_a_timeout_shows_the_banner_with_controls_off_an
 
     page.click("[data-testid=reclaim]")
     expect(page.locator("#toast.show.ok")).to_have_text("Your seat is yours again.")
-    expect(banner).to_have_count(0, timeout=10_000)
+    expect(banner).to_have_count(0, timeout=ms(10))
     assert seat_view(page)["players"][0]["takeover"] is None
-    page.wait_for_selector(ACTIONS, timeout=20_000)  # the seat's controls are back on its next turn
+    page.wait_for_selector(ACTIONS, timeout=ms(20))  # the seat's controls are back on its next turn
     play([page], random.Random(5), finished([page]), seconds=120)
 
     with httpx.Client(base_url=server.url) as client:
@@ -149,7 +150,7 @@ def test_leaving_asks_first_cancelled_leaves_nothing_and_confirmed_hands_the_sea
     leave.click()
     page.click("[data-testid=leave-confirm]")
     banner = page.locator("[data-testid=takeover-banner]")
-    expect(banner).to_have_attribute("data-reason", "left", timeout=10_000)
+    expect(banner).to_have_attribute("data-reason", "left", timeout=ms(10))
     assert page.locator("[data-testid=reclaim]").count() == 0  # a seat that was left stays the bot's
     page.wait_for_selector("[data-testid=table][data-seat='']")  # its token is gone: the page watches
     expect(page.locator("[data-testid=watching]")).to_be_visible()

@@ -5,6 +5,7 @@ worded from their codes; the lobby's player count and first-player seats follow 
 
 from __future__ import annotations
 
+import functools
 import random
 import re
 import time
@@ -18,7 +19,8 @@ from playwright.sync_api import Page, expect
 
 from projections.words import GLOSSARY
 from tests.browser.conftest import Server
-from tests.browser.play import join_table, player, version, wait_log_caught_up, wait_until
+from tests.browser.play import join_table, player, version, wait_log_caught_up
+from tests.support.waiting import Deadline, wait_until
 from workers.bots import choose
 
 pytestmark = pytest.mark.browser
@@ -44,6 +46,7 @@ VISIBLE_TEXT = """() => {
 }"""
 
 
+@functools.cache
 def english_patterns(lang: str) -> list[tuple[str, re.Pattern[str]]]:
     """One pattern per English glossary text that ``lang`` words differently: a whole text node
     matching it, or holding it when it is a phrase of two words or more, is English left behind."""
@@ -111,9 +114,9 @@ def bots_move(
     """The seats of ``tokens`` play (seeded) until the seat ``awaited`` is to act, or to the end of the
     game when ``awaited`` is None; nothing is decided on a view older than version ``seen`` (the page's
     own last move: a view from before it still awaits that seat in 6 nimmt!'s simultaneous turns)."""
-    deadline = time.monotonic() + 60
+    deadline = Deadline(60)
     with httpx.Client(base_url=server.url) as client:
-        while time.monotonic() < deadline:
+        while not deadline.passed():
             table = client.get(f"/games/{game_id}/view").json()
             if table["version"] < seen:
                 time.sleep(0.05)  # the poll's pace while the views catch up with the page's move

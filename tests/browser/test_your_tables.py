@@ -19,7 +19,8 @@ from playwright.sync_api import Page, expect
 from tests.browser import axe
 from tests.browser.conftest import Server
 from tests.browser.http_games import create, join, seat_cookie
-from tests.browser.play import MOVE_SECONDS, player, wait_until
+from tests.browser.play import MOVE_SECONDS, player
+from tests.support.waiting import ms, wait_until
 from workers.bots import choose
 
 pytestmark = pytest.mark.browser
@@ -122,7 +123,7 @@ def test_a_player_at_two_tables_sees_the_awaiting_one_first_and_the_title_says_w
 
         page.goto("/")  # any page of the site: the lobby
         others_until_awaited(client, moved, moved_tokens, rng)
-        page.wait_for_function(PREFIXED, timeout=MOVE_SECONDS * 1000)
+        page.wait_for_function(PREFIXED, timeout=ms(MOVE_SECONDS))
         assert page.title().startswith("(1) "), page.title()
         expect(page.locator("[data-testid=your-tables-count]")).to_have_text("1")
         page.click("[data-testid=your-tables-link]")

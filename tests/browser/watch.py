@@ -5,7 +5,6 @@ screen; and a player who clicks controls, with those checks before each of its m
 from __future__ import annotations
 
 import random
-import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -15,17 +14,17 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 from tests.browser.play import (
     ACTIONS,
-    CLICK_MS,
+    CLICK_SECONDS,
     MOVE_SECONDS,
     Chooser,
     describe,
     player,
     status,
     version,
-    wait_until,
 )
+from tests.support.waiting import Deadline, ms, wait_until
 
-IDLE_MS = 30_000  # the queue catching up: a few seconds of steps, more on a loaded machine
+IDLE_SECONDS = 30  # the queue catching up: a few seconds of steps, more on a loaded machine
 SHOWN = (
     "() => { const t = document.querySelector('[data-testid=table]');"
     " return t && t.dataset.shownVersion === t.dataset.version; }"
@@ -66,14 +65,14 @@ SETTLED = (  # no card or disc is still sliding into its place (an animation of 
 
 def wait_shown(page: Page) -> None:
     """Until the queue has shown the newest view the page received."""
-    page.wait_for_function(SHOWN, timeout=IDLE_MS)
+    page.wait_for_function(SHOWN, timeout=ms(IDLE_SECONDS))
 
 
 def wait_settled(page: Page) -> None:
     """Until the newest view is shown and its cards and discs have slid into their places: the queue
     reports a step shown as soon as it is drawn, while the step's motion still runs."""
     wait_shown(page)
-    page.wait_for_function(SETTLED, timeout=IDLE_MS)
+    page.wait_for_function(SETTLED, timeout=ms(IDLE_SECONDS))
 
 
 def played(page: Page) -> list[tuple[int, str, bool]]:
@@ -165,18 +164,23 @@ def play_and_watch(
     check: Callable[[Page], None],
     choose: Callable[[Page], Chooser | None] = lambda page: None,
     on_move: Callable[[Page, int], None] | None = None,
+    enough: Callable[[Page], bool] = lambda page: False,
 ) -> int:
-    """Like ``play.play`` until every page's game is over, but first ``check`` each page whose seat
-    may move, then click one of its enabled controls (``choose(page)`` may bias which). Returns the
-    moves made."""
-    deadline = time.monotonic() + seconds
+    """Like ``play.play`` until every page's game is over (or ``enough(page)`` holds for it: what
+    the test is about was seen), but first ``check`` each page whose seat may move, then click one
+    of its enabled controls (``choose(page)`` may bias which). Returns the moves made."""
+    deadline = Deadline(seconds)
     moves = 0
-    while not all(status(page) == "finished" for page in pages):
-        assert time.monotonic() < deadline, f"no end after {moves} moves:\n{describe(pages)}"
+
+    def over(page: Page) -> bool:
+        return status(page) == "finished" or enough(page)
+
+    while not all(over(page) for page in pages):
+        assert not deadline.passed(), f"no end after {moves} moves:\n{describe(pages)}"
         seen = [version(page) for page in pages]
         acted = False
         for page in pages:
-            if status(page) != "playing" or not page.locator(ACTIONS).count():
+            if over(page) or status(page) != "playing" or not page.locator(ACTIONS).count():
                 continue
             check(page)
             before = version(page)
@@ -187,7 +191,7 @@ def play_and_watch(
             chooser = choose(page)
             index = chooser(rng, keys) if chooser else rng.randrange(len(keys))
             try:
-                page.locator(f"{ACTIONS}[data-key='{keys[index]}']").first.click(timeout=CLICK_MS)
+                page.locator(f"{ACTIONS}[data-key='{keys[index]}']").first.click(timeout=ms(CLICK_SECONDS))
             except PlaywrightTimeoutError:
                 if version(page) != before:
                     continue  # the view moved on under the pointer and took the control away
@@ -196,21 +200,22 @@ def play_and_watch(
                 "v => Number(document.querySelector('[data-testid=table]').dataset.version) > v"
                 " || document.querySelector('#toast.show')",
                 arg=before,
-                timeout=10_000,
+                timeout=ms(10),
             )
             moves += 1
             acted = True
             if on_move:
                 on_move(page, moves)
         if not acted:
-            wait_until(_moved(pages, seen), MOVE_SECONDS, "a view to move on", lambda: describe(pages))
+            moved = _moved(pages, seen, over)
+            wait_until(moved, MOVE_SECONDS, "a view to move on", details=lambda: describe(pages))
     return moves
 
 
-def _moved(pages: Sequence[Page], seen: list[int]) -> Callable[[], bool]:
+def _moved(pages: Sequence[Page], seen: list[int], over: Callable[[Page], bool]) -> Callable[[], bool]:
     """A page received a newer view, shows controls now, or every game is over."""
     return lambda: (
         [version(page) for page in pages] != seen
         or any(page.locator(ACTIONS).count() for page in pages)
-        or all(status(page) == "finished" for page in pages)
+        or all(over(page) for page in pages)
     )

@@ -7,8 +7,7 @@ import os
 import signal
 import subprocess
 import sys
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -22,20 +21,12 @@ from services.store.event_store import EventStore, SyncEventStore
 from services.store.keys import POKED
 from services.store.queue import AppendNotifier, projection_queue
 from services.store.tokens import TokenStore
+from tests.support.waiting import wait_until
 from tests.workers.test_coalescing import unprojected
 from workers.lifecycle import bot_move
 
 pytestmark = [pytest.mark.anyio, pytest.mark.redis]
 GAMES = 8
-
-
-def wait_until(condition: Callable[[], bool], seconds: float, what: str) -> None:
-    """Poll ``condition`` until it holds; fail after ``seconds``."""
-    deadline = time.monotonic() + seconds
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        time.sleep(0.05)  # polling a condition with a deadline, not synchronisation
 
 
 class WorkerProcess:

@@ -18,8 +18,6 @@ from typing import Any, TypeVar
 
 import pytest
 import redis
-from rq import SimpleWorker
-from rq.serializers import JSONSerializer
 
 from services.commands import GameCommands
 from services.errors import AppError
@@ -40,8 +38,10 @@ from services.store.queue import (
     enqueue_timer,
     lifecycle_queue,
     projection_queue,
+    run_burst,
 )
 from services.store.tokens import TokenStore
+from tests.support.waiting import wait_until
 from tests.workers.conftest import FakeClock
 from workers import lifecycle
 from workers.lifecycle import bot_move, commands_for, tick
@@ -67,11 +67,7 @@ def run(sync: redis.Redis, clock: FakeClock, work: Callable[[GameCommands], Awai
 
 def drain(sync: redis.Redis) -> None:
     """Run every queued lifecycle, bot and projection job, and the jobs they queue, to completion."""
-    SimpleWorker(
-        [lifecycle_queue(sync), bot_queue(sync), projection_queue(sync)],
-        connection=sync,
-        serializer=JSONSerializer,
-    ).work(burst=True, logging_level="WARNING")
+    run_burst(sync, [lifecycle_queue(sync), bot_queue(sync), projection_queue(sync)], logging_level="WARNING")
 
 
 def folded(sync: redis.Redis, clock: FakeClock, game_id: str) -> Folded:
@@ -239,12 +235,12 @@ def test_a_worker_s_bot_jobs_share_one_event_loop_and_one_connection_pool(
 
     monkeypatch.setattr(lifecycle, "act", watched)
     connections = int(sync.info("stats")["total_connections_received"])
-    worker = SimpleWorker(
+    run_burst(
+        sync,
         [lifecycle_queue(sync), bot_queue(sync), projection_queue(sync)],
-        connection=sync,
-        serializer=JSONSerializer,
-    )
-    worker.work(burst=True, max_jobs=40, logging_level="WARNING")  # one worker process's jobs
+        max_jobs=40,
+        logging_level="WARNING",
+    )  # one worker process's jobs
     moves = [r for r in records(sync, game_id) if r.kind == "bot"]
     assert len(moves) >= 10
     assert len(loops) == 1
@@ -264,10 +260,7 @@ def pool(redis_server: EmbeddedRedis, real_redis: redis.Redis) -> Iterator[subpr
 
 
 def wait_for(condition: Callable[[], bool], seconds: float) -> None:
-    deadline = time.monotonic() + seconds
-    while not condition():
-        assert time.monotonic() < deadline, "the condition did not hold in time"
-        time.sleep(0.05)  # polling a condition with a deadline, not synchronising by sleeping
+    wait_until(condition, seconds, "the condition")
 
 
 @pytest.mark.parametrize(("game", "players"), [("skull", 3), ("six-nimmt", 4), ("skull-king", 3)])
@@ -457,8 +450,8 @@ def test_a_bot_whose_move_job_was_lost_or_failed_is_queued_again_by_the_sweeper_
     touched = sync.zscore(DIRTY, game_id)
     assert touched is not None and touched >= marked  # marked anew: a repair under way is not lag
     assert lifecycle_queue(sync).job_ids == [f"settle-{game_id}-{head}"]
-    SimpleWorker([lifecycle_queue(sync)], connection=sync, serializer=JSONSerializer).work(
-        burst=True, logging_level="WARNING"
+    run_burst(
+        sync, [lifecycle_queue(sync)], logging_level="WARNING"
     )  # the settle job alone: it queues the bot's move again, on the bots' queue (a failed one: its own)
     assert bot_queue(sync).job_ids == [f"bot-{game_id}-{head}-1"] and lifecycle_queue(sync).job_ids == []
     drain(sync)  # the move is played

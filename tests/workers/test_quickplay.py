@@ -42,6 +42,7 @@ from services.store.event_store import EventStore
 from services.store.keys import rating_key
 from services.store.operations import Handover
 from services.store.tokens import TokenStore
+from tests.support.waiting import wait_until
 from tests.workers.conftest import FakeClock
 from workers import lifecycle
 from workers.quickplay import LeaseLost, QuickplayLoop
@@ -388,7 +389,7 @@ def test_the_worker_loop_finishes_a_match_its_killed_predecessor_claimed(
 
             return asyncio.run(check())
 
-        wait_until(all_seated, seconds=30)
+        wait_until(all_seated, 30, "every queued player seated")
     finally:
         loop.stop()
         loop.join(timeout=10)
@@ -404,17 +405,6 @@ def test_the_worker_loop_finishes_a_match_its_killed_predecessor_claimed(
         await client.aclose()
 
     asyncio.run(verify())
-
-
-def wait_until(condition: object, seconds: float) -> None:
-    import time
-
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if condition():  # type: ignore[operator]
-            return
-        time.sleep(0.05)
-    raise AssertionError(f"not within {seconds} s")
 
 
 async def test_one_matcher_runs_at_a_time_and_one_that_lost_its_lease_stops_before_writing(

@@ -7,7 +7,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -25,21 +24,15 @@ from services.store.connection import connect_to
 from services.store.embedded import free_port
 from services.store.event_store import SyncEventStore
 from services.store.queue import projection_queue
+from tests.support.waiting import wait_until
 
 pytestmark = pytest.mark.redis
 DEADLINE = 30.0
 
 
 def wait_for(condition: Callable[[], Any], what: str, deadline: float = DEADLINE) -> Any:
-    end = time.monotonic() + deadline
-    while time.monotonic() < end:
-        try:
-            if result := condition():
-                return result
-        except httpx.TransportError:
-            pass
-        time.sleep(0.05)  # polling interval of a deadline-bounded wait, not a synchronisation
-    raise AssertionError(f"timed out waiting for {what}")
+    """Until ``condition`` holds (a server not answering yet counts as not yet)."""
+    return wait_until(condition, deadline, what, ignoring=(httpx.TransportError,))
 
 
 @contextmanager

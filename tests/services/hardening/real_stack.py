@@ -11,7 +11,7 @@ import subprocess
 import sys
 import time
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,18 +21,10 @@ import httpx
 import redis
 
 from services.store.embedded import free_port
+from tests.support.waiting import wait_until
 from workers.bots import choose
 
 RETRYABLE = {429, 503}
-
-
-def wait_until(condition: Callable[[], bool], deadline_s: float, what: str) -> None:
-    """Poll ``condition`` until true; fail naming ``what`` after ``deadline_s`` seconds."""
-    deadline = time.monotonic() + deadline_s
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {deadline_s} s waiting for {what}")
-        time.sleep(0.05)
 
 
 def children_of(pid: int) -> list[tuple[int, str]]:

@@ -18,7 +18,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.services.hardening.real_stack import Stack, served, wait_until
+from tests.services.hardening.real_stack import Stack, served
+from tests.support.waiting import wait_until
 
 pytestmark = [pytest.mark.slow, pytest.mark.redis, pytest.mark.timeout(120)]
 

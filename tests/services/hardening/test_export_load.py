@@ -24,7 +24,8 @@ from services.api.app import create_app
 from services.config import Settings
 from services.store.connection import connect_to
 from tests.api.conftest import UNLIMITED, practice
-from tests.services.hardening.real_stack import served, wait_until
+from tests.services.hardening.real_stack import served
+from tests.support.waiting import wait_until
 from workers.bots import choose
 
 pytestmark = [pytest.mark.slow, pytest.mark.redis, pytest.mark.timeout(600)]

@@ -15,7 +15,8 @@ import pytest
 
 from services.history.verify import verify_export
 from services.store.keys import game_keys
-from tests.services.hardening.real_stack import Bot, Stack, served, wait_until
+from tests.services.hardening.real_stack import Bot, Stack, served
+from tests.support.waiting import wait_until
 
 pytestmark = [pytest.mark.slow, pytest.mark.redis, pytest.mark.timeout(240)]
 

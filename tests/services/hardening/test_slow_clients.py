@@ -13,7 +13,8 @@ from collections.abc import Iterator
 import httpx
 import pytest
 
-from tests.services.hardening.real_stack import Stack, served, wait_until
+from tests.services.hardening.real_stack import Stack, served
+from tests.support.waiting import wait_until
 
 pytestmark = [pytest.mark.slow, pytest.mark.redis, pytest.mark.timeout(120)]
 

@@ -9,7 +9,6 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -23,18 +22,11 @@ from services.transparency import leaves, merkle
 from services.transparency.log import TransparencyLog, note_loggable
 from tests.services.transparency.appender_process import PUBLISHED
 from tests.services.transparency.support import batch_ends, finished_game, store_entries
+from tests.support.waiting import wait_until
 
 pytestmark = pytest.mark.redis
 
 ROOT = Path(__file__).resolve().parents[3]
-
-
-def wait_until(condition: Callable[[], bool], seconds: float, what: str) -> None:
-    deadline = time.monotonic() + seconds
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        time.sleep(0.01)  # polling a condition with a deadline, not synchronisation
 
 
 def appender(url: str) -> subprocess.Popen[bytes]:
