@@ -2,11 +2,18 @@
 """One command for a fresh machine with only Python: make the virtualenv, install, run.
 
     python3 deploy/local.py serve [tablestream serve flags]   # the service on its embedded Redis
-    python3 deploy/local.py test  [pytest flags]              # the whole test suite
+    python3 deploy/local.py test                              # the whole test suite, in parallel
+    python3 deploy/local.py test --quick                      # the pure and fakeredis tests only
+    python3 deploy/local.py test PATH... [pytest flags]       # some tests, in one process
     python3 deploy/local.py demo  [tablestream demo flags]    # bots play through the real API
 
 The virtualenv lives in .venv next to pyproject.toml and is reinstalled only when pyproject.toml
 changes (its hash is kept in .venv/.installed).
+
+``test`` without paths runs the suite on parallel pytest-xdist workers (``WORKERS``; each starts its
+own servers and browser on free ports); the quick tier leaves out every test marked ``redis``,
+``browser`` or ``slow`` (docs/development.md). Given paths, it runs them in this one process, as
+pytest would; ``-n N`` still asks for workers.
 """
 
 from __future__ import annotations
@@ -38,6 +45,24 @@ def ensure_installed() -> None:
     STAMP.write_text(wanted)
 
 
+WORKERS = 4
+"""Parallel workers for the whole suite: on 2 cores a test waits on a server, a browser or a
+subprocess much of its time, so twice as many workers as cores keep both cores busy."""
+QUICK = "not redis and not browser and not slow"
+
+
+def test_arguments(rest: list[str]) -> list[str]:
+    """pytest's arguments for ``test [--quick] [pytest flags]``."""
+    quick = "--quick" in rest
+    rest = [arg for arg in rest if arg != "--quick"]
+    chosen = [arg for arg in rest if not arg.startswith("-") and Path(arg.split("::")[0]).exists()]
+    parallel = "-n" not in rest and not any(arg.startswith("-n") and arg[2:].isdigit() for arg in rest)
+    args = ["-m", QUICK] if quick else []
+    if parallel and not chosen:
+        args += ["-n", str(WORKERS), "--dist", "worksteal"]
+    return [*args, *rest]
+
+
 def main(argv: list[str]) -> int:
     if not argv or argv[0] not in {"serve", "test", "demo"}:
         print(__doc__)
@@ -46,7 +71,7 @@ def main(argv: list[str]) -> int:
     command, rest = argv[0], argv[1:]
     os.chdir(ROOT)
     if command == "test":
-        args = [str(BIN / "python"), "-m", "pytest", *rest]
+        args = [str(BIN / "python"), "-m", "pytest", *test_arguments(rest)]
     else:
         args = [str(BIN / "tablestream"), command, *rest]
     os.execv(args[0], args)

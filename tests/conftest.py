@@ -23,6 +23,24 @@ from services.store.embedded import EmbeddedRedis
 from services.store.event_store import EventStore, SyncEventStore
 from tests.support.cluster import LocalCluster
 
+pytest_plugins = ["tests.support.budget"]
+
+# -- tiers: every test that needs a real server or a browser is marked so, whatever its module says ----
+
+_REAL_SERVERS = {"redis_server", "redis_cluster"}
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark each test by what it needs, from its place and its fixtures: ``browser`` for everything
+    under tests/browser, ``redis`` for a test that reaches a real server (through any fixture). The
+    quick tier (``deploy/local.py test --quick``) leaves both out."""
+    for item in items:
+        if "/tests/browser/" in str(item.path):
+            item.add_marker(pytest.mark.browser)
+        if _REAL_SERVERS & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.redis)
+
+
 # -- hypothesis: random by default, every failure printed with a blob to replay it --------------------
 
 _common = {"deadline": None, "print_blob": True, "suppress_health_check": [HealthCheck.too_slow]}

@@ -1,0 +1,59 @@
+"""The suite's time budget, printed at the end of every run: the slowest tests and the total.
+
+Each test's time is its setup, call and teardown added up (what it costs the run, fixtures
+included). A test that took longer than :data:`LIMIT_SECONDS` is named apart unless it is marked
+``soak`` with the reason it may (a fault or soak test that must run real processes for long). The
+figures are printed, never asserted: a loaded machine stretches every test, and a bound tuned to a
+quiet machine would fail by chance (docs/development.md, "The suite's budget").
+"""
+
+from __future__ import annotations
+
+import time
+from collections import defaultdict
+
+import pytest
+
+SLOWEST = 20
+LIMIT_SECONDS = 60.0
+
+_durations: dict[str, float] = defaultdict(float)
+_soak: set[str] = set()
+_started = time.monotonic()
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    global _started
+    _started = time.monotonic()
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        marker = item.get_closest_marker("soak")
+        if marker is not None and not (marker.args or marker.kwargs.get("reason")):
+            raise pytest.UsageError(f"{item.nodeid}: @pytest.mark.soak needs the reason it may run long")
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    # On xdist's controller too: the workers' reports reach it with their durations and keywords.
+    _durations[report.nodeid] += report.duration
+    if "soak" in report.keywords:
+        _soak.add(report.nodeid)
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    if not _durations or hasattr(terminalreporter.config, "workerinput"):
+        return
+    write = terminalreporter.write_line
+    slowest = sorted(_durations.items(), key=lambda item: item[1], reverse=True)[:SLOWEST]
+    terminalreporter.section(f"the {len(slowest)} slowest tests (setup + call + teardown)")
+    for nodeid, seconds in slowest:
+        write(f"{seconds:8.1f} s  {nodeid}{'  [soak]' if nodeid in _soak else ''}")
+    over = [n for n, s in _durations.items() if s > LIMIT_SECONDS and n not in _soak]
+    if over:
+        write(f"over {LIMIT_SECONDS:g} s without a soak mark ({len(over)}): {', '.join(sorted(over))}")
+    total = sum(_durations.values())
+    write(
+        f"total: {len(_durations)} tests, {total:.0f} s of test time, "
+        f"{time.monotonic() - _started:.0f} s on the clock"
+    )
