@@ -59,7 +59,7 @@ def test_arguments(rest: list[str]) -> list[str]:
     parallel = "-n" not in rest and not any(arg.startswith("-n") and arg[2:].isdigit() for arg in rest)
     args = ["-m", QUICK] if quick else []
     if parallel and not chosen:
-        args += ["-n", str(WORKERS), "--dist", "worksteal"]
+        args += ["-n", str(WORKERS), "--dist", "loadgroup"]
     return [*args, *rest]
 
 

@@ -28,17 +28,30 @@ pytest_plugins = ["tests.support.budget"]
 # -- tiers: every test that needs a real server or a browser is marked so, whatever its module says ----
 
 _REAL_SERVERS = {"redis_server", "redis_cluster"}
+BROWSER_WORKERS = 2
+"""How many parallel workers drive Chromium at once: each browser test module goes to one of this
+many groups (``xdist_group``), so a 2-core machine runs two browsers and their service, not one per
+worker, while the other workers take the rest of the suite."""
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+@pytest.hookimpl(tryfirst=True)  # before xdist reads the groups
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Mark each test by what it needs, from its place and its fixtures: ``browser`` for everything
     under tests/browser, ``redis`` for a test that reaches a real server (through any fixture). The
-    quick tier (``deploy/local.py test --quick``) leaves both out."""
+    quick tier (``deploy/local.py test --quick``) leaves both out. Browser modules are dealt to
+    :data:`BROWSER_WORKERS` groups, whole modules each (their browser and fixtures are per module)."""
+    browser_modules = sorted({item.module.__name__ for item in items if _in_browser_tests(item)})
     for item in items:
-        if "/tests/browser/" in str(item.path):
+        if _in_browser_tests(item):
             item.add_marker(pytest.mark.browser)
+            group = browser_modules.index(item.module.__name__) % BROWSER_WORKERS
+            item.add_marker(pytest.mark.xdist_group(f"browser-{group}"))
         if _REAL_SERVERS & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.redis)
+
+
+def _in_browser_tests(item: pytest.Item) -> bool:
+    return "/tests/browser/" in str(item.path) and getattr(item, "module", None) is not None
 
 
 # -- hypothesis: random by default, every failure printed with a blob to replay it --------------------

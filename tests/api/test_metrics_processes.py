@@ -217,13 +217,12 @@ def test_two_api_processes_and_a_worker_pool_report_one_set_of_counters_as_a_gam
     def settled() -> dict[tuple[str, tuple[tuple[str, str], ...]], float] | None:
         found = stack.scrape()
         lagged = value(found, "tablestream_projection_lag_seconds_count", queue="projections")
-        return (
-            found
-            if lagged >= 1 and value(found, "tablestream_queue_depth", queue="projections") == 0
-            else None
-        )
+        idle = value(found, "tablestream_queue_depth", queue="projections") == 0
+        # both of the pool's workers registered: the second may still be starting on a busy machine
+        both = value(found, "tablestream_workers", queue="projections") == 2
+        return found if lagged >= 1 and idle and both else None
 
-    found = until(settled, "the projections' lag observed and the queue empty")
+    found = until(settled, "the projections' lag observed, the queue empty and both workers registered")
     assert value(found, "tablestream_commands_total", game="skull", outcome="ok") == moves
     assert sum(stack.per_process("tablestream_commands").values()) == moves
     assert value(found, "tablestream_http_requests_total", route="/games/{game_id}/commands", method="POST",

@@ -11,7 +11,7 @@ from typing import Any
 
 import httpx
 
-from tests.support.waiting import Deadline
+from tests.support.waiting import Deadline, wait_until
 from workers.bots import choose
 
 PLAY_SECONDS = 120.0  # a deadline against a stuck game; a loaded 2-core machine plays ~20 moves a second
@@ -62,6 +62,24 @@ def play(client: httpx.Client, game_id: str, tokens: list[str], seed: int, stop:
             f"/games/{game_id}/commands", json=body, headers={"Authorization": f"Bearer {tokens[seat]}"}
         )
         moves += 1
+
+
+def played_by_server_bots(client: httpx.Client, game: str, players: int, options: dict[str, Any]) -> str:
+    """A table whose every seat the service's own bots take (the host's request) and play to the
+    end, at full speed (no person sits there, so no pace): the quickest finished game of a real
+    server. Returns its id once its spectator view says it is finished."""
+    created = client.post("/games", json={"game": game, "players": players, "options": options})
+    assert created.status_code == 201, created.text
+    game_id: str = created.json()["game_id"]
+    host = {"Authorization": f"Bearer {created.json()['host_token']}"}
+    seated = client.post(f"/games/{game_id}/bots", json={}, headers=host)
+    assert seated.status_code == 200, seated.text
+    wait_until(
+        lambda: client.get(f"/games/{game_id}/view").json()["status"] == "finished",
+        PLAY_SECONDS,
+        f"the service's bots to finish {game} {game_id}",
+    )
+    return game_id
 
 
 def finished(moves: int, views: list[dict[str, Any]]) -> bool:

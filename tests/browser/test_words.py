@@ -19,6 +19,7 @@ from playwright.sync_api import Page, expect
 
 from projections.words import GLOSSARY
 from tests.browser.conftest import Server
+from tests.browser.http_games import played_by_server_bots
 from tests.browser.play import join_table, player, version, wait_log_caught_up
 from tests.support.waiting import Deadline, wait_until
 from workers.bots import choose
@@ -108,12 +109,12 @@ def bots_move(
     game_id: str,
     tokens: list[str],
     rng: random.Random,
-    awaited: int | None,
+    awaited: int,
     seen: int = 0,
 ) -> None:
-    """The seats of ``tokens`` play (seeded) until the seat ``awaited`` is to act, or to the end of the
-    game when ``awaited`` is None; nothing is decided on a view older than version ``seen`` (the page's
-    own last move: a view from before it still awaits that seat in 6 nimmt!'s simultaneous turns)."""
+    """The seats of ``tokens`` play (seeded) until the seat ``awaited`` is to act (or the game ends);
+    nothing is decided on a view older than version ``seen`` (the page's own last move: a view from
+    before it still awaits that seat in 6 nimmt!'s simultaneous turns)."""
     deadline = Deadline(60)
     with httpx.Client(base_url=server.url) as client:
         while not deadline.passed():
@@ -121,7 +122,7 @@ def bots_move(
             if table["version"] < seen:
                 time.sleep(0.05)  # the poll's pace while the views catch up with the page's move
                 continue
-            if table["status"] == "finished" or (awaited is not None and awaited in table["to_act"]):
+            if table["status"] == "finished" or awaited in table["to_act"]:
                 return
             moved = False
             for token in tokens:
@@ -178,8 +179,8 @@ def test_a_page_in_polish_french_or_turkish_shows_no_english_words(
 
     # A finished game, watched: the end screen and the whole log.
     game = GAMES[ended]
-    game_id = new_table(server, game, 3)
-    bots_move(server, game_id, seat_bots(server, game_id, ["Ola", "Jan", "Ewa"]), rng, awaited=None)
+    with httpx.Client(base_url=server.url) as client:
+        game_id = played_by_server_bots(client, game, 3, {})
     page.goto(f"/tables/{game_id}")
     page.wait_for_selector("[data-testid=end-screen]")
     wait_log_caught_up(page)

@@ -34,11 +34,19 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             raise pytest.UsageError(f"{item.nodeid}: @pytest.mark.soak needs the reason it may run long")
 
 
+_cases: dict[str, int] = defaultdict(int)
+
+
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:
     # On xdist's controller too: the workers' reports reach it with their durations and keywords.
-    _durations[report.nodeid] += report.duration
+    # Cases that share one node id (schemathesis's, one per API operation) are counted each apart.
+    if report.when == "setup":
+        _cases[report.nodeid] += 1
+    case = _cases[report.nodeid]
+    key = report.nodeid if case <= 1 else f"{report.nodeid} (case {case})"
+    _durations[key] += report.duration
     if "soak" in report.keywords:
-        _soak.add(report.nodeid)
+        _soak.add(key)
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:

@@ -14,6 +14,7 @@ const loading = {};
 const plurals = {};
 let current = initial();
 let entries = {};
+let switched = false; // a setLang applied: the first language's late arrival must not undo it
 
 function initial() {
   try {
@@ -49,7 +50,7 @@ export const ready = load(current).catch(() => {
   current = DEFAULT;
   return load(DEFAULT);
 }).then((glossary) => {
-  entries = glossary;
+  if (!switched) entries = glossary;
 }, () => { /* no glossary at all: t() shows keys rather than nothing */ });
 
 export function lang() {
@@ -60,8 +61,12 @@ export function lang() {
 let asked = 0; // the latest switch wins when two languages load at once
 
 export async function setLang(next) {
-  if (!LANGUAGES.includes(next) || next === current) return;
-  const mine = ++asked;
+  if (!LANGUAGES.includes(next)) return;
+  const mine = ++asked; // also cancels a switch to another language still loading
+  if (next === current) {
+    await ready; // the page's first language may still be on its way: resolve once its words are in
+    return;
+  }
   let glossary;
   try {
     glossary = await load(next);
@@ -72,6 +77,7 @@ export async function setLang(next) {
   if (mine !== asked) return;
   current = next;
   entries = glossary;
+  switched = true;
   try { localStorage.setItem(KEY, next); } catch { /* storage may be off */ }
   applyStatic();
   for (const listener of listeners) listener(next);
