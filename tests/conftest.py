@@ -10,6 +10,8 @@ from __future__ import annotations
 import hashlib
 import os
 from collections.abc import AsyncIterator, Callable, Iterator
+from pathlib import Path
+from typing import Any
 
 import fakeredis
 import pytest
@@ -29,29 +31,46 @@ pytest_plugins = ["tests.support.budget"]
 
 _REAL_SERVERS = {"redis_server", "redis_cluster"}
 BROWSER_WORKERS = 2
-"""How many parallel workers drive Chromium at once: each browser test module goes to one of this
-many groups (``xdist_group``), so a 2-core machine runs two browsers and their service, not one per
-worker, while the other workers take the rest of the suite."""
+"""How many parallel workers drive Chromium at once. Under ``--dist loadgroup`` (what
+``deploy/local.py test`` asks for) each browser test module goes to one of this many groups, whole
+(its browser and fixtures are per module), and each group to one worker from the start of the run:
+a 2-core machine runs two browsers and their services, not one per worker, while the other workers
+take the rest of the suite test by test."""
+_BROWSER_TESTS = Path(__file__).parent / "browser"
+_BROWSER_MODULES = sorted(path.stem for path in _BROWSER_TESTS.glob("test_*.py"))
 
 
-@pytest.hookimpl(tryfirst=True)  # before xdist reads the groups
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+def pytest_itemcollected(item: pytest.Item) -> None:
     """Mark each test by what it needs, from its place and its fixtures: ``browser`` for everything
     under tests/browser, ``redis`` for a test that reaches a real server (through any fixture). The
-    quick tier (``deploy/local.py test --quick``) leaves both out. Browser modules are dealt to
-    :data:`BROWSER_WORKERS` groups, whole modules each (their browser and fixtures are per module)."""
-    browser_modules = sorted({item.module.__name__ for item in items if _in_browser_tests(item)})
-    for item in items:
-        if _in_browser_tests(item):
-            item.add_marker(pytest.mark.browser)
-            group = browser_modules.index(item.module.__name__) % BROWSER_WORKERS
-            item.add_marker(pytest.mark.xdist_group(f"browser-{group}"))
-        if _REAL_SERVERS & set(getattr(item, "fixturenames", ())):
-            item.add_marker(pytest.mark.redis)
+    quick tier (``deploy/local.py test --quick``) leaves both out."""
+    if item.path.parent == _BROWSER_TESTS:
+        item.add_marker(pytest.mark.browser)
+    if _REAL_SERVERS & set(getattr(item, "fixturenames", ())):
+        item.add_marker(pytest.mark.redis)
 
 
-def _in_browser_tests(item: pytest.Item) -> bool:
-    return "/tests/browser/" in str(item.path) and getattr(item, "module", None) is not None
+def browser_group(nodeid: str) -> str | None:
+    """The group of a browser test's node id (``browser-0`` ...), ``None`` for any other test."""
+    stem = Path(nodeid.split("::")[0]).stem
+    if not nodeid.startswith("tests/browser/") or stem not in _BROWSER_MODULES:
+        return None
+    return f"browser-{_BROWSER_MODULES.index(stem) % BROWSER_WORKERS}"
+
+
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """``--dist loadgroup`` as this suite means it: the browser groups above, each a unit of work
+    (the largest, so dealt first), and every other test a unit of its own. (xdist's own loadgroup
+    reads ``xdist_group`` marks by renaming node ids, which pytest 9 no longer lets a plugin do.)"""
+    if config.getvalue("dist") != "loadgroup":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class BrowserGroups(LoadScopeScheduling):  # type: ignore[misc]
+        def _split_scope(self, nodeid: str) -> str:
+            return browser_group(nodeid) or nodeid
+
+    return BrowserGroups(config, log)
 
 
 # -- hypothesis: random by default, every failure printed with a blob to replay it --------------------

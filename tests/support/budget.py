@@ -4,13 +4,17 @@ Each test's time is its setup, call and teardown added up (what it costs the run
 included). A test that took longer than :data:`LIMIT_SECONDS` is named apart unless it is marked
 ``soak`` with the reason it may (a fault or soak test that must run real processes for long). The
 figures are printed, never asserted: a loaded machine stretches every test, and a bound tuned to a
-quiet machine would fail by chance (docs/development.md, "The suite's budget").
+quiet machine would fail by chance (docs/development.md, "The suite's budget"). The time per folder
+follows; ``TABLESTREAM_TEST_DURATIONS=FILE`` writes every test's time to FILE as JSON.
 """
 
 from __future__ import annotations
 
+import json
+import os
 import time
 from collections import defaultdict
+from pathlib import Path
 
 import pytest
 
@@ -61,7 +65,21 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
     if over:
         write(f"over {LIMIT_SECONDS:g} s without a soak mark ({len(over)}): {', '.join(sorted(over))}")
     total = sum(_durations.values())
+    places: dict[str, float] = defaultdict(float)
+    for nodeid, seconds in _durations.items():
+        places[_place(nodeid)] += seconds
+    shares = sorted(places.items(), key=lambda item: item[1], reverse=True)
+    write("where the test time goes: " + ", ".join(f"{place} {seconds:.0f} s" for place, seconds in shares))
     write(
         f"total: {len(_durations)} tests, {total:.0f} s of test time, "
         f"{time.monotonic() - _started:.0f} s on the clock"
     )
+    if path := os.environ.get("TABLESTREAM_TEST_DURATIONS"):
+        Path(path).write_text(json.dumps(dict(sorted(_durations.items())), indent=0))
+        write(f"every test's time: {path}")
+
+
+def _place(nodeid: str) -> str:
+    """tests/api, tests/browser, tests/services/store...: the folder a test's time is counted in."""
+    parts = nodeid.split("::")[0].split("/")[:-1]
+    return "/".join(parts[:3] if len(parts) > 1 and parts[1] == "services" else parts[:2])
