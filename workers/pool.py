@@ -179,7 +179,10 @@ def _pool_worker(parent: int, nice: int, *args: Any, **kwargs: Any) -> None:
         return
     if nice:
         os.nice(nice)
-    run_worker(*args, **kwargs)
+    try:
+        run_worker(*args, **kwargs)
+    except KeyboardInterrupt:  # stopped before its worker existed: nothing registered, nothing to say
+        return  # (from its bootstrap on, a PromptWorker keeps a stop for its loop: services.store.queue)
 
 
 def run_simple_worker(connection: redis.Redis, queues: Sequence[str] = EVERY_QUEUE) -> None:

@@ -11,8 +11,10 @@ workers that run them.
 
 from __future__ import annotations
 
+import signal
 from collections.abc import Sequence
 from datetime import UTC, datetime
+from types import FrameType
 from typing import Any
 
 import anyio.to_thread
@@ -21,6 +23,7 @@ from rq import Queue, Retry, SimpleWorker, Worker
 from rq.exceptions import DuplicateJobError, InvalidJobOperation, NoSuchJobError
 from rq.job import Job, JobStatus
 from rq.serializers import JSONSerializer
+from rq.utils import now
 from rq.worker_registration import WORKERS_BY_QUEUE_KEY
 
 from services import metrics
@@ -128,11 +131,28 @@ class AppendNotifier:
 
 
 class PromptWorker(SimpleWorker):
-    """RQ's ``SimpleWorker`` that stops listening to its pub/sub channel without a wait. RQ sends
-    UNSUBSCRIBE and then stops the listening thread, which redis-py (8.2) joins with no bound: when
-    the thread read the UNSUBSCRIBE reply before the stop, it is waiting up to a minute for a new
-    subscription, and the worker's shutdown (or a burst's end) waits with it. Here the thread is
-    told to stop first, so the reply it wakes on is its last."""
+    """RQ's ``SimpleWorker`` that stops promptly and quietly.
+
+    It stops listening to its pub/sub channel without a wait. RQ sends UNSUBSCRIBE and then stops
+    the listening thread, which redis-py (8.2) joins with no bound: when the thread read the
+    UNSUBSCRIBE reply before the stop, it is waiting up to a minute for a new subscription, and the
+    worker's shutdown (or a burst's end) waits with it. Here the thread is told to stop first, so
+    the reply it wakes on is its last.
+
+    And a stop asked while it starts is kept: RQ installs its SIGINT and SIGTERM handlers only after
+    the worker registered itself (and started its scheduler), so a pool stopped in that window got
+    a KeyboardInterrupt traceback from the worker, which stayed registered. Here the request is
+    noted from the start of the bootstrap, and the work loop ends at its first turn, deregistered.
+    """
+
+    def bootstrap(self, *args: Any, **kwargs: Any) -> None:
+        def stop_once_started(signum: int, frame: FrameType | None) -> None:
+            self._stop_requested = True
+            self._shutdown_requested_date = now()  # RQ's double-signal guard reads it
+
+        signal.signal(signal.SIGINT, stop_once_started)
+        signal.signal(signal.SIGTERM, stop_once_started)
+        super().bootstrap(*args, **kwargs)
 
     def unsubscribe(self) -> None:
         if not self.pubsub_thread:

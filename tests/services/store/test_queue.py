@@ -3,12 +3,15 @@ disk, so the hand-over to the workers and the workers' own bookkeeping keep them
 
 from __future__ import annotations
 
+import os
+import signal
 from typing import Any
 
 import fakeredis
 import pytest
 from rq.job import Job
 from rq.serializers import JSONSerializer
+from rq.worker_registration import WORKERS_BY_QUEUE_KEY
 
 from services.store.queue import (
     DRAIN_JOB,
@@ -97,3 +100,29 @@ def test_a_burst_worker_ends_without_waiting_for_its_pub_sub_listener(real_redis
     deadline = Deadline(20)  # the defect is a minute's wait; an empty burst takes milliseconds
     worker.work(burst=True, logging_level="WARNING")
     assert not deadline.passed(), f"the burst waited {deadline.elapsed():.0f} s on its pub/sub listener"
+
+
+class StoppedWhileStarting(PromptWorker):
+    """A worker asked to stop (SIGINT, as a pool stops its workers) while it registers itself,
+    before RQ installs its own signal handlers."""
+
+    def register_birth(self) -> None:
+        super().register_birth()
+        os.kill(os.getpid(), signal.SIGINT)
+
+
+@pytest.mark.redis
+def test_a_worker_stopped_while_it_starts_ends_at_once_and_deregistered(real_redis: Any) -> None:
+    queue = projection_queue(real_redis)
+    worker = StoppedWhileStarting([queue], connection=real_redis, serializer=JSONSerializer)
+    before = signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)
+    try:
+        deadline = Deadline(20)  # not burst: without the stop it would wait for jobs for ever
+        worker.work(burst=False, logging_level="WARNING")
+    finally:
+        signal.signal(signal.SIGINT, before[0])
+        signal.signal(signal.SIGTERM, before[1])
+    assert not deadline.passed()
+    assert worker._stop_requested
+    assert real_redis.hget(worker.key, "death") is not None  # its death registered
+    assert worker.key.encode() not in real_redis.smembers(WORKERS_BY_QUEUE_KEY % queue.name)
