@@ -76,13 +76,12 @@ from domain.disputes import DisputeOpened, DisputeResolved
 from domain.disputes import fold as fold_dispute
 from domain.fairness import SecretSeeds
 from services.history.chat_export import GENESIS, chat_problems, chat_section
-from services.history.export import FORMAT as EXPORT_FORMAT
-from services.history.export import build_export, table_facts
+from services.history.export import build_export
 from services.history.folding import StateCache
 from services.history.records import Entry
 from services.history.replay import CorruptStream, replay
 from services.history.verify import verify_export
-from services.history.verify_report import CHANCE, SCORES, SEED_CHAIN
+from services.history.verify_report import SCORES
 from services.signing import KeyRing
 from services.store import accounts as store_accounts
 from services.store import disputes as store_disputes
@@ -494,15 +493,12 @@ def file_digest(path: Path) -> str:
 # -- checks ---------------------------------------------------------------------------------------
 
 
-def _unrevealed_only(detail: str) -> bool:
-    return "never revealed" in detail
-
-
 def verify_game(record: Mapping[str, Any]) -> list[str]:
-    """Why ``record`` is not a genuine game (empty: it is). A finished game must pass the offline
-    verifier as its export; a running one likewise but for its final scores and the draws of
-    rounds whose seeds are not revealed yet. The secret must produce the stream's commitments and
-    revealed seeds."""
+    """Why ``record`` is not a genuine game (empty: it is). Its secret must produce the stream's
+    commitments and revealed seeds; the stream must then pass the offline verifier as an export
+    does, a finished or closed game as its export, a running one with the rounds its seeds have not
+    revealed yet drawn from that secret (so that its deals are checked as strictly as a finished
+    game's), all but its final scores."""
     game_id = record.get("id")
     try:
         entries = _entries(record)
@@ -513,35 +509,23 @@ def verify_game(record: Mapping[str, Any]) -> list[str]:
         return [f"the stream does not start with a readable table: {rp.problem}"]
     if rp.created.game_id != game_id:
         return [f"the stream is game {rp.created.game_id!r}, not {game_id!r}"]
-    finished = rp.finished
-    if finished:
-        try:
-            doc = build_export(entries)
-        except (CorruptStream, ValueError) as exc:
-            return [f"unreadable: {exc}"]
-    else:
-        events = [item.event for item in rp.items]
-        doc = {
-            "format": EXPORT_FORMAT,
-            **table_facts(rp.created, events),
-            "commitments": [rp.commitments[c] for c in sorted(rp.commitments)],
-            "revealed_seeds": {str(r): seed.hex() for r, seed in rp.revealed.items()},
-            "entries": [
-                {"version": e.version, "hash": e.hash, "data": e.data.decode("utf-8")} for e in entries
-            ],
-            "head": {"version": entries[-1].version, "hash": entries[-1].hash},
-        }
-    report = verify_export(doc)
-    problems = []
-    for _, bucket in sorted(report.rounds.items()):
-        for check, detail in bucket.failures:
-            if not finished and (
-                check == SCORES or (check in (SEED_CHAIN, CHANCE) and _unrevealed_only(detail))
-            ):
-                continue
-            problems.append(f"{bucket.label}: {check}: {detail}")
-    problems += _secret_problems(record.get("secret"), rp.commitments, rp.revealed)
-    return problems
+    seeds, problems = _secret_of(record.get("secret"), rp.commitments, rp.revealed)
+    if problems:
+        return problems
+    try:
+        doc = build_export(entries, running=True)
+    except (CorruptStream, ValueError) as exc:
+        return [f"unreadable: {exc}"]
+    over = "scores" in doc or "closed" in doc
+    assert seeds is not None
+    sealed = {} if over else {r: seeds.round_seed(r) for batch in rp.batches for r in batch.pending}
+    report = verify_export(doc, sealed_seeds=sealed)
+    return [
+        f"{bucket.label}: {check}: {detail}"
+        for _, bucket in sorted(report.rounds.items())
+        for check, detail in bucket.failures
+        if over or check != SCORES
+    ]
 
 
 def verify_chat(record: Mapping[str, Any]) -> list[str]:
@@ -663,13 +647,16 @@ def _shape_problems(record: Mapping[str, Any]) -> list[str]:
     ]
 
 
-def _secret_problems(secret: Any, commitments: Mapping[int, str], revealed: Mapping[int, bytes]) -> list[str]:
+def _secret_of(
+    secret: Any, commitments: Mapping[int, str], revealed: Mapping[int, bytes]
+) -> tuple[SecretSeeds | None, list[str]]:
+    """The game's seeds from its backed-up secret, or why they are not the stream's."""
     if not isinstance(secret, dict) or not {"root", "master"} <= secret.keys():
-        return ["the game's secret (root, master) is missing"]
+        return None, ["the game's secret (root, master) is missing"]
     try:
         seeds = SecretSeeds(bytes.fromhex(secret["root"]), bytes.fromhex(secret["master"]))
     except (TypeError, ValueError):
-        return ["the game's secret is not hex"]
+        return None, ["the game's secret is not hex"]
     problems = [
         f"secret: chain {chain}'s commitment is not the stream's"
         for chain, commitment in sorted(commitments.items())
@@ -680,7 +667,7 @@ def _secret_problems(secret: Any, commitments: Mapping[int, str], revealed: Mapp
         for r, seed in sorted(revealed.items())
         if seeds.round_seed(r) != seed
     ]
-    return problems
+    return seeds, problems
 
 
 def _stored_head(store: SyncEventStore, game_id: str) -> tuple[int, str] | None:

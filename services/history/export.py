@@ -46,9 +46,16 @@ class GameNotFinished(Exception):
 
 
 def build_export(
-    entries: Sequence[Entry], keys: dict[str, Any] | None = None, log: dict[str, Any] | None = None
+    entries: Sequence[Entry],
+    keys: dict[str, Any] | None = None,
+    log: dict[str, Any] | None = None,
+    *,
+    running: bool = False,
 ) -> dict[str, Any]:
     """The export document of a finished game from its stored entries, in version order.
+
+    ``running``: a game not over yet has a document too, without a result, for a holder of its
+    secret (a backup's import checks its running games so); the API never serves one.
 
     ``keys``: the service's public signing keys (``services.signing.KeyRing.public_document``), so
     that receipts a player kept verify against the export alone; left out when not given.
@@ -65,11 +72,13 @@ def build_export(
     events: list[Event] = [item.event for item in items if item.event is not None]
     finished = next((e for e in reversed(events) if isinstance(e, GameFinished)), None)
     closed = next((e for e in reversed(events) if isinstance(e, TableClosed)), None)
+    ending: dict[str, Any] = {}
     if finished is None and closed is None:
-        raise GameNotFinished()
-    if finished is None:  # an operator closed it: no result, the reason and operator instead
+        if not running:
+            raise GameNotFinished()
+    elif finished is None:  # an operator closed it: no result, the reason and operator instead
         assert closed is not None
-        ending: dict[str, Any] = {"closed": {"reason": closed.reason, "operator": closed.operator}}
+        ending = {"closed": {"reason": closed.reason, "operator": closed.operator}}
     else:
         ending = {"scores": list(finished.scores), "winners": list(finished.winners)}
     return {

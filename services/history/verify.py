@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -106,11 +106,18 @@ def parse_entries(doc: Any) -> list[Entry]:
     return entries
 
 
-def verify_export(doc: Any, receipts: Sequence[tuple[int, str] | KeptReceipt] = ()) -> Report:
+def verify_export(
+    doc: Any,
+    receipts: Sequence[tuple[int, str] | KeptReceipt] = (),
+    sealed_seeds: Mapping[int, bytes] | None = None,
+) -> Report:
     """Check an export document offline; ``receipts`` are those a player kept: (version, hash)
-    pairs, or ``KeptReceipt`` values with their signature's verdict."""
+    pairs, or ``KeptReceipt`` values with their signature's verdict. ``sealed_seeds``: seeds of
+    rounds the stream has not revealed yet, known to a caller that holds the game's secret (a
+    backup's import): they draw like revealed ones, so a running game is checked in full, and each
+    is checked against its chain's commitment."""
     entries = parse_entries(doc)
-    later = _later_seeds(doc)
+    later = {**_later_seeds(doc), **(sealed_seeds or {})}
     rp = replay(entries, later)
     report = Report(
         game_id=rp.created.game_id if rp.created else None,
@@ -256,9 +263,13 @@ def _check_rerun(report: Report, rp: Replay) -> None:
                 break
             kind = _tag(batch.rerun[i])
             matched = batch.matches(i)
-            if i in batch.chance:
-                drawn_from = batch.chance[i]
-                pending = batch.is_pending(i)
+            # An event that differs in a batch that drew from a sealed seed waits for that seed even
+            # when the stand-ins left it unchanged: a few stand-ins cannot tell a small draw (one
+            # seat of four) from a rewrite, and the check runs in full once the round reveals it.
+            sealed_draw = not matched and i not in batch.chance and bool(batch.pending)
+            if i in batch.chance or sealed_draw:
+                drawn_from = batch.chance[i] if i in batch.chance else max(batch.pending)
+                pending = sealed_draw or batch.is_pending(i)
                 report.round(drawn_from).chance.append(
                     ChanceOutcome(item.version, drawn_from, kind, matched and not pending)
                 )

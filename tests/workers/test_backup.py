@@ -76,6 +76,7 @@ class Plan:
     finish: bool = True
     leaver: int | None = None  # a seat whose player leaves: a bot plays it on
     bots: int = 0  # seats the host fills with bots (the game is then unrated)
+    closed: bool = False  # an operator closes the running table (the console's "Close table")
 
 
 PLANS = [
@@ -89,6 +90,7 @@ PLANS = [
     Plan("skull-king", (ACCOUNTS[3], ACCOUNTS[4], None), 8, finish=False),  # still running
     # enough rated games for four players to leave their provisional ratings: a leaderboard
     *(Plan("six-nimmt", tuple(ACCOUNTS[:4]), 10 + n) for n in range(5)),
+    Plan("skull", (ACCOUNTS[5], ACCOUNTS[6], None, None), 15, finish=False, closed=True),
 ]
 
 
@@ -145,7 +147,12 @@ def store_game(store: SyncEventStore, game_id: str, plan: Plan) -> None:
             events, kind = table.decide(state, command, seat, seeds), "command"
         append(events, kind, seat, msgspec.to_builtins(command))
         steps += 1
+    if plan.closed:
+        assert state is not None
+        reason = {"reason": "Abusive names", "operator": "admin"}
+        append(table.close(state, reason["reason"], reason["operator"], seeds), "close", None, reason)
     assert state is not None and (state.status == "finished") == plan.finish
+    assert (state.status == "closed") == plan.closed
 
 
 def register(store: SyncEventStore, account: Account, with_password: bool) -> None:
@@ -1032,7 +1039,7 @@ def test_a_backup_restores_the_public_log_with_its_root_checkpoints_cosignatures
         assert report.ok, report.render()
         assert doc["log"]["leaves"] and not doc["log"]["pending"]
         finished += 1
-    assert finished == sum(plan.finish for plan in PLANS)
+    assert finished == sum(plan.finish or plan.closed for plan in PLANS)  # a closed table is over too
 
     # the restored games are queued again: the appender rescans them and logs nothing twice
     assert target.redis.zcard(TLOG.pending) == len(PLANS)
