@@ -157,10 +157,15 @@ class PromptWorker(SimpleWorker):
     def unsubscribe(self) -> None:
         if not self.pubsub_thread:
             return
+        pubsub, own_close = self.pubsub, self.pubsub.close
+        # The listener closes the pub/sub as it ends, perhaps while UNSUBSCRIBE's call is still on
+        # the connection here (fakeredis's connection is not for two threads): it is closed below,
+        # once the listener has ended, and by this thread only.
+        pubsub.close = lambda: None  # type: ignore[method-assign]
         self.pubsub_thread.stop(timeout=0)  # the flag only: the thread ends on its next wake
-        self.pubsub.unsubscribe()  # its reply is that wake
+        pubsub.unsubscribe()  # its reply is that wake
         self.pubsub_thread.join(timeout=1)
-        self.pubsub.close()
+        own_close()
 
 
 def run_burst(
