@@ -106,6 +106,7 @@ class Settings:
 
     # -- the table ---------------------------------------------------------------------------------------
     bot_pace_ms: int = 1000  # a new table's bot pace (its option bot_pace_ms overrides); 0: bots at once
+    bot_niceness: int = 10  # how much lower a pool's bot worker beside a faster lane runs (os.nice, 0-19)
 
     # -- the web surface (docs/security.md) -------------------------------------------------------
     public_origin: str = ""  # e.g. https://tables.example: the only Origin accepted; empty: the request's
@@ -134,6 +135,8 @@ class Settings:
             raise ValueError(f"public_origin must be an http(s) origin, not {self.public_origin!r}")
         if not 0 <= self.bot_pace_ms <= MAX_BOT_PACE_MS:
             raise ValueError(f"bot_pace_ms must be 0 to {MAX_BOT_PACE_MS}, not {self.bot_pace_ms}")
+        if not 0 <= self.bot_niceness <= 19:
+            raise ValueError(f"bot_niceness must be 0 to 19, not {self.bot_niceness}")
         if self.password_hash_slots < 1 or self.password_hash_queue < 0:
             raise ValueError("password_hash_slots must be at least 1 and password_hash_queue at least 0")
         check_key_name(self.signing_key_name)

@@ -27,6 +27,11 @@ from tests.support.cluster import LocalCluster
 
 pytest_plugins = ["tests.support.budget"]
 
+# Every service a test starts runs its bot worker at the API's priority: beside the suite's dozen
+# busy processes a bot worker 10 lower (the production default, docs/bots.md) gets about 1% of a
+# core, and a test waiting on bots would measure the machine's load, not the service.
+os.environ.setdefault("TABLESTREAM_BOT_NICENESS", "0")
+
 # -- tiers: every test that needs a real server or a browser is marked so, whatever its module says ----
 
 _REAL_SERVERS = {"redis_server", "redis_cluster"}

@@ -79,7 +79,7 @@ EVERY_QUEUE = QUEUES  # projections, lifecycle, bots, review: in this order of p
 NO_BOTS = (QUEUE_NAME, LIFECYCLE_QUEUE)  # projections and timers: never behind a bot's search
 BOTS_ONLY = (BOT_QUEUE, REVIEW_QUEUE)
 
-BOT_NICENESS = 10  # added to the niceness of a worker that searches for bots beside a faster lane
+BOT_NICENESS = Settings.bot_niceness  # added to the niceness of a bot worker beside a faster lane
 
 BACKOFF_MIN = 0.1
 BACKOFF_MAX = 5.0
@@ -113,18 +113,19 @@ def layout(workers: int, bots: str = "auto") -> list[tuple[str, ...]]:
     return [NO_BOTS] + [EVERY_QUEUE] * (count - 1)
 
 
-def niceness(queues: Sequence[str], pool: Sequence[Sequence[str]]) -> int:
+def niceness(queues: Sequence[str], pool: Sequence[Sequence[str]], lower: int = BOT_NICENESS) -> int:
     """How much lower the CPU priority of a worker taking ``queues`` in a ``pool`` layout is.
 
     A pool's forked worker that takes bot moves while another lane keeps projections without them
     (``auto`` with two workers or more, or ``--bots only`` with two or more: the projections are in
-    another process) runs ``BOT_NICENESS`` lower, so its searches never take a core from the API or
-    the projection worker when they need it, and use whatever is left. A lone worker runs in the
-    pool's own process, beside its timer loop and sweeper, and keeps its priority."""
+    another process) runs ``lower`` lower (``TABLESTREAM_BOT_NICENESS``, 10), so its searches never
+    take a core from the API or the projection worker when they need it, and use whatever is left.
+    A lone worker runs in the pool's own process, beside its timer loop and sweeper, and keeps its
+    priority."""
     if BOT_QUEUE not in queues:
         return 0
     elsewhere = QUEUE_NAME not in queues or any(BOT_QUEUE not in other for other in pool)
-    return BOT_NICENESS if elsewhere else 0
+    return lower if elsewhere else 0
 
 
 class LayoutPool(WorkerPool):
@@ -132,7 +133,14 @@ class LayoutPool(WorkerPool):
     whose workers take different queues: worker ``i`` takes ``queues[i]``, and the worker started
     in place of a dead one takes the queues of the one it replaces."""
 
-    def __init__(self, queues: Sequence[Sequence[str]], connection: redis.Redis, **kwargs: Any) -> None:
+    def __init__(
+        self,
+        queues: Sequence[Sequence[str]],
+        connection: redis.Redis,
+        bot_niceness: int = BOT_NICENESS,
+        **kwargs: Any,
+    ) -> None:
+        self.bot_niceness = bot_niceness
         every = [name for name in EVERY_QUEUE if any(name in names for names in queues)]
         super().__init__(every, connection=connection, num_workers=len(queues), **kwargs)
         self.layout = [list(names) for names in queues]
@@ -150,7 +158,7 @@ class LayoutPool(WorkerPool):
             target=_pool_worker,
             args=(
                 os.getpid(),
-                niceness(self.layout[slot], self.layout),
+                niceness(self.layout[slot], self.layout, self.bot_niceness),
                 name,
                 self.layout[slot],
                 self._connection_class,
@@ -266,7 +274,11 @@ def run_pool(
             run_simple_worker(connection, queues[0])
         else:
             pool = LayoutPool(
-                queues, connection=connection, worker_class=PipelinedWorker, serializer=JSONSerializer
+                queues,
+                connection=connection,
+                bot_niceness=settings.bot_niceness,
+                worker_class=PipelinedWorker,
+                serializer=JSONSerializer,
             )
             pool.start(logging_level="WARNING")
     finally:

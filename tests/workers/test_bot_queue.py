@@ -16,6 +16,7 @@ from rq import Queue, Worker
 from rq.serializers import JSONSerializer
 from rq.worker_pool import WorkerData
 
+from services.config import Settings
 from services.store.embedded import EmbeddedRedis
 from services.store.event_store import SyncEventStore
 from services.store.queue import (
@@ -138,7 +139,7 @@ def test_a_pool_worker_started_in_place_of_a_dead_one_takes_the_dead_one_s_queue
 def test_the_worker_process_of_two_workers_registers_one_without_bots_and_one_on_every_queue(
     redis_server: EmbeddedRedis, sync: redis.Redis
 ) -> None:
-    env = {**os.environ, "PYTHONPATH": os.getcwd()}
+    env = {**os.environ, "PYTHONPATH": os.getcwd(), "TABLESTREAM_BOT_NICENESS": "7"}
     process = subprocess.Popen(
         [sys.executable, "-m", "workers.pool", "--redis-url", redis_server.url, "--workers", "2"], env=env
     )
@@ -154,7 +155,7 @@ def test_the_worker_process_of_two_workers_registers_one_without_bots_and_one_on
             for w in Worker.all(connection=sync)
         }
         own = os.getpriority(os.PRIO_PROCESS, process.pid)
-        assert niceness == {NO_BOTS: own, EVERY_QUEUE: min(own + BOT_NICENESS, 19)}
+        assert niceness == {NO_BOTS: own, EVERY_QUEUE: min(own + 7, 19)}  # TABLESTREAM_BOT_NICENESS
         _, workers = queue_figures(sync)
         assert workers == {"projections": 2, "lifecycle": 2, "bots": 1, "review": 1}
         # stopped once both wait for jobs: RQ's pool can miss a SIGTERM that lands while a worker
@@ -169,3 +170,12 @@ def test_the_worker_process_of_two_workers_registers_one_without_bots_and_one_on
             process.wait()
             raise
         assert stopped == 0
+
+
+def test_a_bot_niceness_past_what_the_kernel_allows_is_refused_with_its_range() -> None:
+    assert Settings.from_env({}).bot_niceness == BOT_NICENESS == 10
+    assert Settings.from_env({"TABLESTREAM_BOT_NICENESS": "0"}).bot_niceness == 0
+    for wrong in ("20", "-1"):
+        with pytest.raises(ValueError, match="bot_niceness must be 0 to 19"):
+            Settings.from_env({"TABLESTREAM_BOT_NICENESS": wrong})
+    assert niceness(BOTS_ONLY, layout(2), lower=3) == 3
