@@ -40,6 +40,7 @@ def test_the_rotation_script_sends_each_path_with_its_token_in_turn() -> None:
 
 
 @pytest.mark.redis
+@pytest.mark.soak(reason="runs every row of the benchmark once, each against its own served stack")
 def test_the_smoke_bench_prints_every_row_and_says_why_wrk_rows_are_skipped(tmp_path: object) -> None:
     env = {**os.environ, "PATH": str(tmp_path)}  # no wrk on this PATH
     done = subprocess.run(

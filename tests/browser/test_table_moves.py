@@ -137,10 +137,13 @@ def test_skull_kings_first_rounds_against_a_paced_bot_show_every_move_of_the_oth
 
 
 def read_round(page: Page) -> int:
-    round_number: int = read(page, f"/games/{game_id(page)}/view")["round"]
+    """The round the table's view is in (0: a view from before the deal, which has no round yet:
+    the API's view may still be the one of the last join while the page shows the first move)."""
+    round_number: int = read(page, f"/games/{game_id(page)}/view").get("round", 0)
     return round_number
 
 
+@pytest.mark.soak(reason="plays the first round of each of the three games on a phone, every phase")
 def test_on_a_phone_every_legal_move_is_a_button_on_screen_in_every_phase_of_each_games_first_round(
     server: Server, browser, screenshots: Path
 ) -> None:

@@ -100,6 +100,10 @@ def figures(latencies: list[float]) -> tuple[float, float]:
     return statistics.median(ordered), ordered[int(len(ordered) * 0.95) - 1]
 
 
+@pytest.mark.soak(
+    reason="a load test: a 4,000-version game is played through the app, then four processes loop on "
+    "its export for 300 bystander requests"
+)
 def test_four_clients_looping_on_a_long_export_leave_a_bystanders_view_served(tmp_path: Path) -> None:
     with served(tmp_path, command_rate="100000/second", join_rate="1000/second") as stack:
         started = time.monotonic()
