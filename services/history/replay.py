@@ -7,10 +7,13 @@ with the seeds the stream itself revealed (``RevealedSeeds``), exactly as the se
 
 Chance outcomes are found without knowing any game: a batch is re-run once more per round seed it
 asked for, with only that seed swapped for a stand-in; the game events that come out different
-are the ones drawn from that seed. Three stand-ins per seed keep a tiny draw (a coin flip) from
-looking seed-independent by luck. An unrevealed seed (a running game's current round) is replaced
-by a stand-in too, so the batch still re-runs, and what depends on it is marked pending, never
-compared and never shown as checked.
+are the ones drawn from that seed. Three stand-ins per seed label nearly every draw, but a small
+draw (a coin flip, one seat of four) can come out the same three times by luck, so the label
+never decides a verdict: with a revealed seed, any differing event fails; with an unrevealed one
+(a running game's current round), which is replaced by a stand-in too so the batch still re-runs,
+what depends on it is marked pending, and so is any event of that batch that differs (the
+verifier, ``services.history.verify``), never compared and never shown as checked. A holder of
+the game's secret (a backup's import) passes its seeds instead, and nothing is pending.
 
 Round buckets: a batch belongs to ``rules.current_round`` of the state before it ran; ``create``
 and ``join`` batches belong to bucket 0, "setup". A chance outcome belongs to the round whose seed
