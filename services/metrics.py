@@ -42,9 +42,11 @@ from prometheus_client import (
 from prometheus_client import values as prometheus_values
 from prometheus_client.core import GaugeMetricFamily, Metric
 
+from domain.games import game_names
+
 ENV = "PROMETHEUS_MULTIPROC_DIR"
 CONTENT_TYPE = CONTENT_TYPE_LATEST
-GAMES = ("skull", "six_nimmt", "skull_king")
+GAMES = tuple(game_names())  # the registry's names, as commands and tables carry them ("six-nimmt")
 COMMAND_OUTCOMES = ("ok", "dup", "rejected", "conflict", "token_changed")
 TAKEOVER_REASONS = ("left", "timeouts", "host")
 LIMITS = ("create", "join", "command", "login", "register", "login_guess", "login_name", "live_streams")

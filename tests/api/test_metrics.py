@@ -154,3 +154,13 @@ def test_bot_moves_takeovers_and_the_workers_jobs_and_lag_are_counted(
     assert value(found, "tablestream_projection_lag_seconds_count", queue="projections") >= 1
     for queue in ("projections", "lifecycle", "bots", "review"):
         assert value(found, "tablestream_queue_depth", queue=queue) == 0
+
+
+@pytest.mark.parametrize("game", ["six-nimmt", "skull-king"])
+def test_every_games_commands_are_counted_under_its_own_name_never_other(fake_api: Api, game: str) -> None:
+    game_id = fake_api.started(game, 2 if game == "skull-king" else 3)
+    sent = play(fake_api, game_id, moves=3, seed=5)
+    found = samples(fake_api)
+    assert value(found, "tablestream_commands_total", game=game, outcome="ok") == sent
+    assert value(found, "tablestream_commands_total", game="other", outcome="ok") == 0
+    assert ("tablestream_bot_moves_total", (("game", game),)) in found  # its series exist from the start
