@@ -1188,6 +1188,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_intermixed_args(argv)  # flags before or after the path
     if args.command != "rebuild-all" and not args.path:
         parser.error(f"{args.command} needs a DIR or FILE")
+    if not args.redis_url:  # never a default: another program's Redis there would be read or written
+        parser.error(
+            f"{args.command} needs the service's Redis: --redis-url URL or TABLESTREAM_REDIS_URL "
+            "(the worker's own setting; `serve` prints its URL when it starts)"
+        )
     store = _store(args)
     try:
         if args.command == "export-all":

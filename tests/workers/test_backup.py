@@ -1101,3 +1101,17 @@ def test_a_backup_whose_leaves_do_not_give_its_checkpoints_roots_is_refused(
     with pytest.raises(BackupError, match="its log is not the one published"):
         import_all(target, forged)
     assert not target.redis.keys("*")
+
+
+@pytest.mark.parametrize("command", ["export-all", "import-all", "rebuild-all"])
+def test_the_backup_commands_without_a_redis_url_refuse_to_guess_one(command: str, tmp_path: Path) -> None:
+    env = {key: value for key, value in os.environ.items() if key != "TABLESTREAM_REDIS_URL"}
+    env["PYTHONPATH"] = str(Path(__file__).resolve().parents[2])
+    args = [] if command == "rebuild-all" else [str(tmp_path)]
+    run = subprocess.run(
+        [sys.executable, "-m", "services.cli", command, *args],
+        env=env, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert run.returncode == 2
+    assert "needs the service's Redis: --redis-url URL or TABLESTREAM_REDIS_URL" in run.stderr
+    assert run.stdout == ""
