@@ -10,6 +10,7 @@ from typing import Any
 
 import httpx
 import pytest
+from playwright.sync_api import expect
 
 from tests.browser.conftest import Server
 from tests.browser.play import create_table, finished, join_table, play, player, version, wait_log_caught_up
@@ -167,7 +168,9 @@ def test_every_table_option_is_named_and_explained_in_the_lobby_in_each_language
     options = httpx.get(f"{server.url}/games/options").json()
     page = player(browser, server.url)
     page.goto("/")
+    page.wait_for_selector("[data-testid=create-form]")
     page.select_option("#lang-select", language)
+    expect(page.locator("html")).to_have_attribute("lang", language)  # its words have arrived
     for game in options["games"]:
         page.locator("[data-testid=create-form]").get_by_text(game["title"], exact=True).first.click()
         page.click("details.options summary")

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -264,3 +265,33 @@ def test_a_skull_replay_steps_through_each_round_by_its_phases(browser, server: 
             page.keyboard.press("Shift+ArrowRight")
         wait_shown(page, starts(index, "rounds")[2])
         expect(page.locator("[data-testid=where]")).to_have_text("Round 2, placing discs")
+
+
+STALE_PAD = '{"status": "playing", "version": 1, "rounds": [], "totals": [0, 0]}'
+
+
+def test_the_end_screen_waits_for_a_score_pad_that_lags_the_game_by_seconds_and_then_shows_every_round(
+    brook: Page, six_nimmt: Game
+) -> None:
+    """The score pad is a projection: on a busy server it can lag the finished view by seconds. The
+    end screen asks again, less and less often, until the pad has the finished game (it used to give
+    up after about five seconds and said no round was scored)."""
+    lagging_until = [0.0]
+    asked: list[str] = []
+
+    def lagging(route) -> None:  # type: ignore[no-untyped-def]
+        now = time.monotonic()
+        if not lagging_until[0]:
+            lagging_until[0] = now + 7.0
+        asked.append("stale" if now < lagging_until[0] else "fresh")
+        if asked[-1] == "stale":  # the pad of the game's last round, before its end was projected
+            route.fulfill(status=200, content_type="application/json", body=STALE_PAD)
+        else:
+            route.continue_()
+
+    brook.route(f"**/games/{six_nimmt.game_id}/scores", lagging)
+    brook.goto(f"/tables/{six_nimmt.game_id}")
+    brook.wait_for_selector("[data-testid=end-screen]")
+    expect(brook.locator("[data-testid=sheet-loading]")).to_be_visible()
+    expect(brook.locator("[data-testid=score-sheet] tbody tr")).to_have_count(2)  # two rounds
+    assert asked.count("stale") > 1 and asked[-1] == "fresh", asked

@@ -94,6 +94,7 @@ WHOLE = GAMES[:2]  # Skull and 6 nimmt! (one round): whole games of a minute at 
 
 
 @pytest.mark.parametrize(("title", "seats", "options", "name"), WHOLE, ids=[name for *_, name in WHOLE])
+@pytest.mark.soak(reason="a whole game against bots paced as people see them, every move checked on screen")
 def test_a_whole_game_against_paced_bots_shows_every_move_of_the_other_seats_in_order_and_the_log_follows(
     server: Server, browser, screenshots: Path, title: str, seats: int, options: dict[str, object], name: str
 ) -> None:

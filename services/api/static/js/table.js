@@ -245,9 +245,10 @@ export async function render(main, id) {
     tickClock();
   }
 
-  // The score pad is a projection: it may lag the view by a moment, so it is read again until it
-  // has the finished game (a few tries).
-  async function loadPad(tries = 12) {
+  // The score pad is a projection: it may lag the view, by seconds on a busy server, so it is read
+  // again (every 0.4 s, then less often, up to every 5 s) until it has the finished game; the end
+  // screen says "loading" meanwhile. After two minutes the last answer is shown as it is.
+  async function loadPad(wait = 400, since = Date.now()) {
     let read = null;
     try {
       read = await api(`/games/${id}/scores`);
@@ -255,8 +256,10 @@ export async function render(main, id) {
       read = null;
     }
     const head = queue.latest();
-    if ((!read || read.status !== "finished" || (head && read.version < head.version)) && tries > 1 && !closed) {
-      setTimeout(() => loadPad(tries - 1), 400);
+    const behind = !read || read.status !== "finished" || (head && read.version < head.version);
+    if (closed) return;
+    if (behind && Date.now() - since < 120000) {
+      setTimeout(() => loadPad(Math.min(wait * 1.5, 5000), since), wait);
       return;
     }
     pad = read || { rounds: [], totals: [] };
