@@ -218,22 +218,31 @@ def test_two_api_processes_and_a_worker_pool_report_one_set_of_counters_as_a_gam
         assert value(stack.scrape(), "tablestream_live_streams_open", kind="game") == 1
     closing.set()
 
+    last: list[tuple[float, float, float]] = []
+
     def settled() -> dict[tuple[str, tuple[tuple[str, str], ...]], float] | None:
         found = stack.scrape()
         lagged = value(found, "tablestream_projection_lag_seconds_count", queue="projections")
-        idle = value(found, "tablestream_queue_depth", queue="projections") == 0
+        depth = value(found, "tablestream_queue_depth", queue="projections")
         # both of the pool's workers registered: the second may still be starting on a busy machine
-        both = value(found, "tablestream_workers", queue="projections") == 2
-        return found if lagged >= 1 and idle and both else None
+        workers = value(found, "tablestream_workers", queue="projections")
+        last[:] = [(lagged, depth, workers)]
+        return found if lagged >= 1 and depth == 0 and workers >= 2 else None
 
-    found = until(settled, "the projections' lag observed, the queue empty and both workers registered")
+    found = wait_until(
+        settled,
+        DEADLINE,
+        "the projections' lag observed, the queue empty and both workers registered",
+        details=lambda: f"last scrape: lag count, queue depth, workers = {last}",
+    )
     assert value(found, "tablestream_commands_total", game="skull", outcome="ok") == moves
     assert sum(stack.per_process("tablestream_commands").values()) == moves
     assert value(found, "tablestream_http_requests_total", route="/games/{game_id}/commands", method="POST",
                  status="2xx") == moves  # fmt: skip
     assert value(found, "tablestream_jobs_total", queue="projections", job="project_poked", outcome="ok") >= 1
     assert value(found, "tablestream_drain_games_total") >= 1
-    assert value(found, "tablestream_workers", queue="projections") == 2
+    # at least the pool's two (a worker the pool replaced stays counted until its hash's time to live)
+    assert value(found, "tablestream_workers", queue="projections") >= 2
     assert value(found, "tablestream_tables", status="running") == 1
     assert value(found, "tablestream_redis_round_trips_total", role="worker") > 0
     assert value(found, "tablestream_redis_round_trips_total", role="api") > 0
