@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from domain.games import game_names
+from domain.games import game_names, spec
 from services.history.export import build_export
 from services.history.records import CommandRecord
 from services.history.replay import replay
@@ -24,7 +24,12 @@ from tests.support.recorded import RecordedGame, altered, new_recorded_game, rew
 from workers.backup import verify_game
 
 SEED = int(os.environ.get("BACKUP_VERIFY_SEED", "20261205"))
-PLAYERS = {"six-nimmt": (2, 4, 7), "skull": (3, 4, 6), "skull-king": (2, 4, 6)}
+
+
+def seat_counts(game: str) -> tuple[int, int, int]:
+    """The fewest, a middle and the most seats the registry gives the game without options."""
+    entry = spec(game)
+    return entry.min_players, (entry.min_players + entry.max_players) // 2, entry.max_players
 
 
 def secret_of(seed: int) -> dict[str, str]:
@@ -64,7 +69,7 @@ def game_at(game: str, players: int, seed: int, steps: int, ending: str) -> tupl
 def test_random_games_stopped_at_random_points_running_finished_or_closed_all_verify(game: str) -> None:
     rng = random.Random(f"{SEED}-{game}")
     for case in range(24):
-        players = rng.choice(PLAYERS[game])
+        players = rng.choice(seat_counts(game))
         seed = rng.randrange(1 << 30)
         steps = rng.choice([0, 1, rng.randrange(2, 40), rng.randrange(40, 400), 100_000])
         ending = rng.choice(["running", "closed"])
@@ -110,10 +115,10 @@ def test_a_first_dealer_the_stand_in_seeds_happen_to_agree_on_is_pending_not_a_f
 def test_a_running_game_whose_deal_was_rewritten_and_rehashed_is_refused(game: str) -> None:
     """An attacker with the database swaps two hands of the round being played and re-hashes the
     chain: the public check cannot see it before the round's seed is revealed, the import can."""
-    players = PLAYERS[game][1]
+    seats = seat_counts(game)[1]
     refused = 0
     for seed in range(SEED, SEED + 10):
-        g, game_id = game_at(game, players, seed, 3, "running")
+        g, game_id = game_at(game, seats, seed, 3, "running")
         rp = replay(g.entries)
         drawn = [
             item.version - 1
@@ -127,7 +132,7 @@ def test_a_running_game_whose_deal_was_rewritten_and_rehashed_is_refused(game: s
         def swap(stored: list[tuple[Any, Any]], at: int = drawn[0]) -> list[tuple[Any, Any]]:
             changed = list(stored)
             record, event = changed[at]
-            changed[at] = (record, altered(event, players))
+            changed[at] = (record, altered(event, seats))
             return changed
 
         forged = rewrite(g.entries, swap)
