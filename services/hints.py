@@ -36,8 +36,8 @@ from projections.views import seat_view
 from projections.words import DEFAULT_LANGUAGE, has, word
 from services.commands import CommandOutcome, GameCommands
 from services.history.folding import Folded
-from workers.bots import BotRandom
-from workers.bots.levels import advise
+from bots import BotRandom
+from bots.levels import advise
 
 HINT_LEVEL = "strong"
 HINT_THREADS = 2  # hints searched at once per API process; others wait for a thread

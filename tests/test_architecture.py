@@ -13,7 +13,7 @@ from functools import cache
 import grimp
 import pytest
 
-PACKAGES = ("domain", "projections", "workers", "services")
+PACKAGES = ("domain", "projections", "bots", "workers", "services")
 
 # The units whose imports must form no loop: each is one kind of code (see README's Layout).
 UNITS = (
@@ -24,20 +24,12 @@ UNITS = (
     "services.bench",  # the benchmark harness: measures the stack from outside, never on the hot path
     "services.metrics",  # Prometheus counters: a leaf every layer above the domain may count in
     "services",  # the application layer: commands, queries, callers, errors, config
-    "workers.bots",
+    "bots",
     "workers",
     "projections",
     "domain",
 )
 
-# services/ never imports the workers; the exceptions are the demo and the arena, whose players are
-# the bots, and the hints, which ask the strong bot (pure functions of a seat's view that import only
-# the domain and the projections).
-SERVICES_MAY_IMPORT_WORKERS = {
-    ("services.cli.demo", "workers.bots"),
-    ("services.cli.arena", "workers.bots"),
-    ("services.hints", "workers.bots"),
-}
 
 
 @cache
@@ -111,6 +103,8 @@ def test_the_layers_import_each_other_without_a_loop() -> None:
         # openskill: the rating math of projections.ratings, a pure library (floats in, floats out)
         # babel: CLDR's plural rules for the glossary's counted words, pure data (numbers in, categories out)
         ("projections", {"projections", "domain", "msgspec", "openskill", "babel"}),
+        # the bots are pure policy over a seat's view: the API's hints and the workers both ask them
+        ("bots", {"bots", "domain", "msgspec"}),
     ],
 )
 def test_the_pure_packages_import_only_themselves_the_standard_library_and_msgspec(
@@ -157,14 +151,14 @@ def test_only_the_bench_command_imports_the_bench() -> None:
     assert importers == {"services.cli.bench"}
 
 
-def test_nothing_in_services_imports_the_workers_but_the_demo_its_bots() -> None:
+def test_nothing_in_services_imports_the_workers() -> None:
     found = {
-        (module, imported)
+        f"{module} -> {imported}"
         for module in modules_in("services")
         for imported in imports_of(module)
         if within(imported, "workers")
     }
-    assert {(m, i) for m, i in found if (m, unit_of(i)) not in SERVICES_MAY_IMPORT_WORKERS} == set()
+    assert found == set()
 
 
 def test_the_workers_use_the_store_and_the_history_never_the_api_or_the_cli() -> None:

@@ -22,7 +22,7 @@ from projections.registry import GameViews, views_for
 from projections.views import seat_view
 from services.cli import demo
 from tests.support.play import new_game
-from workers.bots import Bot, bot_for, choose
+from bots import Bot, bot_for, choose
 
 SPECS = specs()
 GAME_MODULES = ("options", "commands", "events", "state", "decide", "evolve", "legal", "rules")

@@ -22,7 +22,7 @@
   for a caught-up game left in the dirty set with its timer behind its head or a bot to act
   (``workers.sweeper``).
 - ``play_bot`` lets a bot act for its seat: its own seat's view (``projections.views.seat_view``),
-  ``workers.bots.choose`` with its chance (``bot_rng``: a keyed HMAC stream from the game's secret
+  ``bots.choose`` with its chance (``bot_rng``: a keyed HMAC stream from the game's secret
   master seed, the version and the seat, which no seat can compute), and the write side's
   ``bot_command`` (id ``bot-<version>-<seat>``, expected version ``version``, in the system's scope).
 
@@ -66,8 +66,8 @@ from services.store.queue import (
 )
 from services.store.tokens import TokenStore
 from services.tracing import TracedAppendNotifier
-from workers.bots import BotRandom
-from workers.bots.levels import choose
+from bots import BotRandom
+from bots.levels import choose
 from workers.stores import async_store_clients
 
 T = TypeVar("T")

@@ -6,7 +6,7 @@ lifecycle, bots and review queues, the lag sweeper, the timer loop and the bots'
                            [--workers 2] [--sweep-seconds 5] [--bots auto|all|none|only]
 
 Which queues each worker takes (``--bots``, ``layout``): a strong bot's move holds its worker for up
-to its CPU cap (``workers.bots.search``) and a review for seconds, and a projection that a worker
+to its CPU cap (``bots.search``) and a review for seconds, and a projection that a worker
 would take next waits for them. ``auto`` (the default): with two workers or more, the first takes no
 bot work (projections and timers only), the others take every queue; a single worker takes every
 queue. ``all``: every worker takes every queue; ``none``: no worker takes bot moves or reviews (run

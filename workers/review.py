@@ -8,7 +8,7 @@ worker's order) and answers 202 until it is there. The result is cached in Redis
 
 For every batch the seat's own ``command`` began (not its timeouts, not a bot's moves), the seat's
 view just before it (``projections.views.seat_view``: exactly what the player saw) is handed to
-``workers.bots.levels.advise`` at level ``strong`` (``REVIEW_BUDGET``); the entry says what was
+``bots.levels.advise`` at level ``strong`` (``REVIEW_BUDGET``); the entry says what was
 played, the bot's choice, whether they differ, and the share of the bot's simulations behind each
 candidate. Its
 chance is keyed by the stream's head hash, the version and the seat (the game is over: nothing it
@@ -30,9 +30,9 @@ from projections.views import seat_view
 from services.history.folding import Folded, advance
 from services.history.records import Entry, decode_stored
 from services.store.queue import review_key
-from workers.bots import BotRandom
-from workers.bots.levels import advise
-from workers.bots.search import SIMULATIONS, Budget
+from bots import BotRandom
+from bots.levels import advise
+from bots.search import SIMULATIONS, Budget
 from workers.stores import job_store
 
 REVIEW_LEVEL = "strong"

@@ -231,7 +231,7 @@ def lifecycle_queue(connection: redis.Redis) -> Queue:
 
 def bot_queue(connection: redis.Redis) -> Queue:
     """Bot moves (``BOT_JOB``): a strong one holds its worker for up to its CPU cap
-    (``workers.bots.search``), so they have a queue of their own, after projections and timers in
+    (``bots.search``), so they have a queue of their own, after projections and timers in
     every worker, and a worker pool may keep a worker off it (``workers.pool``)."""
     return Queue(BOT_QUEUE, connection=connection, serializer=JSONSerializer)
 

@@ -20,7 +20,7 @@ from services.store.connection import connect_to
 from services.store.embedded import EmbeddedRedis
 from services.store.queue import bot_queue, lifecycle_queue, projection_queue, run_burst
 from workers import lifecycle as lifecycle_jobs
-from workers.bots import choose
+from bots import choose
 
 ADMIN_TOKEN = "operator-secret-token"
 UNLIMITED: dict[str, Any] = {

@@ -15,7 +15,7 @@ from services.history.verify import verify_export
 from services.store import retention
 from services.store.keys import RATINGS
 from tests.api.conftest import Api
-from workers.bots import choose
+from bots import choose
 
 SHORT = {"rounds": 1}  # a one-round 6 nimmt! game: ten turns
 

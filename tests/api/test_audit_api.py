@@ -19,7 +19,7 @@ from services.history.records import decode_stored
 from services.history.verify import verify_export
 from services.receipt_check import verify_with_receipts
 from tests.api.conftest import ADMIN_TOKEN, Api, practice
-from workers.bots import choose
+from bots import choose
 
 OPERATOR = {"Authorization": f"Bearer {ADMIN_TOKEN}"}
 

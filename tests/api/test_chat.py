@@ -26,7 +26,7 @@ from services.history.verify import verify_export
 from services.store.chat import REPORTS
 from services.store.keys import game_keys
 from tests.api.conftest import ADMIN_TOKEN, UNLIMITED, Api, bearer_only, practice
-from workers.bots import choose
+from bots import choose
 
 RAIL = {"Cookie": "ts_rail=" + "ab" * 16}
 OTHER_RAIL = {"Cookie": "ts_rail=" + "cd" * 16}

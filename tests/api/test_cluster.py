@@ -33,7 +33,7 @@ from services.store.queue import lifecycle_queue, projection_queue
 from tests.api.conftest import ADMIN_TOKEN, UNLIMITED, Api, bearer_only, practice
 from tests.api.test_full_game import parse_sse
 from tests.support.cluster import LocalCluster
-from workers.bots import choose
+from bots import choose
 from workers.sweeper import rebuild_indexes, sweep
 
 pytestmark = pytest.mark.redis

@@ -10,7 +10,7 @@ import pytest
 from services.signing import ReceiptCheck, public_keys_from_document, verify_receipt
 from services.store.keys import DIRTY
 from tests.api.conftest import Api, unsigned
-from workers.bots import choose
+from bots import choose
 
 FLOWER = {"type": "place_disc", "disc": "flower"}
 

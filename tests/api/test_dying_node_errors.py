@@ -22,7 +22,7 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from services.store.connection import is_unavailable
 from tests.api.conftest import Api
-from workers.bots import choose
+from bots import choose
 
 DYING_NODE = [
     RedisConnectionError("Connection closed by server."),

@@ -14,7 +14,7 @@ from services.history.folding import advance
 from services.history.verify import verify_export
 from services.store.event_store import SyncEventStore
 from tests.api.conftest import Api, practice
-from workers.bots import choose
+from bots import choose
 
 GAMES = [("skull", 3), ("six-nimmt", 3), ("skull-king", 3)]
 

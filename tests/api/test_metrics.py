@@ -16,7 +16,7 @@ from services.store.queue import PipelinedWorker, bot_queue, lifecycle_queue, pr
 from tests.api.conftest import ADMIN_TOKEN, Api
 from tests.support.promql import family_of, named_metrics
 from workers import lifecycle
-from workers.bots import choose
+from bots import choose
 
 OPERATOR = {"Authorization": f"Bearer {ADMIN_TOKEN}"}
 

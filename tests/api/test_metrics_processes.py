@@ -28,7 +28,7 @@ from services.cli.processes import wait_ready
 from services.store.embedded import EmbeddedRedis, free_port
 from tests.support.promql import family_of, named_metrics
 from tests.support.waiting import wait_until
-from workers.bots import choose
+from bots import choose
 
 pytestmark = [pytest.mark.redis, pytest.mark.slow]
 

@@ -20,7 +20,7 @@ from services.store.keys import account_events_key
 from services.store.operator import AUDIT, OPERATORS
 from tests.api.conftest import ADMIN_TOKEN, Api, practice
 from tests.api.test_full_game import parse_sse
-from workers.bots import choose
+from bots import choose
 
 ADMIN = {"Authorization": f"Bearer {ADMIN_TOKEN}"}
 REASON = {"reason": "stuck for an hour"}

@@ -19,7 +19,7 @@ from services.store.queue import bot_queue, lifecycle_queue, run_burst
 from services.store.timer_record import timer_fields
 from tests.api.conftest import ADMIN_TOKEN, UNLIMITED, Api, bearer_only
 from workers import lifecycle
-from workers.bots import choose
+from bots import choose
 
 ONE_ROUND = {"rounds": 1}  # 6 nimmt!: ten turns, every seat awaited on each
 

@@ -14,7 +14,7 @@ from services.history.verify import verify_export
 from tests.api.conftest import Api
 from tests.api.test_accounts import register
 from tests.api.test_lifecycle_api import host
-from workers.bots import choose
+from bots import choose
 
 OPTIONS = {"rounds": 1, "turn_seconds": 120, "takeover_after": 5}
 

@@ -17,7 +17,7 @@ import structlog
 from services.api.request_log import address_class
 from services.structured_logging import configure_logging
 from tests.api.conftest import Api, practice
-from workers.bots import choose
+from bots import choose
 
 FIELDS = {"event", "level", "timestamp", "method", "route", "status", "duration_ms", "client", "request_id"}
 HIDDEN_KEYS = {

@@ -10,7 +10,7 @@ from services.history.records import decode_stored
 from services.history.verify import verify_export
 from services.store.keys import game_keys
 from tests.api.conftest import ADMIN_TOKEN, Api, practice
-from workers.bots import choose
+from bots import choose
 
 OPERATOR = {"Authorization": f"Bearer {ADMIN_TOKEN}"}
 

@@ -23,7 +23,7 @@ from rq.serializers import JSONSerializer
 from services import tracing
 from services.store.queue import TRACE_LINKS, enqueue_drain, projection_queue, run_burst
 from tests.api.conftest import Api
-from workers.bots import choose
+from bots import choose
 
 COMMAND_ROUTE = "POST /games/{game_id}/commands"
 

@@ -22,7 +22,7 @@ from services.config import Settings
 from services.store.connection import connect_to
 from services.store.embedded import EmbeddedRedis
 from tests.api.conftest import ADMIN_TOKEN, UNLIMITED, Api, bearer_only
-from workers.bots import choose
+from bots import choose
 
 pytestmark = pytest.mark.redis
 

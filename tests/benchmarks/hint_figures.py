@@ -15,8 +15,8 @@ import time
 from projections.views import seat_view
 from services.hints import hint_rng
 from tests.support.play import new_game
-from workers.bots import choose
-from workers.bots.levels import advise
+from bots import choose
+from bots.levels import advise
 from workers.review import REVIEW_BUDGET
 
 

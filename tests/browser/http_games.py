@@ -12,7 +12,7 @@ from typing import Any
 import httpx
 
 from tests.support.waiting import Deadline, wait_until
-from workers.bots import choose
+from bots import choose
 
 PLAY_SECONDS = 120.0  # a deadline against a stuck game; a loaded 2-core machine plays ~20 moves a second
 

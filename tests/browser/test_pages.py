@@ -15,7 +15,7 @@ from playwright.sync_api import expect
 from tests.browser.conftest import Server
 from tests.browser.play import create_table, finished, join_table, play, player, version, wait_log_caught_up
 from tests.support.waiting import Deadline, ms
-from workers.bots import choose
+from bots import choose
 
 pytestmark = pytest.mark.browser
 

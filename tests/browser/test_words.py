@@ -22,7 +22,7 @@ from tests.browser.conftest import Server
 from tests.browser.http_games import played_by_server_bots
 from tests.browser.play import join_table, player, version, wait_log_caught_up
 from tests.support.waiting import Deadline, wait_until
-from workers.bots import choose
+from bots import choose
 
 pytestmark = pytest.mark.browser
 

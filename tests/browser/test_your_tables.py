@@ -21,7 +21,7 @@ from tests.browser.conftest import Server
 from tests.browser.http_games import create, join, seat_cookie
 from tests.browser.play import MOVE_SECONDS, player
 from tests.support.waiting import ms, wait_until
-from workers.bots import choose
+from bots import choose
 
 pytestmark = pytest.mark.browser
 

@@ -47,7 +47,7 @@ from services.store.your_tables import account_tables_key, note_table
 from tests.api.conftest import ADMIN_TOKEN, UNLIMITED
 from tests.conftest import Clients, IndexClients
 from tests.services.test_commands import FLOWER, handler_on, started_table
-from workers.bots import choose
+from bots import choose
 from workers.projector import Projector
 from workers.sweeper import Sweeper, backfill_retention, retire
 

@@ -35,7 +35,7 @@ from services.store.event_store import SyncEventStore
 from tests.api.conftest import ADMIN_TOKEN, UNLIMITED, bearer_only, practice
 from tests.conftest import make_batch
 from tests.support.cluster import LocalCluster
-from workers.bots import choose
+from bots import choose
 
 TIMEOUT_MS = 1000
 SECRET = {"root": "ab" * 32, "master": "cd" * 32}

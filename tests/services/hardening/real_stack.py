@@ -22,7 +22,7 @@ import redis
 
 from services.store.embedded import free_port
 from tests.support.waiting import wait_until
-from workers.bots import choose
+from bots import choose
 
 RETRYABLE = {429, 503}
 

@@ -25,7 +25,7 @@ from services.store.keys import game_keys
 from tests.api.conftest import Api, practice
 from tests.api.test_cluster import api_on_cluster
 from tests.support.cluster import LocalCluster
-from workers.bots import choose
+from bots import choose
 
 pytestmark = [pytest.mark.redis, pytest.mark.slow]
 

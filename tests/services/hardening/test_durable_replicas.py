@@ -22,7 +22,7 @@ from tests.api.conftest import Api, practice
 from tests.api.test_cluster import api_on_cluster
 from tests.services.hardening.test_cluster_failover import retried
 from tests.support.cluster import LocalCluster
-from workers.bots import choose
+from bots import choose
 
 pytestmark = [pytest.mark.redis, pytest.mark.slow]
 

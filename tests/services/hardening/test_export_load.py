@@ -26,7 +26,7 @@ from services.store.connection import connect_to
 from tests.api.conftest import UNLIMITED, practice
 from tests.services.hardening.real_stack import served
 from tests.support.waiting import wait_until
-from workers.bots import choose
+from bots import choose
 
 pytestmark = [pytest.mark.slow, pytest.mark.redis, pytest.mark.timeout(600)]
 

@@ -1,7 +1,7 @@
 """The ``strong`` level: determinised Monte Carlo search from one seat's own view.
 
 For each simulation it samples a whole game state consistent with the view
-(``workers.bots.determinise``: the unseen cards/discs drawn among what the view leaves possible),
+(``bots.determinise``: the unseen cards/discs drawn among what the view leaves possible),
 then plays every candidate move in that same sample and lets the ``normal`` policy play every seat
 to the end of the round (the domain's own ``decide``/``evolve``, so no rule is guessed). A move's
 value is how the round went for the bot's seat against the mean of the others (score gained,
@@ -29,8 +29,8 @@ import msgspec
 
 from domain.games import spec
 from domain.kernel import Rejected, fold
-from workers.bots import bot_for
-from workers.bots.determinise import SAMPLERS, light_view
+from bots import bot_for
+from bots.determinise import SAMPLERS, light_view
 
 SIMULATIONS = 24  # samples (determinisations) per move at most
 CPU_SECONDS = 0.15  # CPU time of the searching thread per move at most

@@ -26,7 +26,7 @@ from domain.skull.state import STARTING_DISCS, Flipped, SeatState, SkullState, c
 from domain.skull_king.cards import DECK
 from domain.skull_king.options import SkullKingOptions
 from domain.skull_king.state import Play, SkullKingState, TakenTrick
-from workers.bots import skull_king as skull_king_bot
+from bots import skull_king as skull_king_bot
 
 View = dict[str, Any]
 

@@ -10,8 +10,8 @@ import msgspec
 from projections.views import seat_view
 from tests.domain.test_skull_support import F, S, challenge, do, place, random_options, skull_game, st
 from tests.support.play import Game
-from workers.bots import choose as choose_for_game
-from workers.bots.skull import choose
+from bots import choose as choose_for_game
+from bots.skull import choose
 
 
 def view_of(g: Game, seat: int) -> dict[str, Any]:

@@ -7,7 +7,7 @@ from typing import Any
 
 from projections.views import seat_view
 from tests.support.play import Game, new_game
-from workers.bots.skull_king import choose
+from bots.skull_king import choose
 
 
 def bot_view(seat: int, **fields: Any) -> dict[str, Any]:

@@ -1,6 +1,6 @@
 """Bots: each picks a command from its own seat's view only (never the hidden state).
 
-A bot module (``workers/bots/<package>.py`` of the game's ``GameSpec`` in ``domain.games``) exposes
+A bot module (``bots/<package>.py`` of the game's ``GameSpec`` in ``domain.games``) exposes
 ``choose(view, rng) -> command dict``; ``view`` is exactly what the API's
 ``GET /games/{id}/view`` returns for the bot's seat, and the choice is one of ``view["legal"]``.
 """

@@ -23,7 +23,7 @@ from domain.fairness import SecretSeeds
 from projections.views import seat_view
 from services.history.records import CommandRecord
 from tests.support.online import online_game
-from workers.bots import BotRandom, choose
+from bots import BotRandom, choose
 from workers.lifecycle import bot_move, bot_rng
 
 GAMES = 60

@@ -11,8 +11,8 @@ import pytest
 from domain.six_nimmt.cards import bullheads_of
 from projections.views import seat_view
 from tests.support.play import Game, new_game
-from workers.bots import choose as choose_for_game
-from workers.bots.six_nimmt import choose
+from bots import choose as choose_for_game
+from bots.six_nimmt import choose
 
 
 def bot_view(g: Game, seat: int) -> dict[str, Any]:

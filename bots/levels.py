@@ -2,8 +2,8 @@
 
 - ``easy``: the game's ``normal`` heuristic, but a share of its moves (``EASY_NOISE``) is a random
   legal move instead: a beginner's slips.
-- ``normal``: the game's hand-written heuristic (``workers/bots/<package>.py``: ``choose``).
-- ``strong``: determinised search (``workers.bots.search``): it samples the hidden cards/discs
+- ``normal``: the game's hand-written heuristic (``bots/<package>.py``: ``choose``).
+- ``strong``: determinised search (``bots.search``): it samples the hidden cards/discs
   consistent with its view, plays each candidate in the sampled game with the ``normal`` policy for
   every seat to the end of the round, and picks the candidate that came out best in most samples
   (ties: the best mean), within its budget.
@@ -21,8 +21,8 @@ from typing import Any
 import msgspec
 
 from domain.table import BOT_LEVELS, DEFAULT_BOT_LEVEL
-from workers.bots import bot_for
-from workers.bots.search import PRODUCTION, Budget, search
+from bots import bot_for
+from bots.search import PRODUCTION, Budget, search
 
 LEVELS: tuple[str, ...] = BOT_LEVELS  # what a host may seat: easy, normal, strong
 ARENA_LEVELS: tuple[str, ...] = ("random", *LEVELS)  # random: the floor, in the arena only
