@@ -18,6 +18,7 @@ from typing import Any
 
 import msgspec
 
+from bots import skull_king as skull_king_bot
 from domain.six_nimmt.cards import DECK_SIZE, bullheads_of
 from domain.six_nimmt.options import SixNimmtOptions
 from domain.six_nimmt.state import SixNimmtState
@@ -26,7 +27,6 @@ from domain.skull.state import STARTING_DISCS, Flipped, SeatState, SkullState, c
 from domain.skull_king.cards import DECK
 from domain.skull_king.options import SkullKingOptions
 from domain.skull_king.state import Play, SkullKingState, TakenTrick
-from bots import skull_king as skull_king_bot
 
 View = dict[str, Any]
 

@@ -20,9 +20,9 @@ from typing import Any
 
 import msgspec
 
-from domain.table import BOT_LEVELS, DEFAULT_BOT_LEVEL
 from bots import bot_for
 from bots.search import PRODUCTION, Budget, search
+from domain.table import BOT_LEVELS, DEFAULT_BOT_LEVEL
 
 LEVELS: tuple[str, ...] = BOT_LEVELS  # what a host may seat: easy, normal, strong
 ARENA_LEVELS: tuple[str, ...] = ("random", *LEVELS)  # random: the floor, in the arena only

@@ -27,10 +27,10 @@ from typing import Any, TypeVar
 
 import msgspec
 
-from domain.games import spec
-from domain.kernel import Rejected, fold
 from bots import bot_for
 from bots.determinise import SAMPLERS, light_view
+from domain.games import spec
+from domain.kernel import Rejected, fold
 
 SIMULATIONS = 24  # samples (determinisations) per move at most
 CPU_SECONDS = 0.15  # CPU time of the searching thread per move at most

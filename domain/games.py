@@ -1,95 +1,41 @@
-"""The one registry of playable games: a ``GameSpec`` per game, and the table Decider around it.
+"""The one registry of playable games: each game's ``GameSpec``, and the table Decider around it.
 
-Every game lives in one package name, ``<package>``, in three places: its rules in
-``domain/<package>/``, its views in ``projections/<package>.py``, its bot in
-``workers/bots/<package>.py``. ``domain`` imports neither projections nor workers, so a spec names
-those two by module path; ``projections.registry.views_for`` and ``workers.bots.bot_for`` import
-them and check them against their protocols. Adding a game is one entry in ``GAMES``.
+Every game lives under one package name, ``<package>``: its rules and its spec in
+``domain/<package>/`` (``SPEC`` in ``game.py``), its views in ``projections/<package>``, its bot in
+``bots/<package>``. ``domain`` imports neither projections nor bots, so a spec names those two by
+module path; ``projections.registry.views_for`` and ``bots.bot_for`` import them and check them
+against their protocols. Adding a game is one entry in ``GAMES``. Nothing may copy the registry at
+import time: ask ``specs()`` or ``spec(name)`` when needed, so a game registered later is seen too.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import cache
-from typing import Any
 
 from domain import six_nimmt, skull, skull_king
-from domain.kernel import Rejected, Rules
-from domain.six_nimmt import options as six_nimmt_options
-from domain.skull import options as skull_options
-from domain.skull_king import options as skull_king_options
+from domain.kernel import Rejected
+from domain.spec import GameSpec, ReplayCut
 from domain.table import Table
 
-
-@dataclass(frozen=True, kw_only=True)
-class GameSpec:
-    """One playable game.
-
-    ``min_players`` and ``max_players`` are the range without options (options may widen it, as
-    Skull's ``two_sets`` does; ``rules.check_options`` has the last word). ``default_players`` is
-    the table size the demo and the CLI use when none is given.
-    """
-
-    name: str  # the public name, in URLs and stored events: "six-nimmt"
-    title: str  # how people write it: "6 nimmt!"
-    package: str  # the module name shared by its rules, views and bot: "six_nimmt"
-    rules: Rules[Any, Any, Any, Any]
-    min_players: int
-    max_players: int
-    default_players: int
-
-    def __post_init__(self) -> None:
-        if self.rules.name != self.name:
-            raise ValueError(f"the rules of {self.name!r} call themselves {self.rules.name!r}")
-        if not self.min_players <= self.default_players <= self.max_players:
-            raise ValueError(f"{self.name}: default_players is outside min_players..max_players")
-
-    @property
-    def rules_module(self) -> str:
-        return f"domain.{self.package}"
-
-    @property
-    def views_module(self) -> str:
-        """Where ``projections.registry`` finds ``view``, ``player_public`` and ``scoreboard``."""
-        return f"projections.{self.package}"
-
-    @property
-    def bot_module(self) -> str:
-        """Where ``workers.bots`` finds ``choose(view, rng)``."""
-        return f"workers.bots.{self.package}"
+__all__ = ["GAMES", "GameSpec", "ReplayCut", "game_names", "register", "spec", "specs", "table_for"]
 
 
-GAMES: tuple[GameSpec, ...] = (
-    GameSpec(
-        name="skull",
-        title="Skull",
-        package="skull",
-        rules=skull.RULES,
-        min_players=skull_options.MIN_PLAYERS,
-        max_players=skull_options.MAX_PLAYERS,
-        default_players=4,
-    ),
-    GameSpec(
-        name="six-nimmt",
-        title="6 nimmt!",
-        package="six_nimmt",
-        rules=six_nimmt.RULES,
-        min_players=six_nimmt_options.MIN_PLAYERS,
-        max_players=six_nimmt_options.MAX_PLAYERS,
-        default_players=4,
-    ),
-    GameSpec(
-        name="skull-king",
-        title="Skull King",
-        package="skull_king",
-        rules=skull_king.RULES,
-        min_players=skull_king_options.MIN_PLAYERS,
-        max_players=skull_king_options.MAX_PLAYERS,
-        default_players=3,
-    ),
-)
+GAMES: list[GameSpec] = [skull.SPEC, six_nimmt.SPEC, skull_king.SPEC]
 
 _BY_NAME = {game.name: game for game in GAMES}
+
+
+def register(game: GameSpec) -> None:
+    """Add a game that lives outside ``domain`` (the tests' own game does so, through the
+    ``TABLESTREAM_EXTRA_GAMES`` setting or its fixture); registering the same spec twice is harmless,
+    another game under a taken name is refused."""
+    known = _BY_NAME.get(game.name)
+    if known is game:
+        return
+    if known is not None:
+        raise ValueError(f"a game named {game.name!r} is already registered")
+    GAMES.append(game)
+    _BY_NAME[game.name] = game
 
 
 def specs() -> list[GameSpec]:

@@ -226,7 +226,7 @@ MAX_BOT_PACE_MS = 5000
 
 BotLevel = Literal["easy", "normal", "strong"]
 BOT_LEVELS: tuple[BotLevel, ...] = ("easy", "normal", "strong")
-"""The levels a host may seat (``workers.bots.levels`` plays them); a bot recorded before levels
+"""The levels a host may seat (``bots.levels`` plays them); a bot recorded before levels
 played ``normal``."""
 DEFAULT_BOT_LEVEL: BotLevel = "normal"
 

@@ -36,13 +36,11 @@ from typing import Any
 import msgspec
 from openskill.models import PlackettLuce
 
-from domain.games import table_for
+from domain.games import spec, table_for
 from domain.table import TableState, is_private
 
 UNRATED_EVENT_TAGS = frozenset({"bot_seated"})
 HINT_EVENT_TAG = "hint_given"  # a seat was helped by the strong bot: the game is no contest
-LOWER_SCORE_WINS = frozenset({"six-nimmt"})
-TITLES = {"skull": "Skull", "six-nimmt": "6 nimmt!", "skull-king": "Skull King"}
 
 _model = PlackettLuce()  # stateless: its parameters are the published defaults (mu 25, sigma 25/3)
 
@@ -125,8 +123,9 @@ def unrated_reason(state: TableState, event_tags: Collection[str]) -> str | None
 
 
 def ranks(game: str, scores: list[int]) -> list[int]:
-    """Competition ranks from final scores (1 is best, ties share a rank); lower wins in 6 nimmt!."""
-    sign = -1 if game in LOWER_SCORE_WINS else 1
+    """Competition ranks from final scores (1 is best, ties share a rank); lower wins where the game's
+    spec says so (6 nimmt!)."""
+    sign = -1 if spec(game).lower_score_wins else 1
     return [1 + sum(1 for other in scores if sign * other > sign * score) for score in scores]
 
 
@@ -213,7 +212,7 @@ def finish_record(
     record = {
         "game_id": state.game_id,
         "game": state.game,
-        "title": f"{TITLES.get(state.game, state.game)}: {', '.join(p.name for p in state.seated)}",
+        "title": f"{spec(state.game).title}: {', '.join(p.name for p in state.seated)}",
         "finished_at": finished_at,
         "rated": reason is None,
         "unrated_reason": reason,

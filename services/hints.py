@@ -29,6 +29,8 @@ from typing import Any
 import anyio
 import anyio.to_thread
 
+from bots import BotRandom
+from bots.levels import advise
 from domain.fairness import SecretSeeds
 from domain.table import HintGiven
 from projections.narration import describe_move
@@ -36,8 +38,6 @@ from projections.views import seat_view
 from projections.words import DEFAULT_LANGUAGE, has, word
 from services.commands import CommandOutcome, GameCommands
 from services.history.folding import Folded
-from bots import BotRandom
-from bots.levels import advise
 
 HINT_LEVEL = "strong"
 HINT_THREADS = 2  # hints searched at once per API process; others wait for a thread

@@ -31,7 +31,6 @@ UNITS = (
 )
 
 
-
 @cache
 def graph() -> grimp.ImportGraph:
     return grimp.build_graph(*PACKAGES, include_external_packages=True)

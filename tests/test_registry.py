@@ -15,6 +15,7 @@ from typing import Any
 import msgspec
 import pytest
 
+from bots import Bot, bot_for, choose
 from domain.games import GameSpec, game_names, spec, specs, table_for
 from domain.kernel import Command, Deciders, Event, Evolvers, Options, Rejected, Rules
 from domain.table import TABLE_EVENTS
@@ -22,7 +23,6 @@ from projections.registry import GameViews, views_for
 from projections.views import seat_view
 from services.cli import demo
 from tests.support.play import new_game
-from bots import Bot, bot_for, choose
 
 SPECS = specs()
 GAME_MODULES = ("options", "commands", "events", "state", "decide", "evolve", "legal", "rules")
@@ -66,11 +66,14 @@ def test_a_spec_whose_rules_go_by_another_name_is_refused() -> None:
         GameSpec(
             name="skull-queen",
             title="Skull Queen",
+            blurb="♛",
             package="skull_queen",
             rules=spec("skull-king").rules,
             min_players=2,
             max_players=6,
             default_players=3,
+            replay_cut=spec("skull-king").replay_cut,
+            option_notes={},
         )
 
 

@@ -45,6 +45,8 @@ import redis.asyncio as aioredis
 import structlog
 from rq import Queue, get_current_job
 
+from bots import BotRandom
+from bots.levels import choose
 from domain.fairness import SecretSeeds
 from projections.views import seat_view
 from services import tracing
@@ -66,8 +68,6 @@ from services.store.queue import (
 )
 from services.store.tokens import TokenStore
 from services.tracing import TracedAppendNotifier
-from bots import BotRandom
-from bots.levels import choose
 from workers.stores import async_store_clients
 
 T = TypeVar("T")

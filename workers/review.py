@@ -26,13 +26,13 @@ import redis
 import structlog
 from rq import get_current_job
 
+from bots import BotRandom
+from bots.levels import advise
+from bots.search import SIMULATIONS, Budget
 from projections.views import seat_view
 from services.history.folding import Folded, advance
 from services.history.records import Entry, decode_stored
 from services.store.queue import review_key
-from bots import BotRandom
-from bots.levels import advise
-from bots.search import SIMULATIONS, Budget
 from workers.stores import job_store
 
 REVIEW_LEVEL = "strong"

@@ -1,5 +1,6 @@
-"""Skull King (shared/RULES.md): ten rounds of hidden bids and tricks with special cards."""
+"""Skull King (docs/rules.md): ten rounds of hidden bids and tricks with special cards."""
 
+from domain.skull_king.game import SPEC
 from domain.skull_king.rules import RULES, SkullKingRules
 
-__all__ = ["RULES", "SkullKingRules"]
+__all__ = ["RULES", "SPEC", "SkullKingRules"]

@@ -21,7 +21,7 @@ from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import Scope
 
-from domain.games import specs
+from domain.games import spec, specs
 from domain.six_nimmt import options as six_nimmt_options
 from domain.skull import options as skull_options
 from domain.table import MAX_EXPIRE_MINUTES, MAX_TURN_SECONDS, PUBLIC_TURN_SECONDS, TableTimers
@@ -80,28 +80,6 @@ async def docs(request: Request) -> HTMLResponse:
 
 # -- GET /games/options ---------------------------------------------------------------------------
 
-EXPLANATIONS: dict[str, dict[str, str]] = {
-    "skull": {
-        "two_sets": "Combine two boxes: 3 to 12 players instead of 3 to 6 (each still has 4 discs).",
-        "reveal_all_own_first": "The challenger turns his whole own stack, even beyond his bid (PL/TR).",
-        "first_after_elimination": "Who starts after the challenger is eliminated: the skull's owner "
-        "or the eliminated player's choice (FR/TR), or his left neighbour (PL).",
-        "last_chance": "French variant: a player down to one disc gets a 'Last chance' flower for a round.",
-        "first_player": "The seat that starts round 1; empty: drawn fairly.",
-    },
-    "six-nimmt": {
-        "end_score": "The game ends after the round in which someone's bullheads pass this total.",
-        "end_compare": "'gt': more than the end score ends the game (seed); 'ge': reaching it does.",
-        "rounds": "Play exactly this many rounds instead (the end score is then ignored); empty: off.",
-        "tactical": "Advanced mode: cards 1 to 10n+4, drafted face up one at a time; hands are public.",
-    },
-    "skull-king": {
-        "scoring": "'seed': an exact bid scores 20 per trick plus 10 x round; 'classic': 20 per trick.",
-        "character_lead_no_suit": "A Pirate, Mermaid or Skull King led means the trick has no suit.",
-        "scary_mary_escape_counts_as_pirate": "Scary Mary played as an Escape still counts for the "
-        "Skull King's +30.",
-    },
-}
 # The table's online options (``domain.table.TableTimers``), offered with every game's own.
 COMMON_EXPLANATIONS = {
     "turn_seconds": "Seconds each player has for a move before the server plays his default move; 0: no "
@@ -140,7 +118,8 @@ def _option(game: str, name: str, schema: dict[str, Any]) -> dict[str, Any]:
         "values": sorted(values) if values else None,
         "minimum": base.get("minimum"),
         "maximum": base.get("maximum"),
-        "description": EXPLANATIONS.get(game, {}).get(name) or COMMON_EXPLANATIONS.get(name, ""),
+        "description": (spec(game).option_notes.get(name) if game else None)
+        or COMMON_EXPLANATIONS.get(name, ""),
     }
     if (game, name) in BOUNDS:
         option["minimum"], option["maximum"] = BOUNDS[(game, name)]
@@ -163,7 +142,8 @@ def table_options() -> list[dict[str, Any]]:
 
 
 def options_schema() -> dict[str, Any]:
-    """Per game: title, player counts and every table option with its type, default and meaning."""
+    """Per game: title, blurb, module package, score direction, player counts and every table option
+    with its type, default and meaning: everything the browser client knows of a game."""
     games = []
     for game in specs():
         schema = msgspec.json.schema(game.rules.options_type)
@@ -175,6 +155,9 @@ def options_schema() -> dict[str, Any]:
             {
                 "game": game.name,
                 "title": game.title,
+                "blurb": game.blurb,
+                "package": game.package,
+                "lower_score_wins": game.lower_score_wins,
                 "players": players,
                 "options": [
                     *(_option(game.name, name, prop) for name, prop in properties.items()),

@@ -29,11 +29,11 @@ from typing import Any
 
 import msgspec
 
+from bots.levels import advise
+from bots.search import PRODUCTION, Budget
 from domain.fairness import SecretSeeds
 from domain.games import game_names, spec, table_for
 from projections.views import seat_view
-from bots.levels import advise
-from bots.search import PRODUCTION, Budget
 
 PAIRINGS: tuple[tuple[str, str], ...] = (("strong", "normal"), ("normal", "easy"), ("easy", "random"))
 SEATS = {"skull": 4, "six-nimmt": 4, "skull-king": 4}  # the default table size per game

@@ -23,6 +23,7 @@ from typing import Any
 import httpx
 import uvicorn
 
+from bots import choose  # the demo's players; bots import only the domain and projections
 from domain.games import game_names, spec
 from projections.narration import narrate
 from services.api.app import create_app
@@ -31,7 +32,6 @@ from services.cli.processes import spawn_worker, stop_process, wait_ready
 from services.config import Settings
 from services.store.embedded import EmbeddedRedis, free_port
 from services.structured_logging import LEVEL_VARIABLE, configure_logging
-from bots import choose  # the demo's players; bots import only the domain and projections
 
 ALL_GAMES = "all"
 LOCAL_RATE = "1000/second"  # the demo's bots all play from 127.0.0.1: no per-client limits

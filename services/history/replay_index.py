@@ -8,10 +8,11 @@ Skull's placing of discs, its auction and its challenge. The cut is made on even
 without decoding the events (``type`` and ``round``), so it costs one pass over the stored bytes and
 never depends on a re-run; what an event reveals is not looked at.
 
-Each game's cut is data (``CUTS``): the events that open a round, the events that open a step of a
-kind, and the events that *close* the step in progress, after which the next opening event starts a
-new step even of the same kind (the next trick after ``trick_won``). An event that opens the kind of
-step already in progress, not closed, continues it (the second seat's ``card_selected`` of a turn).
+Each game's cut is data its spec declares (``GameSpec.replay_cut``): the events that open a round,
+the events that open a step of a kind, and the events that *close* the step in progress, after which
+the next opening event starts a new step even of the same kind (the next trick after ``trick_won``).
+An event that opens the kind of step already in progress, not closed, continues it (the second
+seat's ``card_selected`` of a turn).
 Every version belongs to exactly one step: the events before the first round are the ``setup``.
 
 A *move* is the first version of a batch that a seat's command produced: its own (``by`` ``player``),
@@ -22,48 +23,17 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import msgspec
 
+from domain.games import spec
 from services.history.records import Entry, decode_stored
 
 SETUP_KIND = "setup"
 MOVE_KINDS: Mapping[str, str] = {"command": "player", "bot": "bot", "timeout": "timeout"}
 """The record kinds that are a seat's move, and how the events API says who made it (``by``)."""
-
-
-@dataclass(frozen=True)
-class Cut:
-    """How one game's stream is cut into rounds and steps (see the module docstring)."""
-
-    round_opens: frozenset[str]
-    step_opens: Mapping[str, str]  # event type -> the kind of step it opens
-    step_closes: frozenset[str] = field(default_factory=frozenset)
-
-
-CUTS: Mapping[str, Cut] = {
-    "skull": Cut(
-        round_opens=frozenset({"round_started"}),
-        step_opens={
-            "round_started": "placing",
-            "disc_placed": "placing",
-            "bid_made": "auction",
-            "challenge_started": "challenge",
-        },
-    ),
-    "six-nimmt": Cut(
-        round_opens=frozenset({"cards_dealt", "draft_opened"}),
-        step_opens={"draft_opened": "draft", "cards_dealt": "turn", "card_selected": "turn"},
-        step_closes=frozenset({"draft_completed", "cards_revealed"}),
-    ),
-    "skull-king": Cut(
-        round_opens=frozenset({"cards_dealt"}),
-        step_opens={"cards_dealt": "bidding", "card_played": "trick"},
-        step_closes=frozenset({"trick_won"}),
-    ),
-}
 
 
 class _Tag(msgspec.Struct):
@@ -96,10 +66,9 @@ def _round_number(tag: _Tag, current: int) -> int:
 
 def build_index(game: str, entries: Sequence[Entry]) -> dict[str, Any]:
     """``rounds`` (round, start, end), ``steps`` (round, kind, n, start, end) and ``moves`` (version,
-    seat, by) of a stored stream, in stream order; pure, one pass. A game without a ``CUTS`` entry would
-    be one setup step from start to end: ``tests/services/history/test_replay_index.py`` checks that
-    every registered game has one."""
-    cut = CUTS.get(game, Cut(frozenset(), {}))
+    seat, by) of a stored stream, in stream order; pure, one pass, with the cut the game's spec
+    declares (``tests/services/history/test_replay_index.py`` checks every registered game's)."""
+    cut = spec(game).replay_cut
     steps: list[_Step] = []
     counts: Counter[tuple[int, str]] = Counter()  # steps so far per (round, kind)
     rounds: list[dict[str, int]] = []

@@ -14,13 +14,13 @@ import pytest
 import redis
 from starlette.testclient import TestClient
 
+from bots import choose
 from services.api.app import create_app
 from services.config import Settings
 from services.store.connection import connect_to
 from services.store.embedded import EmbeddedRedis
 from services.store.queue import bot_queue, lifecycle_queue, projection_queue, run_burst
 from workers import lifecycle as lifecycle_jobs
-from bots import choose
 
 ADMIN_TOKEN = "operator-secret-token"
 UNLIMITED: dict[str, Any] = {

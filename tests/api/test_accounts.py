@@ -10,12 +10,12 @@ from typing import Any
 import pytest
 import redis
 
+from bots import choose
 from projections.ratings import display_rating
 from services.history.verify import verify_export
 from services.store import retention
 from services.store.keys import RATINGS
 from tests.api.conftest import Api
-from bots import choose
 
 SHORT = {"rounds": 1}  # a one-round 6 nimmt! game: ten turns
 

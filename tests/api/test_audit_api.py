@@ -12,6 +12,7 @@ from typing import Any
 import msgspec
 import pytest
 
+from bots import choose
 from domain.games import table_for
 from projections.views import seat_view
 from services.cli.demo import play_game
@@ -19,7 +20,6 @@ from services.history.records import decode_stored
 from services.history.verify import verify_export
 from services.receipt_check import verify_with_receipts
 from tests.api.conftest import ADMIN_TOKEN, Api, practice
-from bots import choose
 
 OPERATOR = {"Authorization": f"Bearer {ADMIN_TOKEN}"}
 

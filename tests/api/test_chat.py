@@ -17,6 +17,7 @@ import fakeredis
 import pytest
 from starlette.testclient import TestClient
 
+from bots import choose
 from services.api.app import create_app
 from services.api.live_chat import LiveChat
 from services.cli.verify import main as verify_main
@@ -26,7 +27,6 @@ from services.history.verify import verify_export
 from services.store.chat import REPORTS
 from services.store.keys import game_keys
 from tests.api.conftest import ADMIN_TOKEN, UNLIMITED, Api, bearer_only, practice
-from bots import choose
 
 RAIL = {"Cookie": "ts_rail=" + "ab" * 16}
 OTHER_RAIL = {"Cookie": "ts_rail=" + "cd" * 16}

@@ -19,6 +19,7 @@ import redis.asyncio as aioredis
 from starlette.testclient import TestClient
 
 import workers.stores
+from bots import choose
 from services.api.app import create_app
 from services.cli.demo import play_game
 from services.cli.processes import stop_process
@@ -33,7 +34,6 @@ from services.store.queue import lifecycle_queue, projection_queue
 from tests.api.conftest import ADMIN_TOKEN, UNLIMITED, Api, bearer_only, practice
 from tests.api.test_full_game import parse_sse
 from tests.support.cluster import LocalCluster
-from bots import choose
 from workers.sweeper import rebuild_indexes, sweep
 
 pytestmark = pytest.mark.redis

@@ -7,10 +7,10 @@ import random
 import jsonschema_rs
 import pytest
 
+from bots import choose
 from services.signing import ReceiptCheck, public_keys_from_document, verify_receipt
 from services.store.keys import DIRTY
 from tests.api.conftest import Api, unsigned
-from bots import choose
 
 FLOWER = {"type": "place_disc", "disc": "flower"}
 

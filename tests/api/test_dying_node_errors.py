@@ -20,9 +20,9 @@ from redis.exceptions import (
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
+from bots import choose
 from services.store.connection import is_unavailable
 from tests.api.conftest import Api
-from bots import choose
 
 DYING_NODE = [
     RedisConnectionError("Connection closed by server."),

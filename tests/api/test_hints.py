@@ -8,13 +8,13 @@ from typing import Any
 
 import pytest
 
+from bots import choose
 from domain.games import table_for
 from domain.table import HintGiven
 from services.history.folding import advance
 from services.history.verify import verify_export
 from services.store.event_store import SyncEventStore
 from tests.api.conftest import Api, practice
-from bots import choose
 
 GAMES = [("skull", 3), ("six-nimmt", 3), ("skull-king", 3)]
 

@@ -11,12 +11,12 @@ import pytest
 from prometheus_client.parser import text_string_to_metric_families
 from rq.serializers import JSONSerializer
 
+from bots import choose
 from services import metrics
 from services.store.queue import PipelinedWorker, bot_queue, lifecycle_queue, projection_queue
 from tests.api.conftest import ADMIN_TOKEN, Api
 from tests.support.promql import family_of, named_metrics
 from workers import lifecycle
-from bots import choose
 
 OPERATOR = {"Authorization": f"Bearer {ADMIN_TOKEN}"}
 

@@ -24,11 +24,11 @@ import redis
 from prometheus_client.mmap_dict import MmapedDict
 from prometheus_client.parser import text_string_to_metric_families
 
+from bots import choose
 from services.cli.processes import wait_ready
 from services.store.embedded import EmbeddedRedis, free_port
 from tests.support.promql import family_of, named_metrics
 from tests.support.waiting import wait_until
-from bots import choose
 
 pytestmark = [pytest.mark.redis, pytest.mark.slow]
 

@@ -12,6 +12,7 @@ import msgspec
 import pytest
 from starlette.routing import Route
 
+from bots import choose
 from domain.accounts import AccountBanned, AccountUnbanned
 from services.accounts import _decoder as account_decoder
 from services.api.operator_routes import routes as operator_routes
@@ -20,7 +21,6 @@ from services.store.keys import account_events_key
 from services.store.operator import AUDIT, OPERATORS
 from tests.api.conftest import ADMIN_TOKEN, Api, practice
 from tests.api.test_full_game import parse_sse
-from bots import choose
 
 ADMIN = {"Authorization": f"Bearer {ADMIN_TOKEN}"}
 REASON = {"reason": "stuck for an hour"}

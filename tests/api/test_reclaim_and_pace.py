@@ -12,6 +12,7 @@ import fakeredis
 import pytest
 from starlette.testclient import TestClient
 
+from bots import choose
 from services.api.app import create_app
 from services.config import Settings
 from services.history.verify import verify_export
@@ -19,7 +20,6 @@ from services.store.queue import bot_queue, lifecycle_queue, run_burst
 from services.store.timer_record import timer_fields
 from tests.api.conftest import ADMIN_TOKEN, UNLIMITED, Api, bearer_only
 from workers import lifecycle
-from bots import choose
 
 ONE_ROUND = {"rounds": 1}  # 6 nimmt!: ten turns, every seat awaited on each
 

@@ -10,11 +10,11 @@ from typing import Any
 import httpx
 import pytest
 
+from bots import choose
 from services.history.verify import verify_export
 from tests.api.conftest import Api
 from tests.api.test_accounts import register
 from tests.api.test_lifecycle_api import host
-from bots import choose
 
 OPTIONS = {"rounds": 1, "turn_seconds": 120, "takeover_after": 5}
 

@@ -14,10 +14,10 @@ from typing import Any
 import pytest
 import structlog
 
+from bots import choose
 from services.api.request_log import address_class
 from services.structured_logging import configure_logging
 from tests.api.conftest import Api, practice
-from bots import choose
 
 FIELDS = {"event", "level", "timestamp", "method", "route", "status", "duration_ms", "client", "request_id"}
 HIDDEN_KEYS = {

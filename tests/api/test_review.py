@@ -8,13 +8,13 @@ from typing import Any
 import msgspec
 import pytest
 
+from bots import choose
+from bots.levels import advise
+from bots.search import Budget
 from services.store.event_store import SyncEventStore
 from services.store.queue import review_key, review_queue, run_burst
 from tests.api.conftest import Api, practice
 from workers import review as review_job
-from bots import choose
-from bots.levels import advise
-from bots.search import Budget
 from workers.review import review_rng
 
 LIGHT = Budget(simulations=4, cpu_seconds=5.0)  # fewer simulations: the same job, a fast test

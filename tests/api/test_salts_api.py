@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import random
 
+from bots import choose
 from domain.games import game_names
 from services.history.records import decode_stored
 from services.history.verify import verify_export
 from services.store.keys import game_keys
 from tests.api.conftest import ADMIN_TOKEN, Api, practice
-from bots import choose
 
 OPERATOR = {"Authorization": f"Bearer {ADMIN_TOKEN}"}
 

@@ -20,10 +20,10 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 from rq.job import Job
 from rq.serializers import JSONSerializer
 
+from bots import choose
 from services import tracing
 from services.store.queue import TRACE_LINKS, enqueue_drain, projection_queue, run_burst
 from tests.api.conftest import Api
-from bots import choose
 
 COMMAND_ROUTE = "POST /games/{game_id}/commands"
 

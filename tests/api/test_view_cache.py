@@ -15,6 +15,7 @@ import pytest
 import redis
 from starlette.testclient import TestClient
 
+from bots import choose
 from services import metrics
 from services.api.app import create_app
 from services.api.view_cache import ViewCache
@@ -22,7 +23,6 @@ from services.config import Settings
 from services.store.connection import connect_to
 from services.store.embedded import EmbeddedRedis
 from tests.api.conftest import ADMIN_TOKEN, UNLIMITED, Api, bearer_only
-from bots import choose
 
 pytestmark = pytest.mark.redis
 

@@ -12,11 +12,11 @@ import statistics
 import sys
 import time
 
+from bots import choose
+from bots.levels import advise
 from projections.views import seat_view
 from services.hints import hint_rng
 from tests.support.play import new_game
-from bots import choose
-from bots.levels import advise
 from workers.review import REVIEW_BUDGET
 
 

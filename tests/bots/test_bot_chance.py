@@ -19,11 +19,11 @@ from typing import Any
 import msgspec
 import pytest
 
+from bots import BotRandom, choose
 from domain.fairness import SecretSeeds
 from projections.views import seat_view
 from services.history.records import CommandRecord
 from tests.support.online import online_game
-from bots import BotRandom, choose
 from workers.lifecycle import bot_move, bot_rng
 
 GAMES = 60

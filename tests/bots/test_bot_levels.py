@@ -13,12 +13,12 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from domain.table import TableState
-from projections.views import seat_view
-from tests.support.play import Game, new_game
 from bots.determinise import SAMPLERS
 from bots.levels import ARENA_LEVELS, LEVELS, Advice, advise
 from bots.search import CPU_SECONDS, PRODUCTION, Budget, search
+from domain.table import TableState
+from projections.views import seat_view
+from tests.support.play import Game, new_game
 
 QUICK = Budget(simulations=2, cpu_seconds=0.05)  # a small strong budget: the tests' own
 

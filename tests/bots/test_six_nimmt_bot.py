@@ -8,11 +8,11 @@ from typing import Any
 import msgspec
 import pytest
 
+from bots import choose as choose_for_game
+from bots.six_nimmt import choose
 from domain.six_nimmt.cards import bullheads_of
 from projections.views import seat_view
 from tests.support.play import Game, new_game
-from bots import choose as choose_for_game
-from bots.six_nimmt import choose
 
 
 def bot_view(g: Game, seat: int) -> dict[str, Any]:

@@ -7,11 +7,11 @@ from typing import Any
 
 import msgspec
 
+from bots import choose as choose_for_game
+from bots.skull import choose
 from projections.views import seat_view
 from tests.domain.test_skull_support import F, S, challenge, do, place, random_options, skull_game, st
 from tests.support.play import Game
-from bots import choose as choose_for_game
-from bots.skull import choose
 
 
 def view_of(g: Game, seat: int) -> dict[str, Any]:

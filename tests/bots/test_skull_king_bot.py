@@ -5,9 +5,9 @@ from __future__ import annotations
 import random
 from typing import Any
 
+from bots.skull_king import choose
 from projections.views import seat_view
 from tests.support.play import Game, new_game
-from bots.skull_king import choose
 
 
 def bot_view(seat: int, **fields: Any) -> dict[str, Any]:

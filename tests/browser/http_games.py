@@ -11,8 +11,8 @@ from typing import Any
 
 import httpx
 
-from tests.support.waiting import Deadline, wait_until
 from bots import choose
+from tests.support.waiting import Deadline, wait_until
 
 PLAY_SECONDS = 120.0  # a deadline against a stuck game; a loaded 2-core machine plays ~20 moves a second
 

@@ -12,10 +12,10 @@ import httpx
 import pytest
 from playwright.sync_api import expect
 
+from bots import choose
 from tests.browser.conftest import Server
 from tests.browser.play import create_table, finished, join_table, play, player, version, wait_log_caught_up
 from tests.support.waiting import Deadline, ms
-from bots import choose
 
 pytestmark = pytest.mark.browser
 

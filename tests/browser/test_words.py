@@ -17,12 +17,12 @@ import httpx
 import pytest
 from playwright.sync_api import Page, expect
 
+from bots import choose
 from projections.words import GLOSSARY
 from tests.browser.conftest import Server
 from tests.browser.http_games import played_by_server_bots
 from tests.browser.play import join_table, player, version, wait_log_caught_up
 from tests.support.waiting import Deadline, wait_until
-from bots import choose
 
 pytestmark = pytest.mark.browser
 

@@ -16,12 +16,12 @@ import httpx
 import pytest
 from playwright.sync_api import Page, expect
 
+from bots import choose
 from tests.browser import axe
 from tests.browser.conftest import Server
 from tests.browser.http_games import create, join, seat_cookie
 from tests.browser.play import MOVE_SECONDS, player
 from tests.support.waiting import ms, wait_until
-from bots import choose
 
 pytestmark = pytest.mark.browser
 

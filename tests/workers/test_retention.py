@@ -15,6 +15,7 @@ import pytest
 import redis
 from starlette.testclient import TestClient
 
+from bots import choose
 from domain.disputes import DisputeOpened, DisputeResolved, Party
 from projections.views import seat_view
 from services.accounts import Accounts
@@ -47,7 +48,6 @@ from services.store.your_tables import account_tables_key, note_table
 from tests.api.conftest import ADMIN_TOKEN, UNLIMITED
 from tests.conftest import Clients, IndexClients
 from tests.services.test_commands import FLOWER, handler_on, started_table
-from bots import choose
 from workers.projector import Projector
 from workers.sweeper import Sweeper, backfill_retention, retire
 

@@ -27,6 +27,7 @@ import redis
 from starlette.testclient import TestClient
 
 import workers.stores
+from bots import choose
 from services.api.app import create_app
 from services.config import Settings
 from services.store.connection import Acks, NotReplicated
@@ -35,7 +36,6 @@ from services.store.event_store import SyncEventStore
 from tests.api.conftest import ADMIN_TOKEN, UNLIMITED, bearer_only, practice
 from tests.conftest import make_batch
 from tests.support.cluster import LocalCluster
-from bots import choose
 
 TIMEOUT_MS = 1000
 SECRET = {"root": "ab" * 32, "master": "cd" * 32}

@@ -20,9 +20,9 @@ from typing import Any
 import httpx
 import redis
 
+from bots import choose
 from services.store.embedded import free_port
 from tests.support.waiting import wait_until
-from bots import choose
 
 RETRYABLE = {429, 503}
 

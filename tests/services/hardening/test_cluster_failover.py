@@ -19,13 +19,13 @@ import httpx
 import pytest
 import redis
 
+from bots import choose
 from services.history.verify import verify_export
 from services.store.embedded import EmbeddedRedis
 from services.store.keys import game_keys
 from tests.api.conftest import Api, practice
 from tests.api.test_cluster import api_on_cluster
 from tests.support.cluster import LocalCluster
-from bots import choose
 
 pytestmark = [pytest.mark.redis, pytest.mark.slow]
 

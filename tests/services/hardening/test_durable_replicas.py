@@ -16,13 +16,13 @@ from typing import Any
 import pytest
 import redis
 
+from bots import choose
 from services.store.embedded import EmbeddedRedis
 from services.store.keys import game_keys
 from tests.api.conftest import Api, practice
 from tests.api.test_cluster import api_on_cluster
 from tests.services.hardening.test_cluster_failover import retried
 from tests.support.cluster import LocalCluster
-from bots import choose
 
 pytestmark = [pytest.mark.redis, pytest.mark.slow]
 

@@ -20,13 +20,13 @@ import httpx
 import pytest
 from starlette.testclient import TestClient
 
+from bots import choose
 from services.api.app import create_app
 from services.config import Settings
 from services.store.connection import connect_to
 from tests.api.conftest import UNLIMITED, practice
 from tests.services.hardening.real_stack import served
 from tests.support.waiting import wait_until
-from bots import choose
 
 pytestmark = [pytest.mark.slow, pytest.mark.redis, pytest.mark.timeout(600)]
 

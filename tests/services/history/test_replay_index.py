@@ -18,10 +18,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from domain.games import game_names
+from domain.games import game_names, spec
 from domain.kernel import Command, Event
 from services.history.records import Entry, decode_stored
-from services.history.replay_index import CUTS, SETUP_KIND, build_index
+from services.history.replay_index import SETUP_KIND, build_index
 from tests.support.play import play_random
 from tests.support.recorded import RecordedGame, new_recorded_game, table_setups
 
@@ -59,8 +59,8 @@ def assert_partition(spans: list[dict[str, Any]], head: int) -> None:
 
 
 def test_every_registered_game_has_a_cut_whose_round_openings_also_open_a_step() -> None:
-    assert set(CUTS) == set(GAMES)
-    for game, cut in CUTS.items():
+    for game in GAMES:
+        cut = spec(game).replay_cut
         assert cut.round_opens <= set(cut.step_opens), game
         assert SETUP_KIND not in cut.step_opens.values()
 
@@ -87,7 +87,7 @@ def test_rounds_and_steps_partition_a_whole_game_and_follow_its_round_numbers(
         assert (step["kind"] == SETUP_KIND) == (step["round"] == 0)
     for round_ in index["rounds"][1:]:
         opening = events[round_["start"]]
-        assert opening["type"] in CUTS[game].round_opens and opening["round"] == round_["round"]
+        assert opening["type"] in spec(game).replay_cut.round_opens and opening["round"] == round_["round"]
     scored = [e["round"] for e in events.values() if e["type"] in ("round_scored", "round_ended")]
     assert [r["round"] for r in index["rounds"][1:]] == scored  # every round played, each once
 

@@ -1,0 +1,35 @@
+"""Skull as the registry knows it: everything the service needs about the game besides its rules."""
+
+from __future__ import annotations
+
+from domain.skull.options import MAX_PLAYERS, MIN_PLAYERS
+from domain.skull.rules import RULES
+from domain.spec import GameSpec, ReplayCut
+
+SPEC = GameSpec(
+    name="skull",
+    title="Skull",
+    blurb="✿ ☠",
+    package="skull",
+    rules=RULES,
+    min_players=MIN_PLAYERS,
+    max_players=MAX_PLAYERS,
+    default_players=4,
+    replay_cut=ReplayCut(
+        round_opens=frozenset({"round_started"}),
+        step_opens={
+            "round_started": "placing",
+            "disc_placed": "placing",
+            "bid_made": "auction",
+            "challenge_started": "challenge",
+        },
+    ),
+    option_notes={
+        "two_sets": "Combine two boxes: 3 to 12 players instead of 3 to 6 (each still has 4 discs).",
+        "reveal_all_own_first": "The challenger turns his whole own stack, even beyond his bid (PL/TR).",
+        "first_after_elimination": "Who starts after the challenger is eliminated: the skull's owner "
+        "or the eliminated player's choice (FR/TR), or his left neighbour (PL).",
+        "last_chance": "French variant: a player down to one disc gets a 'Last chance' flower for a round.",
+        "first_player": "The seat that starts round 1; empty: drawn fairly.",
+    },
+)
