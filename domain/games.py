@@ -17,7 +17,17 @@ from domain.kernel import Rejected
 from domain.spec import GameSpec, ReplayCut
 from domain.table import Table
 
-__all__ = ["GAMES", "GameSpec", "ReplayCut", "game_names", "register", "spec", "specs", "table_for"]
+__all__ = [
+    "GAMES",
+    "GameSpec",
+    "ReplayCut",
+    "game_names",
+    "is_game",
+    "register",
+    "spec",
+    "specs",
+    "table_for",
+]
 
 
 GAMES: list[GameSpec] = [skull.SPEC, six_nimmt.SPEC, skull_king.SPEC]
@@ -41,6 +51,11 @@ def register(game: GameSpec) -> None:
 def specs() -> list[GameSpec]:
     """Every playable game, in the order the server lists them."""
     return list(GAMES)
+
+
+def is_game(name: object) -> bool:
+    """Whether ``name`` is a registered game's public name (a dictionary lookup, for hot paths)."""
+    return isinstance(name, str) and name in _BY_NAME
 
 
 def game_names() -> list[str]:

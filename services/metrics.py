@@ -42,11 +42,10 @@ from prometheus_client import (
 from prometheus_client import values as prometheus_values
 from prometheus_client.core import GaugeMetricFamily, Metric
 
-from domain.games import game_names
+from domain.games import game_names, is_game
 
 ENV = "PROMETHEUS_MULTIPROC_DIR"
 CONTENT_TYPE = CONTENT_TYPE_LATEST
-GAMES = tuple(game_names())  # the registry's names, as commands and tables carry them ("six-nimmt")
 COMMAND_OUTCOMES = ("ok", "dup", "rejected", "conflict", "token_changed")
 TAKEOVER_REASONS = ("left", "timeouts", "host")
 LIMITS = ("create", "join", "command", "login", "register", "login_guess", "login_name", "live_streams")
@@ -63,7 +62,8 @@ LAG_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30
 
 
 def _game(name: str) -> str:
-    return name if name in GAMES else "other"
+    """The registry's name, as commands and tables carry it ("six-nimmt"); anything else is "other"."""
+    return name if is_game(name) else "other"
 
 
 def status_class(status: int) -> str:
@@ -167,7 +167,7 @@ class Metrics:
     def _precreate(self) -> None:
         """The series of every bounded label set at 0 from the start, so that a rate over them is
         defined (and a dashboard shows 0, not "no data") before the first event."""
-        for game in GAMES:
+        for game in game_names():
             for outcome in COMMAND_OUTCOMES:
                 self.commands.labels(game, outcome)
             self.timeouts.labels(game)
