@@ -50,6 +50,7 @@ def test_two_browsers_play_a_whole_game_of_six_nimmt_to_the_end_screen(
     guest.context.close()
 
 
+@pytest.mark.soak(reason="the one browser test of a whole game of Skull King: ten rounds in two browsers")
 def test_two_browsers_play_a_whole_game_of_skull_king_to_the_end_screen(
     server: Server, browser, screenshots: Path
 ) -> None:
