@@ -1,8 +1,12 @@
 """Bots: each picks a command from its own seat's view only (never the hidden state).
 
-A bot module (``bots/<package>.py`` of the game's ``GameSpec`` in ``domain.games``) exposes
-``choose(view, rng) -> command dict``; ``view`` is exactly what the API's
+A game's bot module (``spec.bot_module`` of its ``GameSpec``: ``bots.<package>``, e.g.
+``bots/skull_king/``) provides the whole ``Bot`` protocol: the ``normal`` level's
+``choose(view, rng) -> command dict`` and the ``strong`` level's hooks ``sample``, ``light_view``
+and ``value``; optionally ``reason`` (``Explains``). ``view`` is exactly what the API's
 ``GET /games/{id}/view`` returns for the bot's seat, and the choice is one of ``view["legal"]``.
+``bot_for`` checks the module and names the game and the missing parts; ``bots.levels``,
+``bots.search`` and ``bots.determinise`` then know no game by name.
 """
 
 from __future__ import annotations
@@ -49,13 +53,42 @@ class BotRandom(random.Random):
 
 @runtime_checkable
 class Bot(Protocol):
+    """What a game's bot module provides: the ``normal`` policy and the ``strong`` search's hooks."""
+
     def choose(self, view: dict[str, Any], rng: random.Random, /) -> dict[str, Any]:
         """One of ``view["legal"]``, chosen from ``view`` alone; ``rng`` is its only chance."""
 
+    def sample(self, view: dict[str, Any], rng: random.Random, /) -> Any:
+        """A whole rules state of the game that shows ``view`` to its seat: what the view shows
+        copied as it is, what it hides drawn with ``rng`` among what the view leaves possible (the
+        same view and ``rng`` give the same state, whatever the real hidden state)."""
+
+    def light_view(self, state: Any, seat: int, /) -> dict[str, Any]:
+        """The part of ``seat``'s view of ``state`` that ``choose`` reads (without ``legal``, which
+        the search adds), built cheaply for the search's rollouts."""
+
+    def value(self, rules: Any, before: Any, after: Any, seat: int, /) -> float:
+        """How the rollout from state ``before`` to state ``after`` went for ``seat`` (higher is
+        better), against the other seats."""
+
+
+# the parts of ``Bot``, checked by ``bot_for`` (a runtime protocol names no missing part)
+BOT_PARTS = ("choose", "sample", "light_view", "value")
+
+
+@runtime_checkable
+class Explains(Protocol):
+    """Optional in a bot module: why its ``choose`` played ``command``."""
+
+    def reason(self, view: dict[str, Any], command: dict[str, Any], /) -> tuple[str, dict[str, Any]] | None:
+        """A glossary key (``bot.reason.*``) and its placeholders, or ``None`` when it has none."""
+
 
 def bot_for(game: str) -> Bot:
-    """The bot of a game by its public name; ``Rejected('unknown_game')`` for no such game."""
-    return _bot(spec(game).bot_module)
+    """The bot of a game by its public name; ``Rejected('unknown_game')`` for no such game, a
+    ``TypeError`` naming the game and the missing parts for a bot module without the whole ``Bot``."""
+    known = spec(game)
+    return _bot(known.name, known.bot_module)
 
 
 def choose(game: str, view: dict[str, Any], rng: random.Random) -> dict[str, Any]:
@@ -63,8 +96,13 @@ def choose(game: str, view: dict[str, Any], rng: random.Random) -> dict[str, Any
 
 
 @cache
-def _bot(path: str) -> Bot:
+def _bot(game: str, path: str) -> Bot:
     module = importlib.import_module(path)
-    if not isinstance(module, Bot):
-        raise TypeError(f"{path} is not a game's bot: it needs choose(view, rng)")
+    missing = [part for part in BOT_PARTS if not callable(getattr(module, part, None))]
+    if missing or not isinstance(module, Bot):
+        raise TypeError(
+            f"the bot of {game} ({path}) lacks {', '.join(missing)}: a game's bot module provides "
+            "choose(view, rng), sample(view, rng), light_view(state, seat) and "
+            "value(rules, before, after, seat) (docs/bots.md)"
+        )
     return module

@@ -2,7 +2,8 @@
 
 - ``easy``: the game's ``normal`` heuristic, but a share of its moves (``EASY_NOISE``) is a random
   legal move instead: a beginner's slips.
-- ``normal``: the game's hand-written heuristic (``bots/<package>.py``: ``choose``).
+- ``normal``: the game's hand-written heuristic (its bot module's ``choose``, and ``reason`` where
+  the game gives reasons).
 - ``strong``: determinised search (``bots.search``): it samples the hidden cards/discs
   consistent with its view, plays each candidate in the sampled game with the ``normal`` policy for
   every seat to the end of the round, and picks the candidate that came out best in most samples
@@ -20,7 +21,7 @@ from typing import Any
 
 import msgspec
 
-from bots import bot_for
+from bots import Explains, bot_for
 from bots.search import PRODUCTION, Budget, search
 from domain.table import BOT_LEVELS, DEFAULT_BOT_LEVEL
 
@@ -104,8 +105,8 @@ def _alone(command: Command) -> Advice:
 
 def _with_reason(game: str, view: dict[str, Any], command: Command) -> Advice:
     """The chosen move with the reason its game's heuristic gives for it, if any."""
-    explain = getattr(bot_for(game), "reason", None)
-    found = explain(view, command) if explain is not None else None
+    bot = bot_for(game)
+    found = bot.reason(view, command) if isinstance(bot, Explains) else None
     if found is None:
         return _alone(command)
     key, params = found

@@ -1,14 +1,18 @@
 """The ``strong`` level: determinised Monte Carlo search from one seat's own view.
 
-For each simulation it samples a whole game state consistent with the view
-(``bots.determinise``: the unseen cards/discs drawn among what the view leaves possible),
+For each simulation it samples a whole game state consistent with the view (the game's bot's
+``sample``, ``bots.determinise``: the unseen cards/discs drawn among what the view leaves possible),
 then plays every candidate move in that same sample and lets the ``normal`` policy play every seat
-to the end of the round (the domain's own ``decide``/``evolve``, so no rule is guessed). A move's
-value is how the round went for the bot's seat against the mean of the others (score gained,
-bullheads taken, points, discs kept, the game won). A candidate's share is the share of the samples
-in which it came out best (a tie among several splits that sample equally among them). It plays the
-candidate with the largest share; equal shares go to the best mean value, then to the ``normal``
-policy's pick. So the chosen move always heads the shares a hint or a review shows.
+to the end of the round (the domain's own ``decide``/``evolve``, so no rule is guessed; each seat's
+policy reads its bot's ``light_view`` of the state). A move's value is how the round went for the
+bot's seat, as the game's bot's ``value`` says (each game's against the mean of the others: score
+gained, bullheads taken, points, discs kept, the game won). Every per-game part comes from the
+game's bot module through the registry (``bots.bot_for``); nothing here knows a game by name.
+
+A candidate's share is the share of the samples in which it came out best (a tie among several
+splits that sample equally among them). It plays the candidate with the largest share; equal shares
+go to the best mean value, then to the ``normal`` policy's pick. So the chosen move always heads
+the shares a hint or a review shows.
 
 Budget (production): at most ``SIMULATIONS`` samples and at most ``CPU_SECONDS`` of CPU time of
 the calling thread per move (``time.thread_time``: the search runs in one thread, and in the API
@@ -27,8 +31,7 @@ from typing import Any, TypeVar
 
 import msgspec
 
-from bots import bot_for
-from bots.determinise import SAMPLERS, light_view
+from bots import Bot, bot_for
 from domain.games import spec
 from domain.kernel import Rejected, fold
 
@@ -67,23 +70,22 @@ def search(game: str, view: dict[str, Any], rng: random.Random, budget: Budget =
     started = time.thread_time()
     legal: list[Command] = list(view["legal"])
     rules = spec(game).rules
-    normal_bot = bot_for(game)
-    normal = normal_bot.choose(view, rng)
+    bot = bot_for(game)
+    normal = bot.choose(view, rng)
     candidates = _candidates(legal, normal)
     if len(candidates) == 1:
         return Outcome(candidates[0], [(candidates[0], 1.0)], {0: 0.0}, 0, normal)
     seat: int = view["seat"]
-    sampler = SAMPLERS[game]
     totals = [0.0] * len(candidates)
     wins = [0.0] * len(candidates)
     done = 0
     while done < budget.simulations:
-        sample = sampler(view, rng)
+        sample = bot.sample(view, rng)
         seed = rng.getrandbits(64)
         values = []
         for command in candidates:
             sim_rng = random.Random(seed)
-            values.append(_rollout(game, rules, normal_bot, sample, seat, command, sim_rng))
+            values.append(_rollout(rules, bot, sample, seat, command, sim_rng))
         best = max(values)
         leaders = [i for i, v in enumerate(values) if v >= best - 1e-9]
         for i, v in enumerate(values):
@@ -136,11 +138,9 @@ def _chance(rng: random.Random) -> RolloutChance:
     return RolloutChance(rng.getrandbits(768))
 
 
-def _rollout(
-    game: str, rules: Any, bot: Any, state: Any, seat: int, command: Command, rng: random.Random
-) -> float:
+def _rollout(rules: Any, bot: Bot, state: Any, seat: int, command: Command, rng: random.Random) -> float:
     """Play ``command`` for ``seat`` in ``state``, then the normal policy for everyone to the end of
-    the round; the round's value for ``seat``."""
+    the round; the round's value for ``seat`` (``bot.value``)."""
     before = state
     chance = _chance(rng)
     round_at = rules.rounds_completed(state)
@@ -161,40 +161,16 @@ def _rollout(
         if len(moves) == 1:
             move = moves[0]
         else:
-            view = light_view(game, state, actor)
+            view = bot.light_view(state, actor)
             view["legal"] = wire
             move = moves[wire.index(bot.choose(view, rng))]
         state = fold(rules, state, rules.decide(state, move, actor, chance))
-    return VALUES[game](rules, before, state, seat)
+    return bot.value(rules, before, state, seat)
 
 
-def _relative(before: list[float], after: list[float], seat: int) -> float:
+def relative(before: Sequence[float], after: Sequence[float], seat: int) -> float:
+    """What ``seat`` gained from ``before`` to ``after`` (one number per seat: a score, a worth)
+    less the mean of what the other seats gained: the shape of every game's ``value`` so far."""
     gains = [a - b for a, b in zip(after, before, strict=True)]
     others = [g for s, g in enumerate(gains) if s != seat]
     return gains[seat] - (sum(others) / len(others) if others else 0.0)
-
-
-def _skull_king_value(rules: Any, before: Any, after: Any, seat: int) -> float:
-    return _relative(list(before.totals), list(after.totals), seat) / 10
-
-
-def _six_nimmt_value(rules: Any, before: Any, after: Any, seat: int) -> float:
-    return -_relative(list(before.totals), list(after.totals), seat)
-
-
-def _skull_worth(state: Any) -> list[float]:
-    winners = set(state.winners()) if state.game_over() else set()
-    return [
-        3.0 * s.points
-        + 0.75 * len(s.owned)
-        - (4.0 if s.eliminated else 0.0)
-        + (20.0 if i in winners else 0.0)
-        for i, s in enumerate(state.seats)
-    ]
-
-
-def _skull_value(rules: Any, before: Any, after: Any, seat: int) -> float:
-    return _relative(_skull_worth(before), _skull_worth(after), seat)
-
-
-VALUES = {"skull-king": _skull_king_value, "six-nimmt": _six_nimmt_value, "skull": _skull_value}

@@ -1,4 +1,4 @@
-"""Provably fair randomness (shared/FAIRNESS.md), as pure functions: seeds in, draws out.
+"""Provably fair randomness (docs/fairness.md), as pure functions: seeds in, draws out.
 
 The server commits to a hash chain of seeds before anyone joins; round ``r`` draws from
 ``k_r = HMAC(s_r, mix || u32(r))`` where ``mix`` binds every player's client seed. Nothing here

@@ -806,7 +806,7 @@ def check_command_id(command_id: str) -> None:
 
 
 def fresh_salts(count: int) -> list[str]:
-    """One 128-bit salt per entry to store, from the CSPRNG (shared/FAIRNESS.md "Hiding")."""
+    """One 128-bit salt per entry to store, from the CSPRNG (docs/fairness.md "Hiding")."""
     return [secrets.token_hex(16) for _ in range(count)]
 
 

@@ -198,3 +198,32 @@ def test_the_demo_offers_every_registered_game_with_its_default_table(game: Game
     args = parser.parse_args(["--game", game.name])
     assert args.game == game.name
     table_for(game.name).create("demo", game.default_players, {}, "", practice=False)
+
+
+@pytest.mark.parametrize("part", ["choose", "sample", "light_view", "value"])
+def test_a_registered_game_whose_bot_module_lacks_a_part_is_refused_naming_the_game_and_the_part(
+    part: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Skull's rules registered under other names, one with Skull's bot module whole and one with
+    it but for ``part``: ``bot_for`` takes the whole one and refuses the other naming game and part."""
+    import dataclasses
+    import sys
+
+    from domain import games
+
+    monkeypatch.setattr(games, "GAMES", list(games.GAMES))  # both undone after the test: no game stays
+    monkeypatch.setattr(games, "_BY_NAME", dict(games._BY_NAME))
+    skull = spec("skull")
+    skull_bot = importlib.import_module(skull.bot_module)
+    for name in ("whole-skull", "botless-skull"):
+        module = types.ModuleType(f"{name.replace('-', '_')}_bot")
+        for hook in ("choose", "sample", "light_view", "value"):
+            if name == "whole-skull" or hook != part:
+                setattr(module, hook, getattr(skull_bot, hook))
+        monkeypatch.setitem(sys.modules, module.__name__, module)
+        rules = type("Renamed", (type(skull.rules),), {"name": name})()
+        games.register(dataclasses.replace(skull, name=name, rules=rules, bot_module=module.__name__))
+    assert isinstance(bot_for("whole-skull"), Bot)
+    with pytest.raises(TypeError) as refused:
+        bot_for("botless-skull")
+    assert re.search(rf"\bbotless-skull\b.* lacks {part}:", str(refused.value)), refused.value

@@ -1,4 +1,4 @@
-"""The request bodies of API.md as msgspec Structs (also the schemas of ``/openapi.json``).
+"""The request bodies of docs/api.md as msgspec Structs (also the schemas of ``/openapi.json``).
 
 Every string field is capped on its raw length (before any stripping), so no body can make the
 server store more than the rules allow: a name of "a" and 65,000 spaces is refused here.

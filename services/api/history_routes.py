@@ -1,4 +1,4 @@
-"""Audit and export (shared/FAIRNESS.md): settle a disputed round from the recorded history."""
+"""Audit and export (docs/fairness.md): settle a disputed round from the recorded history."""
 
 from __future__ import annotations
 

@@ -1,11 +1,11 @@
-"""The public log of game heads over HTTP (docs/fairness.md "Transparency log", docs/api.md "Log").
+"""The public log over HTTP (docs/fairness.md "Transparency log", docs/api.md "Public log of game heads").
 
 ``GET /log/checkpoint``: the latest signed checkpoint (text/plain, a C2SP signed note, with the
 cosignatures of the configured witnesses); ``GET /log/consistency?from=&to=``: an RFC 9162
 consistency proof; ``GET /games/{game_id}/log``: the game's leaves with their inclusion proofs
 against the latest checkpoint (or the one published at ``size``); ``GET /log/cosignatures``: those
 received for a checkpoint; ``POST /log/cosignatures``: a witness sends one. Public: the log holds
-only chain hashes (each salted: shared/FAIRNESS.md "Hiding"), nothing the rules hide.
+only chain hashes (each salted: docs/fairness.md "Hiding"), nothing the rules hide.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The routes of API.md: tables and lobby, commands, views, events, scores.
+"""The routes of docs/api.md: tables and lobby, commands, views, events, scores.
 
 Creating and joining also set the token in an HttpOnly cookie for browsers (``http.set_token_cookie``);
 joining seats an account by its token in the ``Authorization`` header, else in the browser's

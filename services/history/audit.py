@@ -1,4 +1,4 @@
-"""The audit of a game for one viewer (shared/FAIRNESS.md "Audit"), running or finished.
+"""The audit of a game for one viewer (docs/fairness.md "Audit"), running or finished.
 
 Per round whose seed is revealed: the seed, its check against the chain's commitment, every chance
 outcome re-derived from it and compared with the recorded one (``services.history.replay``), whether the

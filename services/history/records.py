@@ -6,7 +6,7 @@ the version, the command id, the event, and - on the first event of each batch -
 that produced the batch (kind, acting seat, body), so the command is under the chain too.
 
 Stored format 2 adds ``salt``: 128 random bits (32 hex digits) per entry, inside the hashed bytes
-(shared/FAIRNESS.md "Hiding"). A hash is public while the game runs (receipts, the audit head) and a
+(docs/fairness.md "Hiding"). A hash is public while the game runs (receipts, the audit head) and a
 hidden field takes few values (a card, a bid, a disc order); with an unknown salt in the bytes, no
 one can test candidate values against it. The write side draws salts (``services.commands``); this
 module never draws randomness, and the verifier's re-encoding takes each entry's salt from the

@@ -1,4 +1,4 @@
-"""The offline verifier of an exported game (shared/FAIRNESS.md): trust nothing but the rules.
+"""The offline verifier of an exported game (docs/fairness.md "Export"): trust nothing but the rules.
 
 It needs no Redis and no server: only the export document (``services.history.export``). It checks
 

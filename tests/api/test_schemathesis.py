@@ -49,7 +49,7 @@ CHECKS = [
 ]
 STATE_REFUSAL_CODES = {
     # The command union holds every game's commands: the table's game, phase and turn decide which
-    # one it takes (a rule violation is a 422 with the rule's code, API.md), as a 409 would.
+    # one it takes (a rule violation is a 422 with the rule's code, docs/api.md), as a 409 would.
     ("POST", "/games/{game_id}/commands"): None,
     # 'at' past the table's head: the head is the table's state
     ("GET", "/games/{game_id}/view"): {"invalid_query"},

@@ -13,7 +13,8 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from bots.determinise import SAMPLERS
+from bots import bot_for
+from bots.determinise import sample
 from bots.levels import ARENA_LEVELS, LEVELS, Advice, advise
 from bots.search import CPU_SECONDS, PRODUCTION, Budget, search
 from domain.table import TableState
@@ -75,7 +76,7 @@ def consistent_states(g: Game, seat: int, view: dict[str, Any], count: int) -> l
     """Whole tables whose hidden parts are drawn anew, each showing ``seat`` exactly ``view``."""
     states = []
     for n in range(count):
-        hidden = SAMPLERS[g.state.game](view, random.Random(f"hidden-{n}"))
+        hidden = sample(g.state.game, view, random.Random(f"hidden-{n}"))
         state = msgspec.structs.replace(g.state, game_state=hidden)
         other = seat_view(state, view["version"], seat)
         legal = sorted(map(repr, view["legal"]))
@@ -153,7 +154,7 @@ def test_a_strong_move_counts_only_its_own_threads_cpu_against_its_budget(
     thread waits for it: the search still plays every sample its budget allows (in the API, other
     threads' CPU must not eat a hint's budget)."""
     view = budget_view()
-    sampler = SAMPLERS["skull"]
+    sampler = bot_for("skull").sample
     calls = []
 
     def sample_beside_a_busy_thread(view: dict[str, Any], rng: random.Random) -> Any:
@@ -164,7 +165,7 @@ def test_a_strong_move_counts_only_its_own_threads_cpu_against_its_budget(
         calls.append(1)
         return sampler(view, rng)
 
-    monkeypatch.setitem(SAMPLERS, "skull", sample_beside_a_busy_thread)
+    monkeypatch.setattr(bot_for("skull"), "sample", sample_beside_a_busy_thread)
     found = search("skull", view, random.Random(5), Budget(simulations=4, cpu_seconds=CPU_SECONDS))
     assert len(found.shares) > 1  # a real decision, not a single candidate
     assert found.simulations == 4
@@ -176,7 +177,7 @@ def test_a_strong_move_stops_at_its_cap_when_its_own_thread_spent_it(
     """The same search, but the first sample burns the CPU in the search's own thread: the cap
     stops it after that one sample."""
     view = budget_view()
-    sampler = SAMPLERS["skull"]
+    sampler = bot_for("skull").sample
     calls = []
 
     def costly_first_sample(view: dict[str, Any], rng: random.Random) -> Any:
@@ -185,7 +186,7 @@ def test_a_strong_move_stops_at_its_cap_when_its_own_thread_spent_it(
         calls.append(1)
         return sampler(view, rng)
 
-    monkeypatch.setitem(SAMPLERS, "skull", costly_first_sample)
+    monkeypatch.setattr(bot_for("skull"), "sample", costly_first_sample)
     found = search("skull", view, random.Random(5), Budget(simulations=4, cpu_seconds=CPU_SECONDS))
     assert found.simulations == 1
 

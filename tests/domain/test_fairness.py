@@ -1,4 +1,4 @@
-"""The fair-randomness derivation of FAIRNESS.md, checked against its own definitions."""
+"""The fair-randomness derivation of docs/fairness.md, checked against its own definitions."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Bullheads of every card, the decks, and which row a card must join (RULES.md, 6 nimmt!)."""
+"""Bullheads of every card, the decks, and which row a card must join (docs/rules.md "6 nimmt!")."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """One turn of 6 nimmt!: hidden selection, the reveal, and placing cards by rules 1-4.
 
-The three rulebook turns of RULES.md's test vectors are played from states built by folding a
+The three rulebook turns of docs/rules.md "Worked examples" are played from states built by folding a
 ``cards_dealt`` event (rows set directly where a turn starts mid-round).
 """
 

@@ -1,4 +1,4 @@
-"""Skull King through the Decider: deals, hidden bids, turns, rejections, round ends (shared/RULES.md)."""
+"""Skull King through the Decider: deals, hidden bids, turns, rejections, round ends (docs/rules.md)."""
 
 from __future__ import annotations
 

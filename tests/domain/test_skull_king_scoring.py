@@ -1,4 +1,4 @@
-"""Skull King: scoring a round and the bonuses a trick is worth (shared/RULES.md)."""
+"""Skull King: scoring a round and the bonuses a trick is worth (docs/rules.md "Scoring a round")."""
 
 from __future__ import annotations
 

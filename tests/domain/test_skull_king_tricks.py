@@ -1,4 +1,4 @@
-"""Skull King: who takes a trick, and what may be played to it (shared/RULES.md)."""
+"""Skull King: who takes a trick, and what may be played to it (docs/rules.md "Who takes a trick")."""
 
 from __future__ import annotations
 

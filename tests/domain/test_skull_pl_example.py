@@ -1,4 +1,4 @@
-"""The worked example of the PL rulebook (shared/RULES.md, test vectors), played through the rules.
+"""The worked example of the PL rulebook (docs/rules.md "Worked examples"), played through the rules.
 
 Andrzej (seat 0), Kasia (1), Ania (2) and Marek (3) each place one disc; Kasia, Ania and Marek add
 another and Andrzej opens the auction. Bids 2, 3, 4, 5, then three passes: Marek must turn 5 of

@@ -329,7 +329,7 @@ def test_by_marks_every_kind_of_own_action_in_every_language_and_nothing_else(la
 
 
 def scrambled(event: Event, viewer: int, rng: random.Random) -> Event:
-    """``event`` with everything ``viewer`` may not see (shared/RULES.md, independently of ``redact``)
+    """``event`` with everything ``viewer`` may not see (docs/rules.md, independently of ``redact``)
     replaced by other values of its kind."""
     replace = msgspec.structs.replace
     seat = getattr(event, "seat", None)

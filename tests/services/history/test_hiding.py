@@ -1,4 +1,4 @@
-"""The hash-oracle attack of shared/FAIRNESS.md "Hiding", run for real.
+"""The hash-oracle attack of docs/fairness.md "Hiding", run for real.
 
 While a game runs, every chain hash is public (receipts, the audit head polled after each move), the
 command ids of the other seats are guessable (``cmd-1``, ``cmd-2``, ...) and the stored format is

@@ -22,7 +22,7 @@ function bytesToHex(bytes) {
   return Array.from(new Uint8Array(bytes), (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
-/** True when SHA-256 applied ``index`` times to the revealed seed gives ``commitment`` (FAIRNESS.md). */
+/** True when SHA-256 applied ``index`` times to the revealed seed gives ``commitment`` (docs/fairness.md "Seeds"). */
 export async function seedReachesCommitment(seedHex, index, commitment) {
   let value = hexToBytes(seedHex);
   for (let i = 0; i < index; i++) value = new Uint8Array(await crypto.subtle.digest("SHA-256", value));

@@ -1,4 +1,4 @@
-// A game's rules in short (/rules/<game>), as Tablestream plays them (RULES.md's decisions), in the
+// A game's rules in short (/rules/<game>), as Tablestream plays them (docs/rules.md), in the
 // page's language: goal, material, a round step by step, scoring and the end, what stays secret,
 // the special cards, and every table option that changes play with its default. The words are the
 // glossary's (rules.*, and the lobby's opt.* for the options), so the page, the lobby and the log

@@ -31,7 +31,7 @@ function effectiveKind(play) {
   return c.kind === "suit" ? "number" : c.kind;
 }
 
-/** Which play takes the trick as it lies (RULES.md, Skull King: the first rule that applies). */
+/** Which play takes the trick as it lies (docs/rules.md "Who takes a trick": the first rule that applies). */
 export function winningIndex(plays) {
   const kinds = plays.map(effectiveKind);
   const first = (kind) => { const i = kinds.indexOf(kind); return i < 0 ? null : i; };
