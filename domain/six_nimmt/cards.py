@@ -2,7 +2,7 @@
 
 Cards are plain ints on the wire, in events and in state, as printed on the paper cards.
 
-Canonical deck order (the starting order of every shuffle, FAIRNESS.md): ascending, 1..104. The
+Canonical deck order (the starting order of every shuffle, docs/fairness.md): ascending, 1..104. The
 standard round shuffles all 104 with ``chance.shuffle(round, "deal", [1, 2, ..., 104])`` and deals
 from the shuffled list ``d``: seat i gets ``d[10*i : 10*i+10]``, row k starts with ``d[10*n + k]``
 (k = 0..3), and ``d[10*n + 4 :]`` stays unused. The tactical deck is 1..10n+4 ascending, laid face

@@ -1,4 +1,4 @@
-"""6 nimmt! commands, tagged with their wire ``type`` from shared/API.md."""
+"""6 nimmt! commands, tagged with their wire ``type`` from docs/api.md "Commands"."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""6 nimmt! table options (shared/RULES.md): the seed's defaults and the readings it leaves open."""
+"""6 nimmt! table options (docs/rules.md "6 nimmt!"): the seed's defaults and the readings it leaves open."""
 
 from __future__ import annotations
 

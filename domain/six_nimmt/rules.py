@@ -1,4 +1,4 @@
-"""The rules of 6 nimmt! (shared/RULES.md) as a pure Decider; ``RULES`` is the instance the table uses.
+"""The rules of 6 nimmt! (docs/rules.md) as a pure Decider; ``RULES`` is the instance the table uses.
 
 Commands are decided in ``decide`` (a batch's consequences unfold in its helper ``flow``), events
 recorded in ``evolve``, what a seat may send in ``legal``. This module ties them to

@@ -1,4 +1,4 @@
-"""Skull commands, tagged with their wire ``type`` from shared/API.md.
+"""Skull commands, tagged with their wire ``type`` from docs/api.md "Commands".
 
 The msgspec constraints catch what is wrong whatever the state (a negative seat, a bid of 0); the
 rules still check every value, because a command built in Python is never validated by msgspec.

@@ -1,4 +1,4 @@
-"""Skull table options (shared/RULES.md, Skull section); every field is recorded at creation."""
+"""Skull table options (docs/rules.md "Skull"); every field is recorded at creation."""
 
 from __future__ import annotations
 

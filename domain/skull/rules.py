@@ -1,4 +1,4 @@
-"""The Skull rules as a pure Decider (shared/RULES.md, Skull section); ``RULES`` is the instance.
+"""The Skull rules as a pure Decider (docs/rules.md "Skull"); ``RULES`` is the instance.
 
 Commands are decided in ``decide`` (the reveal and the round's end in its helper ``settle``), events
 recorded in ``evolve``, what a seat may send in ``legal``. This module ties them to

@@ -1,7 +1,7 @@
-"""The Skull King deck: 66 card ids (shared/API.md), their canonical order, and what each card is.
+"""The Skull King deck: 66 card ids (docs/api.md "Commands"), their canonical order, and what each card is.
 
 Cards are plain strings on the wire, in events and in state, so that a stored game reads like the
-paper game. The canonical order below is the starting order of every shuffle (FAIRNESS.md): the
+paper game. The canonical order below is the starting order of every shuffle (docs/fairness.md): the
 auditor rebuilds it from this documentation alone, so it must never change.
 
 Canonical deck order (index 0 first):

@@ -1,4 +1,4 @@
-"""Skull King commands, tagged with their wire ``type`` from shared/API.md."""
+"""Skull King commands, tagged with their wire ``type`` from docs/api.md "Commands"."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Skull King table options (shared/RULES.md): every reading the seed leaves open, with its default."""
+"""Skull King table options (docs/rules.md): every reading the seed leaves open, with its default."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The Skull King Decider: ten rounds of hidden simultaneous bids and tricks (shared/RULES.md).
+"""The Skull King Decider: ten rounds of hidden simultaneous bids and tricks (docs/rules.md "Skull King").
 
 Commands are decided in ``decide`` (tricks in its helper ``tricks``, a round's score in ``scoring``),
 events recorded in ``evolve``, what a seat may send in ``legal``. This module ties them to

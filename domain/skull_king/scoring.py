@@ -1,4 +1,4 @@
-"""Scoring one round (shared/RULES.md): the seed's table by default, the classic edition as an option."""
+"""Scoring one round (docs/rules.md): the seed's table by default, the classic edition as an option."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Following and taking tricks (shared/RULES.md, Skull King): pure functions over the plays so far.
+"""Following and taking tricks (docs/rules.md "Skull King"): pure functions over the plays so far.
 
 These read only what lies on the table, so the bot and the views use them too.
 """
@@ -71,7 +71,7 @@ def _highest(trick: Sequence[Play], indices: Sequence[int]) -> int:
 
 
 def winning_index(trick: Sequence[Play]) -> int:
-    """Which play takes a complete trick: the first rule of RULES.md that applies."""
+    """Which play takes a complete trick: the first rule of docs/rules.md "Who takes a trick" that applies."""
     kinds = _kinds(trick)
     skull_king = _first(kinds, "skull-king")
     mermaid = _first(kinds, "mermaid")
