@@ -18,6 +18,7 @@ SPEC = GameSpec(
     lower_score_wins=True,  # bullheads are penalties
     replay_cut=ReplayCut(
         round_opens=frozenset({"cards_dealt", "draft_opened"}),
+        round_ends=frozenset({"round_scored"}),
         step_opens={"draft_opened": "draft", "cards_dealt": "turn", "card_selected": "turn"},
         step_closes=frozenset({"draft_completed", "cards_revealed"}),
     ),

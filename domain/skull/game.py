@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from domain.skull.options import MAX_PLAYERS, MIN_PLAYERS
+from domain.skull.options import MAX_PLAYERS, MAX_PLAYERS_TWO_SETS, MIN_PLAYERS
 from domain.skull.rules import RULES
 from domain.spec import GameSpec, ReplayCut
 
@@ -15,8 +15,12 @@ SPEC = GameSpec(
     min_players=MIN_PLAYERS,
     max_players=MAX_PLAYERS,
     default_players=4,
+    max_players_with_options=MAX_PLAYERS_TWO_SETS,
+    widening_option="two_sets",
+    seat_options=frozenset({"first_player"}),
     replay_cut=ReplayCut(
         round_opens=frozenset({"round_started"}),
+        round_ends=frozenset({"round_ended"}),
         step_opens={
             "round_started": "placing",
             "disc_placed": "placing",

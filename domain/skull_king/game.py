@@ -17,6 +17,7 @@ SPEC = GameSpec(
     default_players=3,
     replay_cut=ReplayCut(
         round_opens=frozenset({"cards_dealt"}),
+        round_ends=frozenset({"round_scored"}),
         step_opens={"cards_dealt": "bidding", "card_played": "trick"},
         step_closes=frozenset({"trick_won"}),
     ),

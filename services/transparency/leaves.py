@@ -10,8 +10,8 @@ SHA-256(0x00 || these bytes))::
 
 A game's logged heads are the ends of the batches (the entries one command produced) that hold
 ``table_created`` (the creation, with its seed-chain commitment), ``seed_revealed`` (a round is
-over: its seed is out), a round's end (Skull's ``round_ended``, 6 nimmt!'s and Skull King's
-``round_scored``: a round's seed may stay sealed until the game ends), or ``game_finished`` /
+over: its seed is out), a round's end (the events each game's spec names in ``replay_cut.round_ends``:
+a round's seed may stay sealed until the game ends), or ``game_finished`` /
 ``table_closed`` / ``table_expired`` (the final head).
 A batch is ended by the next entry that carries a command, or by the head of the stream.
 """
@@ -24,12 +24,18 @@ from typing import NamedTuple
 
 import msgspec
 
+from domain.games import specs
 from services.history.records import Entry
 
 LABEL = b"tablestream-head/v1\x00"
 ENDINGS = frozenset({"game_finished", "table_closed", "table_expired"})
-ROUND_ENDS = frozenset({"round_ended", "round_scored", "seed_revealed"})  # Skull; 6 nimmt!, Skull King
-LOGGED_EVENTS = frozenset({"table_created", *ROUND_ENDS, *ENDINGS})
+
+
+def logged_events() -> frozenset[str]:
+    """The event types whose batch ends in a logged head: every registered game's round ends, asked
+    of the registry at use (a game registered later is logged alike)."""
+    round_ends = {tag for game in specs() for tag in game.replay_cut.round_ends}
+    return frozenset({"table_created", "seed_revealed", *round_ends, *ENDINGS})
 
 
 class Head(NamedTuple):
@@ -78,12 +84,13 @@ def logged_heads(game_id: str, entries: Sequence[Entry]) -> tuple[list[Head], bo
     """The heads to log among ``entries`` (which begin a batch and end at the stream's head), and
     whether the game has ended in them."""
     heads: list[Head] = []
+    logged_kinds = logged_events()
     ended = False
     logged = False
     for position, entry in enumerate(entries):
         stored = _entry_decoder.decode(entry.data)
         kind = _tag_decoder.decode(stored.event).type
-        logged = logged or kind in LOGGED_EVENTS
+        logged = logged or kind in logged_kinds
         ended = ended or kind in ENDINGS
         last = position + 1 == len(entries)
         if logged and (last or _begins_batch(entries[position + 1])):

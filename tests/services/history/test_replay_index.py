@@ -88,7 +88,7 @@ def test_rounds_and_steps_partition_a_whole_game_and_follow_its_round_numbers(
     for round_ in index["rounds"][1:]:
         opening = events[round_["start"]]
         assert opening["type"] in spec(game).replay_cut.round_opens and opening["round"] == round_["round"]
-    scored = [e["round"] for e in events.values() if e["type"] in ("round_scored", "round_ended")]
+    scored = [e["round"] for e in events.values() if e["type"] in spec(game).replay_cut.round_ends]
     assert [r["round"] for r in index["rounds"][1:]] == scored  # every round played, each once
 
     per_kind = Counter((s["round"], s["kind"]) for s in index["steps"])
