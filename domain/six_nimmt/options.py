@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
+
+from msgspec import Meta
 
 from domain.kernel import Options
 
@@ -24,7 +26,7 @@ class SixNimmtOptions(Options, frozen=True, kw_only=True):
     - ``tactical``: the seed's advanced mode: only cards 1..10n+4, drafted face up, hands public.
     """
 
-    end_score: int = 66
+    end_score: Annotated[int, Meta(ge=1, le=MAX_END_SCORE)] = 66
     end_compare: EndCompare = "gt"
-    rounds: int | None = None
+    rounds: Annotated[int, Meta(ge=1, le=MAX_ROUNDS)] | None = None
     tactical: bool = False

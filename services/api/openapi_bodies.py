@@ -1,11 +1,11 @@
 """The request bodies of ``/openapi.json`` as tight as the server's own checks, so that every body
 the schema calls valid is one the server accepts (schemathesis' "schema-valid refusal" check):
 
-- ``CreateGame``: one alternative per game and player count, with that game's options (bounds and
-  the seat range of Skull's ``first_player`` included; more than 6 Skull players need
-  ``two_sets``) and the table's own (``seed``, ``turn_seconds``, ``expire_minutes`` up to
-  ``domain.table.MAX_EXPIRE_MINUTES``, ``takeover_after``, ``bot_pace_ms``, ``turn_based``: longer
-  turns and waits, ``REAL_TIME_BOUNDS``);
+- ``CreateGame``: one alternative per game and player count, with that game's options (their
+  bounds, a seat option's range, and beyond ``max_players`` the spec's ``widening_option``, as
+  Skull's ``first_player`` and ``two_sets``) and the table's own (``seed``, ``turn_seconds``,
+  ``expire_minutes`` up to ``domain.table.MAX_EXPIRE_MINUTES``, ``takeover_after``,
+  ``bot_pace_ms``, ``turn_based``: longer turns and waits, ``REAL_TIME_BOUNDS``);
 - names (``JoinGame``, ``Register``): words of letters of one script (``services.names``: Latin,
   Greek, Cyrillic, Hebrew, Arabic, Thai, Devanagari, Hangul, or Japanese/Chinese Han with kana),
   digits and ``'.-_``, single spaces between words. The server accepts more (combining marks,
@@ -26,9 +26,7 @@ from typing import Any
 import msgspec
 from confusable_homoglyphs import categories  # type: ignore[import-untyped]
 
-from domain.games import specs
-from domain.six_nimmt import options as six_nimmt_options
-from domain.skull import options as skull_options
+from domain.games import GameSpec, specs
 from domain.table import (
     MAX_CLIENT_SEED,
     MAX_EXPIRE_MINUTES,
@@ -106,30 +104,18 @@ def _table_options() -> dict[str, Any]:
     return properties
 
 
-def _game_options(game: str, players: int) -> dict[str, Any]:
-    spec = next(s for s in specs() if s.name == game)
-    schema = msgspec.json.schema(spec.rules.options_type)
+def _game_options(game: GameSpec, players: int) -> dict[str, Any]:
+    """The options of ``game`` at a table of ``players``: the options struct's own schema (its bounds
+    are ``msgspec.Meta`` on the fields), a seat option up to the last seat, and the option that
+    widens the table required beyond ``max_players``."""
+    schema = msgspec.json.schema(game.rules.options_type)
     properties: dict[str, Any] = dict(next(iter(schema["$defs"].values()))["properties"])
     required: list[str] = []
-    if game == "six-nimmt":
-        properties["end_score"] = {
-            "type": "integer",
-            "minimum": 1,
-            "maximum": six_nimmt_options.MAX_END_SCORE,
-        }
-        properties["rounds"] = {
-            "anyOf": [
-                {"type": "integer", "minimum": 1, "maximum": six_nimmt_options.MAX_ROUNDS},
-                {"type": "null"},
-            ]
-        }
-    if game == "skull":
-        properties["first_player"] = {
-            "anyOf": [{"type": "integer", "minimum": 0, "maximum": players - 1}, {"type": "null"}]
-        }
-        if players > skull_options.MAX_PLAYERS:
-            properties["two_sets"] = {"const": True}
-            required.append("two_sets")
+    for name in game.seat_options:
+        properties[name] = _up_to(properties[name], players - 1)
+    if players > game.max_players:
+        properties[game.widening_option] = {"const": True}
+        required.append(game.widening_option)
     for key in ("title", "description"):
         for value in properties.values():
             value.pop(key, None)
@@ -155,28 +141,27 @@ REAL_TIME_BOUNDS: dict[str, Any] = {
 turns of a day at most, a wait for players of an hour at most."""
 
 
-def _needs_options(game: str, players: int) -> bool:
-    return game == "skull" and players > skull_options.MAX_PLAYERS  # two_sets
+def _up_to(schema: dict[str, Any], maximum: int) -> dict[str, Any]:
+    """``schema`` with every integer alternative bounded by ``maximum``."""
+    if "anyOf" in schema:
+        return {**schema, "anyOf": [_up_to(kind, maximum) for kind in schema["anyOf"]]}
+    return {**schema, "maximum": maximum} if schema.get("type") == "integer" else schema
 
 
 @cache
 def create_game_schema() -> dict[str, Any]:
     alternatives = []
     for spec in specs():
-        high = skull_options.MAX_PLAYERS_TWO_SETS if spec.name == "skull" else spec.max_players
+        high = spec.max_players_with_options or spec.max_players
         for players in range(spec.min_players, high + 1):
             alternatives.append(
                 {
                     "type": "object",
-                    "required": [
-                        "game",
-                        "players",
-                        *(["options"] if _needs_options(spec.name, players) else []),
-                    ],
+                    "required": ["game", "players", *(["options"] if players > spec.max_players else [])],
                     "properties": {
                         "game": {"const": spec.name},
                         "players": {"const": players},
-                        "options": _game_options(spec.name, players),
+                        "options": _game_options(spec, players),
                     },
                     "additionalProperties": False,
                 }

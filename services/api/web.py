@@ -22,8 +22,6 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import Scope
 
 from domain.games import spec, specs
-from domain.six_nimmt import options as six_nimmt_options
-from domain.skull import options as skull_options
 from domain.table import MAX_EXPIRE_MINUTES, MAX_TURN_SECONDS, PUBLIC_TURN_SECONDS, TableTimers
 from projections.narration import LANGUAGES
 from services.api.asset_routes import REVALIDATE, favicon, page_response, static_file
@@ -94,13 +92,11 @@ COMMON_EXPLANATIONS = {
     "bot_level": "The level of a bot that takes a seat over: easy (makes slips), normal or strong "
     "(simulates the hidden cards before each move).",
 }
-BOUNDS: dict[tuple[str, str], tuple[int, int]] = {
-    ("six-nimmt", "end_score"): (1, six_nimmt_options.MAX_END_SCORE),
-    ("six-nimmt", "rounds"): (1, six_nimmt_options.MAX_ROUNDS),
-}
 
 
 def _option(game: str, name: str, schema: dict[str, Any]) -> dict[str, Any]:
+    """One option as the lobby's form takes it; its bounds are the options struct's own
+    (``msgspec.Meta(ge=..., le=...)`` on the field, so the JSON schema carries them)."""
     nullable = False
     kinds = schema.get("anyOf", [schema])
     base: dict[str, Any] = {}
@@ -121,8 +117,6 @@ def _option(game: str, name: str, schema: dict[str, Any]) -> dict[str, Any]:
         "description": (spec(game).option_notes.get(name) if game else None)
         or COMMON_EXPLANATIONS.get(name, ""),
     }
-    if (game, name) in BOUNDS:
-        option["minimum"], option["maximum"] = BOUNDS[(game, name)]
     return option
 
 
@@ -149,8 +143,8 @@ def options_schema() -> dict[str, Any]:
         schema = msgspec.json.schema(game.rules.options_type)
         properties = next(iter(schema["$defs"].values()))["properties"]
         players = {"min": game.min_players, "max": game.max_players}
-        if game.name == "skull":
-            players["max_with_two_sets"] = skull_options.MAX_PLAYERS_TWO_SETS
+        if game.max_players_with_options is not None:  # Skull's "max_with_two_sets"
+            players[f"max_with_{game.widening_option}"] = game.max_players_with_options
         games.append(
             {
                 "game": game.name,

@@ -36,8 +36,14 @@ from domain.games import game_names, spec, table_for
 from projections.views import seat_view
 
 PAIRINGS: tuple[tuple[str, str], ...] = (("strong", "normal"), ("normal", "easy"), ("easy", "random"))
-SEATS = {"skull": 4, "six-nimmt": 4, "skull-king": 4}  # the default table size per game
 SMOKE_GAMES = 1
+
+
+def default_seats(game: str) -> int:
+    """A game's arena table: its ``default_players`` made even (a pairing seats half each), as long
+    as the game takes that many (Skull King's 3 seats become 4)."""
+    players = spec(game).default_players
+    return players + 1 if players % 2 and players < spec(game).max_players else players
 
 
 @dataclass(frozen=True)
@@ -47,11 +53,11 @@ class Task:
     index: int
     seed: int
     simulations: int
-    seats: int = 0  # the table's size; 0: the game's default (SEATS)
+    seats: int = 0  # the table's size; 0: the game's default (``default_seats``)
 
     @property
     def players(self) -> int:
-        return self.seats or SEATS[self.game]
+        return self.seats or default_seats(self.game)
 
 
 @dataclass(frozen=True)
@@ -74,8 +80,9 @@ def seat_levels(task: Task) -> tuple[str, ...]:
 
 
 def places_of(game: str, scores: list[int], winners: list[int]) -> tuple[float, ...]:
-    """1 for the winners; the others ranked by score (lower is better in 6 nimmt!), ties sharing."""
-    lower_better = game == "six-nimmt"
+    """1 for the winners; the others ranked by score (lower is better in 6 nimmt!: the spec's
+    ``lower_score_wins``), ties sharing."""
+    lower_better = spec(game).lower_score_wins
     key = [(0 if s in winners else 1, scores[s] if lower_better else -scores[s]) for s in range(len(scores))]
     places = []
     for s in range(len(scores)):
@@ -314,8 +321,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--seats",
         type=int,
         default=0,
-        help="seats per table, an even number (default: 4; the two levels of a pairing sit alternately, "
-        "half the seats each)",
+        help="seats per table, an even number (default: the game's default table made even, 4 today; "
+        "the two levels of a pairing sit alternately, half the seats each)",
     )
     parser.add_argument(
         "--sims",
