@@ -42,7 +42,13 @@ from services.lifecycle import Clock, clock_of, wall_clock_ms
 from services.lru import LRU
 from services.receipts import ReceiptSigner
 from services.store.event_store import EventStore
-from services.transparency.log import latest_checkpoint_op, log_complete, proofs_for_game_op
+from services.transparency.log import (
+    latest_checkpoint_op,
+    log_complete,
+    next_checkpoint_due,
+    proofs_for_game_op,
+    with_next_checkpoint,
+)
 
 K = TypeVar("K", bound=Hashable)
 V = TypeVar("V")
@@ -162,15 +168,19 @@ class GameQueries:
         cache: StateCache | None = None,
         clock: Clock = wall_clock_ms,
         signer: ReceiptSigner | None = None,
+        log_seconds: tuple[float, float] = (10.0, 1.0),
     ) -> None:
         self.store = store
         self.signer = signer  # its public keys go into exports
+        # the workers' checkpoint and append intervals (Settings.log_checkpoint_seconds and
+        # log_append_seconds): an export whose heads are not all proven says when to ask again
+        self.log_seconds = log_seconds
         self.cache = cache if cache is not None else StateCache()
         self._audits: LRU[tuple[str, int, str, int | None], dict[str, Any]] = LRU(AUDIT_CACHE_SIZE)
         # each with the public log's latest checkpoint it was built against (``None``: every head
-        # proven, kept as it is): an export still waiting for proofs is built again only once the
-        # log has published a newer checkpoint
-        self._exports: LRU[tuple[str, int], tuple[EncodedExport, str | None]] = LRU(EXPORT_CACHE_SIZE)
+        # proven, kept as it is) and the time its ``next_checkpoint`` names: an export still waiting
+        # for proofs is built again once the log has published a newer checkpoint, or that time passed
+        self._exports: LRU[tuple[str, int], tuple[EncodedExport, str | None, int]] = LRU(EXPORT_CACHE_SIZE)
         self._past: LRU[tuple[str, int], Folded] = LRU(TIME_TRAVEL_CACHE_SIZE)
         self._checkpoints: LRU[tuple[str, int], Folded] = LRU(CHECKPOINT_CACHE_SIZE)
         self._export_builds: SingleFlight[tuple[str, int], EncodedExport] = SingleFlight()
@@ -388,8 +398,11 @@ class GameQueries:
         key = (game_id, version)
         cached = self._exports.get(key)
         if cached is not None:
-            document, waiting_on = cached
-            if waiting_on is None or waiting_on == (await self.store.run(latest_checkpoint_op()) or ""):
+            document, waiting_on, due = cached
+            if waiting_on is None or (
+                self.clock() < due * 1000
+                and waiting_on == (await self.store.run(latest_checkpoint_op()) or "")
+            ):
                 return document
         known = self.cache.get(game_id)
         if (
@@ -407,15 +420,20 @@ class GameQueries:
         keys = (await self.signer.keys()).public_document() if self.signer is not None else None
         note = await self.store.run(latest_checkpoint_op())  # read first: a newer one builds again
         log = await self.store.run(proofs_for_game_op(game_id))  # the public log's proofs of its heads
+        complete = log_complete(log, version)
+        due = next_checkpoint_due(self.clock(), *self.log_seconds)
         try:
-            # no checkpoint published yet (a log not started): the export has no log section
-            with_log = log if log["checkpoint"] is not None else None
+            # no checkpoint published yet (a log not started): the export has no log section; one
+            # whose newest head is not in the checkpoint yet says when the next one is due (pending)
+            with_log = (
+                None if log["checkpoint"] is None else log if complete else with_next_checkpoint(log, due)
+            )
             document = await anyio.to_thread.run_sync(encoded_export, entries, keys, with_log)
         except GameNotFinished:
             raise ConflictError("game_not_finished", "A game can be exported once it is over.") from None
         # until every head is proven, the export is kept with the checkpoint it was built against
-        waiting_on = None if log_complete(log, version) else (note or "")
-        self._exports.put((game_id, version), (document, waiting_on))
+        waiting_on = None if complete else (note or "")
+        self._exports.put((game_id, version), (document, waiting_on, due))
         return document
 
     async def _stream(self, game_id: str) -> list[Entry]:

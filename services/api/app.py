@@ -176,7 +176,12 @@ def create_app(
                 Lifecycle(store, BotJobs(bot_queue(sclient))),
                 settings.bot_pace_ms,
             ),
-            queries=GameQueries(store, cache, signer=signer),
+            queries=GameQueries(
+                store,
+                cache,
+                signer=signer,
+                log_seconds=(settings.log_checkpoint_seconds, settings.log_append_seconds),
+            ),
             accounts=Accounts(
                 store,
                 pool=HashPool(

@@ -87,7 +87,16 @@ async def get_game_log(request: Request) -> JSONResponse:
     size = _size_param(request, "size")
     if size is not None:
         await _note(request, size)  # 404 when no checkpoint was published at that size
-    return JSONResponse(await app_context(request).store.run(tlog.proofs_for_game_op(game_id, size)))
+    context = app_context(request)
+    proofs = await context.store.run(tlog.proofs_for_game_op(game_id, size))
+    if size is not None:
+        return JSONResponse(proofs)
+    # against the latest checkpoint: also when the next one is due, for a head not in this one yet
+    settings = context.settings
+    due = tlog.next_checkpoint_due(
+        context.queries.clock(), settings.log_checkpoint_seconds, settings.log_append_seconds
+    )
+    return JSONResponse(tlog.with_next_checkpoint(proofs, due))
 
 
 async def get_cosignatures(request: Request) -> JSONResponse:

@@ -62,6 +62,12 @@ def log_schemas() -> dict[str, Any]:
                     },
                 },
                 "pending": {"type": "array", "items": {"type": "integer"}},
+                "next_checkpoint": {
+                    "type": "integer",
+                    "description": "Unix seconds by which the log's next checkpoint is due: a head not "
+                    "in this checkpoint yet is provable after it (against the latest checkpoint only; in "
+                    "an export, only while its newest head is not proven)",
+                },
             },
         },
     }

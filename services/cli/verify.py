@@ -1,6 +1,10 @@
 """``tablestream verify FILE [--receipt VERSION:HASH ...] [--receipts FILE ...] [--keys FILE]``:
 check an exported game, or a dispute bundle (``services.dispute_bundle``, told apart by its
-``format``), offline, with the receipts a player kept (services.receipt_check)."""
+``format``), offline, with the receipts a player kept (services.receipt_check).
+
+Exit codes: 0 verified; 1 a check failed; 2 a file cannot be read; 3 pending: nothing failed, but
+the export was made before the public log's checkpoint held its newest head, so it is not verified
+yet (the report says when to export again; docs/fairness.md, "Checking a game as an outsider")."""
 
 from __future__ import annotations
 
@@ -11,8 +15,11 @@ from typing import Any
 
 from services.dispute_bundle import is_bundle, verify_bundle
 from services.history.verify import HEX64, UnreadableExport, parse_entries, read_json
+from services.history.verify_report import Report
 from services.receipt_check import keys_of, receipts_of, verify_with_receipts
 from services.transparency.verify import check_log
+
+PENDING_EXIT = 3  # every check passed but one still waits (the public log): not verified yet
 
 
 def parse_receipt(text: str) -> tuple[int, str]:
@@ -24,7 +31,7 @@ def parse_receipt(text: str) -> tuple[int, str]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """0 verified, 1 a check failed, 2 unreadable."""
+    """0 verified, 1 a check failed, 2 unreadable, 3 pending (the module's docstring)."""
     parser = argparse.ArgumentParser(
         prog="tablestream verify", description="Verify an exported game, or a dispute bundle, offline."
     )
@@ -80,4 +87,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"tablestream verify: cannot read {reading}: {exc}", file=sys.stderr)
         return 2
     print(report.render())
-    return 0 if report.ok else 1
+    if not report.ok:
+        return 1
+    return PENDING_EXIT if isinstance(report, Report) and not report.verified else 0

@@ -2,6 +2,10 @@
 
 Kept apart from the checks (``services.history.verify``) so that the CLI, the API and tests read one shape:
 ``Report.ok``, ``Report.failures()`` (each ``"<round>: <check>: <detail>"``) and ``Report.render()``.
+
+A check can also be *pending*: not failed, not passed either, because what it needs does not exist
+yet (the public log has not published the export's newest head). ``ok`` stays true for it (nothing
+is wrong), ``verified`` does not, and ``render`` says why and when to try again (``waiting``).
 """
 
 from __future__ import annotations
@@ -50,6 +54,7 @@ class RoundReport:
     chance: list[ChanceOutcome] = field(default_factory=list)
     checked: dict[str, int] = field(default_factory=dict)
     failures: list[tuple[str, str]] = field(default_factory=list)
+    pending: list[tuple[str, str]] = field(default_factory=list)
 
     @property
     def label(self) -> str:
@@ -90,6 +95,7 @@ class Report:
     head_version: int | None = None
     head_hash: str | None = None
     rounds: dict[int, RoundReport] = field(default_factory=dict)
+    waiting: str | None = None  # what a pending check waits for, in words ("export again after ...")
 
     def round(self, number: int) -> RoundReport:
         if number not in self.rounds:
@@ -104,9 +110,28 @@ class Report:
         self.round(number).checked.setdefault(check, 0)
         self.round(number).failures.append((check, detail))
 
+    def pend(self, number: int, check: str, detail: str) -> None:
+        """A check that cannot pass yet: not a failure, but the report is not verified while it lasts."""
+        self.round(number).checked.setdefault(check, 0)
+        self.round(number).pending.append((check, detail))
+
     @property
     def ok(self) -> bool:
+        """No check failed (a pending one is not a failure)."""
         return not self.failures()
+
+    @property
+    def verified(self) -> bool:
+        """Every check passed: none failed, none pending."""
+        return self.ok and not self.pending()
+
+    def pending(self) -> list[str]:
+        """Every pending check as ``"<round>: <check>: <detail>"``, rounds in order."""
+        return [
+            f"{r.label}: {check}: {detail}"
+            for _, r in sorted(self.rounds.items())
+            for check, detail in r.pending
+        ]
 
     def failures(self) -> list[str]:
         """Every failure as ``"<round>: <check>: <detail>"``, rounds in order."""
@@ -125,9 +150,14 @@ class Report:
                 lines.append(f"    FAILED {check}: {detail}")
             if len(bucket.failures) > _SHOWN_FAILURES:
                 lines.append(f"    ... and {len(bucket.failures) - _SHOWN_FAILURES} more failures")
+            for check, detail in bucket.pending:
+                lines.append(f"    PENDING {check}: {detail}")
         failures = self.failures()
         if failures:
             lines.append(f"NOT VERIFIED: {len(failures)} failed checks; the first: {failures[0]}")
+        elif self.pending():
+            waiting = self.waiting or "a check is pending"
+            lines.append(f"PENDING, not yet verified: every other check passed, but {waiting}.")
         else:
             lines.append(
                 "VERIFIED: the history is intact, every seed matches its commitment, every chance "

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import base64
 import json
+import math
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
@@ -191,6 +192,19 @@ def proofs_for_game_op(game_id: str, size: int | None = None) -> Operation[dict[
         "leaves": proven,
         "pending": pending,
     }
+
+
+def next_checkpoint_due(now_ms: int, checkpoint_seconds: float, append_seconds: float) -> int:
+    """When (unix seconds) a checkpoint holding every head queued by ``now_ms`` is due at the latest:
+    the appender takes a queued head within a pass (``append_seconds``), and the publisher, which runs
+    in those passes, signs one every ``checkpoint_seconds`` (``workers.transparency``)."""
+    return math.ceil(now_ms / 1000 + checkpoint_seconds + 2 * append_seconds)
+
+
+def with_next_checkpoint(proofs: dict[str, Any], due: int) -> dict[str, Any]:
+    """``proofs`` saying when the next checkpoint is due (``next_checkpoint``, unix seconds): what a
+    reader of a head not yet in a checkpoint is told to wait for before asking again."""
+    return {**proofs, "next_checkpoint": due}
 
 
 def log_complete(proofs: dict[str, Any], head: int) -> bool:

@@ -10,10 +10,14 @@ checkpoint's root. What a caller requires of it and how it says so are the calle
 - an export (``check_log``): for each leaf it carries, the leaf is this game's, its head is the
   export's own chain hash at that version (else the log fixed *another* history of this game: two
   exports of one game cannot both pass), and its proof leads to the root. Every head the stream
-  should have logged (``services.transparency.leaves``) must be proven: one appended after the
-  checkpoint (``pending``) is named as such (export again after the next checkpoint). A section
-  without a checkpoint fails. Exports made before the log existed have no ``log`` section and are
-  not checked here;
+  should have logged (``services.transparency.leaves``) must be proven. A head the checkpoint
+  does not hold yet, because it came after the checkpoint (``pending``) or after every leaf of the
+  game the section shows (the appender had not reached it), and a section without any checkpoint,
+  are *pending*, not failed: the export was made too early, and the report says so in words, with
+  the time the section's ``next_checkpoint`` names ("the public log has not yet published this
+  head; export again after <time>"). A head missing *before* a logged one fails: the appender logs
+  a game's heads in order. Exports made before the log existed have no ``log`` section and are not
+  checked here;
 - a dispute bundle: its one head (the cut's) must be proven; no checkpoint yet, or a head appended
   after it, is *not checked* rather than failed (the bundle was built too early to tell).
 """
@@ -22,8 +26,10 @@ from __future__ import annotations
 
 import base64
 import binascii
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any, Literal
 
 from services.history.records import Entry
@@ -119,17 +125,32 @@ def _read_leaf(item: Any, checkpoint: Checkpoint) -> LeafProof:
 
 _EXPORT_UNUSABLE: dict[Unusable, str] = {
     "unreadable": "the export's log section is not readable",
-    "no checkpoint": "the log had published no checkpoint when this export was made: export again",
     "refused": "the log's checkpoint is refused: {detail}",
 }
+
+
+def not_yet_published(section: Any, now: float | None = None) -> str:
+    """The sentence for an export made before the log's checkpoint held its newest head: when to
+    export again, from the section's ``next_checkpoint`` (unix seconds) when it has one."""
+    due = section.get("next_checkpoint") if isinstance(section, dict) else None
+    if not isinstance(due, int) or isinstance(due, bool) or due < 0:
+        return "the public log has not yet published this head; export again after the next checkpoint"
+    when = datetime.fromtimestamp(due, UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
+    passed = (
+        " (that time has passed: export again now)" if due <= (time.time() if now is None else now) else ""
+    )
+    return f"the public log has not yet published this head; export again after {when}{passed}"
 
 
 def _round_of(report: Report) -> dict[int, int]:
     return {v: number for number, r in report.rounds.items() for v in r.versions}
 
 
-def check_log(report: Report, doc: Any, entries: Sequence[Entry], keys: Sequence[PublicKey]) -> None:
-    """Add the ``public log`` check of ``doc``'s ``log`` section to ``report`` (nothing without one)."""
+def check_log(
+    report: Report, doc: Any, entries: Sequence[Entry], keys: Sequence[PublicKey], now: float | None = None
+) -> None:
+    """Add the ``public log`` check of ``doc``'s ``log`` section to ``report`` (nothing without one).
+    ``now`` (unix seconds, default the clock) only words a pending head's "export again after"."""
     section = doc.get("log") if isinstance(doc, dict) else None
     if section is None or not entries:
         return
@@ -138,10 +159,19 @@ def check_log(report: Report, doc: Any, entries: Sequence[Entry], keys: Sequence
     try:
         log = read_proofs(section, keys)
     except LogUnusable as unusable:
-        report.fail(last, LOG, _EXPORT_UNUSABLE[unusable.kind].format(detail=unusable.detail))
+        if unusable.kind == "no checkpoint":  # the log had signed none yet when the export was made
+            report.pend(last, LOG, "the log had published no checkpoint when this export was made")
+            report.waiting = not_yet_published(section, now)
+        else:
+            report.fail(last, LOG, _EXPORT_UNUSABLE[unusable.kind].format(detail=unusable.detail))
         return
     hashes = {entry.version: entry.hash for entry in entries}
     game_id = report.game_id or ""
+    # the newest version the section shows a leaf of this game at: heads after it are not logged yet
+    logged = [
+        leaf.head.version for leaf in log.leaves if leaf.head is not None and leaf.head.game_id == game_id
+    ]
+    newest = max([*log.pending, *logged], default=0)
     proven: set[int] = set()
     for leaf in log.leaves:
         head = leaf.head
@@ -171,9 +201,14 @@ def check_log(report: Report, doc: Any, entries: Sequence[Entry], keys: Sequence
     for head in leaf_format.heads_of_stream(game_id, entries):
         if head.version in proven:
             continue
-        why = (
-            "was appended to the log after its checkpoint: export the game again after the next checkpoint"
-            if head.version in log.pending
-            else "has no proof that it is in the public log"
-        )
-        report.fail(rounds.get(head.version, last), LOG, f"the head at version {head.version} {why}")
+        number = rounds.get(head.version, last)
+        if head.version in log.pending:
+            report.pend(number, LOG, f"the head at version {head.version} was appended after the checkpoint")
+        elif head.version > newest:
+            report.pend(number, LOG, f"the head at version {head.version} is not in the log yet")
+        else:
+            report.fail(
+                number, LOG, f"the head at version {head.version} has no proof that it is in the public log"
+            )
+            continue
+        report.waiting = not_yet_published(section, now)

@@ -3,18 +3,32 @@
 from __future__ import annotations
 
 import base64
+import json
+import time
 from collections.abc import Iterator
+from datetime import UTC, datetime
 
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from starlette.testclient import TestClient
 
+from services.cli.verify import PENDING_EXIT
+from services.cli.verify import main as verify_main
 from services.receipts import ensure_keys
 from services.signing import raw_public
 from services.transparency import checkpoint as cp
 from services.transparency import leaves, merkle
-from services.transparency.log import TransparencyLog
-from tests.services.transparency.support import T0, WITNESS, WITNESS_KEY, logged, publish, served_app
+from services.transparency.log import TransparencyLog, note_loggable
+from tests.services.transparency.support import (
+    T0,
+    WITNESS,
+    WITNESS_KEY,
+    finished_game,
+    logged,
+    publish,
+    served_app,
+    store_entries,
+)
 
 
 @pytest.fixture
@@ -147,7 +161,41 @@ def test_an_export_carries_the_game_s_proofs_and_the_checkpoint_once_the_log_has
     export = client.get(f"/games/{game_id}/export").json()
     assert export["log"]["checkpoint"] == client.get("/log/checkpoint").text
     assert export["log"]["leaves"][-1]["version"] == export["head"]["version"]
-    assert export["log"] == client.get(f"/games/{game_id}/log").json()
+    assert "next_checkpoint" not in export["log"]  # every head proven: nothing to wait for
+    served_log = client.get(f"/games/{game_id}/log").json()
+    assert export["log"] == {key: value for key, value in served_log.items() if key != "next_checkpoint"}
+
+
+def test_an_export_made_before_the_log_holds_the_final_head_is_pending_until_the_next_checkpoint(
+    served, tmp_path, capsys
+) -> None:
+    """Right after a game's last move its heads are not in a signed checkpoint yet: the export says
+    when the next one is due (the settings' 10 s between checkpoints, 1 s between appends, at most),
+    ``tablestream verify`` calls it pending in words, and the export made after it verifies."""
+    client, tlog = served
+    publish(tlog, T0)
+    game_id, g = finished_game(5)
+    store_entries(tlog.redis, game_id, g.entries)  # played to its end; the appender has not run yet
+    asked = time.time()
+    export = client.get(f"/games/{game_id}/export").json()
+    due = export["log"]["next_checkpoint"]
+    assert export["log"]["leaves"] == [] and export["log"]["pending"] == []
+    assert asked + 10 <= due <= time.time() + 13
+    assert asked + 10 <= client.get(f"/games/{game_id}/log").json()["next_checkpoint"] <= time.time() + 13
+    path = tmp_path / "export.json"
+    path.write_text(json.dumps(export))
+    assert verify_main([str(path)]) == PENDING_EXIT
+    when = datetime.fromtimestamp(due, UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
+    assert (
+        f"the public log has not yet published this head; export again after {when}"
+        in capsys.readouterr().out
+    )
+
+    note_loggable(tlog.redis, game_id, g.entries[-1].version)
+    tlog.append_pending()
+    publish(tlog, T0 + 10)
+    path.write_text(client.get(f"/games/{game_id}/export").text)
+    assert verify_main([str(path)]) == 0, capsys.readouterr().out
 
 
 def test_cosignatures_past_a_client_s_rate_are_429_before_the_body_is_read() -> None:

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from services.cli.verify import PENDING_EXIT
 from services.cli.verify import main as verify_main
 from services.history.export import build_export
 from services.history.verify import verify_export
@@ -17,7 +18,7 @@ from services.signing import KeyRing
 from services.store.event_store import SyncEventStore
 from services.transparency import checkpoint as cp
 from services.transparency import leaves
-from services.transparency.log import TransparencyLog, note_loggable
+from services.transparency.log import TransparencyLog, note_loggable, with_next_checkpoint
 from services.transparency.verify import check_log
 from tests.services.transparency.support import store_entries
 from tests.support.play import play_random
@@ -115,7 +116,7 @@ def test_a_checkpoint_signed_after_its_key_expired_is_refused(tmp_path, tlog, ri
     assert code == 1 and "not valid at its timestamp" in out
 
 
-def test_a_final_head_appended_after_the_checkpoint_is_named_as_not_in_the_log_yet(
+def test_a_final_head_appended_after_the_checkpoint_is_pending_and_passes_once_checkpointed(
     tmp_path, tlog, ring, capsys
 ) -> None:
     g = played(1)
@@ -126,9 +127,95 @@ def test_a_final_head_appended_after_the_checkpoint_is_named_as_not_in_the_log_y
     proofs = tlog.proofs_for_game(GAME_ID)
     assert proofs["leaves"] == [] and g.entries[-1].version in proofs["pending"]
     code, out = verified(tmp_path, build_export(g.entries, ring.public_document(), proofs), capsys)
-    assert code == 1 and "export the game again after the next checkpoint" in out
+    assert (
+        code == PENDING_EXIT and "the public log has not yet published this head; export again after" in out
+    )
     assert cp.open_checkpoint(tlog.publish(ring, T0 + 20), ring.public_keys())[0].size == tlog.size()
     code, _ = verified(
         tmp_path, build_export(g.entries, ring.public_document(), tlog.proofs_for_game(GAME_ID)), capsys
     )
     assert code == 0
+
+
+def exported_right_after_the_last_move(tlog: TransparencyLog, ring: KeyRing, g: RecordedGame) -> dict:
+    """The export of a game whose last rounds the log's appender has not reached yet: the checkpoint
+    holds the heads up to a round's end, and the section says when the next checkpoint is due."""
+    heads = leaves.heads_of_stream(GAME_ID, g.entries)
+    early = [e for e in g.entries if e.version <= heads[1].version]  # the creation and a round's end
+    store_entries(tlog.redis, GAME_ID, early)
+    note_loggable(tlog.redis, GAME_ID, early[-1].version)
+    tlog.append_pending()
+    tlog.publish(ring, T0)
+    store_entries(tlog.redis, GAME_ID, g.entries)  # the rest is played; the appender has not run
+    return build_export(
+        g.entries, ring.public_document(), with_next_checkpoint(tlog.proofs_for_game(GAME_ID), DUE)
+    )
+
+
+DUE = T0 + 12  # 2027-01-15 08:00:12 UTC
+DUE_WORDS = "the public log has not yet published this head; export again after 2027-01-15 08:00:12 UTC"
+
+
+def test_an_export_whose_newest_head_is_not_in_the_log_yet_is_pending_with_the_time_to_export_again(
+    tlog, ring
+) -> None:
+    g = played(1)
+    export = exported_right_after_the_last_move(tlog, ring, g)
+    proven = {leaf["version"] for leaf in export["log"]["leaves"]}
+    assert g.entries[-1].version not in proven and export["log"]["pending"] == []  # not even appended
+    report = verify_export(export)
+    check_log(report, export, g.entries, ring.public_keys(), now=T0 + 1)
+    assert report.ok and not report.verified  # not a failure, not verified either
+    assert report.waiting == DUE_WORDS
+    assert any(
+        f"the head at version {g.entries[-1].version} is not in the log yet" in p for p in report.pending()
+    )
+    last = report.render().splitlines()[-1]
+    assert last == f"PENDING, not yet verified: every other check passed, but {DUE_WORDS}."
+    assert not any(line.startswith("VERIFIED") for line in report.render().splitlines())
+
+
+def test_a_pending_export_checked_after_its_time_is_told_to_export_again_now(tlog, ring) -> None:
+    g = played(1)
+    export = exported_right_after_the_last_move(tlog, ring, g)
+    report = verify_export(export)
+    check_log(report, export, g.entries, ring.public_keys(), now=DUE + 60)
+    assert report.waiting == DUE_WORDS + " (that time has passed: export again now)"
+
+
+def test_tablestream_verify_says_pending_in_words_and_exits_with_its_own_code(
+    tmp_path, tlog, ring, capsys
+) -> None:
+    g = played(1)
+    code, out = verified(tmp_path, exported_right_after_the_last_move(tlog, ring, g), capsys)
+    assert code == PENDING_EXIT == 3
+    assert DUE_WORDS in out and "PENDING public log:" in out
+    assert "NOT VERIFIED" not in out and "\nVERIFIED" not in out
+    # once the appender and the publisher have run, the same game exports verified
+    note_loggable(tlog.redis, GAME_ID, g.entries[-1].version)
+    tlog.append_pending()
+    tlog.publish(ring, T0 + 20)
+    export = build_export(g.entries, ring.public_document(), tlog.proofs_for_game(GAME_ID))
+    assert verified(tmp_path, export, capsys)[0] == 0
+
+
+def test_an_export_made_before_the_log_signed_any_checkpoint_is_pending_too(
+    tmp_path, tlog, ring, capsys
+) -> None:
+    g = played(1)
+    store_entries(tlog.redis, GAME_ID, g.entries)
+    proofs = tlog.proofs_for_game(GAME_ID)
+    assert proofs["checkpoint"] is None
+    code, out = verified(
+        tmp_path, build_export(g.entries, ring.public_document(), with_next_checkpoint(proofs, DUE)), capsys
+    )
+    assert code == PENDING_EXIT and DUE_WORDS in out
+
+
+def test_a_head_missing_before_a_logged_one_still_fails(tmp_path, tlog, ring, capsys) -> None:
+    """The appender logs a game's heads in order: a gap below a logged head is no delay."""
+    g = played(1)
+    proofs = logged(tlog, ring, g)
+    proofs["leaves"].pop(1)
+    code, out = verified(tmp_path, build_export(g.entries, ring.public_document(), proofs), capsys)
+    assert code == 1 and "has no proof that it is in the public log" in out
