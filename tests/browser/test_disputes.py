@@ -1,6 +1,7 @@
 """Disputes in the browser: a player who kept receipts opens a dispute on round 2 from the end screen,
 and the dispute's page gives the verdict of every check, the browser's own included; a second
-browser handed a forked export of the same game is told it is not the history the service logged."""
+browser handed a forked export of the same game is told it is not the history the service logged,
+and one handed the genuine export before the log holds its final head is told when to export again."""
 
 from __future__ import annotations
 
@@ -95,5 +96,23 @@ def test_a_dispute_on_round_two_from_the_end_screen_gets_a_verdict_and_a_forked_
     assert other.get_attribute("[data-testid=file-check-log]", "data-result") == "fork"
     assert "not the one in the public log" in other.inner_text("[data-testid=file-check-log]")
     other.locator("[data-testid=file-check]").screenshot(path=screenshots / "audit-forked-export.png")
+
+    # Checked right after the last move, the genuine export's final head is not in a signed checkpoint
+    # yet: the log answers without its leaf (the appender has not reached it). That is said in words
+    # with the time to export again, and is neither a fork nor "the history the service published".
+    def before_the_appender(route) -> None:
+        proofs = route.fetch().json()
+        proofs["leaves"] = [leaf for leaf in proofs["leaves"] if leaf["version"] < export["head"]["version"]]
+        proofs["pending"] = []
+        route.fulfill(json=proofs)
+
+    other.route(f"**/games/{game_id}/log", before_the_appender)
+    other.set_input_files("[data-testid=file-check-input]", str(genuine))
+    other.wait_for_selector("[data-testid=file-check-summary][data-ok=pending]", timeout=ms(60))
+    said = other.inner_text("[data-testid=file-check-summary]")
+    assert said.startswith("The public log has not yet published this head; export again after "), said
+    assert "not verified" in said
+    assert other.get_attribute("[data-testid=file-check-log]", "data-result") == "pending"
+    other.unroute(f"**/games/{game_id}/log")
     other.context.close()
     page.context.close()

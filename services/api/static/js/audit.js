@@ -6,7 +6,7 @@ import { disputeForm } from "./dispute_form.js";
 import { chainIntact, headInLog, seedsReach } from "./history_check.js";
 import { checkAgainstExport, download, receiptsOf } from "./receipts.js";
 import { checkGameLeaves, checkLog } from "./tlog.js";
-import { t, onLangChange } from "./i18n.js";
+import { lang, t, onLangChange } from "./i18n.js";
 import { TITLES } from "./names.js";
 import { h, mount } from "./ui.js";
 
@@ -158,15 +158,22 @@ function fileCheck(id) {
     const chain = await chainIntact(exportDoc);
     const seeds = await seedsReach(exportDoc);
     let log;
+    const found = {};
     try {
-      log = await headInLog(exportDoc, api);
+      log = await headInLog(exportDoc, api, found);
     } catch {
       log = "unchecked";
     }
     const bad = !chain || !seeds || LOG_OK[log] === false;
+    // a head the log has not published yet: not a failure, not verified either; when to ask again
+    const waiting = !bad && log === "pending";
+    const due = found.nextCheckpoint
+      ? new Intl.DateTimeFormat(lang(), { dateStyle: "medium", timeStyle: "medium" }).format(new Date(found.nextCheckpoint * 1000))
+      : null;
     mount(result,
-      h("p", { class: "summary" + (bad ? " bad" : " ok"), "data-testid": "file-check-summary", "data-ok": bad ? "false" : "true",
-        text: t(bad ? "audit.file.bad" : "audit.file.ok") }),
+      h("p", { class: "summary" + (bad ? " bad" : waiting ? "" : " ok"), "data-testid": "file-check-summary",
+        "data-ok": bad ? "false" : waiting ? "pending" : "true",
+        text: waiting ? (due ? t("audit.file.pending", { time: due }) : t("dispute.browserLog.pending")) : t(bad ? "audit.file.bad" : "audit.file.ok") }),
       line(t("dispute.browserChain"), chain, "file-check-chain", chain ? "passed" : "failed"),
       line(t("dispute.browserSeeds"), seeds, "file-check-seeds", seeds ? "passed" : "failed"),
       line(t(`dispute.browserLog.${log}`), LOG_OK[log] ?? null, "file-check-log", log));

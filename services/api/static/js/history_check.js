@@ -121,19 +121,24 @@ export async function openCheckpoint(note, keys) {
 
 /** The export's head against the public log as the service publishes it now (``GET /games/{id}/log``,
  * the keys from ``/.well-known/tablestream-keys``): "included", "fork" (the log holds another head
- * at that version, or none), "pending" (appended after the latest checkpoint), "unsigned" (no
- * checkpoint that verifies), or "unchecked" (no log yet, or no Ed25519 in this browser). */
-export async function headInLog(exportDoc, fetchJson) {
+ * at that version, or a later one and not this), "pending" (appended after the latest checkpoint, or
+ * newer than every leaf of the game: the appender has not reached it yet), "unsigned" (no
+ * checkpoint that verifies), or "unchecked" (no log yet, or no Ed25519 in this browser). ``found``
+ * gets ``nextCheckpoint``: the unix time the log's next checkpoint is due (docs/fairness.md, "Proofs
+ * in exports and dispute bundles"). */
+export async function headInLog(exportDoc, fetchJson, found = {}) {
   const [proofs, keys] = await Promise.all([
     fetchJson(`/games/${encodeURIComponent(exportDoc.game_id)}/log`),
     fetchJson("/.well-known/tablestream-keys"),
   ]);
+  found.nextCheckpoint = proofs.next_checkpoint;
   if (!proofs.checkpoint) return "unchecked";
   const checkpoint = await openCheckpoint(proofs.checkpoint, keys.keys || []);
   if (!checkpoint) return "unsigned";
   const head = exportDoc.head;
   const leaf = (proofs.leaves || []).find((l) => l.version === head.version);
-  if (!leaf) return (proofs.pending || []).includes(head.version) ? "pending" : "fork";
+  const later = [...(proofs.leaves || []).map((l) => l.version), ...(proofs.pending || [])].some((v) => v > head.version);
+  if (!leaf) return (proofs.pending || []).includes(head.version) || !later ? "pending" : "fork";
   const mine = leafBytes(exportDoc.game_id, head.version, head.hash);
   if (!equal(fromBase64(leaf.leaf), mine)) return "fork";
   const ok = await verifyInclusion(await sha256(concat(Uint8Array.of(0), mine)), leaf.index, checkpoint.size,
