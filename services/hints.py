@@ -113,7 +113,7 @@ def answer(outcome: CommandOutcome, seat: int, lang: str) -> dict[str, Any]:
     return {
         "version": outcome.version,
         "command": given.command,
-        "command_text": describe_move(given.command or {}, lang),
+        "command_text": describe_move(outcome.table.rules.name, given.command or {}, lang),
         "reason": shown,
         "receipt": outcome.receipt(),
     }

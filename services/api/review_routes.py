@@ -43,7 +43,8 @@ async def get_review(request: Request) -> Response:
     check_language(lang)
     cached = await anyio.to_thread.run_sync(connection.get, review_key(game_id, seat))
     if cached is not None:
-        return JSONResponse(worded(msgspec.json.decode(cached), lang), headers={"Cache-Control": "no-store"})
+        review = worded(msgspec.json.decode(cached), state.game, lang)
+        return JSONResponse(review, headers={"Cache-Control": "no-store"})
     await anyio.to_thread.run_sync(enqueue_review, review_queue(connection), game_id, seat)
     return JSONResponse(
         {"status": "computing", "retry_after": RETRY_SECONDS},
@@ -52,13 +53,13 @@ async def get_review(request: Request) -> Response:
     )
 
 
-def worded(review: dict[str, Any], lang: str) -> dict[str, Any]:
-    """The cached review with each command said in ``lang`` (``text`` beside ``command``)."""
+def worded(review: dict[str, Any], game: str, lang: str) -> dict[str, Any]:
+    """The cached review of a ``game`` with each command said in ``lang`` (``text`` beside ``command``)."""
     for move in review["moves"]:
-        move["played_text"] = describe_move(move["played"], lang)
-        move["strong_text"] = describe_move(move["strong"], lang)
+        move["played_text"] = describe_move(game, move["played"], lang)
+        move["strong_text"] = describe_move(game, move["strong"], lang)
         for share in move["shares"]:
-            share["text"] = describe_move(share["command"], lang)
+            share["text"] = describe_move(game, share["command"], lang)
     return review
 
 
