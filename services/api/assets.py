@@ -2,7 +2,8 @@
 their module graph.
 
 There is no build step, so the fingerprint is a hash of the whole tree (``services/api/static`` and
-the glossary's language files, served as ``lang/<lang>.json``): every file is served under
+the glossary's languages, served as ``lang/<lang>.json``: each the merge of the common glossary file
+and every registered game's own, ``projections.words``): every file is served under
 ``/static/<version>/...`` with a year of immutable caching, and the JavaScript modules, which import
 each other relatively, all resolve under the same prefix, so a page never mixes two versions of
 the module graph. Any change of any file changes the version.
@@ -20,21 +21,21 @@ from __future__ import annotations
 
 import gzip
 import hashlib
+import json
 import mimetypes
 import os
 import posixpath
 import re
 import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from projections.words import GLOSSARY_PATH
+from projections.words import glossary_dirs, glossary_files, merge
 
 STATIC_DIR = Path(__file__).resolve().parent / "static"
-GLOSSARY_DIR = GLOSSARY_PATH  # the glossary the narration reads too (``projections.words``)
-LANG_DIR = "lang"  # the glossary's files appear under this folder of the tree
+LANG_DIR = "lang"  # the glossary's languages appear under this folder of the tree
 ENTRY_MODULE = "js/app.js"
 VERSION_LENGTH = 16  # hex characters of the tree's SHA-256
 VERSION = re.compile(f"[0-9a-f]{{{VERSION_LENGTH}}}")
@@ -145,6 +146,13 @@ def router_table(module: str, source: str) -> tuple[tuple[re.Pattern[str], str],
     return tuple(routes)
 
 
+def _glossary(paths: list[Path]) -> bytes:
+    """One language's glossary as served: its files merged (``projections.words.merge``), written as
+    the files are (one space of indent, UTF-8)."""
+    merged = merge(paths)
+    return (json.dumps(merged, ensure_ascii=False, indent=1) + "\n").encode("utf-8")
+
+
 def _walk(root: Path, under: str = "") -> Iterable[tuple[str, Path]]:
     """(tree path, file) of every file under ``root``, dot files skipped."""
     if not root.is_dir():
@@ -160,17 +168,24 @@ def _walk(root: Path, under: str = "") -> Iterable[tuple[str, Path]]:
 
 
 class AssetTree:
-    """The current ``Snapshot`` of ``static_dir`` and ``glossary_dir`` (its ``*.json`` as
-    ``lang/*.json``), rebuilt when a file's size or modification time changes (looked at no more
-    often than every ``recheck_seconds``; 0: on every call)."""
+    """The current ``Snapshot`` of ``static_dir`` and the glossary (``lang/<lang>.json`` for each
+    ``<lang>.json`` of the first glossary folder: that file merged with the same language's file in
+    each other folder), rebuilt when a file's size or modification time changes (looked at no more
+    often than every ``recheck_seconds``; 0: on every call).
+
+    ``glossary_dir``: one folder, or the folders in merge order; ``None``: the server's glossary, the
+    common folder and each registered game's (``projections.words.glossary_dirs``, asked again at
+    each look, so a game registered later is served too). A key in two files is a ``ValueError``.
+    """
 
     def __init__(
         self,
         static_dir: Path = STATIC_DIR,
-        glossary_dir: Path = GLOSSARY_DIR,
+        glossary_dir: Path | Sequence[Path] | None = None,
         recheck_seconds: float = 1.0,
     ) -> None:
-        self.static_dir, self.glossary_dir = static_dir, glossary_dir
+        self.static_dir = static_dir
+        self.glossary_dir = [glossary_dir] if isinstance(glossary_dir, Path) else glossary_dir
         self.recheck_seconds = recheck_seconds
         self._lock = threading.Lock()
         self._signature: tuple[tuple[str, int, int], ...] = ()
@@ -190,9 +205,12 @@ class AssetTree:
             return self._snapshot
 
     def _files(self) -> list[tuple[str, Path]]:
+        """Every file of the tree by its path in it; a language's glossary files all under its name."""
         files = list(_walk(self.static_dir))
-        if self.glossary_dir.is_dir():
-            files += [(f"{LANG_DIR}/{p.name}", p) for p in sorted(self.glossary_dir.glob("*.json"))]
+        dirs = glossary_dirs() if self.glossary_dir is None else list(self.glossary_dir)
+        if dirs and dirs[0].is_dir():
+            for first in sorted(dirs[0].glob("*.json")):
+                files += [(f"{LANG_DIR}/{first.name}", p) for p in glossary_files(first.stem, dirs)]
         return files
 
     @staticmethod
@@ -212,9 +230,12 @@ class AssetTree:
         assets: dict[str, Asset] = {}
         imports: dict[str, tuple[str, ...]] = {}
         routes: tuple[tuple[re.Pattern[str], str], ...] = ()
+        by_name: dict[str, list[Path]] = {}
         for name, path in files:
+            by_name.setdefault(name, []).append(path)
+        for name, paths in by_name.items():
             try:
-                body = path.read_bytes()
+                body = _glossary(paths) if name.startswith(f"{LANG_DIR}/") else paths[0].read_bytes()
             except FileNotFoundError:
                 continue
             digest.update(f"{name}\0{len(body)}\0".encode())
