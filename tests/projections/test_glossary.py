@@ -1,7 +1,7 @@
 # ruff: noqa: RUF001 - Polish, French and Turkish words (dotless i, typographic quotes)
-"""The glossary (``projections/glossary/*.json``): one vocabulary for the page and the log, complete in
-every language, with the plural forms each language needs, and words for every error code the
-server can answer."""
+"""The glossary (``projections/glossary/*.json`` and each game's ``glossary/*.json``, merged): one
+vocabulary for the page and the log, complete in every language, with the plural forms each language
+needs, and words for every error code the server can answer."""
 
 from __future__ import annotations
 
@@ -13,7 +13,18 @@ from pathlib import Path
 
 import pytest
 
-from projections.words import GLOSSARY, LANGUAGES, plural_categories, plural_category, template, word
+from domain.games import game_names
+from projections.words import (
+    GLOSSARY,
+    GLOSSARY_PATH,
+    LANGUAGES,
+    glossary_files,
+    merge,
+    plural_categories,
+    plural_category,
+    template,
+    word,
+)
 from services.api.web import options_schema
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -86,11 +97,30 @@ def test_every_language_has_exactly_the_keys_of_english() -> None:
 
 def test_the_files_are_flat_objects_of_templates_or_plural_objects() -> None:
     for lang in LANGUAGES:
-        raw = json.loads((ROOT / "projections" / "glossary" / f"{lang}.json").read_text(encoding="utf-8"))
-        for key, entry in raw.items():
-            assert (isinstance(entry, str) and entry.strip()) or isinstance(entry, dict), (lang, key)
-            if isinstance(entry, dict):
-                assert all(isinstance(form, str) and form.strip() for form in entry.values()), (lang, key)
+        files = glossary_files(lang)
+        assert files[0] == GLOSSARY_PATH / f"{lang}.json" and len(files) > 1  # the common one, the games'
+        for path in files:
+            raw = json.loads(path.read_text(encoding="utf-8"))
+            for key, entry in raw.items():
+                assert (isinstance(entry, str) and entry.strip()) or isinstance(entry, dict), (path, key)
+                if isinstance(entry, dict):
+                    assert all(isinstance(form, str) and form.strip() for form in entry.values()), (path, key)
+
+
+def test_the_glossary_is_its_files_merged_and_a_key_in_two_files_is_an_error_at_load(tmp_path: Path) -> None:
+    for lang in LANGUAGES:
+        assert dict(GLOSSARY[lang]) == merge(glossary_files(lang))
+    common, game = tmp_path / "common.json", tmp_path / "game.json"
+    common.write_text('{"nav.lobby": "Lobby", "game.x": "X"}')
+    game.write_text('{"game.x": "Y"}')
+    with pytest.raises(ValueError, match=r"'game\.x' is in both .*common\.json and .*game\.json"):
+        merge([common, game])
+    game.write_text('{"log.x.a": "a", "log.x.a": "b"}')
+    with pytest.raises(ValueError, match=r"game\.json: twice in one glossary file: log\.x\.a"):
+        merge([common, game])
+    game.write_text('["log.x.a"]')
+    with pytest.raises(ValueError, match="one JSON object"):
+        merge([common, game])
 
 
 def test_every_plural_entry_has_exactly_the_categories_its_language_needs() -> None:
@@ -236,7 +266,7 @@ def test_every_word_built_from_data_is_in_the_glossary() -> None:
         "suit": ["yellow", "red", "blue", "black"],
         "card": ["escape", "pirate", "mermaid", "scary-mary", "skull-king"],
         "skull": ["flower", "skull", "last_chance"],
-        "game": ["skull", "six-nimmt", "skull-king"],
+        "game": game_names(),
         "rules.card": ["black", "escape", "pirate", "mermaid", "scary-mary", "skull-king"],
         "rematch.answer": ["accepted", "pending", "declined", "bot"],
     }
@@ -255,7 +285,7 @@ def test_every_table_option_has_a_label_an_explanation_and_words_for_its_choices
 
 
 def test_every_game_has_a_rules_summary() -> None:
-    for game in ("skull", "six-nimmt", "skull-king"):
+    for game in game_names():
         for part in ("lead", "material", "goal", "play.1", "hidden"):
             assert f"rules.{game}.{part}" in GLOSSARY["en"], (game, part)
         assert f"rules.{game}.end" in GLOSSARY["en"] or f"rules.{game}.end.1" in GLOSSARY["en"], game

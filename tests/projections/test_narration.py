@@ -1,6 +1,9 @@
 # ruff: noqa: RUF001 - Turkish sentences (dotless i)
 """Narration: every event of every game and of the table reads as a sentence in every language,
-and a sentence says no more than the (possibly redacted) event it narrates."""
+and a sentence says no more than the (possibly redacted) event it narrates.
+
+The suites about every game take the registry's games and their events and commands from seeded
+games of their own rules (``tests.support.samples``); the tests of one game's sentences name it."""
 
 from __future__ import annotations
 
@@ -34,6 +37,7 @@ from tests.domain.test_six_nimmt_games import OPTIONS as SIX_OPTIONS
 from tests.domain.test_skull_properties import OPTIONS as SKULL_OPTIONS
 from tests.domain.test_skull_properties import table_options
 from tests.support.play import new_game, play_random
+from tests.support.samples import command_samples, command_tags, event_samples, event_tags, steps
 
 NAMES = ["Ada", "Bart", "Cleo", "Dan"]
 HEX = "ab" * 32
@@ -60,8 +64,6 @@ TABLE_SAMPLES: list[Event | dict[str, Any]] = [
     {"type": "table_timers_set", "turn_seconds": 60, "expire_minutes": 30, "takeover_after": 3},
     {"type": "table_timers_set", "turn_seconds": 0, "expire_minutes": 30, "takeover_after": 3},
     {"type": "hint_given", "seat": 1},  # as another seat sees it while the game runs
-    {"type": "hint_given", "seat": 1, "command": {"type": "place_disc", "disc": "flower"}},
-    {"type": "hint_given", "seat": 2, "command": {"type": "bid", "count": 3}, "reason": None},
 ]
 LIFECYCLE = {
     "seat_left",
@@ -71,66 +73,6 @@ LIFECYCLE = {
     "table_expired",
     "table_timers_set",
     "hint_given",
-}
-
-SAMPLES: dict[str, list[Event]] = {
-    "skull": [
-        ke.RoundStarted(round=1, first_player=0, reason="draw"),
-        ke.DiscPlaced(seat=1, disc="skull"),
-        ke.DiscPlaced(seat=3, disc="last_chance"),
-        ke.BidMade(seat=2, count=3),
-        ke.PlayerPassed(seat=3),
-        ke.ChallengeStarted(seat=2, bid=3),
-        ke.DiscFlipped(seat=2, disc="flower", automatic=True),
-        ke.DiscFlipped(seat=0, disc="skull"),
-        ke.ChallengeSucceeded(seat=2, points=1),
-        ke.ChallengeFailed(seat=2, skull_owner=0),
-        ke.ChallengeFailed(seat=2, skull_owner=2),
-        ke.DiscsShuffled(seat=2, picker=0, count=4, order=("flower", "flower", "skull", "flower")),
-        ke.DiscLost(seat=2, reason="drawn", position=1, disc="flower"),
-        ke.DiscLost(seat=1, reason="chosen", disc="skull"),
-        ke.DiscLost(seat=3, reason="last_chance", disc="flower"),
-        ke.PlayerEliminated(seat=3),
-        ke.RoundEnded(round=1, challenger=2, bid=3, outcome="failure", points=(0, 0, 0, 0)),
-        ke.LastChanceReturned(seat=3),
-        ke.LastChanceGiven(seat=1),
-        ke.FirstPlayerChoiceRequested(seat=2),
-    ],
-    "six-nimmt": [
-        se.CardsDealt(round=1, hands=((1, 2), (3, 4), (5, 6), (7, 8)), rows=(12, 37, 43, 58), unused=(99,)),
-        se.DraftOpened(round=1, first_drafter=2, cards=tuple(range(1, 45))),
-        se.CardDrafted(seat=2, card=17),
-        se.DraftCompleted(rows=(3, 9, 40, 44)),
-        se.CardSelected(seat=1, card=55),
-        se.CardsRevealed(turn=3, cards=(14, 15, 44, 61)),
-        se.CardPlaced(seat=1, card=15, row=0),
-        se.RowChoiceAwaited(seat=0, card=3),
-        se.RowTaken(seat=1, row=1, card=3, taken=(37, 55), bullheads=7, chosen=True),
-        se.RowTaken(seat=2, row=0, card=30, taken=(12, 14, 15, 21, 26), bullheads=6, chosen=False),
-        se.RoundScored(round=1, penalties=(3, 0, 7, 1), totals=(3, 0, 7, 1), final=False),
-        se.RoundScored(round=5, penalties=(3, 0, 7, 1), totals=(70, 9, 17, 11), final=True),
-    ],
-    "skull-king": [
-        ve.FirstDealerChosen(seat=0),
-        ve.CardsDealt(
-            round=3, dealer=0, leader=1, hands=(("red-1",) * 3, ("red-2",) * 3, ("red-3",) * 3), unused=()
-        ),
-        ve.BidPlaced(seat=1, tricks=2),
-        ve.BidsRevealed(bids=(1, 2, 0)),
-        ve.CardPlayed(seat=1, card="yellow-7"),
-        ve.CardPlayed(seat=2, card="scary-mary", as_="pirate"),
-        ve.CardPlayed(seat=0, card="skull-king"),
-        ve.TrickWon(trick=2, winner=0, card="skull-king", bonus=30),
-        ve.TrickWon(trick=3, winner=1, card="mermaid-2", bonus=0),
-        ve.RoundScored(
-            round=3,
-            bids=(1, 2, 0),
-            tricks=(1, 1, 1),
-            bonuses=(30, 0, 0),
-            scores=(80, -10, -30),
-            totals=(80, 5, 0),
-        ),
-    ],
 }
 
 
@@ -146,9 +88,16 @@ def shown(event: Event | dict[str, Any]) -> dict[str, Any]:
     return event if isinstance(event, dict) else msgspec.to_builtins(event)
 
 
+def hint_samples(game: str) -> list[dict[str, Any]]:
+    """A hint of each command of the game, as its seat sees it."""
+    return [{"type": "hint_given", "seat": 1, "command": command} for command in command_samples(game)]
+
+
 def every_sample() -> list[tuple[str, Event | dict[str, Any]]]:
-    return [("skull", event) for event in TABLE_SAMPLES] + [
-        (game, event) for game, events in SAMPLES.items() for event in events
+    """The table's events (at the first game's table), then every game's played events and hints."""
+    first = game_names()[0]
+    return [(first, event) for event in TABLE_SAMPLES] + [
+        (game, event) for game in game_names() for event in [*event_samples(game), *hint_samples(game)]
     ]
 
 
@@ -164,9 +113,9 @@ def assert_sentence(game: str, event: dict[str, Any], lang: str, **kwargs: Any) 
 
 
 @pytest.mark.parametrize("game", game_names())
-def test_every_event_type_of_every_game_has_a_sample_here(game: str) -> None:
+def test_the_sampled_games_reach_every_event_type_of_every_game(game: str) -> None:
     types = {tag(cls) for cls in get_args(table_for(game).rules.event_type)}
-    assert types and types == {tag(event) for event in SAMPLES[game]}
+    assert types and types == event_tags(game) == {tag(event) for event in event_samples(game)}
 
 
 def test_every_table_event_and_every_announced_lifecycle_event_has_a_sample_here() -> None:
@@ -180,7 +129,7 @@ def test_every_event_of_every_game_and_the_table_has_a_whole_sentence_in_every_l
     lang: str, game: str, event: Event | dict[str, Any]
 ) -> None:
     assert_sentence(game, shown(event), lang)
-    if not isinstance(event, dict) and game in SAMPLES:
+    if not isinstance(event, dict) and tag(event) in event_tags(game):
         for viewer in (0, 1, None):
             assert_sentence(game, shown(table_for(game).redact(event, viewer, finished=False)), lang)
 
@@ -195,7 +144,7 @@ def test_the_languages_say_different_things_not_english_everywhere() -> None:
 
 
 def say(game: str, event: Event | dict[str, Any], viewer: int | None = 0, lang: str = "en", **kw: Any) -> str:
-    if not isinstance(event, dict) and game in SAMPLES:
+    if not isinstance(event, dict) and tag(event) in event_tags(game):
         event = table_for(game).redact(event, viewer, finished=False)
     return narrate(game, shown(event), NAMES, lang, **kw)
 
@@ -300,25 +249,28 @@ def test_a_bot_and_a_timeout_show_in_the_sentence_of_the_seats_own_action() -> N
 
 
 BOT = {"en": "bot", "pl": "bot", "fr": "robot", "tr": "bot"}  # the page's word for a bot, as the log's
-ACTIONS = {
-    "skull": ["disc_placed", "bid_made", "player_passed", "disc_lost"],
-    "six-nimmt": ["card_drafted", "card_selected", "row_taken"],
-    "skull-king": ["bid_placed", "card_played"],
-}
 
 
+def own_actions(game: str) -> list[tuple[Event, bool]]:
+    """Every played event of ``game`` (the table's too) with whether it is a seat's own action: the
+    first event a seat's command makes, about that seat ("Ada bids 3"); its consequences, other
+    seats' and the table's events are not."""
+    return [
+        (event, seat is not None and index == 0 and getattr(event, "seat", None) == seat)
+        for seat, events in ((step.seat, step.events) for step in steps(game))
+        for index, event in enumerate(events)
+    ]
+
+
+@pytest.mark.parametrize("game", game_names())
 @pytest.mark.parametrize("lang", LANGUAGES)
-def test_by_marks_every_kind_of_own_action_in_every_language_and_nothing_else(lang: str) -> None:
-    for game, event in every_sample():
+def test_by_marks_every_kind_of_own_action_in_every_language_and_nothing_else(game: str, lang: str) -> None:
+    played = own_actions(game)
+    assert any(own for _, own in played), f"{game}: no seat's own action was played"
+    for event, own in played + [(event, False) for event in TABLE_SAMPLES]:
         plain = narrate(game, shown(event), NAMES, lang)
         bot = narrate(game, shown(event), NAMES, lang, by="bot")
         late = narrate(game, shown(event), NAMES, lang, by="timeout")
-        own = (
-            game in SAMPLES
-            and tag(event) in ACTIONS[game]
-            and shown(event).get("reason", "chosen") == "chosen"
-            and shown(event).get("chosen", True)
-        )
         if own:
             assert f"({BOT[lang]})" in bot and late not in (plain, bot), (game, event)
         else:
@@ -444,30 +396,11 @@ def test_a_hint_names_the_suggested_move_only_where_the_viewer_may_see_it(lang: 
     assert "2" not in hidden and "2" in shown
 
 
-COMMAND_SAMPLES: dict[str, list[dict[str, Any]]] = {  # one of each command a hint may suggest
-    "skull": [
-        {"type": "place_disc", "disc": "flower"},
-        {"type": "bid", "count": 3},
-        {"type": "pass"},
-        {"type": "flip", "seat": 2},
-        {"type": "discard_pick", "position": 0},
-        {"type": "discard_own", "disc": "skull"},
-        {"type": "choose_first_player", "seat": 3},
-    ],
-    "six-nimmt": [
-        {"type": "select_card", "card": 61},
-        {"type": "choose_row", "row": 2},
-        {"type": "draft_card", "card": 17},
-    ],
-    "skull-king": [{"type": "bid", "tricks": 2}, {"type": "play_card", "card": "red-7"}],
-}
-
-
-@pytest.mark.parametrize("game", sorted(COMMAND_SAMPLES))
+@pytest.mark.parametrize("game", game_names())
 @pytest.mark.parametrize("lang", LANGUAGES)
 def test_every_command_a_hint_may_suggest_is_said_in_words_not_by_its_wire_name(game: str, lang: str) -> None:
-    tags = {command.__struct_config__.tag for command in get_args(table_for(game).command_type)}
-    assert {sample["type"] for sample in COMMAND_SAMPLES[game]} == tags  # every command has a sample
-    for command in COMMAND_SAMPLES[game]:
+    samples = command_samples(game)
+    assert {sample["type"] for sample in samples} == command_tags(game)  # every command was played
+    for command in samples:
         said = narrate(game, {"type": "hint_given", "seat": 0, "command": command}, NAMES, lang)
         assert "_" not in said and not PLACEHOLDER.search(said), (command, said)
