@@ -19,10 +19,21 @@ from bots import Bot, bot_for, choose
 from domain.games import GameSpec, game_names, spec, specs, table_for
 from domain.kernel import Command, Deciders, Event, Evolvers, Options, Rejected, Rules
 from domain.table import TABLE_EVENTS
-from projections.registry import GameViews, views_for
+from projections.narration import narrate
+from projections.registry import (
+    GameNarration,
+    GameViews,
+    glossary_dir,
+    narration_for,
+    projections_package,
+    views_for,
+)
+from projections.say import Say
 from projections.views import seat_view
+from projections.words import GLOSSARY_PATH, LANGUAGES, glossary_files, merge, read_file
 from services.cli import demo
 from tests.support.play import new_game
+from tests.support.samples import command_samples, event_samples
 
 SPECS = specs()
 GAME_MODULES = ("options", "commands", "events", "state", "decide", "evolve", "legal", "rules")
@@ -227,3 +238,134 @@ def test_a_registered_game_whose_bot_module_lacks_a_part_is_refused_naming_the_g
     with pytest.raises(TypeError) as refused:
         bot_for("botless-skull")
     assert re.search(rf"\bbotless-skull\b.* lacks {part}:", str(refused.value)), refused.value
+
+
+# -- narration and words: projections/<package>/narration.py and glossary/<lang>.json --------------
+
+RULES_SUMMARY = ("lead", "material", "goal", "play.1", "hidden")  # and "end" or "end.1": the rules page
+
+
+def own_key(game: str, key: str) -> bool:
+    """Whether a glossary key is one of ``game``'s own: its title, its sentences, its rules summary."""
+    return key == f"game.{game}" or key.startswith((f"log.{game}.", f"rules.{game}."))
+
+
+def glossary_problems(game: GameSpec) -> list[str]:
+    """What the game's own glossary files lack, each naming the game and the part."""
+    folder = glossary_dir(game.name)
+    keys: dict[str, set[str]] = {}
+    problems = []
+    for lang in LANGUAGES:
+        path = folder / f"{lang}.json"
+        if not path.is_file():
+            problems.append(f"{game.name}: no {lang} glossary file {path}")
+            continue
+        keys[lang] = set(read_file(path))
+        foreign = sorted(key for key in keys[lang] if not own_key(game.name, key))
+        if foreign:
+            problems.append(f"{game.name}: its {lang} glossary has keys not its own: {', '.join(foreign)}")
+    english = keys.get("en", set())
+    for lang, found in keys.items():
+        if found != english:
+            problems.append(
+                f"{game.name}: its {lang} glossary lacks {sorted(english - found)} "
+                f"and has {sorted(found - english)} beyond English"
+            )
+    wanted = [f"game.{game.name}", *(f"rules.{game.name}.{part}" for part in RULES_SUMMARY)]
+    missing = [key for key in wanted if key not in english]
+    if not {f"rules.{game.name}.end", f"rules.{game.name}.end.1"} & english:
+        missing.append(f"rules.{game.name}.end")
+    if missing:
+        problems.append(f"{game.name}: its glossary lacks {', '.join(missing)}")
+    return problems
+
+
+@pytest.mark.parametrize("game", SPECS, ids=by_name)
+def test_each_game_has_its_own_words_in_every_language_in_its_projections_package(game: GameSpec) -> None:
+    assert glossary_problems(game) == []
+
+
+def test_no_game_keeps_its_own_words_in_the_common_glossary() -> None:
+    for lang in LANGUAGES:
+        common = read_file(GLOSSARY_PATH / f"{lang}.json")
+        kept = {(name, key) for name in game_names() for key in common if own_key(name, key)}
+        assert kept == set(), f"{lang}: move these to each game's glossary: {sorted(kept)}"
+
+
+@pytest.mark.parametrize("game", SPECS, ids=by_name)
+def test_each_game_has_a_narration_with_a_sentence_for_each_of_its_events(game: GameSpec) -> None:
+    narration = narration_for(game.name)
+    assert isinstance(narration, GameNarration)
+    assert getattr(narration, "__name__", None) == f"{projections_package(game.name)}.narration"
+    events = {kind.__struct_config__.tag for kind in members(game.rules.event_type)}
+    assert sorted(events - set(narration.SENTENCES)) == [], f"{game.name}: events without a sentence"
+    assert sorted(set(narration.SENTENCES) - events) == [], f"{game.name}: sentences of no event of it"
+
+
+@pytest.mark.parametrize("game", SPECS, ids=by_name)
+def test_each_game_says_its_played_events_and_commands_in_every_language(game: GameSpec) -> None:
+    names = [f"Seat {n}" for n in range(game.max_players_with_options or game.max_players)]
+    for lang in LANGUAGES:
+        for event in event_samples(game.name, per_tag=1):
+            try:
+                sentence = narrate(game.name, msgspec.to_builtins(event), names, lang)
+            except KeyError as missing:
+                raise AssertionError(f"{game.name}: its {lang} glossary lacks {missing}") from None
+            assert sentence != event.__struct_config__.tag, f"{game.name}: no sentence for {event}"
+        for command in command_samples(game.name):
+            said = narration_for(game.name).describe_command(Say(lang, game.name, names), command)
+            assert said, f"{game.name}: describe_command does not say {command} in {lang}"
+
+
+def _register_renamed_skull(monkeypatch: pytest.MonkeyPatch, name: str, **changes: Any) -> None:
+    """Skull's rules under another name (registered until the test ends), with ``changes`` to its spec."""
+    import dataclasses
+
+    from domain import games
+
+    monkeypatch.setattr(games, "GAMES", list(games.GAMES))  # undone after the test: no game stays
+    monkeypatch.setattr(games, "_BY_NAME", dict(games._BY_NAME))
+    skull = spec("skull")
+    rules = type("Renamed", (type(skull.rules),), {"name": name})()
+    games.register(dataclasses.replace(skull, name=name, rules=rules, **changes))
+
+
+@pytest.mark.parametrize("part", ["narration", "SENTENCES", "describe_command"])
+def test_a_registered_game_whose_narration_lacks_a_part_is_refused_naming_the_game_and_the_part(
+    part: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A game whose projections package has no narration module, or one without ``part``."""
+    import sys
+
+    package = types.ModuleType(f"mute_{part.lower()}_views")
+    package.__path__ = []  # a package: its narration is package.narration
+    for function in ("view", "public", "own", "player_public", "scoreboard"):
+        setattr(package, function, getattr(views_for("skull"), function))
+    monkeypatch.setitem(sys.modules, package.__name__, package)
+    if part != "narration":
+        narration = types.ModuleType(f"{package.__name__}.narration")
+        skull = narration_for("skull")
+        for hook in ("SENTENCES", "describe_command"):
+            if hook != part:
+                setattr(narration, hook, getattr(skull, hook))
+        monkeypatch.setitem(sys.modules, narration.__name__, narration)
+    name = f"mute-{part.lower().replace('_', '-')}"
+    _register_renamed_skull(monkeypatch, name, views_module=package.__name__)
+    assert isinstance(views_for(name), GameViews)
+    with pytest.raises(TypeError) as refused:
+        narration_for(name)
+    expected = "has no narration" if part == "narration" else f"lacks {part}"
+    assert re.search(rf"\b{name}\b.*{expected}", str(refused.value)), refused.value
+
+
+def test_a_game_whose_glossary_is_another_games_is_named_with_the_words_it_lacks(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    _register_renamed_skull(monkeypatch, "wordless-skull")  # its projections: Skull's, and their words
+    problems = glossary_problems(spec("wordless-skull"))
+    assert any(
+        p.startswith("wordless-skull: its en glossary has keys not its own: game.skull") for p in problems
+    )
+    assert any(p.startswith("wordless-skull: its glossary lacks game.wordless-skull") for p in problems)
+    with pytest.raises(ValueError, match="is in both"):  # two games, one glossary: refused at load
+        merge(glossary_files("en"))
