@@ -8,12 +8,12 @@ from typing import Any
 import msgspec
 import pytest
 
-from domain.games import table_for
+from domain.games import specs, table_for
 from projections.views import seat_view
 from services.cli.demo import play_game
 from tests.api.conftest import Api, practice
 
-GAMES = [("skull", 4), ("six-nimmt", 3), ("skull-king", 3)]
+GAMES = [(game.name, game.default_players) for game in specs()]
 
 
 def finished_game(api: Api, game: str, players: int, seed: int) -> dict[str, Any]:

@@ -9,14 +9,14 @@ from typing import Any
 import pytest
 
 from bots import choose
-from domain.games import table_for
+from domain.games import specs, table_for
 from domain.table import HintGiven
 from services.history.folding import advance
 from services.history.verify import verify_export
 from services.store.event_store import SyncEventStore
 from tests.api.conftest import Api, practice
 
-GAMES = [("skull", 3), ("six-nimmt", 3), ("skull-king", 3)]
+GAMES = [(game.name, game.default_players) for game in specs()]
 
 
 def hint(api: Api, game_id: str, seat: int, **params: Any) -> Any:
@@ -137,12 +137,12 @@ def shown_hints(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2, 3, 5, 8])  # replayable seeds: tables, moves, hint timing
-@pytest.mark.parametrize("game", [g for g, _ in GAMES])
+@pytest.mark.parametrize(("game", "players"), GAMES)
 def test_no_other_seat_nor_a_spectator_sees_the_hinted_move_while_the_game_runs(
-    fake_api: Api, seed: int, game: str
+    fake_api: Api, seed: int, game: str, players: int
 ) -> None:
     api = fake_api
-    game_id = api.started(game, 3, **practice(game, seed))
+    game_id = api.started(game, players, **practice(game, seed))
     rng = random.Random(seed)
     asked: set[int] = set()
     for _ in range(1 + seed % 4):  # a few moves, then a hint
@@ -156,7 +156,7 @@ def test_no_other_seat_nor_a_spectator_sees_the_hinted_move_while_the_game_runs(
         own = api.view(game_id, seat)
         api.send(game_id, seat, choose(game, own, rng), expected_version=own["version"])
     running = api.view(game_id)["status"] == "playing"
-    for viewer in (None, 0, 1, 2):
+    for viewer in (None, *range(players)):
         headers = api.auth(game_id, viewer) if viewer is not None else {}
         page = api.client.get(f"/games/{game_id}/events", headers=headers, params={"limit": 1000}).json()
         for event in shown_hints(page["events"]):
@@ -168,7 +168,7 @@ def test_no_other_seat_nor_a_spectator_sees_the_hinted_move_while_the_game_runs(
     # live updates carry views: at every version since the first hint, no other seat's view (nor the
     # spectator's) holds anything of a hint but which seats asked for one
     head = api.head(game_id)
-    for viewer in (None, 0, 1, 2):
+    for viewer in (None, *range(players)):
         for version in range(head - 3, head + 1):
             view = api.view(game_id, viewer, at=version)
             assert set(view["hints_used"]) <= asked

@@ -17,24 +17,32 @@ from bots import bot_for
 from bots.determinise import sample
 from bots.levels import ARENA_LEVELS, LEVELS, Advice, advise
 from bots.search import CPU_SECONDS, PRODUCTION, Budget, search
+from domain.games import specs
 from domain.table import TableState
 from projections.views import seat_view
 from tests.support.play import Game, new_game
+from tests.support.samples import option_variants
 
 QUICK = Budget(simulations=2, cpu_seconds=0.05)  # a small strong budget: the tests' own
 
-VARIANTS: list[tuple[str, int, dict[str, Any]]] = [
-    ("skull", 3, {}),
-    ("skull", 4, {"reveal_all_own_first": True}),
-    ("skull", 5, {"last_chance": True, "first_after_elimination": "left_neighbour"}),
-    ("skull", 7, {"two_sets": True}),
-    ("six-nimmt", 2, {"rounds": 1}),
-    ("six-nimmt", 4, {"end_score": 20, "end_compare": "ge"}),
-    ("six-nimmt", 3, {"tactical": True, "rounds": 1}),
-    ("skull-king", 2, {}),
-    ("skull-king", 4, {"scoring": "classic", "character_lead_no_suit": True}),
-    ("skull-king", 5, {"scary_mary_escape_counts_as_pirate": True}),
-]
+
+def variants() -> list[tuple[str, int, dict[str, Any]]]:
+    """Every game in each of its option variants (``tests.support.samples.option_variants``), at
+    table sizes spread over its range: the smallest with the default options, one more with each
+    next variant, and beyond ``max_players`` with the option that widens the table."""
+    found = []
+    for game in specs():
+        sizes = game.max_players - game.min_players + 1
+        for index, options in enumerate(option_variants(game.name)):
+            players = game.min_players + index % sizes
+            if game.widening_option and options.get(game.widening_option):
+                players = game.max_players + 1
+            found.append((game.name, players, options))
+    return found
+
+
+VARIANTS = variants()
+DEFAULT_TABLES = [(game.name, game.default_players) for game in specs()]
 
 
 def play_levels(g: Game, levels: list[str], rng: random.Random, budget: Budget = QUICK) -> list[Advice]:
@@ -65,9 +73,8 @@ def test_every_level_plays_only_legal_moves_to_the_end_of_every_variant(
 
 
 def test_a_strong_bot_at_the_production_budget_finishes_a_game_of_each_kind_legally() -> None:
-    for game, players in (("skull", 3), ("six-nimmt", 2), ("skull-king", 2)):
-        options = {"rounds": 1} if game == "six-nimmt" else {}
-        g = new_game(game, players, options, seed="production")
+    for game, players in ((game.name, game.min_players) for game in specs()):
+        g = new_game(game, players, seed="production")
         play_levels(g, ["strong", *["normal"] * (players - 1)], random.Random(7), PRODUCTION)
         assert g.state.winners
 
@@ -86,7 +93,7 @@ def consistent_states(g: Game, seat: int, view: dict[str, Any], count: int) -> l
     return states
 
 
-@pytest.mark.parametrize(("game", "players"), [("skull", 4), ("six-nimmt", 4), ("skull-king", 3)])
+@pytest.mark.parametrize(("game", "players"), DEFAULT_TABLES)
 def test_a_bot_chooses_the_same_whatever_hidden_state_lies_behind_its_view(game: str, players: int) -> None:
     """The bot gets the seat's view and nothing else: for hidden states (other hands, undealt
     cards, face-down discs) drawn anew but consistent with that view, with the same seed, every
@@ -113,7 +120,7 @@ def test_a_strong_move_stays_within_its_cpu_budget() -> None:
     """Reported, and asserted with a generous bound: the cap is checked between samples, so a move
     may overrun it by at most one sample's rollouts."""
     spent = []
-    for number, (game, players) in enumerate((("skull", 4), ("six-nimmt", 4), ("skull-king", 4)), 1):
+    for number, (game, players) in enumerate(DEFAULT_TABLES, 1):
         rng = random.Random(game)
         g = new_game(game, players, seed=f"cpu-{game}")
         for _ in range(60):
@@ -221,7 +228,7 @@ def test_a_strong_advice_shares_its_simulations_among_the_candidates() -> None:
     assert advice.reason is not None
 
 
-PROPERTY_GAMES = [("skull", 4, {}), ("six-nimmt", 4, {"rounds": 1}), ("skull-king", 3, {})]
+PROPERTY_GAMES = [(game, players, {}) for game, players in DEFAULT_TABLES]
 
 
 def random_view(game: str, players: int, options: dict[str, Any], seed: int) -> dict[str, Any] | None:

@@ -10,7 +10,7 @@ import msgspec
 import pytest
 
 from domain.accounts import AccountBanned, AccountRegistered, AccountUnbanned, TokenIssued, fold
-from domain.games import table_for
+from domain.games import specs, table_for
 from domain.kernel import Conflict, Rejected
 from domain.table import SeedRevealed, TableClosed
 from services.history.export import build_export
@@ -20,7 +20,7 @@ from tests.support.online import online_game
 from tests.support.play import seeds_from
 from tests.support.recorded import RecordedGame
 
-GAMES = [("skull", 4), ("six-nimmt", 4), ("skull-king", 3)]
+GAMES = [(game.name, game.default_players) for game in specs()]
 
 
 def close(g: RecordedGame, reason: str = "stuck", operator: str = "admin") -> list[object]:

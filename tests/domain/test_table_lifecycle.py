@@ -15,6 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from domain.fairness import Chance
+from domain.games import specs
 from domain.kernel import Conflict
 from domain.six_nimmt.cards import bullheads_of
 from domain.skull.commands import ChooseFirstPlayer, DiscardOwn
@@ -25,9 +26,12 @@ from services.history.records import decode_stored
 from services.history.verify import parse_entries, verify_export
 from tests.support.online import TIMERS, leave, online_game, play_online, time_out, timed_out_with
 from tests.support.recorded import RecordedGame
+from tests.support.samples import option_variants
 
 GOLDEN = Path(__file__).parent.parent / "support" / "golden"
-GAMES = [("skull", 4, {}), ("six-nimmt", 4, {}), ("six-nimmt", 3, {"tactical": True}), ("skull-king", 3, {})]
+GAMES = [  # every game at its default table, with each value of each of its boolean and choice options
+    (game.name, game.default_players, options) for game in specs() for options in option_variants(game.name)
+]
 
 
 def _until(g: RecordedGame, reached: Callable[[RecordedGame], bool], rng: random.Random) -> bool:
