@@ -19,10 +19,12 @@ import redis
 import redis.asyncio as aioredis
 from hypothesis import HealthCheck, settings
 
+from domain.games import register
 from domain.kernel import Event
 from services.history.records import GENESIS_HASH, CommandRecord, Entry, encode_batch
 from services.store.embedded import EmbeddedRedis
 from services.store.event_store import EventStore, SyncEventStore
+from tests.games import high_card
 from tests.support.cluster import LocalCluster
 
 pytest_plugins = ["tests.support.budget"]
@@ -31,6 +33,14 @@ pytest_plugins = ["tests.support.budget"]
 # busy processes a bot worker 10 lower (the production default, docs/bots.md) gets about 1% of a
 # core, and a test waiting on bots would measure the machine's load, not the service.
 os.environ.setdefault("TABLESTREAM_BOT_NICENESS", "0")
+
+# The tests' own fourth game (tests/games/high_card) is registered like the real three, here for
+# this process and through TABLESTREAM_EXTRA_GAMES for every server a test starts, so every suite
+# about "every game" plays it too: a game needs nothing outside its own package.
+register(high_card.SPEC)
+os.environ["TABLESTREAM_EXTRA_GAMES"] = "tests.games.high_card"
+_ROOT = str(Path(__file__).resolve().parent.parent)
+os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [_ROOT, os.environ.get("PYTHONPATH")]))
 
 # -- tiers: every test that needs a real server or a browser is marked so, whatever its module says ----
 

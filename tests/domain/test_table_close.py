@@ -29,21 +29,28 @@ def close(g: RecordedGame, reason: str = "stuck", operator: str = "admin") -> li
     return list(g.record(CommandRecord(id=f"close-{len(g.entries)}", kind="close", body=body), events))
 
 
-def play(g: RecordedGame, moves: int, rng: random.Random) -> None:
-    for _ in range(moves):
+def play(g: RecordedGame, moves: int, rng: random.Random) -> int:
+    """Up to ``moves`` random legal moves; how many were played before the game ended."""
+    for played in range(moves):
         if g.state.status != "playing":
-            return
+            return played
         seat = rng.choice(sorted(g.table.to_act(g.state)))
         g.act(seat, rng.choice(g.legal(seat)))
+    return moves
+
+
+def game_length(game: str, players: int, seed: int) -> int:
+    """How many moves the seeded random game of ``play`` lasts to its end."""
+    return play(online_game(game, players, seed=seed), 100_000, random.Random(seed))
 
 
 @pytest.mark.parametrize(("game", "players"), GAMES)
 @pytest.mark.parametrize("seed", [1, 2, 3])
 def test_a_table_closed_mid_game_reveals_its_seeds_and_verifies(game: str, players: int, seed: int) -> None:
+    length = game_length(game, players, seed)
     g = online_game(game, players, seed=seed)
-    rng = random.Random(seed)
-    play(g, rng.randrange(5, 60), rng)
-    assert g.state.status == "playing", "these seeds' move counts stop before the game ends"
+    play(g, random.Random(seed * 7919).randrange(1, min(length, 60)), random.Random(seed))
+    assert g.state.status == "playing"
     current = g.table.rules.current_round(g.state.game_state)
 
     events = close(g, "  abusive chat ", "0123456789abcdef")
