@@ -45,7 +45,11 @@ class GameSpec:
     the table size the demo, the CLI and the bots' arena use when none is given.
     ``lower_score_wins``: the player with the fewest points wins (6 nimmt!'s bullheads); ratings,
     rankings and every score list read it. ``option_notes``: one sentence per table option, shown
-    beside the option in the lobby and served by ``GET /games/options``.
+    beside the option in the lobby and served by ``GET /games/options``. ``draws``: every label the
+    game draws with from its ``Chance`` (``uniform`` or ``shuffle``), with the draw in words (the
+    round it uses, what it decides, the canonical order of what is shuffled); served by
+    ``GET /games/options`` so anyone can re-derive an outcome, and held to the game's actual draws by
+    ``tests/test_registry.py``.
     ``max_players_with_options``: the largest table an option allows, when one widens the range, and
     ``widening_option`` that boolean option (Skull: 12 players with ``two_sets``); the lobby and the
     create schema offer the wider tables with it. ``seat_options``: the table options whose value is
@@ -66,6 +70,7 @@ class GameSpec:
     lower_score_wins: bool = False
     replay_cut: ReplayCut
     option_notes: Mapping[str, str]
+    draws: Mapping[str, str]
     max_players_with_options: int | None = None
     widening_option: str = ""  # the boolean option allowing max_players_with_options: "two_sets"
     seat_options: frozenset[str] = frozenset()  # options whose value is a seat: "first_player"

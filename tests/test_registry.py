@@ -16,6 +16,7 @@ import msgspec
 import pytest
 
 from bots import Bot, bot_for, choose
+from domain.fairness import Chance
 from domain.games import GameSpec, game_names, spec, specs, table_for
 from domain.kernel import Command, Deciders, Event, Evolvers, Options, Rejected, Rules
 from domain.table import TABLE_EVENTS
@@ -32,8 +33,10 @@ from projections.say import Say
 from projections.views import seat_view
 from projections.words import GLOSSARY_PATH, LANGUAGES, glossary_files, merge, read_file
 from services.cli import demo
+from services.history.records import CommandRecord
+from tests.support.online import online_game
 from tests.support.play import new_game
-from tests.support.samples import command_samples, event_samples
+from tests.support.samples import command_samples, event_samples, option_variants
 
 SPECS = specs()
 GAME_MODULES = ("options", "commands", "events", "state", "decide", "evolve", "legal", "rules")
@@ -85,6 +88,7 @@ def test_a_spec_whose_rules_go_by_another_name_is_refused() -> None:
             default_players=3,
             replay_cut=spec("skull-king").replay_cut,
             option_notes={},
+            draws={},
         )
 
 
@@ -369,3 +373,42 @@ def test_a_game_whose_glossary_is_another_games_is_named_with_the_words_it_lacks
     assert any(p.startswith("wordless-skull: its glossary lacks game.wordless-skull") for p in problems)
     with pytest.raises(ValueError, match="is in both"):  # two games, one glossary: refused at load
         merge(glossary_files("en"))
+
+
+# -- draws: every label a game draws with is declared, with its words, in its spec --------------------
+
+
+@pytest.mark.parametrize("game", SPECS, ids=by_name)
+def test_every_draw_a_game_makes_is_declared_in_its_spec_with_its_words(
+    game: GameSpec, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Seeded random games of every option variant and table size, their timeouts' defaults too."""
+    drawn: set[str] = set()
+    stream = Chance.stream
+
+    def recorded(chance: Chance, round_number: int, label: str) -> Any:
+        drawn.add(label)
+        return stream(chance, round_number, label)
+
+    monkeypatch.setattr(Chance, "stream", recorded)
+    for seed in range(12):
+        rng = random.Random(f"draws-{game.name}-{seed}")
+        variants = option_variants(game.name)
+        options = variants[seed % len(variants)]
+        # the default options at every table size; a variant at the table the rules accept it at
+        players = rng.randint(game.min_players, game.max_players) if not options else game.default_players
+        timers = {"turn_seconds": 60, "expire_minutes": 30, "takeover_after": 100}  # no bot takes over
+        g = online_game(game.name, players, options, seed=seed, timers=timers)
+        while g.state.status == "playing":
+            seat = rng.choice(sorted(g.table.to_act(g.state)))
+            default = g.table.default_command(g.state, seat, g.seeds)
+            if default is not None and rng.random() < 0.3:
+                g.record(
+                    CommandRecord(id=f"t{len(g.entries)}", kind="timeout", seat=seat, body={}),
+                    g.table.timeout(g.state, seat, default, g.seeds),
+                )
+            else:
+                g.act(seat, rng.choice(g.legal(seat)))
+    undeclared = sorted(drawn - set(game.draws))
+    assert undeclared == [], f"{game.name} draws with {undeclared} but its spec's draws do not say so"
+    assert all(words.strip() for words in game.draws.values())

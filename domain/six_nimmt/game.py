@@ -22,6 +22,12 @@ SPEC = GameSpec(
         step_opens={"draft_opened": "draft", "cards_dealt": "turn", "card_selected": "turn"},
         step_closes=frozenset({"draft_completed", "cards_revealed"}),
     ),
+    draws={
+        "deal": "each round: a shuffle of 1..104 ascending; seat i gets cards [10i, 10i + 10), the rows "
+        "start with [10n + k], the rest is unused",
+        "first-drafter": "tactical, round 1: uniform(players), the first to draft; "
+        "then the next seat each round",
+    },
     option_notes={
         "end_score": "The game ends after the round in which someone's bullheads pass this total.",
         "end_compare": "'gt': more than the end score ends the game (seed); 'ge': reaching it does.",

@@ -28,6 +28,13 @@ SPEC = GameSpec(
             "challenge_started": "challenge",
         },
     ),
+    draws={
+        "first-player": "round 1: uniform(players), the seat that starts, unless the table names one",
+        "discard": "the round: a shuffle of the challenger's discs for the blind draw of the one he loses "
+        "(hand and mat together, flowers first, then skulls)",
+        "timeout-discard": "the round: uniform(discs owned), the disc lost by a challenger whose time ran "
+        "out on his own skull (his discs, flowers first, then skulls)",
+    },
     option_notes={
         "two_sets": "Combine two boxes: 3 to 12 players instead of 3 to 6 (each still has 4 discs).",
         "reveal_all_own_first": "The challenger turns his whole own stack, even beyond his bid (PL/TR).",

@@ -21,6 +21,12 @@ SPEC = GameSpec(
         step_opens={"cards_dealt": "bidding", "card_played": "trick"},
         step_closes=frozenset({"trick_won"}),
     ),
+    draws={
+        "first-dealer": "round 1: uniform(players), the dealer of round 1; the dealer moves left each round",
+        "deal": "round r: a shuffle of the deck (yellow, red, blue, black 1-13, escapes 1-5, pirates 1-5, "
+        "mermaids 1-2, scary-mary, skull-king); card i goes to seat (dealer + 1 + i) % n for the first "
+        "r * n cards, the rest is unused",
+    },
     option_notes={
         "scoring": "'seed': an exact bid scores 20 per trick plus 10 x round; 'classic': 20 per trick.",
         "character_lead_no_suit": "A Pirate, Mermaid or Skull King led means the trick has no suit.",

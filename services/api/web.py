@@ -152,6 +152,7 @@ def options_schema() -> dict[str, Any]:
                 "blurb": game.blurb,
                 "package": game.package,
                 "lower_score_wins": game.lower_score_wins,
+                "draws": dict(game.draws),
                 "players": players,
                 "options": [
                     *(_option(game.name, name, prop) for name, prop in properties.items()),

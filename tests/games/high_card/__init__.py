@@ -31,6 +31,7 @@ SPEC = GameSpec(
         step_opens={"cards_dealt": "trick", "card_played": "trick"},
         step_closes=frozenset({"trick_won"}),
     ),
+    draws={"deal": "each round: a shuffle of 1..24; seat s gets cards [3s, 3s + 3), the rest is set aside"},
     option_notes={"rounds": "How many rounds are played; three tricks a round."},
     rules_module="tests.games.high_card.rules",
     views_module="tests.games.high_card.views",
