@@ -184,15 +184,33 @@ def test_the_real_preloads_are_closed_under_static_imports(path: str) -> None:
     assert snapshot.page_module(path) in chosen
 
 
-def test_every_game_has_its_client_module_where_the_shell_expects_it() -> None:
-    from domain.games import game_names
+def test_the_shell_preloads_a_games_own_board_module_where_the_client_finds_it_by_its_package() -> None:
+    from domain.games import specs
 
     snapshot = AssetTree(STATIC_DIR).current()
-    table = (STATIC_DIR / "js" / "table.js").read_text()
-    for game in game_names():
-        assert game_module(game) in snapshot.files
-        module = Path(game_module(game)).stem
-        assert f'"{game}": "{module}"' in table or f'{game}: "{module}"' in table
+    loader = snapshot.files["js/game_board.js"].body.decode()
+    assert "`./games/${name}.js`" in loader and 'const DEFAULT = "default";' in loader
+    assert "js/games/default.js" in snapshot.files  # the board of a game without its own
+    boards = [spec for spec in specs() if f"js/games/{spec.package}.js" in snapshot.files]
+    assert boards
+    for spec in boards:
+        assert game_module(spec.name) == f"js/games/{spec.package}.js"
+
+
+def test_every_board_module_that_says_it_has_a_stylesheet_has_one_where_the_client_links_it() -> None:
+    snapshot = AssetTree(STATIC_DIR).current()
+    boards = [path for path in snapshot.files if re.fullmatch(r"js/games/\w+\.js", path)]
+
+    def text(path: str) -> str:
+        return snapshot.files[path].body.decode()
+
+    styled = [path for path in boards if "export const stylesheet = true;" in text(path)]
+    assert "js/games/default.js" in styled
+    for path in styled:
+        css = f"css/games/{Path(path).stem}.css"
+        assert css in snapshot.files and snapshot.files[css].media_type.startswith("text/css"), css
+    sheets = [path for path in snapshot.files if path.startswith("css/games/")]
+    assert all(f"js/games/{Path(css).stem}.js" in styled for css in sheets)  # none left unlinked
 
 
 def test_the_data_preloaded_for_a_page_is_what_its_module_fetches_at_once() -> None:
@@ -202,4 +220,5 @@ def test_the_data_preloaded_for_a_page_is_what_its_module_fetches_at_once() -> N
         assert module in snapshot.files
         for url in urls:
             assert f'api("{url}")' in api
-    assert "games.options()" in snapshot.files["js/lobby.js"].body.decode()
+    assert "games.options()" in snapshot.files["js/game_info.js"].body.decode()  # read once per page load
+    assert "js/game_info.js" in snapshot.imports["js/lobby.js"]

@@ -82,6 +82,22 @@ def test_an_older_version_gets_todays_file_revalidated_never_immutable(web: Api)
     assert web.client.get(f"{prefix_of(web)}/js/missing.js").status_code == 404
 
 
+def test_a_games_stylesheet_and_the_default_board_are_served_as_every_asset_and_a_missing_board_is_404(
+    web: Api,
+) -> None:
+    prefix = prefix_of(web)
+    served = (("css/games/skull_king.css", "text/css"), ("js/games/default.js", "text/javascript"))
+    for path, media_type in served:
+        response = web.client.get(f"{prefix}/{path}", headers=GZIP)
+        assert response.status_code == 200 and response.headers["content-type"].startswith(media_type)
+        assert response.headers["cache-control"] == "public, max-age=31536000, immutable"
+        assert response.headers["content-encoding"] == "gzip"
+        assert response.headers["vary"] == "Accept-Encoding"
+        assert response.content == (STATIC_DIR / path).read_bytes()
+    # what the board loader asks before it plays a game on the default board (js/game_board.js)
+    assert web.client.head(f"{prefix}/js/games/no_such_game.js").status_code == 404
+
+
 def test_the_shell_is_revalidated_gzipped_and_304_when_unchanged(web: Api) -> None:
     page = web.client.get("/", headers=GZIP)
     assert page.headers["cache-control"] == "no-cache" and page.headers["content-encoding"] == "gzip"

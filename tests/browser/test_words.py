@@ -18,6 +18,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from bots import choose
+from domain.games import specs
 from projections.words import GLOSSARY
 from tests.browser.conftest import Server
 from tests.browser.http_games import played_by_server_bots
@@ -27,7 +28,7 @@ from tests.support.waiting import Deadline, wait_until
 pytestmark = pytest.mark.browser
 
 GAMES = ("skull", "six-nimmt", "skull-king")
-TITLES = {"skull": "Skull", "six-nimmt": "6 nimmt!", "skull-king": "Skull King"}
+TITLES = {game.name: game.title for game in specs()}
 PLACEHOLDER = re.compile(r"\{\w+\}")
 # Every text node the page shows, with the placeholders and labels a screen reader reads.
 VISIBLE_TEXT = """() => {

@@ -7,7 +7,7 @@ import { chainIntact, headInLog, seedsReach } from "./history_check.js";
 import { checkAgainstExport, download, receiptsOf } from "./receipts.js";
 import { checkGameLeaves, checkLog } from "./tlog.js";
 import { lang, t, onLangChange } from "./i18n.js";
-import { TITLES } from "./names.js";
+import { gamesKnown, gameTitle } from "./game_info.js";
 import { h, mount } from "./ui.js";
 
 const CHAIN_LENGTH = 64;
@@ -186,6 +186,7 @@ function fileCheck(id) {
 }
 
 export async function render(main, id) {
+  await gamesKnown(); // the games' titles (game_info.js)
   let doc;
   const handed = fileCheck(id);
   let listed = null; // the game's disputes, when this viewer may see them
@@ -281,7 +282,7 @@ export async function render(main, id) {
     if (logState && logState.log.kind !== "unavailable") results.push(!["fork", "bad_signature"].includes(logState.log.kind));
     const ok = results.filter((r) => r === true).length;
     mount(main, h("div", { class: "audit" },
-      h("div", { class: "table-head" }, h("h1", { text: `${t("audit.title")} · ${TITLES[doc.game] || doc.game}` }),
+      h("div", { class: "table-head" }, h("h1", { text: `${t("audit.title")} · ${gameTitle(doc.game)}` }),
         h("span", { class: `badge ${doc.status}`, text: t("status." + doc.status) }),
         h("a", { class: "button small ghost", href: `/tables/${id}`, "data-nav": "", text: "↩" })),
       h("section", { class: "panel" },

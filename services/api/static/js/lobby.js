@@ -2,7 +2,7 @@
 // register or log in (a logged-in browser sits down as its account).
 import { games, ApiError } from "./api.js";
 import { t, onLangChange } from "./i18n.js";
-import { TITLES } from "./names.js";
+import { blurb, gameTitle, loadGames } from "./game_info.js";
 import { turnBasedChoice } from "./lobby_turn_based.js";
 import { optionField, seatChoices } from "./option_texts.js";
 import { h, mount, randomHex, store, toast } from "./ui.js";
@@ -11,12 +11,6 @@ import { followLobby } from "./lobby_live.js";
 import { closeQuickPlay, quickPlayPanel, resumeQuickPlay } from "./quickplay.js";
 import { account, accountError, joinRefused, login, logout, onAccountChange, playerHref, register, setPassword,
   whoami } from "./account.js";
-
-const BLURBS = {
-  skull: "✿ ☠",
-  "six-nimmt": "104 · ▼",
-  "skull-king": "☀ ♥ ⚓ ☠ ♛",
-};
 
 export function hosted() {
   return store("tablestream.hosted") || [];
@@ -48,7 +42,7 @@ function around(key, name, element) {
 
 export async function render(main) {
   let schema = null;
-  let selected = store("tablestream.game") || "skull";
+  let selected = store("tablestream.game"); // else the first game the server lists (drawForm)
   let latest = null; // the lobby as its live stream last gave it (lobby_live.js)
   let accountMode = "register"; // which form the logged-out account box shows: "register" or "login"
   const formBox = h("section", { class: "panel create", "aria-labelledby": "create-title" });
@@ -130,7 +124,7 @@ export async function render(main) {
       h("p", { class: "signed-in", "data-testid": "signed-in" }, around("account.signedInAs", "name",
         h("a", { href: playerHref(me.name), "data-nav": "", class: "me-name", text: me.name }))),
       ratings.length ? h("ul", { class: "rating-chips", "aria-label": t("account.ratings") },
-        ratings.map(([game, r]) => h("li", { class: "chip" }, h("span", { text: TITLES[game] || game }),
+        ratings.map(([game, r]) => h("li", { class: "chip" }, h("span", { text: gameTitle(game) }),
           h("strong", { text: r.rating.toFixed(1) })))) : h("p", { class: "help spaced", text: t("account.noRatings") }),
     ];
     if (me.has_password === false) parts.push(passwordForm(false));
@@ -138,7 +132,7 @@ export async function render(main) {
       h("summary", { "data-testid": "change-password", text: t("account.changePassword") }), passwordForm(true)));
     parts.push(h("p", { class: "account-actions" },
       h("a", { class: "button small", href: playerHref(me.name), "data-nav": "", text: t("account.yourGames") }),
-      h("a", { class: "button small", href: `/rankings/${selected}`, "data-nav": "", text: t("nav.leaderboards") }),
+      h("a", { class: "button small", href: selected ? `/rankings/${selected}` : "/rankings", "data-nav": "", text: t("nav.leaderboards") }),
       h("button", { type: "button", class: "small ghost", "data-testid": "logout", text: t("account.logout"),
         onclick: async () => {
           try { await logout(); } catch (problem) { toast(problem.message); }
@@ -210,11 +204,11 @@ export async function render(main) {
           h("label", { class: "game-choice" + (g.game === game.game ? " on" : "") },
             h("input", { type: "radio", name: "game", value: g.game, checked: g.game === game.game,
               onchange: () => { selected = g.game; store("tablestream.game", selected); drawForm(); } }),
-            h("span", { class: "game-title", text: t("game." + g.game) }),
-            h("span", { class: "game-blurb", "aria-hidden": "true", text: BLURBS[g.game] || "" }),
+            h("span", { class: "game-title", text: gameTitle(g.game) }),
+            h("span", { class: "game-blurb", "aria-hidden": "true", text: blurb(g.game) }),
             h("span", { class: "game-players", text: playersText(g.players) })),
           h("a", { class: "game-rules", href: `/rules/${g.game}`, "data-nav": "", "data-testid": `rules-${g.game}`,
-            "aria-label": t("lobby.rulesOf", { game: t("game." + g.game) }), text: t("lobby.rules") })))),
+            "aria-label": t("lobby.rulesOf", { game: gameTitle(g.game) }), text: t("lobby.rules") })))),
       h("div", { class: "row2" },
         h("div", { class: "field" }, me ? h("span", { class: "label", text: t("account.playingAs") })
           : h("label", { for: "name", text: t("lobby.name") }), name),
@@ -322,7 +316,7 @@ export async function render(main) {
           h("input", { id: `js-${g.game_id}`, name: "client_seed", maxlength: 64 })));
       return h("li", { class: "table-row", "data-game-id": g.game_id },
         h("div", { class: "table-info" },
-          h("span", { class: "game-title", text: TITLES[g.game] || g.game }),
+          h("span", { class: "game-title", text: gameTitle(g.game) }),
           h("span", { class: `badge ${g.status}`, text: t("status." + g.status) }),
           g.practice ? h("span", { class: "badge", text: t("lobby.practice") }) : null,
           g.turn_based ? h("span", { class: "badge turn-based", "data-testid": "turn-based", text: t("lobby.turnBased") }) : null,
@@ -357,12 +351,13 @@ export async function render(main) {
   // to before anything is awaited: the page load's account check (app.js) may answer first.
   const offAccount = onAccountChange(() => { drawAccount(); drawQuick(); drawForm(); drawList(); });
   try {
-    schema = await games.options();
+    schema = await loadGames(); // GET /games/options, once per page load (game_info.js)
   } catch (error) {
     toast(error.message);
   }
   drawForm();
   drawQuick();
+  drawList(); // the tables' games by their titles, now known
   resumeQuickPlay();
   const off = onLangChange(draw);
   whoami();

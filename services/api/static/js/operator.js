@@ -3,7 +3,7 @@
 // The server refuses the page and every /operator/... route to anyone but an operator (403).
 import { api, disputes as disputeApi } from "./api.js";
 import { t, lang, onLangChange } from "./i18n.js";
-import { TITLES } from "./names.js";
+import { gamesKnown, gameTitle } from "./game_info.js";
 import { h, mount, toast } from "./ui.js";
 
 const FIGURES = ["lag_ms", "tables_waiting", "tables_running", "games_lagging",
@@ -44,6 +44,7 @@ function reasonForm(label, testid, act, cancel) {
 }
 
 export async function render(main) {
+  await gamesKnown(); // the games' titles (game_info.js)
   let me = null;
   let figures = null;
   let tables = null; // null: no search yet
@@ -190,7 +191,7 @@ export async function render(main) {
     const key = `close:${table.game_id}`;
     return h("li", { class: "op-item", "data-testid": "op-table", "data-game-id": table.game_id, "data-status": table.status },
       h("div", { class: "op-line" },
-        h("a", { href: `/tables/${table.game_id}`, "data-nav": "", text: `${TITLES[table.game] || table.game} · ${table.game_id}` }),
+        h("a", { href: `/tables/${table.game_id}`, "data-nav": "", text: `${gameTitle(table.game)} · ${table.game_id}` }),
         h("span", { class: `badge ${table.status}`, "data-testid": "op-table-status", text: t(`status.${table.status}`) })),
       h("p", { class: "muted", text: names || "—" }),
       open && asking !== key ? h("button", { type: "button", class: "small", "data-testid": "op-close",

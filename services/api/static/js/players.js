@@ -2,7 +2,7 @@
 // each with its seats, the result, the rating change and links to the replay and the export.
 import { accounts, ApiError } from "./api.js";
 import { t, lang, onLangChange } from "./i18n.js";
-import { TITLES } from "./names.js";
+import { gameList, gamesKnown, gameTitle } from "./game_info.js";
 import { h, mount } from "./ui.js";
 import { account, playerHref } from "./account.js";
 import { details, offsetOf, pager, provisional, rating } from "./rankings.js";
@@ -20,6 +20,7 @@ function signed(delta) {
 }
 
 export async function render(main, rawName) {
+  await gamesKnown(); // the games, their titles (game_info.js)
   let name;
   try {
     name = decodeURIComponent(rawName);
@@ -42,11 +43,11 @@ export async function render(main, rawName) {
       h("div", { class: "page-head" },
         h("h1", {}, profile.name, mine ? h("span", { class: "badge host", text: t("table.you") }) : null),
         h("p", { class: "muted", text: t("player.lead") })),
-      h("section", { class: "ratings", "aria-label": t("account.ratings") }, Object.keys(TITLES).map((game) => {
+      h("section", { class: "ratings", "aria-label": t("account.ratings") }, gameList().map(({ game }) => {
         const r = profile.ratings[game];
         return h("a", { class: "rating-card" + (r ? "" : " none"), href: `/rankings/${game}`, "data-nav": "",
           "data-game": game, "data-testid": "rating-card", title: r ? details(r) : null },
-          h("span", { class: "game-title", text: TITLES[game] }),
+          h("span", { class: "game-title", text: gameTitle(game) }),
           h("span", { class: "big" }, h("span", { "data-testid": "rating", text: r ? rating(r) : "—" }),
             r && r.provisional ? " " : null, r ? provisional(r) : null),
           h("span", { class: "muted", text: r ? t("rating.ratedGames", { n: r.games }) : t("player.unrated") }));
@@ -84,7 +85,7 @@ export async function render(main, rawName) {
     }
     return h("li", { class: "hist" + (you && you.winner ? " won" : ""), "data-game-id": game.game_id },
       h("div", { class: "hist-head" },
-        h("span", { class: "game-title", text: TITLES[game.game] || game.game }),
+        h("span", { class: "game-title", text: gameTitle(game.game) }),
         you ? h("span", { class: "result", "data-testid": "result" },
           you.winner ? h("span", { class: "trophy", "aria-hidden": "true", text: "🏆︎ " }) : null,
           t("player.place", { rank: you.rank, of: game.seats.length })) : null,

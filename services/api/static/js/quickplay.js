@@ -9,6 +9,7 @@
 // ticket's id (to reopen the waiting screen after a reload).
 import { api, ApiError } from "./api.js";
 import { t } from "./i18n.js";
+import { gameTitle } from "./game_info.js";
 import { h, mount, store, toast } from "./ui.js";
 import { navigate } from "./app.js";
 import { joinRefused } from "./account.js";
@@ -41,11 +42,11 @@ export function quickPlayPanel(schema, name) {
       Array.from({ length: max - min + 1 }, (_, i) => min + i).map((n) =>
         h("option", { value: String(n), selected: n === chosen, text: t("quick.playersN", { n }) })));
     return h("li", { class: "qp-game" },
-      h("span", { class: "game-title", text: t("game." + g.game) }),
-      h("label", { class: "sr-only", for: `qp-players-${g.game}`, text: t("quick.playersOf", { game: t("game." + g.game) }) }),
+      h("span", { class: "game-title", text: gameTitle(g.game) }),
+      h("label", { class: "sr-only", for: `qp-players-${g.game}`, text: t("quick.playersOf", { game: gameTitle(g.game) }) }),
       count,
       h("button", { type: "button", class: "primary", "data-testid": `qp-play-${g.game}`,
-        "aria-label": t("quick.playGame", { game: t("game." + g.game) }), text: t("quick.play"),
+        "aria-label": t("quick.playGame", { game: gameTitle(g.game) }), text: t("quick.play"),
         onclick: (event) => start(g.game, Number(count.value), event.currentTarget) }));
   });
   return h("section", { class: "panel quickplay", "aria-labelledby": "qp-title", "data-testid": "quickplay" },
@@ -134,7 +135,7 @@ function showWaiting(first, opener) {
   }
 
   function draw() {
-    what.textContent = t("quick.what", { game: t("game." + ticket.game), n: ticket.players });
+    what.textContent = t("quick.what", { game: gameTitle(ticket.game), n: ticket.players });
     if (ticket.state === "queued") status.textContent = t("quick.position", { n: ticket.position || 1 });
     else if (ticket.state === "matched" || ticket.state === "seated") status.textContent = t("quick.found");
     drawClock();

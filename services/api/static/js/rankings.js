@@ -1,7 +1,7 @@
 // A game's leaderboard (/rankings/<game>): rated players best first, paged; tabs for the games.
 import { accounts, ApiError } from "./api.js";
 import { t, onLangChange } from "./i18n.js";
-import { TITLES } from "./names.js";
+import { gameList, gamesKnown, gameTitle } from "./game_info.js";
 import { h, mount, store } from "./ui.js";
 import { account, playerHref } from "./account.js";
 
@@ -11,7 +11,6 @@ export const PAGE = 20;
 export const PROVISIONAL_GAMES = 5;
 /** Distinct established opponents a rating must meet first (projections.ratings.PROVISIONAL_OPPONENTS). */
 export const PROVISIONAL_OPPONENTS = 3;
-const GAMES = Object.keys(TITLES);
 
 /** The offset of a page's ?offset= query: a non-negative multiple of the page size. */
 export function offsetOf(search, size) {
@@ -50,8 +49,14 @@ export function details(r) {
 }
 
 export async function render(main, game) {
-  if (!game || !TITLES[game]) {
-    game = TITLES[store("tablestream.game")] ? store("tablestream.game") : GAMES[0];
+  await gamesKnown(); // the games the server offers (game_info.js)
+  const GAMES = gameList().map((g) => g.game);
+  if (!game || (GAMES.length && !GAMES.includes(game))) {
+    if (!GAMES.length) {
+      mount(main, h("p", { class: "panel error", text: t("err.network") }));
+      return null;
+    }
+    game = GAMES.includes(store("tablestream.game")) ? store("tablestream.game") : GAMES[0];
     history.replaceState(null, "", `/rankings/${game}`);
   }
   let offset = offsetOf(location.search, PAGE);
@@ -66,7 +71,7 @@ export async function render(main, game) {
         h("p", { class: "muted", text: t("rating.explain", { games: PROVISIONAL_GAMES, opponents: PROVISIONAL_OPPONENTS }) })),
       h("nav", { class: "tabs", "aria-label": t("lobby.game") }, GAMES.map((g) =>
         h("a", { href: `/rankings/${g}`, "data-nav": "", class: "tab", "aria-current": g === game ? "page" : null,
-          text: TITLES[g] }))),
+          text: gameTitle(g) }))),
       h("section", { class: "panel" }, body)));
     if (problem) return mount(body, h("p", { class: "error", text: problem }));
     if (!page) return mount(body, h("p", { class: "muted", text: t("common.loading") }));
@@ -76,11 +81,11 @@ export async function render(main, game) {
       me ? " " : null, me ? h("a", { href: playerHref(me.name), "data-nav": "", text: t("board.yourPage") }) : null) : null;
     if (!page.total) {
       return mount(body, page.provisional_hidden ? hidden : h("p", { class: "empty", "data-testid": "board-empty",
-        text: t("board.empty", { game: TITLES[game] }) }));
+        text: t("board.empty", { game: gameTitle(game) }) }));
     }
     mount(body,
       h("table", { class: "data board-table" },
-        h("caption", { class: "sr-only", text: `${t("board.title")} · ${TITLES[game]}` }),
+        h("caption", { class: "sr-only", text: `${t("board.title")} · ${gameTitle(game)}` }),
         h("thead", {}, h("tr", {},
           h("th", { scope: "col", class: "num", text: t("board.rank") }),
           h("th", { scope: "col", text: t("board.player") }),

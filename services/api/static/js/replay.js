@@ -5,9 +5,10 @@
 import { disputeForm } from "./dispute_form.js";
 import { api, games } from "./api.js";
 import { lang, t, onLangChange } from "./i18n.js";
-import { TITLES } from "./names.js";
+import { gameTitle } from "./game_info.js";
+import { loadGame } from "./game_board.js";
 import { h, mount, store } from "./ui.js";
-import { loadGame, playersPanel } from "./table.js";
+import { playersPanel } from "./table.js";
 import { replayChat } from "./table_chat.js";
 
 const SPEEDS = [0.5, 1, 2, 4, 8];
@@ -178,7 +179,7 @@ export async function render(main, id) {
     set(buttons.last, t("replay.last"));
     set(buttons.prevMove, t("replay.prevMove"));
     set(buttons.nextMove, t("replay.nextMove"));
-    title.textContent = `${t("replay.title")} · ${TITLES[game()] || game()}`;
+    title.textContent = `${t("replay.title")} · ${gameTitle(game())}`;
     back.setAttribute("aria-label", t("replay.toTable"));
     back.title = t("replay.toTable");
     labels.scrub.textContent = t("replay.timeline");
@@ -422,7 +423,12 @@ export async function render(main, id) {
     showError(error);
     return null;
   }
-  mod = await loadGame(index.game);
+  try {
+    mod = await loadGame(index.game); // its own board module, else the default board (game_board.js)
+  } catch (error) {
+    showError(error);
+    return null;
+  }
   follow = index.you ?? 0;
   if (index.you !== null && index.you !== undefined) { // a seated player may dispute a round (dispute_form.js)
     root.append(disputeForm(id, index.rounds.filter((r) => r.round > 0).length));

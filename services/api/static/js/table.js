@@ -3,7 +3,9 @@
 import { api, games, ApiError } from "./api.js";
 import { longTimeLeft } from "./time_left.js";
 import { t, has, onLangChange } from "./i18n.js";
-import { TITLES, playerName } from "./names.js";
+import { playerName } from "./names.js";
+import { gameTitle, loadGames } from "./game_info.js";
+import { loadGame } from "./game_board.js";
 import { h, mount, patch, randomId, toast } from "./ui.js";
 import { onAccountChange } from "./account.js";
 import { keyOf } from "./games/common.js";
@@ -21,12 +23,7 @@ import { tableChat } from "./table_chat.js";
 
 export { endScreen };
 
-const MODULES = { skull: "skull", "six-nimmt": "six_nimmt", "skull-king": "skull_king" };
 const LONG_CLOCK = 3600; // seconds from which the clock reads in days, hours and minutes
-
-export async function loadGame(game) {
-  return import(`./games/${MODULES[game]}.js`);
-}
 
 /** Seconds left on the clock of a view, corrected by the server's clock at sending. */
 export function secondsLeft(clock, receivedAt) {
@@ -289,7 +286,7 @@ export async function render(main, id) {
   // The header's controls live across drawings (an open settings menu stays open); a new language
   // builds them again.
   function buildHeader(view) {
-    head.title = h("h1", {}, TITLES[view.game] || view.game);
+    head.title = h("h1", {}, gameTitle(view.game));
     head.status = h("span", { class: "badge" });
     head.practice = h("span", { class: "badge", text: t("table.practice") });
     head.round = h("span", { class: "round" });
@@ -311,7 +308,7 @@ export async function render(main, id) {
     if (dialog) dialog.remove();
     dialog = leaveDialog(leave);
     if (alerts) alerts.close();
-    alerts = turnAlerts({ banner: warning, gameTitle: TITLES[view.game] || view.game, id, base: baseTitle });
+    alerts = turnAlerts({ banner: warning, gameTitle: gameTitle(view.game), id, base: baseTitle });
   }
 
   function drawStep(view, { step = null, ms = 0, collect = null } = {}) {
@@ -362,7 +359,7 @@ export async function render(main, id) {
       watchDock(null);
     } else {
       const parts = [];
-      if (view.status === "finished") parts.push(endScreen(view, id, pad));
+      if (view.status === "finished") parts.push(endScreen(view, id, pad, mod));
       const game = mod.board(shown, { send, me: view.seat, name: (s) => playerName(view, s), step });
       for (const el of game.querySelectorAll(`[data-testid^="mat-"]`)) el.classList.toggle("actor", el.dataset.testid === `mat-${actor}`);
       parts.push(game);
@@ -441,6 +438,7 @@ export async function render(main, id) {
     }
   }
 
+  loadGames().catch(() => null); // asked beside the view; loadGame below says if it failed
   let first;
   try {
     first = await games.view(id);
@@ -448,7 +446,13 @@ export async function render(main, id) {
     mount(main, h("p", { class: "panel", text: error.status === 404 ? t("table.notFound") : error.message }));
     return null;
   }
-  mod = await loadGame(first.game);
+  try {
+    mod = await loadGame(first.game); // its own board module, else the default board (game_board.js)
+  } catch (error) {
+    mount(main, h("p", { class: "panel", text: error instanceof ApiError ? error.message : t("err.network") }));
+    if (!(error instanceof ApiError) && typeof reportError === "function") reportError(error);
+    return null;
+  }
   show(first);
   if (first.status !== "finished") live.open();
   clockTimer = setInterval(tickClock, 250);

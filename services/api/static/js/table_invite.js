@@ -2,14 +2,14 @@
 // table's carries its invite code; GET /games/{id}/invite) with "Copy link" and, where the device
 // has a share sheet (phones), "Share"; for a visitor who has no seat yet, what they are invited to:
 // the game, its options in words (option_texts.js) and who already sits at the table.
-import { api, games } from "./api.js";
+import { api } from "./api.js";
 import { t } from "./i18n.js";
+import { gameOf, gameTitle, loadGames } from "./game_info.js";
 import { choiceLabel, optionLabel } from "./option_texts.js";
 import { h, mount, toast } from "./ui.js";
 
 const links = new Map(); // table id -> {private, invite, link}, once read
-let schema = null; // GET /games/options, once read
-let schemaLoading = null;
+let schemaLoading = null; // GET /games/options (game_info.js), once asked here
 
 function fillLater(testid, promise, draw) {
   promise.then(() => {
@@ -48,7 +48,7 @@ function inviteParts(view, id, found) {
   const share = typeof navigator.share === "function"
     ? h("button", { type: "button", "data-testid": "share-link", text: t("invite.share"), onclick: async () => {
       try {
-        await navigator.share({ title: t("invite.shareText", { game: t("game." + view.game) }), url: address });
+        await navigator.share({ title: t("invite.shareText", { game: gameTitle(view.game) }), url: address });
       } catch (error) {
         if (error && error.name !== "AbortError") toast(t("invite.copyFailed"));
       }
@@ -64,17 +64,17 @@ function inviteParts(view, id, found) {
 
 /** What a visitor without a seat is invited to: the game, its options in words, who sits there. */
 export function invitation(view) {
-  if (!schema && !schemaLoading) {
-    schemaLoading = games.options().then((found) => { schema = found; });
+  if (!gameOf(view.game) && !schemaLoading) {
+    schemaLoading = loadGames().finally(() => { schemaLoading = null; });
     fillLater("invitation-options", schemaLoading, () => optionWords(view));
   }
   const seated = view.players.filter((p) => !p.left);
   return h("div", { class: "invitation", "data-testid": "invitation" },
-    h("h2", { class: "invited", text: t("invite.invited", { game: t("game." + view.game) }) }),
+    h("h2", { class: "invited", text: t("invite.invited", { game: gameTitle(view.game) }) }),
     h("div", { class: "invitation-grid" },
       h("section", { "aria-labelledby": "inv-options" },
         h("h3", { id: "inv-options", text: t("invite.options") }),
-        h("div", { "data-testid": "invitation-options" }, schema ? optionWords(view) : [])),
+        h("div", { "data-testid": "invitation-options" }, optionWords(view))),
       h("section", { "aria-labelledby": "inv-seated" },
         h("h3", { id: "inv-seated", text: t("invite.seated") }),
         seated.length
@@ -93,7 +93,7 @@ function valueWords(option, value) {
 }
 
 function optionWords(view) {
-  const game = schema && schema.games.find((g) => g.game === view.game);
+  const game = gameOf(view.game);
   if (!game) return [];
   const changed = game.options.filter((o) => o.name in view.options && view.options[o.name] !== o.default);
   if (!changed.length) return [h("p", { class: "standard", text: t("invite.standard") })];

@@ -6,7 +6,7 @@
 import { api } from "./api.js";
 import { account } from "./account.js";
 import { t, onLangChange } from "./i18n.js";
-import { TITLES } from "./names.js";
+import { gamesKnown, gameTitle } from "./game_info.js";
 import { h, mount, store, toast } from "./ui.js";
 import { navigate } from "./app.js";
 import { onTables, refreshTables } from "./your_tables_live.js";
@@ -26,6 +26,7 @@ function notificationsOn() {
 }
 
 export async function render(main) {
+  await gamesKnown(); // the games' titles (game_info.js)
   let listing = null;
   let skew = 0; // the server's clock minus this one's, from the newest list
 
@@ -54,7 +55,7 @@ export async function render(main) {
     return h("li", { class: "table-row mine-row" + (table.awaiting ? " awaiting" : ""), "data-game-id": table.game_id,
       "data-testid": "my-table", "data-awaiting": String(table.awaiting) },
       h("div", { class: "table-info" },
-        h("span", { class: "game-title", text: TITLES[table.game] || table.game }),
+        h("span", { class: "game-title", text: gameTitle(table.game) }),
         h("span", { class: `badge ${table.awaiting ? "host" : table.status}`, text: state }),
         table.turn_based ? h("span", { class: "badge turn-based", text: t("lobby.turnBased") }) : null,
         table.practice ? h("span", { class: "badge", text: t("lobby.practice") }) : null,

@@ -4,6 +4,7 @@
 // switched the table's notifications on, a browser notification tells you while the tab is hidden.
 // A stream the server refuses or ends for good is opened again after a growing delay.
 import { t, onLangChange } from "./i18n.js";
+import { gameTitle } from "./game_info.js";
 import { onAccountChange } from "./account.js";
 import { store } from "./ui.js";
 
@@ -47,7 +48,7 @@ function announce(list) {
       if (notified.has(table.game_id)) continue;
       try {
         const note = new Notification(t("mine.notifyTitle"), {
-          body: t("mine.notifyBody", { game: t("game." + table.game) }), tag: `tablestream-${table.game_id}` });
+          body: t("mine.notifyBody", { game: gameTitle(table.game) }), tag: `tablestream-${table.game_id}` });
         note.onclick = () => { window.focus(); note.close(); };
       } catch { /* some browsers allow notifications only from a service worker */ }
     }

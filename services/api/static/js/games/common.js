@@ -1,5 +1,7 @@
-// Helpers shared by the game boards: legal commands as real buttons, the action dock.
+// Helpers shared by the game boards: legal commands as real buttons, the action dock, the parts of
+// an end-of-game score sheet.
 import { h } from "../ui.js";
+import { t } from "../i18n.js";
 
 export function legal(view, type) {
   return (view.legal || []).filter((command) => command.type === type);
@@ -44,4 +46,21 @@ export function dock(...parts) {
 export function stepEvent(ctx, type) {
   const event = ctx.step && ctx.step.event;
   return event && event.type === type ? event : null;
+}
+
+/** A score with its sign: "+20", "0", "-10". */
+export function signed(n) {
+  return n > 0 ? `+${n}` : String(n);
+}
+
+/** A score sheet's head: ``first`` over the rounds' column, then the players (winners marked). */
+export function sheetHead(view, first = t("table.sheetRound")) {
+  return h("thead", {}, h("tr", {}, h("th", { scope: "col", text: first }),
+    view.players.map((p) => h("th", { scope: "col", class: view.winners.includes(p.seat) ? "winner" : null, text: p.name }))));
+}
+
+/** A score sheet's foot: every player's total from the score pad. */
+export function sheetTotals(view, pad) {
+  return h("tfoot", {}, h("tr", {}, h("th", { scope: "row", text: t("table.sheetTotal") }),
+    view.players.map((p) => h("td", { class: view.winners.includes(p.seat) ? "winner" : null, text: String(pad.totals[p.seat]) }))));
 }

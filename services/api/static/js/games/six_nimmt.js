@@ -1,8 +1,13 @@
 // 6 nimmt!: the four rows with bullheads per card, your hand, who has chosen, penalties.
 import { h } from "../ui.js";
 import { t } from "../i18n.js";
-import { bullheadClass } from "../names.js";
-import { action, dock, legal, leftovers } from "./common.js";
+import { action, dock, legal, leftovers, sheetHead, sheetTotals } from "./common.js";
+
+export const stylesheet = true; // css/games/six_nimmt.css
+
+function bullheadClass(n) {
+  return { 1: "bh1", 2: "bh2", 3: "bh3", 5: "bh5", 7: "bh7" }[n] || "bh1";
+}
 
 const BULLHEADS = (card) => (card === 55 ? 7 : card % 11 === 0 ? 5 : card % 10 === 0 ? 3 : card % 5 === 0 ? 2 : 1);
 
@@ -88,4 +93,12 @@ export function board(view, ctx) {
   controls.push(leftovers(view, ctx, new Set(["select_card", "choose_row", "draft_card"])));
   parts.push(dock(controls));
   return h("div", { class: "game six-nimmt" }, parts);
+}
+
+/** The end's score sheet: the bullheads every seat took in each round. */
+export function sheet(view, pad) {
+  const lines = pad.rounds.map((penalties, index) => h("tr", {}, h("th", { scope: "row", text: String(index + 1) }),
+    view.players.map((p) => h("td", { "aria-label": t("table.sheetBullheads", { n: penalties[p.seat] }) },
+      h("span", { class: "pts", text: penalties[p.seat] ? `▼ ${penalties[p.seat]}` : "0" })))));
+  return [sheetHead(view), h("tbody", {}, lines), sheetTotals(view, pad)];
 }

@@ -1,8 +1,16 @@
 // Skull: mats and stacks, your discs, the auction, the reveal, the losses.
 import { h } from "../ui.js";
 import { t } from "../i18n.js";
-import { DISC } from "../names.js";
-import { action, dock, legal, leftovers } from "./common.js";
+import { action, dock, legal, leftovers, sheetHead, sheetTotals } from "./common.js";
+
+export const stylesheet = true; // css/games/skull.css
+
+// A disc's face: a symbol as well as a colour.
+const DISC = {
+  flower: { symbol: "✿", cls: "flower" },
+  skull: { symbol: "☠", cls: "skull" },
+  last_chance: { symbol: "✿", cls: "last-chance" },
+};
 
 /** A disc: face down (``kind`` null: unknown to the viewer), known to its owner, or turned up.
  * ``named``: false inside a button that says the disc's name itself. */
@@ -128,4 +136,15 @@ export function board(view, ctx) {
   controls.push(leftovers(view, ctx, new Set(["place_disc", "bid", "pass", "flip", "discard_pick", "discard_own", "choose_first_player"])));
   parts.push(dock(controls));
   return h("div", { class: "game skull" }, parts);
+}
+
+/** The end's score sheet: per round the challenge and its outcome, and every seat's points after it. */
+export function sheet(view, pad) {
+  const lines = pad.rounds.map((line) => h("tr", {},
+    h("th", { scope: "row" }, String(line.round), h("span", { class: "sub",
+      text: `${t("table.sheetChallenge", { name: nameOf(view, line.challenger), n: line.bid })} · `
+        + t(line.outcome === "success" ? "table.sheetWon" : "table.sheetLost") })),
+    view.players.map((p) => h("td", { "aria-label": t("table.sheetPoints", { n: line.points[p.seat] }) },
+      h("span", { class: "pts stars", text: "★".repeat(line.points[p.seat]) + "☆".repeat(Math.max(0, 2 - line.points[p.seat])) })))));
+  return [sheetHead(view), h("tbody", {}, lines), sheetTotals(view, pad)];
 }

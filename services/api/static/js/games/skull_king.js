@@ -1,8 +1,39 @@
 // Skull King: the trick in play (and who is winning it), your hand, bids once revealed, tricks won.
 import { h } from "../ui.js";
 import { t } from "../i18n.js";
-import { skCard } from "../names.js";
-import { action, dock, legal, leftovers, stepEvent } from "./common.js";
+import { action, dock, legal, leftovers, sheetHead, sheetTotals, signed, stepEvent } from "./common.js";
+
+export const stylesheet = true; // css/games/skull_king.css
+
+// Suits are told apart by colour, symbol and their name in the page's language (never a letter).
+const SUITS = {
+  yellow: { symbol: "☀" },
+  red: { symbol: "♥" },
+  blue: { symbol: "⚓" },
+  black: { symbol: "☠" },
+};
+
+const SPECIAL = {
+  escape: { symbol: "⚐" },
+  pirate: { symbol: "⚔" },
+  mermaid: { symbol: "≈" },
+  "scary-mary": { symbol: "⚔⚐" },
+  "skull-king": { symbol: "♛" },
+};
+
+/** A card id as {kind, suit?, rank?, symbol, label, short}: ``short`` is the rank and the suit's
+ * symbol for a numbered card, the card's name for a special one. */
+export function skCard(id) {
+  const [head, tail] = [id.slice(0, id.lastIndexOf("-")), id.slice(id.lastIndexOf("-") + 1)];
+  if (SUITS[head] && /^\d+$/.test(tail)) {
+    const suit = SUITS[head];
+    return { kind: "suit", suit: head, rank: Number(tail), symbol: suit.symbol, short: `${tail}${suit.symbol}`,
+      label: `${t("suit." + head)} ${tail}` };
+  }
+  const kind = SPECIAL[id] ? id : head;
+  const special = SPECIAL[kind];
+  return { kind, symbol: special.symbol, short: t("card." + kind), label: t("card." + kind) };
+}
 
 function help(c) {
   if (c.kind !== "suit") return t("help.sk." + c.kind);
@@ -126,4 +157,28 @@ export function board(view, ctx) {
   controls.push(leftovers(view, ctx, new Set(["bid", "play_card"])));
   parts.push(dock(controls));
   return h("div", { class: "game skull-king" }, parts);
+}
+
+/** The end's score sheet: per round and seat the score, the bid against the tricks won, any bonus. */
+export function sheet(view, pad) {
+  return [sheetHead(view), h("tbody", {}, pad.rounds.map((line) => h("tr", {},
+    h("th", { scope: "row", text: String(line.round) }),
+    view.players.map((p) => {
+      const cell = line.seats.find((s) => s.seat === p.seat);
+      return h("td", { class: cell.bid === cell.tricks ? "made" : "missed" },
+        h("span", { class: "pts", text: signed(cell.score) }),
+        h("span", { class: "sub", text: t("table.sheetBid", { bid: cell.bid, tricks: cell.tricks }) }),
+        cell.bonus ? h("span", { class: "sub bonus", text: t("table.sheetBonus", { n: cell.bonus }) }) : null);
+    })))), sheetTotals(view, pad)];
+}
+
+/** The rules page's list of the cards that are more than a number (rules.js): the black suit and
+ * each special card, with its symbol and what it does. */
+export function rulesCards() {
+  const entries = [["black", SUITS.black.symbol, t("suit.black")],
+    ...Object.keys(SPECIAL).map((kind) => [kind, SPECIAL[kind].symbol, t("card." + kind)])];
+  return h("dl", { class: "rules-cards" }, entries.map(([kind, symbol, name]) => [
+    h("dt", {}, h("span", { class: `rules-symbol ${kind}`, "aria-hidden": "true", text: symbol }), name),
+    h("dd", { text: t("rules.card." + kind) }),
+  ]));
 }
