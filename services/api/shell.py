@@ -26,6 +26,7 @@ import html
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from domain.games import is_game, spec
 from services.api.assets import ENTRY_MODULE, LANG_DIR, AssetTree, Snapshot
 
 SHELL = "index.html"
@@ -46,8 +47,10 @@ class Page:
 
 
 def game_module(game: str) -> str:
-    """The client's module for a game (``table.js`` imports ``./games/<game, - as _>.js``)."""
-    return f"js/games/{game.replace('-', '_')}.js"
+    """The client's board module for a game: ``js/games/<package>.js`` of its spec (the client's
+    ``game_board.js`` imports it by the same convention); a game without one is left out of the
+    preloads, as any module not in the tree."""
+    return f"js/games/{spec(game).package}.js"
 
 
 def languages_of(snapshot: Snapshot) -> list[str]:
@@ -85,7 +88,7 @@ def preloads(snapshot: Snapshot, path: str, game: str | None, missing: bool) -> 
     first (the entry itself aside: the shell's script tag names it), then the page's module, its
     game's and theirs (a module that is not in the tree is left out)."""
     page = NOT_FOUND_MODULE if missing else snapshot.page_module(path)
-    pages = [*([page] if page else []), *([game_module(game)] if game and page else [])]
+    pages = [*([page] if page else []), *([game_module(game)] if game and is_game(game) and page else [])]
     modules = dict.fromkeys([*snapshot.closure([ENTRY_MODULE]), *snapshot.closure(pages)])
     modules.pop(ENTRY_MODULE, None)
     return list(modules)
