@@ -4,7 +4,7 @@
 // GET /games/{id}/replay/index; each version's views and narrated event from GET /games/{id}/replay.
 import { disputeForm } from "./dispute_form.js";
 import { api, games } from "./api.js";
-import { lang, t, onLangChange } from "./i18n.js";
+import { has, lang, t, onLangChange } from "./i18n.js";
 import { gameTitle } from "./game_info.js";
 import { loadGame } from "./game_board.js";
 import { h, mount, store } from "./ui.js";
@@ -141,6 +141,12 @@ export async function render(main, id) {
     return index.game;
   }
 
+  /** The game's own word for its steps ("Previous trick"), from its glossary; else the common one. */
+  function gameWord(part) {
+    const own = `replay.${game()}.${part}`;
+    return t(has(own) ? own : `replay.${part}`);
+  }
+
   function nameOf(seat) {
     const player = index.players.find((p) => p.seat === seat);
     return player ? player.name : t("table.seat", { n: seat + 1 });
@@ -148,7 +154,8 @@ export async function render(main, id) {
 
   function whereLabel(v) {
     const step = spanAt(index.steps, v);
-    return t(`replay.where.${step.kind}`, { r: step.round, n: step.n });
+    const where = `replay.where.${step.kind}`; // a kind of step the common words lack: said generically
+    return t(has(where) ? where : "replay.where.step", { r: step.round, n: step.n });
   }
 
   function followed() {
@@ -169,12 +176,12 @@ export async function render(main, id) {
     const set = (button, text) => { button.querySelector(".lbl").textContent = text; button.title = text; };
     set(buttons.first, t("replay.first"));
     set(buttons.prevRound, t("replay.prevRound"));
-    set(buttons.prevStep, t(`replay.prevStep.${game()}`));
+    set(buttons.prevStep, gameWord("prevStep"));
     set(buttons.prev, t("replay.prev"));
     set(buttons.play, playing ? t("replay.pause") : t("replay.play"));
     buttons.play.querySelector(".icon").textContent = playing ? "❚❚" : "▶\uFE0E";
     set(buttons.next, t("replay.next"));
-    set(buttons.nextStep, t(`replay.nextStep.${game()}`));
+    set(buttons.nextStep, gameWord("nextStep"));
     set(buttons.nextRound, t("replay.nextRound"));
     set(buttons.last, t("replay.last"));
     set(buttons.prevMove, t("replay.prevMove"));
@@ -187,7 +194,7 @@ export async function render(main, id) {
     labels.speed.textContent = t("replay.speed");
     groups.transport.setAttribute("aria-label", t("replay.controls"));
     groups.moves.setAttribute("aria-label", t("replay.follow"));
-    hint.textContent = t("replay.keys", { unit: t(`replay.unit.${game()}`) });
+    hint.textContent = t("replay.keys", { unit: gameWord("unit") });
     mount(followSelect, index.players.map((p) => h("option", { value: String(p.seat),
       text: `${p.seat === index.you ? t("replay.you", { name: p.name }) : p.name} · ${t("replay.moves",
         { n: index.moves.filter((m) => m.seat === p.seat).length })}` })));
