@@ -121,3 +121,47 @@ def test_the_end_of_a_game_without_its_own_score_sheet_shows_the_default_sheet_o
     shown = [int(text) for text in page.locator(".end table.final td").all_inner_texts()]
     assert shown == sorted(scores) and len(shown) == 3
     page.context.close()
+
+
+def test_the_tests_own_game_is_played_to_its_end_in_chromium_on_the_default_board_and_sheet(
+    server: Server, browser, screenshots: Path
+) -> None:
+    """High Card (tests/games/high_card) has no board module, no stylesheet and no score sheet of its
+    own: a person plays a whole game of it against the service's bot by pressing the default board's
+    buttons, and reads the default sheet at the end."""
+    game = spec("high-card")
+    with httpx.Client(base_url=server.url) as client:
+        created = client.post("/games", json={"game": game.name, "players": 2, "options": {}})
+        assert created.status_code == 201, created.text
+        game_id = created.json()["game_id"]
+        token = join(client, game_id, "Ada")
+        host = {"Authorization": f"Bearer {created.json()['host_token']}"}
+        assert client.post(f"/games/{game_id}/bots", json={}, headers=host).status_code == 200
+    page = seated(browser, server, game_id, token)
+    page.goto(f"/tables/{game_id}")
+    expect(page.locator("h1")).to_have_text(game.title)
+    expect(page.locator("[data-board=default]")).to_be_visible()
+    end = page.locator("[data-testid=end-screen]")
+
+    def move_or_end() -> bool:
+        """Press the first legal move when it is the seat's turn; true once the game is over."""
+        if end.is_visible():
+            return True
+        buttons = page.locator(MOVES)
+        if buttons.count():
+            try:
+                buttons.first.click(timeout=2_000)
+            except Exception:  # the board redrew under the click: the next poll presses again
+                return False
+        return False
+
+    wait_until(move_or_end, 120, "the person and the bot to finish the game of High Card")
+    expect(page.locator(MOVES)).to_have_count(0)  # the board shows the end, with no moves left
+    sheet = page.locator("[data-testid=score-sheet]")
+    expect(sheet.locator("tbody tr")).to_have_count(2)  # two rounds by default
+    with httpx.Client(base_url=server.url) as client:
+        totals = client.get(f"/games/{game_id}/scores").json()["totals"]
+    expect(sheet.locator("tfoot td")).to_have_text([str(n) for n in totals])
+    assert sum(totals) == 6  # three tricks a round, each a point
+    page.screenshot(path=screenshots / "high-card-end.png", full_page=True)
+    page.context.close()

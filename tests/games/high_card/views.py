@@ -40,5 +40,5 @@ def player_public(state: HighCardState, seat: int) -> dict[str, Any]:
 
 
 def scoreboard(state: HighCardState) -> dict[str, Any]:
-    """Only the totals are kept per round by the state; the pad lists the rounds scored so far."""
-    return {"rounds": [{"round": n} for n in range(1, state.scored + 1)], "totals": list(state.totals)}
+    """The score pad: each scored round's points per seat, and the totals."""
+    return {"rounds": [list(points) for points in state.history], "totals": list(state.totals)}

@@ -38,7 +38,11 @@ def _won(state: HighCardState, event: TrickWon) -> HighCardState:
 def _scored(state: HighCardState, event: RoundScored) -> HighCardState:
     finished = event.round >= state.options.rounds
     return replace(
-        state, totals=event.totals, scored=event.round, phase="finished" if finished else "playing"
+        state,
+        totals=event.totals,
+        scored=event.round,
+        history=(*state.history, event.points),
+        phase="finished" if finished else "playing",
     )
 
 

@@ -22,6 +22,7 @@ class HighCardState(msgspec.Struct, frozen=True, kw_only=True):
     taken: tuple[int, ...] = ()  # tricks taken this round, per seat
     totals: tuple[int, ...] = ()
     scored: int = 0  # rounds completed
+    history: tuple[tuple[int, ...], ...] = ()  # each scored round's points, per seat
 
     def turn(self) -> int | None:
         if self.phase != "playing" or len(self.trick) == self.players:
