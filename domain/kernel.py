@@ -1,9 +1,10 @@
 """The shared kernel: what every game's rules look like to the rest of Tablestream.
 
 Each game is a *Decider* (``Rules``): ``initial_state``, ``start``, ``decide``, ``evolve``,
-``is_terminal``, plus ``legal_commands`` and per-seat ``redact``. Commands and events are msgspec
-Structs in tagged unions with explicit, stable tags (field ``type``). Everything is pure: the only
-source of chance is the ``Chance`` object handed in, derived from committed seeds.
+``is_terminal``, plus ``legal_commands``, per-seat ``redact`` and per-viewer ``scramble``. Commands
+and events are msgspec Structs in tagged unions with explicit, stable tags (field ``type``).
+Everything is pure: the only source of chance is the ``Chance`` object handed in, derived from
+committed seeds (and ``scramble``'s own ``rng``, handed in by its caller).
 
 What every game builds its Decider from: ``Deciders`` and ``Evolvers`` (one small function per
 command or event type), ``Unfolding`` (a decision made in steps, each on the state the previous
@@ -12,6 +13,7 @@ events lead to) and ``fold``, the one place events are folded into a state.
 
 from __future__ import annotations
 
+import random
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, ClassVar, Generic, Protocol, TypeVar, runtime_checkable
 
@@ -112,6 +114,19 @@ class Rules(Protocol, Generic[S, C, E, Opt]):
 
     def redact(self, event: E, viewer: Seat | None) -> E:
         """The event as ``viewer`` (``None``: a spectator) may see it during play."""
+
+    def scramble(self, state: S, viewer: Seat | None, rng: random.Random) -> S:
+        """``state`` with everything hidden from ``viewer`` (``None``: a spectator) changed at random,
+        and everything ``viewer`` may see kept exactly: a state the viewer cannot tell from the true one.
+
+        The change is consistent, a state the game could be in: the other hands and the undealt or
+        set-aside cards dealt again together (hands of the same sizes, keeping what play has shown,
+        such as a suit a seat cannot hold), the other seats' face-down discs drawn again from the discs
+        they hold, unrevealed selections and bids changed to other legal ones. ``rng`` is the only
+        chance. Every read model of the state (the viewer's view, the scores, the players panel, its
+        legal commands, the scoreboard, a hint) must be the same for both states: the hidden
+        information property (``tests/test_hidden_information.py``) checks it for every game.
+        """
 
     def default_command(self, state: S, seat: Seat, chance: Chance) -> C | None:
         """The command played for ``seat`` when its time runs out, where the rules name one (a

@@ -7,11 +7,13 @@ recorded in ``evolve``, what a seat may send in ``legal``. This module ties them
 
 from __future__ import annotations
 
+import random
+
 from msgspec.structs import replace
 
 from domain.fairness import Chance
 from domain.kernel import Rejected, Rules, Seat
-from domain.six_nimmt import decide, evolve, legal
+from domain.six_nimmt import decide, evolve, legal, scramble
 from domain.six_nimmt.commands import SixNimmtCommand
 from domain.six_nimmt.events import CardsDealt, CardSelected, SixNimmtEvent
 from domain.six_nimmt.options import MAX_END_SCORE, MAX_PLAYERS, MAX_ROUNDS, MIN_PLAYERS, SixNimmtOptions
@@ -76,6 +78,11 @@ class SixNimmtRules:
 
     def default_command(self, state: SixNimmtState, seat: Seat, chance: Chance) -> SixNimmtCommand | None:
         return legal.default_command(state, seat)
+
+    def scramble(self, state: SixNimmtState, viewer: Seat | None, rng: random.Random) -> SixNimmtState:
+        """Other seats' hands, face-down cards and the unused rest dealt again; in the tactical mode
+        only which card of its public hand a seat put face down (``domain/six_nimmt/scramble.py``)."""
+        return scramble.scramble(state, viewer, rng)
 
     def redact(self, event: SixNimmtEvent, viewer: Seat | None) -> SixNimmtEvent:
         """Other seats' dealt hands, the undealt rest and face-down cards stay hidden."""

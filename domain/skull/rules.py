@@ -7,11 +7,13 @@ recorded in ``evolve``, what a seat may send in ``legal``. This module ties them
 
 from __future__ import annotations
 
+import random
+
 from msgspec.structs import replace
 
 from domain.fairness import Chance
 from domain.kernel import Rejected, Rules, Seat
-from domain.skull import decide, evolve, legal
+from domain.skull import decide, evolve, legal, scramble
 from domain.skull.commands import SkullCommand
 from domain.skull.events import DiscLost, DiscPlaced, DiscsShuffled, SkullEvent
 from domain.skull.options import SkullOptions, player_range
@@ -79,6 +81,11 @@ class SkullRules:
 
     def default_command(self, state: SkullState, seat: Seat, chance: Chance) -> SkullCommand | None:
         return legal.default_command(state, seat, chance)
+
+    def scramble(self, state: SkullState, viewer: Seat | None, rng: random.Random) -> SkullState:
+        """Other seats' hands, lost discs and face-down stack discs drawn again from their own discs;
+        the blind draw's order shuffled again (``domain/skull/scramble.py``)."""
+        return scramble.scramble(state, viewer, rng)
 
     def redact(self, event: SkullEvent, viewer: Seat | None) -> SkullEvent:
         """Hide a placed disc (unless it is the visibly distinct Last chance disc) and a lost disc

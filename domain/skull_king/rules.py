@@ -7,11 +7,13 @@ events recorded in ``evolve``, what a seat may send in ``legal``. This module ti
 
 from __future__ import annotations
 
+import random
+
 from msgspec.structs import replace
 
 from domain.fairness import Chance
 from domain.kernel import Rejected, Rules, Seat
-from domain.skull_king import decide, evolve, legal
+from domain.skull_king import decide, evolve, legal, scramble
 from domain.skull_king.commands import SkullKingCommand
 from domain.skull_king.events import BidPlaced, CardsDealt, SkullKingEvent
 from domain.skull_king.options import MAX_PLAYERS, MIN_PLAYERS, SkullKingOptions
@@ -76,6 +78,11 @@ class SkullKingRules:
     def default_command(self, state: SkullKingState, seat: Seat, chance: Chance) -> SkullKingCommand | None:
         """None: a bid or a card has no rule-book default, so the seat's bot plays it."""
         return None
+
+    def scramble(self, state: SkullKingState, viewer: Seat | None, rng: random.Random) -> SkullKingState:
+        """Other seats' hands and the unused cards dealt again, keeping the suits a seat showed it
+        lacks; other seats' unrevealed bids drawn again (``domain/skull_king/scramble.py``)."""
+        return scramble.scramble(state, viewer, rng)
 
     def redact(self, event: SkullKingEvent, viewer: Seat | None) -> SkullKingEvent:
         """Other seats' hands, the unused cards and other seats' unrevealed bids become ``None``."""
