@@ -413,3 +413,33 @@ def test_every_draw_a_game_makes_is_declared_in_its_spec_with_its_words(
     undeclared = sorted(drawn - set(game.draws))
     assert undeclared == [], f"{game.name} draws with {undeclared} but its spec's draws do not say so"
     assert all(words.strip() for words in game.draws.values())
+
+
+# -- every part of the kernel's Rules, scramble included, named when missing -------------------------
+
+
+def rules_parts() -> list[str]:
+    """Every attribute and method of the kernel's ``Rules`` protocol."""
+    return sorted({name for name in vars(Rules) if not name.startswith("_")} | set(Rules.__annotations__))
+
+
+def missing_rules_parts(game: str, rules: object) -> str | None:
+    """``None`` when ``rules`` has every part of ``Rules``, else a sentence naming the game and each
+    missing part (``isinstance(rules, Rules)`` says only yes or no)."""
+    missing = [part for part in rules_parts() if not hasattr(rules, part)]
+    return f"{game}: its rules lack {', '.join(missing)}" if missing else None
+
+
+@pytest.mark.parametrize("name", game_names())
+def test_each_game_s_rules_have_every_part_of_the_kernel_s_rules_scramble_included(name: str) -> None:
+    assert "scramble" in rules_parts()
+    assert missing_rules_parts(name, spec(name).rules) is None
+
+
+def test_a_game_whose_rules_have_no_scramble_is_named_by_game_and_part() -> None:
+    rules = spec("skull").rules
+    without = types.SimpleNamespace(
+        **{part: getattr(rules, part) for part in rules_parts() if part != "scramble"}
+    )
+    assert not isinstance(without, Rules)
+    assert missing_rules_parts("skull-queen", without) == "skull-queen: its rules lack scramble"
