@@ -18,31 +18,34 @@ seat gets (``bots.levels.advise`` at the hint's level on a small fixed budget, f
 own view: for the seat's own scramble). The scramble is held to being a state the game could be in:
 of the game's state type, the same for the same ``rng``, and (at the end of a batch) one where the
 rules accept a legal command of an awaited seat. A scramble that never changes anything would make
-all this vacuous: each game's must change the state somewhere in each game.
+all this vacuous: each game's scramble must change the state somewhere in each random game.
 
-**Events.** Events are not a function of the state, so they are checked field by field. A field of
-a game event (a top-level field, or one element of a list field such as one seat's dealt hand) is
+**Events.** Events are not a function of the state, so they are checked field by field. A field of a
+game event (a top-level field, or one element of a list field such as one seat's dealt hand) is
 *hidden* from a viewer at that event when changing it to another value that the same field takes
 elsewhere in the game (see ``alternatives``: the values the same seat's later events give it, the
-nearest occurrences, one anywhere), and folding the changed event and the rest of its batch,
-leaves a different table state at the batch's end while the viewer is served exactly the same (its
-whole view and the scoreboard) at every version from the event to the batch's end. Two such events
-are then two histories the viewer cannot tell apart from everything it is served, so whatever it
-is served of the events themselves must not tell them apart either: the event as the API shows it
-to the viewer during play (``services.queries.shown_event``, the table's ``redact`` around the
-game's: the events of ``/events``, of a command's answer and of the audit), its narration in every
-language (``projections.narration.narrate`` of that shown event) and the replay index built from
-the stored stream with either event (``services.history.replay_index.build_index``) must be
-equal. Why to the batch's end: a batch is appended and served whole, so a field its own batch sets
-again (the last bid, which ``bids_revealed`` makes public) or shows (Skull's ``skull_owner``, whose
-skull lies face up) is not hidden, while an inconsistent state made by the change inside the batch
-is caught by the views of the next events. A field whose change leaves no trace at the batch's end
-(who acted and why, a derived count), changes what the viewer is served, or makes no event or no
-state (a disc the seat does not hold) is public or impossible, and is not checked. The table's own
-events are public by design (``domain.table``) except ``hint_given``: a hint is not a fact of the
-state but the bot's answer to the seat's view, so for every other viewer it is asked again in that
-viewer's scramble (where the seat's hand may differ); if that answer differs, the viewer must be
-shown the same event for both.
+nearest occurrences, one anywhere), and folding the changed event and the rest of its batch, leaves
+a different table state at the batch's end, different only in parts that the game's scramble for
+that viewer changes there (the game's own account of what it hides: ``Served.hideable``), while the
+viewer is served exactly the same (its whole view and the scoreboard) at every version from the
+event to the batch's end. Two such events are then two histories the viewer cannot tell apart from
+everything it is served, so whatever it is served of the events themselves must not tell them apart
+either: the event as the API shows it to the viewer during play (``services.queries.shown_event``,
+the table's ``redact`` around the game's: the events of ``/events``, of a command's answer and of
+the audit), its narration in every language (``projections.narration.narrate`` of that shown event)
+and the replay index built from the stored stream with either event
+(``services.history.replay_index.build_index``) must be equal. Why to the batch's end: a batch is
+appended and served whole, so a field its own batch sets again (the last bid, which
+``bids_revealed`` makes public) or shows (Skull's ``skull_owner``, whose skull lies face up) is not
+hidden, while an inconsistent state made by the change inside the batch is caught by the views of
+the next events. A field whose change leaves no trace at the batch's end (who acted and why, a
+derived count), changes what the viewer is served or a part no scramble touches (a public fact kept
+in the state but in no read model: High Card's count of rounds scored), or makes no event or no
+state (a disc the seat does not hold) is public or impossible, and is not checked; so is a part a
+game's scramble forgets to draw again. The table's own events are public by design
+(``domain.table``) except ``hint_given``: a hint is not a fact of the state but the bot's answer to
+the seat's view, so for every other viewer it is asked again in that viewer's scramble (where the
+seat's hand may differ); if that answer differs, the viewer must be shown the same event for both.
 
 ``findings(game, seed)`` is the property's whole check, and names each leak by game, seed, viewer,
 version, part and field: the mutation tests below plant a leak in each game's rules and expect it to
