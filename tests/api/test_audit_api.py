@@ -13,7 +13,7 @@ import msgspec
 import pytest
 
 from bots import choose
-from domain.games import table_for
+from domain.games import specs, table_for
 from projections.views import seat_view
 from services.cli.demo import play_game
 from services.history.records import decode_stored
@@ -39,7 +39,7 @@ def test_a_running_game_cannot_be_exported(api: Api) -> None:
     assert response.json()["error"]["code"] == "game_not_finished"
 
 
-@pytest.mark.parametrize(("game", "players"), [("skull", 3), ("six-nimmt", 4), ("skull-king", 2)])
+@pytest.mark.parametrize(("game", "players"), [(game.name, game.default_players) for game in specs()])
 def test_the_export_of_a_finished_game_verifies_clean(api: Api, game: str, players: int) -> None:
     final = finished(api, game, players)
     doc = api.client.get(f"/games/{final['game_id']}/export").json()

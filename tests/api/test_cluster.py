@@ -20,6 +20,7 @@ from starlette.testclient import TestClient
 
 import workers.stores
 from bots import choose
+from domain.games import specs
 from services.api.app import create_app
 from services.cli.demo import play_game
 from services.cli.processes import stop_process
@@ -38,7 +39,7 @@ from workers.sweeper import rebuild_indexes, sweep
 
 pytestmark = pytest.mark.redis
 
-GAMES = [("skull", 3), ("six-nimmt", 3), ("skull-king", 2)]
+GAMES = [(game.name, game.min_players) for game in specs()]
 
 
 @pytest.fixture

@@ -8,6 +8,7 @@ from urllib.parse import quote
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from domain.games import game_names
 from tests.api.conftest import JSON, Api
 
 json_values = st.recursive(
@@ -68,7 +69,7 @@ def test_random_command_bodies_get_a_4xx_or_a_200_never_a_5xx(fake_api: Api, bod
         json_values,
         st.fixed_dictionaries(
             {
-                "game": st.sampled_from(["skull", "six-nimmt", "skull-king"]) | json_values,
+                "game": st.sampled_from(game_names()) | json_values,
                 "players": json_values,
             },
             optional={"options": json_values},

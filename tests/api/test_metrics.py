@@ -12,6 +12,7 @@ from prometheus_client.parser import text_string_to_metric_families
 from rq.serializers import JSONSerializer
 
 from bots import choose
+from domain.games import game_names, spec
 from services import metrics
 from services.store.queue import PipelinedWorker, bot_queue, lifecycle_queue, projection_queue
 from tests.api.conftest import ADMIN_TOKEN, Api
@@ -156,9 +157,9 @@ def test_bot_moves_takeovers_and_the_workers_jobs_and_lag_are_counted(
         assert value(found, "tablestream_queue_depth", queue=queue) == 0
 
 
-@pytest.mark.parametrize("game", ["six-nimmt", "skull-king"])
+@pytest.mark.parametrize("game", game_names())
 def test_every_games_commands_are_counted_under_its_own_name_never_other(fake_api: Api, game: str) -> None:
-    game_id = fake_api.started(game, 2 if game == "skull-king" else 3)
+    game_id = fake_api.started(game, spec(game).min_players)
     sent = play(fake_api, game_id, moves=3, seed=5)
     found = samples(fake_api)
     assert value(found, "tablestream_commands_total", game=game, outcome="ok") == sent

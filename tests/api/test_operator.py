@@ -14,6 +14,7 @@ from starlette.routing import Route
 
 from bots import choose
 from domain.accounts import AccountBanned, AccountUnbanned
+from domain.games import game_names, spec
 from services.accounts import _decoder as account_decoder
 from services.api.operator_routes import routes as operator_routes
 from services.receipt_check import verify_with_receipts
@@ -144,9 +145,9 @@ def test_a_revoked_operator_account_is_refused_again(fake_api: Api) -> None:
 # -- closing a table -------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("game", ["skull", "six-nimmt", "skull-king"])
+@pytest.mark.parametrize("game", game_names())
 def test_a_closed_running_table_is_a_recorded_ending_the_verifier_accepts(fake_api: Api, game: str) -> None:
-    players = 3 if game != "six-nimmt" else 4
+    players = spec(game).default_players
     game_id = fake_api.create(game, players, **practice(game, 7))
     for seat in range(players):
         fake_api.join(game_id, f"P{seat}", f"seed-{seat}")

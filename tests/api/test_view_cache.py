@@ -16,6 +16,7 @@ import redis
 from starlette.testclient import TestClient
 
 from bots import choose
+from domain.games import game_names, spec
 from services import metrics
 from services.api.app import create_app
 from services.api.view_cache import ViewCache
@@ -137,8 +138,8 @@ def test_kept_views_equal_views_read_from_redis_throughout_random_games(
     played through both, before and after the move is projected."""
     first, second, reference = processes
     rng = random.Random(SEED + seed)
-    game = rng.choice(["skull", "six-nimmt", "skull-king"])
-    game_id = first.started(game, rng.randint(3, 4))
+    game = rng.choice(game_names())
+    game_id = first.started(game, min(max(rng.randint(3, 4), spec(game).min_players), spec(game).max_players))
     second.tokens[game_id] = reference.tokens[game_id] = first.tokens[game_id]
     seats = range(len(first.tokens[game_id]))
     for _ in range(60):

@@ -14,6 +14,7 @@ import time
 
 from bots import choose
 from bots.levels import advise
+from domain.games import game_names, spec
 from projections.views import seat_view
 from services.hints import hint_rng
 from tests.support.play import new_game
@@ -25,8 +26,8 @@ def quantile(values: list[float], p: float) -> float:
 
 
 def main(decisions: int) -> None:
-    for game in ("skull", "six-nimmt", "skull-king"):
-        g = new_game(game, 3, seed=7)
+    for game in game_names():
+        g = new_game(game, min(max(3, spec(game).min_players), spec(game).max_players), seed=7)
         rng = random.Random(7)
         hint: list[float] = []
         review: list[float] = []

@@ -11,6 +11,7 @@ import time
 
 import pytest
 
+from domain.games import game_names
 from services.history.export import build_export
 from services.signing import KeyRing
 from services.store.event_store import SyncEventStore
@@ -30,8 +31,8 @@ def log_bytes(client) -> int:
 def test_the_log_costs_per_finished_game_are_printed(real_redis) -> None:
     tlog = TransparencyLog(SyncEventStore(real_redis))
     ring = KeyRing.generate(int(time.time()), "tables.example")
-    titles = ["skull", "six-nimmt", "skull-king"]
-    games = [finished_game(seed, titles[seed % 3]) for seed in range(GAMES)]
+    titles = game_names()
+    games = [finished_game(seed, titles[seed % len(titles)]) for seed in range(GAMES)]
     for game_id, g in games:
         store_entries(real_redis, game_id, g.entries)
     before = log_bytes(real_redis)

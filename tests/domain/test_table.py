@@ -8,7 +8,7 @@ import msgspec
 import pytest
 
 from domain.fairness import chain_position, verify_reveal
-from domain.games import table_for
+from domain.games import game_names, spec, table_for
 from domain.kernel import Conflict, Rejected
 from domain.table import GameFinished, GameStarted, PlayerJoined, SeedRevealed
 from tests.support.play import new_game, play_random, seeds_from
@@ -76,9 +76,9 @@ def test_commands_before_the_start_and_after_the_end_are_conflicts() -> None:
     assert over.value.code == "game_over"
 
 
-@pytest.mark.parametrize("game", ["skull", "six-nimmt", "skull-king"])
+@pytest.mark.parametrize("game", game_names())
 def test_every_seed_is_revealed_by_the_end_and_checks_against_the_commitment(game: str) -> None:
-    players = {"skull": 3, "six-nimmt": 4, "skull-king": 2}[game]
+    players = spec(game).default_players
     g = play_random(new_game(game, players, seed=5), random.Random(5))
     reveals = [e for e in g.events if isinstance(e, SeedRevealed)]
     assert sorted(e.round for e in reveals) == list(

@@ -13,6 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from domain.games import game_names, spec
 from projections.views import (
     PUBLIC_FIELD,
     SCORES_FIELD,
@@ -27,14 +28,11 @@ from projections.views import (
 )
 from tests.support.play import new_game, play_random
 
-PLAYERS = {"skull": (3, 6), "six-nimmt": (2, 10), "skull-king": (2, 6)}
-
 
 def materialised_versions(game: str, data: st.DataObject) -> Iterator[tuple[Any, int, dict[str, bytes]]]:
     """A random game of ``game`` (its players and seed drawn): the state at each version and the
     fields the projector would store for it."""
-    low, high = PLAYERS[game]
-    players = data.draw(st.integers(low, high), label="players")
+    players = data.draw(st.integers(spec(game).min_players, spec(game).max_players), label="players")
     seed = data.draw(st.integers(0, 2**32), label="seed")
     played = play_random(new_game(game, players, seed=seed), random.Random(seed))
     state = None
@@ -43,7 +41,7 @@ def materialised_versions(game: str, data: st.DataObject) -> Iterator[tuple[Any,
         yield state, version, materialise(state, version)
 
 
-@pytest.mark.parametrize("game", sorted(PLAYERS))
+@pytest.mark.parametrize("game", game_names())
 @settings(max_examples=8)
 @given(data=st.data())
 def test_every_read_model_is_defined_at_every_version_of_a_random_game(
@@ -57,7 +55,7 @@ def test_every_read_model_is_defined_at_every_version_of_a_random_game(
             assert msgspec.json.decode(whole)["version"] == version
 
 
-@pytest.mark.parametrize("game", sorted(PLAYERS))
+@pytest.mark.parametrize("game", game_names())
 @settings(max_examples=8)
 @given(data=st.data())
 def test_a_stored_view_composes_to_the_exact_bytes_of_the_whole_view_at_every_version(
@@ -72,11 +70,10 @@ def test_a_stored_view_composes_to_the_exact_bytes_of_the_whole_view_at_every_ve
             assert compose(fields[PUBLIC_FIELD], fields[view_field(seat)]) == whole, (version, seat)
 
 
-@pytest.mark.parametrize("game", sorted(PLAYERS))
+@pytest.mark.parametrize("game", game_names())
 def test_no_viewer_s_own_part_shares_a_field_with_the_public_part(game: str) -> None:
-    _, high = PLAYERS[game]
     seed = 7
-    played = play_random(new_game(game, high, seed=seed), random.Random(seed))
+    played = play_random(new_game(game, spec(game).max_players, seed=seed), random.Random(seed))
     state = None
     for version, event in enumerate(played.events, start=1):
         state = played.table.evolve(state, event)

@@ -18,7 +18,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from domain.games import table_for
+from domain.games import spec, table_for
 from domain.kernel import Event
 from domain.table import Account
 from projections.ratings import (
@@ -62,7 +62,7 @@ OPTIONS = {"six-nimmt": {"rounds": 1}, "skull": {}, "skull-king": {}}
 @st.composite
 def plans(draw: st.DrawFn) -> Plan:
     game = draw(st.sampled_from(["six-nimmt", "six-nimmt", "six-nimmt", "skull"]))
-    players = draw(st.integers(3, 5) if game == "skull" else st.integers(2, 6))
+    players = draw(st.integers(spec(game).min_players, min(spec(game).max_players, len(ACCOUNTS))))
     accounts = draw(st.permutations(ACCOUNTS))[:players]
     anonymous = draw(st.sets(st.integers(0, players - 1), max_size=1 if draw(st.booleans()) else 0))
     seats = tuple(None if seat in anonymous else account for seat, account in enumerate(accounts))

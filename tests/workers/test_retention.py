@@ -17,6 +17,7 @@ from starlette.testclient import TestClient
 
 from bots import choose
 from domain.disputes import DisputeOpened, DisputeResolved, Party
+from domain.games import game_names
 from projections.views import seat_view
 from services.accounts import Accounts
 from services.api.app import create_app
@@ -60,8 +61,7 @@ POLICY = RetentionPolicy()  # 1 day after expiry, 14 days abandoned, 30 days idl
 async def finished_game(handler: GameCommands, game: str = "six-nimmt", seed: int = 0) -> str:
     """A game played to its end by seeded bots through the write side."""
     rng = random.Random(seed)
-    options = {"rounds": 1} if game == "six-nimmt" else {}
-    game_id, _ = await handler.create(game, 3, options)
+    game_id, _ = await handler.create(game, 3, {})
     for seat in range(3):
         await handler.join(game_id, f"P{seat}", f"seed-{seat}")
     while (folded := await handler.load(game_id)).state.status == "playing":
@@ -271,7 +271,7 @@ async def test_the_bytes_a_finished_game_keeps_measured_with_memory_usage(
     await handler.expire(expired, (await handler.load(expired)).version)
     Projector(sync).catch_up(expired)
     print(f"\n[retention] an expired Skull table: {size(expired) / 1024:.1f} KiB (removed after a day)")
-    for game in ("skull", "six-nimmt", "skull-king"):
+    for game in game_names():
         sizes = []
         for seed in range(3):
             game_id = await finished_game(handler, game, seed)

@@ -13,6 +13,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from domain.games import specs
 from services.history.verify import verify_export
 from services.store.keys import game_keys
 from tests.services.hardening.real_stack import Bot, Stack, served
@@ -61,7 +62,12 @@ def test_redis_killed_worker_killed_and_redis_paused_lose_nothing_and_everything
         bots = [
             Bot(stack.base, game, players, seed)
             for seed, (game, players) in enumerate(
-                [("skull", 3), ("six-nimmt", 3), ("skull-king", 3), ("skull", 4), ("six-nimmt", 4)]
+                [  # five tables of the registry's games, three seats then four
+                    (spec.name, seats)
+                    for seats in (3, 4)
+                    for spec in specs()
+                    if spec.min_players <= seats <= spec.max_players
+                ][:5]
             )
         ]
         errors: list[BaseException] = []

@@ -12,6 +12,7 @@ from typing import Any
 import msgspec
 import pytest
 
+from domain.games import game_names
 from services.cli.verify import main
 from services.dispute_bundle import build_bundle, receipts_of, verify_bundle
 from services.history.cut import DisputeSealed, build_cut_export
@@ -26,7 +27,7 @@ from services.transparency.log import PROOFS_FORMAT, proof_document
 from services.transparency.verify import LOG, check_log
 from tests.support.recorded import RecordedGame, recorded_random_game, rewrite
 
-GAMES = ("six-nimmt", "skull", "skull-king")
+GAMES = game_names()
 T0 = 1_800_000_000
 RING = KeyRing.generate(T0)
 

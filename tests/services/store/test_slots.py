@@ -14,6 +14,7 @@ import fakeredis
 import pytest
 from redis.crc import key_slot
 
+from domain.games import specs
 from services.cli.demo import play_game
 from services.store.event_store import CrossSlot, EventStore, SyncEventStore
 from services.store.keys import game_keys
@@ -22,7 +23,7 @@ from tests.api.conftest import Api, fake_api, practice
 
 __all__ = ["fake_api"]  # the fixture, shared with the API tests
 
-GAMES = [("skull", 3), ("six-nimmt", 3), ("skull-king", 2)]
+GAMES = [(game.name, game.min_players) for game in specs()]
 
 
 def slot(key: str | bytes) -> int:
