@@ -77,6 +77,8 @@ class HighCardRules:
 
     def scramble(self, state: HighCardState, viewer: Seat | None, rng: random.Random) -> HighCardState:
         """The other seats' hands and the set-aside cards dealt again at random among themselves."""
+        if not state.hands:  # before the deal nothing is hidden
+            return state
         hidden = [seat for seat in range(state.players) if seat != viewer]
         pool = [card for seat in hidden for card in state.hands[seat]] + list(state.set_aside)
         rng.shuffle(pool)
