@@ -18,7 +18,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from bots import choose
-from domain.games import specs
+from domain.games import game_names, specs
 from projections.words import GLOSSARY
 from tests.browser.conftest import Server
 from tests.browser.http_games import played_by_server_bots
@@ -27,6 +27,8 @@ from tests.support.waiting import Deadline, wait_until
 
 pytestmark = pytest.mark.browser
 
+# The games played move by move below, on their own boards' controls (``button[data-act]``); the
+# rules pages are read for every registered game.
 GAMES = ("skull", "six-nimmt", "skull-king")
 TITLES = {game.name: game.title for game in specs()}
 PLACEHOLDER = re.compile(r"\{\w+\}")
@@ -152,7 +154,7 @@ def test_a_page_in_polish_french_or_turkish_shows_no_english_words(
     page.click("[data-testid=advanced] summary")
     english += english_in(page, lang, "lobby")
 
-    for game in GAMES:
+    for game in game_names():
         page.goto(f"/rules/{game}")
         page.wait_for_selector("[data-testid=rules-variants]")
         english += english_in(page, lang, f"rules of {game}")
@@ -258,7 +260,7 @@ def test_the_rules_page_of_each_game_is_linked_from_the_lobby(
 ) -> None:
     page = in_language(browser, server, "en")
     page.goto("/")
-    for game in GAMES:
+    for game in game_names():
         page.click(f"[data-testid=rules-{game}]")
         page.wait_for_url(f"**/rules/{game}")
         page.wait_for_selector("[data-testid=rules-variants] dt")
