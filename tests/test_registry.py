@@ -251,8 +251,10 @@ RULES_SUMMARY = ("lead", "material", "goal", "play.1", "hidden")  # and "end" or
 
 def own_key(game: str, key: str) -> bool:
     """Whether a glossary key is one of ``game``'s own: its title, its sentences, its rules summary,
-    the replay's words for its steps."""
-    return key == f"game.{game}" or key.startswith((f"log.{game}.", f"rules.{game}.", f"replay.{game}."))
+    the replay's words for its steps, its board's words (``play.<game>.*``)."""
+    return key == f"game.{game}" or key.startswith(
+        (f"log.{game}.", f"rules.{game}.", f"replay.{game}.", f"play.{game}.")
+    )
 
 
 def glossary_problems(game: GameSpec) -> list[str]:

@@ -173,9 +173,9 @@ def test_every_plural_entry_renders_for_0_1_2_4_5_and_22(lang: str) -> None:
 EXPECTED_COUNTS = {
     ("pl", "log.n.flower"): ["0 kwiatów", "1 kwiat", "2 kwiaty", "4 kwiaty", "5 kwiatów", "22 kwiaty"],
     ("pl", "log.n.bullhead"): ["0 byków", "1 byk", "2 byki", "4 byki", "5 byków", "22 byki"],
-    ("pl", "skull.discs"): ["0 żetonów", "1 żeton", "2 żetony", "4 żetony", "5 żetonów", "22 żetony"],
-    ("pl", "nimmt.bullheads"): ["0 byków", "1 byk", "2 byki", "4 byki", "5 byków", "22 byki"],
-    ("en", "nimmt.bullheads"): [
+    ("pl", "play.skull.discs"): ["0 żetonów", "1 żeton", "2 żetony", "4 żetony", "5 żetonów", "22 żetony"],
+    ("pl", "play.six-nimmt.bullheads"): ["0 byków", "1 byk", "2 byki", "4 byki", "5 byków", "22 byki"],
+    ("en", "play.six-nimmt.bullheads"): [
         "0 bullheads",
         "1 bullhead",
         "2 bullheads",
@@ -185,7 +185,7 @@ EXPECTED_COUNTS = {
     ],
     ("en", "log.n.trick"): ["0 tricks", "1 trick", "2 tricks", "4 tricks", "5 tricks", "22 tricks"],
     ("fr", "log.n.flower"): ["0 fleur", "1 fleur", "2 fleurs", "4 fleurs", "5 fleurs", "22 fleurs"],
-    ("fr", "nimmt.bullheads"): [
+    ("fr", "play.six-nimmt.bullheads"): [
         "0 tête de bœuf",
         "1 tête de bœuf",
         "2 têtes de bœuf",
@@ -194,7 +194,7 @@ EXPECTED_COUNTS = {
         "22 têtes de bœuf",
     ],
     ("tr", "log.n.flower"): ["0 gül", "1 gül", "2 gül", "4 gül", "5 gül", "22 gül"],
-    ("tr", "nimmt.bullheads"): [
+    ("tr", "play.six-nimmt.bullheads"): [
         "0 boğa başı",
         "1 boğa başı",
         "2 boğa başı",
@@ -212,7 +212,7 @@ def test_counted_words_take_the_form_the_number_asks_for(lang: str, key: str) ->
 
 def test_the_skull_challenge_on_the_page_counts_flowers_as_the_log_does() -> None:
     for n in COUNTS:
-        page = word("pl", "skull.challenge", name="Ada", n=n)
+        page = word("pl", "play.skull.challenge", name="Ada", n=n)
         assert page.endswith(word("pl", "log.n.flower", n=n)), page
 
 
@@ -221,19 +221,24 @@ def test_the_skull_challenge_on_the_page_counts_flowers_as_the_log_does() -> Non
 
 def test_the_page_and_the_log_name_the_same_things_with_the_same_words() -> None:
     said = {lang: GLOSSARY[lang] for lang in LANGUAGES}
-    assert said["tr"]["skull.flower"].lower() == said["tr"]["log.skull.disc.flower"] == "gül"
-    assert said["tr"]["skull.skull"].lower() == said["tr"]["log.skull.disc.skull"] == "kuru kafa"
-    assert "żeton" in said["pl"]["skull.place"] and "żeton" in said["pl"]["log.skull.disc_placed.hidden"]
+    assert said["tr"]["play.skull.flower"].lower() == said["tr"]["log.skull.disc.flower"] == "gül"
+    assert said["tr"]["play.skull.skull"].lower() == said["tr"]["log.skull.disc.skull"] == "kuru kafa"
+    assert "żeton" in said["pl"]["play.skull.place"] and "żeton" in said["pl"]["log.skull.disc_placed.hidden"]
     assert not any("krąż" in form for entry in said["pl"].values() for form in forms(entry))
-    skull_king = [entry for key, entry in said["fr"].items() if key.startswith(("sk.", "log.skull-king"))]
+    skull_king = [
+        entry for key, entry in said["fr"].items() if key.startswith(("play.skull-king.", "log.skull-king"))
+    ]
     assert not any("annonce" in form.lower() for entry in skull_king for form in forms(entry))
-    assert said["fr"]["sk.bids"] == "Prédiction" and "prédit" in said["fr"]["log.skull-king.bid_placed"]
-    assert said["fr"]["card.escape"] in said["fr"]["log.skull-king.card.escape"]
+    assert (
+        said["fr"]["play.skull-king.bids"] == "Prédiction"
+        and "prédit" in said["fr"]["log.skull-king.bid_placed"]
+    )
+    assert said["fr"]["play.skull-king.card.escape"] in said["fr"]["log.skull-king.card.escape"]
     assert said["fr"]["table.bot"] in said["fr"]["log.actor.bot"]
     for lang in LANGUAGES:
         assert said[lang]["game.six-nimmt"] == "6 nimmt!"
-        assert word(lang, "nimmt.bullheads", n=5) == word(lang, "log.n.bullhead", n=5)
-        assert said[lang]["card.skull-king"] == "Skull King"
+        assert word(lang, "play.six-nimmt.bullheads", n=5) == word(lang, "log.n.bullhead", n=5)
+        assert said[lang]["play.skull-king.card.skull-king"] == "Skull King"
 
 
 def test_a_seated_bot_is_named_once() -> None:
@@ -263,15 +268,15 @@ def test_every_key_a_page_asks_for_is_in_the_glossary() -> None:
 def test_every_word_built_from_data_is_in_the_glossary() -> None:
     families = {
         "status": ["waiting", "playing", "finished"],
-        "suit": ["yellow", "red", "blue", "black"],
-        "card": ["escape", "pirate", "mermaid", "scary-mary", "skull-king"],
-        "skull": ["flower", "skull", "last_chance"],
+        "play.skull-king.suit": ["yellow", "red", "blue", "black"],
+        "play.skull-king.card": ["escape", "pirate", "mermaid", "scary-mary", "skull-king"],
+        "play.skull": ["flower", "skull", "last_chance"],
         "game": game_names(),
         "rules.card": ["black", "escape", "pirate", "mermaid", "scary-mary", "skull-king"],
         "rematch.answer": ["accepted", "pending", "declined", "bot"],
     }
     wanted = {f"{family}.{name}" for family, names in families.items() for name in names}
-    wanted |= {f"sk.as_{declared}" for declared in ("pirate", "escape")}
+    wanted |= {f"play.skull-king.as_{declared}" for declared in ("pirate", "escape")}
     assert wanted - set(GLOSSARY["en"]) == set()
 
 

@@ -14,8 +14,8 @@ const BULLHEADS = (card) => (card === 55 ? 7 : card % 11 === 0 ? 5 : card % 10 =
 export function card(number, { small = false, owner = null, seat = null } = {}) {
   const n = BULLHEADS(number);
   return h("span", { class: `ncard ${bullheadClass(n)}` + (small ? " small" : ""), role: "img",
-    "aria-label": `${number}, ${t("nimmt.bullheads", { n })}` + (owner ? ` · ${owner}` : ""),
-    "data-help": t("help.nimmt.card", { card: number, n }), "data-anim": `n-${number}`,
+    "aria-label": `${number}, ${t("play.six-nimmt.bullheads", { n })}` + (owner ? ` · ${owner}` : ""),
+    "data-help": t("play.six-nimmt.help.card", { card: number, n }), "data-anim": `n-${number}`,
     "data-from": seat !== null ? `seat:${seat}` : null },
     h("span", { class: "heads", "aria-hidden": "true", text: "▼".repeat(n) }),
     h("span", { class: "num", "aria-hidden": "true", text: String(number) }),
@@ -25,18 +25,18 @@ export function card(number, { small = false, owner = null, seat = null } = {}) 
 export function round(view) {
   const total = view.options && view.options.rounds;
   const r = total ? t("table.roundOf", { n: view.round, total }) : t("table.round", { n: view.round });
-  return `${r} · ${t("nimmt.turn", { n: Math.min(10, Math.max(1, view.turn)) })}`;
+  return `${r} · ${t("play.six-nimmt.turn", { n: Math.min(10, Math.max(1, view.turn)) })}`;
 }
 
 export function stat(view, p) {
-  const chosen = view.phase === "selecting" ? (p.has_selected ? ` · ✓ ${t("nimmt.selected")}` : ` · ${t("nimmt.selecting")}`) : "";
+  const chosen = view.phase === "selecting" ? (p.has_selected ? ` · ✓ ${t("play.six-nimmt.selected")}` : ` · ${t("play.six-nimmt.selecting")}`) : "";
   return `▼ ${p.penalty}${chosen}`;
 }
 
 export function prompt(view) {
-  if (legal(view, "choose_row").length) return t("nimmt.chooseRow");
-  if (legal(view, "draft_card").length) return t("nimmt.draft");
-  if (legal(view, "select_card").length) return t("nimmt.pick");
+  if (legal(view, "choose_row").length) return t("play.six-nimmt.chooseRow");
+  if (legal(view, "draft_card").length) return t("play.six-nimmt.draft");
+  if (legal(view, "select_card").length) return t("play.six-nimmt.pick");
   return null;
 }
 
@@ -56,37 +56,37 @@ export function board(view, ctx) {
     const slots = [];
     for (let i = row.cards.length; i < 5; i++) {
       slots.push(h("span", { class: "slot" + (i === 4 ? " sixth" : ""), "aria-hidden": "true",
-        "data-help": i === 4 ? t("help.nimmt.sixth") : null }));
+        "data-help": i === 4 ? t("play.six-nimmt.help.sixth") : null }));
     }
     return h("div", { class: "nrow" + (take.has(index) ? " choosable" : ""), "data-testid": `row-${index}` },
-      h("span", { class: "row-label" }, h("span", { text: t("nimmt.row", { n: index + 1 }) }),
+      h("span", { class: "row-label" }, h("span", { text: t("play.six-nimmt.row", { n: index + 1 }) }),
         h("span", { class: "row-heads", text: `▼ ${row.bullheads}` })),
       h("div", { class: "row-cards" }, cards, slots));
   });
-  const parts = [h("section", { class: "rows", "aria-label": t("nimmt.rows") }, rows)];
+  const parts = [h("section", { class: "rows", "aria-label": t("play.six-nimmt.rows") }, rows)];
 
   if (view.pending && view.pending.length) {
-    parts.push(h("div", { class: "chips pending", "data-testid": "revealed" }, h("span", { class: "controls-label", text: t("nimmt.revealed") }),
+    parts.push(h("div", { class: "chips pending", "data-testid": "revealed" }, h("span", { class: "controls-label", text: t("play.six-nimmt.revealed") }),
       view.pending.map((p) => card(p.card, { small: true, owner: ctx.name(p.seat), seat: p.seat }))));
   }
   const controls = [];
   if (take.size) {
-    controls.push(h("section", { class: "controls", "aria-label": t("nimmt.chooseRow") },
+    controls.push(h("section", { class: "controls", "aria-label": t("play.six-nimmt.chooseRow") },
       [...take.entries()].map(([index, c]) => action(ctx, c,
         t("table.nimmt.takeRow", { n: index + 1, heads: `▼ ${view.rows[index].bullheads}` }), { cls: "primary take" }))));
   }
   const draft = legal(view, "draft_card");
   if (view.draft && view.draft.cards.length) {
     const byCard = new Map(draft.map((c) => [c.card, c]));
-    controls.push(h("section", { class: "hand-area" }, h("h2", { text: t("nimmt.draft") }),
+    controls.push(h("section", { class: "hand-area" }, h("h2", { text: t("play.six-nimmt.draft") }),
       h("div", { class: "hand" + (draft.length ? " live" : "") },
         view.draft.cards.map((c) => action(ctx, byCard.get(c) || null, card(c), { cls: "card-btn", fallbackKey: `draft-${c}` })))));
   }
   if (view.hand) {
     const select = new Map(legal(view, "select_card").map((c) => [c.card, c]));
     controls.push(h("section", { class: "hand-area", "aria-labelledby": "hand-title" },
-      h("h2", { id: "hand-title" }, t("nimmt.hand"),
-        view.selection !== null && view.selection !== undefined ? h("span", { class: "chip strong", text: t("nimmt.yourPick", { card: view.selection }) }) : null),
+      h("h2", { id: "hand-title" }, t("play.six-nimmt.hand"),
+        view.selection !== null && view.selection !== undefined ? h("span", { class: "chip strong", text: t("play.six-nimmt.yourPick", { card: view.selection }) }) : null),
       h("div", { class: "hand" + (select.size ? " live" : "") },
         view.hand.map((c) => action(ctx, select.get(c) || null, card(c), { cls: "card-btn", fallbackKey: `hand-${c}` })))));
   }

@@ -18,12 +18,12 @@ function disc(kind, { faceUp = true, mine = false, small = false, key = null, fr
   const anim = key ? { "data-anim": key, "data-from": from } : {};
   const name = (label) => (named ? { role: "img", "aria-label": label } : { "aria-hidden": "true" });
   if (!kind) {
-    return h("span", { class: "disc back" + (small ? " small" : ""), ...name(t("help.skull.back")),
-      "data-help": t("help.skull.back"), "data-face": "down", ...anim }, h("span", { "aria-hidden": "true", text: "◍" }));
+    return h("span", { class: "disc back" + (small ? " small" : ""), ...name(t("play.skull.help.back")),
+      "data-help": t("play.skull.help.back"), "data-face": "down", ...anim }, h("span", { "aria-hidden": "true", text: "◍" }));
   }
   const d = DISC[kind];
   return h("span", { class: `disc ${d.cls}` + (faceUp ? " up" : " known") + (mine && !faceUp ? " mine" : "") + (small ? " small" : ""),
-    ...name(t("skull." + kind)), "data-help": t("help.skull." + kind),
+    ...name(t("play.skull." + kind)), "data-help": t("play.skull.help." + kind),
     "data-face": faceUp ? "up" : "down", ...anim }, h("span", { "aria-hidden": "true", text: d.symbol }));
 }
 
@@ -32,9 +32,9 @@ export function round(view) {
 }
 
 export function stat(view, p) {
-  const bits = [t("skull.discs", { n: p.discs }), "★".repeat(p.points) + "☆".repeat(Math.max(0, 2 - p.points))];
-  if (p.passed) bits.push(t("skull.passed"));
-  if (p.eliminated) bits.push(t("skull.eliminated"));
+  const bits = [t("play.skull.discs", { n: p.discs }), "★".repeat(p.points) + "☆".repeat(Math.max(0, 2 - p.points))];
+  if (p.passed) bits.push(t("play.skull.passed"));
+  if (p.eliminated) bits.push(t("play.skull.eliminated"));
   return bits.join(" · ");
 }
 
@@ -45,13 +45,13 @@ export function prompt(view) {
   const place = legal(view, "place_disc").length > 0;
   if (phase === "placement" || phase === "turns") {
     if (bid && place) return t("table.skull.placeOrBid");
-    return bid ? t("table.skull.mustBid") : t("skull.place");
+    return bid ? t("table.skull.mustBid") : t("play.skull.place");
   }
-  if (phase === "auction") return legal(view, "pass").length ? t("table.skull.raiseOrPass") : t("skull.raise");
-  if (phase === "reveal") return t("skull.flipHint");
-  if (phase === "discard_pick" && view.discard) return t("skull.discardPick", { name: nameOf(view, view.discard.seat) });
-  if (phase === "discard_own") return t("skull.discardOwn");
-  if (phase === "choose_first_player") return t("skull.chooseFirst");
+  if (phase === "auction") return legal(view, "pass").length ? t("table.skull.raiseOrPass") : t("play.skull.raise");
+  if (phase === "reveal") return t("play.skull.flipHint");
+  if (phase === "discard_pick" && view.discard) return t("play.skull.discardPick", { name: nameOf(view, view.discard.seat) });
+  if (phase === "discard_own") return t("play.skull.discardOwn");
+  if (phase === "choose_first_player") return t("play.skull.chooseFirst");
   return null;
 }
 
@@ -74,23 +74,23 @@ function mats(view, flips) {
       + (mine ? " me" : "") + (flips.has(stack.seat) ? " flippable" : ""), "data-testid": `mat-${stack.seat}` },
       h("div", { class: "mat-head" },
         h("span", { class: "pname", text: p.name }),
-        h("span", { class: "stars", role: "img", "aria-label": t("skull.points", { n: p.points }), text: "★".repeat(p.points) + "☆".repeat(Math.max(0, 2 - p.points)) })),
-      h("div", { class: "stack", role: "group", "aria-label": t("skull.stack", { n: stack.size }) }, discs.length ? discs : h("span", { class: "muted", text: "—" })),
+        h("span", { class: "stars", role: "img", "aria-label": t("play.skull.points", { n: p.points }), text: "★".repeat(p.points) + "☆".repeat(Math.max(0, 2 - p.points)) })),
+      h("div", { class: "stack", role: "group", "aria-label": t("play.skull.stack", { n: stack.size }) }, discs.length ? discs : h("span", { class: "muted", text: "—" })),
       h("div", { class: "mat-foot" },
-        h("span", { class: "muted", text: t("skull.discs", { n: p.discs }) }),
-        p.passed ? h("span", { class: "badge", text: t("skull.passed") }) : null,
-        p.eliminated ? h("span", { class: "badge warn", text: t("skull.eliminated") }) : null,
-        p.last_chance ? h("span", { class: "badge", text: t("skull.last_chance") }) : null));
+        h("span", { class: "muted", text: t("play.skull.discs", { n: p.discs }) }),
+        p.passed ? h("span", { class: "badge", text: t("play.skull.passed") }) : null,
+        p.eliminated ? h("span", { class: "badge warn", text: t("play.skull.eliminated") }) : null,
+        p.last_chance ? h("span", { class: "badge", text: t("play.skull.last_chance") }) : null));
   });
 }
 
 export function board(view, ctx) {
   const flips = new Map(legal(view, "flip").map((c) => [c.seat, c]));
-  const info = [h("span", { class: "chip", text: t("skull.onMats", { n: view.discs_on_mats }) })];
-  if (view.bid !== null && view.bidder !== null) info.push(h("span", { class: "chip strong", text: t("skull.bidBy", { n: view.bid, name: nameOf(view, view.bidder) }) }));
+  const info = [h("span", { class: "chip", text: t("play.skull.onMats", { n: view.discs_on_mats }) })];
+  if (view.bid !== null && view.bidder !== null) info.push(h("span", { class: "chip strong", text: t("play.skull.bidBy", { n: view.bid, name: nameOf(view, view.bidder) }) }));
   if (view.challenger !== null && view.phase === "reveal") {
-    info.push(h("span", { class: "chip", text: t("skull.challenge", { name: nameOf(view, view.challenger), n: view.bid }) }));
-    if (view.flips_left !== null) info.push(h("span", { class: "chip", text: t("skull.flipsLeft", { n: Math.max(0, view.flips_left) }) }));
+    info.push(h("span", { class: "chip", text: t("play.skull.challenge", { name: nameOf(view, view.challenger), n: view.bid }) }));
+    if (view.flips_left !== null) info.push(h("span", { class: "chip", text: t("play.skull.flipsLeft", { n: Math.max(0, view.flips_left) }) }));
   }
   const parts = [h("div", { class: "chips" }, info), h("div", { class: "mats" }, mats(view, flips))];
 
@@ -103,34 +103,34 @@ export function board(view, ctx) {
   const bids = legal(view, "bid");
   const pass = legal(view, "pass")[0];
   if (bids.length || pass) {
-    controls.push(h("section", { class: "controls", "aria-label": t("skull.bid") },
-      h("span", { class: "controls-label", text: t("skull.bid") }),
+    controls.push(h("section", { class: "controls", "aria-label": t("play.skull.bid") },
+      h("span", { class: "controls-label", text: t("play.skull.bid") }),
       bids.map((c) => action(ctx, c, String(c.count), { cls: "bid" })),
-      pass ? action(ctx, pass, t("skull.pass"), { cls: "ghost" }) : null));
+      pass ? action(ctx, pass, t("play.skull.pass"), { cls: "ghost" }) : null));
   }
   if (view.hand) {
     const place = new Map(legal(view, "place_disc").map((c) => [c.disc, c]));
     const kinds = Object.entries(view.hand).filter(([, n]) => n > 0);
     controls.push(h("section", { class: "hand-area", "aria-labelledby": "hand-title" },
-      h("h2", { id: "hand-title", text: t("skull.hand") }),
+      h("h2", { id: "hand-title", text: t("play.skull.hand") }),
       h("div", { class: "hand" + (place.size ? " live" : "") }, kinds.map(([kind, n]) => action(ctx, place.get(kind) || null,
-        [disc(kind, { key: `h-${kind}`, named: false }), h("span", { class: "disc-label", text: `${t("skull." + kind)} ×${n}` })],
+        [disc(kind, { key: `h-${kind}`, named: false }), h("span", { class: "disc-label", text: `${t("play.skull." + kind)} ×${n}` })],
         { cls: "disc-btn", fallbackKey: `hand-${kind}` }))),
-      view.lost && view.lost.length ? h("p", { class: "muted lost" }, t("skull.lost") + ": ", view.lost.map((k) => disc(k, { small: true }))) : null));
+      view.lost && view.lost.length ? h("p", { class: "muted lost" }, t("play.skull.lost") + ": ", view.lost.map((k) => disc(k, { small: true }))) : null));
   }
   const picks = legal(view, "discard_pick");
   if (picks.length) {
     controls.push(h("section", { class: "controls" }, h("span", { class: "controls-label", text: prompt(view) }),
-      picks.map((c) => action(ctx, c, [disc(null, { named: false }), " ", t("skull.position", { n: c.position + 1 })], { cls: "disc-btn" }))));
+      picks.map((c) => action(ctx, c, [disc(null, { named: false }), " ", t("play.skull.position", { n: c.position + 1 })], { cls: "disc-btn" }))));
   }
   const own = legal(view, "discard_own");
   if (own.length) {
-    controls.push(h("section", { class: "controls" }, h("span", { class: "controls-label", text: t("skull.discardOwn") }),
-      own.map((c) => action(ctx, c, [disc(c.disc, { named: false }), " ", t("skull." + c.disc)], { cls: "disc-btn" }))));
+    controls.push(h("section", { class: "controls" }, h("span", { class: "controls-label", text: t("play.skull.discardOwn") }),
+      own.map((c) => action(ctx, c, [disc(c.disc, { named: false }), " ", t("play.skull." + c.disc)], { cls: "disc-btn" }))));
   }
   const first = legal(view, "choose_first_player");
   if (first.length) {
-    controls.push(h("section", { class: "controls" }, h("span", { class: "controls-label", text: t("skull.chooseFirst") }),
+    controls.push(h("section", { class: "controls" }, h("span", { class: "controls-label", text: t("play.skull.chooseFirst") }),
       first.map((c) => action(ctx, c, nameOf(view, c.seat)))));
   }
   controls.push(leftovers(view, ctx, new Set(["place_disc", "bid", "pass", "flip", "discard_pick", "discard_own", "choose_first_player"])));

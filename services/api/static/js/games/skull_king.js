@@ -28,29 +28,29 @@ export function skCard(id) {
   if (SUITS[head] && /^\d+$/.test(tail)) {
     const suit = SUITS[head];
     return { kind: "suit", suit: head, rank: Number(tail), symbol: suit.symbol, short: `${tail}${suit.symbol}`,
-      label: `${t("suit." + head)} ${tail}` };
+      label: `${t("play.skull-king.suit." + head)} ${tail}` };
   }
   const kind = SPECIAL[id] ? id : head;
   const special = SPECIAL[kind];
-  return { kind, symbol: special.symbol, short: t("card." + kind), label: t("card." + kind) };
+  return { kind, symbol: special.symbol, short: t("play.skull-king.card." + kind), label: t("play.skull-king.card." + kind) };
 }
 
 function help(c) {
-  if (c.kind !== "suit") return t("help.sk." + c.kind);
-  return c.suit === "black" ? t("help.sk.black") : t("help.sk.suit", { suit: t("suit." + c.suit) });
+  if (c.kind !== "suit") return t("play.skull-king.help." + c.kind);
+  return c.suit === "black" ? t("play.skull-king.help.black") : t("play.skull-king.help.suit", { suit: t("play.skull-king.suit." + c.suit) });
 }
 
 export function card(id, { small = false, as = null, owner = null, seat = null, mark = null, focusable = false } = {}) {
   const c = skCard(id);
-  const label = (as ? `${c.label} (${t("sk.as_" + as)})` : c.label) + (owner ? ` · ${owner}` : "")
+  const label = (as ? `${c.label} (${t("play.skull-king.as_" + as)})` : c.label) + (owner ? ` · ${owner}` : "")
     + (mark ? ` · ${mark === "wins" ? t("table.wins", { name: owner }) : t("table.winning")}` : "");
   return h("span", { class: `kcard ${c.kind}` + (c.suit ? ` suit-${c.suit}` : "") + (small ? " small" : "") + (mark ? ` ${mark}` : ""),
     role: "img", "aria-label": label, "data-help": help(c), tabindex: focusable ? "0" : null,
     "data-anim": `k-${id}`, "data-from": seat !== null ? `seat:${seat}` : null },
     h("span", { class: "corner", "aria-hidden": "true", text: c.rank ? `${c.rank}` : c.symbol }),
     h("span", { class: "pip", "aria-hidden": "true", text: c.symbol }),
-    h("span", { class: "cname", "aria-hidden": "true", text: c.rank ? t("suit." + c.suit) : c.label }),
-    as ? h("span", { class: "as", "aria-hidden": "true", text: t("sk.as_" + as) }) : null,
+    h("span", { class: "cname", "aria-hidden": "true", text: c.rank ? t("play.skull-king.suit." + c.suit) : c.label }),
+    as ? h("span", { class: "as", "aria-hidden": "true", text: t("play.skull-king.as_" + as) }) : null,
     mark ? h("span", { class: "crown", "aria-hidden": "true", text: "♛" }) : null,
     owner ? h("span", { class: "owner", "aria-hidden": "true", text: owner }) : null);
 }
@@ -88,14 +88,14 @@ export function round(view) {
 }
 
 export function stat(view, p) {
-  const bid = p.bid !== null && p.bid !== undefined ? `${t("sk.bids")} ${p.bid}` : view.phase === "bidding" ? (p.has_bid ? `✓ ${t("sk.hasBid")}` : t("sk.bidding")) : "";
-  const dealer = view.dealer === p.seat ? ` · ${t("sk.dealer")}` : "";
-  return `${bid}${bid ? " · " : ""}${t("sk.tricks")} ${p.tricks_won}${dealer}`;
+  const bid = p.bid !== null && p.bid !== undefined ? `${t("play.skull-king.bids")} ${p.bid}` : view.phase === "bidding" ? (p.has_bid ? `✓ ${t("play.skull-king.hasBid")}` : t("play.skull-king.bidding")) : "";
+  const dealer = view.dealer === p.seat ? ` · ${t("play.skull-king.dealer")}` : "";
+  return `${bid}${bid ? " · " : ""}${t("play.skull-king.tricks")} ${p.tricks_won}${dealer}`;
 }
 
 export function prompt(view) {
-  if (legal(view, "bid").length) return t("sk.bid");
-  if (legal(view, "play_card").length) return t("sk.play");
+  if (legal(view, "bid").length) return t("play.skull-king.bid");
+  if (legal(view, "play_card").length) return t("play.skull-king.play");
   return null;
 }
 
@@ -111,9 +111,9 @@ export function before(root, event) {
 function trickArea(view, ctx) {
   const won = stepEvent(ctx, "trick_won");
   const last = view.completed_tricks && view.completed_tricks.length ? view.completed_tricks[view.completed_tricks.length - 1] : null;
-  const lead = view.lead_suit ? t("sk.lead", { suit: t("suit." + view.lead_suit) }) : t("sk.noLead");
+  const lead = view.lead_suit ? t("play.skull-king.lead", { suit: t("play.skull-king.suit." + view.lead_suit) }) : t("play.skull-king.noLead");
   const chips = [h("span", { class: "chip strong", text: lead }),
-    view.own_bid !== null && view.own_bid !== undefined ? h("span", { class: "chip", text: t("sk.yourBid", { n: view.own_bid }) }) : null];
+    view.own_bid !== null && view.own_bid !== undefined ? h("span", { class: "chip", text: t("play.skull-king.yourBid", { n: view.own_bid }) }) : null];
   let cards;
   if (view.trick.length) {
     const leading = view.trick.length > 1 ? winningIndex(view.trick) : -1;
@@ -122,13 +122,13 @@ function trickArea(view, ctx) {
   } else if (last) {
     const shown = won ? "wins" : "last";
     chips.push(h("span", { class: "chip" + (won ? " strong won" : ""), "data-testid": "trick-winner",
-      text: won ? t("table.wins", { name: ctx.name(last.winner) }) : t("sk.lastTrick", { name: ctx.name(last.winner) }) }));
+      text: won ? t("table.wins", { name: ctx.name(last.winner) }) : t("play.skull-king.lastTrick", { name: ctx.name(last.winner) }) }));
     cards = last.plays.map((p) => h("span", { class: shown === "last" ? "faded" : "" },
       card(p.card, { as: p.as, owner: ctx.name(p.seat), seat: p.seat, mark: p.seat === last.winner && won ? "wins" : null })));
   } else {
     cards = h("span", { class: "muted", text: "—" });
   }
-  return h("section", { class: "trick-area", "aria-label": t("sk.trick") }, h("div", { class: "chips" }, chips),
+  return h("section", { class: "trick-area", "aria-label": t("play.skull-king.trick") }, h("div", { class: "chips" }, chips),
     h("div", { class: "trick", "data-testid": "trick" }, cards));
 }
 
@@ -137,7 +137,7 @@ export function board(view, ctx) {
   const controls = [];
   const bids = legal(view, "bid");
   if (bids.length) {
-    controls.push(h("section", { class: "controls", "aria-label": t("sk.bid") }, h("span", { class: "controls-label", text: t("sk.bids") }),
+    controls.push(h("section", { class: "controls", "aria-label": t("play.skull-king.bid") }, h("span", { class: "controls-label", text: t("play.skull-king.bids") }),
       bids.map((c) => action(ctx, c, String(c.tricks), { cls: "bid" }))));
   }
   if (view.hand) {
@@ -147,11 +147,11 @@ export function board(view, ctx) {
     const cards = view.hand.map((id) => {
       const options = byCard.get(id) || [];
       if (options.length > 1) {
-        return h("div", { class: "choice" }, card(id), options.map((c) => action(ctx, c, t("sk.as_" + c.as), { cls: "small" })));
+        return h("div", { class: "choice" }, card(id), options.map((c) => action(ctx, c, t("play.skull-king.as_" + c.as), { cls: "small" })));
       }
       return action(ctx, options[0] || null, card(id), { cls: "card-btn", fallbackKey: `hand-${id}` });
     });
-    controls.push(h("section", { class: "hand-area", "aria-labelledby": "hand-title" }, h("h2", { id: "hand-title", text: t("sk.hand") }),
+    controls.push(h("section", { class: "hand-area", "aria-labelledby": "hand-title" }, h("h2", { id: "hand-title", text: t("play.skull-king.hand") }),
       h("div", { class: "hand" + (plays.length ? " live" : "") }, cards)));
   }
   controls.push(leftovers(view, ctx, new Set(["bid", "play_card"])));
@@ -175,8 +175,8 @@ export function sheet(view, pad) {
 /** The rules page's list of the cards that are more than a number (rules.js): the black suit and
  * each special card, with its symbol and what it does. */
 export function rulesCards() {
-  const entries = [["black", SUITS.black.symbol, t("suit.black")],
-    ...Object.keys(SPECIAL).map((kind) => [kind, SPECIAL[kind].symbol, t("card." + kind)])];
+  const entries = [["black", SUITS.black.symbol, t("play.skull-king.suit.black")],
+    ...Object.keys(SPECIAL).map((kind) => [kind, SPECIAL[kind].symbol, t("play.skull-king.card." + kind)])];
   return h("dl", { class: "rules-cards" }, entries.map(([kind, symbol, name]) => [
     h("dt", {}, h("span", { class: `rules-symbol ${kind}`, "aria-hidden": "true", text: symbol }), name),
     h("dd", { text: t("rules.card." + kind) }),
