@@ -262,6 +262,9 @@ export async function render(main, id) {
     pad = read || { rounds: [], totals: [] };
     const shown = queue.shown();
     if (shown && shown.status === "finished" && !queue.busy()) drawStep(shown, { step: null, ms: 0 });
+    // a step is still being drawn (under load the pad can come before the last step ends): the
+    // queue draws the newest view after it, so the end screen gets its sheet and dispute form
+    else queue.redraw();
   }
 
   function showCaption(step) {
