@@ -129,10 +129,13 @@ def test_a_table_page_fits_a_phone_and_plays_by_touch_sized_buttons(
         play([phone], rng, lambda: phone.locator("button[data-act]:enabled").count() == 0, seconds=10)
     width = phone.evaluate("document.documentElement.scrollWidth")
     assert width <= 390, f"the page scrolls sideways on a phone ({width}px)"
-    card = phone.locator(".hand .card-btn").first
-    card.wait_for(state="visible")  # a redraw under way (the change queue) lays the hand out again
-    box = card.bounding_box()
-    assert box is not None and box["height"] >= 44
+    # A redraw under way (the change queue) may lay the hand out again between two looks, so the
+    # height is read in the page, in one look, once a card of the hand is laid out.
+    height = phone.wait_for_function(
+        "() => { const card = document.querySelector('.hand .card-btn');"
+        " const h = card ? card.getBoundingClientRect().height : 0; return h > 0 ? h : null; }"
+    ).json_value()
+    assert height >= 44, f"a card of the hand is {height}px tall on a phone"
     phone.screenshot(path=screenshots / "phone-table.png", full_page=True)
     phone.context.close()
 
