@@ -45,6 +45,7 @@ from services.history.folding import Folded, StateCache, advance, decode_events
 from services.history.records import (
     GENESIS_HASH,
     CommandRecord,
+    Entry,
     command_fingerprint,
     encode_batch,
     stored_fingerprint,
@@ -123,6 +124,17 @@ class TableNotReplicated(NotReplicated):
 SEEDS_KEPT = 4096  # games whose secret seeds a process keeps (the fold cache's size)
 
 
+@dataclass(frozen=True)
+class Reservation:
+    """A seat taken in its table's create write (``GameCommands.create``): quick play's match seats
+    its players so, with the seat tokens the match chose for them."""
+
+    name: str
+    client_seed: str
+    account: Account | None
+    token: str
+
+
 class GameCommands:
     """The write side. ``cache`` may be shared with the read side of the same process."""
 
@@ -173,14 +185,20 @@ class GameCommands:
         options: Mapping[str, Any],
         idempotency_key: str | None = None,
         game_id: str | None = None,
+        seats: Sequence[Reservation] = (),
+        bots: bool = False,
     ) -> tuple[str, str]:
         """A new table; returns its id and the host's token. With an ``idempotency_key`` (a client's
         secret), the same key and body within 24 hours answer with the same table, creating nothing;
         the same key with another body is a 409 ``idempotency_key_reused``. ``game_id`` (quick play's
         matcher, ``services.quickplay``): the table's id chosen beforehand; when a stream of that id
-        exists already the create script writes nothing, so a re-run makes no second table."""
+        exists already the create script writes nothing, so a re-run makes no second table.
+
+        ``seats`` (quick play's match): players seated in the create write itself, each by a join
+        record of its own after the create record, and with ``bots`` bots in the seats left (a
+        ``bots`` record): the table is never seen with a free seat that someone else could take."""
         if idempotency_key is None:
-            return await self._create(game, players, options, game_id)
+            return await self._create(game, players, options, game_id, seats, bots)
         fingerprint = command_fingerprint(None, {"game": game, "players": players, "options": options})
         claim = await self.idempotency.claim(idempotency_key, fingerprint)
         if claim.state == "done":
@@ -207,7 +225,13 @@ class GameCommands:
         return game_id, host_token
 
     async def _create(
-        self, game: str, players: int, options: Mapping[str, Any], chosen_id: str | None = None
+        self,
+        game: str,
+        players: int,
+        options: Mapping[str, Any],
+        chosen_id: str | None = None,
+        seats: Sequence[Reservation] = (),
+        bots: bool = False,
     ) -> tuple[str, str]:
         try:
             table = table_for(game)
@@ -232,6 +256,8 @@ class GameCommands:
             body={"game": game, "players": players, "options": options, "table": timers},
         )
         entries = encode_batch(1, GENESIS_HASH, record, events, fresh_salts(len(events)))
+        if seats or bots:
+            entries += await self._seated_at_creation(advance(game_id, None, entries), seeds, seats, bots)
         secret = {"root": root.hex(), "master": master.hex()}
         if timers.get("private"):  # the invite link's code, kept with the seeds (services.invitations)
             secret[INVITE_FIELD] = new_invite_code()
@@ -251,6 +277,38 @@ class GameCommands:
             raise TableNotReplicated(str(unconfirmed), game_id, host_token) from unconfirmed
         log.info("table_created", game_id=game_id, game=game, players=players, outcome="ok")
         return game_id, host_token
+
+    async def _seated_at_creation(
+        self, folded: Folded, seeds: SecretSeeds, seats: Sequence[Reservation], bots: bool
+    ) -> list[Entry]:
+        """The entries that seat ``seats`` (and bots in the rest) right after the create record:
+        one join record per seat, as a join request writes it, its token bound beforehand."""
+        entries: list[Entry] = []
+        try:
+            for reserved in seats:
+                events = folded.table.join(
+                    folded.state, reserved.name, reserved.client_seed, seeds, reserved.account
+                )
+                seat = folded.state.free_seats()[0]
+                await self.tokens.bind(folded.game_id, reserved.token, str(seat))
+                body: dict[str, Any] = {"name": reserved.name, "client_seed": reserved.client_seed}
+                if reserved.account is not None:
+                    body |= {"account_id": reserved.account.id, "account_name": reserved.account.name}
+                record = CommandRecord(id=f"join-{seat}-{secrets.token_hex(4)}", kind="join", body=body)
+                batch = encode_batch(
+                    folded.version + 1, folded.hash, record, events, fresh_salts(len(events))
+                )
+                entries += batch
+                folded = advance(folded.game_id, folded, batch)
+            if bots and folded.state.status == "waiting" and folded.state.free_seats():
+                events = folded.table.fill_with_bots(folded.state, seeds)
+                record = CommandRecord(id=f"bots-{secrets.token_hex(4)}", kind="bots", body={})
+                entries += encode_batch(
+                    folded.version + 1, folded.hash, record, events, fresh_salts(len(events))
+                )
+        except Rejected as rejected:
+            raise from_rejection(rejected) from None
+        return entries
 
     async def join(
         self,

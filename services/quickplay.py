@@ -18,15 +18,17 @@ The matcher (``Matcher.run_pass``, run by the worker's ``workers.quickplay.Quick
    that waited ``WAIT_BOUND_MS`` and agreed to bots is seated with the others who agreed, and bots
    fill the rest; one that did not agree keeps waiting until ``MAX_WAIT_MS``, then times out;
 4. claims each group's tickets in one Lua step (all still queued, or none: a cancel that got in
-   first wins), with the match's table id chosen there, then finishes the match: creates the table
-   with that id (the create script writes nothing for an id that exists), joins each ticket with the
-   seat token the match keeps and the client seed ``qp-<ticket id>`` (a re-run finds that seat in
-   the table and does not join again), fills bots if agreed, and marks the tickets seated in one
-   Lua step. Every step is a re-runnable one, so a matcher killed anywhere finishes the same match
-   after its restart: no one is lost, no one seated twice, no second table.
+   first wins), with the match's table id chosen there, then finishes the match: keeps a seat token
+   per ticket in the match, creates the table with that id and every ticket seated in the create
+   write itself (a join record per ticket, client seed ``qp-<ticket id>``, and bots in the other
+   seats if agreed: ``GameCommands.create`` with ``seats``), so nobody outside the match ever sees
+   a free seat at it, and marks the tickets seated in one Lua step. The create script writes
+   nothing for an id that exists, so every step is a re-runnable one and a matcher killed anywhere
+   finishes the same match after its restart: no one is lost, no one seated twice, no second
+   table. A match whose create is refused (nothing is written then) gives its tickets back to
+   their queue, in their old places, rather than being tried for ever.
 
-Tables are created and seated through ``GameCommands`` (create, join, fill_with_bots): public
-tables with the public turn timer, starting when full as any table does.
+The tables are public ones with the public turn timer, watched and replayed as any table is.
 """
 
 from __future__ import annotations
@@ -43,7 +45,7 @@ from domain.games import spec
 from domain.kernel import Rejected
 from domain.table import Account
 from projections.ratings import NEW_PLAYER, Skill, display_rating
-from services.commands import GameCommands
+from services.commands import GameCommands, Reservation
 from services.errors import AppError, ConflictError, InvalidError, NotFoundError, from_rejection
 from services.lifecycle import Clock, wall_clock_ms
 from services.store import quickplay as store_ops
@@ -373,50 +375,49 @@ class Matcher:
             done.seated.append((match_id, game_id))
 
     async def finish(self, match_id: str) -> str | None:
-        """Create and seat one claimed match; every step can run again after a crash and does what
-        is left (see the module docstring). Returns the table's id (``None``: no such match)."""
+        """Create one claimed match's table with its players seated in the create write itself (see
+        the module docstring): no one outside the match ever sees a free seat at it. Every step can
+        run again after a crash and does what is left. Returns the table's id (``None``: no such
+        match)."""
         match = await self.store.run(store_ops.match_of(match_id))
         if not match:
             return None
-        ids = match["tickets"].split(",")
-        tickets = await self.store.run(store_ops.tickets_of(ids))
-        game_id, players = match["game_id"], int(match["players"])
-        await self.guard()
-        await self.commands.create(match["game"], players, {}, game_id=game_id)
-        await self.hook("created")
-        seats: list[tuple[dict[str, str], int, str]] = []
+        tickets = await self.store.run(store_ops.tickets_of(match["tickets"].split(",")))
+        game_id = match["game_id"]
+        reserved: list[Reservation] = []
         for ticket in tickets:
             token = await self.store.run(
                 store_ops.choose_token(match_id, ticket["id"], secrets.token_urlsafe(24))
             )
-            seat = await self._seat_of(game_id, ticket["id"])
-            if seat is None:
-                await self.guard()
-                account = await self._account(ticket)
-                if account is not None:  # noted before the seat, as a join does: "Your tables"
-                    await self.store.run(your_tables.note_table(account.id, game_id, self.clock()))
-                seat, _ = await self.commands.join(
-                    game_id, ticket["name"], MARKER + ticket["id"], account, token=token
-                )
-            seats.append((ticket, seat, token))
-            await self.hook("joined")
-        if match.get("bots") == "1":
-            folded = await self.commands.load(game_id)
-            if folded.state.status == "waiting" and folded.state.free_seats():
-                await self.guard()
-                await self.commands.fill_with_bots(game_id)
-            await self.hook("bots")
+            account = await self._account(ticket)
+            if account is not None:  # noted before the seat, as a join does: "Your tables"
+                await self.store.run(your_tables.note_table(account.id, game_id, self.clock()))
+            reserved.append(Reservation(ticket["name"], MARKER + ticket["id"], account, token))
+        await self.hook("tokens")
+        await self.guard()
+        try:
+            await self.commands.create(
+                match["game"],
+                int(match["players"]),
+                {},
+                game_id=game_id,
+                seats=reserved,
+                bots=match.get("bots") == "1",
+            )
+        except AppError as refused:  # nothing was written: its players go back to their queue
+            await self.store.run(store_ops.give_back(match_id))
+            log.warning("quickplay_match_given_back", match=match_id, code=refused.code)
+            return None
+        await self.hook("created")
+        folded = await self.commands.load(game_id)
+        seat_of = {player.client_seed: player.seat for player in folded.state.seated}
+        seats = [
+            (ticket, seat_of[chosen.client_seed], chosen.token)
+            for ticket, chosen in zip(tickets, reserved, strict=True)
+        ]
         await self.store.run(store_ops.seated(match_id, game_id, seats, SEATED_TTL_S))
         log.info("quickplay_seated", match=match_id, game_id=game_id, seats=len(seats))
         return game_id
-
-    async def _seat_of(self, game_id: str, ticket_id: str) -> int | None:
-        """The seat a ticket's join took already (a re-run after a crash), by its client seed."""
-        folded = await self.commands.load(game_id)
-        for player in folded.state.seated:
-            if player.client_seed == MARKER + ticket_id:
-                return player.seat
-        return None
 
     async def _account(self, ticket: dict[str, str]) -> Account | None:
         """The ticket's account, if it still exists (retention may remove an idle unverified one:

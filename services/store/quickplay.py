@@ -168,6 +168,20 @@ def seated(
     yield ScriptCall("quickplay", keys, args)
 
 
+def give_back(match_id: str) -> Operation[None]:
+    """Undo a match whose table was never made: each of its tickets still ``matched`` is queued
+    again at its old place (its arrival), and the match is gone from the pending set."""
+    match = text_map((yield Call(("HGETALL", match_key(match_id)))))
+    ids = [i for i in match.get("tickets", "").split(",") if i]
+    if not ids:
+        yield Call(("ZREM", MATCHES, match_id))
+        return None
+    name = queue_name(match["game"], int(match["players"]))
+    keys = [MATCHES, match_key(match_id), queue_key(name), *(ticket_key(i) for i in ids)]
+    yield ScriptCall("quickplay", keys, ["give_back", match_id])
+    return None
+
+
 def take_lease(holder: str, ms: int) -> Operation[bool]:
     """The matcher's lease: one matcher runs at a time; ``holder`` keeps it by renewing it."""
     if (yield Call(("SET", LEASE, holder, "NX", "PX", ms))):

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import os
 import random
 from collections import Counter
@@ -25,7 +26,9 @@ import redis.asyncio as aioredis
 from domain.table import Account
 from projections.ratings import Skill
 from services.commands import GameCommands
-from services.errors import AppError
+from services.errors import AppError, ConflictError
+from services.history.export import build_export
+from services.history.verify import verify_export
 from services.quickplay import (
     ABANDON_MS,
     MARKER,
@@ -223,7 +226,7 @@ async def test_the_same_holds_on_a_real_redis(seed: int, real_redis_async: aiore
     await check_seated_once(harness, players)
 
 
-@pytest.mark.parametrize("kill_at", [1, 2, 3, 4])
+@pytest.mark.parametrize("kill_at", [1, 2])
 async def test_a_matcher_killed_at_any_step_of_a_match_is_finished_by_the_next_without_a_second_table(
     kill_at: int, fake_redis_async: aioredis.Redis
 ) -> None:
@@ -238,6 +241,74 @@ async def test_a_matcher_killed_at_any_step_of_a_match_is_finished_by_the_next_w
     await harness.matcher().run_pass()
     await check_seated_once(harness, 3)
     assert len(await harness.tables()) == 1
+
+
+@pytest.mark.parametrize("bots", [False, True])
+async def test_nobody_outside_a_match_can_take_a_seat_at_its_table_at_any_step(
+    bots: bool, fake_redis_async: aioredis.Redis
+) -> None:
+    """A lobby watcher who joins the match's table the moment it exists (at every step of finishing
+    the match) is refused: the players are seated in the table's create write itself."""
+    harness = Harness(fake_redis_async, FakeClock())
+    holders = [await harness.queue(f"P{n}", 3, bots=bots) for n in range(1 if bots else 3)]
+    if bots:
+        harness.clock.advance(WAIT_BOUND_MS / 1000)
+        await harness.poll_all()
+    outsider = commands_on(fake_redis_async)
+    refusals: list[str] = []
+
+    async def hijack(step: str) -> None:
+        for game_id in await harness.tables():
+            try:
+                await outsider.join(game_id, "Hijacker", "lobby")
+            except AppError as refused:
+                refusals.append(refused.code)
+            else:
+                raise AssertionError(f"an outsider took a seat at {game_id} after step {step}")
+
+    matcher = Matcher(commands_on(fake_redis_async), harness.clock, hijack)
+    done = await matcher.run_pass()
+    assert len(done.seated) == 1 and refusals and set(refusals) <= {"table_full", "not_waiting"}
+    for holder in holders:
+        assert (await harness.state(holder) or {})["state"] == "seated"
+    folded = await outsider.load(done.seated[0][1])
+    assert folded.state.status == "playing"
+    assert {p.name for p in folded.state.seated if p.seat not in folded.state.bots} == {
+        h.name for h in holders
+    }
+    # the create write's join (and bots) records re-run as any request's do
+    entries = await EventStore(fake_redis_async).read(folded.game_id)
+    setup = verify_export(json.loads(json.dumps(build_export(entries, running=True)))).rounds[0]
+    assert setup.failures == [] and setup.checked["rules re-run"] == 1 + len(holders) + int(bots)
+
+
+async def test_a_match_whose_table_is_refused_gives_its_players_back_to_the_queue_in_their_places(
+    fake_redis_async: aioredis.Redis,
+) -> None:
+    """A create the rules refuse writes nothing; the match is not tried for ever: its tickets are
+    queued again at their old places (cancellable again), and the next match seats them."""
+    harness = Harness(fake_redis_async, FakeClock())
+    first = await harness.queue("First", 2)
+    harness.clock.advance(1)
+    second = await harness.queue("Second", 2)
+    refusing = commands_on(fake_redis_async)
+    real_create = refusing.create
+    refused: list[str] = []
+
+    async def create_refused(*args: object, **kwargs: object) -> tuple[str, str]:
+        refused.append(str(kwargs.get("game_id")))
+        raise ConflictError("already_seated", "This account already has a seat at this table.")
+
+    refusing.create = create_refused  # type: ignore[method-assign]
+    done = await Matcher(refusing, harness.clock).run_pass()
+    assert done.seated == [] and len(refused) == 1
+    assert await harness.tables() == [] and await fake_redis_async.zcard(store_ops.MATCHES) == 0
+    shown = [await harness.state(h) or {} for h in (first, second)]
+    assert [s["state"] for s in shown] == ["queued", "queued"]
+    assert [s["position"] for s in shown] == [1, 2]
+    refusing.create = real_create  # type: ignore[method-assign]
+    await harness.matcher().run_pass()
+    await check_seated_once(harness, 2)
 
 
 async def set_rating(client: aioredis.Redis, account_id: str, display: int) -> None:

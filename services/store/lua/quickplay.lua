@@ -21,6 +21,8 @@
 --          expired (no matcher ran for an hour).
 -- seated:  KEYS matches zset, match hash, then per ticket: ticket key, owner key
 --          ARGV match id, game id, ticket ttl s, then per ticket: seat, token.
+-- give_back: KEYS matches zset, match hash, queue, ticket 1..n; ARGV match id. A match whose table
+--          was never made: each ticket still 'matched' by it is queued again at its arrival.
 local step = ARGV[1]
 local KEEP_QUEUED = 3600  -- seconds a queued ticket and its owner's hold live without a matcher
 
@@ -173,6 +175,22 @@ if step == 'seated' then
       if owned_by(owner, ticket, id) then
         redis.call('DEL', owner)
       end
+    end
+  end
+  redis.call('DEL', match)
+  redis.call('ZREM', matches, ARGV[2])
+  return 1
+end
+
+if step == 'give_back' then
+  local matches, match, queue = KEYS[1], KEYS[2], KEYS[3]
+  for i = 4, #KEYS do
+    local found = redis.call('HMGET', KEYS[i], 'id', 'state', 'match', 'arrived')
+    if found[1] and found[2] == 'matched' and found[3] == ARGV[2] then
+      redis.call('HSET', KEYS[i], 'state', 'queued')
+      redis.call('HDEL', KEYS[i], 'match')
+      redis.call('EXPIRE', KEYS[i], KEEP_QUEUED)
+      redis.call('ZADD', queue, found[4], found[1])
     end
   end
   redis.call('DEL', match)
