@@ -118,7 +118,7 @@ export async function render(main, id) {
   let dialog = null;
   const head = {};
 
-  const queue = changeQueue({ id, root, log, factor: speedFactor, draw: drawStep,
+  const queue = changeQueue({ id, root, log, factor: speedFactor, draw: drawStep, pace: () => mod?.pace ?? null,
     tell: (text) => { caption.firstChild.textContent = text; },
     before: (step) => {
       showCaption(step);

@@ -6,12 +6,12 @@
 // (one `version:type:seat` per event shown, oldest first), so that tests can follow it.
 import { api, games } from "./api.js";
 
-// Bookkeeping without anything to look at: folded into the step that follows them.
-const SILENT = new Set(["table_created", "table_timers_set", "seed_revealed", "seed_chain_committed", "seat_claimed",
-  "row_choice_awaited", "first_player_choice_requested", "discs_shuffled", "last_chance_returned"]);
-// Results a person needs time to read: a trick taken, a row taken, cards revealed, a round scored.
-const HOLD = new Set(["trick_won", "row_taken", "cards_revealed", "challenge_succeeded", "challenge_failed", "round_scored",
-  "round_ended", "player_eliminated", "bids_revealed", "game_finished", "disc_lost"]);
+// The table's own events (domain/table.py) at their pace: bookkeeping without anything to look at is
+// folded into the step that follows it; the end of a game is held long enough to read. A game's
+// events are paced by its board module (``pace``, js/games/<package>.js); any event neither names
+// is a move.
+const SILENT = new Set(["table_created", "table_timers_set", "seed_revealed", "seed_chain_committed", "seat_claimed"]);
+const HOLD = new Set(["game_finished"]);
 const BASE_MS = { move: 650, hold: 1600 };
 const MOTION_MS = 520; // a slide never takes longer than this at normal speed, however long the step
 const MOST_STEPS = 24; // a longer backlog (a tab that slept) shows only its last steps
@@ -20,8 +20,11 @@ const PLAYED_KEPT = 600;
 
 export const SPEEDS = { slow: 1.7, normal: 1, fast: 0.45, instant: 0 };
 
-function kindOf(event) {
-  return SILENT.has(event.type) ? "silent" : HOLD.has(event.type) ? "hold" : "move";
+/** How a step of ``event`` is drawn: "silent", "hold" (a result a person needs time to read) or
+ * "move". ``pace`` is the board module's: {silent, hold} sets of its game's event types. */
+function kindOf(event, pace) {
+  if (SILENT.has(event.type) || pace?.silent?.has(event.type)) return "silent";
+  return HOLD.has(event.type) || pace?.hold?.has(event.type) ? "hold" : "move";
 }
 
 /** The seat an event is about: who acted, who won, whose stack or row it is. */
@@ -33,15 +36,16 @@ export function actorOf(event) {
 
 /** Steps from the events after the shown version up to the target: one per event worth a look, the
  * silent ones folded into the next (or, at the end, the last) step. */
-export function plan(events) {
+export function plan(events, pace = null) {
   const steps = [];
   let carried = [];
   for (const event of events) {
-    if (kindOf(event) === "silent") {
+    const kind = kindOf(event, pace);
+    if (kind === "silent") {
       carried.push(event);
       continue;
     }
-    steps.push({ version: event.version, kind: kindOf(event), event, events: [...carried, event] });
+    steps.push({ version: event.version, kind, event, events: [...carried, event] });
     carried = [];
   }
   if (carried.length) {
@@ -61,8 +65,10 @@ export function plan(events) {
  *   to be taken); returns the part of the step to wait before drawing it (0..1)
  * @param {{append: Function, reset: Function, logged: Function}} o.log
  * @param {() => number} o.factor the speed factor now (0: instant)
+ * @param {() => ?{silent?: Set<string>, hold?: Set<string>, collector?: (event: object) => ?number}} o.pace
+ *   the board module's pace of its game's events, asked when a run plans its steps
  */
-export function changeQueue({ id, root, draw, tell, before, log, factor }) {
+export function changeQueue({ id, root, draw, tell, before, log, factor, pace = () => null }) {
   let latest = null;
   let drawn = null; // the view drawn last: not drawn twice over
   let stale = false; // the newest view must be drawn again (a command refused or answered meanwhile)
@@ -141,7 +147,8 @@ export function changeQueue({ id, root, draw, tell, before, log, factor }) {
   }
 
   async function advance(target) {
-    const steps = plan(await eventsUpTo(target.version));
+    const paced = pace();
+    const steps = plan(await eventsUpTo(target.version), paced);
     const jump = speed(steps.length) === 0 ? steps.length : steps.length > MOST_STEPS ? steps.length - LAST_STEPS : 0;
     for (const step of steps.slice(0, jump)) log.append(step.events);
     if (jump) report(steps.slice(0, jump).flatMap((s) => s.events), shown, true);
@@ -159,7 +166,7 @@ export function changeQueue({ id, root, draw, tell, before, log, factor }) {
         await pause(waited);
       }
       if (view) {
-        paint(view, { step, ms: Math.min(ms, Math.round(MOTION_MS * Math.max(speed(behind), 0.4))), collect: collectorOf(step) });
+        paint(view, { step, ms: Math.min(ms, Math.round(MOTION_MS * Math.max(speed(behind), 0.4))), collect: collectorOf(step, paced) });
         shown = view;
       }
       log.append(step.events);
@@ -237,9 +244,7 @@ export function changeQueue({ id, root, draw, tell, before, log, factor }) {
   };
 }
 
-function collectorOf(step) {
-  if (!step.event) return null;
-  if (step.event.type === "row_taken") return step.event.seat;
-  if (step.event.type === "trick_won") return step.event.winner;
-  return null;
+/** The seat whose pile a step's cards slide to (a row taken, a trick won), as the board module says. */
+function collectorOf(step, pace) {
+  return step.event && pace?.collector ? pace.collector(step.event) ?? null : null;
 }

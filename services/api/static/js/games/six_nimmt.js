@@ -5,6 +5,15 @@ import { action, dock, legal, leftovers, sheetHead, sheetTotals } from "./common
 
 export const stylesheet = true; // css/games/six_nimmt.css
 
+// How the table's change queue paces 6 nimmt!'s events (table_queue.js): a row choice awaited is
+// folded into the next step; the cards revealed, a row taken and a round scored are held long enough
+// to read, and a taken row's cards slide to the seat that took it.
+export const pace = {
+  silent: new Set(["row_choice_awaited"]),
+  hold: new Set(["cards_revealed", "row_taken", "round_scored"]),
+  collector: (event) => (event.type === "row_taken" ? event.seat : null),
+};
+
 function bullheadClass(n) {
   return { 1: "bh1", 2: "bh2", 3: "bh3", 5: "bh5", 7: "bh7" }[n] || "bh1";
 }

@@ -5,6 +5,14 @@ import { action, dock, legal, leftovers, sheetHead, sheetTotals } from "./common
 
 export const stylesheet = true; // css/games/skull.css
 
+// How the table's change queue paces Skull's events (table_queue.js): a shuffle and a disc handed
+// back are folded into the next step; a challenge's outcome, a lost disc, a player out and the end of
+// a round are held long enough to read.
+export const pace = {
+  silent: new Set(["first_player_choice_requested", "discs_shuffled", "last_chance_returned"]),
+  hold: new Set(["challenge_succeeded", "challenge_failed", "disc_lost", "player_eliminated", "round_ended"]),
+};
+
 // A disc's face: a symbol as well as a colour.
 const DISC = {
   flower: { symbol: "✿", cls: "flower" },

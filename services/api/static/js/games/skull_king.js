@@ -5,6 +5,14 @@ import { action, dock, legal, leftovers, sheetHead, sheetTotals, signed, stepEve
 
 export const stylesheet = true; // css/games/skull_king.css
 
+// How the table's change queue paces Skull King's events (table_queue.js): the bids revealed, a
+// trick won and a round scored are held long enough to read, and a won trick's cards slide to its
+// winner.
+export const pace = {
+  hold: new Set(["bids_revealed", "trick_won", "round_scored"]),
+  collector: (event) => (event.type === "trick_won" ? event.winner : null),
+};
+
 // Suits are told apart by colour, symbol and their name in the page's language (never a letter).
 const SUITS = {
   yellow: { symbol: "☀" },
