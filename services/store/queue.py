@@ -21,6 +21,7 @@ import anyio.to_thread
 import redis
 from rq import Queue, Retry, SimpleWorker, Worker
 from rq.exceptions import DuplicateJobError, InvalidJobOperation, NoSuchJobError
+from rq.executions import ExecutionRegistry
 from rq.job import Job, JobStatus
 from rq.serializers import JSONSerializer
 from rq.utils import now
@@ -257,18 +258,31 @@ def _enqueue_once(
             at_front=at_front,
         )
     except DuplicateJobError:
-        return _requeue_failed(queue, job_id, at_front)
+        return _requeue_stopped(queue, job_id, at_front)
     return True
 
 
-def _requeue_failed(queue: Queue, job_id: str, at_front: bool = False) -> bool:
-    """Queue the job ``job_id`` again if it failed; ``True`` if this call did (the failed-jobs
-    registry's ZREM decides between concurrent callers)."""
+def _requeue_stopped(queue: Queue, job_id: str, at_front: bool = False) -> bool:
+    """Queue the job ``job_id`` again if it failed, or if a worker's death lost it (``_lost``: a
+    lease with a deadline, not a status, says a job is under way); ``True`` if this call did (the
+    failed-jobs registry's ZREM, or the ``REQUEUE_LOST`` script, decides between concurrent
+    callers)."""
     try:
         job = Job.fetch(job_id, connection=queue.connection, serializer=queue.serializer)
     except NoSuchJobError:  # it finished (result_ttl=0) since: nothing to do
         return False
-    if job.get_status(refresh=False) != JobStatus.FAILED:
+    status = job.get_status(refresh=False)
+    if status in (JobStatus.QUEUED, JobStatus.STARTED):
+        keys = (
+            job.key,
+            queue.key,
+            queue.intermediate_queue_key,
+            ExecutionRegistry.key_template.format(job_id),
+            queue.started_job_registry.key,
+        )
+        flag = "1" if at_front else "0"
+        return bool(queue.connection.eval(REQUEUE_LOST, len(keys), *keys, job_id, now().timestamp(), flag))
+    if status != JobStatus.FAILED:
         return False
     try:
         job.requeue(at_front=at_front)
@@ -293,17 +307,72 @@ def enqueue_bot(queue: Queue, game_id: str, version: int, seat: int) -> bool:
     return _enqueue_once(queue, bot_job_id(game_id, version, seat), BOT_JOB, (game_id, version, seat))
 
 
+HELD = frozenset({JobStatus.QUEUED.value, JobStatus.STARTED.value})
+WAITING = frozenset({JobStatus.DEFERRED.value, JobStatus.SCHEDULED.value})
+
+
 def jobs_under_way(connection: redis.Redis, job_ids: list[str]) -> list[bool]:
-    """Whether each job is waiting or running (queued, started, deferred or scheduled; not finished,
-    failed or gone), whatever its queue; one round trip."""
+    """Whether each job is waiting or running, whatever its queue: deferred or scheduled, queued
+    and in its queue's list, or started with a live execution (its worker's heartbeat keeps a
+    deadline in the job's execution registry). Not under way: finished, failed, gone, or lost to a
+    worker's death (``_lost``). Two round trips."""
     with connection.pipeline(transaction=False) as pipe:
         for job_id in job_ids:
-            pipe.hget(Job.key_for(job_id), "status")
-        statuses = pipe.execute()
-    waiting = {
-        s.value for s in (JobStatus.QUEUED, JobStatus.STARTED, JobStatus.DEFERRED, JobStatus.SCHEDULED)
+            pipe.hmget(Job.key_for(job_id), "status", "origin")
+        found = pipe.execute()
+    jobs = [
+        (job_id, (status or b"").decode(), (origin or b"").decode())
+        for job_id, (status, origin) in zip(job_ids, found, strict=True)
+    ]
+    lost = _lost(connection, [job for job in jobs if job[1] in HELD])
+    return [status in WAITING or (status in HELD and job_id not in lost) for job_id, status, _ in jobs]
+
+
+def _lost(connection: redis.Redis, jobs: Sequence[tuple[str, str, str]]) -> set[str]:
+    """Of ``(job id, status, queue)``, the jobs a worker's death lost: queued but in no queue's list
+    (taken by a worker killed before it started them: RQ's intermediate list holds them), or started
+    with no execution whose deadline is still ahead (its worker stopped beating). One round trip."""
+    if not jobs:
+        return set()
+    moment = now().timestamp()
+    with connection.pipeline(transaction=False) as pipe:
+        for job_id, status, origin in jobs:
+            if status == JobStatus.QUEUED.value:
+                pipe.lpos(Queue.redis_queue_namespace_prefix + origin, job_id)
+            else:
+                pipe.zcount(ExecutionRegistry.key_template.format(job_id), moment, "+inf")
+        replies = pipe.execute()
+    return {
+        job_id
+        for (job_id, status, _), reply in zip(jobs, replies, strict=True)
+        if (reply is None if status == JobStatus.QUEUED.value else not reply)
     }
-    return [status is not None and status.decode() in waiting for status in statuses]
+
+
+# Queue a lost job again (``_requeue_stopped``), atomically, so that of several callers one does:
+# a queued job in no queue's list leaves RQ's intermediate list for its queue; a started one with no
+# live execution leaves the started registry (RQ's clean-up would later call it failed) and is
+# queued again. KEYS: job hash, queue list, intermediate list, executions, started registry.
+# ARGV: job id, now (seconds), "1" for the head of the queue. Replies 1 when it queued the job.
+REQUEUE_LOST = """
+local status = redis.call('HGET', KEYS[1], 'status')
+if status == 'queued' then
+  if redis.call('LPOS', KEYS[2], ARGV[1]) then return 0 end
+elseif status == 'started' then
+  if redis.call('ZCOUNT', KEYS[4], ARGV[2], '+inf') > 0 then return 0 end
+  local prefix = ARGV[1] .. ':'
+  for _, member in ipairs(redis.call('ZRANGE', KEYS[5], 0, -1)) do
+    if string.sub(member, 1, #prefix) == prefix then redis.call('ZREM', KEYS[5], member) end
+  end
+  redis.call('DEL', KEYS[4])
+  redis.call('HSET', KEYS[1], 'status', 'queued')
+else
+  return 0
+end
+redis.call('LREM', KEYS[3], 0, ARGV[1])
+if ARGV[3] == '1' then redis.call('LPUSH', KEYS[2], ARGV[1]) else redis.call('RPUSH', KEYS[2], ARGV[1]) end
+return 1
+"""
 
 
 def enqueue_settle(queue: Queue, game_id: str, version: int) -> bool:

@@ -18,6 +18,10 @@ from typing import Any, TypeVar
 
 import pytest
 import redis
+from rq import Queue, SimpleWorker
+from rq.executions import ExecutionRegistry
+from rq.job import Job, JobStatus
+from rq.serializers import JSONSerializer
 
 from services.commands import GameCommands
 from services.errors import AppError
@@ -421,7 +425,25 @@ def test_a_timer_whose_index_entry_was_lost_with_its_announcement_is_indexed_by_
     assert tick(store, lifecycle_queue(sync), clock()) == [(game_id, store.head(game_id))]
 
 
-@pytest.mark.parametrize("mishap", ["lost", "failed"])
+def kill_worker_holding(sync: redis.Redis, queue: Queue, started: bool) -> None:
+    """A bot worker takes the queue's first job as RQ's does (into the queue's intermediate list)
+    and is killed: before it started the job, or after (its execution's heartbeat deadline then
+    lapses, as a dead worker's does)."""
+    job_id = sync.lmove(queue.key, queue.intermediate_queue_key).decode()
+    if not started:
+        return
+    worker = SimpleWorker([queue], connection=sync, serializer=JSONSerializer)
+    job = Job.fetch(job_id, connection=sync, serializer=JSONSerializer)
+    execution = worker.prepare_execution(job)
+    worker.prepare_job_execution(job, remove_from_intermediate_queue=True)
+    assert job.get_status() == JobStatus.STARTED
+    sync.zadd(ExecutionRegistry(job_id, connection=sync).key, {execution.id: 1})  # long past
+
+
+MISHAPS = ["lost", "failed", "taken by a killed worker", "started by a killed worker"]
+
+
+@pytest.mark.parametrize("mishap", MISHAPS)
 def test_a_bot_whose_move_job_was_lost_or_failed_is_queued_again_by_the_sweeper_on_a_table_without_timers(
     sync: redis.Redis, clock: FakeClock, monkeypatch: pytest.MonkeyPatch, mishap: str
 ) -> None:
@@ -431,6 +453,9 @@ def test_a_bot_whose_move_job_was_lost_or_failed_is_queued_again_by_the_sweeper_
     assert bot_queue(sync).job_ids == [f"bot-{game_id}-{head}-1"] and lifecycle_queue(sync).job_ids == []
     if mishap == "lost":
         bot_queue(sync).empty()  # e.g. a Redis restart that lost the queue
+    elif mishap.endswith("killed worker"):  # the job's status still says queued, or started
+        kill_worker_holding(sync, bot_queue(sync), started=mishap.startswith("started"))
+        assert bot_queue(sync).job_ids == []
     else:
 
         def broken(folded: Folded, seat: int, seeds: object) -> dict[str, Any]:
