@@ -18,6 +18,7 @@ under a system id either.
 
 from __future__ import annotations
 
+import contextlib
 import secrets
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
@@ -645,6 +646,19 @@ class GameCommands:
             await self.tokens.revoke(game_id, token)
         log.info("seat_left", game_id=game_id, seat=seat)
         return seat
+
+    async def unseat_account(self, game_id: str, account_id: str) -> list[int]:
+        """A banned account's seats at ``game_id``: each one's tokens stop working (no move, no
+        rematch, no taking the seat back), and a seat still in the game is left: freed while the
+        table waits, taken over by a bot during play. Returns those seats."""
+        folded = await self.load(game_id)
+        seats = [p.seat for p in folded.state.seated if p.account is not None and p.account.id == account_id]
+        for seat in seats:
+            await self.tokens.revoke_role(game_id, str(seat))
+            if folded.state.status in ("waiting", "playing") and folded.state.holds(seat):
+                with contextlib.suppress(ConflictError):  # left, or the game ended, meanwhile
+                    await self.leave(game_id, seat)
+        return seats
 
     async def reclaim(self, game_id: str, seat: int) -> int:
         """``seat``'s player takes back the seat a bot took over after their timeouts; the bot's

@@ -30,6 +30,7 @@ from services.queries import GameQueries
 from services.store import chat as store_chat
 from services.store import operator as store_operator
 from services.store import ratings as store_ratings
+from services.store import your_tables
 from services.store.event_store import EventStore
 
 ADMIN = "admin"
@@ -93,7 +94,20 @@ class OperatorConsole:
         account = await self.accounts.find(name_or_id)
         state = await self.accounts.ban(account.account_id, reason, who.id)
         await self._record(who, "account_banned", state.account_id, reason)
+        await self._unseat(state.account_id)
         return account_summary(state.account_id, state.display_name, state.banned, state.ban_reason)
+
+    async def _unseat(self, account_id: str) -> None:
+        """A ban ends play too: at every table the account sat at ("Your tables"), its seat tokens
+        stop working and a seat still in the game is left (a bot plays it on). Its account tokens
+        are refused from the ban on (``Accounts.authenticate``)."""
+        for game_id in await self.store.run(your_tables.account_tables(account_id)):
+            try:
+                seats = await self.commands.unseat_account(game_id, account_id)
+            except NotFoundError:  # the table was removed (retention) since it was noted
+                continue
+            if seats:
+                log.info("banned_seats_left", account_id=account_id, game_id=game_id, seats=seats)
 
     async def unban(self, who: Operator, name_or_id: str, reason: str) -> dict[str, Any]:
         reason = checked_reason(reason)

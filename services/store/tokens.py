@@ -83,6 +83,20 @@ class TokenStore:
         self.forget(game_id, digest)
         await self._write(game_id, digest, "")
 
+    async def revoke_role(self, game_id: str, role: str) -> int:
+        """Every token of ``role`` (a seat, as a string) stops opening anything (a banned account's
+        seat); returns how many there were."""
+        found = await self._redis.hgetall(game_keys(game_id).tokens)
+        digests = [
+            (d.decode() if isinstance(d, bytes) else d)
+            for d, r in found.items()
+            if (r.decode() if isinstance(r, bytes) else r) == role
+        ]
+        for digest in digests:
+            self.forget(game_id, digest)
+            await self._write(game_id, digest, "")
+        return len(digests)
+
     async def _write(self, game_id: str, digest: str, role: str) -> None:
         k = game_keys(game_id)
         await self._set(keys=[k.tokens], args=[k.live, digest, role])

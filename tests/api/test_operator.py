@@ -257,6 +257,44 @@ def test_a_banned_account_cannot_log_in_or_join_and_unbanning_restores_it(fake_a
     assert join_again.status_code == 201, join_again.text
 
 
+def test_a_ban_ends_the_account_s_play_at_every_table_it_sits_at(fake_api: Api) -> None:
+    """At a running table its seat token stops working and a bot plays the seat on; at a waiting
+    one the seat is freed; at a finished one the token no longer accepts a rematch."""
+    player = register(fake_api, "Cheater")
+    as_player = bearer(player["token"])
+    running, waiting, finished = (
+        fake_api.create(players=3),
+        fake_api.create(players=3),
+        fake_api.create(players=3),
+    )
+    seats: dict[str, str] = {}
+    for table in (running, waiting, finished):
+        joined = fake_api.client.post(f"/games/{table}/players", json={}, headers=as_player)
+        assert joined.status_code == 201, joined.text
+        seats[table] = joined.json()["token"]
+    for table in (running, finished):
+        fake_api.tokens[table].append(seats[table])
+        fake_api.join(table, "Guest A")
+        fake_api.join(table, "Guest B")
+    fake_api.play_until(finished, lambda view: view["status"] == "finished", seed=4)
+
+    banned = fake_api.client.post(
+        "/operator/accounts/Cheater/ban", json={"reason": "collusion"}, headers=ADMIN
+    )
+    assert banned.status_code == 200, banned.text
+
+    view = fake_api.view(running)
+    assert view["status"] == "playing" and view["players"][0]["bot"] is True  # a bot plays the seat on
+    own = fake_api.client.get(f"/games/{running}/view", headers=bearer(seats[running]))
+    assert own.status_code in (401, 403), own.text
+    command = {"command_id": "after-the-ban", "command": {"type": "place_disc", "disc": "flower"}}
+    move = fake_api.client.post(f"/games/{running}/commands", json=command, headers=bearer(seats[running]))
+    assert move.status_code in (401, 403), move.text
+    assert [p["name"] for p in fake_api.view(waiting)["players"]] == []  # the waiting seat is free
+    rematch = fake_api.client.post(f"/games/{finished}/rematch", json={}, headers=bearer(seats[finished]))
+    assert rematch.status_code in (401, 403), rematch.text
+
+
 def test_a_ban_and_an_unban_are_events_the_account_stream_folds(fake_api: Api) -> None:
     player = register(fake_api, "Folded")
     account_id = player["account_id"]
