@@ -11,7 +11,7 @@ Pure: ids, clocks and authentication belong to the caller, which says who acts a
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Literal, Union
 
 import msgspec
@@ -22,6 +22,9 @@ MAX_TEXT = 1000  # what is disputed, in words
 MAX_REASON = 1000  # an operator's reason for a verdict
 MAX_EVIDENCE = 60_000  # one piece of evidence (a receipts JSON document), in characters
 MAX_EVIDENCE_ITEMS = 20
+MAX_EVIDENCE_TOTAL = 200_000  # all the evidence of one dispute, in characters
+MAX_DISPUTES_PER_TABLE = 20  # disputes one table holds, open or resolved
+MAX_OPEN_PER_SEAT = 2  # disputes a player keeps open at one table
 VERDICTS = ("upheld", "rejected")
 EVIDENCE_KINDS = ("receipts", "note")
 
@@ -76,6 +79,7 @@ class DisputeState(msgspec.Struct, frozen=True, kw_only=True):
     opened_by: Party
     opened_at: int
     evidence: int = 0
+    evidence_size: int = 0  # characters of evidence so far
     verdict: Verdict | None = None
     reason: str | None = None
 
@@ -139,6 +143,27 @@ def open_dispute(
     ]
 
 
+def check_room(disputes: Sequence[DisputeState], by: Party, started: bool) -> None:
+    """Whether a table with ``disputes`` takes one more from ``by``: its game has begun (a waiting
+    table has nothing to dispute), it holds fewer than ``MAX_DISPUTES_PER_TABLE``, and a player
+    keeps at most ``MAX_OPEN_PER_SEAT`` open there. Operators are bounded by the table's cap only."""
+    if not started:
+        raise Conflict(
+            "not_started", "Nothing has been played at this table yet: there is nothing to dispute."
+        )
+    if len(disputes) >= MAX_DISPUTES_PER_TABLE:
+        raise Conflict(
+            "too_many_disputes",
+            f"A table holds at most {MAX_DISPUTES_PER_TABLE} disputes; an operator reads them.",
+        )
+    if by.role == "seat" and sum(d.open and d.opened_by == by for d in disputes) >= MAX_OPEN_PER_SEAT:
+        raise Conflict(
+            "too_many_disputes",
+            f"You have {MAX_OPEN_PER_SEAT} disputes open at this table: add evidence to one of them, "
+            "or wait for an operator's verdict.",
+        )
+
+
 def add_evidence(state: DisputeState, kind: str, content: str, by: Party, at: int) -> list[Event]:
     """Evidence from the player who opened the dispute or an operator, while it is open."""
     _party(by)
@@ -156,6 +181,12 @@ def add_evidence(state: DisputeState, kind: str, content: str, by: Party, at: in
         )
     if not _fits(content, MAX_EVIDENCE):
         raise Rejected("invalid_evidence", f"A piece of evidence has 1 to {MAX_EVIDENCE} characters.")
+    if state.evidence_size + len(content.strip()) > MAX_EVIDENCE_TOTAL:
+        raise Conflict(
+            "too_much_evidence",
+            f"A dispute holds at most {MAX_EVIDENCE_TOTAL} characters of evidence in all; "
+            f"{MAX_EVIDENCE_TOTAL - state.evidence_size} are left.",
+        )
     return [EvidenceAdded(kind=kind, content=content.strip(), by=by, at=at)]  # type: ignore[arg-type]
 
 
@@ -186,7 +217,9 @@ def evolve(state: DisputeState | None, event: Event) -> DisputeState:
         )
     assert state is not None, "a dispute's first event is dispute_opened"
     if isinstance(event, EvidenceAdded):
-        return msgspec.structs.replace(state, evidence=state.evidence + 1)
+        return msgspec.structs.replace(
+            state, evidence=state.evidence + 1, evidence_size=state.evidence_size + len(event.content)
+        )
     if isinstance(event, DisputeResolved):
         return msgspec.structs.replace(state, verdict=event.verdict, reason=event.reason)
     raise TypeError(f"not a dispute event: {event!r}")

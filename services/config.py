@@ -81,6 +81,7 @@ class Settings:
     command_rate: str = "1200/minute"  # commands per client address
     quickplay_rate: str = "30/minute"  # quick play tickets opened per client address
     hint_rate: str = "10/minute"  # hints per seat at a practice table (services.hints: ~150 ms CPU each)
+    dispute_rate: str = "30/hour"  # disputes opened and evidence added per client address
     max_waiting_tables: int = 10_000  # tables waiting for players, all API processes together
     trusted_proxies: str = ""  # proxies (IPs or CIDRs, comma-separated) whose X-Forwarded-For is believed
 

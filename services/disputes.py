@@ -99,6 +99,10 @@ class Disputes:
         folded = await self.queries.load(game_id)
         state = folded.state
         played = 0 if state.status == "waiting" else folded.table.rules.current_round(state.game_state)
+        try:
+            rules.check_room(await self._states(game_id), by, started=played > 0)
+        except Rejected as rejected:
+            raise from_rejection(rejected) from None
         for _ in range(ATTEMPTS):
             dispute_id = secrets.token_hex(8)
             at = wall_clock_ms()
@@ -113,6 +117,15 @@ class Disputes:
                 log.info("dispute_opened", game_id=game_id, dispute_id=dispute_id, round=round_number)
                 return await self.read(game_id, dispute_id)
         raise ConflictError("dispute_busy", "The dispute could not be recorded; try again.")
+
+    async def _states(self, game_id: str) -> list[DisputeState]:
+        """Every dispute of the game as it stands (at most ``rules.MAX_DISPUTES_PER_TABLE``)."""
+        found = []
+        for dispute_id in await self.store.run(store_disputes.of_game(game_id)):
+            state = rules.fold(await self.store.run(store_disputes.read(game_id, dispute_id)))
+            if state is not None:
+                found.append(state)
+        return found
 
     async def add_evidence(
         self, game_id: str, dispute_id: str, by: Party, kind: str, content: str

@@ -14,7 +14,7 @@ from starlette.routing import Route
 from domain.disputes import Party
 from services.api.bodies import AddEvidence, OpenDispute, ResolveDispute
 from services.api.context import app_context
-from services.api.http import JSONResponse, caller_of, game_id_of, int_query, read_body
+from services.api.http import JSONResponse, caller_of, client_address, game_id_of, int_query, read_body
 from services.api.operator_routes import operator_of
 from services.disputes import Disputes
 from services.errors import ForbiddenError
@@ -53,6 +53,12 @@ async def party_of(request: Request, game_id: str) -> Party:
     return Party(role="seat", seat=caller.seat)
 
 
+async def _count_write(request: Request, by: Party) -> None:
+    """A player's dispute writes count against their address's ``dispute_rate`` (429 past it)."""
+    if by.role == "seat":
+        await app_context(request).rate_limits.hit("dispute", client_address(request))
+
+
 def _dispute_id(request: Request) -> str:
     dispute_id: str = request.path_params["dispute_id"]
     return dispute_id
@@ -61,6 +67,7 @@ def _dispute_id(request: Request) -> str:
 async def open_dispute(request: Request) -> JSONResponse:
     game_id = game_id_of(request)
     by = await party_of(request, game_id)
+    await _count_write(request, by)
     body = await read_body(request, OpenDispute)
     record = await disputes_of(request).open(game_id, by, body.round, body.text, body.seat)
     return JSONResponse(record, status_code=201)
@@ -81,6 +88,7 @@ async def read_dispute(request: Request) -> JSONResponse:
 async def add_evidence(request: Request) -> JSONResponse:
     game_id = game_id_of(request)
     by = await party_of(request, game_id)
+    await _count_write(request, by)
     body = await read_body(request, AddEvidence)
     record = await disputes_of(request).add_evidence(
         game_id, _dispute_id(request), by, body.kind, body.content

@@ -4,8 +4,10 @@ logging in and registering (``LoginGuard``: the guesses at one account, from one
 Moving windows: exact, never more than the rate in any window. Rates are ``limits`` strings
 (``"1200/minute"``). The storage is a ``limits`` URI:
 
-- ``async+memory://`` (the default) counts per API process (``LocalWindows``), so with N processes
-  a client gets up to N times the rate, and the counts survive a Redis outage;
+- ``async+memory://`` (the default for one API process) counts in the process (``LocalWindows``),
+  and the counts survive a Redis outage; ``serve --api-workers N`` (N > 1) turns the default into
+  the queue's Redis (``shared_storage``), since per-process counts would give a client N times its
+  rate;
 - ``async+redis://host:port/db`` (or any other async ``limits`` storage) shares the counts between
   processes through ``limits``' own moving-window limiter.
 
@@ -36,7 +38,9 @@ from services import metrics
 from services.config import Settings
 from services.errors import TooManyError
 
-Action = Literal["create", "join", "command", "login", "register", "quickplay", "cosignature", "hint"]
+Action = Literal[
+    "create", "join", "command", "login", "register", "quickplay", "cosignature", "hint", "dispute"
+]
 
 WHAT: dict[Action, str] = {
     "create": "tables created",
@@ -47,6 +51,7 @@ WHAT: dict[Action, str] = {
     "quickplay": "quick play tickets opened",
     "cosignature": "cosignatures sent",
     "hint": "hints asked for by this seat",
+    "dispute": "dispute writes (disputes opened, evidence added)",
 }
 
 LOCAL = "async+memory://"
@@ -108,6 +113,13 @@ class LocalWindows:
             del self._hits[key]
 
 
+def shared_storage(configured: str, queue_url: str) -> str:
+    """The limits' storage when several API processes serve one port: the configured one, else the
+    standalone Redis of the queue (the store's own server unless it is a cluster), so that a client
+    gets its rate once, not once per process."""
+    return configured if configured != LOCAL else "async+" + queue_url
+
+
 class RateLimits:
     """``await limits.hit(action, client)`` counts one action, or raises 429 past the client's rate."""
 
@@ -136,6 +148,7 @@ class RateLimits:
             "quickplay": settings.quickplay_rate,
             "cosignature": settings.cosignature_rate,
             "hint": settings.hint_rate,
+            "dispute": settings.dispute_rate,
             GUESS: settings.login_guess_rate,
             NAME: settings.login_name_rate,
             CHAT: settings.chat_rate,

@@ -107,6 +107,46 @@ def test_bad_requests_are_named(api: Api) -> None:
     )
 
 
+def test_disputes_are_bounded_per_player_per_table_in_size_and_never_on_a_waiting_table(api: Api) -> None:
+    """A player keeps two disputes open at a table (a third is 409 until an operator's verdict), a
+    table holds twenty, a dispute's evidence is bounded in all, and a table that has not begun has
+    nothing to dispute; each refusal writes nothing."""
+    waiting = api.create("skull", 3)
+    api.join(waiting, "Lonely")
+    early = open_dispute(api, waiting, api.auth(waiting, 0), text="I created it to flood it")
+    assert early.status_code == 409 and error_code(early) == "not_started"
+
+    game_id = finished(api)
+    auth = api.auth(game_id, 0)
+    first = open_dispute(api, game_id, auth, round=1, text="one").json()
+    open_dispute(api, game_id, auth, round=1, text="two")
+    third = open_dispute(api, game_id, auth, round=1, text="three")
+    assert third.status_code == 409 and error_code(third) == "too_many_disputes"
+    path = f"/games/{game_id}/disputes/{first['dispute_id']}"
+    resolved = api.client.post(
+        f"{path}/resolve", json={"verdict": "rejected", "reason": "ok"}, headers=OPERATOR
+    )
+    assert resolved.status_code == 200, resolved.text
+    assert open_dispute(api, game_id, auth, round=1, text="three again").status_code == 201
+
+    for n in range(17):  # the operator fills the table up to twenty
+        assert open_dispute(api, game_id, OPERATOR, round=1, text=f"checked {n}").status_code == 201
+    full = open_dispute(api, game_id, api.auth(game_id, 1), round=1, text="one more")
+    assert full.status_code == 409 and error_code(full) == "too_many_disputes"
+    listed = api.client.get(f"/games/{game_id}/disputes", headers=OPERATOR).json()["disputes"]
+    assert len(listed) == 20
+
+    second = listed[1]["dispute_id"]
+    note = {"kind": "note", "content": "x" * 60_000}
+    added = [
+        api.client.post(
+            f"/games/{game_id}/disputes/{second}/evidence", json=note, headers=OPERATOR
+        ).status_code
+        for _ in range(4)
+    ]
+    assert added == [200, 200, 200, 409]  # 200,000 characters in all
+
+
 def test_the_bundle_of_a_running_game_waits_and_says_why(api: Api) -> None:
     game_id = api.started("six-nimmt", 3)
     api.play_until(game_id, lambda view: len(view.get("rounds", [])) >= 1 or view["version"] > 40)
