@@ -35,9 +35,10 @@ from services import metrics
 from services.api.app import create_app
 from services.api.protocol import IMPORT_NAME as CONFIGURED_PROTOCOL
 from services.api.protocol import server_options
+from services.api.rate_limits import shared_storage
 from services.cli.processes import spawn_worker, stop_process
 from services.config import Settings
-from services.store.connection import redacted
+from services.store.connection import redacted, topology
 from services.store.embedded import EmbeddedRedis
 from services.structured_logging import configure_logging
 from services.tracing import configure_tracing
@@ -232,6 +233,10 @@ def _serve(
             os.environ["TABLESTREAM_REDIS_CLUSTER"] = settings.redis_cluster
             if settings.queue_url:
                 os.environ["TABLESTREAM_QUEUE_URL"] = settings.queue_url
+            # one client's rate for all the API processes together, not one per process
+            queue_url = topology(url, settings.queue_url, settings.redis_cluster).queue_url  # type: ignore[arg-type]
+            limits = shared_storage(settings.rate_limit_storage, queue_url)
+            os.environ["TABLESTREAM_RATE_LIMIT_STORAGE"] = limits
             sock.close()  # uvicorn's supervisor binds again for its workers
             # Its worker processes are spawned: the protocol is named by import, and takes the header
             # timeout from the settings of the environment they inherit

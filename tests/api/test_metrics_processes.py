@@ -251,3 +251,15 @@ def test_two_api_processes_and_a_worker_pool_report_one_set_of_counters_as_a_gam
     families = {family_of(name) for name, _ in found} | {name.removesuffix("_total") for name, _ in found}
     missing = {name for name in named_metrics() if name not in families and family_of(name) not in families}
     assert missing == set(), f"named by deploy/ but not in /metrics: {sorted(missing)}"
+
+
+def test_two_api_processes_count_a_client_s_rate_once_between_them(stack: Stack) -> None:
+    """``serve --api-workers 2`` shares the rate limits through Redis: a client's login attempts
+    (20 a minute) are counted once across both processes, not once in each; every request comes
+    on a connection of its own, so the kernel hands them to either process."""
+    codes = []
+    for n in range(21):
+        with stack.client() as client:
+            answer = client.post("/accounts/login", json={"name": f"Nobody{n}", "password": "not a password"})
+            codes.append(answer.status_code)
+    assert codes == [401] * 20 + [429], codes
