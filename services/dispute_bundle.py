@@ -55,7 +55,7 @@ from services.transparency.verify import LogUnusable, Unusable, read_proofs
 
 FORMAT = "tablestream-dispute-bundle/1"
 HEX64 = re.compile(r"[0-9a-f]{64}")
-Outcome = Literal["passed", "failed", "not checked"]
+Outcome = Literal["passed", "failed", "not checked", "unproven"]
 _ROUND_CHECKS = (SEED_CHAIN, CHANCE, HASH_CHAIN, RECORDS, RERUN, SCORES, RECEIPTS)
 
 
@@ -263,16 +263,7 @@ def verify_bundle(
             "The scores are what the rules compute from the history.",
         )
     )
-    result.checks.append(
-        _check(
-            "receipts",
-            _failures(report, everything, (RECEIPTS,)),
-            f"All {len(pairs)} receipts the player kept are in the history at their versions"
-            + (", each signed by the service." if any(p.signature for p in pairs) else "."),
-            applies=bool(pairs),
-            absent="The bundle carries no receipts of the player's.",
-        )
-    )
+    result.checks.append(_check_receipts(report, everything, len(pairs), any(p.signature for p in pairs)))
     result.checks.append(_check_views(doc, export, seat))
     result.checks.append(_check_log(doc.get("log"), keys, report))
     other = [
@@ -285,6 +276,31 @@ def verify_bundle(
         _check("export", other, "The rest of the export (its header, later rounds) verifies too.")
     )
     return result
+
+
+def _check_receipts(report: Report, rounds: Sequence[int], count: int, signed: bool) -> BundleCheck:
+    """Failed only by a receipt the service signed that the history contradicts; a contradicting
+    receipt without a valid signature of the service proves nothing and is named so (``unproven``):
+    one fabricated receipt must not turn the service's verdict against it."""
+    proofs = _failures(report, rounds, (RECEIPTS,))
+    unproven = [
+        f"{report.rounds[r].label}: {detail}"
+        for r in rounds
+        if r in report.rounds
+        for check, detail in report.rounds[r].unproven
+        if check == RECEIPTS
+    ]
+    if proofs or not unproven:
+        return _check(
+            "receipts",
+            proofs,
+            f"All {count} receipts the player kept are in the history at their versions"
+            + (", each signed by the service." if signed else "."),
+            applies=bool(count),
+            absent="The bundle carries no receipts of the player's.",
+        )
+    more = f" (and {len(unproven) - 1} more)" if len(unproven) > 1 else ""
+    return BundleCheck("receipts", "unproven", f"{unproven[0]}{more}.")
 
 
 _LOG_UNUSABLE: dict[Unusable, tuple[Outcome, str]] = {

@@ -70,6 +70,7 @@ class KeptReceipt:
     signature: str | None = None
 
 
+NO_PROOF = ": it proves nothing against the service, since anyone can write one"
 SIGNATURE_PROBLEMS = {
     "bad_signature": "is FORGED: its signature does not verify with the service's key {key}",
     "unknown_key": "is signed by key {key}, which is not among the service's published keys",
@@ -495,7 +496,9 @@ def _check_receipts(
     receipts: Sequence[tuple[int, str] | KeptReceipt],
     game_id: str | None,
 ) -> None:
-    """A receipt proves a rewrite: the history must still hold that hash at that version."""
+    """A receipt signed by the service proves a rewrite: the history must still hold that hash at
+    that version. One without a valid signature of the service (unsigned, forged, under a key it
+    never published, of another game) that disagrees proves nothing: it is named as unproven."""
     by_version: dict[int, tuple[Entry, int]] = {}
     for entry, number in zip(entries, rounds, strict=True):
         by_version.setdefault(entry.version, (entry, number))
@@ -506,26 +509,25 @@ def _check_receipts(
         name = f"the receipt of version {version}"
         if kept.signature is not None and kept.signature != "ok":
             problem = SIGNATURE_PROBLEMS.get(kept.signature, "cannot be checked")
-            report.fail(number, RECEIPTS, f"{name} {problem.format(key=kept.key_id)}")
+            report.disregard(number, RECEIPTS, f"{name} {problem.format(key=kept.key_id)}{NO_PROOF}")
             continue
         if kept.game_id is not None and game_id is not None and kept.game_id != game_id:
-            report.fail(number, RECEIPTS, f"{name} is of game {kept.game_id}, not of this game {game_id}")
+            report.disregard(
+                number, RECEIPTS, f"{name} is of game {kept.game_id}, not of this game {game_id}{NO_PROOF}"
+            )
             continue
-        proof = " (its signature is valid: proof of a rewritten history)" if kept.signature == "ok" else ""
+        signed = kept.signature == "ok"
         if version not in by_version:
-            report.fail(
-                number, RECEIPTS, f"the history has no version {version}, yet a receipt holds it{proof}"
-            )
-            continue
-        entry = by_version[version][0]
-        if entry.hash != hash_:
-            report.fail(
-                number,
-                RECEIPTS,
-                f"the history no longer holds hash {hash_[:16]}… at version {version}{proof}",
-            )
+            problem = f"the history has no version {version}, yet a receipt holds it"
+        elif by_version[version][0].hash != hash_:
+            problem = f"the history no longer holds hash {hash_[:16]}… at version {version}"
         else:
             report.passed(number, RECEIPTS)
+            continue
+        if signed:
+            report.fail(number, RECEIPTS, f"{problem} (its signature is valid: proof of a rewritten history)")
+        else:
+            report.disregard(number, RECEIPTS, f"{problem}, by an unsigned receipt{NO_PROOF}")
 
 
 def _tag(event: Any) -> str:

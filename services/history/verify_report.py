@@ -6,6 +6,12 @@ Kept apart from the checks (``services.history.verify``) so that the CLI, the AP
 A check can also be *pending*: not failed, not passed either, because what it needs does not exist
 yet (the public log has not published the export's newest head). ``ok`` stays true for it (nothing
 is wrong), ``verified`` does not, and ``render`` says why and when to try again (``waiting``).
+
+Evidence can be *unproven*: a receipt that disagrees with the history but carries no valid
+signature of the service (unsigned, forged, signed by a key the service never published, or of
+another game) proves nothing against the service, since anyone can write one. It is named
+(``unproven``, ``render``'s UNPROVEN lines) and fails nothing: ``ok`` and ``verified`` stay as the
+history makes them.
 """
 
 from __future__ import annotations
@@ -55,6 +61,7 @@ class RoundReport:
     checked: dict[str, int] = field(default_factory=dict)
     failures: list[tuple[str, str]] = field(default_factory=list)
     pending: list[tuple[str, str]] = field(default_factory=list)
+    unproven: list[tuple[str, str]] = field(default_factory=list)
 
     @property
     def label(self) -> str:
@@ -115,6 +122,19 @@ class Report:
         self.round(number).checked.setdefault(check, 0)
         self.round(number).pending.append((check, detail))
 
+    def disregard(self, number: int, check: str, detail: str) -> None:
+        """Evidence that proves nothing (an unsigned or forged receipt): named, not a failure."""
+        self.round(number).checked.setdefault(check, 0)
+        self.round(number).unproven.append((check, detail))
+
+    def unproven(self) -> list[str]:
+        """Every piece of evidence that proves nothing, as ``"<round>: <check>: <detail>"``."""
+        return [
+            f"{r.label}: {check}: {detail}"
+            for _, r in sorted(self.rounds.items())
+            for check, detail in r.unproven
+        ]
+
     @property
     def ok(self) -> bool:
         """No check failed (a pending one is not a failure)."""
@@ -152,6 +172,8 @@ class Report:
                 lines.append(f"    ... and {len(bucket.failures) - _SHOWN_FAILURES} more failures")
             for check, detail in bucket.pending:
                 lines.append(f"    PENDING {check}: {detail}")
+            for check, detail in bucket.unproven:
+                lines.append(f"    UNPROVEN {check}: {detail}")
         failures = self.failures()
         if failures:
             lines.append(f"NOT VERIFIED: {len(failures)} failed checks; the first: {failures[0]}")

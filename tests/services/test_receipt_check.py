@@ -53,7 +53,14 @@ def signed_receipts(key: SigningKey | None = None, at: int = T0 + 10) -> list[di
 
 
 def receipt_failures(report: Any) -> list[str]:
+    """What the receipts prove: failures of the history, only ever from receipts the service signed."""
     return [f for f in report.failures() if ": receipts: " in f]
+
+
+def unproven_receipts(report: Any) -> list[str]:
+    """Receipts named as proving nothing (no valid signature of the service); they fail nothing."""
+    assert report.ok, report.render()
+    return [f for f in report.unproven() if ": receipts: " in f]
 
 
 def test_every_signed_receipt_of_an_honest_game_is_present_and_valid() -> None:
@@ -63,15 +70,28 @@ def test_every_signed_receipt_of_an_honest_game_is_present_and_valid() -> None:
     assert sum(r.checked.get("receipts", 0) for r in report.rounds.values()) == len(receipts)
 
 
-def test_a_receipt_with_a_changed_hash_is_named_as_forged() -> None:
+def test_a_receipt_with_a_changed_hash_is_named_as_forged_and_proves_nothing() -> None:
     receipts = signed_receipts()
     receipts[4] = {**receipts[4], "hash": "00" * 32}
-    failures = receipt_failures(verify_with_receipts(export_of(recorded().entries), receipts))
+    named = unproven_receipts(verify_with_receipts(export_of(recorded().entries), receipts))
     version = receipts[4]["version"]
-    assert failures == [
-        f"{failures[0].split(':')[0]}: receipts: the receipt of version {version} is FORGED: "
-        f"its signature does not verify with the service's key {ring().current.key_id}"
+    assert named == [
+        f"{named[0].split(':')[0]}: receipts: the receipt of version {version} is FORGED: "
+        f"its signature does not verify with the service's key {ring().current.key_id}: it proves "
+        "nothing against the service, since anyone can write one"
     ]
+
+
+def test_an_unsigned_receipt_that_contradicts_the_history_is_named_and_proves_nothing() -> None:
+    """One fabricated receipt must not make an honest history look rewritten."""
+    version, real = recorded().receipts[3]
+    fabricated = {"game_id": game_id(), "version": version, "hash": "ab" * 32}
+    report = verify_with_receipts(export_of(recorded().entries), [fabricated])
+    assert report.verified and receipt_failures(report) == []
+    (named,) = unproven_receipts(report)
+    problem = f"the history no longer holds hash {'ab' * 8}… at version {version}"
+    assert f"{problem}, by an unsigned receipt" in named
+    assert real != "ab" * 32
 
 
 def test_a_receipt_forged_with_another_key_under_the_services_key_id_is_named_as_forged() -> None:
@@ -81,8 +101,8 @@ def test_a_receipt_forged_with_another_key_under_the_services_key_id_is_named_as
     message = receipt_message(kid, game_id(), v, "11" * 32, T0 + 5)
     forged = {"game_id": game_id(), "version": v, "hash": "11" * 32, "key_id": kid, "signed_at": T0 + 5}
     forged["signature"] = base64.b64encode(forger.sign(message)).decode()
-    failures = receipt_failures(verify_with_receipts(export_of(recorded().entries), [forged]))
-    assert len(failures) == 1 and "is FORGED" in failures[0]
+    named = unproven_receipts(verify_with_receipts(export_of(recorded().entries), [forged]))
+    assert len(named) == 1 and "is FORGED" in named[0]
 
 
 def dropped_command(rows: Rows) -> Rows:
@@ -121,7 +141,7 @@ def test_receipts_signed_by_an_unknown_key_or_outside_the_keys_period_are_named(
     unknown = signed_receipts(stranger.current)[:1]
     expired_ring = ring().rotate(T0 + 100, overlap=0)
     late = signed_receipts(expired_ring.keys[0], at=T0 + 500)[1:2]
-    failures = receipt_failures(
+    failures = unproven_receipts(
         verify_with_receipts(export_of(recorded().entries, expired_ring), unknown + late)
     )
     assert len(failures) == 2
@@ -149,8 +169,8 @@ def test_a_receipt_of_another_game_is_named() -> None:
     other = sign_receipt(
         {"game_id": "g-other", "version": 3, "hash": recorded().receipts[0][1]}, ring().current, T0
     )
-    failures = receipt_failures(verify_with_receipts(export_of(recorded().entries), [other]))
-    assert len(failures) == 1 and f"is of game g-other, not of this game {game_id()}" in failures[0]
+    named = unproven_receipts(verify_with_receipts(export_of(recorded().entries), [other]))
+    assert len(named) == 1 and f"is of game g-other, not of this game {game_id()}" in named[0]
 
 
 def test_an_export_whose_keys_were_swapped_names_every_receipt_key_unknown_with_the_published_keys() -> None:
@@ -163,7 +183,8 @@ def test_an_export_whose_keys_were_swapped_names_every_receipt_key_unknown_with_
         "proof of a rewritten history" in f for f in receipt_failures(report)
     )
     swapped = verify_with_receipts(doc, signed_receipts())
-    assert all("not among the service's published keys" in f for f in receipt_failures(swapped))
+    unknown = swapped.unproven()
+    assert unknown and all("not among the service's published keys" in f for f in unknown)
 
 
 def test_tablestream_verify_takes_a_downloaded_receipts_file_and_a_keys_file(
@@ -181,9 +202,10 @@ def test_tablestream_verify_takes_a_downloaded_receipts_file_and_a_keys_file(
     forged = signed_receipts()
     forged[1] = {**forged[1], "version": forged[1]["version"] + 1}
     receipts.write_text(json.dumps(forged))  # a bare list is read too
-    assert main([str(export), "--receipts", str(receipts)]) == 1
+    assert main([str(export), "--receipts", str(receipts)]) == 0  # the history is intact
     out = capsys.readouterr().out
-    assert f"the receipt of version {forged[1]['version']} is FORGED" in out and "NOT VERIFIED" in out
+    assert f"UNPROVEN receipts: the receipt of version {forged[1]['version']} is FORGED" in out
+    assert "VERIFIED" in out
 
     keys.write_text("[1, 2]")
     assert main([str(export), "--receipts", str(receipts), "--keys", str(keys)]) == 2

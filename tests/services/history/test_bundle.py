@@ -166,11 +166,16 @@ def test_a_dropped_command_with_the_players_receipts_fails_the_receipts_check() 
     assert "no longer holds hash" in sentence(tampered, "receipts")
 
 
-def test_a_forged_receipt_is_named_by_its_signature() -> None:
+def test_a_forged_or_unsigned_receipt_is_named_and_does_not_turn_the_verdict() -> None:
+    """A receipt without a valid signature of the service proves nothing: anyone can write one."""
     doc = bundle_of("skull-king")
     doc["receipts"][3]["hash"] = "0" * 64
-    assert outcomes(doc)["receipts"] == "failed"
-    assert "FORGED" in sentence(doc, "receipts")
+    assert outcomes(doc)["receipts"] == "unproven"
+    assert "FORGED" in sentence(doc, "receipts") and verify_bundle(doc).ok
+    unsigned = bundle_of("skull-king")
+    unsigned["receipts"] = [{"version": unsigned["receipts"][2]["version"], "hash": "1" * 64}]
+    assert outcomes(unsigned)["receipts"] == "unproven" and verify_bundle(unsigned).ok
+    assert "by an unsigned receipt" in sentence(unsigned, "receipts")
 
 
 def test_a_fork_handed_to_another_player_is_not_the_head_in_the_public_log() -> None:
