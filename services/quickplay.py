@@ -48,6 +48,8 @@ from projections.ratings import NEW_PLAYER, Skill, display_rating
 from services.commands import GameCommands, Reservation
 from services.errors import AppError, ConflictError, InvalidError, NotFoundError, from_rejection
 from services.lifecycle import Clock, wall_clock_ms
+from services.names import checked_seat_name
+from services.store import accounts as store_accounts
 from services.store import quickplay as store_ops
 from services.store import retention, your_tables
 from services.store.event_store import EventStore
@@ -94,12 +96,15 @@ def check_queue(game: str, players: int) -> None:
 
 @dataclass(frozen=True)
 class Waiting:
-    """A queued ticket as the planner sees it."""
+    """A queued ticket as the planner sees it. ``holders``: who stands behind it (its client's
+    network, its account): no two tickets of one group share one, so a client cannot fill a table
+    with its own tickets."""
 
     id: str
     arrived_ms: int
     rating: int | None
     bots: bool
+    holders: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -134,17 +139,32 @@ def plan(tickets: Sequence[Waiting], players: int, now_ms: int) -> list[Group]:
             (o for o in others if distance(anchor, o) <= max(window(anchor, now_ms), window(o, now_ms))),
             key=lambda o: (distance(anchor, o), o.arrived_ms, o.id),
         )
-        if len(close) >= players - 1:
-            chosen = (anchor, *close[: players - 1])
+        full = _apart(anchor, close, players - 1)
+        if len(full) == players - 1:
+            chosen = (anchor, *full)
             groups.append(Group(chosen, bots=False))
         elif anchor.bots and now_ms - anchor.arrived_ms >= WAIT_BOUND_MS:
-            chosen = (anchor, *[o for o in close if o.bots][: players - 1])
+            chosen = (anchor, *_apart(anchor, [o for o in close if o.bots], players - 1))
             groups.append(Group(chosen, bots=True))
         else:
             chosen = (anchor,)  # no one for it yet: the others may still pair among themselves
         taken = {t.id for t in chosen}
         remaining = [t for t in remaining if t.id not in taken]
     return [g for g in groups]
+
+
+def _apart(anchor: Waiting, candidates: Sequence[Waiting], wanted: int) -> list[Waiting]:
+    """Up to ``wanted`` of ``candidates`` in their order, no two (nor one and the anchor) with a
+    holder in common."""
+    used = set(anchor.holders)
+    picked: list[Waiting] = []
+    for candidate in candidates:
+        if len(picked) == wanted:
+            break
+        if used.isdisjoint(candidate.holders):
+            picked.append(candidate)
+            used |= candidate.holders
+    return picked
 
 
 # -- tickets: the API's side ---------------------------------------------------------------------
@@ -175,9 +195,12 @@ class QuickPlay:
         bots: bool,
         account: Account | None,
         held: tuple[str, str] | None,
+        client: str = "",
     ) -> Opened:
         """Queue a ticket, or answer the caller's live one (``held``: the ticket id and secret its
-        browser remembers; an account's live ticket elsewhere is 409 ``already_queued``)."""
+        browser remembers; an account's live ticket elsewhere is 409 ``already_queued``). ``client``:
+        the network the request came from (``services.api.http.client_address``): a match never
+        seats two tickets of one network, nor of one account."""
         check_queue(game, players)
         if held is not None:
             live = await self.read(*held, deliver=False)
@@ -192,6 +215,7 @@ class QuickPlay:
             "players": players,
             "name": name,
             "bots": "1" if bots else "0",
+            "client": client,
         }
         owner = None
         if account is not None:
@@ -238,6 +262,16 @@ class QuickPlay:
         if not state:
             raise _not_found(ticket_id)
         return await self.state(ticket_id, secret, deliver=False)
+
+
+def holders_of(ticket: dict[str, str]) -> frozenset[str]:
+    """Who stands behind a stored ticket: its client's network and its account, as known."""
+    held = set()
+    if ticket.get("client"):
+        held.add(f"n:{ticket['client']}")
+    if ticket.get("account_id"):
+        held.add(f"a:{ticket['account_id']}")
+    return frozenset(held)
 
 
 def shown(found: dict[str, str], now_ms: int) -> dict[str, object]:
@@ -346,6 +380,7 @@ class Matcher:
                 int(t["arrived"]),
                 int(t["rating"]) if t.get("rating") else None,
                 t.get("bots") == "1",
+                holders_of(t),
             )
             for t in live
         ]
@@ -392,7 +427,8 @@ class Matcher:
             account = await self._account(ticket)
             if account is not None:  # noted before the seat, as a join does: "Your tables"
                 await self.store.run(your_tables.note_table(account.id, game_id, self.clock()))
-            reserved.append(Reservation(ticket["name"], MARKER + ticket["id"], account, token))
+            name = ticket["name"] if account is not None else await self._guest_name(ticket)
+            reserved.append(Reservation(name, MARKER + ticket["id"], account, token))
         await self.hook("tokens")
         await self.guard()
         try:
@@ -418,6 +454,15 @@ class Matcher:
         await self.store.run(store_ops.seated(match_id, game_id, seats, SEATED_TTL_S))
         log.info("quickplay_seated", match=match_id, game_id=game_id, seats=len(seats))
         return game_id
+
+    async def _guest_name(self, ticket: dict[str, str]) -> str:
+        """An anonymous ticket's name, unless an account registered it (or one like it) since the
+        ticket queued: then ``Guest`` and a few characters of the ticket, so that no one sits under
+        a registered player's name (``services.seat_names``)."""
+        name = ticket["name"]
+        if await self.store.run(store_accounts.name_holder(checked_seat_name(name).skeleton)) is None:
+            return name
+        return f"Guest {ticket['id'][:4]}"
 
     async def _account(self, ticket: dict[str, str]) -> Account | None:
         """The ticket's account, if it still exists (retention may remove an idle unverified one:

@@ -94,7 +94,13 @@ async def open_ticket(request: Request) -> JSONResponse:
     name = await seat_name(context.accounts, body.name, state)
     quickplay = quickplay_of(request)
     opened = await quickplay.open(
-        body.game, body.players, name, body.bots_after_wait, account, _remembered(request)
+        body.game,
+        body.players,
+        name,
+        body.bots_after_wait,
+        account,
+        _remembered(request),
+        client_address(request),
     )
     shown = await quickplay.state(opened.ticket, opened.secret, deliver=False)
     response = JSONResponse(

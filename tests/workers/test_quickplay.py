@@ -29,6 +29,7 @@ from services.commands import GameCommands
 from services.errors import AppError, ConflictError
 from services.history.export import build_export
 from services.history.verify import verify_export
+from services.names import checked_seat_name
 from services.quickplay import (
     ABANDON_MS,
     MARKER,
@@ -42,7 +43,7 @@ from services.quickplay import (
 )
 from services.store import quickplay as store_ops
 from services.store.event_store import EventStore
-from services.store.keys import rating_key
+from services.store.keys import name_claim_key, rating_key
 from services.store.operations import Handover
 from services.store.tokens import TokenStore
 from tests.support.waiting import wait_until
@@ -100,9 +101,9 @@ class Harness:
         return Matcher(commands_on(self.client), self.clock, hook)
 
     async def queue(
-        self, name: str, players: int, bots: bool = False, account: Account | None = None
+        self, name: str, players: int, bots: bool = False, account: Account | None = None, client: str = ""
     ) -> Holder:
-        opened = await self.quickplay.open(GAME, players, name, bots, account, None)
+        opened = await self.quickplay.open(GAME, players, name, bots, account, None, client=client)
         holder = Holder(opened.ticket, opened.secret, name)
         self.holders.append(holder)
         return holder
@@ -309,6 +310,51 @@ async def test_a_match_whose_table_is_refused_gives_its_players_back_to_the_queu
     refusing.create = real_create  # type: ignore[method-assign]
     await harness.matcher().run_pass()
     await check_seated_once(harness, 2)
+
+
+def test_a_group_never_holds_two_tickets_of_one_network_or_one_account() -> None:
+    """One client cannot fill a table with its own tickets: the planner passes over a ticket whose
+    network or account is already in the group, and takes the next one."""
+    mine = [Waiting(f"m{n}", n, None, False, frozenset({"n:10.0.0.1"})) for n in range(3)]
+    others = [Waiting(f"o{n}", 10 + n, None, False, frozenset({f"n:10.0.1.{n}"})) for n in range(2)]
+    twin = Waiting("t", 20, 1000, False, frozenset({"n:10.0.2.1", "a:acct"}))
+    same_account = Waiting("u", 21, 1000, False, frozenset({"n:10.0.3.1", "a:acct"}))
+    groups = plan([*mine, *others, twin, same_account], 3, now_ms=WAIT_BOUND_MS)
+    for group in groups:
+        holders = [h for t in group.tickets for h in t.holders]
+        assert len(holders) == len(set(holders)), group
+    # m1 and m2 share m0's network, u shares t's account: only one full group can be made
+    assert [sorted(t.id for t in g.tickets) for g in groups] == [["m0", "o0", "o1"]]
+
+
+async def test_tickets_of_one_client_are_seated_at_different_tables(fake_redis_async: aioredis.Redis) -> None:
+    harness = Harness(fake_redis_async, FakeClock())
+    flood = [await harness.queue(f"Sock{n}", 2, client="203.0.113.7") for n in range(2)]
+    harness.clock.advance(1)
+    strangers = [await harness.queue(f"Real{n}", 2, client=f"198.51.100.{n}") for n in range(2)]
+    await harness.matcher().run_pass()
+    tables = []
+    for holder in flood + strangers:
+        shown = await harness.state(holder) or {}
+        assert shown["state"] == "seated", shown
+        tables.append(shown["game_id"])
+    assert tables[0] != tables[1]  # the client's two tickets are apart, each with a stranger
+    assert set(tables[:2]) == set(tables[2:])
+
+
+async def test_an_anonymous_ticket_whose_name_was_registered_meanwhile_sits_as_a_guest(
+    fake_redis_async: aioredis.Redis,
+) -> None:
+    harness = Harness(fake_redis_async, FakeClock())
+    taken = await harness.queue("Grace", 2, client="198.51.100.1")
+    other = await harness.queue("Hopper", 2, client="198.51.100.2")
+    await fake_redis_async.set(name_claim_key(checked_seat_name("GRACE").skeleton), "0123456789abcdef")
+    await harness.matcher().run_pass()
+    shown = await harness.state(taken) or {}
+    folded = await commands_on(fake_redis_async).load(str(shown["game_id"]))
+    names = {p.client_seed: p.name for p in folded.state.seated}
+    assert names[MARKER + taken.ticket] == f"Guest {taken.ticket[:4]}"
+    assert names[MARKER + other.ticket] == "Hopper"
 
 
 async def set_rating(client: aioredis.Redis, account_id: str, display: int) -> None:
