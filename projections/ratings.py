@@ -37,7 +37,7 @@ import msgspec
 from openskill.models import PlackettLuce
 
 from domain.games import spec, table_for
-from domain.table import TableState, is_private
+from domain.table import TableState
 
 UNRATED_EVENT_TAGS = frozenset({"bot_seated"})
 HINT_EVENT_TAG = "hint_given"  # a seat was helped by the strong bot: the game is no contest
@@ -220,8 +220,6 @@ def finish_record(
         "replay": f"/replay/{state.game_id}",
         "export": f"/games/{state.game_id}/export",
     }
-    if is_private(state):  # its id is shown to no one in the public history (services.players)
-        record["private"] = True
     return record, updates
 
 

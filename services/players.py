@@ -48,8 +48,8 @@ class PlayerQueries:
             if raw is None:
                 continue
             record: dict[str, Any] = msgspec.json.decode(raw)
-            if record.get("private"):  # a private table's id and links go only with its invite link
-                record |= {"game_id": None, "replay": None, "export": None}
+            if record.get("private"):  # recorded before private tables were kept out of histories
+                continue
             for seat in record["seats"]:
                 seat["rating"] = _readable_change(seat["rating"])
             own = [s for s in record["seats"] if s["account"] and s["account"]["id"] == account_id]

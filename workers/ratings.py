@@ -16,6 +16,7 @@ import msgspec
 import structlog
 
 from domain.games import game_names
+from domain.table import is_private
 from projections.ratings import Skill, finish_record
 from services.history.folding import Folded, advance, event_tags
 from services.store import ratings as store_ratings
@@ -35,10 +36,11 @@ class RatingsRecorder:
         self.clock = clock
 
     def record(self, folded: Folded) -> str:
-        """``recorded``, ``already`` (recorded before) or ``skipped`` (not finished, or no account
-        played: such a game is in nobody's history)."""
+        """``recorded``, ``already`` (recorded before) or ``skipped`` (not finished, no account
+        played, or a private table: such a game is in nobody's history and counts for no rating,
+        since a private table is seen only through its invite link)."""
         state = folded.state
-        if state.status != "finished" or all(p.account is None for p in state.seated):
+        if state.status != "finished" or is_private(state) or all(p.account is None for p in state.seated):
             return "skipped"
         if self.store.run(store_ratings.is_recorded(folded.game_id)):
             return "already"

@@ -1,14 +1,14 @@
 """The gate of private tables (``services.invitations``), ahead of the kept-view lane and the router.
 
 A request about a game (``/games/{id}/...``, or the pages ``/tables/{id}``, ``/replay/{id}``,
-``/audit/{id}``) of a private table goes on only with the table's invite code or one of its tokens.
-Without them it is answered exactly as a request about a game that does not exist: its path is
-turned into one naming an id no game can have (the real id with its last character replaced by
-``_``, which no id the server makes contains: they are hexadecimal), the app answers that as it
-answers any unknown game (404 ``game_not_found``, or whatever the route says first, e.g. 401 for
-a command without a token), and the id in the answer is turned back into the one asked for (the
-same length: the answer's length is unchanged). So a wrong link is a 404 and a private table's
-existence does not leak.
+``/audit/{id}``, ``/disputes/{id}/{dispute}``) of a private table goes on only with the table's
+invite code or one of its tokens. Without them it is answered exactly as a request about a game that
+does not exist: its path is turned into one naming an id no game can have (the real id with its last
+character replaced by ``_``, which no id the server makes contains: they are hexadecimal), the app
+answers that as it answers any unknown game (404 ``game_not_found``, or whatever the route says
+first, e.g. 401 for a command without a token), and the id in the answer is turned back into the one
+asked for (the same length: the answer's length is unchanged). So a wrong link is a 404 and a
+private table's existence does not leak.
 
 A page opened with the right ``?invite=<code>`` also gets the code in an HttpOnly cookie
 (``ts_invite_<id>``), so that the page's own requests (its view, live stream, join) are let in.
@@ -28,6 +28,7 @@ from services.invitations import PUBLIC, Invitations, invite_cookie
 
 GAME_PATH = re.compile(r"/games/([A-Za-z0-9_-]{1,64})(/.+)")  # the game ids of http.GAME_ID
 PAGE_PATH = re.compile(r"/(tables|replay|audit)/([A-Za-z0-9_-]{1,64})")
+DISPUTE_PAGE = re.compile(r"/disputes/([A-Za-z0-9_-]{1,64})(/[A-Za-z0-9_-]{1,64})")
 INVITE_COOKIE_SECONDS = 30 * 24 * 3600
 
 
@@ -64,6 +65,9 @@ class InviteGate:
             game_id, prefix, rest = match.group(1), "/games/", match.group(2)
         elif (page_match := PAGE_PATH.fullmatch(path)) is not None:
             game_id, prefix, rest = page_match.group(2), f"/{page_match.group(1)}/", ""
+            page = True
+        elif (dispute_match := DISPUTE_PAGE.fullmatch(path)) is not None:
+            game_id, prefix, rest = dispute_match.group(1), "/disputes/", dispute_match.group(2)
             page = True
         else:
             await self.app(scope, receive, send)

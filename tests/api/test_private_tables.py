@@ -129,6 +129,29 @@ def test_viewing_or_spectating_a_private_table_without_its_code_answers_as_an_un
     assert answer["error"]["message"] == unknown["error"]["message"].replace(unknown_id, game_id)
 
 
+@pytest.mark.parametrize("page", ["/tables/{}", "/replay/{}", "/audit/{}", "/disputes/{}/0123456789abcdef"])
+@pytest.mark.parametrize("credential", ["none", "another table's host", "an account"])
+def test_every_page_of_a_private_table_reads_as_an_unknown_game_s_to_anyone_without_its_link(
+    api: Api, page: str, credential: str
+) -> None:
+    """Byte for byte, but for the id: the same status, length and body as a game that does not exist."""
+    game_id = create_private(api)["game_id"]
+    unknown_id = "fedcba9876543210"
+    headers = {"Accept": "text/html"}
+    if credential == "another table's host":
+        headers["Authorization"] = f"Bearer {create_private(api)['host_token']}"
+    elif credential == "an account":
+        headers["Authorization"] = (
+            f"Bearer {api.client.post('/accounts', json={'name': 'Mallory'}).json()['token']}"
+        )
+    private = api.client.get(page.format(game_id), headers=headers)
+    unknown = api.client.get(page.format(unknown_id), headers=headers)
+    assert private.status_code == unknown.status_code
+    assert len(private.content) == len(unknown.content)
+    assert private.text.replace(game_id, "ID") == unknown.text.replace(unknown_id, "ID")
+    assert "set-cookie" not in private.headers
+
+
 def test_a_token_of_the_table_or_its_link_lets_a_reader_in_and_another_tables_token_does_not(
     api: Api,
 ) -> None:
