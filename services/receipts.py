@@ -14,6 +14,11 @@ from services.store.requests import Operation
 from services.store.signing_keys import create_secret, load_secret, swap_secret
 
 RELOAD_SECONDS = 60.0  # well inside ROTATION_OVERLAP_SECONDS: an old key never signs past its period
+MIN_OVERLAP_SECONDS = int(RELOAD_SECONDS) + 30
+"""The shortest overlap a rotation gives the old key: an API process that read the ring just before
+the rotation signs with the old key until its next reload (``RELOAD_SECONDS``), plus slack for
+clocks that differ between machines, so a shorter ``--overlap`` would have the old key sign past
+its period. A rotation asked with less gets this, and says so."""
 
 
 class RotationRaced(RuntimeError):
@@ -37,12 +42,13 @@ def ensure_keys(now: int, name: str = DEFAULT_KEY_NAME) -> Operation[KeyRing]:
 def rotate_keys(
     now: int, overlap: int = ROTATION_OVERLAP_SECONDS, name: str | None = None
 ) -> Operation[KeyRing]:
-    """Close the current key's period at ``now + overlap`` and add a new current key valid from
-    ``now``; every old key stays, for verification. ``RotationRaced`` when another rotation won."""
+    """Close the current key's period at ``now + overlap`` (at least ``MIN_OVERLAP_SECONDS``) and
+    add a new current key valid from ``now``; every old key stays, for verification.
+    ``RotationRaced`` when another rotation won."""
     raw = yield from load_secret()
     if raw is None:
         raw = yield from create_secret(KeyRing.generate(now, name or DEFAULT_KEY_NAME).to_secret())
-    rotated = KeyRing.from_secret(raw).rotate(now, overlap, name)
+    rotated = KeyRing.from_secret(raw).rotate(now, max(overlap, MIN_OVERLAP_SECONDS), name)
     if not (yield from swap_secret(raw, rotated.to_secret())):
         raise RotationRaced("another rotation replaced the signing keys first; run it again")
     return rotated

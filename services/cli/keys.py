@@ -1,8 +1,8 @@
 """``tablestream keys list`` and ``tablestream keys rotate``: the service's receipt signing keys
 (``services.signing``, kept in Redis by ``services.store.signing_keys``). Run on the servers (it
 needs the store's URL). ``rotate`` adds a new current key and closes the old key's period after
-``--overlap`` seconds (API processes reload the ring within a minute); old keys stay, so receipts
-they signed still verify."""
+``--overlap`` seconds, at least ``MIN_OVERLAP_SECONDS`` (API processes reload the ring within a
+minute, and sign with the old key until then); old keys stay, so receipts they signed still verify."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import time
 from datetime import UTC, datetime
 
 from services.cli.store_arguments import store_arguments
-from services.receipts import RotationRaced, load_keys, rotate_keys
+from services.receipts import MIN_OVERLAP_SECONDS, RELOAD_SECONDS, RotationRaced, load_keys, rotate_keys
 from services.signing import ROTATION_OVERLAP_SECONDS, KeyRing, check_key_name
 from services.store.connection import PoolLimits, connect_async, topology
 from services.store.event_store import EventStore
@@ -69,6 +69,11 @@ async def _run(args: argparse.Namespace) -> int:
                 return 1
             old = ring.keys[-2].public
             print(f"new signing key {ring.current.key_id}; {old.key_id} signs until {_when(old.not_after)}")
+            if args.overlap < MIN_OVERLAP_SECONDS:
+                print(
+                    f"(an overlap of {MIN_OVERLAP_SECONDS} s, not {args.overlap}: API processes take up to "
+                    f"{int(RELOAD_SECONDS)} s to read the new key, and sign with the old one until then)"
+                )
         else:
             found = await store.run(load_keys())
             if found is None:

@@ -43,14 +43,14 @@ def test_rotation_keeps_every_old_key_so_old_receipts_still_verify(real_redis: r
     store = SyncEventStore(real_redis)
     ring = store.run(receipts.ensure_keys(T0))
     old_receipt = sign_receipt(RECEIPT, ring.current, T0 + 5)
-    store.run(receipts.rotate_keys(T0 + 100, overlap=30))
-    rotated = store.run(receipts.rotate_keys(T0 + 200, overlap=30))
+    store.run(receipts.rotate_keys(T0 + 100, overlap=300))
+    rotated = store.run(receipts.rotate_keys(T0 + 500, overlap=300))
     assert len(rotated.keys) == 3
-    assert [k.public.not_after for k in rotated.keys] == [T0 + 130, T0 + 230, None]
+    assert [k.public.not_after for k in rotated.keys] == [T0 + 400, T0 + 800, None]
     stored = store.run(receipts.load_keys())
     assert stored is not None and stored.public_keys() == rotated.public_keys()
     assert verify_receipt(old_receipt, stored.public_keys()) is ReceiptCheck.OK
-    late = sign_receipt(RECEIPT, stored.keys[0], T0 + 131)
+    late = sign_receipt(RECEIPT, stored.keys[0], T0 + 401)
     assert verify_receipt(late, stored.public_keys()) is ReceiptCheck.KEY_NOT_VALID
 
 
@@ -91,6 +91,30 @@ def test_keys_list_and_rotate_print_each_key_and_its_period(
     assert "tables.example+" in out and "PRIVATE" not in out
     assert main(["keys", "list", *url]) == 0
     assert capsys.readouterr().out.count("tables.example+") == 2
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("overlap", [0, 10, receipts.MIN_OVERLAP_SECONDS - 1])
+async def test_an_overlap_shorter_than_the_reload_never_lets_the_old_key_sign_past_its_period(
+    overlap: int,
+    real_redis_async,  # type: ignore[no-untyped-def]
+) -> None:
+    """A process that read the ring just before the rotation signs with the old key until its next
+    reload: whatever overlap was asked, every receipt it signs meanwhile verifies."""
+    clock = [float(T0)]
+    store = EventStore(real_redis_async)
+    signer = ReceiptSigner(
+        store, "tables.example", clock=lambda: clock[0], reload_seconds=receipts.RELOAD_SECONDS
+    )
+    await signer.sign(RECEIPT)  # the ring is read at T0
+    rotated = await store.run(receipts.rotate_keys(T0 + 1, overlap=overlap))
+    assert rotated.keys[0].public.not_after == T0 + 1 + receipts.MIN_OVERLAP_SECONDS
+    signed = []
+    for second in range(2, int(receipts.RELOAD_SECONDS) + 5, 3):
+        clock[0] = T0 + second
+        signed.append(await signer.sign(RECEIPT))
+    assert {s["key_id"] for s in signed} == {rotated.keys[0].key_id, rotated.current.key_id}
+    assert all(verify_receipt(s, rotated.public_keys()) is ReceiptCheck.OK for s in signed)
 
 
 @pytest.mark.anyio
