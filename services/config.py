@@ -82,6 +82,7 @@ class Settings:
     quickplay_rate: str = "30/minute"  # quick play tickets opened per client address
     hint_rate: str = "10/minute"  # hints per seat at a practice table (services.hints: ~150 ms CPU each)
     dispute_rate: str = "30/hour"  # disputes opened and evidence added per client address
+    operator_rate: str = "60/minute"  # operator actions (close, ban, unban, handle, resolve) per operator
     max_waiting_tables: int = 10_000  # tables waiting for players, all API processes together
     trusted_proxies: str = ""  # proxies (IPs or CIDRs, comma-separated) whose X-Forwarded-For is believed
 

@@ -15,7 +15,7 @@ from domain.disputes import Party
 from services.api.bodies import AddEvidence, OpenDispute, ResolveDispute
 from services.api.context import app_context
 from services.api.http import JSONResponse, caller_of, client_address, game_id_of, int_query, read_body
-from services.api.operator_routes import operator_of
+from services.api.operator_routes import acting_operator, operator_of
 from services.disputes import Disputes
 from services.errors import ForbiddenError
 from services.history.records import Entry
@@ -98,7 +98,7 @@ async def add_evidence(request: Request) -> JSONResponse:
 
 async def resolve(request: Request) -> JSONResponse:
     game_id = game_id_of(request)
-    who = await operator_of(request)
+    who = await acting_operator(request)
     body = await read_body(request, ResolveDispute)
     by = Party(role="operator", operator=who.id, name=who.name)
     dispute_id = _dispute_id(request)

@@ -52,6 +52,15 @@ async def operator_of(request: Request) -> Operator:
     return Operator(account.account_id, account.display_name)
 
 
+async def acting_operator(request: Request) -> Operator:
+    """The operator asking for a change (a close, a ban, a report handled, a verdict), counted
+    against ``operator_rate`` per operator (429 ``rate_limited`` past it): a stolen or scripted
+    operator credential cannot act on the whole service in a moment."""
+    who = await operator_of(request)
+    await app_context(request).rate_limits.hit("operator", who.id)
+    return who
+
+
 def _query(request: Request) -> str:
     query = request.query_params.get("q", "").strip()
     if not 1 <= len(query) <= MAX_QUERY or not re.search(VISIBLE, query):
@@ -95,7 +104,7 @@ async def table(request: Request) -> JSONResponse:
 
 
 async def close_table(request: Request) -> JSONResponse:
-    who = await operator_of(request)
+    who = await acting_operator(request)
     game_id = game_id_of(request)
     body = await read_body(request, OperatorReason)
     closed = await console_of(request).close_table(who, game_id, body.reason)
@@ -109,13 +118,13 @@ async def find_player(request: Request) -> JSONResponse:
 
 
 async def ban(request: Request) -> JSONResponse:
-    who = await operator_of(request)
+    who = await acting_operator(request)
     body = await read_body(request, OperatorReason)
     return JSONResponse(await console_of(request).ban(who, request.path_params["account"], body.reason))
 
 
 async def unban(request: Request) -> JSONResponse:
-    who = await operator_of(request)
+    who = await acting_operator(request)
     body = await read_body(request, OperatorReason)
     return JSONResponse(await console_of(request).unban(who, request.path_params["account"], body.reason))
 
@@ -127,7 +136,7 @@ async def reports(request: Request) -> JSONResponse:
 
 
 async def handle_report(request: Request) -> JSONResponse:
-    who = await operator_of(request)
+    who = await acting_operator(request)
     body = await read_body(request, OperatorReason)
     console = console_of(request)
     return JSONResponse(

@@ -39,7 +39,16 @@ from services.config import Settings
 from services.errors import TooManyError
 
 Action = Literal[
-    "create", "join", "command", "login", "register", "quickplay", "cosignature", "hint", "dispute"
+    "create",
+    "join",
+    "command",
+    "login",
+    "register",
+    "quickplay",
+    "cosignature",
+    "hint",
+    "dispute",
+    "operator",
 ]
 
 WHAT: dict[Action, str] = {
@@ -52,6 +61,7 @@ WHAT: dict[Action, str] = {
     "cosignature": "cosignatures sent",
     "hint": "hints asked for by this seat",
     "dispute": "dispute writes (disputes opened, evidence added)",
+    "operator": "operator actions by this operator",
 }
 
 LOCAL = "async+memory://"
@@ -149,6 +159,7 @@ class RateLimits:
             "cosignature": settings.cosignature_rate,
             "hint": settings.hint_rate,
             "dispute": settings.dispute_rate,
+            "operator": settings.operator_rate,
             GUESS: settings.login_guess_rate,
             NAME: settings.login_name_rate,
             CHAT: settings.chat_rate,

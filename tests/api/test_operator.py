@@ -448,3 +448,16 @@ def test_every_operator_action_is_in_the_audit_log_with_who_did_it(fake_api: Api
     before = {"before": entries[1]["id"], "limit": "1"}
     older = fake_api.client.get("/operator/audit", params=before, headers=ADMIN)
     assert [e["reason"] for e in older.json()["entries"]] == ["r2"]
+
+
+def test_an_operator_s_actions_are_rate_limited_per_operator(fake_api: Api) -> None:
+    """A stolen or scripted operator credential cannot act on the whole service at once: past 60
+    actions a minute the next one is 429, and reading the console still works."""
+    register(fake_api, "Pawn")
+    codes = []
+    for n in range(61):
+        action = "ban" if n % 2 == 0 else "unban"
+        answer = fake_api.client.post(f"/operator/accounts/Pawn/{action}", json=REASON, headers=ADMIN)
+        codes.append(answer.status_code)
+    assert codes == [200] * 60 + [429], codes
+    assert fake_api.client.get("/operator/audit", headers=ADMIN).status_code == 200
