@@ -710,6 +710,7 @@ def _short(value: Any) -> str:
 # -- the tests ---------------------------------------------------------------------------------------
 
 
+@pytest.mark.thorough
 @pytest.mark.parametrize("seed", SEEDS)
 @pytest.mark.parametrize("game", game_names())
 def test_no_viewer_is_served_anything_that_tells_its_scramble_from_the_true_game(

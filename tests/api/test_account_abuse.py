@@ -100,6 +100,7 @@ def code(response: Any) -> str:
 # -- guesses ----------------------------------------------------------------------------------------
 
 
+@pytest.mark.thorough
 def test_guesses_at_one_account_from_one_address_are_refused_after_five_even_the_right_one(
     site: SiteFactory,
 ) -> None:
@@ -114,6 +115,7 @@ def test_guesses_at_one_account_from_one_address_are_refused_after_five_even_the
         assert s.login("10.0.0.9", "Ada", RIGHT).status_code == 200  # the owner's address is not
 
 
+@pytest.mark.thorough
 def test_the_owner_logs_in_at_the_first_try_while_the_name_is_under_attack_from_many_addresses(
     site: SiteFactory,
 ) -> None:
@@ -135,6 +137,7 @@ def test_the_owner_logs_in_at_the_first_try_while_the_name_is_under_attack_from_
         assert s.login("10.0.0.11", "Ada", RIGHT).status_code == 200  # from another device at once
 
 
+@pytest.mark.thorough
 def test_logins_from_one_address_are_limited_whatever_the_names(site: SiteFactory) -> None:
     with site(login_rate="10/minute") as s:
         for index in range(10):
@@ -278,6 +281,7 @@ def test_a_registration_refused_as_busy_leaves_its_name_free_for_the_retry(site:
         assert s.login("10.0.0.1", "Ada", RIGHT).status_code == 200
 
 
+@pytest.mark.thorough
 def test_logins_refused_as_busy_do_not_count_and_the_owner_logs_in_once_the_pool_frees(
     site: SiteFactory,
 ) -> None:
@@ -292,6 +296,7 @@ def test_logins_refused_as_busy_do_not_count_and_the_owner_logs_in_once_the_pool
         assert s.login("10.0.0.9", "Ada", RIGHT).status_code == 200
 
 
+@pytest.mark.thorough
 def test_password_changes_refused_as_busy_do_not_count_as_guesses(site: SiteFactory) -> None:
     with site(login_guess_rate="5/15 minutes", login_name_rate="5/15 minutes") as s:
         token = s.register("10.0.0.9", "Ada")["token"]
@@ -307,6 +312,7 @@ def test_password_changes_refused_as_busy_do_not_count_as_guesses(site: SiteFact
 # -- changing the password --------------------------------------------------------------------------
 
 
+@pytest.mark.thorough
 def test_a_password_change_needs_the_current_password_and_logs_every_other_device_out(
     site: SiteFactory,
 ) -> None:
@@ -328,6 +334,7 @@ def test_a_password_change_needs_the_current_password_and_logs_every_other_devic
         assert s.login("10.0.0.1", "Ada", "a new password").status_code == 200
 
 
+@pytest.mark.thorough
 def test_a_browser_changing_its_password_by_cookie_keeps_its_cookie_working(site: SiteFactory) -> None:
     with site() as s:
         s.register("10.0.0.1", "Ada")
@@ -345,6 +352,7 @@ def test_a_browser_changing_its_password_by_cookie_keeps_its_cookie_working(site
         assert s.me(phone) == 401
 
 
+@pytest.mark.thorough
 def test_an_account_without_a_password_sets_one_without_a_current_one(site: SiteFactory) -> None:
     with site() as s:
         token = s.register("10.0.0.1", "Bo", password=None)["token"]
@@ -356,6 +364,7 @@ def test_an_account_without_a_password_sets_one_without_a_current_one(site: Site
         assert s.login("10.0.0.2", "Bo", "first password").status_code == 200
 
 
+@pytest.mark.thorough
 def test_wrong_current_passwords_count_as_guesses_at_the_account(site: SiteFactory) -> None:
     with site(login_guess_rate="5/15 minutes") as s:
         token = s.register("10.0.0.1", "Ada")["token"]
@@ -371,12 +380,14 @@ def test_wrong_current_passwords_count_as_guesses_at_the_account(site: SiteFacto
 # -- client addresses -------------------------------------------------------------------------------
 
 
+@pytest.mark.thorough
 def test_x_forwarded_for_is_ignored_from_an_untrusted_peer(site: SiteFactory) -> None:
     with site(peer=("10.9.9.9", 40000), login_rate="2/minute") as s:
         statuses = [s.login(f"10.0.0.{n}", f"nobody {n}", "some password").status_code for n in range(3)]
         assert statuses == [401, 401, 429]  # all three counted against the peer, 10.9.9.9
 
 
+@pytest.mark.thorough
 def test_x_forwarded_for_is_honoured_from_a_trusted_proxy_from_its_right_end(site: SiteFactory) -> None:
     with site(login_rate="2/minute") as s:
         statuses = [s.login(f"10.0.0.{n}", f"nobody {n}", "some password").status_code for n in range(3)]
@@ -390,6 +401,7 @@ def test_x_forwarded_for_is_honoured_from_a_trusted_proxy_from_its_right_end(sit
         assert s.login("10.0.0.51, 127.0.0.1", "nobody", "some password").status_code == 401
 
 
+@pytest.mark.thorough
 def test_an_ipv6_client_is_counted_as_its_64_and_a_mapped_ipv4_one_as_the_ipv4_address(
     site: SiteFactory,
 ) -> None:

@@ -131,6 +131,7 @@ def test_names_in_one_other_script_are_welcome(fake_api: Api) -> None:
         register(fake_api, name)
 
 
+@pytest.mark.thorough
 def test_login_with_the_right_password_gives_a_fresh_working_token_and_the_wrong_one_a_401(
     fake_api: Api,
 ) -> None:
@@ -148,6 +149,7 @@ def test_login_with_the_right_password_gives_a_fresh_working_token_and_the_wrong
     assert nobody.status_code == 401 and nobody.json()["error"]["code"] == "invalid_credentials"
 
 
+@pytest.mark.thorough
 def test_an_account_without_a_password_can_set_one_and_then_log_in(fake_api: Api) -> None:
     bo = register(fake_api, "Bo")
     no_login = fake_api.client.post("/accounts/login", json={"name": "Bo", "password": "something1"})
@@ -242,6 +244,7 @@ def test_a_join_and_a_create_answer_201_with_their_tokens_when_an_index_write_af
     assert register(fake_api, "Bo")["token"]
 
 
+@pytest.mark.thorough
 def test_a_finished_game_with_accounts_still_verifies_offline(fake_api: Api) -> None:
     tokens = [register(fake_api, name)["token"] for name in ("Ada", "Bo")]
     game_id = rated_game(fake_api, tokens, seed=3)
@@ -250,6 +253,7 @@ def test_a_finished_game_with_accounts_still_verifies_offline(fake_api: Api) -> 
     assert report.ok, report.render()
 
 
+@pytest.mark.thorough
 def test_a_rated_game_appears_in_each_players_history_with_result_rating_change_and_links(api: Api) -> None:
     ada, bo, cy = (register(api, name) for name in ("Ada", "Bo", "Cy"))
     game_id = rated_game(api, [ada["token"], bo["token"], cy["token"]], seed=1)
@@ -272,6 +276,7 @@ def test_a_rated_game_appears_in_each_players_history_with_result_rating_change_
     assert (board["total"], board["entries"], board["provisional_hidden"]) == (0, [], 3)
 
 
+@pytest.mark.thorough
 def test_games_with_an_anonymous_seat_or_a_practice_seed_are_in_the_history_but_unrated(
     fake_api: Api,
 ) -> None:
@@ -294,6 +299,7 @@ def test_games_with_an_anonymous_seat_or_a_practice_seed_are_in_the_history_but_
     assert fake_api.client.get(f"/accounts/{ada['account_id']}").json()["ratings"] == {}
 
 
+@pytest.mark.thorough
 def test_leaderboards_and_histories_page_with_offset_and_limit(fake_api: Api) -> None:
     accounts = [register(fake_api, f"Player {n}") for n in range(5)]
     games = [rated_game(fake_api, [a["token"] for a in accounts[i : i + 2]], seed=i) for i in range(4)]
@@ -337,6 +343,7 @@ def with_cookie(token: str) -> dict[str, str]:
     return {"Cookie": f"ts_account={token}"}
 
 
+@pytest.mark.thorough
 def test_a_browser_that_registers_or_logs_in_for_a_cookie_gets_the_token_only_in_an_httponly_cookie(
     fake_api: Api,
 ) -> None:
@@ -426,6 +433,7 @@ def test_a_confusable_name_error_names_the_registered_name_it_looks_like(fake_ap
 # -- secrecy --------------------------------------------------------------------------------------------
 
 
+@pytest.mark.thorough
 def test_no_response_of_a_full_flow_shows_an_account_token_a_password_or_its_hash(fake_api: Api) -> None:
     bodies: list[str] = []
     client = fake_api.client
@@ -489,6 +497,7 @@ def test_openapi_describes_the_account_routes_and_their_bodies(fake_api: Api) ->
 # -- ratings a person can read ---------------------------------------------------------------------
 
 
+@pytest.mark.thorough
 def test_every_answer_with_a_rating_gives_a_readable_display_and_says_provisional_until_five_games(
     fake_api: Api,
 ) -> None:

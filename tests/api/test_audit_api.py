@@ -39,6 +39,7 @@ def test_a_running_game_cannot_be_exported(api: Api) -> None:
     assert response.json()["error"]["code"] == "game_not_finished"
 
 
+@pytest.mark.thorough
 @pytest.mark.parametrize(("game", "players"), [(game.name, game.default_players) for game in specs()])
 def test_the_export_of_a_finished_game_verifies_clean(api: Api, game: str, players: int) -> None:
     final = finished(api, game, players)
@@ -48,6 +49,7 @@ def test_the_export_of_a_finished_game_verifies_clean(api: Api, game: str, playe
     assert doc["winners"] == final["winners"]
 
 
+@pytest.mark.thorough
 def test_time_travel_at_every_version_equals_the_fold_of_the_exported_log(api: Api) -> None:
     final = finished(api, "skull-king", 2)
     doc = api.client.get(f"/games/{final['game_id']}/export").json()
@@ -84,6 +86,7 @@ def test_during_play_finished_rounds_are_in_full_for_the_operator_only(api: Api)
     assert [hand is None for hand in first_deal(audits["player"])["hands"]] == [False, True]
 
 
+@pytest.mark.thorough
 def test_the_audit_shows_only_revealed_seeds(api: Api) -> None:
     final = finished(api, "six-nimmt", 3)
     audit = api.client.get(f"/games/{final['game_id']}/audit").json()
@@ -93,6 +96,7 @@ def test_the_audit_shows_only_revealed_seeds(api: Api) -> None:
         assert seed in text
 
 
+@pytest.mark.thorough
 def test_tablestream_verify_checks_an_exported_file_and_names_a_tampered_round(
     api: Api, tmp_path: Path
 ) -> None:
@@ -119,6 +123,7 @@ def test_tablestream_verify_checks_an_exported_file_and_names_a_tampered_round(
     assert "round" in run.stdout and "hash chain" in run.stdout
 
 
+@pytest.mark.thorough
 def test_every_receipt_a_player_kept_through_a_game_verifies_against_its_export(api: Api) -> None:
     game_id = api.started("skull", 3)
     rng, kept = random.Random(6), []

@@ -269,6 +269,7 @@ def test_a_report_is_recorded_for_operators_with_the_message_ids(chat: Api) -> N
     assert fields["senders"] == "seat:0"
 
 
+@pytest.mark.thorough
 def test_chat_never_appears_in_the_game_stream_nor_its_events(chat: Api) -> None:
     game_id = chat.started("skull", 3, **practice("skull", 7))
     events_key = game_keys(game_id).events
@@ -342,6 +343,7 @@ def test_a_seats_live_stream_carries_table_chat_but_no_rail_message_while_the_ga
     assert seen[1]["id"] == f"{head}.2"
 
 
+@pytest.mark.thorough
 def test_a_chat_stream_resumes_both_positions_and_a_seat_gets_the_rail_once_the_game_ended(chat: Api) -> None:
     game_id = chat.started("skull", 3, **practice("skull", 11))
     say(chat, game_id, 0, text="one")
@@ -372,6 +374,7 @@ def test_a_chat_stream_refuses_a_malformed_resume_position(chat: Api) -> None:
     assert error(response) == "invalid_last_event_id"
 
 
+@pytest.mark.thorough
 @pytest.mark.parametrize("seed", [1, 2, 3, 4])
 def test_seats_never_receive_a_rail_message_before_the_end_over_random_games(chat: Api, seed: int) -> None:
     """A random game (seeded: replay with the seed) with chat from seats and from two spectators at
@@ -475,6 +478,7 @@ def test_chat_at_an_unknown_game_is_404(chat: Api) -> None:
     assert error(chat.client.get(f"/games/{missing}/chat")) == "game_not_found"
 
 
+@pytest.mark.thorough
 def test_tablestream_verify_passes_an_export_with_chat_and_fails_one_with_a_changed_message(
     chat: Api, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -33,6 +33,7 @@ def error_code(response: Any) -> str:
     return code
 
 
+@pytest.mark.thorough
 def test_a_seated_player_opens_a_dispute_and_reads_it_back(api: Api) -> None:
     game_id = finished(api)
     opened = open_dispute(api, game_id, api.auth(game_id, 1), round=2, text="Round 2's deal looks wrong.")
@@ -49,6 +50,7 @@ def test_a_seated_player_opens_a_dispute_and_reads_it_back(api: Api) -> None:
     assert [d["dispute_id"] for d in queue] == [record["dispute_id"]]
 
 
+@pytest.mark.thorough
 def test_a_stranger_can_neither_open_nor_read_a_dispute(api: Api) -> None:
     game_id = finished(api)
     stranger = {"Authorization": "Bearer not-a-token-of-this-game"}
@@ -63,6 +65,7 @@ def test_a_stranger_can_neither_open_nor_read_a_dispute(api: Api) -> None:
     assert bundle.status_code == 403
 
 
+@pytest.mark.thorough
 def test_only_an_operator_resolves_and_the_dispute_leaves_the_open_queue(api: Api) -> None:
     game_id = finished(api)
     record = open_dispute(api, game_id, api.auth(game_id, 2), round=1, text="Too many bulls.").json()
@@ -83,6 +86,7 @@ def test_only_an_operator_resolves_and_the_dispute_leaves_the_open_queue(api: Ap
     assert api.client.get("/operator/disputes", headers=OPERATOR).json()["disputes"] == []
 
 
+@pytest.mark.thorough
 def test_bad_requests_are_named(api: Api) -> None:
     game_id = finished(api)
     auth = api.auth(game_id, 0)
@@ -107,6 +111,7 @@ def test_bad_requests_are_named(api: Api) -> None:
     )
 
 
+@pytest.mark.thorough
 def test_disputes_are_bounded_per_player_per_table_in_size_and_never_on_a_waiting_table(api: Api) -> None:
     """A player keeps two disputes open at a table (a third is 409 until an operator's verdict), a
     table holds twenty, a dispute's evidence is bounded in all, and a table that has not begun has
@@ -160,6 +165,7 @@ def test_the_bundle_of_a_running_game_waits_and_says_why(api: Api) -> None:
     assert "waits for the end" in sealed.json()["error"]["message"]
 
 
+@pytest.mark.thorough
 @pytest.mark.parametrize(("game", "players"), [("six-nimmt", 3), ("skull-king", 2)])
 def test_the_bundle_of_a_finished_game_verifies_with_the_players_receipts(
     api: Api, game: str, players: int
@@ -187,6 +193,7 @@ def test_the_bundle_of_a_finished_game_verifies_with_the_players_receipts(
     assert verdict["ok"] is True and [c["name"] for c in verdict["checks"]] == [c.name for c in report.checks]
 
 
+@pytest.mark.thorough
 def test_a_verdict_asked_again_is_given_from_memory_until_the_dispute_or_its_time_moves_on(api: Api) -> None:
     game_id = finished(api)
     auth = api.auth(game_id, 0)

@@ -29,6 +29,7 @@ def all_events(api: Api, game_id: str) -> list[dict[str, Any]]:
     return api.client.get(f"/games/{game_id}/events", params={"limit": 1000}).json()["events"]
 
 
+@pytest.mark.thorough
 @pytest.mark.parametrize(("game", "players"), GAMES)
 def test_bots_finish_a_game_with_winners_and_every_read_agrees(api: Api, game: str, players: int) -> None:
     final = finished_game(api, game, players, seed=7)
@@ -44,6 +45,7 @@ def test_bots_finish_a_game_with_winners_and_every_read_agrees(api: Api, game: s
     assert game_id not in lobby_ids  # the lobby lists open and running tables only
 
 
+@pytest.mark.thorough
 @pytest.mark.parametrize(("game", "players"), GAMES)
 def test_time_travel_views_equal_the_fold_of_the_events_up_to_that_version(
     api: Api, game: str, players: int
@@ -67,12 +69,14 @@ def test_time_travel_views_equal_the_fold_of_the_events_up_to_that_version(
             assert api.view(game_id, seat, at=version) == expected
 
 
+@pytest.mark.thorough
 def test_after_the_game_every_hidden_disc_is_shown_to_everyone(api: Api) -> None:
     final = finished_game(api, "skull", 3, seed=5)
     placed = [e for e in all_events(api, final["game_id"]) if e["type"] == "disc_placed"]
     assert placed and all(e["disc"] is not None for e in placed)
 
 
+@pytest.mark.thorough
 def test_live_resumes_after_last_event_id_without_gaps_or_duplicates(api: Api) -> None:
     final = finished_game(api, "skull", 3, seed=9)
     game_id, head = final["game_id"], final["version"]

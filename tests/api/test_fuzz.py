@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import quote
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -49,6 +50,7 @@ SETTINGS = settings(
 )
 
 
+@pytest.mark.thorough
 @SETTINGS
 @given(body=bodies)
 def test_random_command_bodies_get_a_4xx_or_a_200_never_a_5xx(fake_api: Api, body: Any) -> None:
@@ -76,6 +78,7 @@ def test_random_command_bodies_get_a_4xx_or_a_200_never_a_5xx(fake_api: Api, bod
         ),
     )
 )
+@pytest.mark.thorough
 def test_random_table_bodies_never_get_a_5xx(fake_api: Api, body: Any) -> None:
     response = fake_api.client.post("/games", json=body)
     assert response.status_code < 500, response.text
@@ -96,6 +99,7 @@ ENDPOINTS = [("GET", "view"), ("GET", "events"), ("GET", "scores"), ("GET", "aud
 @given(
     game_id=st.text(min_size=1, max_size=80), endpoint=st.sampled_from(ENDPOINTS), token=st.text(max_size=40)
 )
+@pytest.mark.thorough
 def test_any_game_id_and_token_in_the_path_gets_a_4xx_never_a_5xx(
     fake_api: Api, game_id: str, endpoint: tuple[str, str], token: str
 ) -> None:

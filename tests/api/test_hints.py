@@ -78,6 +78,7 @@ def test_a_hint_needs_the_seat_token_and_the_seats_turn(api: Api) -> None:
     assert refused.json()["error"]["code"] == "not_your_turn"
 
 
+@pytest.mark.thorough
 def test_asking_again_before_the_game_moves_answers_the_same_hint_and_records_one(api: Api) -> None:
     game_id = api.started("six-nimmt", 3, **practice("six-nimmt", 2))
     seat = awaited_seat(api, game_id)
@@ -107,6 +108,7 @@ def test_hints_are_rate_limited_per_seat(fake_api: Api) -> None:
     assert codes[-1] == 429
 
 
+@pytest.mark.thorough
 def test_a_hint_is_in_the_stream_verified_narrated_and_the_game_is_unrated(api: Api) -> None:
     game_id = api.started("skull-king", 3, **practice("skull-king", 9))
     seat = awaited_seat(api, game_id)
@@ -136,6 +138,7 @@ def shown_hints(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [e for e in events if e.get("type") == "hint_given"]
 
 
+@pytest.mark.thorough
 @pytest.mark.parametrize("seed", [0, 1, 2, 3, 5, 8])  # replayable seeds: tables, moves, hint timing
 @pytest.mark.parametrize(("game", "players"), GAMES)
 def test_no_other_seat_nor_a_spectator_sees_the_hinted_move_while_the_game_runs(

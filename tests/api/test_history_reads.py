@@ -18,6 +18,7 @@ from tests.api.conftest import Api
 from tests.api.test_full_game import all_events, finished_game
 
 
+@pytest.mark.thorough
 def test_time_travel_from_kept_checkpoints_equals_the_fold_from_the_start(api: Api) -> None:
     final = finished_game(api, "six-nimmt", 3, seed=21)
     game_id, head = final["game_id"], final["version"]
@@ -36,6 +37,7 @@ def test_time_travel_from_kept_checkpoints_equals_the_fold_from_the_start(api: A
         assert api.view(game_id, 1, at=version) == {**expected, "clock": None}, version
 
 
+@pytest.mark.thorough
 def test_an_export_is_built_once_per_version_and_answered_from_memory_after(
     api: Api, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -110,6 +112,7 @@ def test_a_game_still_played_is_refused_an_export_without_reading_its_stream(
     assert missing.status_code == 404 and missing.json()["error"]["code"] == "game_not_found"
 
 
+@pytest.mark.thorough
 def test_an_export_of_a_game_this_process_never_folded_folds_nothing_on_the_event_loop(
     api: Api, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -7,6 +7,7 @@ import asyncio
 import random
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -45,6 +46,7 @@ def test_the_host_picks_the_level_of_the_bots_and_the_seat_shows_it(api: Api) ->
     assert [p.get("bot_level") for p in players] == [None, "strong", "strong"]
 
 
+@pytest.mark.thorough
 def test_a_strong_bot_plays_its_seat_through_the_worker(api: Api, run_jobs: Any) -> None:
     game_id = api.create("skull", 3)
     api.client.post(f"/games/{game_id}/bots", json={"level": "strong"}, headers=host(api, game_id))
@@ -65,6 +67,7 @@ def test_the_host_cookie_also_fills_the_seats(api: Api) -> None:
         api.client.cookies.clear()
 
 
+@pytest.mark.thorough
 def test_bots_play_to_the_end_and_their_commands_show_by_bot(api: Api, run_jobs: Any) -> None:
     game_id = api.create("skull-king", 2)
     api.client.post(f"/games/{game_id}/bots", json={}, headers=host(api, game_id))
@@ -154,6 +157,7 @@ async def _expire(api: Api, game_id: str, version: int, now_ms: int) -> list[str
 HIDDEN = {"disc_placed": "disc", "disc_lost": "disc", "card_selected": "card", "bid_placed": "tricks"}
 
 
+@pytest.mark.thorough
 @settings(max_examples=6, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(game=st.sampled_from([("skull", 3), ("six-nimmt", 3), ("skull-king", 2)]), seed=st.integers(0, 999))
 def test_bots_and_timeouts_events_stay_redacted_for_the_other_seats(
@@ -204,6 +208,7 @@ async def _bot(api: Api, game_id: str, seat: int, timeout: bool) -> None:
         await aclient.aclose()
 
 
+@pytest.mark.thorough
 def test_the_host_seats_one_bot_at_a_time_each_at_its_own_level_and_the_export_verifies(
     api: Api, run_jobs: Any
 ) -> None:

@@ -33,6 +33,7 @@ def without_clock(view: dict[str, Any]) -> dict[str, Any]:
     return {key: value for key, value in view.items() if key != "clock"}
 
 
+@pytest.mark.thorough
 @pytest.mark.parametrize("last_event_id", [0, 1, 2])
 def test_a_seat_resuming_from_before_its_join_gets_every_version_as_it_may_see_it(
     api: Api, last_event_id: int
@@ -54,6 +55,7 @@ def test_a_seat_resuming_from_before_its_join_gets_every_version_as_it_may_see_i
     assert msgspec.json.decode(messages[-1]["data"])["status"] == "finished"
 
 
+@pytest.mark.thorough
 def test_a_seat_that_changed_hands_while_waiting_never_shows_the_former_players_eyes(api: Api) -> None:
     game_id = api.create("skull-king", 2, **practice("skull-king", SKULL_KING_SEED + 1))
     former = seated(api, game_id, "Cy")

@@ -72,6 +72,7 @@ def test_the_metrics_are_refused_without_the_operators_token_with_a_code(fake_ap
     assert wrong.json()["error"]["code"] == "operator_only"
 
 
+@pytest.mark.thorough
 def test_the_metrics_parse_and_count_commands_requests_and_tables_of_a_game_played(fake_api: Api) -> None:
     game_id = fake_api.started()
     sent = play(fake_api, game_id, moves=8, seed=3)

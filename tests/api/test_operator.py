@@ -145,6 +145,7 @@ def test_a_revoked_operator_account_is_refused_again(fake_api: Api) -> None:
 # -- closing a table -------------------------------------------------------------------------------
 
 
+@pytest.mark.thorough
 @pytest.mark.parametrize("game", game_names())
 def test_a_closed_running_table_is_a_recorded_ending_the_verifier_accepts(fake_api: Api, game: str) -> None:
     players = spec(game).default_players
@@ -226,6 +227,7 @@ def test_closing_needs_a_reason_and_an_existing_table(fake_api: Api) -> None:
 # -- banning an account ----------------------------------------------------------------------------
 
 
+@pytest.mark.thorough
 def test_a_banned_account_cannot_log_in_or_join_and_unbanning_restores_it(fake_api: Api) -> None:
     player = register(fake_api, "Troll", password="correct horse")
     table = fake_api.create()
@@ -257,6 +259,7 @@ def test_a_banned_account_cannot_log_in_or_join_and_unbanning_restores_it(fake_a
     assert join_again.status_code == 201, join_again.text
 
 
+@pytest.mark.thorough
 def test_a_ban_ends_the_account_s_play_at_every_table_it_sits_at(fake_api: Api) -> None:
     """At a running table its seat token stops working and a bot plays the seat on; at a waiting
     one the seat is freed; at a finished one the token no longer accepts a rematch."""
@@ -450,6 +453,7 @@ def test_every_operator_action_is_in_the_audit_log_with_who_did_it(fake_api: Api
     assert [e["reason"] for e in older.json()["entries"]] == ["r2"]
 
 
+@pytest.mark.thorough
 def test_an_operator_s_actions_are_rate_limited_per_operator(fake_api: Api) -> None:
     """A stolen or scripted operator credential cannot act on the whole service at once: past 60
     actions a minute the next one is 429, and reading the console still works."""

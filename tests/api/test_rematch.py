@@ -99,6 +99,7 @@ def test_when_every_player_accepts_one_new_table_is_made_with_the_same_options_a
     assert again.json()["new_game_id"] == new_id and created_tables(api) == before + 1
 
 
+@pytest.mark.thorough
 def test_concurrent_accepts_make_exactly_one_table(api: Api, run_jobs: Any) -> None:
     game_id = finished_game(api, run_jobs, humans=3, bots=0, seed=5)
     before = created_tables(api)
@@ -138,6 +139,7 @@ def test_one_decline_makes_no_table_and_everyone_sees_who_declined(api: Api, run
     assert created_tables(api) == before
 
 
+@pytest.mark.thorough
 def test_bots_follow_the_host_and_only_the_humans_answer(api: Api, run_jobs: Any) -> None:
     game_id = finished_game(api, run_jobs, humans=1, bots=2, seed=11)
     seats = state(api, game_id)["seats"]
@@ -149,6 +151,7 @@ def test_bots_follow_the_host_and_only_the_humans_answer(api: Api, run_jobs: Any
     assert new["status"] == "playing"
 
 
+@pytest.mark.thorough
 def test_a_private_tables_rematch_is_private_too(api: Api, run_jobs: Any) -> None:
     game_id = finished_game(api, run_jobs, humans=1, bots=1, seed=13, private=True)
     made = accept(api, game_id, 0).json()
@@ -170,6 +173,7 @@ def test_only_the_players_of_a_finished_game_answer_a_rematch(api: Api, when: st
         assert refused.status_code == 401 and refused.json()["error"]["code"] == "unauthorized"
 
 
+@pytest.mark.thorough
 def test_a_finished_private_game_is_exported_to_its_players_and_verifies(api: Api, run_jobs: Any) -> None:
     game_id = finished_game(api, run_jobs, humans=2, bots=1, seed=17, private=True)
     assert api.client.get(f"/games/{game_id}/export").status_code == 404  # a stranger: no such game

@@ -42,6 +42,7 @@ def test_the_replay_index_of_a_finished_game_names_its_seats_and_cuts_it_into_tu
     assert [e["turn"] for e in revealed if e["type"] == "cards_revealed"] == [4]
 
 
+@pytest.mark.thorough
 def test_every_move_in_the_index_is_a_replay_version_whose_event_came_from_that_seat(fake_api: Api) -> None:
     game_id = finished_game(fake_api, "skull-king", 2, 2)
     index = fake_api.client.get(f"/games/{game_id}/replay/index").json()

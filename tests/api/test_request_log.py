@@ -217,6 +217,7 @@ def test_the_client_address_is_logged_as_its_class_only(host: str | None, kind: 
     assert address_class(host) == kind
 
 
+@pytest.mark.thorough
 def test_no_log_line_of_a_whole_game_holds_a_token_a_seed_or_a_hidden_card(api: Api, debug_logs: Any) -> None:
     json_logs = debug_logs  # every line, the hot routes' debug lines included
     rng = random.Random(27)

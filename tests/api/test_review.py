@@ -54,6 +54,7 @@ def test_the_review_waits_for_the_end_of_the_game(api: Api) -> None:
     assert response.json()["error"]["code"] == "game_not_finished"
 
 
+@pytest.mark.thorough
 def test_after_the_game_the_review_is_built_off_the_request_then_served_from_the_cache(api: Api) -> None:
     game_id = api.started("six-nimmt", 3, rounds=1, **practice("six-nimmt", 6))
     sent = play_out(api, game_id, seed=6)
@@ -97,6 +98,7 @@ def unworded(review: dict[str, Any]) -> dict[str, Any]:
     return review | {"moves": moves}
 
 
+@pytest.mark.thorough
 def test_the_review_says_each_move_in_the_language_asked_for(api: Api) -> None:
     game_id = api.started("skull-king", 2, **practice("skull-king", 8))
     play_out(api, game_id, seed=8)
@@ -114,6 +116,7 @@ def test_the_review_says_each_move_in_the_language_asked_for(api: Api) -> None:
     assert refused.status_code == 422
 
 
+@pytest.mark.thorough
 def test_a_review_missing_from_the_cache_is_built_again_the_same(api: Api) -> None:
     game_id = api.started("six-nimmt", 3, rounds=1, **practice("six-nimmt", 4))
     play_out(api, game_id, seed=4)
@@ -126,6 +129,7 @@ def test_a_review_missing_from_the_cache_is_built_again_the_same(api: Api) -> No
     assert review(api, game_id, 1).json() == before
 
 
+@pytest.mark.thorough
 def test_a_seat_the_host_gave_a_bot_has_no_review(api: Api, run_jobs: Any) -> None:
     game_id = api.create("skull", 3, **practice("skull", 3))
     api.join(game_id, "Ada")

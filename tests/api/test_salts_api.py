@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import random
 
+import pytest
+
 from bots import choose
 from domain.games import game_names
 from services.history.records import decode_stored
@@ -22,6 +24,7 @@ def stored_salts(api: Api, game_id: str) -> list[str]:
     return [salt for salt in salts if salt is not None]
 
 
+@pytest.mark.thorough
 def test_no_answer_during_play_shows_a_salt_and_the_finished_export_shows_them_all(fake_api: Api) -> None:
     for game in game_names():
         game_id = fake_api.started(game, 3, **practice(game, 3))

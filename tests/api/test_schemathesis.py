@@ -109,6 +109,7 @@ def table() -> Iterator[tuple[str, str]]:
         yield game_id, tokens[0]
 
 
+@pytest.mark.thorough
 @schema.parametrize()
 @settings(max_examples=15, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
 def test_every_route_answers_generated_requests_as_documented_and_never_with_a_5xx(

@@ -247,6 +247,7 @@ def test_every_kind_of_answer_carries_the_security_headers(fake_api: Api) -> Non
     assert answers["a kept view (the view lane)"].status_code == 200
 
 
+@pytest.mark.thorough
 def test_a_server_error_and_a_live_stream_carry_them_too(
     fake_api: Api, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -120,6 +120,7 @@ def test_the_browsers_own_anonymous_seats_are_listed_and_a_stale_cookie_is_ignor
     assert mine(api)["tables"] == []  # no account, no cookie: nothing
 
 
+@pytest.mark.thorough
 def test_a_table_that_ended_leaves_your_tables(api: Api) -> None:
     ada = register(api, "Ada")
     game_id, _ = seated_with(api, ada, rounds=1)

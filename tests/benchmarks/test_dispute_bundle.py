@@ -9,6 +9,8 @@ import gzip
 import json
 import time
 
+import pytest
+
 from domain.games import game_names, spec
 from services.dispute_bundle import build_bundle, verify_bundle
 from services.history.export import build_export
@@ -36,6 +38,7 @@ def _kb(doc: object) -> tuple[float, float]:
     return len(raw) / 1024, len(gzip.compress(raw)) / 1024
 
 
+@pytest.mark.thorough
 def test_the_size_and_verification_time_of_a_round_two_bundle_against_its_export() -> None:
     ring = RING  # the key that signs the in-memory log's checkpoint too
     print("\ngame        players  export KB (gz)   bundle r2 KB (gz)   of which views KB", end="")

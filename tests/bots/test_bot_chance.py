@@ -103,6 +103,7 @@ def test_with_the_old_public_seed_an_opponent_names_every_hidden_disc_of_a_bot()
     assert right[0] == n  # the re-run is the bot
 
 
+@pytest.mark.thorough
 def test_with_the_secret_keyed_chance_no_public_guess_beats_naming_the_likelier_disc() -> None:
     n, skulls, right = tally(old=False)
     majority = max(skulls, n - skulls)

@@ -58,6 +58,7 @@ def play_levels(g: Game, levels: list[str], rng: random.Random, budget: Budget =
     return given
 
 
+@pytest.mark.thorough
 @pytest.mark.parametrize(("game", "players", "options"), VARIANTS)
 def test_every_level_plays_only_legal_moves_to_the_end_of_every_variant(
     game: str, players: int, options: dict[str, Any]
@@ -72,6 +73,7 @@ def test_every_level_plays_only_legal_moves_to_the_end_of_every_variant(
             assert advice.command in [command for command, _ in advice.shares]
 
 
+@pytest.mark.thorough
 def test_a_strong_bot_at_the_production_budget_finishes_a_game_of_each_kind_legally() -> None:
     for game, players in ((game.name, game.min_players) for game in specs()):
         g = new_game(game, players, seed="production")
@@ -93,6 +95,7 @@ def consistent_states(g: Game, seat: int, view: dict[str, Any], count: int) -> l
     return states
 
 
+@pytest.mark.thorough
 @pytest.mark.parametrize(("game", "players"), DEFAULT_TABLES)
 def test_a_bot_chooses_the_same_whatever_hidden_state_lies_behind_its_view(game: str, players: int) -> None:
     """The bot gets the seat's view and nothing else: for hidden states (other hands, undealt
@@ -117,6 +120,7 @@ def test_a_bot_chooses_the_same_whatever_hidden_state_lies_behind_its_view(game:
     assert checked >= 5
 
 
+@pytest.mark.thorough
 def test_a_strong_move_stays_within_its_cpu_budget() -> None:
     """Reported, and asserted with a generous bound: the cap is checked between samples, so a move
     may overrun it by at most one sample's rollouts."""

@@ -6,6 +6,7 @@ import random
 from typing import Any
 
 import msgspec
+import pytest
 
 from bots import choose as choose_for_game
 from bots.skull import choose
@@ -27,6 +28,7 @@ def bot_move(g: Game, seat: int, rng: random.Random) -> dict[str, Any]:
     return command
 
 
+@pytest.mark.thorough
 def test_bots_in_every_seat_finish_games_with_every_option_and_table_size() -> None:
     for number in range(60):
         rng = random.Random(number)
@@ -47,6 +49,7 @@ def test_the_bot_is_registered_for_skull() -> None:
     assert choose_for_game("skull", view, random.Random(1)) in view["legal"]
 
 
+@pytest.mark.thorough
 def test_a_bot_beats_random_players_more_often_than_its_fair_share() -> None:
     wins, games = 0, 150
     for number in range(games):

@@ -13,6 +13,7 @@ from itertools import chain
 from typing import Any
 
 import msgspec
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -178,6 +179,7 @@ def play_checked(players: int, options: dict[str, Any], seed: int) -> Game:
     return g
 
 
+@pytest.mark.thorough
 @settings(max_examples=60, deadline=None)
 @given(players=PLAYERS, options=OPTIONS, seed=SEEDS)
 def test_random_games_keep_every_card_in_one_place_and_totals_equal_to_the_bullheads_taken(

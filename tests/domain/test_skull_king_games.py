@@ -11,6 +11,7 @@ from collections import Counter
 from typing import Any
 
 import msgspec
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -114,6 +115,7 @@ def check_redaction(events: list[Any], players: int) -> None:
                 assert (seen.tricks is None) == (seen.seat != viewer)
 
 
+@pytest.mark.thorough
 @GAMES
 @given(seed=st.integers(0, 2**32), players=st.integers(2, 6), options=OPTIONS)
 def test_random_games_conserve_cards_accept_exactly_the_legal_commands_and_refold(
@@ -129,6 +131,7 @@ def test_random_games_conserve_cards_accept_exactly_the_legal_commands_and_refol
     check_redaction(events, players)
 
 
+@pytest.mark.thorough
 @GAMES
 @given(seed=st.integers(0, 2**32), players=st.integers(2, 6))
 def test_stored_events_round_trip_through_json_and_refold_to_the_same_state(seed: int, players: int) -> None:

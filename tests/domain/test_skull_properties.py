@@ -10,6 +10,7 @@ import random
 from typing import Any
 
 import msgspec
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as hs
 
@@ -119,6 +120,7 @@ def table_options(options: dict[str, Any], players: int) -> dict[str, Any]:
     return {**options, "first_player": None if first is None else first % players}
 
 
+@pytest.mark.thorough
 @settings(max_examples=700, deadline=None, derandomize=True)
 @given(players=hs.integers(3, 6), options=OPTIONS, seed=hs.integers(0, 2**32), moves=hs.integers(0, 2**32))
 def test_random_legal_games_end_with_one_winner_and_replay_from_their_events(
@@ -128,6 +130,7 @@ def test_random_legal_games_end_with_one_winner_and_replay_from_their_events(
     check_finished(play_checked(g, random.Random(moves)))
 
 
+@pytest.mark.thorough
 @settings(max_examples=60, deadline=None, derandomize=True)
 @given(players=hs.integers(3, 12), options=OPTIONS, seed=hs.integers(0, 2**32), moves=hs.integers(0, 2**32))
 def test_random_two_set_games_of_up_to_twelve_players_end_properly(
@@ -137,6 +140,7 @@ def test_random_two_set_games_of_up_to_twelve_players_end_properly(
     check_finished(play_checked(g, random.Random(moves)))
 
 
+@pytest.mark.thorough
 @settings(max_examples=150, deadline=None, derandomize=True)
 @given(players=hs.integers(3, 6), options=OPTIONS, seed=hs.integers(0, 2**32), moves=hs.integers(0, 2**32))
 def test_every_legal_command_is_accepted_and_any_other_is_rejected(

@@ -6,6 +6,7 @@ import random
 from typing import Any
 
 import msgspec
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as hs
 
@@ -91,6 +92,7 @@ def disc_kinds_in(value: Any) -> bool:
     return False
 
 
+@pytest.mark.thorough
 @settings(max_examples=150, deadline=None, derandomize=True)
 @given(players=hs.integers(3, 6), seed=hs.integers(0, 2**32))
 def test_no_redacted_event_shows_a_seat_anothers_hidden_disc_and_spectators_see_no_hidden_fact(

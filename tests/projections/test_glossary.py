@@ -371,6 +371,7 @@ def server_error_codes() -> tuple[set[str], list[str]]:
     return codes, unread
 
 
+@pytest.mark.thorough
 def test_every_error_code_is_written_where_this_test_can_read_it() -> None:
     codes, unread = server_error_codes()
     assert unread == []
@@ -386,6 +387,7 @@ def test_every_error_code_is_written_where_this_test_can_read_it() -> None:
     } <= codes
 
 
+@pytest.mark.thorough
 def test_every_error_code_the_server_can_return_has_words_in_every_language() -> None:
     codes, _ = server_error_codes()
     wanted = {f"err.{code}" for code in codes | CLIENT_CODES | ANNOUNCED_CODES}

@@ -349,6 +349,7 @@ def test_narrating_a_six_nimmt_game_for_a_seat_never_tells_what_the_seat_may_not
     check_narration("six-nimmt", g.events, random.Random(seed), viewer)
 
 
+@pytest.mark.thorough
 @GAMES
 @given(players=hs.integers(2, 6), seed=hs.integers(0, 2**32), viewer=hs.integers(0, 1))
 def test_narrating_a_skull_king_game_for_a_seat_never_tells_what_the_seat_may_not_see(

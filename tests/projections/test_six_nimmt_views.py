@@ -6,6 +6,7 @@ import random
 from typing import Any
 
 import msgspec
+import pytest
 from hypothesis import given, settings
 
 from domain.six_nimmt.commands import ChooseRow, DraftCard, SelectCard
@@ -45,6 +46,7 @@ def play_viewing(g: Game, rng: random.Random) -> None:
     check_hidden(g.state, len(g.events), rng)
 
 
+@pytest.mark.thorough
 @settings(max_examples=25, deadline=None)
 @given(players=PLAYERS, options=OPTIONS, seed=SEEDS)
 def test_no_seat_ever_sees_another_seats_hand_or_a_card_before_the_reveal(

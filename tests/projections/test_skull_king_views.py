@@ -6,6 +6,7 @@ import random
 from typing import Any
 
 import msgspec
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -71,6 +72,7 @@ def play_viewing(g: Game, rng: random.Random) -> None:
     check_hidden(g.rules_state, rng)
 
 
+@pytest.mark.thorough
 @settings(max_examples=25, deadline=None)
 @given(seed=st.integers(0, 2**32), players=st.integers(2, 6), no_suit=st.booleans())
 def test_no_seat_ever_sees_another_seat_s_hand_or_an_unrevealed_bid(

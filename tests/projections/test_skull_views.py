@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 
 import msgspec
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as hs
 
@@ -120,6 +121,7 @@ def check_views(g: Game, rng: random.Random, viewers: list[int | None]) -> None:
             assert rules.legal_commands(other, viewer) == rules.legal_commands(state, viewer)
 
 
+@pytest.mark.thorough
 @settings(max_examples=80, deadline=None, derandomize=True)
 @given(players=hs.integers(3, 6), two_sets=hs.booleans(), seed=hs.integers(0, 2**32))
 def test_no_view_ever_shows_another_seats_hidden_discs_and_spectators_see_no_hidden_fact(

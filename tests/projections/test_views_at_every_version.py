@@ -41,6 +41,7 @@ def materialised_versions(game: str, data: st.DataObject) -> Iterator[tuple[Any,
         yield state, version, materialise(state, version)
 
 
+@pytest.mark.thorough
 @pytest.mark.parametrize("game", game_names())
 @settings(max_examples=8)
 @given(data=st.data())
@@ -55,6 +56,7 @@ def test_every_read_model_is_defined_at_every_version_of_a_random_game(
             assert msgspec.json.decode(whole)["version"] == version
 
 
+@pytest.mark.thorough
 @pytest.mark.parametrize("game", game_names())
 @settings(max_examples=8)
 @given(data=st.data())

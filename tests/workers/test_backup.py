@@ -762,6 +762,7 @@ def _copy_aof(server: EmbeddedRedis, into: Path) -> None:
     client.close()
 
 
+@pytest.mark.thorough
 @pytest.mark.parametrize("kind", ["rdb", "aof"])
 def test_a_physical_copy_restored_and_rebuilt_reads_exactly_like_the_original(
     kind: str, tmp_path: Path
@@ -1103,6 +1104,7 @@ def test_a_backup_whose_leaves_do_not_give_its_checkpoints_roots_is_refused(
     assert not target.redis.keys("*")
 
 
+@pytest.mark.thorough
 @pytest.mark.parametrize("command", ["export-all", "import-all", "rebuild-all"])
 def test_the_backup_commands_without_a_redis_url_refuse_to_guess_one(command: str, tmp_path: Path) -> None:
     env = {key: value for key, value in os.environ.items() if key != "TABLESTREAM_REDIS_URL"}

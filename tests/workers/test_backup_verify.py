@@ -91,6 +91,7 @@ def _undetected_draw(g: RecordedGame) -> bool:
     )
 
 
+@pytest.mark.thorough
 def test_a_first_dealer_the_stand_in_seeds_happen_to_agree_on_is_pending_not_a_failure() -> None:
     """Four seats draw the first dealer of Skull King: three stand-in seeds agree on one seat one
     time in 64, and then cannot tell that draw from a rewrite. The public check of the running game

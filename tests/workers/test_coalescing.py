@@ -429,6 +429,7 @@ def die() -> None:
     raise Died
 
 
+@pytest.mark.thorough
 @settings(max_examples=max(10, settings().max_examples // 4))  # ~1 s an example (a quarter of the profile's)
 @given(steps=steps, finals=st.lists(games, max_size=3))
 @example(steps=[("append", 0, "none"), ("work_with_append", "write_views", 0)], finals=[])  # head read

@@ -133,6 +133,7 @@ games = st.lists(plans(), min_size=1, max_size=6)
 pokes = st.lists(st.integers(0, 5), max_size=12)
 
 
+@pytest.mark.thorough
 @settings(max_examples=25)
 @given(games, pokes, st.randoms(use_true_random=False))
 def test_ratings_rebuilt_from_the_streams_equal_the_incrementally_projected_ones(
@@ -153,6 +154,7 @@ def test_ratings_rebuilt_from_the_streams_equal_the_incrementally_projected_ones
     assert stored_models(store) == projected
 
 
+@pytest.mark.thorough
 @settings(max_examples=25)
 @given(games, st.randoms(use_true_random=False))
 def test_a_duplicated_late_or_reordered_poke_changes_nothing(
@@ -179,6 +181,7 @@ def test_a_duplicated_late_or_reordered_poke_changes_nothing(
     assert store.run(store_ratings.finish_log()) == log_before
 
 
+@pytest.mark.thorough
 @settings(max_examples=25)
 @given(games)
 def test_every_finished_game_appears_once_in_the_history_of_each_account_that_played_it(
@@ -311,6 +314,7 @@ def board(store: SyncEventStore) -> tuple[int, int, list[str]]:
     return total, hidden, [account_id for account_id, _ in rows]
 
 
+@pytest.mark.thorough
 def test_provisional_players_are_off_the_leaderboard_and_a_ring_of_newcomers_stays_provisional() -> None:
     store = fresh_store()
     pair = tuple(ACCOUNTS[:2])

@@ -11,6 +11,7 @@ from services.cli import main
 from services.cli.arena import PAIRINGS, Result, Task, interleaved, places_of, play, ratings, seat_levels
 
 
+@pytest.mark.thorough
 def test_the_arena_smoke_mode_plays_every_game_and_pairing_and_prints_ratings_and_head_to_head(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
@@ -24,6 +25,7 @@ def test_the_arena_smoke_mode_plays_every_game_and_pairing_and_prints_ratings_an
     assert out.count("rating (openskill") == len(games) and "strong CPU per move" in out
 
 
+@pytest.mark.thorough
 def test_the_arena_runs_its_games_in_parallel_processes(capsys: pytest.CaptureFixture[str]) -> None:
     argv = ["arena", "--smoke", "--processes", "2", "--game", "skull", "--pairing", "easy:random"]
     assert main(argv) == 0

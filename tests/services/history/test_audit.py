@@ -40,6 +40,7 @@ def unrevealed_secrets(g: RecordedGame, revealed: int) -> list[str]:
     return [*seeds, g.seeds.round_seed(64).hex()]
 
 
+@pytest.mark.thorough
 @pytest.mark.parametrize("game", GAMES)
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data(), seed=st.integers(0, 10_000))

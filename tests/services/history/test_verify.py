@@ -77,6 +77,7 @@ def rewritten(game: str, change: Any) -> dict[str, Any]:
 # -- honest games ------------------------------------------------------------------------------
 
 
+@pytest.mark.thorough
 @pytest.mark.parametrize("game", GAMES)
 @settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data(), seed=st.integers(0, 10_000))
@@ -138,6 +139,7 @@ async def test_a_game_recorded_by_the_real_command_handler_verifies_with_its_rec
 # -- raw tampering: the hash chain names the version ------------------------------------------
 
 
+@pytest.mark.thorough
 @pytest.mark.parametrize("game", GAMES)
 @settings(max_examples=25, deadline=None)
 @given(data=st.data())
@@ -341,6 +343,7 @@ def test_a_receipt_from_mid_game_no_longer_matches_after_a_rewrite_before_it(gam
     assert not any(": receipts: " in f for f in report.failures()), report.render()
 
 
+@pytest.mark.thorough
 def test_a_game_longer_than_one_seed_chain_verifies_against_both_commitments() -> None:
     g = recorded_random_game("six-nimmt", 2, {"rounds": 66}, seed=1)
     doc = export_of(g.entries)

@@ -82,6 +82,7 @@ def recorded(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[Request]]:
     yield requests
 
 
+@pytest.mark.thorough
 @pytest.mark.parametrize(("game", "players"), GAMES)
 def test_every_script_and_pipeline_of_a_whole_game_stays_in_one_slot(
     fake_api: Api, recorded: list[Request], game: str, players: int
