@@ -96,9 +96,8 @@ def check_queue(game: str, players: int) -> None:
 
 @dataclass(frozen=True)
 class Waiting:
-    """A queued ticket as the planner sees it. ``holders``: who stands behind it (its client's
-    network, its account): no two tickets of one group share one, so a client cannot fill a table
-    with its own tickets."""
+    """A queued ticket as the planner sees it. ``holders``: who stands behind it (its account): no
+    two tickets of one group share one."""
 
     id: str
     arrived_ms: int
@@ -195,12 +194,9 @@ class QuickPlay:
         bots: bool,
         account: Account | None,
         held: tuple[str, str] | None,
-        client: str = "",
     ) -> Opened:
         """Queue a ticket, or answer the caller's live one (``held``: the ticket id and secret its
-        browser remembers; an account's live ticket elsewhere is 409 ``already_queued``). ``client``:
-        the network the request came from (``services.api.http.client_address``): a match never
-        seats two tickets of one network, nor of one account."""
+        browser remembers; an account's live ticket elsewhere is 409 ``already_queued``)."""
         check_queue(game, players)
         if held is not None:
             live = await self.read(*held, deliver=False)
@@ -215,7 +211,6 @@ class QuickPlay:
             "players": players,
             "name": name,
             "bots": "1" if bots else "0",
-            "client": client,
         }
         owner = None
         if account is not None:
@@ -265,13 +260,8 @@ class QuickPlay:
 
 
 def holders_of(ticket: dict[str, str]) -> frozenset[str]:
-    """Who stands behind a stored ticket: its client's network and its account, as known."""
-    held = set()
-    if ticket.get("client"):
-        held.add(f"n:{ticket['client']}")
-    if ticket.get("account_id"):
-        held.add(f"a:{ticket['account_id']}")
-    return frozenset(held)
+    """Who stands behind a stored ticket: its account, if it has one."""
+    return frozenset({f"a:{ticket['account_id']}"}) if ticket.get("account_id") else frozenset()
 
 
 def shown(found: dict[str, str], now_ms: int) -> dict[str, object]:

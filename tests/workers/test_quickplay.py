@@ -101,9 +101,9 @@ class Harness:
         return Matcher(commands_on(self.client), self.clock, hook)
 
     async def queue(
-        self, name: str, players: int, bots: bool = False, account: Account | None = None, client: str = ""
+        self, name: str, players: int, bots: bool = False, account: Account | None = None
     ) -> Holder:
-        opened = await self.quickplay.open(GAME, players, name, bots, account, None, client=client)
+        opened = await self.quickplay.open(GAME, players, name, bots, account, None)
         holder = Holder(opened.ticket, opened.secret, name)
         self.holders.append(holder)
         return holder
@@ -312,42 +312,21 @@ async def test_a_match_whose_table_is_refused_gives_its_players_back_to_the_queu
     await check_seated_once(harness, 2)
 
 
-def test_a_group_never_holds_two_tickets_of_one_network_or_one_account() -> None:
-    """One client cannot fill a table with its own tickets: the planner passes over a ticket whose
-    network or account is already in the group, and takes the next one."""
-    mine = [Waiting(f"m{n}", n, None, False, frozenset({"n:10.0.0.1"})) for n in range(3)]
-    others = [Waiting(f"o{n}", 10 + n, None, False, frozenset({f"n:10.0.1.{n}"})) for n in range(2)]
-    twin = Waiting("t", 20, 1000, False, frozenset({"n:10.0.2.1", "a:acct"}))
-    same_account = Waiting("u", 21, 1000, False, frozenset({"n:10.0.3.1", "a:acct"}))
-    groups = plan([*mine, *others, twin, same_account], 3, now_ms=WAIT_BOUND_MS)
-    for group in groups:
-        holders = [h for t in group.tickets for h in t.holders]
-        assert len(holders) == len(set(holders)), group
-    # m1 and m2 share m0's network, u shares t's account: only one full group can be made
-    assert [sorted(t.id for t in g.tickets) for g in groups] == [["m0", "o0", "o1"]]
-
-
-async def test_tickets_of_one_client_are_seated_at_different_tables(fake_redis_async: aioredis.Redis) -> None:
-    harness = Harness(fake_redis_async, FakeClock())
-    flood = [await harness.queue(f"Sock{n}", 2, client="203.0.113.7") for n in range(2)]
-    harness.clock.advance(1)
-    strangers = [await harness.queue(f"Real{n}", 2, client=f"198.51.100.{n}") for n in range(2)]
-    await harness.matcher().run_pass()
-    tables = []
-    for holder in flood + strangers:
-        shown = await harness.state(holder) or {}
-        assert shown["state"] == "seated", shown
-        tables.append(shown["game_id"])
-    assert tables[0] != tables[1]  # the client's two tickets are apart, each with a stranger
-    assert set(tables[:2]) == set(tables[2:])
+def test_a_group_never_holds_two_tickets_of_one_account() -> None:
+    """The planner passes over a ticket whose account is already in the group, and takes the next."""
+    first = Waiting("a1", 0, 1000, False, frozenset({"a:acct"}))
+    twin = Waiting("a2", 1, 1000, False, frozenset({"a:acct"}))
+    others = [Waiting(f"o{n}", 10 + n, 1000, False, frozenset({f"a:other{n}"})) for n in range(2)]
+    groups = plan([first, twin, *others], 3, now_ms=WAIT_BOUND_MS)
+    assert [sorted(t.id for t in g.tickets) for g in groups] == [["a1", "o0", "o1"]]
 
 
 async def test_an_anonymous_ticket_whose_name_was_registered_meanwhile_sits_as_a_guest(
     fake_redis_async: aioredis.Redis,
 ) -> None:
     harness = Harness(fake_redis_async, FakeClock())
-    taken = await harness.queue("Grace", 2, client="198.51.100.1")
-    other = await harness.queue("Hopper", 2, client="198.51.100.2")
+    taken = await harness.queue("Grace", 2)
+    other = await harness.queue("Hopper", 2)
     await fake_redis_async.set(name_claim_key(checked_seat_name("GRACE").skeleton), "0123456789abcdef")
     await harness.matcher().run_pass()
     shown = await harness.state(taken) or {}
