@@ -69,6 +69,8 @@ class Stack:
         totals: dict[int, float] = {}
         for path in self.directory.glob("counter_*.db"):
             pid = int(path.stem.rsplit("_", 1)[1])
+            if path.stat().st_size < 8:  # a process that is creating its file this moment: nothing in it yet
+                continue
             for key, value, _, _ in MmapedDict.read_all_values_from_file(str(path)):
                 if key.startswith(f'["{metric}"'):
                     totals[pid] = totals.get(pid, 0.0) + value

@@ -114,7 +114,12 @@ def test_a_players_kept_receipts_are_all_valid_and_a_rewritten_export_or_forged_
     problem = page.locator("[data-testid=receipt-problem]")
     assert problem.count() == 1 and problem.first.get_attribute("data-verdict") == "forged"
     assert "forged" in problem.first.inner_text()
-    page.locator("[data-testid=receipts-panel]").screenshot(path=screenshots / "audit-receipts-phone.png")
+    # the panel's place read in one look (the audit page may still lay it out again meanwhile)
+    clip = page.evaluate(
+        "() => { const r = document.querySelector('[data-testid=receipts-panel]').getBoundingClientRect();"
+        " return {x: r.left + scrollX, y: r.top + scrollY, width: r.width, height: r.height}; }"
+    )
+    page.screenshot(path=screenshots / "audit-receipts-phone.png", clip=clip, full_page=True)
 
     # A browser whose WebCrypto lacks Ed25519 is told so; only the presence in the history is checked.
     page.evaluate(FORGE, kept[0])  # the true receipt back in place of the forgery
