@@ -32,6 +32,7 @@ import httpx
 import pytest
 from playwright.sync_api import Page
 
+from domain.games import game_names, spec
 from tests.browser import axe
 from tests.browser.conftest import Server
 from tests.browser.http_games import create, finished, join, play, seat_cookie
@@ -41,7 +42,8 @@ from tests.support.waiting import ms, wait_until
 pytestmark = pytest.mark.browser
 
 VIEWPORTS = {"desktop": {"width": 1366, "height": 768}, "phone": {"width": 390, "height": 844}}
-GAMES = {"skull": 3, "six-nimmt": 2, "skull-king": 2}
+GAMES = {name: spec(name).min_players for name in game_names()}  # every registered game, fewest seats
+RATED = "six-nimmt"  # the game whose finished table is rated: replay, audit, leaderboard and player pages
 ACCOUNTS = ("Wren Axe", "Yuki Axe")
 NO_TIMER = {"turn_seconds": 0}  # a table waiting on a seat for the whole module must not time out
 IN_PLAY_MOVES = 8  # enough for the log to scroll, as it does in a real game
@@ -122,11 +124,11 @@ def _set_up(server: Server) -> list[State]:
             states.append(
                 State(f"{game} in play", f"/tables/{playing}", ACTIONS, (seat_cookie(playing, tokens[0]),))
             )
-            if game == "six-nimmt":
+            if game == RATED:
                 states.append(
                     State(f"{game} watched", f"/tables/{playing}", "[data-testid=table][data-status]")
                 )
-            if game == "six-nimmt":  # every seat a registered player: a rated game (provisional ratings)
+            if game == RATED:  # every seat a registered player: a rated game (provisional ratings)
                 over = create(client, game, GAMES[game], {"rounds": 1})
                 tokens = [join(client, over, None, account["token"]) for account in accounts]
                 rated = (over, tokens[0])
@@ -144,7 +146,7 @@ def _set_up(server: Server) -> list[State]:
             )
         assert rated is not None
         wait_until(  # one game each: provisional, counted on the leaderboard page, not listed
-            lambda: client.get("/leaderboards/six-nimmt").json()["provisional_hidden"] >= 2,
+            lambda: client.get(f"/leaderboards/{RATED}").json()["provisional_hidden"] >= 2,
             MOVE_SECONDS,
             "a rated game",
         )
@@ -164,7 +166,7 @@ def _set_up(server: Server) -> list[State]:
             State("audit", f"/audit/{rated[0]}", "[data-testid=browser-check-1][data-result=passed]", seat),
             State(
                 "leaderboard",
-                "/rankings/six-nimmt",
+                f"/rankings/{RATED}",
                 "[data-testid=leaderboard] [data-testid=provisional-hidden]",
             ),
             State(
@@ -219,7 +221,7 @@ STATE_NAMES = [
     "lobby",
     "lobby signed in",
     *(f"{game} {phase}" for game in GAMES for phase in ("waiting", "in play", "finished")),
-    "six-nimmt watched",
+    f"{RATED} watched",
     "replay",
     "replay, boards aside",
     "audit",
