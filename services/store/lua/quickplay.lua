@@ -26,6 +26,13 @@
 local step = ARGV[1]
 local KEEP_QUEUED = 3600  -- seconds a queued ticket and its owner's hold live without a matcher
 
+-- a finished or undone match leaves the pending set
+local function forget_match(matches, match, id)
+  redis.call('DEL', match)
+  redis.call('ZREM', matches, id)
+  return 1
+end
+
 -- an owner key equal to the ticket's own key means: no owner (an anonymous ticket)
 local function owned_by(owner, ticket, id)
   return owner ~= ticket and redis.call('GET', owner) == id
@@ -177,9 +184,7 @@ if step == 'seated' then
       end
     end
   end
-  redis.call('DEL', match)
-  redis.call('ZREM', matches, ARGV[2])
-  return 1
+  return forget_match(matches, match, ARGV[2])
 end
 
 if step == 'give_back' then
@@ -193,9 +198,7 @@ if step == 'give_back' then
       redis.call('ZADD', queue, found[4], found[1])
     end
   end
-  redis.call('DEL', match)
-  redis.call('ZREM', matches, ARGV[2])
-  return 1
+  return forget_match(matches, match, ARGV[2])
 end
 
 return redis.error_reply('unknown quickplay step ' .. tostring(step))
