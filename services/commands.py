@@ -285,6 +285,12 @@ class GameCommands:
         """The entries that seat ``seats`` (and bots in the rest) right after the create record:
         one join record per seat, as a join request writes it, its token bound beforehand."""
         entries: list[Entry] = []
+
+        def write(record: CommandRecord, events: list[Event]) -> Folded:
+            batch = encode_batch(folded.version + 1, folded.hash, record, events, fresh_salts(len(events)))
+            entries.extend(batch)
+            return advance(folded.game_id, folded, batch)
+
         try:
             for reserved in seats:
                 events = folded.table.join(
@@ -292,21 +298,12 @@ class GameCommands:
                 )
                 seat = folded.state.free_seats()[0]
                 await self.tokens.bind(folded.game_id, reserved.token, str(seat))
-                body: dict[str, Any] = {"name": reserved.name, "client_seed": reserved.client_seed}
-                if reserved.account is not None:
-                    body |= {"account_id": reserved.account.id, "account_name": reserved.account.name}
-                record = CommandRecord(id=f"join-{seat}-{secrets.token_hex(4)}", kind="join", body=body)
-                batch = encode_batch(
-                    folded.version + 1, folded.hash, record, events, fresh_salts(len(events))
+                body = _join_body(reserved.name, reserved.client_seed, reserved.account)
+                folded = write(
+                    CommandRecord(id=f"join-{seat}-{secrets.token_hex(4)}", kind="join", body=body), events
                 )
-                entries += batch
-                folded = advance(folded.game_id, folded, batch)
             if bots and folded.state.status == "waiting" and folded.state.free_seats():
-                events = folded.table.fill_with_bots(folded.state, seeds)
-                record = CommandRecord(id=f"bots-{secrets.token_hex(4)}", kind="bots", body={})
-                entries += encode_batch(
-                    folded.version + 1, folded.hash, record, events, fresh_salts(len(events))
-                )
+                write(_bots_record("normal", None), folded.table.fill_with_bots(folded.state, seeds))
         except Rejected as rejected:
             raise from_rejection(rejected) from None
         return entries
@@ -332,9 +329,7 @@ class GameCommands:
             return await self._join_once(game_id, name, client_seed, account, idempotency_key)
         seeds = await self.seeds(game_id)
         token = attempt.token if attempt is not None else (token or secrets.token_urlsafe(24))
-        body: dict[str, Any] = {"name": name, "client_seed": client_seed}
-        if account is not None:
-            body |= {"account_id": account.id, "account_name": account.name}
+        body = _join_body(name, client_seed, account)
         for _ in range(MAX_ATTEMPTS):
             folded = await self.load(game_id)
             try:
@@ -620,12 +615,7 @@ class GameCommands:
         than ``normal`` (as before levels: ``{}``) and the count when one was asked."""
 
         def decide(folded: Folded, seeds: SecretSeeds) -> tuple[CommandRecord, list[Event]]:
-            events = folded.table.fill_with_bots(folded.state, seeds, level, count)
-            body: dict[str, object] = {} if level == "normal" else {"level": level}
-            if count is not None:
-                body["count"] = count
-            record = CommandRecord(id=f"bots-{secrets.token_hex(4)}", kind="bots", body=body)
-            return record, events
+            return _bots_record(level, count), folded.table.fill_with_bots(folded.state, seeds, level, count)
 
         outcome = await self._lifecycle_batch(game_id, decide, None)
         return [seat for seat, _ in _bot_seats(outcome)]
@@ -864,6 +854,23 @@ class GameCommands:
             folded.state.status == "finished",
             duplicate=True,
         )
+
+
+def _join_body(name: str, client_seed: str, account: Account | None) -> dict[str, Any]:
+    """A join record's body: the name and client seed, and the account a seat is claimed for."""
+    body: dict[str, Any] = {"name": name, "client_seed": client_seed}
+    if account is not None:
+        body |= {"account_id": account.id, "account_name": account.name}
+    return body
+
+
+def _bots_record(level: str, count: int | None) -> CommandRecord:
+    """A bots record: its body names a level other than ``normal`` (as before levels: ``{}``) and
+    the count when one was asked."""
+    body: dict[str, object] = {} if level == "normal" else {"level": level}
+    if count is not None:
+        body["count"] = count
+    return CommandRecord(id=f"bots-{secrets.token_hex(4)}", kind="bots", body=body)
 
 
 def check_command_id(command_id: str) -> None:
