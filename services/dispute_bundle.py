@@ -187,12 +187,15 @@ class BundleReport:
         return "\n".join(lines)
 
 
-def _failures(report: Report, rounds: Sequence[int], checks: Sequence[str]) -> list[str]:
+def _failures(
+    report: Report, rounds: Sequence[int], checks: Sequence[str], unproven: bool = False
+) -> list[str]:
+    """The failures of ``checks`` in ``rounds`` (``unproven``: the evidence named as proving nothing)."""
     return [
         f"{report.rounds[r].label}: {detail}"
         for r in rounds
         if r in report.rounds
-        for check, detail in report.rounds[r].failures
+        for check, detail in (report.rounds[r].unproven if unproven else report.rounds[r].failures)
         if check in checks
     ]
 
@@ -283,13 +286,7 @@ def _check_receipts(report: Report, rounds: Sequence[int], count: int, signed: b
     receipt without a valid signature of the service proves nothing and is named so (``unproven``):
     one fabricated receipt must not turn the service's verdict against it."""
     proofs = _failures(report, rounds, (RECEIPTS,))
-    unproven = [
-        f"{report.rounds[r].label}: {detail}"
-        for r in rounds
-        if r in report.rounds
-        for check, detail in report.rounds[r].unproven
-        if check == RECEIPTS
-    ]
+    unproven = _failures(report, rounds, (RECEIPTS,), unproven=True)
     if proofs or not unproven:
         return _check(
             "receipts",
