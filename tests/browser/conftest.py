@@ -114,3 +114,18 @@ def no_script_errors() -> Iterator[None]:
     sync_api.expect.set_options(timeout=ms(EXPECT_SECONDS))
     yield
     assert not PAGE_ERRORS, PAGE_ERRORS
+
+
+SERVER_LOG_LINES = 60
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[object]:
+    """A failed browser test's report ends with the last lines its server printed: a stall on a
+    loaded CI machine is read from them, as it cannot be watched."""
+    report = yield
+    served = getattr(item, "funcargs", {}).get("server")
+    if report.failed and isinstance(served, Server) and served.log is not None and served.log.exists():
+        lines = served.log.read_text(errors="replace").splitlines()[-SERVER_LOG_LINES:]
+        report.sections.append((f"the server's last {len(lines)} lines", "\n".join(lines)))
+    return report

@@ -16,6 +16,9 @@ GAME_SECONDS = 90.0  # a deadline against a hung game; a loaded machine plays a 
 MOVE_SECONDS = 30.0  # a bot or a projection on a loaded 2-core machine can take seconds
 ACTION_SECONDS = 30  # Playwright's own default for an action or a wait, on a quiet machine
 CLICK_SECONDS = 5  # how long a control seen enabled may take to accept a click
+# A page's wait_for_function polls on a timer, not on animation frames (Playwright's default): a
+# headless page the browser paints seldom, as a loaded machine's can be, runs few or none of those.
+POLL_MS = 100
 PAGE_ERRORS: list[str] = []  # uncaught script errors of every page; the tests' fixture checks it is empty
 
 
@@ -127,6 +130,11 @@ def version(page: Page) -> int:
     return int(page.get_attribute("[data-testid=table]", "data-version") or 0)
 
 
+def counted(page: Page, what: str) -> int:
+    """The page's count of commands ``sent`` or ``answered`` (the table's data attributes)."""
+    return int(page.get_attribute("[data-testid=table]", f"data-{what}") or 0)
+
+
 def status(page: Page) -> str:
     return page.get_attribute("[data-testid=table]", "data-status") or ""
 
@@ -156,17 +164,24 @@ def play(
             if not keys or status(page) != "playing":
                 continue
             index = choose(rng, keys) if choose else rng.randrange(len(keys))
+            sent = counted(page, "sent")
             try:
                 buttons.nth(index).click(timeout=ms(CLICK_SECONDS))
             except PlaywrightTimeoutError:
                 if version(page) != before:
                     continue  # the view moved on under the pointer and took the control away: look again
                 raise
-            page.wait_for_function(
-                "v => Number(document.querySelector('[data-testid=table]').dataset.version) > v"
-                " || document.querySelector('#toast.show')",
-                arg=before,
-                timeout=ms(10),
+            if counted(page, "sent") == sent:
+                continue  # the click reached no control (a redraw replaced it under the pointer): look again
+            # Polled from here, not by the page's animation frames: a page the browser paints seldom
+            # (a background window under load) still answers.
+            wait_until(
+                lambda page=page, before=before: (
+                    version(page) > before or page.locator("#toast.show").count()
+                ),
+                MOVE_SECONDS,
+                "the page's view to move on after its move",
+                lambda: describe(pages),
             )
             moves += 1
             acted = True
@@ -193,7 +208,8 @@ def describe(pages: Sequence[Page]) -> str:
         toast = page.locator("#toast.show")
         lines.append(
             f"{page.url}: shows version {version(page)} ({status(page)}), live stream"
-            f" {table.get_attribute('data-live')!r}, toast {toast.inner_text() if toast.count() else None!r};"
+            f" {table.get_attribute('data-live')!r}, toast {toast.inner_text() if toast.count() else None!r},"
+            f" commands sent {counted(page, 'sent')} and answered {counted(page, 'answered')};"
             f" the server's view: version {head.get('version')} ({head.get('status')}),"
             f" to act {head.get('to_act')}"
         )
@@ -214,7 +230,8 @@ def wait_log_caught_up(page: Page) -> None:
     page.wait_for_function(
         "() => { const t = document.querySelector('[data-testid=table]');"
         " const l = document.querySelector('[data-testid=log]');"
-        " return t && l && Number(l.dataset.logged || 0) >= Number(t.dataset.version); }"
+        " return t && l && Number(l.dataset.logged || 0) >= Number(t.dataset.version); }",
+        polling=POLL_MS,
     )
 
 

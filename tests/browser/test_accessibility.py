@@ -36,7 +36,7 @@ from domain.games import game_names, spec
 from tests.browser import axe
 from tests.browser.conftest import Server
 from tests.browser.http_games import create, finished, join, play, seat_cookie
-from tests.browser.play import ACTIONS, MOVE_SECONDS, PAGE_ERRORS
+from tests.browser.play import ACTIONS, MOVE_SECONDS, PAGE_ERRORS, POLL_MS
 from tests.support.waiting import ms, wait_until
 
 pytestmark = pytest.mark.browser
@@ -84,7 +84,9 @@ def _replay_halfway(page: Page) -> None:
     middle = int(page.get_attribute("[data-testid=scrub]", "max") or 2) // 2
     page.fill("[data-testid=scrub]", str(middle))
     page.wait_for_function(
-        "n => document.querySelector('[data-testid=position]').textContent.includes(String(n))", arg=middle
+        "n => document.querySelector('[data-testid=position]').textContent.includes(String(n))",
+        arg=middle,
+        polling=POLL_MS,
     )
 
 

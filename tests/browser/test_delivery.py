@@ -13,7 +13,7 @@ import pytest
 
 from services.bench.pages import Recorder
 from tests.browser.conftest import Server
-from tests.browser.play import PAGE_ERRORS, create_table, player
+from tests.browser.play import PAGE_ERRORS, POLL_MS, create_table, player
 from tests.support.waiting import ms
 
 pytestmark = pytest.mark.browser
@@ -53,6 +53,7 @@ def test_the_lobby_shows_a_table_created_elsewhere_and_its_seats_filling_without
             "id => (document.querySelector(`li[data-game-id='${id}']`)?.innerText || '').includes('1/3')",
             arg=game_id,
             timeout=ms(SECONDS),
+            polling=POLL_MS,
         )
     page.wait_for_timeout(4500)  # longer than the old polling period: no GET /games meanwhile
     assert "GET /lobby/live" in asked and "GET /games" not in asked

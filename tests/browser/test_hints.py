@@ -14,7 +14,7 @@ from playwright.sync_api import expect
 from projections.words import word
 from tests.browser.conftest import Server
 from tests.browser.http_games import create, finished, join, play, seat_cookie
-from tests.browser.play import PAGE_ERRORS
+from tests.browser.play import PAGE_ERRORS, POLL_MS
 from tests.support.waiting import ms
 
 pytestmark = pytest.mark.browser
@@ -110,7 +110,9 @@ def test_a_hint_stays_marked_while_another_seat_picks_its_card_and_the_seats_cho
         body = {"command_id": "brook-1", "command": card}
         assert client.post(f"/games/{game_id}/commands", json=body, headers=brook).status_code == 200
     page.wait_for_function(  # drawn, not only received
-        "v => Number(document.querySelector('[data-testid=table]').dataset.shownVersion) > v", arg=before
+        "v => Number(document.querySelector('[data-testid=table]').dataset.shownVersion) > v",
+        arg=before,
+        polling=POLL_MS,
     )
     expect(marked).to_have_count(1)  # Ada's hand and choices are as they were: the hint holds
     assert marked.get_attribute("data-key") == hinted

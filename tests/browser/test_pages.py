@@ -14,7 +14,16 @@ from playwright.sync_api import expect
 
 from bots import choose
 from tests.browser.conftest import Server
-from tests.browser.play import create_table, finished, join_table, play, player, version, wait_log_caught_up
+from tests.browser.play import (
+    POLL_MS,
+    create_table,
+    finished,
+    join_table,
+    play,
+    player,
+    version,
+    wait_log_caught_up,
+)
 from tests.support.waiting import Deadline, ms
 
 pytestmark = pytest.mark.browser
@@ -109,7 +118,9 @@ def test_what_a_visitor_types_into_the_join_form_survives_another_player_sitting
     with httpx.Client(base_url=server.url) as client:
         assert client.post(f"/games/{game_id}/players", json={"name": "Brook"}).status_code == 201
     page.wait_for_function(
-        "v => Number(document.querySelector('[data-testid=table]').dataset.version) > v", arg=before
+        "v => Number(document.querySelector('[data-testid=table]').dataset.version) > v",
+        arg=before,
+        polling=POLL_MS,
     )
     assert page.input_value("#join-name") == "Ada"
     assert page.evaluate("document.activeElement.id") == "join-name"
@@ -133,7 +144,8 @@ def test_a_table_page_fits_a_phone_and_plays_by_touch_sized_buttons(
     # height is read in the page, in one look, once a card of the hand is laid out.
     height = phone.wait_for_function(
         "() => { const card = document.querySelector('.hand .card-btn');"
-        " const h = card ? card.getBoundingClientRect().height : 0; return h > 0 ? h : null; }"
+        " const h = card ? card.getBoundingClientRect().height : 0; return h > 0 ? h : null; }",
+        polling=POLL_MS,
     ).json_value()
     assert height >= 44, f"a card of the hand is {height}px tall on a phone"
     phone.screenshot(path=screenshots / "phone-table.png", full_page=True)
@@ -152,7 +164,9 @@ def test_the_language_switch_changes_the_interface_and_the_log(server: Server, b
     assert page.text_content("#log-title") == "Table log"
 
     page.select_option("#lang-select", "pl")
-    page.wait_for_function("() => document.querySelector('#log-title').textContent === 'Przebieg gry'")
+    page.wait_for_function(
+        "() => document.querySelector('#log-title').textContent === 'Przebieg gry'", polling=POLL_MS
+    )
     wait_log_caught_up(page)
     assert page.evaluate("document.documentElement.lang") == "pl"
     assert _log_versions(page) == english[0]
@@ -217,7 +231,9 @@ def test_a_page_whose_live_stream_is_refused_opens_it_again_by_itself_and_shows_
         before = version(page)
         _bots_play(server, game_id, tokens, seed=9 + before, moves=moves)
         page.wait_for_function(
-            "v => Number(document.querySelector('[data-testid=table]').dataset.version) > v", arg=before
+            "v => Number(document.querySelector('[data-testid=table]').dataset.version) > v",
+            arg=before,
+            polling=POLL_MS,
         )
     page.context.close()
 
@@ -229,23 +245,34 @@ def test_the_replay_steps_through_a_finished_game_and_the_audit_checks_its_seeds
     _bots_play(server, game_id, tokens, seed=3, moves=None)
     page = player(browser, server.url)
     page.goto(f"/replay/{game_id}")
-    page.wait_for_function("() => document.querySelector('[data-testid=position]')?.textContent")
+    page.wait_for_function(
+        "() => document.querySelector('[data-testid=position]')?.textContent", polling=POLL_MS
+    )
     head = int(page.get_attribute("[data-testid=scrub]", "max") or 0)
     assert head > 20
     page.click("[data-testid=next]")
-    page.wait_for_function("() => document.querySelector('[data-testid=scrub]').value === '2'")
+    page.wait_for_function(
+        "() => document.querySelector('[data-testid=scrub]').value === '2'", polling=POLL_MS
+    )
     page.keyboard.press("ArrowRight")
-    page.wait_for_function("() => document.querySelector('[data-testid=scrub]').value === '3'")
+    page.wait_for_function(
+        "() => document.querySelector('[data-testid=scrub]').value === '3'", polling=POLL_MS
+    )
     page.keyboard.press("ArrowLeft")
-    page.wait_for_function("() => document.querySelector('[data-testid=scrub]').value === '2'")
+    page.wait_for_function(
+        "() => document.querySelector('[data-testid=scrub]').value === '2'", polling=POLL_MS
+    )
     page.fill("[data-testid=scrub]", str(head // 2))
     page.wait_for_function(
-        f"() => document.querySelector('[data-testid=position]').textContent.includes('{head // 2}')"
+        f"() => document.querySelector('[data-testid=position]').textContent.includes('{head // 2}')",
+        polling=POLL_MS,
     )
     assert page.locator(".seat-views .panel").count() == 2  # every seat's hand, revealed
     page.screenshot(path=screenshots / "replay.png", full_page=True)
     page.click("[data-testid=last]")
-    page.wait_for_function(f"() => document.querySelector('[data-testid=scrub]').value === '{head}'")
+    page.wait_for_function(
+        f"() => document.querySelector('[data-testid=scrub]').value === '{head}'", polling=POLL_MS
+    )
 
     page.click("[data-testid=audit-link]")
     page.wait_for_url(f"**/audit/{game_id}#round-*")

@@ -18,7 +18,7 @@ from playwright.sync_api import Page, expect
 
 from tests.browser.conftest import Server
 from tests.browser.http_games import create, finished, join, play, seat_cookie
-from tests.browser.play import PAGE_ERRORS
+from tests.browser.play import PAGE_ERRORS, POLL_MS
 
 pytestmark = pytest.mark.browser
 
@@ -74,7 +74,9 @@ def shown(page: Page) -> int:
 
 def wait_shown(page: Page, version: int) -> None:
     page.wait_for_function(
-        "v => Number(document.querySelector('[data-testid=replay]')?.dataset.version) === v", arg=version
+        "v => Number(document.querySelector('[data-testid=replay]')?.dataset.version) === v",
+        arg=version,
+        polling=POLL_MS,
     )
 
 

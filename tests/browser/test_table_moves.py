@@ -12,7 +12,7 @@ from playwright.sync_api import Page
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 from tests.browser.conftest import Server
-from tests.browser.play import create_table, fill_with_bots, wait_log_caught_up
+from tests.browser.play import POLL_MS, create_table, fill_with_bots, wait_log_caught_up
 from tests.browser.test_games import skull_short_game
 from tests.browser.watch import Watch, game_id, play_and_watch, read, wait_shown, watcher
 from tests.support.waiting import ms
@@ -74,7 +74,7 @@ def watched_play(page: Page, name: str, screenshots: Path, enough: Callable[[Pag
             return
         page.mouse.move(1, 1)  # no card help under the pointer in the picture
         try:
-            page.wait_for_function(SLIDING, timeout=ms(3))
+            page.wait_for_function(SLIDING, timeout=ms(3), polling=POLL_MS)
         except PlaywrightTimeoutError:
             return  # nothing of another seat's moved in time: a later move is shot
         page.screenshot(path=screenshots / f"{name}-mid-move.png")

@@ -17,6 +17,7 @@ from tests.browser.conftest import Server
 from tests.browser.play import (
     ACTIONS,
     MOVE_SECONDS,
+    POLL_MS,
     create_table,
     fill_with_bots,
     finished,
@@ -45,20 +46,20 @@ def test_the_tab_title_says_your_move_while_you_are_awaited_and_goes_back_after_
     guest = watcher(browser, server.url)
     table = create_table(host, "Skull King", "Ada", 2)
     join_table(guest, table, "Brook")
-    host.wait_for_function(AWAITED)  # both bid at once: both are awaited
-    guest.wait_for_function(AWAITED)
+    host.wait_for_function(AWAITED, polling=POLL_MS)  # both bid at once: both are awaited
+    guest.wait_for_function(AWAITED, polling=POLL_MS)
     assert "Your move" in host.title() and "Skull King" in host.title()
 
     host.locator(f"{ACTIONS}[data-act=bid]").first.click()
-    host.wait_for_function("() => document.title === 'Skull King · Tablestream'")
+    host.wait_for_function("() => document.title === 'Skull King · Tablestream'", polling=POLL_MS)
     assert guest.title().startswith("▶"), guest.title()  # Brook's bid is still awaited
     guest.locator(f"{ACTIONS}[data-act=bid]").first.click()
     wait_until(lambda: seat_view(host)["phase"] == "playing", 15, "the bids to be revealed")
     leader = seat_view(host)["to_act"]
     assert len(leader) == 1
     awaited, idle = (host, guest) if leader == [0] else (guest, host)
-    awaited.wait_for_function(AWAITED)  # the leader of the first trick is awaited again
-    idle.wait_for_function("() => document.title === 'Skull King · Tablestream'")
+    awaited.wait_for_function(AWAITED, polling=POLL_MS)  # the leader of the first trick is awaited again
+    idle.wait_for_function("() => document.title === 'Skull King · Tablestream'", polling=POLL_MS)
     for page in (host, guest):
         page.context.close()
 
@@ -69,7 +70,7 @@ def test_a_warning_shows_before_the_turn_timer_runs_out_and_goes_once_the_move_i
     page = watcher(browser, server.url, speed="instant")
     create_table(page, "6 nimmt!", "Ada", 2, rounds=1, turn_seconds=12)  # warned at 6 s left
     fill_with_bots(page)
-    page.wait_for_function(AWAITED)
+    page.wait_for_function(AWAITED, polling=POLL_MS)
     before = version(page)
     warning = page.locator("[data-testid=time-warning]")
     expect(warning).to_be_visible(timeout=ms(15))
@@ -84,6 +85,7 @@ def test_a_warning_shows_before_the_turn_timer_runs_out_and_goes_once_the_move_i
         "v => Number(document.querySelector('[data-testid=table]').dataset.version) > v",
         arg=before + 2,
         timeout=ms(20),
+        polling=POLL_MS,
     )
     expect(warning).to_be_hidden(timeout=ms(10))
     events = read(page, f"/games/{game_id(page)}/events?after={before}")["events"]

@@ -22,7 +22,7 @@ from domain.games import game_names, specs
 from projections.words import GLOSSARY
 from tests.browser.conftest import Server
 from tests.browser.http_games import played_by_server_bots
-from tests.browser.play import join_table, player, version, wait_log_caught_up
+from tests.browser.play import POLL_MS, join_table, player, version, wait_log_caught_up
 from tests.support.waiting import Deadline, wait_until
 
 pytestmark = pytest.mark.browser
@@ -176,7 +176,9 @@ def test_a_page_in_polish_french_or_turkish_shows_no_english_words(
         before = version(page)
         page.locator("[data-testid=table] .board button[data-act]:enabled").first.click()
         page.wait_for_function(  # the move is shown (it may be this seat's turn again at once)
-            "v => Number(document.querySelector('[data-testid=table]').dataset.version) > v", arg=before
+            "v => Number(document.querySelector('[data-testid=table]').dataset.version) > v",
+            arg=before,
+            polling=POLL_MS,
         )
     page.screenshot(path=screenshots / f"words-{game}-{lang}.png")
 

@@ -20,7 +20,7 @@ from bots import choose
 from tests.browser import axe
 from tests.browser.conftest import Server
 from tests.browser.http_games import create, join, seat_cookie
-from tests.browser.play import MOVE_SECONDS, player
+from tests.browser.play import MOVE_SECONDS, POLL_MS, player
 from tests.support.waiting import ms, wait_until
 
 pytestmark = pytest.mark.browser
@@ -104,7 +104,7 @@ def test_a_player_at_two_tables_sees_the_awaiting_one_first_and_the_title_says_w
         expect(first).to_contain_text("with Bea, Cem")
         expect(first.locator("[data-testid=time-left]")).to_contain_text(" d ")
         expect(page.locator("[data-testid=your-tables-count]")).to_have_text("1")
-        page.wait_for_function(PREFIXED)
+        page.wait_for_function(PREFIXED, polling=POLL_MS)
         assert page.title().startswith("(1) Your move"), page.title()
         page.screenshot(path=screenshots / "your-tables.png", full_page=True)
         assert axe.blocking(axe.violations(page)) == []
@@ -117,13 +117,13 @@ def test_a_player_at_two_tables_sees_the_awaiting_one_first_and_the_title_says_w
         phone.context.close()
 
         move(client, awaiting, awaiting_tokens[0], rng)  # no table awaits Ada now
-        page.wait_for_function(PLAIN)
+        page.wait_for_function(PLAIN, polling=POLL_MS)
         expect(page.locator("[data-testid=your-tables-count]")).to_be_hidden()
         assert all(awaited == "false" for _, awaited in rows(page))
 
         page.goto("/")  # any page of the site: the lobby
         others_until_awaited(client, moved, moved_tokens, rng)
-        page.wait_for_function(PREFIXED, timeout=ms(MOVE_SECONDS))
+        page.wait_for_function(PREFIXED, timeout=ms(MOVE_SECONDS), polling=POLL_MS)
         assert page.title().startswith("(1) "), page.title()
         expect(page.locator("[data-testid=your-tables-count]")).to_have_text("1")
         page.click("[data-testid=your-tables-link]")

@@ -16,6 +16,7 @@ from tests.browser.play import (
     ACTIONS,
     CLICK_SECONDS,
     MOVE_SECONDS,
+    POLL_MS,
     Chooser,
     describe,
     player,
@@ -65,14 +66,14 @@ SETTLED = (  # no card or disc is still sliding into its place (an animation of 
 
 def wait_shown(page: Page) -> None:
     """Until the queue has shown the newest view the page received."""
-    page.wait_for_function(SHOWN, timeout=ms(IDLE_SECONDS))
+    page.wait_for_function(SHOWN, timeout=ms(IDLE_SECONDS), polling=POLL_MS)
 
 
 def wait_settled(page: Page) -> None:
     """Until the newest view is shown and its cards and discs have slid into their places: the queue
     reports a step shown as soon as it is drawn, while the step's motion still runs."""
     wait_shown(page)
-    page.wait_for_function(SETTLED, timeout=ms(IDLE_SECONDS))
+    page.wait_for_function(SETTLED, timeout=ms(IDLE_SECONDS), polling=POLL_MS)
 
 
 def played(page: Page) -> list[tuple[int, str, bool]]:
@@ -203,6 +204,7 @@ def play_and_watch(
                 " || document.querySelector('#toast.show')",
                 arg=before,
                 timeout=ms(10),
+                polling=POLL_MS,
             )
             moves += 1
             acted = True

@@ -146,16 +146,22 @@ export async function render(main, id) {
 
   // While a command is on its way, and until a view at least as new as its answer arrived, no
   // control is offered: a step of the past drawn meanwhile would offer what was just played.
+  // ``data-sent`` and ``data-answered`` count this page's commands and their answers (a move on its
+  // way shows as the difference; the browser tests tell a click that sent nothing by them).
   function send(command) {
     sending = true;
+    root.dataset.sent = String(Number(root.dataset.sent || 0) + 1);
     for (const button of board.querySelectorAll("button[data-act]")) button.disabled = true;
+    const settled = () => { root.dataset.answered = String(Number(root.dataset.answered || 0) + 1); };
     return games.send(id, command, randomId()).then((answer) => {
+      settled();
       answered = Math.max(answered, answer.version);
       sending = false;
       // The stream may have brought the move's view while the command was on its way (drawn
       // without controls then): drawn again now, whatever version the answer reads.
       return refresh(true);
     }, (error) => {
+      settled();
       sending = false;
       toast(error.message);
       refresh(true); // the view may not have moved: redraw anyway, to enable the refused control again
