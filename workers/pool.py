@@ -6,12 +6,14 @@ lifecycle, bots and review queues, the lag sweeper, the timer loop and the bots'
                            [--workers 2] [--sweep-seconds 5] [--bots auto|all|none|only]
 
 Which queues each worker takes (``--bots``, ``layout``): a strong bot's move holds its worker for up
-to its CPU cap (``bots.search``) and a review for seconds, and a projection that a worker
-would take next waits for them. ``auto`` (the default): with two workers or more, the first takes no
-bot work (projections and timers only), the others take every queue; a single worker takes every
-queue. ``all``: every worker takes every queue; ``none``: no worker takes bot moves or reviews (run
-another process with ``only`` beside it); ``only``: bot moves and reviews only. A worker takes its
-queues in the order projections, lifecycle, bots, review. The lifecycle queue held bot moves before
+to its CPU cap (``bots.search``) and a review for seconds, and a job that a worker would take next
+waits for them. ``auto`` (the default): with two workers or more, the first takes no bot work
+(projections and timers only), the others take projections, timers and bot moves, and one more
+worker takes the reviews alone at the lowest CPU priority (anyone may ask for a finished game's
+review: a queue of them never holds up a bot's move); a single worker takes every queue. ``all``:
+every worker takes every queue; ``none``: no worker takes bot moves or reviews (run another process
+with ``only`` beside it); ``only``: bot moves, plus the review lane. A worker takes its queues in
+the order projections, lifecycle, bots, review. The lifecycle queue held bot moves before
 they had a queue of their own: a worker that takes it still runs such a job (the same function).
 
 ``tablestream worker`` hands over to this (it replaces its own process with it), so the CLI never
@@ -77,7 +79,10 @@ log = structlog.get_logger("tablestream.worker")
 BOT_LAYOUTS = ("auto", "all", "none", "only")
 EVERY_QUEUE = QUEUES  # projections, lifecycle, bots, review: in this order of priority
 NO_BOTS = (QUEUE_NAME, LIFECYCLE_QUEUE)  # projections and timers: never behind a bot's search
-BOTS_ONLY = (BOT_QUEUE, REVIEW_QUEUE)
+WITH_BOTS = (QUEUE_NAME, LIFECYCLE_QUEUE, BOT_QUEUE)  # a bot move never waits behind a review
+BOTS_ONLY = (BOT_QUEUE,)
+REVIEWS_ONLY = (REVIEW_QUEUE,)  # a lane of its own: anyone may ask for reviews, seconds of search each
+REVIEW_NICENESS = 19  # the lowest CPU priority: a review uses only what nothing else wants
 
 BOT_NICENESS = Settings.bot_niceness  # added to the niceness of a bot worker beside a faster lane
 
@@ -107,10 +112,10 @@ def layout(workers: int, bots: str = "auto") -> list[tuple[str, ...]]:
     if bots == "none":
         return [NO_BOTS] * count
     if bots == "only":
-        return [BOTS_ONLY] * count
+        return [BOTS_ONLY] * count + [REVIEWS_ONLY]
     if bots == "all" or count == 1:
         return [EVERY_QUEUE] * count
-    return [NO_BOTS] + [EVERY_QUEUE] * (count - 1)
+    return [NO_BOTS] + [WITH_BOTS] * (count - 1) + [REVIEWS_ONLY]
 
 
 def niceness(queues: Sequence[str], pool: Sequence[Sequence[str]], lower: int = BOT_NICENESS) -> int:
@@ -121,7 +126,10 @@ def niceness(queues: Sequence[str], pool: Sequence[Sequence[str]], lower: int = 
     another process) runs ``lower`` lower (``TABLESTREAM_BOT_NICENESS``, 10), so its searches never
     take a core from the API or the projection worker when they need it, and use whatever is left.
     A lone worker runs in the pool's own process, beside its timer loop and sweeper, and keeps its
-    priority."""
+    priority. The review lane runs at the lowest priority there is (``REVIEW_NICENESS``), whatever
+    ``lower`` is."""
+    if tuple(queues) == REVIEWS_ONLY:
+        return REVIEW_NICENESS
     if BOT_QUEUE not in queues:
         return 0
     elsewhere = QUEUE_NAME not in queues or any(BOT_QUEUE not in other for other in pool)
@@ -304,8 +312,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--bots",
         choices=BOT_LAYOUTS,
         default="auto",
-        help="which queues each worker takes: auto (with 2+ workers, one takes no bot moves nor reviews), "
-        "all, none (projections and timers only), only (bot moves and reviews only)",
+        help="which queues each worker takes: auto (with 2+ workers, one takes no bot moves nor reviews, "
+        "and one more takes the reviews alone), "
+        "all, none (projections and timers only), only (bot moves, and a worker for reviews)",
     )
     args = parser.parse_args(argv)
     return run_pool(

@@ -45,8 +45,9 @@ from services.tracing import configure_tracing
 
 LOCK_NAME = "serve.lock"
 SUPERVISE_SECONDS = 0.5
-# The worker process's RQ workers: one takes projections and timers only, the other every queue
-# (bot moves and reviews too: ``workers.pool.layout``), so a strong bot's move never holds up a view.
+# The worker process's RQ workers: one takes projections and timers only, the other bot moves too,
+# so a strong bot's move never holds up a view; with them the pool runs a third that takes the
+# reviews alone (``workers.pool.layout``), so a queue of reviews never holds up a bot's move.
 SERVE_WORKERS = 2
 
 log = structlog.get_logger("tablestream.serve")

@@ -48,8 +48,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         choices=BOT_LAYOUTS,
         default="auto",
         help="which queues each worker takes: auto (with 2+ workers, one takes "
-        "no bot moves nor reviews, so projections never wait behind a bot's search), all, none "
-        "(projections and timers only: run an 'only' process beside it), only (bot moves and reviews)",
+        "no bot moves nor reviews, so projections never wait behind a bot's search, and one more "
+        "takes the reviews alone), all, none (projections and timers only: run an 'only' process "
+        "beside it), only (bot moves, and a worker for reviews)",
     )
 
 

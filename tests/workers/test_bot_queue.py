@@ -7,12 +7,14 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 import redis
 from rq import Queue, Worker
+from rq.job import JobStatus
 from rq.serializers import JSONSerializer
 from rq.worker_pool import WorkerData
 
@@ -29,12 +31,25 @@ from services.store.queue import (
     enqueue_bot,
     lifecycle_queue,
     queue_figures,
+    review_queue,
     run_burst,
 )
+from tests.support.jobs import RELEASE_KEY, hold_until
 from tests.workers.conftest import FakeClock
 from tests.workers.test_lifecycle import accepted, records, table, wait_for
 from workers.lifecycle import tick
-from workers.pool import BOT_NICENESS, BOTS_ONLY, EVERY_QUEUE, NO_BOTS, LayoutPool, layout, niceness
+from workers.pool import (
+    BOT_NICENESS,
+    BOTS_ONLY,
+    EVERY_QUEUE,
+    NO_BOTS,
+    REVIEW_NICENESS,
+    REVIEWS_ONLY,
+    WITH_BOTS,
+    LayoutPool,
+    layout,
+    niceness,
+)
 
 pytestmark = pytest.mark.redis
 
@@ -53,20 +68,31 @@ def test_the_layouts_keep_one_worker_of_a_pool_off_the_bots_and_never_leave_a_lo
     None
 ):
     assert EVERY_QUEUE == (QUEUE_NAME, LIFECYCLE_QUEUE, BOT_QUEUE, REVIEW_QUEUE)
-    assert NO_BOTS == (QUEUE_NAME, LIFECYCLE_QUEUE) and BOTS_ONLY == (BOT_QUEUE, REVIEW_QUEUE)
+    assert NO_BOTS == (QUEUE_NAME, LIFECYCLE_QUEUE) and WITH_BOTS == (QUEUE_NAME, LIFECYCLE_QUEUE, BOT_QUEUE)
+    assert BOTS_ONLY == (BOT_QUEUE,) and REVIEWS_ONLY == (REVIEW_QUEUE,)
     assert layout(1) == [EVERY_QUEUE] and layout(0) == [EVERY_QUEUE]
-    assert layout(2) == [NO_BOTS, EVERY_QUEUE]
-    assert layout(3) == [NO_BOTS, EVERY_QUEUE, EVERY_QUEUE]
+    assert layout(2) == [NO_BOTS, WITH_BOTS, REVIEWS_ONLY]
+    assert layout(3) == [NO_BOTS, WITH_BOTS, WITH_BOTS, REVIEWS_ONLY]
     assert layout(2, "all") == [EVERY_QUEUE] * 2
     assert layout(2, "none") == [NO_BOTS] * 2
-    assert layout(1, "only") == [BOTS_ONLY]
+    assert layout(1, "only") == [BOTS_ONLY, REVIEWS_ONLY]
+
+
+def test_no_worker_that_takes_bot_moves_takes_reviews_unless_asked_to_or_alone() -> None:
+    for workers in (2, 3, 5):
+        for bots in ("auto", "only", "none"):
+            lanes = layout(workers, bots)
+            assert not [lane for lane in lanes if BOT_QUEUE in lane and REVIEW_QUEUE in lane], (workers, bots)
+            if bots != "none":
+                assert lanes.count(REVIEWS_ONLY) == 1
 
 
 def test_a_pool_worker_that_searches_for_bots_beside_a_lane_without_them_runs_at_a_lower_cpu_priority() -> (
     None
 ):
-    assert [niceness(q, layout(2)) for q in layout(2)] == [0, BOT_NICENESS]
-    assert [niceness(q, layout(2, "only")) for q in layout(2, "only")] == [BOT_NICENESS] * 2
+    assert [niceness(q, layout(2)) for q in layout(2)] == [0, BOT_NICENESS, REVIEW_NICENESS]
+    assert [niceness(q, layout(2, "only")) for q in layout(2, "only")] == [BOT_NICENESS] * 2 + [19]
+    assert niceness(REVIEWS_ONLY, layout(2), lower=0) == REVIEW_NICENESS == 19
     assert [niceness(q, layout(2, "all")) for q in layout(2, "all")] == [0, 0]
     assert [niceness(q, layout(2, "none")) for q in layout(2, "none")] == [0, 0]
     assert niceness(EVERY_QUEUE, layout(1)) == 0
@@ -136,31 +162,23 @@ def test_a_pool_worker_started_in_place_of_a_dead_one_takes_the_dead_one_s_queue
     assert "queues projections,lifecycle)" in replacement.name
 
 
-def test_the_worker_process_of_two_workers_registers_one_without_bots_and_one_on_every_queue(
-    redis_server: EmbeddedRedis, sync: redis.Redis
-) -> None:
-    env = {**os.environ, "PYTHONPATH": os.getcwd(), "TABLESTREAM_BOT_NICENESS": "7"}
+@contextmanager
+def worker_process(
+    redis_server: EmbeddedRedis, sync: redis.Redis, **env: str
+) -> Iterator[subprocess.Popen[bytes]]:
+    """``python -m workers.pool --workers 2`` on the test's Redis, with ``env`` added; stopped (and
+    its exit checked) once its three workers wait for jobs."""
+    environment = {**os.environ, "PYTHONPATH": os.getcwd(), **env}
     process = subprocess.Popen(
-        [sys.executable, "-m", "workers.pool", "--redis-url", redis_server.url, "--workers", "2"], env=env
+        [sys.executable, "-m", "workers.pool", "--redis-url", redis_server.url, "--workers", "2"],
+        env=environment,
     )
     try:
-
-        def registered() -> list[list[str]]:
-            return sorted(w.queue_names() for w in Worker.all(connection=sync))
-
-        wait_for(lambda: len(registered()) == 2, 60)
-        assert registered() == [list(NO_BOTS), list(EVERY_QUEUE)]
-        niceness = {
-            tuple(w.queue_names()): int(Path(f"/proc/{w.pid}/stat").read_text().rsplit(")", 1)[1].split()[16])
-            for w in Worker.all(connection=sync)
-        }
-        own = os.getpriority(os.PRIO_PROCESS, process.pid)
-        assert niceness == {NO_BOTS: own, EVERY_QUEUE: min(own + 7, 19)}  # TABLESTREAM_BOT_NICENESS
-        _, workers = queue_figures(sync)
-        assert workers == {"projections": 2, "lifecycle": 2, "bots": 1, "review": 1}
-        # stopped once both wait for jobs: RQ's pool can miss a SIGTERM that lands while a worker
+        wait_for(lambda: len(Worker.all(connection=sync)) == 3, 60)
+        yield process
+        # stopped once all wait for jobs: RQ's pool can miss a SIGTERM that lands while a worker
         # is still starting (its scheduler), which a deployment restarting at once never sees
-        wait_for(lambda: sorted(w.get_state() for w in Worker.all(connection=sync)) == ["idle", "idle"], 60)
+        wait_for(lambda: {w.get_state() for w in Worker.all(connection=sync)} == {"idle"}, 60)
     finally:
         process.terminate()
         try:
@@ -169,7 +187,42 @@ def test_the_worker_process_of_two_workers_registers_one_without_bots_and_one_on
             process.kill()  # never left behind to take the next tests' jobs
             process.wait()
             raise
-        assert stopped == 0
+    assert stopped == 0
+
+
+def test_the_worker_process_of_two_workers_registers_one_without_bots_one_with_them_and_a_review_lane(
+    redis_server: EmbeddedRedis, sync: redis.Redis
+) -> None:
+    with worker_process(redis_server, sync, TABLESTREAM_BOT_NICENESS="7") as process:
+        assert sorted(w.queue_names() for w in Worker.all(connection=sync)) == sorted(
+            [list(NO_BOTS), list(WITH_BOTS), list(REVIEWS_ONLY)]
+        )
+        niceness = {
+            tuple(w.queue_names()): int(Path(f"/proc/{w.pid}/stat").read_text().rsplit(")", 1)[1].split()[16])
+            for w in Worker.all(connection=sync)
+        }
+        own = os.getpriority(os.PRIO_PROCESS, process.pid)
+        # TABLESTREAM_BOT_NICENESS for the bots' worker; the lowest priority for the review lane
+        assert niceness == {NO_BOTS: own, WITH_BOTS: min(own + 7, 19), REVIEWS_ONLY: 19}
+        _, workers = queue_figures(sync)
+        assert workers == {"projections": 2, "lifecycle": 2, "bots": 1, "review": 1}
+
+
+def test_a_bot_moves_while_a_review_holds_its_worker(
+    redis_server: EmbeddedRedis, sync: redis.Redis, clock: FakeClock
+) -> None:
+    with worker_process(redis_server, sync, TABLESTREAM_BOT_NICENESS="0"):
+        review = review_queue(sync).enqueue(hold_until, RELEASE_KEY)  # a review that takes as long as we like
+        try:
+            wait_for(lambda: review.get_status(refresh=True) == JobStatus.STARTED, 60)
+            game_id = table(sync, clock, "skull-king", 2, 1, turn_seconds=0)  # seat 1, a bot, bids now
+            head = SyncEventStore(sync).head(game_id)
+            wait_for(lambda: bot_moves(sync, game_id) == [f"bot-{head}-1"], 60)
+            assert review.get_status(refresh=True) == JobStatus.STARTED  # the review still holds its worker
+        finally:
+            sync.set(RELEASE_KEY, 1)
+        wait_for(lambda: review.get_status(refresh=True) == JobStatus.FINISHED, 60)
+        accepted(sync, game_id)
 
 
 def test_a_bot_niceness_past_what_the_kernel_allows_is_refused_with_its_range() -> None:
