@@ -73,14 +73,43 @@ def seated(caller: Caller | None, folded: Folded) -> bool:
     return caller is not None and caller.seat is not None and folded.state.holds(caller.seat)
 
 
-async def speaker_of(request: Request, game_id: str, folded: Folded) -> tuple[Speaker, str | None, bool]:
-    """Who speaks, a new ``ts_rail`` id to set when this browser had none, and whether the speaker
-    is seated (a seat sees no rail message while the game runs)."""
+async def at_table(request: Request, game_id: str, folded: Folded) -> bool:
+    """Whether any credential the request carries is one of a person at the table, from whom the
+    rail is hidden while the game runs (per person, not per credential): a seat token of a seat
+    still held or the host's token (as the bearer, or remembered in this browser's cookies), or an
+    account that holds a seat (its token as the bearer, or this browser's login cookie). A request
+    with none of them is a spectator's."""
+    context = app_context(request)
+    tokens = [token for token in (bearer(request), *remembered_tokens(request, game_id)) if token]
+    for token in dict.fromkeys(tokens):
+        try:
+            caller = await context.callers.identify(game_id, token)
+        except UnauthorizedError:  # an account's token, or a stale one
+            continue
+        if caller.role == "host" or seated(caller, folded):
+            return True
+    accounts = {
+        p.account.id for p in folded.state.seated if p.account is not None and folded.state.holds(p.seat)
+    }
+    if not accounts:
+        return False
+    for token in dict.fromkeys(t for t in (bearer(request), request.cookies.get(ACCOUNT_COOKIE)) if t):
+        try:
+            if (await context.accounts.authenticate(token)).account_id in accounts:
+                return True
+        except UnauthorizedError:
+            continue
+    return False
+
+
+async def speaker_of(request: Request, game_id: str, folded: Folded) -> tuple[Speaker, str | None]:
+    """Who speaks (a seat of a held seat token in channel ``table``, anyone else on the rail), and a
+    new ``ts_rail`` id to set when this browser had none."""
     context = app_context(request)
     caller, account_id = await reader_of(request, game_id)
     if caller is not None and seated(caller, folded):
         assert caller.seat is not None
-        return Speaker(caller.seat, folded.state.names()[caller.seat]), None, True
+        return Speaker(caller.seat, folded.state.names()[caller.seat]), None
     if account_id is None and (cookie := request.cookies.get(ACCOUNT_COOKIE)):
         try:
             account_id = (await context.accounts.authenticate(cookie)).account_id
@@ -89,12 +118,12 @@ async def speaker_of(request: Request, game_id: str, folded: Folded) -> tuple[Sp
     if account_id is not None:
         state = await context.accounts.load(account_id)
         name = state.display_name if state is not None else ""
-        return Speaker(None, name, spectator_tag(f"account:{account_id}")), None, False
+        return Speaker(None, name, spectator_tag(f"account:{account_id}")), None
     browser = request.cookies.get(RAIL_COOKIE, "")
     fresh = None
     if not RAIL_ID.fullmatch(browser):
         browser = fresh = secrets.token_hex(16)
-    return Speaker(None, "", spectator_tag(f"browser:{browser}")), fresh, False
+    return Speaker(None, "", spectator_tag(f"browser:{browser}")), fresh
 
 
 async def limit(context: AppContext, game_id: str, address: str, speaker: Speaker) -> None:
@@ -115,7 +144,7 @@ async def post_chat(request: Request) -> Response:
     game_id = game_id_of(request)
     context = app_context(request)
     folded = await context.queries.load(game_id)
-    speaker, fresh, _ = await speaker_of(request, game_id, folded)
+    speaker, fresh = await speaker_of(request, game_id, folded)
     body = await read_body(request, ChatPost)
     if (body.text is None) == (body.reaction is None):
         raise InvalidError("invalid_request", "A chat message is a 'text' or a 'reaction', exactly one.")
@@ -144,12 +173,12 @@ async def get_chat(request: Request) -> JSONResponse:
     after = int_query(request, "after", 0, high=MAX_VERSION)
     limit_ = int_query(request, "limit", 100, low=1, high=MAX_PAGE)
     folded = await context.queries.load(game_id)
-    caller, _ = await reader_of(request, game_id)
+    await reader_of(request, game_id)  # a bearer that is neither this game's token nor an account's: 401
     chat = table_chat(context)
     records = await chat.page(game_id, after, limit_)
     merged = ended(folded.state.status)
     body: dict[str, Any] = {
-        "messages": shown(records, seated(caller, folded), merged),
+        "messages": shown(records, await at_table(request, game_id, folded), merged),
         "next": records[-1].n if records else after,
         "more": len(records) == limit_,
         "merged": merged,
@@ -162,7 +191,7 @@ async def report_chat(request: Request) -> JSONResponse:
     game_id = game_id_of(request)
     context = app_context(request)
     folded = await context.queries.load(game_id)
-    speaker, _, is_seated = await speaker_of(request, game_id, folded)
+    speaker, _ = await speaker_of(request, game_id, folded)
     body = await read_body(request, ChatReport)
     await limit(context, game_id, client_address(request), speaker)
     report = await table_chat(context).report(
@@ -170,7 +199,7 @@ async def report_chat(request: Request) -> JSONResponse:
         speaker,
         body.messages,
         body.reason,
-        is_seated,
+        await at_table(request, game_id, folded),  # a rail message it cannot see is not found
         ended(folded.state.status),
         wall_clock_ms(),
     )

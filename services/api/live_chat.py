@@ -6,9 +6,10 @@ and order; chat records come as ``event: chat``), so a reconnecting EventSource 
 ``Last-Event-ID``; a page that opens a new stream itself passes ``last_event_id=<version>`` and
 ``chat_after=<n>``. Streams without ``chat=1`` are exactly as before: plain version ids, no chat.
 
-A seat's stream carries no ``rail`` record while the game runs; when the game ends, a seat's stream
-sends the ``rail`` records it held back (each once per stream, marked by its ``n``; a client keeps
-records by ``n``), and from then on everything. A chat stream stays open
+The stream of a person at the table (any credential of a seat, the host or a seated account:
+``services.api.chat_routes.at_table``) carries no ``rail`` record while the game runs; when the
+game ends, it sends the ``rail`` records it held back (each once per stream, marked by its ``n``; a
+client keeps records by ``n``), and from then on everything. A chat stream stays open
 ``chat_after_end_seconds`` (settings) after the game ended for the players' last words, then ends.
 """
 
@@ -26,11 +27,11 @@ _encode = msgspec.json.Encoder().encode
 
 
 class LiveChat:
-    def __init__(self, store: EventStore, game_id: str, after: int, seat: int | None) -> None:
+    def __init__(self, store: EventStore, game_id: str, after: int, at_table: bool) -> None:
         self.store = store
         self.game_id = game_id
         self.after = after  # the last chat record read
-        self.seat = seat
+        self.at_table = at_table  # a person at the table (services.api.chat_routes.at_table)
         self.merged = False  # a seat's held-back rail records were sent
 
     def event_id(self, version: int) -> str:
@@ -40,7 +41,7 @@ class LiveChat:
         """The chat records after the last one read that this stream shows, as SSE messages."""
         version = cursor.version if cursor is not None else 0
         over = cursor is not None and ended(cursor.state.status)
-        seated = self.seat is not None
+        seated = self.at_table
         out: list[bytes] = []
         if seated and over and not self.merged:
             self.merged = True

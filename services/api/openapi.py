@@ -699,7 +699,8 @@ def openapi_document() -> dict[str, Any]:
                 "responses": {
                     "200": {
                         "description": "Resumes from Last-Event-ID. With the query 'chat=1' the "
-                        "table's chat comes too ('event: chat'; seats get no 'rail' record until the "
+                        "table's chat comes too ('event: chat'; a person at the table (seat, host or seated "
+                        "account) gets no 'rail' record until the "
                         "game ended), every id is '<version>.<chat n>', and 'chat_after=<n>' resumes "
                         "the chat of a new stream",
                         "content": {"text/event-stream": {"schema": {"type": "string"}}},

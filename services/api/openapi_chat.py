@@ -101,7 +101,10 @@ def chat_paths(
                 },
             },
             "get": {
-                "summary": "The chat this caller may see: seats see no 'rail' message until the game ended",
+                "summary": (
+                    "The chat this caller may see: a person at the table sees no 'rail' message "
+                    "until the game ended"
+                ),
                 "security": [{"bearer": []}, {}],
                 "parameters": [
                     {

@@ -367,6 +367,72 @@ def test_a_chat_stream_resumes_both_positions_and_a_seat_gets_the_rail_once_the_
     assert [(m["event"], m["id"]) for m in plain] == [("view", str(head))]  # no chat without chat=1
 
 
+def first_chat_record(api: Api, game_id: str, headers: dict[str, str]) -> dict[str, Any] | None:
+    """The first chat record a live stream opened with ``headers`` sends; ``None`` when the stream is
+    refused (401: the live stream takes no account token as its bearer)."""
+    with api.client.stream("GET", f"/games/{game_id}/live", headers=headers, params={"chat": 1}) as response:
+        if response.status_code == 401:
+            return None
+        assert response.status_code == 200, response.read()
+        current: dict[str, Any] = {}
+        for line in response.iter_lines():  # the stream stays open: read until the first chat record
+            if line.startswith("event: "):
+                current["event"] = line[7:]
+            elif line.startswith("data: "):
+                current["data"] = json.loads(line[6:])
+            elif not line and current:
+                if current.get("event") == "chat":
+                    record: dict[str, Any] = current["data"]
+                    return record
+                current = {}
+    raise AssertionError("the stream ended before a chat record")
+
+
+def test_the_rail_is_hidden_from_every_credential_of_a_person_at_the_table_while_the_game_runs(
+    chat: Api,
+) -> None:
+    ada = chat.client.post("/accounts", json={"name": "Ada Rail"}).json()["token"]
+    other = chat.client.post("/accounts", json={"name": "Bo Watcher"}).json()["token"]
+    game_id = chat.create("skull", 3)
+    joined = chat.client.post(
+        f"/games/{game_id}/players", json={}, headers={"Authorization": f"Bearer {ada}"}
+    )
+    assert joined.status_code == 201, joined.text
+    chat.tokens[game_id].append(joined.json()["token"])
+    chat.join(game_id, "P1", "seed-1")
+    chat.join(game_id, "P2", "seed-2")
+    assert say(chat, game_id, headers=RAIL, text="psst, Ada has a skull").status_code == 201
+    assert say(chat, game_id, 1, text="good luck").status_code == 201
+    seat_token, host_token = chat.tokens[game_id][0], chat.hosts[game_id]
+    at_the_table = {
+        "the seat's token": {"Authorization": f"Bearer {seat_token}"},
+        "the seat's cookie": {"Cookie": f"ts_seat_{game_id}={seat_token}"},
+        "the host's token": {"Authorization": f"Bearer {host_token}"},
+        "the host's cookie": {"Cookie": f"ts_host_{game_id}={host_token}"},
+        "the seated account's token": {"Authorization": f"Bearer {ada}"},
+        "the seated account's login cookie": {"Cookie": f"ts_account={ada}"},
+    }
+    for credential, headers in at_the_table.items():
+        response = chat.client.get(f"/games/{game_id}/chat", headers=headers)
+        assert response.status_code == 200, (credential, response.text)
+        assert [m["channel"] for m in response.json()["messages"]] == ["table"], credential
+        record = first_chat_record(chat, game_id, headers)
+        assert record is None or record["channel"] == "table", credential
+        report = chat.client.post(
+            f"/games/{game_id}/chat/report", json={"messages": [1], "reason": "spam"}, headers=headers
+        )
+        assert (report.status_code, error(report)) == (404, "chat_message_not_found"), credential
+    for spectator in ({}, {"Cookie": f"ts_account={other}"}, RAIL):
+        response = chat.client.get(f"/games/{game_id}/chat", headers=spectator)
+        assert [m["channel"] for m in response.json()["messages"]] == ["rail", "table"], spectator
+        assert (first_chat_record(chat, game_id, spectator) or {}).get("channel") == "rail", spectator
+
+    finish(chat, game_id)
+    for credential, headers in at_the_table.items():
+        response = chat.client.get(f"/games/{game_id}/chat", headers=headers)
+        assert [m["channel"] for m in response.json()["messages"]] == ["rail", "table"], credential
+
+
 def test_a_chat_stream_refuses_a_malformed_resume_position(chat: Api) -> None:
     game_id = chat.started()
     response = chat.client.get(f"/games/{game_id}/live", params={"chat": 1, "last_event_id": "3.x"})
@@ -385,7 +451,7 @@ def test_seats_never_receive_a_rail_message_before_the_end_over_random_games(cha
     context = chat.client.app.state.context  # type: ignore[attr-defined]
     portal = chat.client.portal
     assert portal is not None  # the client is open (a context manager)
-    readers = {seat: LiveChat(context.store, game_id, 0, seat) for seat in range(3)}
+    readers = {seat: LiveChat(context.store, game_id, 0, True) for seat in range(3)}  # each a seat's
     received: dict[int, set[int]] = {seat: set() for seat in range(3)}
     rail_sent: set[int] = set()
     while True:
