@@ -5,9 +5,13 @@
   (the ``ts_account`` cookie, or an account token as the bearer) under its display name, else as a
   per-browser spectator (an HttpOnly ``ts_rail`` cookie holding a random id, set by the first
   message; only a short digest of it, the ``tag``, is ever shown). Bots never chat.
-- While the game has not ended (waiting or playing), seats never see ``rail`` messages: no coaching
-  of a bluffing game from the rail. Spectators see both channels. Once the game is finished (or
-  expired) everyone sees everything, merged in the order they were sent.
+- While the game has not ended (waiting or playing), a person at the table (any credential of a
+  seat, of the host or of a seated account: ``services.api.chat_routes.at_table``) never sees a
+  ``rail`` message, may not speak on the rail (403 ``rail_closed_at_table``), and numbers the
+  records it sees by itself (``table_numbers``: 1, 2, ... over the records not on the rail, marked
+  ``"numbering": "table"``), so no number it reads counts the rail. Spectators see both channels,
+  numbered by record. Once the game is finished (or expired) everyone sees everything, merged in
+  the order they were sent, numbered by record.
 - A message is a text (trimmed; 1 to ``MAX_TEXT`` characters, else 413 ``chat_message_too_long``;
   no control or bidirectional-override characters, 422 ``chat_control_characters``) or one
   reaction key from ``REACTIONS`` (the page shows each in the reader's language).
@@ -44,6 +48,7 @@ REACTIONS = ("gg", "gl", "oops", "hurry", "thumbs_up", "laugh", "wow")
 REPORT_REASONS = ("abuse", "spam", "coaching", "other")
 MAX_REPORTED = 20
 MAX_PAGE = 500
+TABLE_NUMBERING = "table"  # the mark of a record numbered for a person at the table (``numbered``)
 ENDED = ("finished", "expired", "closed")  # an operator's close ends the game like a finish
 _BIDI = frozenset(chr(c) for c in (*range(0x202A, 0x202F), *range(0x2066, 0x206A), 0x200E, 0x200F, 0x061C))
 
@@ -88,13 +93,19 @@ def checked_text(raw: str) -> str:
     return text
 
 
-def visible(record: Mapping[str, Any], seated: bool, merged: bool) -> bool:
-    """Whether a reader sees a record: seats see no ``rail`` message before the game ended."""
-    return merged or not seated or record.get("channel") != "rail"
+def table_numbers(records: Iterable[ChatRecord]) -> dict[int, int]:
+    """The numbers a person at the table gives the records it sees while the game runs, by record
+    number: 1, 2, ... over the records not on the rail (numbers that count nothing of the rail)."""
+    numbers: dict[int, int] = {}
+    for record in records:
+        if record.record.get("channel") != "rail":
+            numbers[record.n] = len(numbers) + 1
+    return numbers
 
 
-def shown(records: Iterable[ChatRecord], seated: bool, merged: bool) -> list[dict[str, Any]]:
-    return [r.record for r in records if visible(r.record, seated, merged)]
+def numbered(record: Mapping[str, Any], number: int) -> dict[str, Any]:
+    """A record as a person at the table reads it while the game runs: ``n`` is its table number."""
+    return {**record, "n": number, "numbering": TABLE_NUMBERING}
 
 
 def ended(status: str) -> bool:
@@ -141,8 +152,24 @@ class TableChat:
     async def enabled(self, game_id: str) -> bool:
         return (await self._store.run(store_chat.state(game_id))).enabled
 
-    async def page(self, game_id: str, after: int, limit: int) -> list[ChatRecord]:
-        return await self._store.run(store_chat.read(game_id, after, limit))
+    async def numbers(self, game_id: str) -> dict[int, int]:
+        """``table_numbers`` of the whole chat (a table's chat holds a bounded number of records)."""
+        return table_numbers(await self._store.run(store_chat.read(game_id)))
+
+    async def page(
+        self, game_id: str, after: int, limit: int, hidden: bool
+    ) -> tuple[list[dict[str, Any]], int, bool]:
+        """The records after ``after`` a reader sees (``limit`` at most), the number to ask after
+        next, and whether more may follow. ``hidden``: a person at the table while the game runs
+        (no rail; ``after`` and the numbers are its table numbers)."""
+        if not hidden:
+            records = await self._store.run(store_chat.read(game_id, after, limit))
+            return [r.record for r in records], records[-1].n if records else after, len(records) == limit
+        records = await self._store.run(store_chat.read(game_id))
+        numbers = table_numbers(records)
+        seen = [numbered(r.record, numbers[r.n]) for r in records if numbers.get(r.n, 0) > after]
+        page = seen[:limit]
+        return page, page[-1]["n"] if page else after, len(seen) > limit
 
     async def report(
         self,
@@ -150,12 +177,19 @@ class TableChat:
         reporter: Speaker,
         numbers: list[int],
         reason: str,
-        seated: bool,
-        merged: bool,
+        hidden: bool,
         now_ms: int,
     ) -> str:
-        """Record a report of messages the reporter can see, for an operator; 404 for any other."""
-        wanted = sorted(set(numbers))
+        """Record a report of messages the reporter can see, for an operator; 404 for any other.
+        ``hidden``: a person at the table while the game runs, who names messages by table number."""
+        asked = sorted(set(numbers))
+        said = {n: n for n in asked}  # a record number -> the number the reporter named it by
+        if hidden:
+            by_table_number = {t: n for n, t in (await self.numbers(game_id)).items()}
+            if unknown := [t for t in asked if t not in by_table_number]:
+                raise _no_message(unknown[0])
+            said = {by_table_number[t]: t for t in asked}
+        wanted = sorted(said)
         found = {
             r.n: r
             for r in await self._store.run(
@@ -164,14 +198,8 @@ class TableChat:
         }
         for n in wanted:
             record = found.get(n)
-            if (
-                record is None
-                or record.record.get("kind") != "message"
-                or not visible(record.record, seated, merged)
-            ):
-                raise NotFoundError(
-                    "chat_message_not_found", f"This table's chat has no message {n} you can see."
-                )
+            if record is None or record.record.get("kind") != "message":
+                raise _no_message(said[n])
         return await self._store.run(
             store_chat.report(
                 {
@@ -185,6 +213,10 @@ class TableChat:
                 }
             )
         )
+
+
+def _no_message(number: int) -> Exception:
+    return NotFoundError("chat_message_not_found", f"This table's chat has no message {number} you can see.")
 
 
 def _refusal(game_id: str, reason: str, cap: int) -> Exception:

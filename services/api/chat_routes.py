@@ -34,8 +34,8 @@ from services.api.http import (
 )
 from services.api.rate_limits import CHAT, CHAT_SPEAKER
 from services.callers import Caller
-from services.chat import MAX_PAGE, Speaker, TableChat, checked_text, ended, shown, spectator_tag
-from services.errors import InvalidError, TooManyError, UnauthorizedError
+from services.chat import MAX_PAGE, Speaker, TableChat, checked_text, ended, numbered, spectator_tag
+from services.errors import ForbiddenError, InvalidError, TooManyError, UnauthorizedError
 from services.history.chat_export import chat_section
 from services.history.folding import Folded
 from services.lifecycle import wall_clock_ms
@@ -102,6 +102,11 @@ async def at_table(request: Request, game_id: str, folded: Folded) -> bool:
     return False
 
 
+async def rail_hidden(request: Request, game_id: str, folded: Folded) -> bool:
+    """Whether the rail is hidden from this reader now: a person at the table while the game runs."""
+    return not ended(folded.state.status) and await at_table(request, game_id, folded)
+
+
 async def speaker_of(request: Request, game_id: str, folded: Folded) -> tuple[Speaker, str | None]:
     """Who speaks (a seat of a held seat token in channel ``table``, anyone else on the rail), and a
     new ``ts_rail`` id to set when this browser had none."""
@@ -149,8 +154,17 @@ async def post_chat(request: Request) -> Response:
     if (body.text is None) == (body.reaction is None):
         raise InvalidError("invalid_request", "A chat message is a 'text' or a 'reaction', exactly one.")
     text = checked_text(body.text) if body.text is not None else None
+    hidden = await rail_hidden(request, game_id, folded)
+    if hidden and speaker.channel == "rail":
+        raise ForbiddenError(
+            "rail_closed_at_table",
+            "A person at the table speaks in the table's channel, not on the rail, until the game ends.",
+        )
     await limit(context, game_id, client_address(request), speaker)
-    message = await table_chat(context).say(game_id, speaker, wall_clock_ms(), text, body.reaction)
+    chat = table_chat(context)
+    message = await chat.say(game_id, speaker, wall_clock_ms(), text, body.reaction)
+    if hidden:  # numbered as the speaker numbers what it reads
+        message = numbered(message, (await chat.numbers(game_id))[message["n"]])
     response = JSONResponse({"message": message}, status_code=201)
     if fresh is not None:
         response.set_cookie(
@@ -166,8 +180,9 @@ async def post_chat(request: Request) -> Response:
 
 
 async def get_chat(request: Request) -> JSONResponse:
-    """The chat this caller may see after ``after`` (a record number), oldest first, ``limit``
-    records read at most; ``next`` is the number to ask after for more."""
+    """The chat this caller may see after ``after``, oldest first, ``limit`` records at most;
+    ``next`` is the number to ask after for more. Numbers are record numbers, except for a person
+    at the table while the game runs: its table numbers (``services.chat.table_numbers``)."""
     game_id = game_id_of(request)
     context = app_context(request)
     after = int_query(request, "after", 0, high=MAX_VERSION)
@@ -175,13 +190,14 @@ async def get_chat(request: Request) -> JSONResponse:
     folded = await context.queries.load(game_id)
     await reader_of(request, game_id)  # a bearer that is neither this game's token nor an account's: 401
     chat = table_chat(context)
-    records = await chat.page(game_id, after, limit_)
-    merged = ended(folded.state.status)
+    messages, next_, more = await chat.page(
+        game_id, after, limit_, await rail_hidden(request, game_id, folded)
+    )
     body: dict[str, Any] = {
-        "messages": shown(records, await at_table(request, game_id, folded), merged),
-        "next": records[-1].n if records else after,
-        "more": len(records) == limit_,
-        "merged": merged,
+        "messages": messages,
+        "next": next_,
+        "more": more,
+        "merged": ended(folded.state.status),
         "enabled": await chat.enabled(game_id),
     }
     return JSONResponse(body)
@@ -199,8 +215,7 @@ async def report_chat(request: Request) -> JSONResponse:
         speaker,
         body.messages,
         body.reason,
-        await at_table(request, game_id, folded),  # a rail message it cannot see is not found
-        ended(folded.state.status),
+        await rail_hidden(request, game_id, folded),  # a rail message it cannot see is not found
         wall_clock_ms(),
     )
     return JSONResponse({"report": report}, status_code=201)
@@ -211,7 +226,13 @@ async def chat_settings(request: Request) -> JSONResponse:
     game_id = game_id_of(request)
     await host_of(request, game_id)
     body = await read_body(request, ChatSettings)
-    return JSONResponse(await table_chat(app_context(request)).switch(game_id, body.enabled, wall_clock_ms()))
+    context = app_context(request)
+    chat = table_chat(context)
+    answer = await chat.switch(game_id, body.enabled, wall_clock_ms())
+    if not ended((await context.queries.load(game_id)).state.status):  # the host is at the table
+        numbers = await chat.numbers(game_id)
+        answer["n"] = numbers.get(answer["n"], len(numbers))  # the settings record's, or the newest seen
+    return JSONResponse(answer)
 
 
 async def export_with_chat(request: Request) -> JSONResponse:

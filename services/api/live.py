@@ -22,7 +22,7 @@ from starlette.responses import StreamingResponse
 from starlette.types import Receive, Scope, Send
 
 from services import metrics
-from services.api.chat_routes import at_table
+from services.api.chat_routes import rail_hidden
 from services.api.context import AppContext, app_context
 from services.api.http import MAX_VERSION, caller_of, client_address, game_id_of, int_query
 from services.api.live_chat import LiveChat
@@ -86,7 +86,7 @@ async def live(request: Request) -> StreamingResponse:
         after = (
             chat_resume if chat_resume is not None else int_query(request, "chat_after", 0, high=MAX_VERSION)
         )
-        chat = LiveChat(context.store, game_id, after, await at_table(request, game_id, head))
+        chat = LiveChat(context.store, game_id, after, await rail_hidden(request, game_id, head))
         if first is not None:
             first = _with_id(first, chat.event_id(head.version))
     slot = context.stream_slots.take(client_address(request))

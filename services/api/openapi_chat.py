@@ -85,7 +85,8 @@ def chat_paths(
                 "responses": {
                     "201": ok(
                         "The stored record: {'message': {n, kind, channel, from, name, seat, "
-                        "text | reaction, at, version}}"
+                        "text | reaction, at, version, numbering?}} (numbering 'table': n is the "
+                        "speaker's table number, a person at the table while the game runs)"
                     ),
                     **errors(
                         *body_errors,
@@ -95,7 +96,10 @@ def chat_paths(
                         409,
                         s413="chat_message_too_long (past the message limit) or body_too_large",
                         s422="chat_message_empty, chat_control_characters, invalid_request",
-                        s403="chat_off: the host turned chat off (or cross_origin)",
+                        s403=(
+                            "chat_off: the host turned chat off; rail_closed_at_table: a person at "
+                            "the table may not speak on the rail while the game runs (or cross_origin)"
+                        ),
                         s409="chat_full: the table's chat holds its cap of messages",
                     ),
                 },

@@ -88,7 +88,7 @@ def test_a_seat_speaks_in_the_table_channel_under_its_name_and_a_spectator_on_th
     assert seat.status_code == 201, seat.text
     assert seat.json()["message"] | {"at": 0} == {
         "n": 1, "kind": "message", "channel": "table", "from": "seat:1", "name": "P1", "seat": 1,
-        "text": "I have a flower, honest", "version": chat.head(game_id), "at": 0,
+        "text": "I have a flower, honest", "version": chat.head(game_id), "at": 0, "numbering": "table",
     }  # fmt: skip
     assert rail.status_code == 201, rail.text
     assert rail.json()["message"]["channel"] == "rail"
@@ -118,11 +118,15 @@ def test_seats_never_read_rail_messages_while_the_game_runs_and_everyone_reads_a
     game_id = chat.started("skull", 3, **practice("skull", 3))
     say(chat, game_id, 0, text="good luck all")
     say(chat, game_id, headers=RAIL, text="seat 2 is bluffing!")
-    say(chat, game_id, 2, reaction="gl")
+    answer = say(chat, game_id, 2, reaction="gl").json()["message"]
 
-    assert [m["n"] for m in read(chat, game_id, 1)["messages"]] == [1, 3]
-    assert [m["n"] for m in read(chat, game_id)["messages"]] == [1, 2, 3]
-    assert read(chat, game_id, 1)["merged"] is False
+    seen = read(chat, game_id, 1)
+    # numbered by what the seat sees: nothing in the numbers counts the rail message between
+    assert [(m["n"], m.get("reaction")) for m in seen["messages"]] == [(1, None), (2, "gl")]
+    assert seen["next"] == 2 and answer["n"] == 2 and answer["numbering"] == "table"
+    assert read(chat, game_id, 1, after=1)["messages"][0]["reaction"] == "gl"
+    assert [m["n"] for m in read(chat, game_id)["messages"]] == [1, 2, 3]  # a spectator's: by record
+    assert seen["merged"] is False
 
     finish(chat, game_id)
     assert [m["n"] for m in read(chat, game_id, 1)["messages"]] == [1, 2, 3]
@@ -340,7 +344,7 @@ def test_a_seats_live_stream_carries_table_chat_but_no_rail_message_while_the_ga
     assert [m["event"] for m in seen] == ["view", "chat"]
     assert seen[0]["id"] == f"{head}.0"
     assert seen[1]["data"]["text"] == "hello table"  # record 2: record 1 (rail) was never sent
-    assert seen[1]["id"] == f"{head}.2"
+    assert seen[1]["data"]["n"] == 1 and seen[1]["id"] == f"{head}.1"  # numbered by what the seat sees
 
 
 @pytest.mark.thorough
@@ -419,18 +423,35 @@ def test_the_rail_is_hidden_from_every_credential_of_a_person_at_the_table_while
         record = first_chat_record(chat, game_id, headers)
         assert record is None or record["channel"] == "table", credential
         report = chat.client.post(
-            f"/games/{game_id}/chat/report", json={"messages": [1], "reason": "spam"}, headers=headers
-        )
+            f"/games/{game_id}/chat/report", json={"messages": [2], "reason": "spam"}, headers=headers
+        )  # the seat sees one message (numbered 1): there is no 2 to name, the rail's included
         assert (report.status_code, error(report)) == (404, "chat_message_not_found"), credential
+        assert "2" in report.json()["error"]["message"], credential
+    for credential in ("the host's token", "the seated account's token"):  # speakers on the rail
+        refused = say(chat, game_id, headers=at_the_table[credential], text="psst")
+        assert (refused.status_code, error(refused)) == (403, "rail_closed_at_table"), credential
     for spectator in ({}, {"Cookie": f"ts_account={other}"}, RAIL):
         response = chat.client.get(f"/games/{game_id}/chat", headers=spectator)
         assert [m["channel"] for m in response.json()["messages"]] == ["rail", "table"], spectator
         assert (first_chat_record(chat, game_id, spectator) or {}).get("channel") == "rail", spectator
 
+    reported = chat.client.post(
+        f"/games/{game_id}/chat/report",
+        json={"messages": [1], "reason": "spam"},
+        headers=chat.auth(game_id, 2),
+    )
+    assert reported.status_code == 201, reported.text
+    fields = {k.decode(): v.decode() for k, v in chat.sync.xrange(REPORTS)[-1][1].items()}  # type: ignore[index]
+    assert (fields["messages"], fields["senders"]) == ("2", "seat:1")  # for operators: by record number
+    switched = chat.client.post(
+        f"/games/{game_id}/chat/settings", json={"enabled": False}, headers=at_the_table["the host's token"]
+    )
+    assert switched.json() == {"enabled": False, "n": 2}  # the host's numbering: the rail's not counted
+
     finish(chat, game_id)
     for credential, headers in at_the_table.items():
         response = chat.client.get(f"/games/{game_id}/chat", headers=headers)
-        assert [m["channel"] for m in response.json()["messages"]] == ["rail", "table"], credential
+        assert [m.get("channel") for m in response.json()["messages"]] == ["rail", "table", None], credential
 
 
 def test_a_chat_stream_refuses_a_malformed_resume_position(chat: Api) -> None:
@@ -453,6 +474,7 @@ def test_seats_never_receive_a_rail_message_before_the_end_over_random_games(cha
     assert portal is not None  # the client is open (a context manager)
     readers = {seat: LiveChat(context.store, game_id, 0, True) for seat in range(3)}  # each a seat's
     received: dict[int, set[int]] = {seat: set() for seat in range(3)}
+    during: dict[int, list[int]] = {seat: [] for seat in range(3)}  # the numbers read while it runs
     rail_sent: set[int] = set()
     while True:
         cursor = portal.call(context.queries.load, game_id)
@@ -462,6 +484,7 @@ def test_seats_never_receive_a_rail_message_before_the_end_over_random_games(cha
                 record = json.loads(message.split(b"data: ", 1)[1])
                 if running:
                     assert record["channel"] != "rail", (seed, seat, record)
+                    during[seat].append(record["n"])
                 received[seat].add(record["n"])
             if running:
                 assert all(m["channel"] != "rail" for m in read(chat, game_id, seat)["messages"])
@@ -485,6 +508,8 @@ def test_seats_never_receive_a_rail_message_before_the_end_over_random_games(cha
     assert rail_sent <= everything
     for seat in range(3):
         assert received[seat] == everything, seed
+        # numbered 1, 2, ... by what the seat saw: no gap in its numbers counts a rail message
+        assert during[seat] == list(range(1, len(during[seat]) + 1)), (seed, seat)
 
 
 def test_the_exports_chat_section_verifies_and_a_changed_message_is_caught_and_named(chat: Api) -> None:

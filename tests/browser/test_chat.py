@@ -15,7 +15,7 @@ from playwright.sync_api import Browser, Locator, Page, expect
 from tests.browser.axe import blocking, describe, violations
 from tests.browser.conftest import Server
 from tests.browser.http_games import finished, join, play, seat_cookie
-from tests.browser.play import PAGE_ERRORS
+from tests.browser.play import PAGE_ERRORS, join_table
 from tests.support.waiting import ms
 
 NAMES = ["Ada", "Brook", "Cyd"]
@@ -133,6 +133,41 @@ def test_a_spectators_message_reaches_the_seats_only_once_the_game_ended(
     # after the end both sides talk in one chat, live
     say(rail, "Well bluffed")
     expect(messages(ada).last).to_have_text("Well bluffed", timeout=ms(15))
+
+
+def test_a_spectator_who_sits_down_stops_reading_the_rail_and_reads_it_all_after_the_end(
+    browser: Browser, server: Server, pages: list[Page]
+) -> None:
+    with httpx.Client(base_url=server.url, timeout=10) as client:
+        created = client.post("/games", json={"game": "skull", "players": 3, "options": practice(4)})
+        assert created.status_code == 201, created.text
+        table = Table(created.json()["game_id"], [join(client, created.json()["game_id"], "Ada")], "")
+    ada = open_page(browser, server, table, 0)
+    rail = open_page(browser, server, table, None)
+    pages += [ada, rail]
+    say(rail, "I will keep quiet")
+    say(ada, "Anyone joining?")
+    expect(messages(rail)).to_have_text(["I will keep quiet", "Anyone joining?"])
+
+    join_table(rail, table.game_id, "Brook")  # the spectator sits down: now at the table
+    expect(messages(rail)).to_have_text(["Anyone joining?"], timeout=ms(15))
+    expect(rail.locator("[data-testid=chat-message].rail")).to_have_count(0)
+    say(rail, "Here I am")
+    expect(messages(ada)).to_have_text(["Anyone joining?", "Here I am"])
+    expect(messages(rail)).to_have_text(["Anyone joining?", "Here I am"])
+
+    with httpx.Client(base_url=server.url, timeout=10) as client:
+        brook = rail.context.cookies()
+        tokens = [table.tokens[0], next(c["value"] for c in brook if c["name"] == f"ts_seat_{table.game_id}")]
+        tokens.append(join(client, table.game_id, "Cyd"))
+        play(client, table.game_id, tokens, seed=4, stop=finished)
+    for page in (ada, rail):
+        expect(page.locator("[data-testid=table]")).to_have_attribute(
+            "data-status", "finished", timeout=ms(30)
+        )
+        expect(messages(page)).to_have_text(
+            ["I will keep quiet", "Anyone joining?", "Here I am"], timeout=ms(15)
+        )  # once, in the order said
 
 
 def test_a_muted_players_messages_disappear_for_the_muter_only(

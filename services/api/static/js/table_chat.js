@@ -21,6 +21,13 @@ const ICONS = Object.fromEntries(REACTIONS.map((r) => [r.key, r.icon]));
 const REASONS = ["abuse", "spam", "coaching", "other"];
 const MAX_TEXT = 280;
 const PHONE = "(max-width: 520px)";
+const ENDED = ["finished", "expired", "closed"];
+
+// A person at the table reads the chat numbered by table number while the game runs (records marked
+// ``numbering: "table"``, counting nothing of the rail); everyone else, and everyone once it ended,
+// by record number. Records are kept by numbering and number.
+const keyOf = (record) => (record.numbering === "table" ? "t" : "") + record.n;
+const said = (record) => `${record.from}@${record.at}`; // the same message in either numbering
 
 /** What a reader sees of a message's sender. */
 export function senderName(record) {
@@ -50,14 +57,15 @@ export function messageItem(record, { mine = false, actions = null } = {}) {
 export function tableChat({ id, root }) {
   const muteKey = `tablestream.chat.muted.${id}`;
   const meKey = `tablestream.chat.me.${id}`;
-  const records = new Map(); // n -> record
-  let after = 0; // the last record number received (for resuming the stream)
+  const records = new Map(); // keyOf(record) -> record
+  let after = 0; // the last number received, in this reader's numbering (for resuming the stream)
   let view = null; // the newest view of the table (seat, status)
   let enabled = true;
   let unread = 0;
   let sending = false;
   let own = null; // this page's stream of a finished table (the game's stream has ended)
   let loadedEnd = false;
+  let known = new Set(); // said() of what was read before the chat was read again (not unread)
   let closed = false;
   const muted = new Map((store(muteKey) || []).map((m) => [m.from, m.name]));
 
@@ -185,9 +193,10 @@ export function tableChat({ id, root }) {
   }
 
   function receive(record) {
-    if (closed || records.has(record.n)) return;
+    if (closed || records.has(keyOf(record))) return;
+    if (loadedEnd && record.numbering === "table") return; // sent before the end, read after it
     after = Math.max(after, record.n);
-    records.set(record.n, record);
+    records.set(keyOf(record), record);
     if (record.kind === "settings") {
       enabled = record.enabled;
       drawState();
@@ -198,10 +207,17 @@ export function tableChat({ id, root }) {
     list.insertBefore(li, next || null);
     empty.hidden = [...list.children].some((el) => !el.hidden);
     if (follow || record.from === me()) list.scrollTop = list.scrollHeight;
-    if (!li.hidden && record.kind === "message" && record.from !== me() && !isVisible()) {
+    if (!li.hidden && record.kind === "message" && record.from !== me() && !isVisible() && !known.has(said(record))) {
       unread += 1;
       drawBadge();
     }
+  }
+
+  function forget() {
+    known = new Set([...known, ...[...records.values()].map(said)]);
+    records.clear();
+    after = 0;
+    redraw();
   }
 
   function setMuted(from, name, on) {
@@ -294,13 +310,17 @@ export function tableChat({ id, root }) {
     live: { after: () => after, receive },
     /** The table's newest view: who this page is, and whether the game ended (then: merged). */
     view(next) {
-      const wasOver = view && view.status === "finished";
+      const seatChanged = view !== null && (view.seat ?? null) !== (next.seat ?? null);
       view = next;
-      drawState();
-      if (next.status === "finished" && !wasOver && !loadedEnd) {
+      if (ENDED.includes(next.status) && !loadedEnd) {
+        // Everything, numbered by record: what was read so far is read again in that numbering.
         loadedEnd = true;
+        forget();
         load().then(listenAfterEnd, (error) => toast(error.message));
+      } else if (seatChanged && !loadedEnd) {
+        forget(); // sat down or left: the stream opened next reads the chat again in the new numbering
       }
+      drawState();
     },
     close() {
       closed = true;
