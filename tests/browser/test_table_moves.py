@@ -60,17 +60,22 @@ def bold_skull(rng: random.Random, keys: list[str]) -> int:
 def watched_play(page: Page, name: str, screenshots: Path, enough: Callable[[Page], bool]) -> Watch:
     """The person plays against paced bots until the game ends or ``enough(page)``; before each of
     the person's moves every bot move since the last was shown as a step of its own, in order, and
-    the log kept its newest line in sight. One frame is shot mid-move."""
+    the log kept its newest line in sight. One frame is shot mid-move.
+
+    How many moves the person makes is the bots' chance, not the test's: two bots that bid every
+    disc on the mats end a Skull game after two of the person's discs. So the frame is shot after
+    the person's first move if need be, and again after a later one when the game lasts (a picture
+    with more on the table); the moves checked are counted by the caller once the game is over."""
     watch = Watch()
-    shot: set[str] = set()
+    shot_at: dict[str, int] = {}
 
     def check(page: Page) -> None:
         watch.moves_shown_in_order(page)
         watch.log_follows(page)
 
     def mid_move(page: Page, moves: int) -> None:
-        # A frame of the game, once, while another seat's card or disc slides into place.
-        if shot or moves < 2:
+        # A frame of the game while another seat's card or disc slides into place.
+        if shot_at.get(name, 0) >= 2:
             return
         page.mouse.move(1, 1)  # no card help under the pointer in the picture
         try:
@@ -78,15 +83,14 @@ def watched_play(page: Page, name: str, screenshots: Path, enough: Callable[[Pag
         except PlaywrightTimeoutError:
             return  # nothing of another seat's moved in time: a later move is shot
         page.screenshot(path=screenshots / f"{name}-mid-move.png")
-        shot.add(name)
+        shot_at[name] = moves
 
     chooser = skull_short_game if name == "skull" else None
     moves = play_and_watch(
         [page], random.Random(22), GAME_SECONDS, check, lambda page: chooser, mid_move, enough=enough
     )
-    assert moves >= 3
-    assert watch.moves_seen >= 3, watch.moves_seen
-    assert shot, "no move was caught mid-animation"
+    assert moves >= 1
+    assert shot_at, "no move was caught mid-animation"
     return watch
 
 
@@ -106,6 +110,7 @@ def test_a_whole_game_against_paced_bots_shows_every_move_of_the_other_seats_in_
     wait_log_caught_up(page)
     watch.moves_shown_in_order(page)
     watch.log_follows(page)
+    assert watch.moves_seen >= 3, watch.moves_seen
     sheet = page.locator("[data-testid=score-sheet]")
     sheet.wait_for()
     assert sheet.locator("tbody tr").count() >= 1
@@ -132,6 +137,7 @@ def test_skull_kings_first_rounds_against_a_paced_bot_show_every_move_of_the_oth
     wait_log_caught_up(page)
     watch.moves_shown_in_order(page)
     watch.log_follows(page)
+    assert watch.moves_seen >= 3, watch.moves_seen
     log_rounds = page.locator("[data-testid=log] .log-round").all_inner_texts()
     assert [text.lower()[:7] for text in log_rounds[:3]] == ["round 1", "round 2", "round 3"], log_rounds
     page.context.close()
