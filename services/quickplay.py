@@ -97,13 +97,18 @@ def check_queue(game: str, players: int) -> None:
 @dataclass(frozen=True)
 class Waiting:
     """A queued ticket as the planner sees it. ``holders``: who stands behind it (its account): no
-    two tickets of one group share one."""
+    two tickets of one group share one. ``client``: a digest of the network it was queued from
+    (``client_digest``; empty: not known): a group that holds an account's ticket, a rated table,
+    never holds two tickets of one network, so one client cannot fill a rated table with its own
+    tickets and feed a rating. A table of guests only is rated for no one: people behind one
+    home router may be seated together there."""
 
     id: str
     arrived_ms: int
     rating: int | None
     bots: bool
     holders: frozenset[str] = frozenset()
+    client: str = ""
 
 
 @dataclass(frozen=True)
@@ -154,15 +159,26 @@ def plan(tickets: Sequence[Waiting], players: int, now_ms: int) -> list[Group]:
 
 def _apart(anchor: Waiting, candidates: Sequence[Waiting], wanted: int) -> list[Waiting]:
     """Up to ``wanted`` of ``candidates`` in their order, no two (nor one and the anchor) with a
-    holder in common."""
+    holder in common, and, once the group holds an account's ticket, no two from one network."""
     used = set(anchor.holders)
+    rated = bool(anchor.holders)
+    networks = {anchor.client} if anchor.client else set()
+    shared = False  # two tickets of the group so far came from one network
     picked: list[Waiting] = []
     for candidate in candidates:
         if len(picked) == wanted:
             break
-        if used.isdisjoint(candidate.holders):
-            picked.append(candidate)
-            used |= candidate.holders
+        if not used.isdisjoint(candidate.holders):
+            continue
+        same = bool(candidate.client) and candidate.client in networks
+        if (rated or bool(candidate.holders)) and (shared or same):
+            continue
+        picked.append(candidate)
+        used |= candidate.holders
+        rated = rated or bool(candidate.holders)
+        shared = shared or same
+        if candidate.client:
+            networks.add(candidate.client)
     return picked
 
 
@@ -194,9 +210,12 @@ class QuickPlay:
         bots: bool,
         account: Account | None,
         held: tuple[str, str] | None,
+        client: str = "",
     ) -> Opened:
         """Queue a ticket, or answer the caller's live one (``held``: the ticket id and secret its
-        browser remembers; an account's live ticket elsewhere is 409 ``already_queued``)."""
+        browser remembers; an account's live ticket elsewhere is 409 ``already_queued``). ``client``:
+        the network the request came from (``services.api.http.client_address``), kept only as a
+        digest: a rated match never seats two tickets of one network (``plan``)."""
         check_queue(game, players)
         if held is not None:
             live = await self.read(*held, deliver=False)
@@ -212,6 +231,8 @@ class QuickPlay:
             "name": name,
             "bots": "1" if bots else "0",
         }
+        if client:
+            fields["client"] = client_digest(client)
         owner = None
         if account is not None:
             owner = f"a:{account.id}"
@@ -257,6 +278,11 @@ class QuickPlay:
         if not state:
             raise _not_found(ticket_id)
         return await self.state(ticket_id, secret, deliver=False)
+
+
+def client_digest(client: str) -> str:
+    """What a ticket keeps of its client's network: enough to tell two networks apart, not the address."""
+    return hashlib.sha256(f"tablestream-quickplay-client:{client}".encode()).hexdigest()[:16]
 
 
 def holders_of(ticket: dict[str, str]) -> frozenset[str]:
@@ -371,6 +397,7 @@ class Matcher:
                 int(t["rating"]) if t.get("rating") else None,
                 t.get("bots") == "1",
                 holders_of(t),
+                t.get("client", ""),
             )
             for t in live
         ]

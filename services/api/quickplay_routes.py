@@ -100,6 +100,7 @@ async def open_ticket(request: Request) -> JSONResponse:
         body.bots_after_wait,
         account,
         _remembered(request),
+        client_address(request),
     )
     shown = await quickplay.state(opened.ticket, opened.secret, deliver=False)
     response = JSONResponse(

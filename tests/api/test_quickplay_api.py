@@ -185,6 +185,41 @@ def test_one_account_holds_one_live_ticket_and_is_seated_as_the_account(
         assert after.status_code == 201  # seated: the account may queue again
 
 
+def test_two_accounts_of_one_network_are_never_seated_together_while_two_guests_of_one_home_are(
+    served: tuple[Starlette, fakeredis.FakeServer],
+) -> None:
+    """A rated table never seats two tickets of one client network (one client cannot feed its own
+    account a rating with a second account or a guest); a table of guests is rated for no one."""
+    app, server = served
+    with browsers(app, 5) as (ada, bo, cy, kid, parent):
+        bo.address = kid.address = parent.address = ada.address  # one home router
+        tickets = {}
+        for browser, name in ((ada, "Ada Lovelace"), (bo, "Bo Diddley")):
+            account = browser.post("/accounts", json={"name": name}).json()
+            auth = {"Authorization": f"Bearer {account['token']}"}
+            tickets[name] = browser.post("/quickplay", json={"game": GAME, "players": 2}, headers=auth)
+        assert match(server) == []
+        cy_account = cy.post("/accounts", json={"name": "Cy Twombly"}).json()
+        cy.post(
+            "/quickplay",
+            json={"game": GAME, "players": 2},
+            headers={"Authorization": f"Bearer {cy_account['token']}"},
+        )
+        assert len(match(server)) == 1
+        states = {}
+        for name, ticket in tickets.items():
+            token = {"Authorization": f"Bearer {ticket.json()['ticket_token']}"}
+            states[name] = ada.get(f"/quickplay/{ticket.json()['ticket']}", headers=token).json()["state"]
+        assert sorted(states.values()) == ["queued", "seated"]
+
+        first, second = queue(kid, "Kid", players=3), queue(parent, "Parent", players=3)
+        third = queue(ada, "Grace", players=3)  # Ada's browser without its account: a guest of the home
+        assert {first.status_code, second.status_code, third.status_code} == {201}
+        assert len(match(server)) == 1
+        for browser, ticket in ((kid, first), (parent, second)):
+            assert browser.get(f"/quickplay/{ticket.json()['ticket']}").json()["state"] == "seated"
+
+
 def test_cancelling_forgets_the_ticket_and_a_matched_ticket_cannot_be_cancelled(
     served: tuple[Starlette, fakeredis.FakeServer],
 ) -> None:

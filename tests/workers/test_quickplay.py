@@ -321,6 +321,30 @@ def test_a_group_never_holds_two_tickets_of_one_account() -> None:
     assert [sorted(t.id for t in g.tickets) for g in groups] == [["a1", "o0", "o1"]]
 
 
+def test_a_group_with_an_accounts_ticket_never_holds_two_tickets_of_one_network() -> None:
+    """A rated group passes over a second ticket of a network already in it, the account's own
+    network or another's, and takes the next; a group of guests only may share a network."""
+    rated = Waiting("acct", 0, None, False, frozenset({"a:ada"}), client="home")
+    same_home = Waiting("guest-home", 1, None, False, client="home")
+    office = [Waiting(f"office{n}", 2 + n, None, False, client="office") for n in range(2)]
+    cafe = Waiting("cafe", 5, None, False, client="cafe")
+    groups = plan([rated, same_home, *office, cafe], 3, now_ms=WAIT_BOUND_MS)
+    assert [[t.id for t in g.tickets] for g in groups] == [["acct", "office0", "cafe"]]
+
+    guests = [Waiting(f"g{n}", n, None, False, client="home") for n in range(3)]
+    assert [len(g.tickets) for g in plan(guests, 3, now_ms=WAIT_BOUND_MS)] == [3]
+
+
+def test_an_accounts_ticket_does_not_join_guests_who_already_share_a_network() -> None:
+    """Two guests of one network picked first make the group unfit for an account's ticket: the
+    account waits for another group rather than make a rated table one network could steer."""
+    twins = [Waiting(f"twin{n}", n, None, False, client="home") for n in range(2)]
+    account = Waiting("acct", 2, None, False, frozenset({"a:ada"}), client="elsewhere")
+    stranger = Waiting("stranger", 3, None, False, client="cafe")
+    groups = plan([*twins, account, stranger], 3, now_ms=WAIT_BOUND_MS)
+    assert [[t.id for t in g.tickets] for g in groups] == [["twin0", "twin1", "stranger"]]
+
+
 async def test_an_anonymous_ticket_whose_name_was_registered_meanwhile_sits_as_a_guest(
     fake_redis_async: aioredis.Redis,
 ) -> None:
