@@ -192,9 +192,16 @@ export function tableChat({ id, root }) {
     if (follow) list.scrollTop = list.scrollHeight;
   }
 
+  // The numbering this reader reads in now: by table number while it sits at a running table.
+  function tableNumbered() {
+    return view.seat !== null && view.seat !== undefined && !ENDED.includes(view.status) && !loadedEnd;
+  }
+
   function receive(record) {
     if (closed || records.has(keyOf(record))) return;
-    if (loadedEnd && record.numbering === "table") return; // sent before the end, read after it
+    // A record in the other numbering was sent before a seat change or the end (by a stream of
+    // then, or one opened with a resume point of then): what it says is read again in this one.
+    if (view !== null && (record.numbering === "table") !== tableNumbered()) return;
     after = Math.max(after, record.n);
     records.set(keyOf(record), record);
     if (record.kind === "settings") {
@@ -318,7 +325,10 @@ export function tableChat({ id, root }) {
         forget();
         load().then(listenAfterEnd, (error) => toast(error.message));
       } else if (seatChanged && !loadedEnd) {
-        forget(); // sat down or left: the stream opened next reads the chat again in the new numbering
+        // Sat down or left: everything this reader may see now, read again in its new numbering
+        // (a stream already open after the seat change resumed at a number of the old one).
+        forget();
+        load().catch((error) => toast(error.message));
       }
       drawState();
     },
