@@ -215,7 +215,7 @@ class GameCommands:
                 "idempotency_key_in_use", "A request with this Idempotency-Key is still running; try again."
             )
         try:
-            game_id, host_token = await self._create(game, players, options)
+            game_id, host_token = await self._create(game, players, options, game_id)
         except TableNotReplicated as written:  # the table exists: a retry with the key answers with it
             await self.idempotency.finish(idempotency_key, fingerprint, written.game_id, written.host_token)
             raise

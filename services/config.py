@@ -83,7 +83,8 @@ class Settings:
     hint_rate: str = "10/minute"  # hints per seat at a practice table (services.hints: ~150 ms CPU each)
     dispute_rate: str = "30/hour"  # disputes opened and evidence added per client address
     operator_rate: str = "60/minute"  # operator actions (close, ban, unban, handle, resolve) per operator
-    max_waiting_tables: int = 10_000  # tables waiting for players, all API processes together
+    max_waiting_tables: int = 10_000  # real-time tables of guests waiting for players, all processes
+    max_waiting_turn_based_tables: int = 2_000  # turn-based tables of guests waiting, all processes
     trusted_proxies: str = ""  # proxies (IPs or CIDRs, comma-separated) whose X-Forwarded-For is believed
 
     # -- accounts: logins and registrations (services.api.rate_limits.LoginGuard) ----------------------
@@ -94,11 +95,15 @@ class Settings:
     chat_rate: str = "30/minute"  # chat messages per client address (services.chat)
     chat_speaker_rate: str = "12/minute"  # chat messages per speaker at one table (a seat, a spectator)
     chat_max_messages: int = 500  # messages one table's chat holds; past it 409 chat_full
+    chat_max_reports: int = 100  # reports of one table's chat kept for operators; past it 409
     chat_after_end_seconds: float = 600.0  # a live stream with chat=1 stays open this long after the end
     password_hash_slots: int = 2  # Argon2id hashes at once per API process (64 MiB each); others wait
     password_hash_queue: int = 32  # hashes waiting for a slot; past it 503 password_check_busy at once
     password_hash_wait_seconds: float = 5.0  # the longest wait for a slot, then 503 password_check_busy
     max_waiting_tables_per_address: int = 20  # of those, created by one client address; past it 429
+    max_waiting_tables_per_network: int = 60  # by one IPv4 /24 or IPv6 /48 of guests; past it 429
+    max_waiting_tables_per_account: int = 20  # by one account established in some game; past it 429
+    max_waiting_tables_new_account: int = 2  # by a new account; one more per rated game it finished
 
     # -- retention (services.store.retention; the worker's sweeper) ---------------------------------
     retention_expired_hours: float = 24.0  # an expired table is removed this long after it expired

@@ -524,6 +524,12 @@ def openapi_document() -> dict[str, Any]:
         "/games": {
             "post": {
                 "summary": "Create a table",
+                "description": "A waiting table counts against its creator's budgets: with "
+                "'Authorization: Bearer <account token>' (a browser: its ts_account cookie) the "
+                "account's allowance, which grows with its rated games (429 "
+                "'too_many_tables_from_account'); as a guest its address's, its network's (429 "
+                "'too_many_tables_from_address', 'too_many_tables_from_network') and the guests' "
+                "pool (503 'too_many_tables'). Turn-based tables are counted apart.",
                 "parameters": [IDEMPOTENCY_KEY],
                 "requestBody": _body("CreateGame"),
                 "responses": {

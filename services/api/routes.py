@@ -11,7 +11,8 @@ import secrets
 from starlette.requests import Request
 from starlette.routing import Route
 
-from domain.table import MAX_TURN_BASED_EXPIRE_MINUTES, Account
+from domain.table import Account
+from services import waiting_budget
 from services.api.bodies import CreateGame, Empty, FillBots, JoinGame, SendCommand
 from services.api.context import app_context
 from services.api.http import (
@@ -35,12 +36,11 @@ from services.api.invite_routes import invite_of
 from services.api.view_cache import viewer_of
 from services.callers import Caller
 from services.commands import CommandOutcome
-from services.errors import InvalidError, TooManyError, UnauthorizedError, UnavailableError
+from services.errors import ForbiddenError, InvalidError, UnauthorizedError
 from services.lifecycle import wall_clock_ms
 from services.queries import ViewParts, shown_event
 from services.seat_names import seat_name
-from services.store import retention, your_tables
-from services.store.event_store import EventStore
+from services.store import indexes, retention, your_tables
 
 MAX_EVENTS_PAGE = 1000
 MAX_LOBBY_PAGE = 1000
@@ -52,27 +52,23 @@ async def create_game(request: Request) -> JSONResponse:
     await context.rate_limits.hit("create", address)
     key = idempotency_key(request)
     body = await read_body(request, CreateGame)
-    cap = context.settings.max_waiting_tables
-    if await context.store.waiting_tables() >= cap:
-        raise UnavailableError(
-            "too_many_tables", f"{cap} tables are already waiting for players; join one or retry later.",
-            retry_after=30,
-        )  # fmt: skip
-    reservation = None  # a known Idempotency-Key creates no new table: its retry is answered as the first
+    trust = await creator_trust(request)
+    held = None  # a known Idempotency-Key creates no new table: its retry is answered as the first
     if key is None or not await context.commands.idempotency.known(key):
-        reservation = await reserve_waiting_table(
-            context.store, address, context.settings.max_waiting_tables_per_address
-        )
+        spent = waiting_budget.budgets(context.settings, waiting_budget.kind_of(body.options), address, trust)
+        held = await waiting_budget.reserve(context.store, spent)
+    chosen = None
+    if trust is not None and trust.established:  # a table of a known player: the lobby lists it first
+        chosen = secrets.token_hex(8)
+        await context.store.run(indexes.mark_first(chosen, wall_clock_ms()))
     game_id = None
     try:
         game_id, host_token = await context.commands.create(
-            body.game, body.players, body.options, idempotency_key=key
+            body.game, body.players, body.options, idempotency_key=key, game_id=chosen
         )
     finally:
-        if reservation is not None:
-            await context.store.run_best_effort(  # the table is created: a failed index write is no 5xx
-                retention.settle_waiting(address, reservation, game_id, wall_clock_ms()), "settle_waiting"
-            )
+        if held is not None:
+            await waiting_budget.settle(context.store, held, game_id)
     created = {"game_id": game_id, "host_token": host_token}
     if body.options.get("private") is True:  # the creator's invite link (services.invitations)
         created |= await invite_of(request, game_id)
@@ -81,18 +77,18 @@ async def create_game(request: Request) -> JSONResponse:
     return response
 
 
-async def reserve_waiting_table(store: EventStore, address: str, cap: int) -> str:
-    """A place for one more waiting table of ``address`` (``services.store.retention``), or 429
-    ``too_many_tables_from_address``: one client may not hold the lobby's places by itself."""
-    reservation = secrets.token_hex(8)
-    keep_ms = 2 * MAX_TURN_BASED_EXPIRE_MINUTES * 60_000  # the longest a new table may wait, twice
-    if not await store.run(retention.reserve_waiting(address, reservation, cap, wall_clock_ms(), keep_ms)):
-        raise TooManyError(
-            "too_many_tables_from_address",
-            f"You already have {cap} tables waiting for players; fill or leave one first.",
-            retry_after=60,
-        )
-    return reservation
+async def creator_trust(request: Request) -> waiting_budget.Trust | None:
+    """The creator's account and its trust, when the request carries a working account token; a
+    token that does not work (an old cookie) leaves the creator a guest, who may create all the same."""
+    found = account_token(request)
+    if found is None:
+        return None
+    context = app_context(request)
+    try:
+        state = await context.accounts.authenticate(found[0])
+    except (UnauthorizedError, ForbiddenError):
+        return None
+    return await waiting_budget.trust_of(context.store, state.account_id)
 
 
 async def lobby(request: Request) -> JSONResponse:

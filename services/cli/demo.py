@@ -80,6 +80,7 @@ def local_stack(
                     join_rate=LOCAL_RATE,
                     command_rate=LOCAL_RATE,
                     max_waiting_tables_per_address=1000,
+                    max_waiting_tables_per_network=1000,
                 )
             ),
             host="127.0.0.1",

@@ -43,6 +43,8 @@ from services.store.keys import (
     INDEXES_MARK,
     LOBBY,
     LOBBY_CHANNEL,
+    LOBBY_FIRST,
+    LOBBY_FIRST_ORDER,
     LOBBY_ORDER,
     LOBBY_SEQ,
     PACED,
@@ -63,7 +65,7 @@ from services.store.requests import (
     index_call,
     text,
 )
-from services.store.retention import activity_calls
+from services.store.retention import activity_calls, scored_pairs
 from services.store.timer_record import timer_fields
 
 SCAN_COUNT = 500
@@ -214,11 +216,15 @@ def after_projection(
     replies: list[Any] = (yield Pipelined(tuple(calls))) if calls else []
     if summary is not None:
         then: list[Call] = []
-        if replies[2] is None:
-            sequence = yield index_call("INCR", LOBBY_SEQ)
-            then.append(index_call("ZADD", LOBBY_ORDER, "NX", sequence, game_id))
+        order = replies[2]
+        if order is None:
+            sequence, marked = yield Pipelined(
+                (index_call("INCR", LOBBY_SEQ), index_call("ZREM", LOBBY_FIRST, game_id))
+            )
+            order = int(sequence) + (LOBBY_FIRST_ORDER if int(marked) else 0)
+            then.append(index_call("ZADD", LOBBY_ORDER, "NX", order, game_id))
         if lobby_changed(replies[0], summary):  # a join, a leave, a start, an end: rare, one round trip
-            then.append(index_call("PUBLISH", LOBBY_CHANNEL, summary))
+            then.append(index_call("PUBLISH", LOBBY_CHANNEL, shown_in_lobby(summary, float(order))))
         if then:
             yield Pipelined(tuple(then))
     if not clean:
@@ -246,15 +252,43 @@ def lobby_changed(before: bytes | None, after: bytes) -> bool:
     return bool(old != new)
 
 
+FIRST_MARK_MS = 3_600_000  # a mark of a table to list first whose create never came to be lasts this long
+
+
+def mark_first(game_id: str, now_ms: int) -> Operation[None]:
+    """The table about to be created as ``game_id`` is listed first (an established account creates
+    it): its first listing reads and removes the mark. Marks of creates that never came to be are
+    dropped after an hour."""
+    check_game_id(game_id)
+    yield Pipelined(
+        (
+            index_call("ZADD", LOBBY_FIRST, now_ms, game_id),
+            index_call("ZREMRANGEBYSCORE", LOBBY_FIRST, "-inf", now_ms - FIRST_MARK_MS),
+        )
+    )
+
+
+def shown_in_lobby(summary: bytes, order: float) -> bytes:
+    """A summary as the lobby shows it: one listed first says ``"first": true``."""
+    if order >= LOBBY_FIRST_ORDER and summary.startswith(b"{") and len(summary) > 2:
+        return b'{"first":true,' + summary[1:]
+    return summary
+
+
 def lobby(limit: int) -> Operation[list[bytes]]:
-    """Up to ``limit`` lobby summaries, newest game first."""
+    """Up to ``limit`` lobby summaries: the tables of established creators first, then the others,
+    newest first in each part (``LOBBY_FIRST_ORDER``)."""
     if limit < 1:
         return []
-    ids: list[bytes] = yield index_call("ZREVRANGE", LOBBY_ORDER, 0, limit - 1)
-    if not ids:
+    ranked = scored_pairs((yield index_call("ZREVRANGE", LOBBY_ORDER, 0, limit - 1, "WITHSCORES")))
+    if not ranked:
         return []
-    summaries: list[bytes | None] = yield index_call("HMGET", LOBBY, *ids)
-    return [summary for summary in summaries if summary is not None]
+    summaries: list[bytes | None] = yield index_call("HMGET", LOBBY, *(game for game, _ in ranked))
+    return [
+        shown_in_lobby(summary, order)
+        for summary, (_, order) in zip(summaries, ranked, strict=True)
+        if summary is not None
+    ]
 
 
 def scan_games() -> Operation[list[str]]:

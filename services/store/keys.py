@@ -19,6 +19,10 @@ LIVE_SUFFIX = ":live"
 LOBBY = f"{PREFIX}:lobby"  # hash: game id -> JSON summary bytes
 LOBBY_ORDER = f"{PREFIX}:lobby:order"  # zset: game id -> creation ordinal
 LOBBY_SEQ = f"{PREFIX}:lobby:seq"  # counter giving those ordinals
+LOBBY_FIRST = f"{PREFIX}:lobby:first"  # zset: id of a table created by an established account -> ms
+LOBBY_FIRST_ORDER = 2**44
+"""Added to the lobby ordinal of a table in ``LOBBY_FIRST`` when it is first listed: the lobby lists
+those tables before the others, newest first in each part (``services.store.indexes.lobby``)."""
 LOBBY_CHANNEL = f"{PREFIX}:lobby:live"  # channel on the indexes' server: a summary that changed
 TIMERS = f"{PREFIX}:timers"  # zset: game id -> its timer's deadline (ms); an index, global like the lobby
 PACED = f"{PREFIX}:paced"  # zset: "<game id>:<version>:<seat>" -> when that paced bot's move is due (ms)
@@ -40,6 +44,7 @@ INDEX_KEYS = frozenset(
         LOBBY,
         LOBBY_ORDER,
         LOBBY_SEQ,
+        LOBBY_FIRST,
         LOBBY_CHANNEL,
         TIMERS,
         PACED,

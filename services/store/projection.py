@@ -18,6 +18,7 @@ from services.store.keys import (
     EXPIRED,
     LOBBY,
     LOBBY_CHANNEL,
+    LOBBY_FIRST,
     LOBBY_ORDER,
     LOBBY_SEQ,
     TIMERS,
@@ -39,6 +40,7 @@ PROJECTION_INDEX_KEYS = (
     ACTIVITY,
     EXPIRED,
     TLOG.pending,
+    LOBBY_FIRST,
 )
 """The keys ``project_views.lua`` writes besides the game's when the indexes live on its server (the
 public log's pending games are in the store: on one server with the indexes)."""

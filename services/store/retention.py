@@ -28,7 +28,7 @@ likewise (``remove_account.lua``).
 
 from __future__ import annotations
 
-import hashlib
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -141,7 +141,7 @@ def retire(now_ms: int, policy: RetentionPolicy) -> Operation[Retired]:
             raw = yield index_call(
                 "ZRANGEBYSCORE", index, "-inf", now_ms - after, "WITHSCORES", "LIMIT", kept, policy.batch
             )
-            picked = _pairs(raw)
+            picked = scored_pairs(raw)
             for game_id, score in picked:
                 if (yield from remove_game(game_id, index, score)):
                     removed.append(game_id)
@@ -260,7 +260,7 @@ def retire_accounts(now_ms: int, policy: RetentionPolicy) -> Operation[list[str]
             kept,
             policy.batch,
         )
-        picked = _pairs(raw)
+        picked = scored_pairs(raw)
         for account_id, seen in picked:
             gone = yield from _remove_account(account_id, seen, now_ms - policy.idle_account_after_ms)
             if gone is True:
@@ -333,54 +333,63 @@ def scan_accounts() -> Operation[list[str]]:
             return found
 
 
-# -- waiting tables per client address ------------------------------------------------------------
+# -- waiting-table budgets (services.waiting_budget) -----------------------------------------------
 
 RESERVATION_MS = 60_000  # a create that died between its reservation and its table frees it after this
 
 
-def address_key(address: str) -> str:
-    """zset: the tables an address created that may still wait (game id -> ms), plus reservations."""
-    return f"{PREFIX}:waiting-from:{hashlib.sha256(address.encode()).hexdigest()[:32]}"
+def waiting_budget_key(holder_digest: str) -> str:
+    """zset: the tables one budget's holder created that may still wait (game id -> ms), plus
+    reservations (``?<id>``); the holder (an account, an address, a network, the guests' pool) is
+    named by a digest only."""
+    return f"{PREFIX}:waiting-from:{holder_digest}"
 
 
-def reserve_waiting(address: str, reservation: str, cap: int, now_ms: int, keep_ms: int) -> Operation[bool]:
-    """Reserve a place for one more waiting table of ``address``: ``False`` when it already has
-    ``cap`` tables waiting (or reserved). The reservation is added first and counted with the
-    others, so racing creates never pass the cap together. Tables that no longer wait (not in
-    ``WAITING``) and stale reservations are dropped as they are counted; the key lives ``keep_ms``
-    after its last create."""
-    key = address_key(address)
-    _, raw = yield Pipelined(
-        (index_call("ZADD", key, now_ms, f"?{reservation}"), index_call("ZRANGE", key, 0, -1, "WITHSCORES"))
+def reserve_waiting(key: str, reservation: str, cap: int, now_ms: int, keep_ms: int) -> Operation[bool]:
+    """Reserve a place for one more waiting table in the budget ``key``: ``False`` when it already
+    holds ``cap`` tables waiting (or reserved). The reservation is added first and counted with the
+    others, so racing creates never pass the cap together. Only a budget that looks full is pruned
+    (tables no longer in ``WAITING``, stale reservations) and counted again, so a create costs two
+    commands whatever the budget holds; the key lives ``keep_ms`` after its last create."""
+    _, count, _ = yield Pipelined(
+        (
+            index_call("ZADD", key, now_ms, f"?{reservation}"),
+            index_call("ZCARD", key),
+            index_call("PEXPIRE", key, keep_ms),
+        )
     )
-    members = _pairs(raw)
+    if int(count) <= cap:
+        return True
+    members = scored_pairs((yield index_call("ZRANGE", key, 0, -1, "WITHSCORES")))
     games = [m for m, _ in members if not m.startswith("?")]
     scores = (yield index_call("ZMSCORE", WAITING, *games)) if games else []
     gone = [g for g, s in zip(games, scores, strict=True) if s is None]
     stale = [m for m, at in members if m.startswith("?") and now_ms - at > RESERVATION_MS]
     counted = len(members) - len(gone) - len(stale)
-    calls = [index_call("PEXPIRE", key, keep_ms)]
-    if gone or stale:
-        calls.append(index_call("ZREM", key, *gone, *stale))
-    if counted > cap:
-        calls.append(index_call("ZREM", key, f"?{reservation}"))
-    yield Pipelined(tuple(calls))
+    dropped = [*gone, *stale] + ([f"?{reservation}"] if counted > cap else [])
+    if dropped:
+        yield index_call("ZREM", key, *dropped)
     return counted <= cap
 
 
-def settle_waiting(address: str, reservation: str, game_id: str | None, now_ms: int) -> Operation[None]:
-    """The create of ``reservation`` ended: its table counts instead (``game_id``), or nothing."""
-    key = address_key(address)
-    calls = [index_call("ZREM", key, f"?{reservation}")]
-    if game_id is not None:
-        calls.append(index_call("ZADD", key, now_ms, game_id))
-    yield Pipelined(tuple(calls))
+def settle_waiting(
+    keys: Sequence[str], reservation: str, game_id: str | None, now_ms: int
+) -> Operation[None]:
+    """The create of ``reservation`` ended: in each budget of ``keys`` its table counts instead
+    (``game_id``), or nothing."""
+    calls = []
+    for key in keys:
+        calls.append(index_call("ZREM", key, f"?{reservation}"))
+        if game_id is not None:
+            calls.append(index_call("ZADD", key, now_ms, game_id))
+    if calls:
+        yield Pipelined(tuple(calls))
 
 
 # -- helpers --------------------------------------------------------------------------------------
 
 
-def _pairs(raw: list[object]) -> list[tuple[str, float]]:
+def scored_pairs(raw: list[object]) -> list[tuple[str, float]]:
     """``WITHSCORES`` replies: pairs (RESP3), or flat (RESP2)."""
     if raw and isinstance(raw[0], list | tuple):
         return [(text(member), float(score)) for member, score in raw]  # type: ignore[misc]

@@ -32,6 +32,8 @@ UNLIMITED: dict[str, Any] = {
     "login_name_rate": "100000/second",
     "register_rate": "100000/second",
     "max_waiting_tables_per_address": 100_000,
+    "max_waiting_tables_per_network": 100_000,
+    "max_waiting_tables_new_account": 100_000,
     "bot_pace_ms": 0,
 }
 """Tests about behaviour, not about abuse, send far more than a stranger may: no rate limits (nor a

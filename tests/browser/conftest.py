@@ -57,6 +57,8 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
             "TABLESTREAM_BOT_PACE_MS": "250",  # paced bots, short: the moves are seen
             # every test's player is 127.0.0.1: the per-address caps would count the whole suite as one
             "TABLESTREAM_MAX_WAITING_TABLES_PER_ADDRESS": "100000",
+            "TABLESTREAM_MAX_WAITING_TABLES_PER_NETWORK": "100000",
+            "TABLESTREAM_MAX_WAITING_TABLES_NEW_ACCOUNT": "100000",
             "TABLESTREAM_REGISTER_RATE": "100000/day",
             "TABLESTREAM_LOGIN_RATE": "100000/minute",
             "TABLESTREAM_CHAT_RATE": "100000/minute",  # the chat tests' messages, all from 127.0.0.1

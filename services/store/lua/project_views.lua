@@ -3,7 +3,9 @@
 -- this server (not a cluster: their keys are then passed), what follows it in the indexes.
 -- KEYS[1] views hash, KEYS[2] events stream; with the indexes here also KEYS[3] dirty set,
 -- KEYS[4] lobby, KEYS[5] lobby order, KEYS[6] lobby sequence, KEYS[7] waiting tables, KEYS[8] timers,
--- KEYS[9] activity, KEYS[10] expired tables, KEYS[11] the public log's pending games.
+-- KEYS[9] activity, KEYS[10] expired tables, KEYS[11] the public log's pending games, KEYS[12] the
+-- tables to list first (an established account created them: their first ordinal gets FIRST added,
+-- and what is published of them says "first":true).
 -- ARGV[1] expected checkpoint, ARGV[2] new checkpoint ('': nothing to write, the views are current),
 -- ARGV[3] live channel (a shard channel in the game's slot), ARGV[4] n, the number of view fields,
 -- ARGV[5 .. 4+2n] field, value pairs (none with a new checkpoint: the views are dropped, the
@@ -17,6 +19,7 @@
 -- 'stale' (the views are at or past the new checkpoint) or 'mismatch' (behind it, not where
 -- expected: nothing else done, the caller folds again); checkpoint, the views' checkpoint after the
 -- call; indexed, 1 when the indexes were brought up to date here (dirty mark cleared: 2), else 0.
+local FIRST = 17592186044416  -- 2^44, services.store.keys.LOBBY_FIRST_ORDER
 local n = tonumber(ARGV[4])
 local i = 5 + 2 * n
 local here = #KEYS > 2
@@ -54,11 +57,19 @@ if outcome == 'written' then
   if summary ~= '' then  -- the lobby (services.store.indexes.after_projection)
     local before = redis.call('HGET', KEYS[4], game)
     redis.call('HSET', KEYS[4], game, summary)
-    if not redis.call('ZSCORE', KEYS[5], game) then
-      redis.call('ZADD', KEYS[5], 'NX', redis.call('INCR', KEYS[6]), game)
+    local order = tonumber(redis.call('ZSCORE', KEYS[5], game))
+    if not order then
+      order = redis.call('INCR', KEYS[6])
+      if redis.call('ZREM', KEYS[12], game) == 1 then
+        order = order + FIRST
+      end
+      redis.call('ZADD', KEYS[5], 'NX', order, game)
     end
     local unversioned = '"version":%-?%d+'
     if not before or string.gsub(before, unversioned, '') ~= string.gsub(summary, unversioned, '') then
+      if order >= FIRST then
+        summary = '{"first":true,' .. string.sub(summary, 2)
+      end
       redis.call('PUBLISH', ARGV[i + 8], summary)
     end
   end

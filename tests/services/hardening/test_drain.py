@@ -29,6 +29,8 @@ FAST = {
     "join_rate": "1000/second",
     "command_rate": "1000/second",
     "max_waiting_tables_per_address": "100000",
+    "max_waiting_tables_per_network": "100000",
+    "max_waiting_tables_new_account": "100000",
 }
 BODY = b'{"game": "skull", "players": 3}'
 JSON = {"Content-Type": "application/json"}

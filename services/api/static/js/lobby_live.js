@@ -8,8 +8,9 @@ import { games } from "./api.js";
 const LIMIT = 100; // tables kept, as the server's whole-lobby message
 const GONE = new Set(["finished", "expired", "closed"]); // a table in these states leaves the lobby
 
-/** Call onLobby({ games }) with the lobby's open and running tables, newest first, at once and on
- *  every change (several changes arriving together make one call). Returns the function that stops. */
+/** Call onLobby({ games }) with the lobby's open and running tables, newest first (those of
+ *  established players, "first": true, before the others), at once and on every change (several
+ *  changes arriving together make one call). Returns the function that stops. */
 export function followLobby(onLobby) {
   let tables = [];
   let source = null;
@@ -39,7 +40,9 @@ export function followLobby(onLobby) {
     } else if (at >= 0) {
       tables[at] = entry;
     } else {
-      tables.unshift(entry); // a new table: the newest
+      // a new table: the newest of its part (the tables of established players come first)
+      const part = entry.first ? 0 : tables.findIndex((g) => !g.first);
+      tables.splice(part < 0 ? tables.length : part, 0, entry);
       tables.length = Math.min(tables.length, LIMIT);
     }
     publish();
