@@ -115,9 +115,10 @@ def ended(status: str) -> bool:
 class TableChat:
     """The chat's operations over the event store (the API counts the rate limits first)."""
 
-    def __init__(self, store: EventStore, max_messages: int) -> None:
+    def __init__(self, store: EventStore, max_messages: int, max_reports: int = 100) -> None:
         self._store = store
         self._max_messages = max_messages
+        self._max_reports = max_reports
 
     async def say(
         self,
@@ -200,8 +201,9 @@ class TableChat:
             record = found.get(n)
             if record is None or record.record.get("kind") != "message":
                 raise _no_message(said[n])
-        return await self._store.run(
+        recorded = await self._store.run(
             store_chat.report(
+                game_id,
                 {
                     "game_id": game_id,
                     "messages": ",".join(str(n) for n in wanted),
@@ -210,9 +212,17 @@ class TableChat:
                     "reason": reason,
                     "reporter": reporter.sender,
                     "at": str(now_ms),
-                }
+                },
+                self._max_reports,
             )
         )
+        if recorded is None:
+            raise ConflictError(
+                "chat_reports_full",
+                f"This table's chat was reported {self._max_reports} times already; the operators "
+                "will read it. Mute a player to stop seeing their messages.",
+            )
+        return recorded
 
 
 def _no_message(number: int) -> Exception:

@@ -47,7 +47,7 @@ RAIL_COOKIE_SECONDS = 180 * 24 * 3600
 
 
 def table_chat(context: AppContext) -> TableChat:
-    return TableChat(context.store, context.settings.chat_max_messages)
+    return TableChat(context.store, context.settings.chat_max_messages, context.settings.chat_max_reports)
 
 
 async def reader_of(request: Request, game_id: str) -> tuple[Caller | None, str | None]:

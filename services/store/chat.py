@@ -14,8 +14,9 @@ host turned chat off or the table holds ``cap`` messages already, and publishes 
 game's live channel (live streams read the chat tail on that wake-up).
 
 Reports go to one global stream for operators, ``ts:chat:reports``, as index calls. Like every stream
-of the service it is never trimmed (an operator removes what they have handled); reports are counted
-in the chat's rate limits.
+of the service it is never trimmed (an operator removes what they have handled); so that it cannot
+grow without bound, a table's chat takes at most ``cap`` reports (counted in its state hash, which
+retention deletes with the game), and reports are counted in the chat's rate limits too.
 """
 
 from __future__ import annotations
@@ -149,8 +150,14 @@ def stored_bytes(game_id: str) -> Operation[list[tuple[int, bytes, str]]]:
     return [(version_of(entry_id), entry[b"d"], text(entry[b"h"])) for entry_id, entry in reply]
 
 
-def report(fields: Mapping[str, str]) -> Operation[str]:
-    """Record a report for operators; its stream id."""
+def report(game_id: str, fields: Mapping[str, str], cap: int) -> Operation[str | None]:
+    """Record a report for operators; its stream id, or ``None`` when the table's chat was reported
+    ``cap`` times already (nothing recorded then)."""
+    state = ChatKeys(game_id).state
+    count = yield Call(("HINCRBY", state, "reports", 1))
+    if int(count) > cap:
+        yield Call(("HINCRBY", state, "reports", -1))
+        return None
     args: list[str | int] = ["XADD", REPORTS, "*"]
     for name, value in fields.items():
         args += [name, value]

@@ -273,6 +273,26 @@ def test_a_report_is_recorded_for_operators_with_the_message_ids(chat: Api) -> N
     assert fields["senders"] == "seat:0"
 
 
+def test_a_tables_chat_takes_its_cap_of_reports_then_answers_409_chat_reports_full_and_records_nothing() -> (
+    None
+):
+    with chat_app(chat_max_reports=3) as api:
+        game_id, other = api.started(), api.started()
+        say(api, game_id, 0, text="you are all idiots")
+        say(api, other, 0, text="so are you")
+
+        def report(table: str) -> Any:
+            body = {"messages": [1], "reason": "abuse"}
+            return api.client.post(f"/games/{table}/chat/report", json=body, headers=api.auth(table, 1))
+
+        assert [report(game_id).status_code for _ in range(3)] == [201, 201, 201]
+        refused = report(game_id)
+        assert refused.status_code == 409 and error(refused) == "chat_reports_full"
+        assert "3 times" in refused.json()["error"]["message"]
+        assert report(other).status_code == 201  # another table's chat has a cap of its own
+        assert api.sync.xlen(REPORTS) == 4
+
+
 @pytest.mark.thorough
 def test_chat_never_appears_in_the_game_stream_nor_its_events(chat: Api) -> None:
     game_id = chat.started("skull", 3, **practice("skull", 7))

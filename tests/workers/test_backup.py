@@ -212,6 +212,7 @@ def console(store: SyncEventStore) -> None:
     reports = [
         store.run(
             store_chat.report(
+                "g3-skull",
                 {
                     "game_id": "g3-skull",
                     "messages": str(n),
@@ -220,7 +221,8 @@ def console(store: SyncEventStore) -> None:
                     "reason": "rude",
                     "reporter": f"seat:{n}",
                     "at": str(1_760_000_000_500 + n),
-                }
+                },
+                cap=100,
             )
         )
         for n in (1, 2)
