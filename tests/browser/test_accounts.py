@@ -199,6 +199,26 @@ def test_registering_and_browsing_the_leaderboard_work_by_keyboard_on_a_phone(
     phone.context.close()
 
 
+def test_the_account_box_keeps_what_is_being_typed_when_the_lobby_draws_it_again(
+    server: Server, browser
+) -> None:
+    page = player(browser, server.url)
+    page.goto("/")
+    page.fill("#account-name", "Half Typed")
+    page.fill("#account-password", "a secret phrase")
+    page.select_option("#lang-select", "fr")  # the whole lobby is drawn again in French
+    expect(page.locator("html")).to_have_attribute("lang", "fr")
+    expect(page.locator("#account-name")).to_have_value("Half Typed")
+    expect(page.locator("#account-password")).to_have_value("a secret phrase")
+    page.click("[data-testid=account-login]")  # the other mode: the fields stay as they were
+    expect(page.locator("#account-name")).to_have_value("Half Typed")
+    expect(page.locator("#account-name")).to_be_focused()
+    page.keyboard.type("!")
+    expect(page.locator("#account-name")).to_have_value("Half Typed!")
+    page.select_option("#lang-select", "en")
+    page.context.close()
+
+
 def test_a_leaderboard_that_answers_after_the_player_moved_on_never_replaces_the_page_shown(
     server: Server, browser
 ) -> None:

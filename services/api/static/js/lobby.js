@@ -68,6 +68,7 @@ export async function render(main) {
     const me = account();
     const title = h("h2", { id: "account-title", text: t("account.title") });
     if (me) return mount(accountBox, title, signedIn(me));
+    const typed = typing(); // a redraw (a language, a mode, an account check) keeps what is being typed
     const error = h("p", { class: "form-error", role: "alert", "data-testid": "account-error", hidden: true });
     const registering = accountMode === "register";
     const form = h("form", { class: "account-form", "data-testid": `${accountMode}-form`, onsubmit: submit, novalidate: true },
@@ -93,6 +94,15 @@ export async function render(main) {
       h("div", { class: "segmented", role: "group", "aria-label": t("account.title") },
         tab("register", t("account.register")), tab("login", t("account.login"))),
       form);
+    if (typed) {
+      form.elements.name.value = typed.name;
+      form.elements.password.value = typed.password;
+      const field = typed.focused && form.elements[typed.focused];
+      if (field) {
+        field.focus();
+        field.setSelectionRange(typed.caret, typed.caret);
+      }
+    }
 
     async function submit(event) {
       event.preventDefault();
@@ -116,6 +126,16 @@ export async function render(main) {
         fail(accountError(problem), problem instanceof ApiError && problem.code === "invalid_credentials" ? "password" : "name");
       }
     }
+  }
+
+  // The logged-out form's fields as the person left them: values, the focused field and its caret.
+  function typing() {
+    const form = accountBox.querySelector("form.account-form");
+    if (!form) return null;
+    const active = document.activeElement;
+    const focused = active && form.contains(active) && active.name ? active.name : null;
+    return { name: form.elements.name.value, password: form.elements.password.value, focused,
+      caret: focused ? active.selectionStart ?? active.value.length : 0 };
   }
 
   function signedIn(me) {
