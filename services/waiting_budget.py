@@ -33,7 +33,6 @@ reservations into its table once created.
 from __future__ import annotations
 
 import hashlib
-import ipaddress
 import secrets
 from dataclasses import dataclass
 from typing import Literal
@@ -96,17 +95,6 @@ def kind_of(options: dict[str, object]) -> Kind:
     return "turn" if options.get("turn_based") is True else "live"
 
 
-def network_of(address: str) -> str:
-    """The block an address belongs to for the network budget: an IPv4 /24, an IPv6 /48 (the
-    address may already be the /64 a client counts as). Not an address: itself."""
-    try:
-        network = ipaddress.ip_network(address, strict=False)
-    except ValueError:
-        return address
-    prefix = 24 if network.version == 4 else 48
-    return str(network.supernet(new_prefix=prefix)) if network.prefixlen > prefix else str(network)
-
-
 async def trust_of(store: EventStore, account_id: str) -> Trust:
     """The account's rated games and whether it is established in any game (its ratings)."""
     found = await store.run(store_ratings.account_ratings(account_id, game_names()))
@@ -114,9 +102,10 @@ async def trust_of(store: EventStore, account_id: str) -> Trust:
     return Trust(account_id, sum(s.games for s in skills), any(s.established for s in skills))
 
 
-def budgets(settings: Settings, kind: Kind, address: str, trust: Trust | None) -> list[Budget]:
-    """The budgets a create of ``kind`` from ``address`` spends: the account's if ``trust`` (an
-    account's), else the guest's address, network and the guests' pool."""
+def budgets(settings: Settings, kind: Kind, address: str, network: str, trust: Trust | None) -> list[Budget]:
+    """The budgets a create of ``kind`` from ``address`` (in ``network``,
+    ``services.api.http.network_of``) spends: the account's if ``trust`` (an account's), else the
+    guest's address, network and the guests' pool."""
     label = "turn-based tables" if kind == "turn" else "tables"
     if trust is not None:
         cap = trust.allowance(
@@ -139,7 +128,6 @@ def budgets(settings: Settings, kind: Kind, address: str, trust: Trust | None) -
                 ),
             )
         ]
-    network = network_of(address)
     pool = settings.max_waiting_turn_based_tables if kind == "turn" else settings.max_waiting_tables
     return [
         Budget(

@@ -280,6 +280,18 @@ def _counted(host: str) -> str:
     return host
 
 
+def network_of(address: str) -> str:
+    """The block a client address (``client_address``) belongs to, for budgets one network shares:
+    an IPv4 /24, an IPv6 /48 (the address may already be the /64 a client counts as). Not an
+    address: itself."""
+    try:
+        network = ipaddress.ip_network(address, strict=False)
+    except ValueError:
+        return address
+    prefix = 24 if network.version == 4 else 48
+    return str(network.supernet(new_prefix=prefix)) if network.prefixlen > prefix else str(network)
+
+
 def _is_trusted(host: str, trusted: tuple[IPNetwork, ...]) -> bool:
     try:
         address = ipaddress.ip_address(host)

@@ -19,7 +19,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from services.api.context import app_context
-from services.api.http import JSONResponse, client_address, game_id_of, read_body
+from services.api.http import JSONResponse, client_address, game_id_of, network_of, read_body
 from services.errors import ConflictError, InvalidError, NotFoundError
 from services.transparency import log as tlog
 from services.transparency.checkpoint import CheckpointError
@@ -28,7 +28,7 @@ MAX_NOTE = 4096  # a checkpoint with its signatures
 MAX_LINE = 512  # one cosignature line or witness key
 MAX_TREE_SIZE = 2**63 - 1  # the largest tree size a query may name (Redis integers are signed 64-bit)
 
-_CONFLICTS = {"checkpoint_unknown", "cosignatures_full"}
+_CONFLICTS = {"checkpoint_unknown", "cosignatures_full", "cosignature_from_network_taken"}
 
 
 class CosignaturePost(msgspec.Struct, forbid_unknown_fields=True):
@@ -107,9 +107,12 @@ async def get_cosignatures(request: Request) -> JSONResponse:
 
 async def post_cosignature(request: Request) -> JSONResponse:
     context = app_context(request)
-    await context.rate_limits.hit("cosignature", client_address(request))
+    address = client_address(request)
+    await context.rate_limits.hit("cosignature", address)
     body = await read_body(request, CosignaturePost)
-    op = tlog.add_cosignature_op(body.checkpoint, body.cosignature, context.settings.witness_keys, body.vkey)
+    op = tlog.add_cosignature_op(
+        body.checkpoint, body.cosignature, context.settings.witness_keys, body.vkey, network_of(address)
+    )
     try:
         doc: dict[str, Any] = await context.store.run(op)
     except CheckpointError as error:

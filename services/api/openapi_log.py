@@ -124,7 +124,8 @@ def log_paths(
                         *body_errors,
                         409,
                         s409="checkpoint_unknown (never published here), cosignatures_full (too many "
-                        "unknown witnesses on this checkpoint)",
+                        "unknown witnesses on this checkpoint), cosignature_from_network_taken (this "
+                        "client network already added an unknown witness to it)",
                         s422="checkpoint_malformed, cosignature_malformed, witness_key_malformed, "
                         "cosignature_invalid (it does not verify, or an unknown witness sent no vkey)",
                     ),

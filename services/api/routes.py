@@ -27,6 +27,7 @@ from services.api.http import (
     host_of,
     identified,
     int_query,
+    network_of,
     optional_int_query,
     read_body,
     set_token_cookie,
@@ -55,7 +56,8 @@ async def create_game(request: Request) -> JSONResponse:
     trust = await creator_trust(request)
     held = None  # a known Idempotency-Key creates no new table: its retry is answered as the first
     if key is None or not await context.commands.idempotency.known(key):
-        spent = waiting_budget.budgets(context.settings, waiting_budget.kind_of(body.options), address, trust)
+        kind = waiting_budget.kind_of(body.options)
+        spent = waiting_budget.budgets(context.settings, kind, address, network_of(address), trust)
         held = await waiting_budget.reserve(context.store, spent)
     chosen = None
     if trust is not None and trust.established:  # a table of a known player: the lobby lists it first

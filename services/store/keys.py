@@ -242,3 +242,9 @@ def tlog_cosignatures_key(text_digest: str) -> str:
     """hash: "<witness name> <key ID hex>" -> JSON {witness, line, known, vkey, timestamp}: the
     cosignatures received for the checkpoint whose text has this SHA-256 (hex)."""
     return f"{TLOG_TAG}:cosignatures:{text_digest}"
+
+
+def tlog_cosigners_key(text_digest: str) -> str:
+    """hash: a digest of a client network -> the "<witness name> <key ID hex>" of the one unknown
+    witness whose cosignature that network added to the checkpoint whose text has this SHA-256."""
+    return f"{TLOG_TAG}:cosigners:{text_digest}"

@@ -17,6 +17,7 @@ the whole batch; the games stay pending until a script has recorded them as scan
 from __future__ import annotations
 
 import base64
+import hashlib
 import json
 import math
 from collections.abc import Iterable, Sequence
@@ -28,7 +29,7 @@ import structlog
 from services.history.folding import Folded
 from services.signing import KeyRing, parse_note
 from services.store.event_store import SyncEventStore
-from services.store.keys import TLOG, tlog_cosignatures_key
+from services.store.keys import TLOG, tlog_cosignatures_key, tlog_cosigners_key
 from services.store.requests import Call, Operation, Pipelined
 from services.transparency import leaves as leaf_format
 from services.transparency import merkle
@@ -223,12 +224,14 @@ def proofs_for_game(store: SyncEventStore | Any, game_id: str, size: int | None 
 
 
 def add_cosignature_op(
-    note: str, line: str, witnesses: Sequence[WitnessKey], vkey: str | None = None
+    note: str, line: str, witnesses: Sequence[WitnessKey], vkey: str | None = None, network: str = ""
 ) -> Operation[dict[str, Any]]:
     """Record a witness's cosignature of a checkpoint this log published. A configured witness's
     is verified against its key; another's against the ``vkey`` it sends, and kept marked
-    ``known: false`` (at most ``MAX_UNKNOWN_COSIGNATURES`` per checkpoint). ``CheckpointError``
-    otherwise (its code names the reason)."""
+    ``known: false``: at most ``MAX_UNKNOWN_COSIGNATURES`` per checkpoint, and one unknown witness
+    per client ``network`` (``services.api.http.network_of``; kept as a digest), so that one client
+    cannot take every place with keys it made up. ``CheckpointError`` otherwise (its code names the
+    reason)."""
     try:
         text = parse_note(note)[0] if "\n\n" in note else note
     except ValueError:
@@ -252,15 +255,31 @@ def add_cosignature_op(
         raise CheckpointError(
             "cosignature_invalid", "The cosignature does not verify with the witness's key."
         )
-    hash_key = tlog_cosignatures_key(text_digest(text))
+    digest = text_digest(text)
+    hash_key = tlog_cosignatures_key(digest)
     field = f"{key.name} {key.key_id:08x}"
+    calls: list[Call] = []
     if not is_known:
-        present, count = yield Pipelined((Call(("HEXISTS", hash_key, field)), Call(("HLEN", hash_key))))
+        from_network = hashlib.sha256(f"tablestream-cosigner:{network}".encode()).hexdigest()[:32]
+        present, count, added = yield Pipelined(
+            (
+                Call(("HEXISTS", hash_key, field)),
+                Call(("HLEN", hash_key)),
+                Call(("HGET", tlog_cosigners_key(digest), from_network)),
+            )
+        )
         if not present and int(count) >= MAX_UNKNOWN_COSIGNATURES:
             raise CheckpointError(
                 "cosignatures_full",
                 "This checkpoint holds as many unknown witnesses' cosignatures as it keeps.",
             )
+        if added is not None and _text(added) != field:
+            raise CheckpointError(
+                "cosignature_from_network_taken",
+                "Your network already added an unknown witness's cosignature to this checkpoint; "
+                "a witness the service is configured with is not limited so.",
+            )
+        calls.append(Call(("HSET", tlog_cosigners_key(digest), from_network, field)))
     doc = {
         "witness": key.name,
         "line": cosignature.line,
@@ -268,7 +287,7 @@ def add_cosignature_op(
         "vkey": key.vkey,
         "timestamp": cosignature.timestamp,
     }
-    yield Call(("HSET", hash_key, field, json.dumps(doc)))
+    yield Pipelined((Call(("HSET", hash_key, field, json.dumps(doc))), *calls))
     return doc
 
 

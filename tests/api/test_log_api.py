@@ -115,6 +115,44 @@ def test_an_unknown_witness_is_kept_apart_and_never_added_to_the_served_checkpoi
     assert client.get("/log/cosignatures").json()["cosignatures"][0]["known"] is False
 
 
+PROXY = "203.0.113.7"  # a trusted proxy: X-Forwarded-For names each client
+
+
+@pytest.fixture
+def behind_proxy() -> Iterator[tuple[TestClient, TransparencyLog]]:
+    yield from served_app(peer=PROXY, trusted_proxies=PROXY)
+
+
+def cosign_as_stranger(client: TestClient, text: str, name: str, address: str) -> tuple[int, str]:
+    """A witness the service does not know cosigns ``text`` with a key it just made, from ``address``."""
+    made_up = Ed25519PrivateKey.generate()
+    key = cp.witness_key(name, raw_public(made_up.public_key()))
+    body = {"checkpoint": text, "cosignature": cp.cosign(text, key.name, made_up, T0), "vkey": key.vkey}
+    answer = client.post("/log/cosignatures", json=body, headers={"X-Forwarded-For": address})
+    return answer.status_code, answer.json()["error"]["code"] if answer.status_code >= 400 else ""
+
+
+def test_one_client_network_adds_one_unknown_witness_to_a_checkpoint_and_another_network_still_can(
+    behind_proxy,
+) -> None:
+    client, tlog = behind_proxy
+    note = publish(tlog, T0)
+    text = note.split("\n\n")[0] + "\n"
+    assert cosign_as_stranger(client, text, "first.example", "198.51.100.1") == (201, "")
+    taken = cosign_as_stranger(client, text, "second.example", "198.51.100.2")  # the same /24
+    assert taken == (409, "cosignature_from_network_taken")
+    assert cosign_as_stranger(client, text, "third.example", "192.0.2.1") == (201, "")
+    line = cp.cosign(text, WITNESS_KEY.name, WITNESS, T0 + 3)  # a configured witness is not limited so
+    forwarded = {"X-Forwarded-For": "198.51.100.1"}
+    known = client.post(
+        "/log/cosignatures", json={"checkpoint": note, "cosignature": line}, headers=forwarded
+    )
+    assert known.status_code == 201
+    listed = client.get("/log/cosignatures").json()["cosignatures"]
+    assert [c["witness"] for c in listed] == [WITNESS_KEY.name, "first.example", "third.example"]
+    assert "198.51" not in json.dumps(listed)  # the networks are never shown
+
+
 @pytest.mark.parametrize(
     "change,status,code",
     [

@@ -16,11 +16,11 @@ from starlette.testclient import TestClient
 
 from projections.ratings import PROVISIONAL_GAMES, PROVISIONAL_OPPONENTS, Skill
 from services.api.app import create_app
+from services.api.http import network_of
 from services.config import Settings
 from services.store import indexes
 from services.store.event_store import SyncEventStore
 from services.store.keys import LOBBY_CHANNEL, rating_key
-from services.waiting_budget import network_of
 from tests.api.conftest import ADMIN_TOKEN, UNLIMITED, Api, bearer_only
 from tests.support.waiting import Deadline
 

@@ -47,14 +47,15 @@ WITNESS = Ed25519PrivateKey.generate()
 WITNESS_KEY = cp.witness_key("witness.example/w1", raw_public(WITNESS.public_key()))
 
 
-def served_app(**settings_: str) -> Iterator[tuple[TestClient, TransparencyLog]]:
-    """The app on fakeredis with a configured witness, and the log on the same server."""
+def served_app(peer: str = "testclient", **settings_: str) -> Iterator[tuple[TestClient, TransparencyLog]]:
+    """The app on fakeredis with a configured witness, and the log on the same server; the test
+    client connects from ``peer``."""
     server = fakeredis.FakeServer()
     settings = Settings(admin_token=ADMIN_TOKEN, log_witnesses=WITNESS_KEY.vkey, **{**UNLIMITED, **settings_})
     app = create_app(
         settings, lambda: (fakeredis.FakeAsyncRedis(server=server), fakeredis.FakeRedis(server=server))
     )
-    with TestClient(app, raise_server_exceptions=False) as client:
+    with TestClient(app, raise_server_exceptions=False, client=(peer, 50000)) as client:
         yield client, TransparencyLog(SyncEventStore(fakeredis.FakeRedis(server=server)))
 
 
