@@ -30,6 +30,7 @@ class PasswordSet(Event, tag="password_set", frozen=True):
 class TokenIssued(Event, tag="token_issued", frozen=True):
     token_hash: str  # SHA-256 hex of the bearer token
     via: str  # "register" or "login"
+    issued_ms: int = 0  # when (ms since the epoch); 0: issued before tokens carried their time
 
 
 class TokenRevoked(Event, tag="token_revoked", frozen=True):
@@ -82,6 +83,7 @@ class AccountState(msgspec.Struct, frozen=True, kw_only=True):
     skeleton: str
     password_hash: str | None = None
     token_hashes: frozenset[str] = frozenset()
+    token_issued: dict[str, int] = {}  # token hash -> issued_ms (a token's age: services.accounts)
     banned: bool = False
     ban_reason: str | None = None
 
@@ -98,11 +100,21 @@ def evolve(state: AccountState | None, event: Event) -> AccountState:
     if isinstance(event, PasswordSet):
         return msgspec.structs.replace(state, password_hash=event.password_hash)
     if isinstance(event, TokenIssued):
-        return msgspec.structs.replace(state, token_hashes=state.token_hashes | {event.token_hash})
+        return msgspec.structs.replace(
+            state,
+            token_hashes=state.token_hashes | {event.token_hash},
+            token_issued={**state.token_issued, event.token_hash: event.issued_ms},
+        )
     if isinstance(event, TokenRevoked):
-        return msgspec.structs.replace(state, token_hashes=state.token_hashes - {event.token_hash})
+        issued = {h: at for h, at in state.token_issued.items() if h != event.token_hash}
+        return msgspec.structs.replace(
+            state, token_hashes=state.token_hashes - {event.token_hash}, token_issued=issued
+        )
     if isinstance(event, OtherTokensRevoked):
-        return msgspec.structs.replace(state, token_hashes=state.token_hashes & {event.kept_hash})
+        issued = {h: at for h, at in state.token_issued.items() if h == event.kept_hash}
+        return msgspec.structs.replace(
+            state, token_hashes=state.token_hashes & {event.kept_hash}, token_issued=issued
+        )
     if isinstance(event, AccountBanned):
         return msgspec.structs.replace(state, banned=True, ban_reason=event.reason)
     if isinstance(event, AccountUnbanned):

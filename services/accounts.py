@@ -58,6 +58,14 @@ from services.store.event_store import EventStore
 from services.store.requests import clock_ms
 
 ACCOUNT_ID = re.compile(r"[0-9a-f]{16}")
+DAY_MS = 86_400_000
+TOKEN_DAYS = 180.0
+"""How long an account token works after it was issued (a login, a registration): as long as the
+browser keeps its cookie (``services.api.http.ACCOUNT_COOKIE_SECONDS``). Then 401
+``account_token_expired``, and the player logs in again."""
+LEGACY_ISSUED_MS = 1_796_515_200_000
+"""2026-12-06T00:00Z, when tokens began to carry their time: a token recorded before counts as
+issued then, so it expires with the others of its day rather than never."""
 MIN_PASSWORD, MAX_PASSWORD = 8, 256
 MAX_ATTEMPTS = 25
 MAX_REASON = 200
@@ -120,11 +128,18 @@ class Accounts:
     """The write side of accounts, and the bearer check of account tokens."""
 
     def __init__(
-        self, store: EventStore, hasher: PasswordHasher | None = None, pool: HashPool | None = None
+        self,
+        store: EventStore,
+        hasher: PasswordHasher | None = None,
+        pool: HashPool | None = None,
+        token_days: float = TOKEN_DAYS,
+        clock: Callable[[], int] = clock_ms,
     ) -> None:
         self.store = store
         self.hasher = hasher or PasswordHasher()
         self.pool = pool or HashPool()
+        self.token_ms = int(token_days * DAY_MS)
+        self.clock = clock
         self._dummy_hash: str | None = None
 
     async def register(
@@ -159,7 +174,7 @@ class Accounts:
         ]
         if password_hash is not None:
             events.append(PasswordSet(password_hash=password_hash))
-        events.append(TokenIssued(token_hash=token_digest(token), via="register"))
+        events.append(TokenIssued(token_hash=token_digest(token), via="register", issued_ms=self.clock()))
         try:
             appended = await self.store.run(
                 store_accounts.append_account(account_id, 0, [_encoder.encode(e) for e in events])
@@ -194,7 +209,8 @@ class Accounts:
             raise banned_error()
         token = _new_token(state.account_id)
         await self._append(
-            state.account_id, lambda _: [TokenIssued(token_hash=token_digest(token), via="login")]
+            state.account_id,
+            lambda _: [TokenIssued(token_hash=token_digest(token), via="login", issued_ms=self.clock())],
         )
         log.info("login", account_id=state.account_id, outcome="ok")
         return state, token
@@ -238,17 +254,29 @@ class Accounts:
         return state
 
     async def authenticate(self, token: str) -> AccountState:
-        """The account whose token this is; ``invalid_account_token`` (401) otherwise."""
+        """The account whose token this is; ``invalid_account_token`` (401) otherwise, and
+        ``account_token_expired`` (401) for one issued longer ago than the tokens' lifetime (a
+        token recorded without its time counts as issued at ``LEGACY_ISSUED_MS``)."""
         invalid = UnauthorizedError("invalid_account_token", "The account token is not valid.")
         account_id, dot, _ = token.partition(".")
         if not dot or not ACCOUNT_ID.fullmatch(account_id):
             raise invalid
         state = await self.load(account_id)
         digest = token_digest(token)
-        if state is None or not any(hmac.compare_digest(digest, known) for known in state.token_hashes):
+        found = (
+            None
+            if state is None
+            else next((known for known in state.token_hashes if hmac.compare_digest(digest, known)), None)
+        )
+        if state is None or found is None:
             raise invalid
         if state.banned:
             raise banned_error()
+        issued = state.token_issued.get(found) or LEGACY_ISSUED_MS
+        if self.clock() - issued > self.token_ms:
+            raise UnauthorizedError(
+                "account_token_expired", "This login has expired; log in again (or register anew)."
+            )
         return state
 
     async def ban(self, account_id: str, reason: str, operator: str) -> AccountState:

@@ -92,6 +92,7 @@ class Settings:
     login_guess_rate: str = "5/15 minutes"  # attempts at one account name per address, until one succeeds
     login_name_rate: str = "50/15 minutes"  # at one name from all addresses; past it only fresh addresses
     register_rate: str = "20/day"  # accounts created per client address
+    account_token_days: float = 180.0  # an account token works this long after its login; then 401
     chat_rate: str = "30/minute"  # chat messages per client address (services.chat)
     chat_speaker_rate: str = "12/minute"  # chat messages per speaker at one table (a seat, a spectator)
     chat_max_messages: int = 500  # messages one table's chat holds; past it 409 chat_full

@@ -189,6 +189,7 @@ def create_app(
                     settings.password_hash_queue,
                     settings.password_hash_wait_seconds,
                 ),
+                token_days=settings.account_token_days,
             ),
             players=PlayerQueries(store),
             live=hub,

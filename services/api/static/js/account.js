@@ -90,7 +90,7 @@ export function accountError(error) {
  * one the page took for anonymous while its cookie is an account's (its local record was cleared)
  * learns the account, so the forms offer to sit as it. */
 export function joinRefused(error) {
-  if (error instanceof ApiError && error.code === "invalid_account_token") {
+  if (error instanceof ApiError && ["invalid_account_token", "account_token_expired"].includes(error.code)) {
     forget();
     toast(t("account.expired"));
   } else {
