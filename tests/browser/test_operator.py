@@ -16,8 +16,8 @@ from playwright.sync_api import Page, expect
 
 from tests.browser import axe
 from tests.browser.conftest import Server
-from tests.browser.play import player, register
-from tests.support.waiting import ms
+from tests.browser.play import MOVE_SECONDS, player, register
+from tests.support.waiting import ms, wait_until
 
 pytestmark = pytest.mark.browser
 
@@ -106,8 +106,19 @@ def test_an_operator_finds_a_table_closes_it_and_handles_a_chat_report_by_keyboa
     olga.keyboard.type("abusive chat, players asked for help")
     olga.keyboard.press("Enter")
     expect(row.locator("[data-testid=op-table-status]")).to_have_text("Closed")
-    view = httpx.get(f"{server.url}/games/{game_id}/view", timeout=5).json()
-    assert view["status"] == "closed" and view["to_act"] == []
+
+    def public_view() -> dict[str, Any]:
+        view: dict[str, Any] = httpx.get(f"{server.url}/games/{game_id}/view", timeout=5).json()
+        return view
+
+    # a spectator's view is the projection's: it shows the close once the worker has projected it
+    closed = wait_until(
+        lambda: (view := public_view())["status"] == "closed" and view,
+        MOVE_SECONDS,
+        "the closed table's public view",
+        details=lambda: str(public_view()),
+    )
+    assert closed["to_act"] == []
 
     # the report shows the message's text; mark it handled with a note
     report = olga.locator("[data-testid=op-report]").filter(has_text=game_id)
