@@ -64,8 +64,9 @@ export async function render(main, game) {
   let problem = null;
   const body = h("div", { class: "board-body" });
 
-  function draw(focus) {
-    const me = account();
+  /** The page around the board (title, explanation, the games' tabs): drawn once, and again only
+   *  when the language changes, so a page arriving never takes the focus from a tab. */
+  function shell() {
     mount(main, h("div", { class: "rankings", "data-testid": "leaderboard", "data-game": game },
       h("div", { class: "page-head" }, h("h1", { text: t("board.title") }),
         h("p", { class: "muted", text: t("rating.explain", { games: PROVISIONAL_GAMES, opponents: PROVISIONAL_OPPONENTS }) })),
@@ -73,6 +74,11 @@ export async function render(main, game) {
         h("a", { href: `/rankings/${g}`, "data-nav": "", class: "tab", "aria-current": g === game ? "page" : null,
           text: gameTitle(g) }))),
       h("section", { class: "panel" }, body)));
+  }
+
+  /** The board itself: loading, a problem, or the page of players. */
+  function draw(focus) {
+    const me = account();
     if (problem) return mount(body, h("p", { class: "error", text: problem }));
     if (!page) return mount(body, h("p", { class: "muted", text: t("common.loading") }));
     // Provisional players are not listed (projections.ratings): say how many, and where to see one's own.
@@ -125,7 +131,8 @@ export async function render(main, game) {
     load(focus);
   }
 
+  shell();
   draw();
   await load();
-  return onLangChange(() => draw());
+  return onLangChange(() => { shell(); draw(); });
 }
