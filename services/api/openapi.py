@@ -25,9 +25,10 @@ from services.api.http import MAX_VERSION
 from services.api.idempotency import MAX_KEY, MIN_KEY
 from services.api.openapi_bodies import quickplay_schema, tighten
 from services.api.openapi_chat import CHAT_PATHS_RATE_LIMITED, chat_paths, chat_schemas
-from services.api.openapi_disputes import DISPUTE_PATHS, dispute_components
+from services.api.openapi_disputes import DISPUTE_PATHS, DISPUTE_PATHS_RATE_LIMITED, dispute_components
 from services.api.openapi_hints import HINTS_RATE_LIMITED, hint_paths
 from services.api.openapi_invite import add_invite_parameter, invite_paths
+from services.api.openapi_live import game_stream, live_schemas, lobby_stream
 from services.api.openapi_log import log_paths, log_schemas
 from services.api.openapi_operator import OPERATOR_PATHS, operator_components
 from services.api.openapi_your_tables import your_tables_paths
@@ -425,6 +426,7 @@ RATE_LIMITED = {
     ("/accounts/login", "post"),
     ("/accounts/me/password", "post"),
     *CHAT_PATHS_RATE_LIMITED,
+    *DISPUTE_PATHS_RATE_LIMITED,
     *HINTS_RATE_LIMITED,
     ("/me/tables/{game_id}/seat", "post"),
     ("/quickplay", "post"),
@@ -516,6 +518,7 @@ def openapi_document() -> dict[str, Any]:
     components["CreateGame"]["properties"]["game"] = {"enum": list(game_names())}
     tighten(components)  # the bodies as tight as the server's own checks
     components.update(chat_schemas())  # services.api.openapi_chat
+    components.update(live_schemas(list(game_names())))  # services.api.openapi_live
     components.update(log_schemas())  # services.api.openapi_log
     components["CreateGame"]["description"] = options_text
     body_errors = BODY_ERRORS
@@ -597,7 +600,10 @@ def openapi_document() -> dict[str, Any]:
                 "description": COOKIES,
                 "security": BEARER,
                 "parameters": [_query("at", "Time travel: the view at this version", 1, MAX_VERSION)],
-                "responses": {"200": _ok("The view"), **_errors(401, 404, 422)},
+                "responses": {
+                    "200": _ok("The view", {"$ref": REF.format(name="View")}),
+                    **_errors(401, 404, 422),
+                },
             },
         },
         "/games/{game_id}/events": {
@@ -702,28 +708,13 @@ def openapi_document() -> dict[str, Any]:
             "get": {
                 "summary": "Server-sent events: one message per version with the caller's view",
                 "security": BEARER,
-                "responses": {
-                    "200": {
-                        "description": "Resumes from Last-Event-ID. With the query 'chat=1' the "
-                        "table's chat comes too ('event: chat'; a person at the table (seat, host or seated "
-                        "account) gets no 'rail' record until the "
-                        "game ended), every id is '<version>.<chat n>', and 'chat_after=<n>' resumes "
-                        "the chat of a new stream",
-                        "content": {"text/event-stream": {"schema": {"type": "string"}}},
-                    },
-                    **_errors(401, 404, 422),
-                },
+                "responses": {"200": game_stream(), **_errors(401, 404, 422)},
             },
         },
         "/lobby/live": {
             "get": {
                 "summary": "Server-sent events: the whole lobby, then each table that changed",
-                "responses": {
-                    "200": {
-                        "description": "Every (re)connection starts with the whole lobby",
-                        "content": {"text/event-stream": {"schema": {"type": "string"}}},
-                    },
-                },
+                "responses": {"200": lobby_stream()},
             },
         },
         "/games/{game_id}/audit": {

@@ -65,6 +65,11 @@ def _post(
     return {"post": {"summary": summary, "description": WHO, "requestBody": request, "responses": responses}}
 
 
+DISPUTE_PATHS_RATE_LIMITED = {
+    # a player's dispute writes count against their address's dispute_rate (429 rate_limited past it)
+    ("/games/{game_id}/disputes", "post"),
+    ("/games/{game_id}/disputes/{dispute_id}/evidence", "post"),
+}
 DISPUTE_PATHS: dict[str, Any] = {
     "/games/{game_id}/disputes": {
         "parameters": [GAME_ID],
@@ -73,6 +78,8 @@ DISPUTE_PATHS: dict[str, Any] = {
             "OpenDispute",
             _ok("The dispute's record", "201"),
             s404="game_not_found",
+            s409="not_started (nothing played at the table yet), too_many_disputes (the table holds "
+            "its cap, or the player has two open there)",
             s422="invalid_round, invalid_dispute_text, invalid_party",
         ),
         **_get("The game's disputes, oldest first", "{disputes: [summary]}", s404="game_not_found"),

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from services.api.openapi_live import event, stream
+
 TABLE_ENTRY: dict[str, Any] = {
     "type": "object",
     "required": [
@@ -98,10 +100,11 @@ def your_tables_paths(
                 "10 s besides (a seat taken on another device). Counted in the live-stream caps.",
                 "security": security,
                 "responses": {
-                    "200": {
-                        "description": "retry: 1000, then an event 'tables' per change",
-                        "content": {"text/event-stream": {"schema": {"type": "string"}}},
-                    },
+                    "200": stream(
+                        "retry: 1000, then an event 'tables' (the body of GET /me/tables) at once and "
+                        "per change",
+                        event("tables", LISTING),
+                    ),
                     "401": error("invalid_account_token: a bad account token in the header"),
                 },
             },

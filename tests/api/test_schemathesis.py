@@ -38,7 +38,8 @@ APP = create_app(
     Settings(admin_token="schemathesis-operator-token", ready_max_lag_seconds=24 * 3600.0),
     lambda: (fakeredis.FakeAsyncRedis(server=SERVER), fakeredis.FakeRedis(server=SERVER)),
 )
-# /live streams until the client leaves: its answers are covered by tests/api/test_live.py.
+# A live stream runs until the client leaves: every event of the three is checked against its
+# documented item schema over played games in tests/api/test_live_schema.py.
 schema = schemathesis.openapi.from_asgi("/openapi.json", APP).exclude(path_regex="/live$")
 CHECKS = [
     not_a_server_error,
