@@ -45,6 +45,16 @@ REVIEW_QUEUE = "review"
 REVIEW_JOB = "workers.review.build_review"
 QUEUES = (QUEUE_NAME, LIFECYCLE_QUEUE, BOT_QUEUE, REVIEW_QUEUE)  # a worker takes them in this order
 JOBS = frozenset({PROJECTION_JOB, DRAIN_JOB, BATCH_JOB, TIMER_JOB, BOT_JOB, SETTLE_JOB, REVIEW_JOB})
+LEASED_JOBS = frozenset({TIMER_JOB, BOT_JOB, SETTLE_JOB})
+LEASE_SECONDS = 30
+"""A lifecycle job (a timer's firing, a bot's move, a settle) runs for at most this long, and its
+worker holds it for this long from its start (its heartbeat's time to live): a worker killed with
+one started leaves its table waiting this long, then the sweeper queues the job again. A bot's move
+takes at most ``bots.search.CPU_SECONDS`` of CPU; one still running at the deadline is stopped by
+RQ and queued again, and a duplicate run would be harmless (its command's id is deduplicated)."""
+EXECUTION_GRACE = 60
+"""RQ's ``ExecutionRegistry.add`` stores an execution's deadline 60 s after its heartbeat's time to
+live: the lease ends that much before the stored deadline."""
 TRACE_LINKS = "tablestream:trace:handovers"  # trace contexts of hand-overs a queued drain job covers
 TRACE_LINKS_KEPT = 200  # at most this many per drain job (the newest)
 TRACE_LINKS_TTL = 3600  # seconds: a list no drain job took (a dead worker pool) does not stay
@@ -202,6 +212,14 @@ class PipelinedWorker(PromptWorker):
         metrics.job_done(queue.name, kind, ok, lag)
         return ok
 
+    def get_heartbeat_ttl(self, job: Job, working_time: float = 0.0) -> int:
+        """A lifecycle job's lease is its own time bound (``LEASE_SECONDS``): RQ's SimpleWorker
+        holds every job for its timeout plus a minute, and with the execution registry's grace a
+        killed worker's bot move waited five minutes for the sweeper."""
+        if job.func_name in LEASED_JOBS and job.timeout:
+            return int(job.timeout)
+        return int(super().get_heartbeat_ttl(job, working_time))
+
     def heartbeat(self, timeout: int | None = None, pipeline: Any = None) -> None:
         if pipeline is not None:
             super().heartbeat(timeout, pipeline)
@@ -252,6 +270,7 @@ def _enqueue_once(
             func,
             args=args,
             job_id=job_id,
+            timeout=LEASE_SECONDS if func in LEASED_JOBS else None,
             result_ttl=0,
             failure_ttl=24 * 3600,
             unique=True,
@@ -281,7 +300,8 @@ def _requeue_stopped(queue: Queue, job_id: str, at_front: bool = False) -> bool:
             queue.started_job_registry.key,
         )
         flag = "1" if at_front else "0"
-        return bool(queue.connection.eval(REQUEUE_LOST, len(keys), *keys, job_id, now().timestamp(), flag))
+        lease_end = now().timestamp() + EXECUTION_GRACE
+        return bool(queue.connection.eval(REQUEUE_LOST, len(keys), *keys, job_id, lease_end, flag))
     if status != JobStatus.FAILED:
         return False
     try:
@@ -334,13 +354,13 @@ def _lost(connection: redis.Redis, jobs: Sequence[tuple[str, str, str]]) -> set[
     with no execution whose deadline is still ahead (its worker stopped beating). One round trip."""
     if not jobs:
         return set()
-    moment = now().timestamp()
+    lease_end = now().timestamp() + EXECUTION_GRACE  # a deadline stored past it: a live lease
     with connection.pipeline(transaction=False) as pipe:
         for job_id, status, origin in jobs:
             if status == JobStatus.QUEUED.value:
                 pipe.lpos(Queue.redis_queue_namespace_prefix + origin, job_id)
             else:
-                pipe.zcount(ExecutionRegistry.key_template.format(job_id), moment, "+inf")
+                pipe.zcount(ExecutionRegistry.key_template.format(job_id), lease_end, "+inf")
         replies = pipe.execute()
     return {
         job_id
@@ -353,7 +373,8 @@ def _lost(connection: redis.Redis, jobs: Sequence[tuple[str, str, str]]) -> set[
 # a queued job in no queue's list leaves RQ's intermediate list for its queue; a started one with no
 # live execution leaves the started registry (RQ's clean-up would later call it failed) and is
 # queued again. KEYS: job hash, queue list, intermediate list, executions, started registry.
-# ARGV: job id, now (seconds), "1" for the head of the queue. Replies 1 when it queued the job.
+# ARGV: job id, now plus EXECUTION_GRACE (seconds), "1" for the head of the queue. Replies 1 when
+# it queued the job.
 REQUEUE_LOST = """
 local status = redis.call('HGET', KEYS[1], 'status')
 if status == 'queued' then
