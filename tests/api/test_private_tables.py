@@ -224,3 +224,79 @@ def test_opening_an_account_seat_at_a_private_table_the_account_is_not_at_answer
             "message": unknown.json()["error"]["message"].replace(unknown_id, game_id),
         }
     }
+
+
+CREDENTIALS = [
+    "none",
+    "another table's host token",
+    "another table's seat token",
+    "another table's seat cookie",
+    "an account token",
+    "a rail cookie",
+]
+COMPARED_HEADERS = ("content-type", "content-length", "cache-control", "retry-after", "link", "location")
+
+
+def routes_of_a_game(api: Api) -> list[tuple[str, str]]:
+    """(method, path) of every route the app serves under a game's id: the API's and the pages'."""
+    found = []
+    for route in api.client.app.routes:  # type: ignore[attr-defined]
+        path = getattr(route, "path", "")
+        if "{game_id}" not in path:
+            continue
+        for method in sorted((getattr(route, "methods", None) or {"GET"}) - {"HEAD"}):
+            found.append((method, path))
+    return found
+
+
+def credential_headers(api: Api, credential: str) -> dict[str, str]:
+    other = api.started("skull", 3)
+    if credential == "another table's host token":
+        return {"Authorization": f"Bearer {api.hosts[other]}"}
+    if credential == "another table's seat token":
+        return api.auth(other, 0)
+    if credential == "another table's seat cookie":
+        return {"Cookie": f"ts_seat_{other}={api.tokens[other][0]}"}
+    if credential == "an account token":
+        token = api.client.post("/accounts", json={"name": "Mallory"}).json()["token"]
+        return {"Authorization": f"Bearer {token}"}
+    if credential == "a rail cookie":
+        return {"Cookie": "ts_rail=" + "ab" * 16}
+    return {}
+
+
+@pytest.mark.parametrize("credential", CREDENTIALS)
+def test_every_route_under_a_game_answers_a_private_table_as_an_unknown_game_to_every_other_credential(
+    fake_api: Api, credential: str
+) -> None:
+    """The property over the whole router (no list kept by hand): for every route with a game's id,
+    every method, and each credential that is not the table's, a running private table and an id no
+    game has get the same status, the same body but for the id, and the same headers that could tell
+    them apart (type, length, caching, links); neither sets a cookie."""
+    api = fake_api
+    created = create_private(api)
+    game_id = created["game_id"]
+    for seat in range(3):
+        assert join(api, game_id, f"P{seat}", created["invite"]).status_code == 201  # it runs: a real game
+    unknown_id = "0123456789abcdef"
+    assert len(unknown_id) == len(game_id)
+    headers = {**credential_headers(api, credential), "Accept": "application/json"}
+    routes = routes_of_a_game(api)
+    assert len(routes) >= 30, routes  # the router's, not a hand-kept few
+    for method, path in routes:
+        concrete = path.replace("{dispute_id}", "0123456789abcdef").replace("{seat}", "0")
+        answers = []
+        for gid in (game_id, unknown_id):
+            body = {"json": {}} if method == "POST" else {}
+            response = api.client.request(method, concrete.replace("{game_id}", gid), headers=headers, **body)
+            answers.append(response)
+        private, unknown = answers
+        where = f"{method} {path} with {credential}"
+        assert private.status_code == unknown.status_code, where
+        assert private.content.replace(game_id.encode(), b"ID") == unknown.content.replace(
+            unknown_id.encode(), b"ID"
+        ), where
+        for name in COMPARED_HEADERS:
+            assert private.headers.get(name) == unknown.headers.get(name), f"{where}: {name}"
+        assert ("etag" in private.headers) == ("etag" in unknown.headers), where
+        assert "set-cookie" not in private.headers, where
