@@ -22,6 +22,9 @@ pytestmark = pytest.mark.browser
 REVIEW_SECONDS = 90  # the review job runs on the server's worker after every other job
 
 
+@pytest.mark.soak(
+    reason="plays a whole Skull King game, then waits for its review, built at the lowest CPU priority"
+)
 def test_a_hint_marks_the_suggested_move_and_the_replay_shows_the_review(
     browser,
     server: Server,
