@@ -87,8 +87,9 @@ def test_three_browsers_play_skull_with_discs_mats_and_bids_as_controls(
     game_id = create_table(pages[0], "Skull", "Ada", 3)
     join_table(pages[1], game_id, "Brook")
     join_table(pages[2], game_id, "Cyd")
-    pages[0].wait_for_selector("[data-testid=table][data-status=playing]")
-    assert pages[0].locator("[data-testid=mat-2]").count() == 1
+    # data-status is the view received; the board is drawn from the page's queue a moment later
+    pages[0].wait_for_selector("[data-testid=table][data-shown-status=playing]")
+    expect(pages[0].locator("[data-testid=mat-2]")).to_have_count(1)
 
     seen_bid = []
 
