@@ -300,8 +300,7 @@ def _requeue_stopped(queue: Queue, job_id: str, at_front: bool = False) -> bool:
             queue.started_job_registry.key,
         )
         flag = "1" if at_front else "0"
-        lease_end = now().timestamp() + EXECUTION_GRACE
-        return bool(queue.connection.eval(REQUEUE_LOST, len(keys), *keys, job_id, lease_end, flag))
+        return bool(queue.connection.eval(REQUEUE_LOST, len(keys), *keys, job_id, _lease_end(), flag))
     if status != JobStatus.FAILED:
         return False
     try:
@@ -348,13 +347,18 @@ def jobs_under_way(connection: redis.Redis, job_ids: list[str]) -> list[bool]:
     return [status in WAITING or (status in HELD and job_id not in lost) for job_id, status, _ in jobs]
 
 
+def _lease_end() -> float:
+    """An execution whose stored deadline is past this still holds its lease (``EXECUTION_GRACE``)."""
+    return now().timestamp() + EXECUTION_GRACE
+
+
 def _lost(connection: redis.Redis, jobs: Sequence[tuple[str, str, str]]) -> set[str]:
     """Of ``(job id, status, queue)``, the jobs a worker's death lost: queued but in no queue's list
     (taken by a worker killed before it started them: RQ's intermediate list holds them), or started
     with no execution whose deadline is still ahead (its worker stopped beating). One round trip."""
     if not jobs:
         return set()
-    lease_end = now().timestamp() + EXECUTION_GRACE  # a deadline stored past it: a live lease
+    lease_end = _lease_end()
     with connection.pipeline(transaction=False) as pipe:
         for job_id, status, origin in jobs:
             if status == JobStatus.QUEUED.value:

@@ -16,7 +16,6 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-import fakeredis
 import httpx
 import jsonschema_rs
 import pytest
@@ -24,11 +23,9 @@ import schemathesis
 from starlette.testclient import TestClient
 
 from bots import choose
-from services.api.app import create_app
 from services.api.openapi import openapi_document
-from services.config import Settings
-from tests.api.conftest import ADMIN_TOKEN, UNLIMITED, Api, bearer_only
-from tests.api.test_chat import RAIL, say
+from tests.api.conftest import Api
+from tests.api.test_chat import RAIL, chat_app, say
 from tests.api.test_your_tables import bearer, register, seated_with
 from tests.support.waiting import wait_until
 
@@ -40,25 +37,15 @@ DEADLINE = 20.0
 
 @pytest.fixture
 def live_api() -> Iterator[Api]:
-    """The app on fakeredis; chat streams end with the game, and a quiet stream sends its keep-alive
+    """The chat tests' app (chat streams end with the game); a quiet stream sends its keep-alive
     comment at every poll (a comment is no event, and the documents must say so)."""
-    server = fakeredis.FakeServer()
-    settings = Settings(
-        admin_token=ADMIN_TOKEN,
-        **{
-            **UNLIMITED,
-            "chat_after_end_seconds": 0.0,
-            "live_poll_seconds": 0.05,
-            "live_heartbeat_seconds": 0.0,
-            "chat_rate": "100000/second",
-            "chat_speaker_rate": "100000/second",
-        },
-    )
-    app = create_app(
-        settings, lambda: (fakeredis.FakeAsyncRedis(server=server), fakeredis.FakeRedis(server=server))
-    )
-    with TestClient(app, raise_server_exceptions=False) as client:
-        yield Api(bearer_only(client), fakeredis.FakeRedis(server=server))
+    with chat_app(
+        chat_rate="100000/second",
+        chat_speaker_rate="100000/second",
+        live_poll_seconds=0.05,
+        live_heartbeat_seconds=0.0,
+    ) as api:
+        yield api
 
 
 class Capture:

@@ -19,6 +19,7 @@ from collections.abc import Iterator
 
 import pytest
 import redis
+from rq.exceptions import NoSuchJobError
 from rq.job import Job
 from rq.serializers import JSONSerializer
 
@@ -65,7 +66,7 @@ def bot_moves(sync: redis.Redis, game_id: str) -> list[int | None]:
 def job_status(sync: redis.Redis, job_id: str) -> str | None:
     try:
         return Job.fetch(job_id, connection=sync, serializer=JSONSerializer).get_status(refresh=True).value
-    except Exception:  # finished with result_ttl 0: gone
+    except NoSuchJobError:  # finished with result_ttl 0: gone
         return None
 
 
