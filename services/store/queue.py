@@ -154,7 +154,16 @@ class PromptWorker(SimpleWorker):
     the worker registered itself (and started its scheduler), so a pool stopped in that window got
     a KeyboardInterrupt traceback from the worker, which stayed registered. Here the request is
     noted from the start of the bootstrap, and the work loop ends at its first turn, deregistered.
+
+    And it starts no scheduler process: no job here is scheduled for later (a projection's retry is
+    queued again at once), and RQ's pool asks every worker for one. The scheduler is forked with
+    the worker's signal handlers and installs its own only once it runs: a stop sent to it before
+    that was swallowed, and the worker's stop waited on it for ever (a pool stopped as it started
+    never ended).
     """
+
+    def _start_scheduler(self, *args: Any, **kwargs: Any) -> None:
+        self.scheduler = None
 
     def bootstrap(self, *args: Any, **kwargs: Any) -> None:
         def stop_once_started(signum: int, frame: FrameType | None) -> None:

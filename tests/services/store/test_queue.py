@@ -3,12 +3,15 @@ disk, so the hand-over to the workers and the workers' own bookkeeping keep them
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 import signal
 from typing import Any
 
 import fakeredis
 import pytest
+import redis as redis_py
+from rq import Queue
 from rq.job import Job
 from rq.serializers import JSONSerializer
 from rq.worker_registration import WORKERS_BY_QUEUE_KEY
@@ -126,3 +129,54 @@ def test_a_worker_stopped_while_it_starts_ends_at_once_and_deregistered(real_red
     assert worker._stop_requested
     assert real_redis.hget(worker.key, "death") is not None  # its death registered
     assert worker.key.encode() not in real_redis.smembers(WORKERS_BY_QUEUE_KEY % queue.name)
+
+
+def _work_as_a_pool_worker(connection_kwargs: dict[str, Any], queue_name: str) -> None:
+    """A forked child: a worker run as RQ's pool runs one (it asks for a scheduler)."""
+    connection = redis_py.Redis(**connection_kwargs)
+    queue = Queue(queue_name, connection=connection, serializer=JSONSerializer)
+    PipelinedWorker([queue], connection=connection, serializer=JSONSerializer).work(
+        burst=False, logging_level="WARNING", with_scheduler=True
+    )
+
+
+def _children(pid: int) -> list[int]:
+    with open(f"/proc/{pid}/task/{pid}/children") as listing:
+        return [int(child) for child in listing.read().split()]
+
+
+@pytest.mark.redis
+def test_a_pool_worker_runs_no_scheduler_process_so_its_stop_never_waits_on_one(real_redis: Any) -> None:
+    """RQ's pool asks each worker for a scheduler, a process forked with the worker's signal
+    handlers: a stop sent to it before it installed its own was lost, and the worker waited on it
+    for ever (CI: a pool stopped soon after it started did not end in 30 s). No job here is
+    scheduled for later, so a worker starts none, and its stop ends it."""
+    where = real_redis.connection_pool.connection_kwargs
+    name = f"scheduler-test-{os.getpid()}"  # a queue of its own: no other test's scheduler holds its lock
+    child = multiprocessing.get_context("fork").Process(
+        target=_work_as_a_pool_worker, args=({"host": where["host"], "port": where["port"]}, name)
+    )
+    child.start()
+    try:
+        wait_until(lambda: real_redis.smembers(WORKERS_BY_QUEUE_KEY % name), 20, "the worker to register")
+        wait_until(
+            lambda: real_redis.hget(f"rq:worker:{_registered(real_redis, name)}", "state") == b"idle",
+            20,
+            "the worker to wait for jobs",
+        )
+        assert _children(child.pid) == [], "the worker forked a process beside it"
+        os.kill(child.pid, signal.SIGINT)  # as the pool stops its workers
+        wait_until(lambda: not child.is_alive(), 20, "the stopped worker's process to end")
+    finally:
+        if child.is_alive():
+            for pid in _children(child.pid):
+                os.kill(pid, signal.SIGKILL)
+            child.kill()
+            child.join()
+    assert child.exitcode == 0
+    assert not real_redis.smembers(WORKERS_BY_QUEUE_KEY % name)
+
+
+def _registered(connection: Any, queue_name: str) -> str:
+    (key,) = connection.smembers(WORKERS_BY_QUEUE_KEY % queue_name)
+    return key.decode().removeprefix("rq:worker:")
