@@ -35,7 +35,7 @@ from services.api.lanes import Lanes
 from services.api.live import live
 from services.api.lobby_live import lobby_live
 from services.api.log_routes import routes as log_routes
-from services.api.metrics_route import RequestMetrics, metrics_endpoint, route_templates
+from services.api.metrics_route import RequestMetrics, metrics_endpoint, route_methods, route_templates
 from services.api.middleware import DrainGuard, RequestGuard, SecurityHeaders
 from services.api.openapi import openapi_document
 from services.api.operator_routes import routes as operator_routes
@@ -129,6 +129,7 @@ class GuardedStarlette(Starlette):
     def build_middleware_stack(self) -> ASGIApp:
         guarded = SecurityHeaders(super().build_middleware_stack(), self.hsts_seconds, self.public_origin)
         measured = RequestMetrics(guarded, route_templates(self.routes))
+        metrics.metrics().routes_known(route_methods(self.routes))
         return Lanes(measured, self, guarded)
 
 
