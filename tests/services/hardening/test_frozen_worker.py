@@ -58,6 +58,7 @@ def test_a_frozen_worker_leaves_the_api_ready_and_taking_commands_while_the_proj
     ) as stack:
         client = httpx.Client(base_url=stack.base, timeout=10)
         pool = wait_until(stack.worker_pid, 30, "serve's worker pool")
+        assert pool is not None
         for queue in ("projections", "lifecycle", "bots", "review"):
             wait_until(
                 lambda: figure(client, "tablestream_workers", queue=queue) >= 1,  # noqa: B023
