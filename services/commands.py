@@ -556,6 +556,8 @@ class GameCommands:
             for event in events:
                 if isinstance(event, BotTookOver):
                     metrics.takeover(folded.table.name, event.reason)
+                elif isinstance(event, BotSeated):  # the host gave the seat to a bot (domain.table)
+                    metrics.takeover(folded.table.name, "host")
             await self._after(new, armed=True)  # bots; the timer was armed with the batch
             await self._notify(folded.game_id, result.handover())
             return CommandOutcome(

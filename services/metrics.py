@@ -14,8 +14,17 @@ Hooks are one call each on the hot path (a labelled child's ``inc`` or ``observe
 takes a bounded set of values: a game's kind (``skull``, ``six_nimmt``, ``skull_king``), an
 outcome, a route's template (never a path with a game id), a queue's name, a status class.
 
-What depends on Redis's state (queue depth, workers alive, tables by status, the oldest lag) is
-read when scraped (``scrape_time_families``) and never written to the files.
+What depends on Redis's state (queue depth, the age of each queue's oldest job, workers alive, tables
+by status, the oldest unsettled game) is read when scraped (``scrape_time_families``) and never
+written to the files.
+
+Two lags are kept apart. A projection's lag runs from a command's append (its hand-over to the
+workers) to its views written: ``tablestream_projection_lag_seconds`` observes it once a game is
+projected, and while a projection waits, the age of the oldest job in the ``projections`` queue
+(``tablestream_queue_oldest_job_seconds``) grows with it. A game also stays marked (the dirty set)
+while a bot's move or a timer is on its way: ``tablestream_oldest_unsettled_game_seconds`` is how
+long the longest-marked game has waited for all of that, which includes a bot thinking or a timer
+running, so it is no projection lag.
 """
 
 from __future__ import annotations
@@ -35,6 +44,7 @@ from prometheus_client import (
     Counter,
     Gauge,
     Histogram,
+    ProcessCollector,
     generate_latest,
     multiprocess,
     start_http_server,
@@ -51,6 +61,7 @@ TAKEOVER_REASONS = ("left", "timeouts", "host")
 LIMITS = ("create", "join", "command", "login", "register", "login_guess", "login_name", "live_streams")
 VERIFY_CHECKS = ("chain", "reveal", "rules", "stream")
 STREAM_KINDS = ("game", "lobby")
+STATUS_CLASSES = ("2xx", "4xx", "5xx")  # the request series made at 0 for every route (``routes_known``)
 JOBS = {  # the jobs of each queue (services.store.queue)
     "projections": ("project", "project_poked", "project_games"),
     "lifecycle": ("fire_timer", "play_bot", "settle_lifecycle"),  # play_bot: a job an older process queued
@@ -59,6 +70,7 @@ JOBS = {  # the jobs of each queue (services.store.queue)
 }
 LATENCY_BUCKETS = (0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
 LAG_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0)
+QUEUES = tuple(JOBS)
 
 
 def _game(name: str) -> str:
@@ -106,13 +118,19 @@ class Metrics:
             multiprocess_mode="livesum", registry=registry,
         )  # fmt: skip
         self.jobs = Counter(
-            "tablestream_jobs", "RQ jobs run by the workers, by queue, job and outcome (ok, failed)",
-            ["queue", "job", "outcome"], registry=registry,
+            "tablestream_jobs", "RQ jobs run by the workers, by queue, kind of job (its function: "
+            "project, play_bot, ...) and outcome (ok, failed). The label is 'kind', not 'job', which "
+            "is Prometheus's own target label", ["queue", "kind", "outcome"], registry=registry,
         )  # fmt: skip
         self.job_lag = Histogram(
-            "tablestream_projection_lag_seconds", "From a job's queueing to its end (projections: from "
-            "the hand-over of an append to its views written), by queue", ["queue"], buckets=LAG_BUCKETS,
-            registry=registry,
+            "tablestream_job_lag_seconds", "From an RQ job's queueing to its end, by queue (a drain job "
+            "of the projections queue is not counted here: its games are, in "
+            "tablestream_projection_lag_seconds)", ["queue"], buckets=LAG_BUCKETS, registry=registry,
+        )  # fmt: skip
+        self.projection_lag = Histogram(
+            "tablestream_projection_lag_seconds", "A command's projection lag: from the hand-over of its "
+            "append to the workers to its game's views written (no wait for a bot or a timer)",
+            buckets=LAG_BUCKETS, registry=registry,
         )  # fmt: skip
         self.drained = Counter("tablestream_drain_games", "Games projected by drain jobs", registry=registry)
         self.lifecycle_pending = Counter(
@@ -187,6 +205,18 @@ class Metrics:
             for job in jobs:
                 for outcome in ("ok", "failed"):
                     self.jobs.labels(queue, job, outcome)
+        for path in ("fast", "fallback", "load"):
+            self.command_paths.labels(path)
+        for role in ("api", "worker"):
+            self.round_trips.labels(role)
+            self.redis_errors.labels(role)
+
+    def routes_known(self, routes: Iterable[tuple[str, str]]) -> None:
+        """The request series of every route template and method at 0 for each status class, so
+        that a rate of 5xx answers is 0 (not "no data") before the first one."""
+        for route, method in routes:
+            for status in STATUS_CLASSES:
+                self.requests.labels(route, method, status)
 
 
 _metrics: Metrics | None = None
@@ -230,12 +260,14 @@ def prepare_directory(owner: bool, role: str = "api") -> Path | None:
 
 
 def serve_worker_metrics(port: int) -> None:
-    """A worker process's own ``/metrics`` (every process of its directory), on a thread."""
+    """A worker process's own ``/metrics`` (every process of its directory, and the CPU and memory of
+    the pool's own process), on a thread."""
     registry = CollectorRegistry(auto_describe=False)
     if multiprocess_directory() is not None:
         multiprocess.MultiProcessCollector(registry)  # type: ignore[no-untyped-call]
     else:
         registry.register(_ThisProcess())
+    ProcessCollector(registry=registry)
     start_http_server(port, registry=registry)
 
 
@@ -283,16 +315,16 @@ def stream_open(kind: str) -> Iterator[None]:
         gauge.dec()
 
 
-def job_done(queue: str, job: str, ok: bool, lag_seconds: float | None) -> None:
+def job_done(queue: str, kind: str, ok: bool, lag_seconds: float | None) -> None:
     m = metrics()
-    m.jobs.labels(queue, job, "ok" if ok else "failed").inc()
+    m.jobs.labels(queue, kind, "ok" if ok else "failed").inc()
     if lag_seconds is not None:
         m.job_lag.labels(queue).observe(max(0.0, lag_seconds))
 
 
 def projection_lag(seconds: float, games: int = 1) -> None:
     """``games`` projected by a drain job, each at most ``seconds`` after its hand-over."""
-    observe = metrics().job_lag.labels("projections").observe
+    observe = metrics().projection_lag.observe
     for _ in range(games):
         observe(max(0.0, seconds))
 
@@ -357,8 +389,9 @@ class Figures:
     queue_depth: dict[str, int]
     workers: dict[str, int]
     tables: dict[str, int]
-    oldest_lag_seconds: float
+    oldest_unsettled_seconds: float
     handed_over: int
+    oldest_job_seconds: dict[str, float]
 
 
 def scrape_time_families(figures: Figures) -> list[Metric]:
@@ -378,16 +411,24 @@ def scrape_time_families(figures: Figures) -> list[Metric]:
     )  # fmt: skip
     for status, count in sorted(figures.tables.items()):
         tables.add_metric([status], count)
-    lag = GaugeMetricFamily(
-        "tablestream_projection_oldest_lag_seconds",
-        "How long the longest-lagging game has waited for its projection (0: none; read at scrape)",
-        value=figures.oldest_lag_seconds,
+    oldest_job = GaugeMetricFamily(
+        "tablestream_queue_oldest_job_seconds", "How long the oldest job waiting in an RQ queue has "
+        "waited (0: none waits; read at scrape). For projections: a command's projection lag so far",
+        labels=["queue"],
+    )  # fmt: skip
+    for queue, seconds in sorted(figures.oldest_job_seconds.items()):
+        oldest_job.add_metric([queue], seconds)
+    unsettled = GaugeMetricFamily(
+        "tablestream_oldest_unsettled_game_seconds",
+        "How long the longest-marked game has waited for its projection and its lifecycle (a bot's move "
+        "or a timer on its way), from the dirty set the sweeper reads (0: none; read at scrape)",
+        value=figures.oldest_unsettled_seconds,
     )
     poked = GaugeMetricFamily(
         "tablestream_handed_over_games", "Games handed to the workers, not yet taken by a drain job",
         value=figures.handed_over,
     )  # fmt: skip
-    return [depth, workers, tables, lag, poked]
+    return [depth, oldest_job, workers, tables, unsettled, poked]
 
 
 class _ThisProcess:
@@ -404,13 +445,16 @@ class _Families:
 
 
 def render(figures: Figures | None) -> bytes:
-    """The text of ``/metrics``: every process's metrics (this one's alone without a directory) and
-    the figures read from Redis."""
+    """The text of ``/metrics``: every process's metrics (this one's alone without a directory), the
+    figures read from Redis, and prometheus-client's ``process_*`` figures (CPU seconds, resident
+    memory, open files) of the process that answered the scrape: the other processes of a
+    multiprocess directory are not in them (``serve --api-workers N``: the one that answered)."""
     registry = CollectorRegistry(auto_describe=False)
     if multiprocess_directory() is not None:
         multiprocess.MultiProcessCollector(registry)  # type: ignore[no-untyped-call]
     else:
         registry.register(_Families(metrics().registry.collect()))
+    ProcessCollector(registry=registry)
     if figures is not None:
         registry.register(_Families(scrape_time_families(figures)))
     return generate_latest(registry)

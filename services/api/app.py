@@ -35,7 +35,7 @@ from services.api.lanes import Lanes
 from services.api.live import live
 from services.api.lobby_live import lobby_live
 from services.api.log_routes import routes as log_routes
-from services.api.metrics_route import RequestMetrics, metrics_endpoint, route_templates
+from services.api.metrics_route import RequestMetrics, metrics_endpoint, route_methods, route_templates
 from services.api.middleware import DrainGuard, RequestGuard, SecurityHeaders
 from services.api.openapi import openapi_document
 from services.api.operator_routes import routes as operator_routes
@@ -70,16 +70,18 @@ from services.tracing import TracedAppendNotifier
 
 
 async def healthz(request: Request) -> Response:
-    """Readiness: 200 when Redis answers and no projection lags past the threshold, else 503 with
-    the reason (``services.api.probes``: a ``GET`` is answered there, before the middleware). A load
-    balancer sends traffic only to a ready process."""
+    """Readiness: 200 when Redis answers and the process is not shutting down, else 503 with the
+    reason (``services.api.probes``: a ``GET`` is answered there, before the middleware). A load
+    balancer sends traffic only to a ready process. The workers' progress is not read: a lag is an
+    alert (docs/alerts.md), not a reason to take every API process out of the load balancer."""
     answer = await app_context(request).readiness.answer()
     headers = None if answer.ready else {"Retry-After": RETRY_AFTER.decode()}
     return Response(answer.body, status_code=answer.status, headers=headers, media_type="application/json")
 
 
 async def livez(request: Request) -> JSONResponse:
-    """Liveness: the process answers HTTP (whatever Redis does); restart it only when this fails."""
+    """Liveness: the process answers HTTP (whatever Redis and the workers do); restart it only when
+    this fails."""
     return JSONResponse({"status": "alive"})
 
 
@@ -127,6 +129,7 @@ class GuardedStarlette(Starlette):
     def build_middleware_stack(self) -> ASGIApp:
         guarded = SecurityHeaders(super().build_middleware_stack(), self.hsts_seconds, self.public_origin)
         measured = RequestMetrics(guarded, route_templates(self.routes))
+        metrics.metrics().routes_known(route_methods(self.routes))
         return Lanes(measured, self, guarded)
 
 
@@ -194,13 +197,7 @@ def create_app(
             players=PlayerQueries(store),
             live=hub,
             views=ViewCache(hub, settings.view_cache_games),
-            readiness=Readiness(
-                store.ping,
-                store.oldest_dirty_age_ms,
-                lambda: hub.closing,
-                settings.ready_max_lag_seconds,
-                settings.ready_check_seconds,
-            ),
+            readiness=Readiness(store.ping, lambda: hub.closing, settings.ready_check_seconds),
             stream_slots=StreamSlots(settings.live_max_streams, settings.live_max_streams_per_client),
             rate_limits=RateLimits.from_settings(settings),
             drain=drain,

@@ -1,16 +1,16 @@
 """``GET /metrics`` for Prometheus (operator-only), and the request metrics of every answer.
 
 The text is ``services.metrics.render``: every process's counters and histograms (multiprocess mode),
-plus what is read from Redis at the scrape (queue depth, live workers, tables by status, the oldest
-projection lag, games handed over). It needs the operator's admin token (``TABLESTREAM_ADMIN_TOKEN``)
-as ``Authorization: Bearer <token>``: without one 401 ``operator_only``, with another 403
-``operator_only`` (and 403 while no admin token is configured). Prometheus sends it with its scrape
-config's ``authorization`` (docs/operations.md).
+plus what is read from Redis at the scrape (queue depth and the age of each queue's oldest job, live
+workers, tables by status, the oldest unsettled game, games handed over). It needs the operator's
+admin token (``TABLESTREAM_ADMIN_TOKEN``) as ``Authorization: Bearer <token>``: without one 401
+``operator_only``, with another 403 ``operator_only`` (and 403 while no admin token is configured).
+Prometheus sends it with its scrape config's ``authorization`` (docs/operations.md).
 
 ``RequestMetrics`` wraps the whole app: each answer counts by route template (the route's path with
 its parameters, ``/games/{game_id}/commands``, never the raw path), method and status class, and its
 time from the request to the start of the answer (for a live stream: its headers) goes to the route's
-latency histogram.
+latency histogram. Every route's series exist at 0 from the start (``route_methods``).
 """
 
 from __future__ import annotations
@@ -46,13 +46,14 @@ async def metrics_endpoint(request: Request) -> Response:
     if not context.callers.is_operator(token):
         raise ForbiddenError("operator_only", "Only the operator's token may read the metrics.")
     store = context.store
-    depth, workers = await anyio.to_thread.run_sync(queue_figures, request.app.state.queue_client)
+    queues = await anyio.to_thread.run_sync(queue_figures, request.app.state.queue_client)
     figures = metrics.Figures(
-        queue_depth=depth,
-        workers=workers,
+        queue_depth=queues.depth,
+        workers=queues.workers,
         tables=await store.table_counts(),
-        oldest_lag_seconds=await store.oldest_dirty_age_ms() / 1000,
+        oldest_unsettled_seconds=await store.oldest_dirty_age_ms() / 1000,
         handed_over=await store.poked_count(),
+        oldest_job_seconds=queues.oldest_job_seconds,
     )
     body = await anyio.to_thread.run_sync(metrics.render, figures)
     return Response(body, media_type=metrics.CONTENT_TYPE, headers={"Cache-Control": "no-store"})
@@ -70,6 +71,16 @@ def route_templates(routes: Iterable[BaseRoute]) -> dict[object, str]:
             continue
         templates[endpoint] = PAGE if endpoint in templates and templates[endpoint] != path else path
     return templates
+
+
+def route_methods(routes: Iterable[BaseRoute]) -> set[tuple[str, str]]:
+    """Every route template with each method it answers (``HEAD`` with ``GET``), and the probes."""
+    templates = route_templates(routes)
+    pairs = {(template, "GET") for template in LANES.values()}
+    for route in routes:
+        if isinstance(route, Route) and route.methods:
+            pairs.update((templates[route.endpoint], method) for method in route.methods if method != "HEAD")
+    return pairs
 
 
 class RequestMetrics:

@@ -440,9 +440,8 @@ NOT_READY: dict[str, Any] = {
     "required": ["status", "reason", "message"],
     "properties": {
         "status": {"const": "not_ready"},
-        "reason": {"enum": ["shutting_down", "redis_unreachable", "projections_lagging"]},
+        "reason": {"enum": ["shutting_down", "redis_unreachable"]},
         "message": {"type": "string"},
-        "lag_seconds": {"type": "number", "description": "projections_lagging: the oldest lag"},
     },
 }
 """The body of a 503 from ``/healthz`` (``services.api.app.not_ready``), not the error shape."""
@@ -781,7 +780,8 @@ def openapi_document() -> dict[str, Any]:
         **DISPUTE_PATHS,
         "/healthz": {
             "get": {
-                "summary": "Readiness: Redis answers and no projection lags past the threshold",
+                "summary": "Readiness: Redis answers and the process is not shutting down (the workers' "
+                "progress is not read: a lag is an alert, not a reason to leave the load balancer)",
                 "responses": {
                     "200": _ok("ok"),
                     "503": {**_ok("Not ready: the reason is in the body", NOT_READY), "headers": RETRY_AFTER},

@@ -4,9 +4,15 @@ and the router, from a readiness checked at most every ``ready_check_seconds``.
 A load balancer or an orchestrator asks every few seconds from every node, and a busy deployment
 many times a second: a probe should cost about what a bare endpoint does. ``services.api.lanes``
 answers a ``GET`` of either path ahead of every layer of the app, with the headers every answer
-carries. ``Readiness`` checks Redis and the projection lag
-once per period, and every probe within the period gets that answer; concurrent probes of an
-expired answer share one check. With ``ready_check_seconds`` 0, every probe checks.
+carries. ``Readiness`` checks that Redis answers once per period, and every probe within the period
+gets that answer; concurrent probes of an expired answer share one check. With
+``ready_check_seconds`` 0, every probe checks.
+
+Readiness says whether this process can serve a request: the game store answers and it is not
+shutting down. It does not read the workers' progress: a process is as able to take commands while
+the projections lag, and a lag judged by every API process alike would take every one of them out
+of the load balancer at once (a frozen worker pool emptied the whole Service). A lag, a stalled
+queue and a worker gone are alerts instead (deploy/prometheus/alerts.yaml, docs/alerts.md).
 """
 
 from __future__ import annotations
@@ -46,19 +52,16 @@ def not_ready(reason: str, message: str, **details: object) -> Answer:
 
 
 class Readiness:
-    """Redis answers and no projection lags past ``max_lag_seconds``: 200, else 503 with the reason.
-    ``ping`` and ``lag_ms`` are the store's; ``closing`` says the process is shutting down."""
+    """Redis answers and the process is not shutting down: 200, else 503 with the reason. ``ping``
+    is the store's; ``closing`` says the process is shutting down."""
 
     def __init__(
         self,
         ping: Callable[[], Awaitable[None]],
-        lag_ms: Callable[[], Awaitable[int]],
         closing: Callable[[], bool],
-        max_lag_seconds: float,
         check_seconds: float,
     ) -> None:
-        self._ping, self._lag_ms, self._closing = ping, lag_ms, closing
-        self._max_lag = max_lag_seconds
+        self._ping, self._closing = ping, closing
         self._period = check_seconds
         self._answer: Answer | None = None
         self._expires = 0.0
@@ -87,12 +90,6 @@ class Readiness:
         try:
             with anyio.fail_after(HEALTH_TIMEOUT):
                 await self._ping()
-                lag_ms = await self._lag_ms()
         except (TimeoutError, *UNAVAILABLE):
             return not_ready("redis_unreachable", "The game store does not answer.")
-        lag = lag_ms / 1000
-        if lag > self._max_lag:
-            return not_ready(
-                "projections_lagging", f"A projection has lagged for {lag:.1f} s.", lag_seconds=round(lag, 1)
-            )
         return READY

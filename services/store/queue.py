@@ -15,7 +15,7 @@ import signal
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from types import FrameType
-from typing import Any
+from typing import Any, NamedTuple
 
 import anyio.to_thread
 import redis
@@ -24,7 +24,7 @@ from rq.exceptions import DuplicateJobError, InvalidJobOperation, NoSuchJobError
 from rq.executions import ExecutionRegistry
 from rq.job import Job, JobStatus
 from rq.serializers import JSONSerializer
-from rq.utils import now
+from rq.utils import now, utcparse
 from rq.worker_registration import WORKERS_BY_QUEUE_KEY
 
 from services import metrics
@@ -47,6 +47,12 @@ QUEUES = (QUEUE_NAME, LIFECYCLE_QUEUE, BOT_QUEUE, REVIEW_QUEUE)  # a worker take
 JOBS = frozenset({PROJECTION_JOB, DRAIN_JOB, BATCH_JOB, TIMER_JOB, BOT_JOB, SETTLE_JOB, REVIEW_JOB})
 LEASED_JOBS = frozenset({TIMER_JOB, BOT_JOB, SETTLE_JOB})
 LEASE_SECONDS = 30
+WORKER_TTL = 45
+"""A worker's registration lives this long past its last heartbeat, plus RQ's 60 s: RQ's default
+(420 s) kept a frozen or killed worker counted as alive for eight minutes. An idle worker beats
+every ``WORKER_TTL - 15`` seconds (its blocking dequeue's timeout), so a live one never lapses, and
+a frozen one stops counting within ``WORKER_TTL + 60`` seconds (``queue_figures``;
+docs/alerts.md, ``TablestreamNoLiveWorker``)."""
 """A lifecycle job (a timer's firing, a bot's move, a settle) runs for at most this long, and its
 worker holds it for this long from its start (its heartbeat's time to live): a worker killed with
 one started leaves its table waiting this long, then the sweeper queues the job again. A bot's move
@@ -207,7 +213,12 @@ class PipelinedWorker(PromptWorker):
     trip. Unless handed a pipeline, RQ sends a heartbeat's three writes (the worker's last heartbeat
     and the time to live of its hash and of its executions set) one by one: with AOF ``appendfsync
     always`` each waits for the disk, and a worker sends such a heartbeat before every job (between
-    the dequeue and the job: on the path of every projection's lag) and two after it."""
+    the dequeue and the job: on the path of every projection's lag) and two after it. Its
+    registration lapses ``WORKER_TTL`` (plus RQ's minute) after its last heartbeat."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("worker_ttl", WORKER_TTL)
+        super().__init__(*args, **kwargs)
 
     def perform_job(self, job: Job, queue: Queue, execution: Any) -> bool:
         """RQ's, then the job counted (``services.metrics``): its queue, its kind, whether it
@@ -442,22 +453,54 @@ class BotJobs:
             await anyio.to_thread.run_sync(enqueue_bot, self.queue, game_id, version, seat)
 
 
-def queue_figures(connection: redis.Redis) -> tuple[dict[str, int], dict[str, int]]:
-    """For a metrics scrape: the jobs waiting in each queue, and the workers on it that are alive
-    (registered, and their hash not expired: a killed worker's lapses after its heartbeat's time
-    to live, before RQ's maintenance drops it from the registry). Two round trips."""
+class QueueFigures(NamedTuple):
+    """What a metrics scrape reads from the queues, each by queue name."""
+
+    depth: dict[str, int]
+    """Jobs waiting."""
+    workers: dict[str, int]
+    """Workers registered on the queue whose registration has not lapsed."""
+    oldest_job_seconds: dict[str, float]
+    """How long the job at the queue's head (the next one taken, queued first) has waited; 0 when
+    none waits."""
+
+
+def queue_figures(connection: redis.Redis) -> QueueFigures:
+    """For a metrics scrape: the jobs waiting in each queue, the age of the oldest, and the workers
+    on it that are alive (registered, and their hash not expired: a killed or frozen worker's lapses
+    ``WORKER_TTL`` plus a minute after its last heartbeat, before RQ's maintenance drops it from the
+    registry). Two round trips."""
     names = QUEUES
     with connection.pipeline(transaction=False) as pipe:
         for name in names:
-            pipe.llen(Queue(name, connection=connection, serializer=JSONSerializer).key)
+            key = Queue(name, connection=connection, serializer=JSONSerializer).key
+            pipe.llen(key)
+            pipe.lindex(key, 0)
             pipe.smembers(WORKERS_BY_QUEUE_KEY % name)
         replies = pipe.execute()
-    depth = {name: int(replies[2 * i]) for i, name in enumerate(names)}
-    members = {name: sorted(replies[2 * i + 1]) for i, name in enumerate(names)}
+    depth = {name: int(replies[3 * i]) for i, name in enumerate(names)}
+    heads = {name: replies[3 * i + 1] for i, name in enumerate(names)}
+    members = {name: sorted(replies[3 * i + 2]) for i, name in enumerate(names)}
     with connection.pipeline(transaction=False) as pipe:
         for name in names:
+            if heads[name] is not None:
+                pipe.hget(Job.key_for(_text(heads[name])), "enqueued_at")
             for key in members[name]:
                 pipe.exists(key)
-        alive = iter(pipe.execute())
-    workers = {name: sum(int(next(alive)) for _ in members[name]) for name in names}
-    return depth, workers
+        answers = iter(pipe.execute())
+    oldest: dict[str, float] = {}
+    workers: dict[str, int] = {}
+    current = datetime.now(UTC)
+    for name in names:
+        oldest[name] = 0.0
+        if heads[name] is not None:
+            enqueued = next(answers)
+            if enqueued:  # a job whose hash is gone (deleted, expired) waits for nothing
+                since = utcparse(_text(enqueued)).replace(tzinfo=UTC)
+                oldest[name] = max(0.0, (current - since).total_seconds())
+        workers[name] = sum(int(next(answers)) for _ in members[name])
+    return QueueFigures(depth, workers, oldest)
+
+
+def _text(value: bytes | str) -> str:
+    return value.decode() if isinstance(value, bytes) else value

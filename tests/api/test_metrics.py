@@ -89,8 +89,9 @@ def test_the_metrics_parse_and_count_commands_requests_and_tables_of_a_game_play
         value(found, "tablestream_http_request_duration_seconds_count", route=route, method="POST") == ok + 1
     )
     assert value(found, "tablestream_tables", status="running") == 1
-    assert 0 <= value(found, "tablestream_projection_oldest_lag_seconds") < 60  # a refused command marks too
+    assert 0 <= value(found, "tablestream_oldest_unsettled_game_seconds") < 60  # a refused command marks too
     assert value(found, "tablestream_queue_depth", queue="projections") == 0
+    assert value(found, "tablestream_queue_oldest_job_seconds", queue="projections") == 0  # none waits
     assert value(found, "tablestream_redis_round_trips_total", role="api") > ok
     assert value(found, "tablestream_drain_games_total") >= 1
     # no label carries a game id: routes are templates
@@ -126,7 +127,7 @@ def test_every_metric_the_dashboard_and_the_alerts_read_is_in_the_metrics_of_a_g
     assert missing == set(), sorted(missing)
 
 
-def test_bot_moves_takeovers_and_the_workers_jobs_and_lag_are_counted(
+def test_bot_moves_takeovers_by_the_host_and_on_leaving_and_the_workers_jobs_and_lags_are_counted(
     fake_api: Api, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     server = fake_api.sync.connection_pool.connection_kwargs["server"]
@@ -150,10 +151,16 @@ def test_bot_moves_takeovers_and_the_workers_jobs_and_lag_are_counted(
 
     found = samples(fake_api)
     assert value(found, "tablestream_takeovers_total", game="skull", reason="left") == 1
+    assert value(found, "tablestream_takeovers_total", game="skull", reason="host") == 1  # the bot of seat 2
+    assert value(found, "tablestream_takeovers_total", game="skull", reason="timeouts") == 0
     assert value(found, "tablestream_bot_moves_total", game="skull") >= 2
-    assert value(found, "tablestream_jobs_total", queue="bots", job="play_bot", outcome="ok") >= 2
-    assert value(found, "tablestream_jobs_total", queue="projections", job="project_poked", outcome="ok") >= 1
-    assert value(found, "tablestream_projection_lag_seconds_count", queue="projections") >= 1
+    assert value(found, "tablestream_jobs_total", queue="bots", kind="play_bot", outcome="ok") >= 2
+    assert (
+        value(found, "tablestream_jobs_total", queue="projections", kind="project_poked", outcome="ok") >= 1
+    )
+    assert value(found, "tablestream_projection_lag_seconds_count") >= 1  # each game a drain job projected
+    assert value(found, "tablestream_job_lag_seconds_count", queue="bots") >= 2
+    assert not any(name == "tablestream_jobs_total" and "job" in dict(labels) for name, labels in found)
     for queue in ("projections", "lifecycle", "bots", "review"):
         assert value(found, "tablestream_queue_depth", queue=queue) == 0
 
@@ -166,3 +173,26 @@ def test_every_games_commands_are_counted_under_its_own_name_never_other(fake_ap
     assert value(found, "tablestream_commands_total", game=game, outcome="ok") == sent
     assert value(found, "tablestream_commands_total", game="other", outcome="ok") == 0
     assert ("tablestream_bot_moves_total", (("game", game),)) in found  # its series exist from the start
+
+
+def test_every_route_and_method_has_its_5xx_series_at_zero_before_any_request(fake_api: Api) -> None:
+    found = samples(fake_api)  # the first request of this app
+    fives = {
+        (labels["route"], labels["method"])
+        for (name, pairs) in found
+        for labels in [dict(pairs)]
+        if name == "tablestream_http_requests_total" and labels["status"] == "5xx"
+    }
+    for pair in [
+        ("/games/{game_id}/commands", "POST"),
+        ("/games", "POST"),
+        ("/healthz", "GET"),
+        ("/livez", "GET"),
+    ]:
+        assert pair in fives
+        assert (
+            value(found, "tablestream_http_requests_total", route=pair[0], method=pair[1], status="5xx") == 0
+        )
+    assert len(fives) >= 40  # every route of the app, not only those named above
+    for path in ("fast", "fallback", "load"):
+        assert ("tablestream_command_paths_total", (("path", path),)) in found

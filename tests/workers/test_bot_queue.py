@@ -107,7 +107,7 @@ def test_a_bot_move_is_queued_on_the_bots_queue_and_nothing_on_the_lifecycle_que
     head = SyncEventStore(sync).head(game_id)
     assert bot_queue(sync).job_ids == [f"bot-{game_id}-{head}-1"]
     assert lifecycle_queue(sync).job_ids == []
-    depth, _ = queue_figures(sync)
+    depth = queue_figures(sync).depth
     assert depth == {"projections": 1, "lifecycle": 0, "bots": 1, "review": 0}
 
 
@@ -204,7 +204,7 @@ def test_the_worker_process_of_two_workers_registers_one_without_bots_one_with_t
         own = os.getpriority(os.PRIO_PROCESS, process.pid)
         # TABLESTREAM_BOT_NICENESS for the bots' worker; the lowest priority for the review lane
         assert niceness == {NO_BOTS: own, WITH_BOTS: min(own + 7, 19), REVIEWS_ONLY: 19}
-        _, workers = queue_figures(sync)
+        workers = queue_figures(sync).workers
         assert workers == {"projections": 2, "lifecycle": 2, "bots": 1, "review": 1}
 
 

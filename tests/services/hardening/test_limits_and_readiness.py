@@ -178,29 +178,32 @@ def test_a_port_in_use_is_reported_before_anything_starts() -> None:
 
 
 @pytest.fixture
-def fake_app() -> Iterator[tuple[TestClient, fakeredis.FakeRedis]]:
+def fake_app() -> Iterator[tuple[TestClient, fakeredis.FakeRedis, fakeredis.FakeServer]]:
     server = fakeredis.FakeServer()
-    app = create_app(
-        Settings(ready_max_lag_seconds=5, ready_check_seconds=0.2),
+    app = create_app(  # every probe checks again (no period), so each answer is of its own check
+        Settings(ready_check_seconds=0),
         lambda: (fakeredis.FakeAsyncRedis(server=server), fakeredis.FakeRedis(server=server)),
     )
     with TestClient(app, raise_server_exceptions=False) as client:
-        yield client, fakeredis.FakeRedis(server=server)
+        yield client, fakeredis.FakeRedis(server=server), server
 
 
-def test_healthz_is_ready_until_a_projection_lags_past_the_threshold(
-    fake_app: tuple[TestClient, fakeredis.FakeRedis],
+def test_healthz_stays_ready_while_a_projection_lags_and_is_503_once_redis_stops_answering(
+    fake_app: tuple[TestClient, fakeredis.FakeRedis, fakeredis.FakeServer],
 ) -> None:
-    client, sync = fake_app
+    client, sync, server = fake_app
     assert client.get("/healthz").json() == {"status": "ok"}
-    sync.zadd(DIRTY, {"old-game": int(time.time() * 1000) - 60_000})
-    deadline = time.monotonic() + 5
-    while (response := client.get("/healthz")).status_code == 200:  # the answer of the last check
-        assert time.monotonic() < deadline, "readiness was not checked again within its period"
+    sync.zadd(DIRTY, {"old-game": int(time.time() * 1000) - 3_600_000})  # lagging for an hour
+    lagging = client.get("/healthz")
+    assert (lagging.status_code, lagging.json()) == (200, {"status": "ok"})  # the workers' business
+    server.connected = False
+    response = client.get("/healthz")
     assert response.status_code == 503
-    assert response.json()["reason"] == "projections_lagging"
+    assert response.json()["reason"] == "redis_unreachable"
     assert response.headers["retry-after"]
     assert client.get("/livez").status_code == 200
+    server.connected = True
+    assert client.get("/healthz").status_code == 200
 
 
 def test_a_redis_that_is_down_is_a_503_unavailable_with_retry_after_and_not_ready() -> None:
@@ -256,26 +259,26 @@ def test_the_sweeper_reads_only_marked_games_and_the_projector_clears_their_mark
 
 
 class CountingStore:
-    """A store's ping and lag, counted; the ping waits for ``gate`` so checks can overlap."""
+    """A store's ping, counted; it waits for ``gate`` so checks can overlap, and fails while
+    ``down``."""
 
-    def __init__(self, lag_ms: int = 0) -> None:
+    def __init__(self) -> None:
         self.checks = 0
-        self.lag = lag_ms
+        self.down = False
         self.gate = asyncio.Event()
         self.gate.set()
 
     async def ping(self) -> None:
         self.checks += 1
         await self.gate.wait()
-
-    async def lag_ms(self) -> int:
-        return self.lag
+        if self.down:
+            raise redis.exceptions.ConnectionError("down")
 
 
 @pytest.mark.anyio
 async def test_probes_within_the_period_share_one_check_and_a_later_probe_checks_again() -> None:
     store, closing = CountingStore(), False
-    readiness = Readiness(store.ping, store.lag_ms, lambda: closing, 5.0, check_seconds=0.3)
+    readiness = Readiness(store.ping, lambda: closing, check_seconds=0.3)
     store.gate.clear()
     waiting = [asyncio.ensure_future(readiness.answer()) for _ in range(20)]
     await asyncio.sleep(0)  # every probe is waiting on the one check
@@ -283,11 +286,11 @@ async def test_probes_within_the_period_share_one_check_and_a_later_probe_checks
     answers = await asyncio.gather(*waiting)
     assert store.checks == 1 and {a.body for a in answers} == {b'{"status":"ok"}'}
     assert (await readiness.answer()).ready and store.checks == 1  # within the period: no check
-    store.lag = 60_000
+    store.down = True
     deadline = time.monotonic() + 5
     while (answer := await readiness.answer()).ready:
         assert time.monotonic() < deadline
         await asyncio.sleep(0.02)
-    assert answer.status == 503 and b"projections_lagging" in answer.body and store.checks == 2
+    assert answer.status == 503 and b"redis_unreachable" in answer.body and store.checks == 2
     closing = True
     assert b"shutting_down" in (await readiness.answer()).body and store.checks == 2  # at once

@@ -6,6 +6,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 import signal
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import fakeredis
@@ -14,15 +15,19 @@ import redis as redis_py
 from rq import Queue
 from rq.job import Job
 from rq.serializers import JSONSerializer
+from rq.utils import utcformat
 from rq.worker_registration import WORKERS_BY_QUEUE_KEY
 
 from services.store.queue import (
     DRAIN_JOB,
+    QUEUES,
+    WORKER_TTL,
     PipelinedWorker,
     PromptWorker,
     enqueue_drain,
     lifecycle_queue,
     projection_queue,
+    queue_figures,
 )
 from tests.support.waiting import Deadline, wait_until
 
@@ -180,3 +185,29 @@ def test_a_pool_worker_runs_no_scheduler_process_so_its_stop_never_waits_on_one(
 def _registered(connection: Any, queue_name: str) -> str:
     (key,) = connection.smembers(WORKERS_BY_QUEUE_KEY % queue_name)
     return key.decode().removeprefix("rq:worker:")
+
+
+def test_the_scrape_reads_each_queues_depth_its_oldest_jobs_wait_and_its_workers_until_they_lapse() -> None:
+    client = fakeredis.FakeRedis()
+    empty = queue_figures(client)
+    assert empty.depth == dict.fromkeys(QUEUES, 0) and empty.workers == dict.fromkeys(QUEUES, 0)
+    assert empty.oldest_job_seconds == dict.fromkeys(QUEUES, 0.0)
+    queue = projection_queue(client)
+    enqueue_drain(queue)
+    (oldest,) = queue.job_ids
+    client.hset(Job.key_for(oldest), "enqueued_at", utcformat(datetime.now(UTC) - timedelta(seconds=90)))
+    enqueue_drain(queue, reason="more")  # a newer job behind it
+    figures = queue_figures(client)
+    assert figures.depth["projections"] == 2
+    assert 90 <= figures.oldest_job_seconds["projections"] < 120  # the head's wait, not the newest's
+    assert figures.oldest_job_seconds["lifecycle"] == 0
+    client.delete(Job.key_for(oldest))  # a job whose hash is gone waits for nothing
+    assert queue_figures(client).oldest_job_seconds["projections"] == 0
+
+    worker = PipelinedWorker([queue], connection=client)
+    worker.register_birth()  # type: ignore[no-untyped-call]
+    assert worker.worker_ttl == WORKER_TTL
+    assert 0 < client.ttl(worker.key) <= WORKER_TTL + 60  # a frozen worker lapses within 105 s
+    assert queue_figures(client).workers["projections"] == 1
+    client.delete(worker.key)  # its registration lapsed
+    assert queue_figures(client).workers["projections"] == 0

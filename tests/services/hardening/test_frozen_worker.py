@@ -1,0 +1,116 @@
+"""A frozen worker (SIGSTOP) beside a real API (``tablestream serve``: embedded Redis, its worker,
+uvicorn): the API stays ready and takes commands, and the series the alert rules read
+(deploy/prometheus/alerts.yaml, ``TablestreamProjectionStalled``) grows, then falls back to 0 once
+the worker runs again (issue 40: every API process used to turn 503 after 30 s of lag)."""
+
+from __future__ import annotations
+
+import os
+import signal
+from pathlib import Path
+
+import httpx
+import pytest
+from prometheus_client.parser import text_string_to_metric_families
+
+from tests.services.hardening.real_stack import children_of, served
+from tests.support.waiting import wait_until
+
+pytestmark = [pytest.mark.slow, pytest.mark.redis, pytest.mark.timeout(240)]
+
+TOKEN = "frozen-worker-operator-token"
+OLDEST = "tablestream_queue_oldest_job_seconds"
+
+
+def figure(client: httpx.Client, name: str, **labels: str) -> float:
+    """One sample of ``/metrics`` (the API's scrape, with the figures it reads from Redis)."""
+    response = client.get("/metrics", headers={"Authorization": f"Bearer {TOKEN}"})
+    assert response.status_code == 200, response.text
+    for family in text_string_to_metric_families(response.text):
+        for sample in family.samples:
+            if sample.name == name and all(sample.labels.get(k) == v for k, v in labels.items()):
+                return float(sample.value)
+    raise AssertionError(f"{name} {labels} is not in /metrics")
+
+
+def frozen_pool(pool: int) -> list[int]:
+    """Stop the worker pool's process, then its worker processes (it forks no more once stopped):
+    the processes stopped."""
+    os.kill(pool, signal.SIGSTOP)
+    workers = [pid for pid, _ in children_of(pool)]
+    for pid in workers:
+        os.kill(pid, signal.SIGSTOP)
+    return [pool, *workers]
+
+
+def test_a_frozen_worker_leaves_the_api_ready_and_taking_commands_while_the_projection_wait_grows(
+    tmp_path: Path,
+) -> None:
+    # ready_max_lag_seconds 1: the readiness of before answered 503 once a projection lagged 1 s
+    with served(
+        tmp_path,
+        admin_token=TOKEN,
+        ready_max_lag_seconds="1",
+        ready_check_seconds="0",
+        create_rate="600/minute",
+        max_waiting_tables_per_address="200",
+        max_waiting_tables_per_network="200",
+    ) as stack:
+        client = httpx.Client(base_url=stack.base, timeout=10)
+        pool = wait_until(stack.worker_pid, 30, "serve's worker pool")
+        assert pool is not None
+        for queue in ("projections", "lifecycle", "bots", "review"):
+            wait_until(
+                lambda: figure(client, "tablestream_workers", queue=queue) >= 1,  # noqa: B023
+                30,
+                f"a worker registered on the {queue} queue",
+                interval=0.2,
+            )
+        assert figure(client, OLDEST, queue="projections") == 0
+        stopped = frozen_pool(pool)
+        created = 0
+        try:
+
+            def ready() -> None:
+                health = client.get("/healthz")
+                assert (health.status_code, health.json()) == (200, {"status": "ok"}), health.text
+
+            def a_projection_waits() -> float:
+                """A table created (an append handed to the workers) until a drain job waits: the
+                frozen worker may have taken the first, which holds the hand-over for 10 s."""
+                nonlocal created
+                ready()
+                if (waited := figure(client, OLDEST, queue="projections")) > 0:
+                    return waited
+                answer = client.post("/games", json={"game": "skull", "players": 3})
+                assert answer.status_code == 201, answer.text  # the API takes commands
+                created += 1
+                return 0.0
+
+            first = wait_until(a_projection_waits, 30, "a projection job waiting", interval=0.5)
+
+            def grown() -> float:
+                ready()
+                waited = figure(client, OLDEST, queue="projections")
+                return waited if waited >= first + 2 else 0.0
+
+            later = wait_until(grown, 30, f"the projection job's wait to grow past {first + 2:.1f} s")
+            assert figure(client, "tablestream_queue_depth", queue="projections") >= 1
+            # the dirty set's oldest mark is past the old readiness bound, and readiness is still 200
+            assert figure(client, "tablestream_oldest_unsettled_game_seconds") > 1
+            ready()
+            answer = client.post("/games", json={"game": "skull", "players": 3})
+            assert answer.status_code == 201, answer.text
+        finally:
+            for pid in reversed(stopped):
+                os.kill(pid, signal.SIGCONT)
+        assert 1 <= created <= 100 and later > first
+        wait_until(
+            lambda: figure(client, OLDEST, queue="projections") == 0,
+            60,
+            "the worker, running again, to take the waiting projection jobs",
+            interval=0.2,
+        )
+        ready_again = client.get("/healthz")
+        assert ready_again.status_code == 200
+        client.close()
