@@ -47,17 +47,17 @@ QUEUES = (QUEUE_NAME, LIFECYCLE_QUEUE, BOT_QUEUE, REVIEW_QUEUE)  # a worker take
 JOBS = frozenset({PROJECTION_JOB, DRAIN_JOB, BATCH_JOB, TIMER_JOB, BOT_JOB, SETTLE_JOB, REVIEW_JOB})
 LEASED_JOBS = frozenset({TIMER_JOB, BOT_JOB, SETTLE_JOB})
 LEASE_SECONDS = 30
+"""A lifecycle job (a timer's firing, a bot's move, a settle) runs for at most this long, and its
+worker holds it for this long from its start (its heartbeat's time to live): a worker killed with
+one started leaves its table waiting this long, then the sweeper queues the job again. A bot's move
+takes at most ``bots.search.CPU_SECONDS`` of CPU; one still running at the deadline is stopped by
+RQ and queued again, and a duplicate run would be harmless (its command's id is deduplicated)."""
 WORKER_TTL = 45
 """A worker's registration lives this long past its last heartbeat, plus RQ's 60 s: RQ's default
 (420 s) kept a frozen or killed worker counted as alive for eight minutes. An idle worker beats
 every ``WORKER_TTL - 15`` seconds (its blocking dequeue's timeout), so a live one never lapses, and
 a frozen one stops counting within ``WORKER_TTL + 60`` seconds (``queue_figures``;
 docs/alerts.md, ``TablestreamNoLiveWorker``)."""
-"""A lifecycle job (a timer's firing, a bot's move, a settle) runs for at most this long, and its
-worker holds it for this long from its start (its heartbeat's time to live): a worker killed with
-one started leaves its table waiting this long, then the sweeper queues the job again. A bot's move
-takes at most ``bots.search.CPU_SECONDS`` of CPU; one still running at the deadline is stopped by
-RQ and queued again, and a duplicate run would be harmless (its command's id is deduplicated)."""
 EXECUTION_GRACE = 60
 """RQ's ``ExecutionRegistry.add`` stores an execution's deadline 60 s after its heartbeat's time to
 live: the lease ends that much before the stored deadline."""
