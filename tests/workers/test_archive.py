@@ -1,0 +1,252 @@
+"""The archive pass on a fake clock (``services.store.archive``, ``workers.sweeper.archive``): only
+finished games leave Redis, nothing is lost when the pass dies between its two steps, the next pass
+finishes what one left, and the memory a finished game keeps in Redis is measured before and after."""
+
+from __future__ import annotations
+
+import statistics
+from pathlib import Path
+from typing import Any
+
+import pytest
+import redis
+
+from domain.games import game_names
+from services.commands import GameCommands
+from services.history.folding import StateCache
+from services.lifecycle import wall_clock_ms
+from services.store import archive as archived_games
+from services.store.archive import Archive, ArchivePolicy, Snapshot
+from services.store.event_store import EventStore, SyncEventStore
+from services.store.keys import ARCHIVE_DUE, ARCHIVE_MARK, LOBBY, game_keys
+from services.store.requests import Operation, ScriptCall
+from services.store.retention import HOUR_MS
+from services.store.tokens import TokenStore
+from tests.conftest import Clients, IndexClients
+from tests.services.test_commands import FLOWER, no_poke, started_table
+from tests.workers.test_retention import finished_game
+from workers.projector import Projector
+from workers.sweeper import archive
+
+pytestmark = pytest.mark.anyio
+
+POLICY = ArchivePolicy()  # a day after the finish
+DUE = 25 * HOUR_MS
+
+
+class Killed(BaseException):
+    """The process ends here: nothing after this point of the pass runs."""
+
+
+class DiesBeforeRemoval(SyncEventStore):
+    """A store whose process is killed as it is about to send the archive's removal script."""
+
+    def _execute(self, request: Any) -> Any:
+        if isinstance(request, ScriptCall) and request.script == "archive_game":
+            raise Killed
+        return super()._execute(request)
+
+
+def stores(backend: Clients, index: IndexClients, files: Archive) -> tuple[GameCommands, SyncEventStore]:
+    """The write side (an API process reading the archive too) and a worker's store."""
+    store = EventStore(backend[1], index[1] if index else None, archive=files)
+    handler = GameCommands(store, TokenStore(backend[1]), no_poke)
+    return handler, SyncEventStore(backend[0], index[0] if index else None, archive=files)
+
+
+def slot_keys(sync: SyncEventStore, game_id: str) -> list[str]:
+    keys = [game_keys(game_id).events, game_keys(game_id).secret, game_keys(game_id).views]
+    return [key for key in keys if sync.redis.exists(key)]
+
+
+def everything(sync: SyncEventStore, game_id: str) -> tuple[Any, ...]:
+    """What readers get of a game through a worker's store."""
+    folded = sync.load(game_id, StateCache())
+    assert folded is not None
+    return (sync.read(game_id), sync.secret(game_id), sync.head(game_id), folded.state, folded.hash)
+
+
+async def test_a_finished_game_is_noted_when_projected_and_archived_only_once_due(
+    store_backend: Clients, index_backend: IndexClients, tmp_path: Path
+) -> None:
+    files = Archive(tmp_path)
+    handler, sync = stores(store_backend, index_backend, files)
+    game_id = await finished_game(handler)
+    Projector(sync).catch_up(game_id)
+    noted = sync.index.zscore(ARCHIVE_DUE, game_id)
+    assert noted is not None and abs(noted - wall_clock_ms()) < 60_000
+    before = everything(sync, game_id)
+
+    assert archive(sync, files, wall_clock_ms() + 23 * HOUR_MS, POLICY).archived == []
+    assert archive(sync, files, wall_clock_ms(), ArchivePolicy(after_ms=0, enabled=False)).archived == []
+    assert slot_keys(sync, game_id) != []
+    assert archive(sync, files, wall_clock_ms() + DUE, POLICY).archived == [game_id]
+    assert slot_keys(sync, game_id) == [] and sync.index.zscore(ARCHIVE_DUE, game_id) is None
+    assert everything(sync, game_id) == before
+    assert everything(SyncEventStore(store_backend[0], None, archive=Archive(tmp_path)), game_id) == before
+    assert (await handler.load(game_id)).state == before[3]
+    assert archive(sync, files, wall_clock_ms() + 2 * DUE, POLICY).archived == []  # once
+
+
+async def test_a_kill_between_writing_the_file_and_removing_the_keys_loses_nothing_and_the_next_pass_ends_it(
+    store_backend: Clients, index_backend: IndexClients, tmp_path: Path
+) -> None:
+    files = Archive(tmp_path)
+    handler, sync = stores(store_backend, index_backend, files)
+    game_id = await finished_game(handler, seed=3)
+    Projector(sync).catch_up(game_id)
+    before = everything(sync, game_id)
+    dying = DiesBeforeRemoval(store_backend[0], index_backend[0] if index_backend else None, archive=files)
+
+    with pytest.raises(Killed):
+        archive(dying, files, wall_clock_ms() + DUE, POLICY)
+    assert files.path_of(game_id).is_file()  # the file first ...
+    assert len(slot_keys(sync, game_id)) == 3  # ... and the game still whole in Redis, read there
+    assert everything(sync, game_id) == before
+
+    done = archive(sync, Archive(tmp_path), wall_clock_ms() + DUE, POLICY)  # a new process's pass
+    assert done.archived == [game_id] and slot_keys(sync, game_id) == []
+    assert everything(SyncEventStore(store_backend[0], None, archive=Archive(tmp_path)), game_id) == before
+
+
+async def test_a_pass_that_died_after_removing_the_keys_leaves_an_index_entry_the_next_pass_clears(
+    store_backend: Clients, index_backend: IndexClients, tmp_path: Path
+) -> None:
+    files = Archive(tmp_path)
+    handler, sync = stores(store_backend, index_backend, files)
+    game_id = await finished_game(handler, seed=4)
+    Projector(sync).catch_up(game_id)
+    before = everything(sync, game_id)
+    taken = sync.run(archived_games.snapshot(game_id, wall_clock_ms()))
+    assert isinstance(taken, Snapshot)
+    files.write(taken.game)
+    removal = archived_games.remove_archived(game_id, taken)
+    assert removal.send(None).script == "archive_game"  # type: ignore[union-attr]
+    k = game_keys(game_id)
+    keys = [k.events, k.views, k.pending, f"ts:{{{game_id}}}:disputes", k.commands, k.seat_commands]
+    keys += [k.seats, k.secret, k.timer]
+    assert sync.run(_script(keys, [taken.game.head, 0])) == 1  # the removal ran; its process died then
+    assert sync.index.zscore(ARCHIVE_DUE, game_id) is not None
+
+    done = archive(sync, files, wall_clock_ms() + DUE, POLICY)
+    assert done.archived == [] and done.done_before == [game_id]
+    assert sync.index.zscore(ARCHIVE_DUE, game_id) is None
+    assert everything(sync, game_id) == before
+
+
+def _script(keys: list[str], args: list[Any]) -> Operation[Any]:
+    return (yield ScriptCall("archive_game", keys, args))
+
+
+async def test_a_running_game_is_never_archived_even_when_its_index_entry_says_it_is_due(
+    store_backend: Clients, index_backend: IndexClients, tmp_path: Path
+) -> None:
+    files = Archive(tmp_path)
+    handler, sync = stores(store_backend, index_backend, files)
+    playing = await started_table(handler, 3)
+    await handler.command(playing, 0, "c0", FLOWER, None)
+    Projector(sync).catch_up(playing)
+    sync.index.zadd(ARCHIVE_DUE, {playing: 0})  # a wrong entry: the pass checks the game itself
+    head = sync.head(playing)
+
+    done = archive(sync, files, wall_clock_ms() + DUE, POLICY)
+    assert done.archived == [] and done.kept == {playing: "unfinished"}
+    assert not files.path_of(playing).exists() and len(slot_keys(sync, playing)) == 3
+    k = game_keys(playing)
+    keys = [k.events, k.views, k.pending, f"ts:{{{playing}}}:disputes", k.secret]
+    assert sync.run(_script(keys, [head, 0])) == 0  # and the script refuses it on its own
+    assert sync.head(playing) == head and sync.secret(playing) is not None
+
+
+async def test_a_game_whose_views_lag_its_head_is_kept_until_projected(
+    store_backend: Clients, index_backend: IndexClients, tmp_path: Path
+) -> None:
+    files = Archive(tmp_path)
+    handler, sync = stores(store_backend, index_backend, files)
+    game_id = await finished_game(handler, seed=5)
+    sync.index.zadd(ARCHIVE_DUE, {game_id: 0})  # due, and never projected since its finish
+
+    assert archive(sync, files, wall_clock_ms() + DUE, POLICY).kept == {game_id: "lagging"}
+    Projector(sync).catch_up(game_id)
+    assert archive(sync, files, wall_clock_ms() + DUE, POLICY).archived == [game_id]
+
+
+async def test_finished_games_stored_before_the_index_existed_are_backfilled_once_then_archived(
+    store_backend: Clients, index_backend: IndexClients, tmp_path: Path
+) -> None:
+    files = Archive(tmp_path)
+    handler, sync = stores(store_backend, index_backend, files)
+    finished = await finished_game(handler, seed=6)
+    playing = await started_table(handler, 3)
+    Projector(sync).catch_up_all([finished, playing])
+    sync.index.delete(ARCHIVE_DUE, ARCHIVE_MARK)  # as before the index existed, or its server lost it
+    now = wall_clock_ms()
+
+    assert archive(sync, files, now, POLICY).archived == []  # indexed as finished now
+    assert sync.index.exists(ARCHIVE_MARK)
+    assert sync.index.zrange(ARCHIVE_DUE, 0, -1) == [finished.encode()]
+    assert archive(sync, files, now + DUE, POLICY).archived == [finished]
+
+
+async def test_a_new_table_never_takes_the_id_of_an_archived_game(
+    store_backend: Clients, index_backend: IndexClients, tmp_path: Path
+) -> None:
+    files = Archive(tmp_path)
+    handler, sync = stores(store_backend, index_backend, files)
+    game_id = await finished_game(handler, seed=7)
+    Projector(sync).catch_up(game_id)
+    assert archive(sync, files, wall_clock_ms() + DUE, POLICY).archived == [game_id]
+    folded = await handler.load(game_id)
+    again = await handler.store.create(game_id, {"root": "00", "master": "00"}, sync.read(game_id)[0])
+    assert again is False and (await handler.load(game_id)).version == folded.version
+
+
+def test_a_damaged_archive_file_is_named_and_never_read_as_a_game(tmp_path: Path) -> None:
+    files = Archive(tmp_path)
+    game = archived_games.ArchivedGame("g1", [], {"root": "00"})
+    path = files.write(game)
+    assert Archive(tmp_path).read("g1") == game
+    path.write_bytes(path.read_bytes()[:-4])
+    with pytest.raises(archived_games.ArchiveCorrupt, match=path.name):
+        Archive(tmp_path).read("g1")
+    assert Archive(tmp_path).read("g2") is None
+
+
+@pytest.mark.redis
+async def test_the_memory_a_finished_game_keeps_in_redis_before_and_after_archiving_measured(
+    real_redis: redis.Redis, real_redis_async: Any, tmp_path: Path
+) -> None:
+    """Prints the figures docs/operations.md states: ``MEMORY USAGE`` of every key of a finished
+    game's slot and its lobby summary, before and after archiving, and its archive file's bytes;
+    and ``INFO memory`` over many games, before and after."""
+    files = Archive(tmp_path)
+    handler, sync = stores((real_redis, real_redis_async), None, files)
+
+    def slot_bytes(game_id: str) -> int:
+        keys = real_redis.keys(f"ts:{{{game_id}}}:*")
+        total = sum(int(real_redis.memory_usage(key, samples=0) or 0) for key in keys)
+        return total + len(real_redis.hget(LOBBY, game_id) or b"")
+
+    rows = []
+    for game in game_names():
+        games = []
+        for seed in range(3):
+            game_id = await finished_game(handler, game, seed)
+            Projector(sync).catch_up(game_id)
+            games.append(game_id)
+        before = [slot_bytes(g) for g in games]
+        used = int(real_redis.info("memory")["used_memory"])
+        assert sorted(archive(sync, files, wall_clock_ms() + DUE, POLICY).archived) == sorted(games)
+        freed = used - int(real_redis.info("memory")["used_memory"])
+        after = [slot_bytes(g) for g in games]
+        on_disk = [files.path_of(g).stat().st_size for g in games]
+        rows.append(
+            (game, statistics.mean(before), statistics.mean(after), statistics.mean(on_disk), freed / 3)
+        )
+        assert all(a < b / 4 for a, b in zip(after, before, strict=True))
+    for game, before_, after_, disk, freed_ in rows:
+        print(
+            f"\n[archive] finished {game} (3 players): {before_ / 1024:.1f} KiB in Redis before, "
+            f"{after_ / 1024:.2f} KiB after; archive file {disk / 1024:.1f} KiB; "
+            f"INFO used_memory fell {freed_ / 1024:.1f} KiB per game"
+        )
