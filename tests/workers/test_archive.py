@@ -16,6 +16,7 @@ from services.commands import GameCommands
 from services.history.folding import StateCache
 from services.lifecycle import wall_clock_ms
 from services.store import archive as archived_games
+from services.store import chat as store_chat
 from services.store.archive import Archive, ArchivePolicy, Snapshot
 from services.store.event_store import EventStore, SyncEventStore
 from services.store.keys import ARCHIVE_DUE, ARCHIVE_MARK, LOBBY, game_keys
@@ -24,7 +25,9 @@ from services.store.retention import HOUR_MS
 from services.store.tokens import TokenStore
 from tests.conftest import Clients, IndexClients
 from tests.services.test_commands import FLOWER, no_poke, started_table
-from tests.workers.test_retention import finished_game
+from tests.workers.test_retention import finished_game, open_dispute, resolve_dispute
+from workers.archive_backup import archived_game_records
+from workers.backup import game_ids, read_game
 from workers.projector import Projector
 from workers.sweeper import archive
 
@@ -250,3 +253,25 @@ async def test_the_memory_a_finished_game_keeps_in_redis_before_and_after_archiv
             f"{after_ / 1024:.2f} KiB after; archive file {disk / 1024:.1f} KiB; "
             f"INFO used_memory fell {freed_ / 1024:.1f} KiB per game"
         )
+
+
+async def test_the_backup_record_of_an_archived_game_equals_the_one_read_from_redis_before(
+    store_backend: Clients, index_backend: IndexClients, tmp_path: Path
+) -> None:
+    files = Archive(tmp_path)
+    handler, sync = stores(store_backend, index_backend, files)
+    game_id = await finished_game(handler, seed=8)
+    kept = await finished_game(handler, seed=9)
+    Projector(sync).catch_up_all([game_id, kept])
+    fields = {"speaker": "seat:0", "name": "P0", "text": "well played", "version": sync.head(game_id)}
+    sync.run(store_chat.append(game_id, "message", fields, wall_clock_ms(), 100))
+    open_dispute(sync, game_id, "e" * 16, wall_clock_ms())
+    resolve_dispute(sync, game_id, "e" * 16, wall_clock_ms() + 1)
+    before = read_game(sync, game_id)
+    assert before is not None and before["chat"] and before["disputes"] and before["tokens"]
+    sync.index.zrem(ARCHIVE_DUE, kept)  # this one stays in Redis: export-all writes it from there
+
+    assert archive(sync, files, wall_clock_ms() + DUE, POLICY).archived == [game_id]
+    assert read_game(sync, game_id) is None and game_id not in game_ids(sync)
+    assert list(archived_game_records(sync, files)) == [before]
+    assert list(archived_game_records(sync, files, written={game_id})) == []
