@@ -179,6 +179,18 @@ def _archived_fold(game: ArchivedGame, cache: StateCache) -> Folded:
     return folded
 
 
+def _whole(read: list[Entry], limit: int | None) -> bool:
+    """Whether a read from Redis is surely all there is to read: it found entries, in one page."""
+    return limit == 0 or 0 < len(read) < ops.PAGE
+
+
+def _archived_entries(game: ArchivedGame, read: list[Entry], after: int, limit: int | None) -> list[Entry]:
+    """The entries a read asked for, from the archive when Redis gave fewer: none (the game left
+    Redis), or a read of several pages cut short because the game left Redis between two of them."""
+    archived = archived_games.entries_after(game, after, limit)
+    return archived if len(archived) > len(read) else read
+
+
 def _archived_view_reads(
     game: ArchivedGame, reads: ops.ViewReads, seat: int | None, cache: StateCache
 ) -> ops.ViewReads:
@@ -395,9 +407,13 @@ class EventStore:
 
     async def read(self, game_id: str, after: int = 0, limit: int | None = None) -> list[Entry]:
         entries = await self.run(ops.read(game_id, after, limit))
-        if entries or limit == 0 or (game := await self.archived(game_id)) is None:
+        if (
+            (entries and len(entries) < ops.PAGE)
+            or limit == 0
+            or (game := await self.archived(game_id)) is None
+        ):
             return entries
-        return archived_games.entries_after(game, after, limit)
+        return _archived_entries(game, entries, after, limit)
 
     async def load(self, game_id: str, cache: StateCache) -> Folded | None:
         folded = await self.run(ops.load(game_id, cache))
@@ -719,9 +735,9 @@ class SyncEventStore:
 
     def read(self, game_id: str, after: int = 0, limit: int | None = None) -> list[Entry]:
         entries = self.run(ops.read(game_id, after, limit))
-        if entries or limit == 0 or (game := self.archived(game_id)) is None:
+        if _whole(entries, limit) or (game := self.archived(game_id)) is None:
             return entries
-        return archived_games.entries_after(game, after, limit)
+        return _archived_entries(game, entries, after, limit)
 
     def load(self, game_id: str, cache: StateCache) -> Folded | None:
         folded = self.run(ops.load(game_id, cache))

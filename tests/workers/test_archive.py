@@ -17,10 +17,11 @@ from services.history.folding import StateCache
 from services.lifecycle import wall_clock_ms
 from services.store import archive as archived_games
 from services.store import chat as store_chat
+from services.store import operations as ops
 from services.store.archive import Archive, ArchivePolicy, Snapshot
 from services.store.event_store import EventStore, SyncEventStore
 from services.store.keys import ARCHIVE_DUE, ARCHIVE_MARK, LOBBY, game_keys
-from services.store.requests import Operation, ScriptCall
+from services.store.requests import Call, Operation, ScriptCall
 from services.store.retention import HOUR_MS
 from services.store.tokens import TokenStore
 from tests.conftest import Clients, IndexClients
@@ -275,3 +276,35 @@ async def test_the_backup_record_of_an_archived_game_equals_the_one_read_from_re
     assert read_game(sync, game_id) is None and game_id not in game_ids(sync)
     assert list(archived_game_records(sync, files)) == [before]
     assert list(archived_game_records(sync, files, written={game_id})) == []
+
+
+class ArchivedMidRead(SyncEventStore):
+    """A store whose game is archived, by another process, right after the first page of a read."""
+
+    removal: Operation[Any] | None = None
+
+    def _execute(self, request: Any) -> Any:
+        reply = super()._execute(request)
+        if self.removal is not None and isinstance(request, Call) and request.args[0] == "XRANGE":
+            removal, self.removal = self.removal, None
+            assert SyncEventStore(self.redis, self.index).run(removal)
+        return reply
+
+
+async def test_a_read_of_several_pages_cut_short_by_the_archiving_is_completed_from_the_archive(
+    store_backend: Clients, index_backend: IndexClients, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    files = Archive(tmp_path)
+    handler, sync = stores(store_backend, index_backend, files)
+    game_id = await finished_game(handler, seed=10)
+    Projector(sync).catch_up(game_id)
+    whole = sync.read(game_id)
+    taken = sync.run(archived_games.snapshot(game_id, wall_clock_ms()))
+    assert isinstance(taken, Snapshot)
+    files.write(taken.game)
+    monkeypatch.setattr(ops, "PAGE", 5)  # reads of five entries a page
+    reader = ArchivedMidRead(store_backend[0], index_backend[0] if index_backend else None, archive=files)
+    reader.removal = archived_games.remove_archived(game_id, taken)
+
+    assert reader.read(game_id) == whole
+    assert reader.removal is None and slot_keys(sync, game_id) == []
