@@ -170,13 +170,21 @@ def _merge(size: int, parts: Sequence[tuple[list[int], list[Any]]]) -> list[Any]
 
 
 def _archived_fold(game: ArchivedGame, cache: StateCache) -> Folded:
-    """The archived game folded to its head (the cached fold when it is there), and cached."""
+    """The archived game folded to its head (the cached fold when it is there), and cached; a fold
+    cut short before it (``_settled``) is replaced."""
     cached = cache.get(game.game_id)
     if cached is not None and cached.version == game.head:
         return cached
     folded = advance(game.game_id, None, game.entries)
     cache.put(folded)
     return folded
+
+
+def _settled(folded: Folded | None) -> bool:
+    """Whether a fold read from Redis is surely the game's newest: it found the game, and its read
+    cannot have been cut short by the game's archiving (a finished game, or one page read at most:
+    a read cut between two pages has a page's worth of versions and is not finished yet)."""
+    return folded is not None and (folded.version < ops.PAGE or folded.state.status == "finished")
 
 
 def _whole(read: list[Entry], limit: int | None) -> bool:
@@ -417,7 +425,7 @@ class EventStore:
 
     async def load(self, game_id: str, cache: StateCache) -> Folded | None:
         folded = await self.run(ops.load(game_id, cache))
-        if folded is not None or (game := await self.archived(game_id)) is None:
+        if _settled(folded) or (game := await self.archived(game_id)) is None:
             return folded
         return _archived_fold(game, cache)
 
@@ -431,7 +439,7 @@ class EventStore:
         self, game_id: str, field: str, seat: int | None, cache: StateCache, token_digest: str | None = None
     ) -> ops.ViewReads:
         reads = await self.run(ops.view_reads(game_id, field, seat, cache, token_digest))
-        if reads.folded is not None or (game := await self.archived(game_id)) is None:
+        if _settled(reads.folded) or (game := await self.archived(game_id)) is None:
             return reads
         return _archived_view_reads(game, reads, seat, cache)
 
@@ -741,7 +749,7 @@ class SyncEventStore:
 
     def load(self, game_id: str, cache: StateCache) -> Folded | None:
         folded = self.run(ops.load(game_id, cache))
-        if folded is not None or (game := self.archived(game_id)) is None:
+        if _settled(folded) or (game := self.archived(game_id)) is None:
             return folded
         return _archived_fold(game, cache)
 

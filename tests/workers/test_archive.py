@@ -308,3 +308,26 @@ async def test_a_read_of_several_pages_cut_short_by_the_archiving_is_completed_f
 
     assert reader.read(game_id) == whole
     assert reader.removal is None and slot_keys(sync, game_id) == []
+
+
+async def test_a_fold_of_several_pages_cut_short_by_the_archiving_is_the_archived_game_at_its_end(
+    store_backend: Clients, index_backend: IndexClients, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    files = Archive(tmp_path)
+    handler, sync = stores(store_backend, index_backend, files)
+    game_id = await finished_game(handler, seed=11)
+    Projector(sync).catch_up(game_id)
+    whole = sync.load(game_id, StateCache())
+    taken = sync.run(archived_games.snapshot(game_id, wall_clock_ms()))
+    assert isinstance(taken, Snapshot) and whole is not None
+    files.write(taken.game)
+    monkeypatch.setattr(ops, "PAGE", 5)
+    reader = ArchivedMidRead(store_backend[0], index_backend[0] if index_backend else None, archive=files)
+    reader.removal = archived_games.remove_archived(game_id, taken)
+    cache = StateCache()
+
+    folded = reader.load(game_id, cache)
+    assert reader.removal is None and folded is not None
+    assert (folded.version, folded.hash, folded.state) == (whole.version, whole.hash, whole.state)
+    again = cache.get(game_id)
+    assert again is not None and again.version == whole.version  # the process keeps the whole game
