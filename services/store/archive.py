@@ -354,9 +354,9 @@ class Archived:
 
 
 def archive_game(store: Any, archive: Archive, game_id: str, now_ms: int) -> Outcome:
-    """Archive one game (``store``: a ``SyncEventStore``): its file first, read back and compared,
-    then its keys. ``absent``: nothing of it left in Redis."""
-    taken = store.run(snapshot(game_id, now_ms))
+    """Archive one game (``store``: a ``SyncEventStore``, whose module imports this one): its file
+    first, read back and compared, then its keys. ``absent``: nothing of it left in Redis."""
+    taken: Snapshot | Outcome = store.run(snapshot(game_id, now_ms))
     if not isinstance(taken, Snapshot):
         return taken
     archive.write(taken.game)
