@@ -13,28 +13,33 @@ import redis
 
 from domain.games import game_names
 from services.commands import GameCommands
+from services.config import Settings
 from services.history.folding import StateCache
 from services.lifecycle import wall_clock_ms
 from services.store import archive as archived_games
 from services.store import chat as store_chat
 from services.store import operations as ops
+from services.store import retention
 from services.store.archive import Archive, ArchivePolicy, Snapshot
 from services.store.event_store import EventStore, SyncEventStore
 from services.store.keys import ARCHIVE_DUE, ARCHIVE_MARK, LOBBY, game_keys
+from services.store.queue import lifecycle_queue, projection_queue
 from services.store.requests import Call, Operation, ScriptCall
 from services.store.retention import HOUR_MS
 from services.store.tokens import TokenStore
 from tests.conftest import Clients, IndexClients
 from tests.services.test_commands import FLOWER, no_poke, started_table
+from tests.support.waiting import wait_until
 from tests.workers.test_retention import finished_game, open_dispute, resolve_dispute
 from workers.archive_backup import archived_game_records
 from workers.backup import game_ids, read_game
 from workers.projector import Projector
-from workers.sweeper import archive
+from workers.sweeper import Sweeper, archive
 
 pytestmark = pytest.mark.anyio
 
 POLICY = ArchivePolicy()  # a day after the finish
+OFF = ArchivePolicy(enabled=False)
 DUE = 25 * HOUR_MS
 
 
@@ -331,3 +336,48 @@ async def test_a_fold_of_several_pages_cut_short_by_the_archiving_is_the_archive
     assert (folded.version, folded.hash, folded.state) == (whole.version, whole.hash, whole.state)
     again = cache.get(game_id)
     assert again is not None and again.version == whole.version  # the process keeps the whole game
+
+
+async def test_the_sweeper_thread_archives_a_game_due_on_its_clock_and_none_with_archiving_off(
+    store_backend: Clients, index_backend: IndexClients, tmp_path: Path
+) -> None:
+    files = Archive(tmp_path)
+    handler, sync = stores(store_backend, index_backend, files)
+    game_id = await finished_game(handler, seed=12)
+    Projector(sync).catch_up(game_id)
+    queues = projection_queue(sync.index), lifecycle_queue(sync.index)
+    later = wall_clock_ms() + DUE
+
+    off = Sweeper(sync, *queues, interval=0.01, clock=lambda: later, archive=files, archive_policy=OFF)
+    off.start()
+    try:
+        wait_until(lambda: sync.run(retention.backfilled()), 10, "the sweeper's retention pass")
+    finally:
+        off.stop()
+        off.join(timeout=5)
+    assert sync.redis.exists(game_keys(game_id).events) and not files.path_of(game_id).exists()
+
+    sweeper = Sweeper(sync, *queues, interval=0.01, clock=lambda: later, archive=files, archive_policy=POLICY)
+    sweeper.start()
+    try:
+        wait_until(lambda: not sync.redis.exists(game_keys(game_id).events), 10, "the game archived")
+    finally:
+        sweeper.stop()
+        sweeper.join(timeout=5)
+    assert files.read(game_id) is not None and sync.head(game_id) > 0
+
+
+def test_the_archive_settings_name_the_directory_the_delay_and_off() -> None:
+    default = Settings(data_dir=Path("/srv/tables"))
+    assert default.archive_directory == Path("/srv/tables/archive")
+    assert default.archive == ArchivePolicy(after_ms=24 * HOUR_MS, enabled=True)
+    env = {
+        "TABLESTREAM_ARCHIVE_DIR": "/mnt/shared/archive",
+        "TABLESTREAM_ARCHIVE_AFTER_HOURS": "1.5",
+        "TABLESTREAM_ARCHIVE_ENABLED": "no",
+    }
+    chosen = Settings.from_env(env)
+    assert chosen.archive_directory == Path("/mnt/shared/archive")
+    assert chosen.archive == ArchivePolicy(after_ms=int(1.5 * HOUR_MS), enabled=False)
+    with pytest.raises(ValueError, match="archive_after_hours"):
+        _ = Settings(archive_after_hours=-1).archive
