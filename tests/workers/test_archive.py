@@ -372,12 +372,12 @@ def test_the_archive_settings_name_the_directory_the_delay_and_off() -> None:
     assert default.archive_directory == Path("/srv/tables/archive")
     assert default.archive == ArchivePolicy(after_ms=24 * HOUR_MS, enabled=True)
     env = {
-        "TABLESTREAM_ARCHIVE_DIR": "/mnt/shared/archive",
+        "TABLESTREAM_ARCHIVE_DIR": "/mnt/tables-volume/archive",
         "TABLESTREAM_ARCHIVE_AFTER_HOURS": "1.5",
         "TABLESTREAM_ARCHIVE_ENABLED": "no",
     }
     chosen = Settings.from_env(env)
-    assert chosen.archive_directory == Path("/mnt/shared/archive")
+    assert chosen.archive_directory == Path("/mnt/tables-volume/archive")
     assert chosen.archive == ArchivePolicy(after_ms=int(1.5 * HOUR_MS), enabled=False)
     with pytest.raises(ValueError, match="archive_after_hours"):
         _ = Settings(archive_after_hours=-1).archive
