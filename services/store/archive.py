@@ -254,7 +254,7 @@ def mark_backfilled(now_ms: int) -> Operation[None]:
 
 # -- one game ---------------------------------------------------------------------------------------
 
-Outcome = Literal["archived", "absent", "lagging", "disputed", "unfinished", "moved"]
+Outcome = Literal["archived", "absent", "lagging", "disputed", "unfinished", "moved", "failed"]
 
 
 @dataclass(frozen=True)
@@ -346,7 +346,8 @@ class ArchivePolicy:
 @dataclass
 class Archived:
     """What one pass did: games archived, games found archived already (a pass died after their
-    deletion), and games kept in Redis for now (lagging, disputed, moved)."""
+    deletion), and games kept in Redis for now (lagging, disputed, moved, or ``failed``: their file
+    could not be written or read back, logged; the next pass tries again)."""
 
     archived: list[str] = field(default_factory=list)
     done_before: list[str] = field(default_factory=list)
@@ -380,7 +381,11 @@ def archive_due(store: Any, archive: Archive, now_ms: int, policy: ArchivePolicy
     for _ in range(policy.max_batches):
         raw = store.run(_due(now_ms - policy.after_ms, kept, policy.batch))
         for game_id in raw:
-            outcome = archive_game(store, archive, game_id, now_ms)
+            try:
+                outcome = archive_game(store, archive, game_id, now_ms)
+            except (OSError, ArchiveCorrupt) as error:  # this game's file: the others go on
+                log.warning("archive_failed", game_id=game_id, error=f"{type(error).__name__}: {error}")
+                outcome = "failed"
             if outcome == "archived":
                 done.archived.append(game_id)
             elif outcome == "absent":

@@ -381,3 +381,26 @@ def test_the_archive_settings_name_the_directory_the_delay_and_off() -> None:
     assert chosen.archive == ArchivePolicy(after_ms=int(1.5 * HOUR_MS), enabled=False)
     with pytest.raises(ValueError, match="archive_after_hours"):
         _ = Settings(archive_after_hours=-1).archive
+
+
+async def test_a_file_that_cannot_be_written_keeps_its_game_in_redis_and_the_pass_goes_on(
+    store_backend: Clients, index_backend: IndexClients, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    files = Archive(tmp_path)
+    handler, sync = stores(store_backend, index_backend, files)
+    first = await finished_game(handler, seed=13)
+    second = await finished_game(handler, seed=14)
+    Projector(sync).catch_up_all([first, second])
+    write = Archive.write
+
+    def disk_full(self: Archive, game: archived_games.ArchivedGame) -> Path:
+        if game.game_id == first:
+            raise OSError(28, "No space left on device")
+        return write(self, game)
+
+    monkeypatch.setattr(Archive, "write", disk_full)
+    done = archive(sync, files, wall_clock_ms() + DUE, POLICY)
+    assert done.archived == [second] and done.kept == {first: "failed"}
+    assert len(slot_keys(sync, first)) == 3 and not files.path_of(first).exists()
+    monkeypatch.setattr(Archive, "write", write)
+    assert archive(sync, files, wall_clock_ms() + DUE, POLICY).archived == [first]
