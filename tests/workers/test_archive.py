@@ -4,7 +4,11 @@ finishes what one left, and the memory a finished game keeps in Redis is measure
 
 from __future__ import annotations
 
+import os
+import signal
 import statistics
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +33,7 @@ from services.store.retention import HOUR_MS
 from services.store.tokens import TokenStore
 from tests.conftest import Clients, IndexClients
 from tests.services.test_commands import FLOWER, no_poke, started_table
+from tests.support.dying_archiver import STEPS as DYING_STEPS
 from tests.support.waiting import wait_until
 from tests.workers.test_retention import finished_game, open_dispute, resolve_dispute
 from workers.archive_backup import archived_game_records
@@ -404,3 +409,33 @@ async def test_a_file_that_cannot_be_written_keeps_its_game_in_redis_and_the_pas
     assert len(slot_keys(sync, first)) == 3 and not files.path_of(first).exists()
     monkeypatch.setattr(Archive, "write", write)
     assert archive(sync, files, wall_clock_ms() + DUE, POLICY).archived == [first]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("step", DYING_STEPS)
+async def test_an_archiver_process_killed_at_each_step_loses_nothing_and_the_next_pass_ends_its_work(
+    real_redis: redis.Redis, real_redis_async: Any, redis_server: Any, tmp_path: Path, step: str
+) -> None:
+    files = Archive(tmp_path)
+    handler, sync = stores((real_redis, real_redis_async), None, files)
+    game_id = await finished_game(handler, seed=15)
+    Projector(sync).catch_up(game_id)
+    before = everything(sync, game_id)
+    now = wall_clock_ms() + DUE
+    command = ["-m", "tests.support.dying_archiver", "--redis-url", redis_server.url]
+    command += ["--archive-dir", str(tmp_path), "--now-ms", str(now), "--die-at", step]
+    process = subprocess.Popen([sys.executable, *command], env={**os.environ, "PYTHONPATH": os.getcwd()})
+    try:
+        assert process.wait(timeout=120) == -signal.SIGKILL, f"the archiver was not killed at {step!r}"
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    assert files.path_of(game_id).is_file()
+    assert bool(slot_keys(sync, game_id)) == (step == "written")
+    assert everything(SyncEventStore(real_redis, archive=Archive(tmp_path)), game_id) == before
+
+    done = archive(sync, Archive(tmp_path), now, POLICY)
+    assert (done.archived, done.done_before) == (([game_id], []) if step == "written" else ([], [game_id]))
+    assert slot_keys(sync, game_id) == [] and sync.index.zscore(ARCHIVE_DUE, game_id) is None
+    assert everything(SyncEventStore(real_redis, archive=Archive(tmp_path)), game_id) == before
