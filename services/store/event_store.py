@@ -210,10 +210,16 @@ def _archived_view_reads(
 
 
 def _archived_command_load(
-    game: ArchivedGame, load: ops.CommandLoad, seat: int | None, command_id: str, token_digest: str | None
+    game: ArchivedGame,
+    load: ops.CommandLoad,
+    seat: int | None,
+    command_id: str,
+    token_digest: str | None,
+    cache: StateCache,
 ) -> ops.CommandLoad:
-    """``CommandLoad`` of an archived game, as ``operations.command_load`` answers it."""
-    folded = load.folded
+    """``CommandLoad`` of an archived game, as ``operations.command_load`` answers it: nothing but the
+    table for a token that holds no role (the tokens stay in Redis, whose answer ``load`` holds)."""
+    folded = _archived_fold(game, cache)
     if token_digest is not None and load.token_role is None:
         return ops.CommandLoad(folded, None, {}, None)
     record = archived_games.command_entry(game, command_id, seat)
@@ -400,8 +406,7 @@ class EventStore:
         load = await self.run(ops.command_load(game_id, seat, command_id, cache, token_digest))
         if load.folded is not None or (game := await self.archived(game_id)) is None:
             return load
-        load = ops.CommandLoad(_archived_fold(game, cache), load.record, load.timer, load.token_role)
-        return _archived_command_load(game, load, seat, command_id, token_digest)
+        return _archived_command_load(game, load, seat, command_id, token_digest, cache)
 
     async def archived(self, game_id: str) -> ArchivedGame | None:
         """The game's archive, for a read that found nothing of it in Redis (``None``: not
@@ -415,11 +420,7 @@ class EventStore:
 
     async def read(self, game_id: str, after: int = 0, limit: int | None = None) -> list[Entry]:
         entries = await self.run(ops.read(game_id, after, limit))
-        if (
-            (entries and len(entries) < ops.PAGE)
-            or limit == 0
-            or (game := await self.archived(game_id)) is None
-        ):
+        if _whole(entries, limit) or (game := await self.archived(game_id)) is None:
             return entries
         return _archived_entries(game, entries, after, limit)
 
