@@ -41,7 +41,7 @@ from workers.backup import game_ids, read_game
 from workers.projector import Projector
 from workers.sweeper import Sweeper, archive
 
-pytestmark = pytest.mark.anyio
+pytestmark = pytest.mark.anyio  # the tests that play whole games are thorough (a second or more)
 
 POLICY = ArchivePolicy()  # a day after the finish
 OFF = ArchivePolicy(enabled=False)
@@ -80,6 +80,7 @@ def everything(sync: SyncEventStore, game_id: str) -> tuple[Any, ...]:
     return (sync.read(game_id), sync.secret(game_id), sync.head(game_id), folded.state, folded.hash)
 
 
+@pytest.mark.thorough
 async def test_a_finished_game_is_noted_when_projected_and_archived_only_once_due(
     store_backend: Clients, index_backend: IndexClients, tmp_path: Path
 ) -> None:
@@ -102,6 +103,7 @@ async def test_a_finished_game_is_noted_when_projected_and_archived_only_once_du
     assert archive(sync, files, wall_clock_ms() + 2 * DUE, POLICY).archived == []  # once
 
 
+@pytest.mark.thorough
 async def test_a_kill_between_writing_the_file_and_removing_the_keys_loses_nothing_and_the_next_pass_ends_it(
     store_backend: Clients, index_backend: IndexClients, tmp_path: Path
 ) -> None:
@@ -123,6 +125,7 @@ async def test_a_kill_between_writing_the_file_and_removing_the_keys_loses_nothi
     assert everything(SyncEventStore(store_backend[0], None, archive=Archive(tmp_path)), game_id) == before
 
 
+@pytest.mark.thorough
 async def test_a_pass_that_died_after_removing_the_keys_leaves_an_index_entry_the_next_pass_clears(
     store_backend: Clients, index_backend: IndexClients, tmp_path: Path
 ) -> None:
@@ -152,6 +155,7 @@ def _script(keys: list[str], args: list[Any]) -> Operation[Any]:
     return (yield ScriptCall("archive_game", keys, args))
 
 
+@pytest.mark.thorough
 async def test_a_running_game_is_never_archived_even_when_its_index_entry_says_it_is_due(
     store_backend: Clients, index_backend: IndexClients, tmp_path: Path
 ) -> None:
@@ -172,6 +176,7 @@ async def test_a_running_game_is_never_archived_even_when_its_index_entry_says_i
     assert sync.head(playing) == head and sync.secret(playing) is not None
 
 
+@pytest.mark.thorough
 async def test_a_game_whose_views_lag_its_head_is_kept_until_projected(
     store_backend: Clients, index_backend: IndexClients, tmp_path: Path
 ) -> None:
@@ -185,6 +190,7 @@ async def test_a_game_whose_views_lag_its_head_is_kept_until_projected(
     assert archive(sync, files, wall_clock_ms() + DUE, POLICY).archived == [game_id]
 
 
+@pytest.mark.thorough
 async def test_finished_games_stored_before_the_index_existed_are_backfilled_once_then_archived(
     store_backend: Clients, index_backend: IndexClients, tmp_path: Path
 ) -> None:
@@ -202,6 +208,7 @@ async def test_finished_games_stored_before_the_index_existed_are_backfilled_onc
     assert archive(sync, files, now + DUE, POLICY).archived == [finished]
 
 
+@pytest.mark.thorough
 async def test_a_new_table_never_takes_the_id_of_an_archived_game(
     store_backend: Clients, index_backend: IndexClients, tmp_path: Path
 ) -> None:
@@ -226,6 +233,7 @@ def test_a_damaged_archive_file_is_named_and_never_read_as_a_game(tmp_path: Path
     assert Archive(tmp_path).read("g2") is None
 
 
+@pytest.mark.thorough
 @pytest.mark.redis
 async def test_the_memory_a_finished_game_keeps_in_redis_before_and_after_archiving_measured(
     real_redis: redis.Redis, real_redis_async: Any, tmp_path: Path
@@ -266,6 +274,7 @@ async def test_the_memory_a_finished_game_keeps_in_redis_before_and_after_archiv
         )
 
 
+@pytest.mark.thorough
 async def test_the_backup_record_of_an_archived_game_equals_the_one_read_from_redis_before(
     store_backend: Clients, index_backend: IndexClients, tmp_path: Path
 ) -> None:
@@ -301,6 +310,7 @@ class ArchivedMidRead(SyncEventStore):
         return reply
 
 
+@pytest.mark.thorough
 async def test_a_read_of_several_pages_cut_short_by_the_archiving_is_completed_from_the_archive(
     store_backend: Clients, index_backend: IndexClients, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -320,6 +330,7 @@ async def test_a_read_of_several_pages_cut_short_by_the_archiving_is_completed_f
     assert reader.removal is None and slot_keys(sync, game_id) == []
 
 
+@pytest.mark.thorough
 async def test_a_fold_of_several_pages_cut_short_by_the_archiving_is_the_archived_game_at_its_end(
     store_backend: Clients, index_backend: IndexClients, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -343,6 +354,7 @@ async def test_a_fold_of_several_pages_cut_short_by_the_archiving_is_the_archive
     assert again is not None and again.version == whole.version  # the process keeps the whole game
 
 
+@pytest.mark.thorough
 async def test_the_sweeper_thread_archives_a_game_due_on_its_clock_and_none_with_archiving_off(
     store_backend: Clients, index_backend: IndexClients, tmp_path: Path
 ) -> None:
@@ -388,6 +400,7 @@ def test_the_archive_settings_name_the_directory_the_delay_and_off() -> None:
         _ = Settings(archive_after_hours=-1).archive
 
 
+@pytest.mark.thorough
 async def test_a_file_that_cannot_be_written_keeps_its_game_in_redis_and_the_pass_goes_on(
     store_backend: Clients, index_backend: IndexClients, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -411,6 +424,7 @@ async def test_a_file_that_cannot_be_written_keeps_its_game_in_redis_and_the_pas
     assert archive(sync, files, wall_clock_ms() + DUE, POLICY).archived == [first]
 
 
+@pytest.mark.thorough
 @pytest.mark.slow
 @pytest.mark.parametrize("step", DYING_STEPS)
 async def test_an_archiver_process_killed_at_each_step_loses_nothing_and_the_next_pass_ends_its_work(
