@@ -17,6 +17,7 @@ import platformdirs
 
 from domain.table import MAX_BOT_PACE_MS
 from services.signing import check_key_name
+from services.store.archive import ArchivePolicy
 from services.store.connection import Acks
 from services.store.retention import DAY_MS, HOUR_MS, RetentionPolicy
 from services.transparency.checkpoint import CheckpointError, WitnessKey, parse_witness_vkey
@@ -111,6 +112,23 @@ class Settings:
     retention_abandoned_days: float = 14.0  # a waiting or playing game unchanged this long is removed
     retention_idle_account_days: float = 30.0  # an account without password or finished game, idle
     retention_interval_seconds: float = 300.0  # how often the sweeper runs a retention pass
+
+    # -- archive of finished games (services.store.archive; docs/operations.md) ----------------------
+    archive_enabled: bool = True  # off: no game is archived any more (archived ones are still read)
+    archive_after_hours: float = 24.0  # a finished game leaves Redis for the archive this long after
+    archive_dir: str = ""  # where its files are; empty: <data_dir>/archive (a shared volume on k8s)
+    archive_interval_seconds: float = 300.0  # how often the sweeper runs an archive pass
+
+    @property
+    def archive_directory(self) -> Path:
+        """The archive's directory (``archive_dir``, else ``archive`` under ``data_dir``)."""
+        return Path(self.archive_dir) if self.archive_dir else self.data_dir / "archive"
+
+    @property
+    def archive(self) -> ArchivePolicy:
+        if self.archive_after_hours < 0 or self.archive_interval_seconds <= 0:
+            raise ValueError("archive_after_hours must not be negative, archive_interval_seconds positive")
+        return ArchivePolicy(after_ms=int(self.archive_after_hours * HOUR_MS), enabled=self.archive_enabled)
 
     # -- the table ---------------------------------------------------------------------------------------
     bot_pace_ms: int = 1000  # a new table's bot pace (its option bot_pace_ms overrides); 0: bots at once

@@ -70,7 +70,7 @@ from services.structured_logging import configure_logging
 from services.tracing import configure_tracing
 from workers.lifecycle import PaceLoop, TimerLoop
 from workers.quickplay import QuickplayLoop
-from workers.stores import WORKER_LIMITS, configure
+from workers.stores import WORKER_LIMITS, configure, settings_archive
 from workers.sweeper import Sweeper
 from workers.transparency import TransparencyLoop
 
@@ -248,13 +248,17 @@ def run_pool(
     settings = Settings.from_env()
     acks = settings.acks
     queue = projection_queue(connection)
+    archive = settings_archive(settings)
     sweeper = Sweeper(
-        SyncEventStore(clients.store, clients.index, acks),
+        SyncEventStore(clients.store, clients.index, acks, archive),
         queue,
         lifecycle_queue(connection),
         sweep_seconds,
         retention=settings.retention,
         retention_seconds=settings.retention_interval_seconds,
+        archive=archive,
+        archive_policy=settings.archive,
+        archive_seconds=settings.archive_interval_seconds,
     )
     sweeper.start()
     timers = TimerLoop(SyncEventStore(clients.store, clients.index, acks), lifecycle_queue(connection))
@@ -262,7 +266,7 @@ def run_pool(
     paced = PaceLoop(SyncEventStore(clients.store, clients.index, acks), bot_queue(connection))
     paced.start()
     transparency = TransparencyLoop(
-        SyncEventStore(clients.store, clients.index, acks),
+        SyncEventStore(clients.store, clients.index, acks, archive),
         settings.signing_key_name,
         settings.log_append_seconds,
         settings.log_checkpoint_seconds,

@@ -42,13 +42,13 @@ from projections.views import lobby_entry, materialise
 from services import metrics, tracing
 from services.history.folding import Folded, StateCache
 from services.lifecycle import lifecycle_behind
-from services.store import indexes
+from services.store import archive, indexes
 from services.store import operations as ops
 from services.store.event_store import SyncEventStore
 from services.store.operations import ProjectionStart
 from services.store.projection import Projected, ProjectionWrite, project_views
 from services.store.queue import take_handovers
-from services.store.requests import Operation
+from services.store.requests import Operation, clock_ms
 from services.transparency import log as transparency
 from workers.ratings import RatingsRecorder
 from workers.stores import job_store
@@ -236,6 +236,7 @@ class Projector:
                 folded = yield from ops.load(game_id, self.cache)
             if folded is not None and folded.state.status == "finished":
                 self.ratings.record(folded)
+                self.store.run(archive.note_finished(game_id, clock_ms()))  # its time in the archive's index
             write = self._write(game_id, checkpoint, folded, start.timer, logged)
             span = (
                 tracing.start_child(

@@ -11,12 +11,14 @@ store is a cluster (``services.store.connection``).
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import redis
 import redis.asyncio as aioredis
 from rq.job import Job
 
 from services.config import ENV_PREFIX, Settings
+from services.store.archive import Archive
 from services.store.connection import (
     Acks,
     AsyncStoreClient,
@@ -58,16 +60,29 @@ def _acks() -> Acks:
     return Settings.from_env().acks
 
 
+_archives: dict[Path, Archive] = {}
+
+
+def settings_archive(settings: Settings | None = None) -> Archive:
+    """The archive of finished games the settings name (one per directory and process, so that its
+    memory of the files read is shared by the process's stores)."""
+    directory = (settings or Settings.from_env()).archive_directory
+    archive = _archives.get(directory)
+    if archive is None:
+        archive = _archives[directory] = Archive(directory)
+    return archive
+
+
 def job_store(job: Job) -> SyncEventStore:
     """The store for a job's work (one per process and topology, made on first use)."""
     place = configured()
     if place is None:
-        return SyncEventStore(job.connection, acks=_acks())
+        return SyncEventStore(job.connection, acks=_acks(), archive=settings_archive())
     key = (os.getpid(), place)
     store = _stores.get(key)
     if store is None:
         clients = connect_sync(place, WORKER_LIMITS, queue=job.connection)
-        store = SyncEventStore(clients.store, clients.index, _acks())
+        store = SyncEventStore(clients.store, clients.index, _acks(), settings_archive())
         _stores[key] = store
     return store
 

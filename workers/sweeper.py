@@ -30,6 +30,10 @@ as projection lag. The mark is cleared once the lifecycle is settled.
 Retention (``retire``, every ``retention_seconds``; ``services.store.retention``, docs/security.md):
 expired tables a day after their expiry, games unchanged for two weeks and unverified idle accounts
 are removed; finished games are kept. The time comes from an injected clock.
+
+The archive (``archive``, every ``archive_seconds``; ``services.store.archive``, docs/operations.md):
+finished games leave Redis for their archive files ``archive_policy.after_ms`` after their finish;
+every reader then reads them there through the store.
 """
 
 from __future__ import annotations
@@ -46,7 +50,9 @@ from rq import Queue
 from projections.views import encode, seat_view, view_field
 from services.history.folding import Folded, StateCache
 from services.lifecycle import Clock, bots_awaited, lifecycle_behind, timer_behind, wall_clock_ms
+from services.store import archive as archived_games
 from services.store import indexes, retention
+from services.store.archive import Archive, Archived, ArchivePolicy
 from services.store.event_store import SyncEventStore
 from services.store.queue import (
     bot_job_id,
@@ -216,9 +222,19 @@ def retire(store: SyncEventStore, now_ms: int, policy: RetentionPolicy) -> Retir
     return retired
 
 
+def archive(store: SyncEventStore, files: Archive, now_ms: int, policy: ArchivePolicy) -> Archived:
+    """One archive pass (``services.store.archive.archive_due``), after the one-time backfill of the
+    finished games' index when its marker is missing."""
+    if not policy.enabled:
+        return Archived()
+    if not store.run(archived_games.backfilled()):
+        archived_games.backfill_due(store, now_ms)
+    return archived_games.archive_due(store, files, now_ms, policy)
+
+
 class Sweeper(threading.Thread):
-    """Runs ``sweep`` every ``interval`` seconds, and ``retire`` every ``retention_seconds``, until
-    ``stop()``."""
+    """Runs ``sweep`` every ``interval`` seconds, ``retire`` every ``retention_seconds`` and, with an
+    ``archive``, ``archive`` every ``archive_seconds``, until ``stop()``."""
 
     def __init__(
         self,
@@ -229,6 +245,9 @@ class Sweeper(threading.Thread):
         retention: RetentionPolicy | None = None,
         retention_seconds: float = 300.0,
         clock: Clock = wall_clock_ms,
+        archive: Archive | None = None,
+        archive_policy: ArchivePolicy | None = None,
+        archive_seconds: float = 300.0,
     ):
         super().__init__(name="tablestream-sweeper", daemon=True)
         self._store, self._projections, self._lifecycle = store, projections, lifecycle
@@ -237,6 +256,10 @@ class Sweeper(threading.Thread):
         self._retention_ms = int(retention_seconds * 1000)
         self._clock = clock
         self._retired_at: int | None = None
+        self._archive = archive
+        self._archive_policy = archive_policy or ArchivePolicy()
+        self._archive_ms = int(archive_seconds * 1000)
+        self._archived_at: int | None = None
         self._stopped = threading.Event()
 
     def run(self) -> None:
@@ -251,6 +274,11 @@ class Sweeper(threading.Thread):
                     if not self._store.run(retention.backfilled()):
                         backfill_retention(self._store, now)
                     retire(self._store, now, self._retention)
+                if self._archive is not None and (
+                    self._archived_at is None or now - self._archived_at >= self._archive_ms
+                ):
+                    self._archived_at = now
+                    archive(self._store, self._archive, now, self._archive_policy)
             except Exception as exc:  # a flaky connection must not kill the sweeper; the next pass retries
                 log.warning("sweep_failed", error=f"{type(exc).__name__}: {exc}")
 

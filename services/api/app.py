@@ -60,6 +60,7 @@ from services.lifecycle import Lifecycle
 from services.players import PlayerQueries
 from services.queries import GameQueries
 from services.receipts import ReceiptSigner
+from services.store.archive import Archive
 from services.store.connection import AsyncClients, Connect, PoolLimits, connect_to
 from services.store.event_store import EventStore
 from services.store.live_updates import LiveHub
@@ -153,7 +154,7 @@ def create_app(
         aclient, sclient = clients.store, clients.queue
         metrics.metrics()  # this process's series exist (at 0) from its start
         app.state.queue_client = sclient  # the scrape reads the queues' depth there
-        store = EventStore(aclient, clients.index, settings.acks)
+        store = EventStore(aclient, clients.index, settings.acks, Archive(settings.archive_directory))
         tokens = TokenStore(aclient)
         cache = StateCache()  # one fold per game for both sides of this process
         hub = LiveHub(aclient, settings.live_queue_size)

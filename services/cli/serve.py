@@ -210,6 +210,9 @@ def _serve(
 ) -> int:
     supervisor: Supervisor | None = None
     embedded: EmbeddedRedis | None = None
+    if not settings.archive_dir:  # finished games' archive: under the data directory, for every process
+        settings = replace(settings, archive_dir=str(data_dir / "archive"))
+        os.environ["TABLESTREAM_ARCHIVE_DIR"] = settings.archive_dir  # the worker and API processes
     if url is None:
         embedded = EmbeddedRedis(data_dir / "redis", durable=True)  # started and answering
         url = embedded.url

@@ -9,7 +9,14 @@ queue's server when the store is a cluster, else the store). A pipeline or a scr
 must stay in one slot (``CrossSlot`` otherwise, on a standalone server too, so that every test
 checks it), unless it is marked as a batch across games (``Pipelined.across_games``: redis-py's
 cluster pipeline sends it node by node). A script marked ``durable`` (create, append) waits, on
-the connection that ran it, for the replicas ``acks`` asks for (``WAITAOF``/``WAIT``)."""
+the connection that ran it, for the replicas ``acks`` asks for (``WAITAOF``/``WAIT``).
+
+A finished game may have left Redis for the archive (``services.store.archive``). The reads of a
+game's stream, secret, views' checkpoint and command records fall back to its archive file when
+Redis has nothing of the game, so every reader of a finished game (replay, export, audit, views,
+disputes, the ratings rebuild, the public log's appender) reads it from wherever it is, unchanged.
+Redis is read first: a game archived but not yet removed (a pass that died in between) is read
+there."""
 
 from __future__ import annotations
 
@@ -26,10 +33,12 @@ from redis.crc import key_slot
 from redis.exceptions import AskError, MovedError, NoScriptError
 
 from services import metrics
-from services.history.folding import Folded, StateCache
+from services.history.folding import Folded, StateCache, advance
 from services.history.records import Entry
+from services.store import archive as archived_games
 from services.store import indexes
 from services.store import operations as ops
+from services.store.archive import Archive, ArchivedGame
 from services.store.connection import UNAVAILABLE, Acks, NotReplicated
 from services.store.operations import AppendResult, ViewWrite
 from services.store.packing import with_hiredis_packing
@@ -160,6 +169,63 @@ def _merge(size: int, parts: Sequence[tuple[list[int], list[Any]]]) -> list[Any]
     return replies
 
 
+def _archived_fold(game: ArchivedGame, cache: StateCache) -> Folded:
+    """The archived game folded to its head (the cached fold when it is there), and cached; a fold
+    cut short before it (``_settled``) is replaced."""
+    cached = cache.get(game.game_id)
+    if cached is not None and cached.version == game.head:
+        return cached
+    folded = advance(game.game_id, None, game.entries)
+    cache.put(folded)
+    return folded
+
+
+def _settled(folded: Folded | None) -> bool:
+    """Whether a fold read from Redis is surely the game's newest: it found the game, and its read
+    cannot have been cut short by the game's archiving (a finished game, or one page read at most:
+    a read cut between two pages has a page's worth of versions and is not finished yet)."""
+    return folded is not None and (folded.version < ops.PAGE or folded.state.status == "finished")
+
+
+def _whole(read: list[Entry], limit: int | None) -> bool:
+    """Whether a read from Redis is surely all there is to read: it found entries, in one page."""
+    return limit == 0 or 0 < len(read) < ops.PAGE
+
+
+def _archived_entries(game: ArchivedGame, read: list[Entry], after: int, limit: int | None) -> list[Entry]:
+    """The entries a read asked for, from the archive when Redis gave fewer: none (the game left
+    Redis), or a read of several pages cut short because the game left Redis between two of them."""
+    archived = archived_games.entries_after(game, after, limit)
+    return archived if len(archived) > len(read) else read
+
+
+def _archived_view_reads(
+    game: ArchivedGame, reads: ops.ViewReads, seat: int | None, cache: StateCache
+) -> ops.ViewReads:
+    """``ViewReads`` of an archived game: no projected view (a finished game's views are rendered
+    from its events), checkpoint at the head, no timer; the token's role as Redis answered it (the
+    tokens stay there)."""
+    version = 0 if seat is None else archived_games.seat_version(game, seat)
+    return ops.ViewReads(game.head, None, version, {}, _archived_fold(game, cache), reads.token_role)
+
+
+def _archived_command_load(
+    game: ArchivedGame,
+    load: ops.CommandLoad,
+    seat: int | None,
+    command_id: str,
+    token_digest: str | None,
+    cache: StateCache,
+) -> ops.CommandLoad:
+    """``CommandLoad`` of an archived game, as ``operations.command_load`` answers it: nothing but the
+    table for a token that holds no role (the tokens stay in Redis, whose answer ``load`` holds)."""
+    folded = _archived_fold(game, cache)
+    if token_digest is not None and load.token_role is None:
+        return ops.CommandLoad(folded, None, {}, None)
+    record = archived_games.command_entry(game, command_id, seat)
+    return ops.CommandLoad(folded, record, {}, load.token_role)
+
+
 class EventStore:
     """The event store for asyncio code."""
 
@@ -168,8 +234,10 @@ class EventStore:
         client: aioredis.Redis | aioredis.RedisCluster,
         index: aioredis.Redis | None = None,
         acks: Acks | None = None,
+        archive: Archive | None = None,
     ) -> None:
         check_client(client)
+        self.archive = archive  # None: this store reads Redis only
         self.redis = client
         self.index = index if index is not None else client
         self.acks = acks or Acks()
@@ -298,6 +366,9 @@ class EventStore:
     async def create(
         self, game_id: str, secret: Mapping[str, str], entry: Entry, more: Sequence[Entry] = ()
     ) -> bool:
+        """``False`` if the game exists, in Redis or in the archive (an id is never used twice)."""
+        if self.archive is not None and self.archive.has(game_id):
+            return False
         return await self.run(ops.create(game_id, secret, entry, more))
 
     async def append(
@@ -332,29 +403,60 @@ class EventStore:
         cache: StateCache,
         token_digest: str | None = None,
     ) -> ops.CommandLoad:
-        return await self.run(ops.command_load(game_id, seat, command_id, cache, token_digest))
+        load = await self.run(ops.command_load(game_id, seat, command_id, cache, token_digest))
+        if load.folded is not None or (game := await self.archived(game_id)) is None:
+            return load
+        return _archived_command_load(game, load, seat, command_id, token_digest, cache)
+
+    async def archived(self, game_id: str) -> ArchivedGame | None:
+        """The game's archive, for a read that found nothing of it in Redis (``None``: not
+        archived): from memory, else one ``stat``, and the file read in a worker thread."""
+        if self.archive is None:
+            return None
+        game = self.archive.remembered(game_id)
+        if game is not None or not self.archive.has(game_id):
+            return game
+        return await asyncio.to_thread(self.archive.read, game_id)
 
     async def read(self, game_id: str, after: int = 0, limit: int | None = None) -> list[Entry]:
-        return await self.run(ops.read(game_id, after, limit))
+        entries = await self.run(ops.read(game_id, after, limit))
+        if _whole(entries, limit) or (game := await self.archived(game_id)) is None:
+            return entries
+        return _archived_entries(game, entries, after, limit)
 
     async def load(self, game_id: str, cache: StateCache) -> Folded | None:
-        return await self.run(ops.load(game_id, cache))
+        folded = await self.run(ops.load(game_id, cache))
+        if _settled(folded) or (game := await self.archived(game_id)) is None:
+            return folded
+        return _archived_fold(game, cache)
 
     async def head(self, game_id: str) -> int:
-        return await self.run(ops.head(game_id))
+        version = await self.run(ops.head(game_id))
+        if version or (game := await self.archived(game_id)) is None:
+            return version
+        return game.head
 
     async def view_reads(
         self, game_id: str, field: str, seat: int | None, cache: StateCache, token_digest: str | None = None
     ) -> ops.ViewReads:
-        return await self.run(ops.view_reads(game_id, field, seat, cache, token_digest))
+        reads = await self.run(ops.view_reads(game_id, field, seat, cache, token_digest))
+        if _settled(reads.folded) or (game := await self.archived(game_id)) is None:
+            return reads
+        return _archived_view_reads(game, reads, seat, cache)
 
     async def command_entry(
         self, game_id: str, command_id: str, *, seat: int | None, system: bool = False
     ) -> tuple[str, int, int] | None:
-        return await self.run(ops.command_entry(game_id, command_id, seat=seat, system=system))
+        record = await self.run(ops.command_entry(game_id, command_id, seat=seat, system=system))
+        if record is not None or (game := await self.archived(game_id)) is None:
+            return record
+        return archived_games.command_entry(game, command_id, seat, system)
 
     async def seat_version(self, game_id: str, seat: int) -> int:
-        return await self.run(ops.seat_version(game_id, seat))
+        version = await self.run(ops.seat_version(game_id, seat))
+        if version or (game := await self.archived(game_id)) is None:
+            return version
+        return archived_games.seat_version(game, seat)
 
     async def confirm_record(
         self, game_id: str, command_id: str, *, seat: int | None, system: bool = False
@@ -370,7 +472,10 @@ class EventStore:
             await self.run(ops.confirm_table(game_id))
 
     async def secret(self, game_id: str) -> dict[str, str] | None:
-        return await self.run(ops.secret(game_id))
+        secret = await self.run(ops.secret(game_id))
+        if secret is not None or (game := await self.archived(game_id)) is None:
+            return secret
+        return dict(game.secret) or None
 
     async def write_views(
         self, game_id: str, expected_checkpoint: int, new_checkpoint: int, fields: Mapping[str, bytes]
@@ -378,13 +483,22 @@ class EventStore:
         return await self.run(ops.write_views(game_id, expected_checkpoint, new_checkpoint, fields))
 
     async def read_view(self, game_id: str, field: str) -> tuple[int, bytes | None]:
-        return await self.run(ops.read_view(game_id, field))
+        return await self._archived_view(game_id, await self.run(ops.read_view(game_id, field)))
 
     async def read_seat_view(self, game_id: str, field: str) -> tuple[int, bytes | None]:
-        return await self.run(ops.read_seat_view(game_id, field))
+        return await self._archived_view(game_id, await self.run(ops.read_seat_view(game_id, field)))
+
+    async def _archived_view(self, game_id: str, read: tuple[int, bytes | None]) -> tuple[int, bytes | None]:
+        """A view read, or for an archived game its head and no stored view (rendered on demand)."""
+        if read[0] or (game := await self.archived(game_id)) is None:
+            return read
+        return game.head, None
 
     async def checkpoint(self, game_id: str) -> int:
-        return await self.run(ops.checkpoint(game_id))
+        version = await self.run(ops.checkpoint(game_id))
+        if version or (game := await self.archived(game_id)) is None:
+            return version
+        return game.head
 
     async def publish_appended(self, game_id: str, poke: bool = False, deadline: int | None = None) -> bool:
         return await self.run(ops.publish_appended(game_id, poke, deadline))
@@ -449,8 +563,10 @@ class SyncEventStore:
         client: redis.Redis | redis.RedisCluster,
         index: redis.Redis | None = None,
         acks: Acks | None = None,
+        archive: Archive | None = None,
     ) -> None:
         check_client(client)
+        self.archive = archive  # None: this store reads Redis only
         self.redis = client
         self.index = index if index is not None else client
         self.acks = acks or Acks()
@@ -607,6 +723,8 @@ class SyncEventStore:
     def create(
         self, game_id: str, secret: Mapping[str, str], entry: Entry, more: Sequence[Entry] = ()
     ) -> bool:
+        if self.archive is not None and self.archive.has(game_id):
+            return False
         return self.run(ops.create(game_id, secret, entry, more))
 
     def append(
@@ -620,25 +738,47 @@ class SyncEventStore:
     ) -> AppendResult:
         return self.run(ops.append(game_id, expected, command_id, fingerprint, seat, entries))
 
+    def archived(self, game_id: str) -> ArchivedGame | None:
+        """As ``EventStore.archived``, read in this thread."""
+        return None if self.archive is None else self.archive.read(game_id)
+
     def read(self, game_id: str, after: int = 0, limit: int | None = None) -> list[Entry]:
-        return self.run(ops.read(game_id, after, limit))
+        entries = self.run(ops.read(game_id, after, limit))
+        if _whole(entries, limit) or (game := self.archived(game_id)) is None:
+            return entries
+        return _archived_entries(game, entries, after, limit)
 
     def load(self, game_id: str, cache: StateCache) -> Folded | None:
-        return self.run(ops.load(game_id, cache))
+        folded = self.run(ops.load(game_id, cache))
+        if _settled(folded) or (game := self.archived(game_id)) is None:
+            return folded
+        return _archived_fold(game, cache)
 
     def head(self, game_id: str) -> int:
-        return self.run(ops.head(game_id))
+        version = self.run(ops.head(game_id))
+        if version or (game := self.archived(game_id)) is None:
+            return version
+        return game.head
 
     def command_entry(
         self, game_id: str, command_id: str, *, seat: int | None, system: bool = False
     ) -> tuple[str, int, int] | None:
-        return self.run(ops.command_entry(game_id, command_id, seat=seat, system=system))
+        record = self.run(ops.command_entry(game_id, command_id, seat=seat, system=system))
+        if record is not None or (game := self.archived(game_id)) is None:
+            return record
+        return archived_games.command_entry(game, command_id, seat, system)
 
     def seat_version(self, game_id: str, seat: int) -> int:
-        return self.run(ops.seat_version(game_id, seat))
+        version = self.run(ops.seat_version(game_id, seat))
+        if version or (game := self.archived(game_id)) is None:
+            return version
+        return archived_games.seat_version(game, seat)
 
     def secret(self, game_id: str) -> dict[str, str] | None:
-        return self.run(ops.secret(game_id))
+        secret = self.run(ops.secret(game_id))
+        if secret is not None or (game := self.archived(game_id)) is None:
+            return secret
+        return dict(game.secret) or None
 
     def write_views(
         self, game_id: str, expected_checkpoint: int, new_checkpoint: int, fields: Mapping[str, bytes]
@@ -646,13 +786,21 @@ class SyncEventStore:
         return self.run(ops.write_views(game_id, expected_checkpoint, new_checkpoint, fields))
 
     def read_view(self, game_id: str, field: str) -> tuple[int, bytes | None]:
-        return self.run(ops.read_view(game_id, field))
+        return self._archived_view(game_id, self.run(ops.read_view(game_id, field)))
 
     def read_seat_view(self, game_id: str, field: str) -> tuple[int, bytes | None]:
-        return self.run(ops.read_seat_view(game_id, field))
+        return self._archived_view(game_id, self.run(ops.read_seat_view(game_id, field)))
+
+    def _archived_view(self, game_id: str, read: tuple[int, bytes | None]) -> tuple[int, bytes | None]:
+        if read[0] or (game := self.archived(game_id)) is None:
+            return read
+        return game.head, None
 
     def checkpoint(self, game_id: str) -> int:
-        return self.run(ops.checkpoint(game_id))
+        version = self.run(ops.checkpoint(game_id))
+        if version or (game := self.archived(game_id)) is None:
+            return version
+        return game.head
 
     def claim_drain(self) -> bool:
         return self.run(indexes.claim_drain())

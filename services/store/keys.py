@@ -38,6 +38,8 @@ EXPIRED = f"{PREFIX}:expired"  # zset: expired table id -> ms it was first proje
 ACCOUNTS_SEEN = f"{PREFIX}:accounts:seen"  # zset: account id -> ms of its last append
 RETENTION_MARK = f"{PREFIX}:retention:indexed"  # string: every stored game and account was indexed once
 DISPUTES_OPEN = f"{PREFIX}:disputes:open"  # zset: <game id>/<dispute id> -> ms opened
+ARCHIVE_DUE = f"{PREFIX}:archive:due"  # zset: finished game id -> ms it was first projected finished
+ARCHIVE_MARK = f"{PREFIX}:archive:indexed"  # string: every stored finished game was put in ARCHIVE_DUE once
 
 INDEX_KEYS = frozenset(
     {
@@ -58,6 +60,8 @@ INDEX_KEYS = frozenset(
         ACCOUNTS_SEEN,
         RETENTION_MARK,
         DISPUTES_OPEN,
+        ARCHIVE_DUE,
+        ARCHIVE_MARK,
     }
 )
 """The global indexes' keys: commands on them are ``index`` calls (``services.store.requests``)."""

@@ -39,6 +39,7 @@ ScriptName = Literal[
     "confirm_record",
     "dispute_append",
     "swap_keys",
+    "archive_game",
 ]
 
 

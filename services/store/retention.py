@@ -1,6 +1,7 @@
 """Retention: what is removed, and when. Finished games are kept for ever (they are the history:
-replays, audits, exports, players' pages); everything else that would otherwise grow without
-bound has an end:
+replays, audits, exports, players' pages), in Redis and then, a day after their finish, in the
+archive (``services.store.archive``); everything else that would otherwise grow without bound has
+an end:
 
 - a table that expired unfilled: removed ``expired_after_ms`` after its last change (it stays
   readable that long, so that its players see it expired);
