@@ -292,7 +292,7 @@ def _remove_account(account_id: str, seen: float, cutoff_ms: int) -> Operation[b
         return None
     yield ScriptCall("release_name", [name_claim_key(registered["skeleton"])], [account_id])
     yield from forget_account(account_id)  # its "Your tables" index (services.store.your_tables)
-    yield from name_index.remove(registered["skeleton"], account_id)  # the operator's search
+    yield from name_index.remove(str(registered["skeleton"]), account_id)  # the operator's search
     yield index_call("ZREM", ACCOUNTS_SEEN, account_id)
     return True
 
