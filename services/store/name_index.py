@@ -9,7 +9,9 @@ control characters), and UTF-8 never holds the byte 0xFF, which therefore closes
 
 It is written when an account is registered (``services.accounts``), dropped when retention
 removes an account (``services.store.retention``), and rebuilt from the account streams by
-``index_names`` (``tablestream rebuild-all``, ``workers.backup``).
+``workers.name_index``: whole by ``tablestream rebuild-all`` (``workers.backup``), and filled in
+place by the sweeper when ``ts:operator:names:indexed`` is missing (the accounts registered before
+this index existed, or all of them after the indexes' server lost its data, the mark with it).
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from services.store.keys import PREFIX
 from services.store.requests import Operation, index_call
 
 NAMES = f"{PREFIX}:operator:names"
+MARK = f"{NAMES}:indexed"  # every stored account was indexed once (workers.name_index)
 SEPARATOR = b"\x00"
 END = b"\xff"  # after every UTF-8 byte: the end of a prefix's range
 
@@ -47,17 +50,25 @@ def remove(skeleton: str, account_id: str) -> Operation[None]:
 BUILDING = f"{NAMES}:building"  # a rebuild writes here, then renames it over ``NAMES``
 
 
-def start_rebuild() -> Operation[None]:
-    yield index_call("DEL", BUILDING)
+def indexed() -> Operation[bool]:
+    return bool((yield index_call("EXISTS", MARK)))
 
 
-def add_to_rebuild(entries: Sequence[tuple[str, str]]) -> Operation[None]:
-    """Index many accounts in the rebuild under way: ``(skeleton, account_id)`` pairs."""
+def mark_indexed(now_ms: int) -> Operation[None]:
+    yield index_call("SET", MARK, now_ms)
+
+
+def add_many(entries: Sequence[tuple[str, str]], key: str = NAMES) -> Operation[None]:
+    """Index many accounts at once: ``(skeleton, account_id)`` pairs."""
     if entries:
-        args: list[str | bytes | int] = ["ZADD", BUILDING]
+        args: list[str | bytes | int] = ["ZADD", key]
         for skeleton, account_id in entries:
             args += [0, member(skeleton, account_id)]
         yield index_call(*args)
+
+
+def start_rebuild() -> Operation[None]:
+    yield index_call("DEL", BUILDING)
 
 
 def finish_rebuild(count: int) -> Operation[None]:

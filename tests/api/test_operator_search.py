@@ -133,6 +133,22 @@ def test_rebuild_all_rebuilds_the_name_index_from_the_account_streams(fake_api: 
     assert [n for n, _ in names(fake_api, "ru")] == ["Rupert", "Ruth"]
 
 
+def test_accounts_registered_before_the_name_index_are_indexed_once_by_the_sweeper(fake_api: Api) -> None:
+    for name in ("Olaf", "Olive"):
+        register(fake_api, name)
+    fake_api.sync.delete(name_index.NAMES, name_index.MARK)  # as stored before the index existed
+    assert names(fake_api, "ol") == []
+    store = SyncEventStore(fake_api.sync)
+
+    retire(store, clock_ms(), RetentionPolicy())
+
+    assert [n for n, _ in names(fake_api, "ol")] == ["Olaf", "Olive"]
+    assert fake_api.sync.exists(name_index.MARK)
+    fake_api.sync.delete(name_index.NAMES)  # marked done: the next pass reads no account again
+    retire(store, clock_ms(), RetentionPolicy())
+    assert names(fake_api, "ol") == []
+
+
 # -- paging ------------------------------------------------------------------------------------------
 
 
