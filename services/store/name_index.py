@@ -55,7 +55,8 @@ def indexed() -> Operation[bool]:
 
 
 def mark_indexed(now_ms: int) -> Operation[None]:
-    yield index_call("SET", MARK, now_ms)
+    """Mark the index done, as of ``now_ms`` the first time (a rebuild or import again keeps it)."""
+    yield index_call("SET", MARK, now_ms, "NX")
 
 
 def add_many(entries: Sequence[tuple[str, str]], key: str = NAMES) -> Operation[None]:
