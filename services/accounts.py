@@ -53,7 +53,7 @@ from services.errors import (
 )
 from services.names import Name, check_single_script, checked_name, normalise, skeleton
 from services.store import accounts as store_accounts
-from services.store import retention
+from services.store import name_index, retention
 from services.store.event_store import EventStore
 from services.store.requests import clock_ms
 
@@ -186,6 +186,8 @@ class Accounts:
             await self.store.run(store_accounts.release_name(name.skeleton, account_id))
             raise RuntimeError(f"account {account_id} already had a stream")
         await self._seen(account_id)
+        # the operator's search (services.store.name_index): best effort, rebuilt by rebuild-all
+        await self.store.run_best_effort(name_index.add(name.skeleton, account_id), "name_index")
         state = fold(events)
         assert state is not None
         log.info("account_registered", account_id=account_id, outcome="ok")

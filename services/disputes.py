@@ -192,14 +192,20 @@ class Disputes:
                 found.append(summary_of(events))
         return found
 
-    async def open_disputes(self, limit: int) -> list[dict[str, Any]]:
-        """Open disputes of every game, oldest first, for the operator's console."""
+    async def open_disputes(self, limit: int, after: tuple[int, str] | None = None) -> dict[str, Any]:
+        """A page of open disputes of every game, oldest first, for the operator's console, and the
+        cursor of the next page (``None``: the last): ``<opened ms>/<game id>/<dispute id>``."""
         found = []
-        for game_id, dispute_id in await self.store.run(store_disputes.open_disputes(limit)):
+        page = await self.store.run(store_disputes.open_disputes(limit + 1, after))
+        for game_id, dispute_id, _ in page[:limit]:
             events = await self.store.run(store_disputes.read(game_id, dispute_id))
             if events:
                 found.append(summary_of(events))
-        return found
+        following = None
+        if len(page) > limit:
+            game_id, dispute_id, at = page[limit - 1]
+            following = f"{at}/{game_id}/{dispute_id}"
+        return {"disputes": found, "next": following}
 
     async def bundle(self, game_id: str, dispute_id: str) -> dict[str, Any]:
         events = await self._events(game_id, dispute_id)

@@ -14,30 +14,35 @@ the audit log (``services.store.operator``) records every action, those included
 
 from __future__ import annotations
 
+import base64
+import binascii
 import contextlib
 import re
 from dataclasses import dataclass
 from typing import Any
 
 import anyio.to_thread
+import msgspec
 import structlog
 
 from services.accounts import ACCOUNT_ID, Accounts
 from services.commands import GameCommands
 from services.errors import ConflictError, ForbiddenError, InvalidError, NotFoundError
 from services.lifecycle import wall_clock_ms
+from services.names import normalise, skeleton
 from services.queries import GameQueries
 from services.store import chat as store_chat
+from services.store import name_index, your_tables
 from services.store import operator as store_operator
 from services.store import ratings as store_ratings
-from services.store import your_tables
 from services.store.event_store import EventStore
 
 ADMIN = "admin"
 MAX_REASON = 200
-MAX_FOUND = 50
-SCANNED = 500  # running or waiting tables a search by player name looks through (newest first)
+SCANNED = 500  # running or waiting tables one page of a search by player name looks through
+RECENT_GAMES = 10  # the finished games a player's card shows, most recent first
 REPORT_ID = re.compile(r"\d{1,20}-\d{1,20}")
+TABLE_CURSOR = re.compile(r"\d{1,9}")
 
 log = structlog.get_logger("tablestream.operator")
 
@@ -134,12 +139,17 @@ class OperatorConsole:
 
     # -- reading ---------------------------------------------------------------------------------
 
-    async def audit(self, before: str | None, limit: int) -> list[dict[str, str]]:
-        return await self.store.run(store_operator.audit_page(before, limit))
+    async def audit(self, before: str | None, limit: int) -> tuple[list[dict[str, str]], str | None]:
+        """A page of the audit log, newest first, and the cursor of the next (``None``: the last)."""
+        entries = await self.store.run(store_operator.audit_page(before, limit + 1))
+        return entries[:limit], entries[limit - 1]["id"] if len(entries) > limit else None
 
-    async def reports(self, before: str | None, limit: int) -> list[dict[str, Any]]:
-        """Chat reports, newest first, each with the reported messages' text and whether handled."""
-        entries = await self.store.run(store_operator.reports_page(before, limit))
+    async def reports(self, before: str | None, limit: int) -> tuple[list[dict[str, Any]], str | None]:
+        """A page of chat reports, newest first, each with the reported messages' text and whether
+        handled, and the cursor of the next page (``None``: the last)."""
+        entries = await self.store.run(store_operator.reports_page(before, limit + 1))
+        following = entries[limit - 1]["id"] if len(entries) > limit else None
+        entries = entries[:limit]
         handled = await self.store.run(store_operator.handled_of([e["id"] for e in entries]))
         shown = []
         for entry in entries:
@@ -155,7 +165,7 @@ class OperatorConsole:
                     "handled": handled.get(entry["id"]),
                 }
             )
-        return shown
+        return shown, following
 
     async def _messages(self, game_id: str, numbers: list[int]) -> list[dict[str, Any]]:
         if not game_id or not numbers:
@@ -189,18 +199,21 @@ class OperatorConsole:
         folded = await self.queries.load(game_id)
         return table_summary(folded.state, folded.version)
 
-    async def find_tables(self, query: str) -> list[dict[str, Any]]:
-        """A table by its id, and the waiting or running tables where a seat's name (or its
-        account's name) contains ``query``, case-insensitive: at most ``MAX_FOUND``."""
+    async def find_tables(self, query: str, cursor: str | None, limit: int) -> dict[str, Any]:
+        """A page of tables: on the first, the table whose id is ``query``; then the waiting or
+        running tables, most recently changed first, where a seat's name (or its account's name)
+        contains ``query``, case-insensitive. A page looks through at most ``SCANNED`` tables of the
+        index; ``next`` is where the following page starts in it (``None``: nothing is left)."""
         query = query.strip()
+        start = table_offset(cursor)
         found: list[dict[str, Any]] = []
-        with contextlib.suppress(NotFoundError, ValueError):  # no such table, or an impossible id
-            found.append(await self.table(query))
+        if cursor is None:
+            with contextlib.suppress(NotFoundError, ValueError):  # no such table, or an impossible id
+                found.append(await self.table(query))
         wanted = query.casefold()
-        for game_id in await self.store.run(store_operator.active_games(SCANNED)):
-            if len(found) >= MAX_FOUND:
-                break
-            if found and found[0]["game_id"] == game_id:
+        game_ids = await self.store.run(store_operator.active_games(start, SCANNED + 1))
+        for position, game_id in enumerate(game_ids[:SCANNED], start=start):
+            if found and found[0]["game_id"] == game_id and cursor is None:
                 continue
             try:
                 folded = await self.queries.load(game_id)
@@ -210,24 +223,62 @@ class OperatorConsole:
                 p.account.name for p in folded.state.seated if p.account is not None
             ]
             if any(wanted in name.casefold() for name in names):
+                if len(found) == limit:  # one more than the page: the next page starts here
+                    return {"tables": found, "next": str(position)}
                 found.append(table_summary(folded.state, folded.version))
-        return found
+        more = len(game_ids) > SCANNED
+        return {"tables": found, "next": str(start + SCANNED) if more else None}
 
-    async def find_player(self, query: str) -> dict[str, Any]:
-        """An account by name or id: whether it is banned, and its recent games."""
+    async def find_players(self, query: str, cursor: str | None, limit: int) -> dict[str, Any]:
+        """A page of accounts whose name begins with ``query`` or with a name that looks like it
+        (``match``: ``exact``, ``prefix`` or ``lookalike``), in the order of their folded names, read
+        from the name index (``services.store.name_index``); an account id finds its account."""
         query = query.strip()
-        state = await self.accounts.load(query) if ACCOUNT_ID.fullmatch(query) else None
-        state = state or await self.accounts.by_name(query)
-        if state is None:
-            raise NotFoundError("account_not_found", f"There is no account {query!r}.")
+        if ACCOUNT_ID.fullmatch(query):
+            state = await self.accounts.load(query)
+            players = [] if state is None or cursor is not None else [self._found(state, "id")]
+            return {"players": players, "next": None}
+        normalised = normalise(query)
+        prefix = skeleton(normalised)
+        members = await self.store.run(name_index.with_prefix(prefix, name_cursor(cursor, prefix), limit + 1))
+        players = []
+        for raw in members[:limit]:
+            _, account_id = name_index.split(raw)
+            state = await self.accounts.load(account_id)
+            if state is None:  # removed since it was indexed
+                continue
+            if state.normalised == normalised:
+                match = "exact"
+            elif state.normalised.startswith(normalised):
+                match = "prefix"
+            else:
+                match = "lookalike"
+            players.append(self._found(state, match))
+        following = encode_cursor(members[limit - 1]) if len(members) > limit else None
+        return {"players": players, "next": following}
+
+    @staticmethod
+    def _found(state: Any, match: str) -> dict[str, Any]:
+        return {
+            **account_summary(state.account_id, state.display_name, state.banned, state.ban_reason),
+            "match": match,
+        }
+
+    async def find_player(self, name_or_id: str) -> dict[str, Any]:
+        """An account's card, by name or id: whether it is banned, and its recent finished games
+        with links to their replays."""
+        state = await self.accounts.find(name_or_id.strip())
         operator = await self.operator_account(state.account_id)
-        total, game_ids = await self.store.run(store_ratings.history_page(state.account_id, 0, 10))
+        total, game_ids = await self.store.run(store_ratings.history_page(state.account_id, 0, RECENT_GAMES))
+        records = await self.store.run(store_ratings.records(game_ids))
         return {
             **account_summary(state.account_id, state.display_name, state.banned, state.ban_reason),
             "operator": operator,
             "has_password": state.password_hash is not None,
             "games_played": total,
-            "recent_games": game_ids,
+            "recent_games": [
+                recent_game(g, raw, state.account_id) for g, raw in zip(game_ids, records, strict=True)
+            ],
         }
 
     async def figures(
@@ -271,6 +322,60 @@ async def revoke(store: EventStore, accounts: Accounts, name_or_id: str) -> tupl
     if revoked:
         await record(store, CLI, "operator_revoked", account.account_id, account.display_name)
     return account.account_id, revoked
+
+
+def recent_game(game_id: str, raw: bytes | None, account_id: str) -> dict[str, Any]:
+    """One finished game of a player's card, from its record (``projections.ratings``): the game,
+    when it ended, the player's place and score, and the replay's page."""
+    game: dict[str, Any] = {"game_id": game_id, "replay": f"/replay/{game_id}"}
+    if raw is None:  # recorded, then its record removed: the id and the replay's page only
+        return game
+    record: dict[str, Any] = msgspec.json.decode(raw)
+    own = next((s for s in record.get("seats", ()) if (s.get("account") or {}).get("id") == account_id), None)
+    return {
+        **game,
+        "game": record.get("game"),
+        "title": record.get("title"),
+        "finished_at": record.get("finished_at"),
+        "rated": record.get("rated"),
+        "rank": None if own is None else own.get("rank"),
+        "score": None if own is None else own.get("score"),
+        "players": len(record.get("seats", ())),
+    }
+
+
+def invalid_cursor() -> InvalidError:
+    return InvalidError(
+        "invalid_cursor",
+        "'cursor' must be the 'next' value of the page before, unchanged, with the same 'q'.",
+    )
+
+
+def table_offset(cursor: str | None) -> int:
+    if cursor is None:
+        return 0
+    if not TABLE_CURSOR.fullmatch(cursor):
+        raise invalid_cursor()
+    return int(cursor)
+
+
+def encode_cursor(member: bytes) -> str:
+    return base64.urlsafe_b64encode(member).decode().rstrip("=")
+
+
+def name_cursor(cursor: str | None, prefix: str) -> bytes | None:
+    """The name index's member a page of players starts after; ``invalid_cursor`` for a cursor that
+    is not one, or one of another search."""
+    if cursor is None:
+        return None
+    try:
+        member = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))
+        folded, _ = name_index.split(member)
+    except (ValueError, binascii.Error, UnicodeDecodeError):
+        raise invalid_cursor() from None
+    if not folded.startswith(prefix) or encode_cursor(member) != cursor:
+        raise invalid_cursor()
+    return member
 
 
 def account_summary(account_id: str, name: str, banned: bool, reason: str | None) -> dict[str, Any]:

@@ -104,6 +104,7 @@ from services.store.signing_keys import create_secret, load_secret, swap_secret
 from services.store.your_tables import note_table
 from services.transparency.log import note_loggable_op
 from workers import tlog_backup
+from workers.name_index import index_names
 from workers.projector import Projector
 from workers.ratings import rebuild as rebuild_ratings
 from workers.sweeper import rebuild_indexes
@@ -1134,6 +1135,7 @@ def rebuild(store: SyncEventStore, games: Sequence[str], fresh_views: bool = Fal
             _note_account_seats(store, game_id, folded.state)
         _index_disputes(store, game_id)
     rebuild_indexes(store)
+    index_names(store, account_ids(store))  # the operator's search by name (workers.name_index)
 
 
 def _note_account_seats(store: SyncEventStore, game_id: str, state: Any) -> None:

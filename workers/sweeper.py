@@ -62,6 +62,7 @@ from services.store.queue import (
     jobs_under_way,
 )
 from services.store.retention import RetentionPolicy, Retired
+from workers.name_index import backfill_names
 
 log = structlog.get_logger("tablestream.sweeper")
 
@@ -210,7 +211,9 @@ def _scan_accounts(store: SyncEventStore) -> list[str]:
 
 def retire(store: SyncEventStore, now_ms: int, policy: RetentionPolicy) -> Retired:
     """One retention pass (``services.store.retention``): the expired tables, abandoned games and
-    idle unverified accounts due at ``now_ms`` are removed; finished games are kept."""
+    idle unverified accounts due at ``now_ms`` are removed; finished games are kept. First, once,
+    the operator's name index is filled with the accounts stored before it (``backfill_names``)."""
+    backfill_names(store, lambda: _scan_accounts(store))
     retired = store.run(retention.retire(now_ms, policy))
     if retired.expired or retired.abandoned or retired.accounts:
         log.info(

@@ -5,6 +5,7 @@ else is refused with 403 ``not_a_player`` before anything of the dispute is read
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from starlette.requests import Request
@@ -19,10 +20,12 @@ from services.api.operator_routes import acting_operator, operator_of
 from services.disputes import Disputes
 from services.errors import ForbiddenError
 from services.history.records import Entry
+from services.operator import invalid_cursor
 from services.operator import record as record_action
 from services.transparency.log import proofs_for_game
 
 MAX_PAGE = 100
+OPEN_CURSOR = re.compile(r"(\d{1,20})/([A-Za-z0-9_-]{1,64})/([0-9a-f]{16})")
 
 
 def disputes_of(request: Request) -> Disputes:
@@ -128,7 +131,18 @@ async def verdict(request: Request) -> JSONResponse:
 async def open_list(request: Request) -> JSONResponse:
     await operator_of(request)
     limit = int_query(request, "limit", 50, low=1, high=MAX_PAGE)
-    return JSONResponse({"disputes": await disputes_of(request).open_disputes(limit)})
+    return JSONResponse(await disputes_of(request).open_disputes(limit, _open_cursor(request)))
+
+
+def _open_cursor(request: Request) -> tuple[int, str] | None:
+    """Where a page of open disputes starts: the ``next`` of the page before."""
+    cursor = request.query_params.get("cursor")
+    if cursor is None:
+        return None
+    found = OPEN_CURSOR.fullmatch(cursor)
+    if found is None:
+        raise invalid_cursor()
+    return int(found.group(1)), f"{found.group(2)}/{found.group(3)}"
 
 
 routes = [

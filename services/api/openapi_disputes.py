@@ -138,20 +138,28 @@ DISPUTE_PATHS: dict[str, Any] = {
     },
     "/operator/disputes": {
         "get": {
-            "summary": "Open disputes of every game, oldest first (operators only: 403 not_an_operator)",
+            "summary": "Open disputes of every game, oldest first, a page at a time (operators only: 403 "
+            "not_an_operator); 'next' is the cursor of the following page, null on the last",
             "parameters": [
                 {
                     "name": "limit",
                     "in": "query",
                     "required": False,
                     "schema": {"type": "integer", "minimum": 1, "maximum": 100},
-                }
+                },
+                {
+                    "name": "cursor",
+                    "in": "query",
+                    "required": False,
+                    "schema": {"type": "string", "pattern": r"^\d{1,20}/[A-Za-z0-9_-]{1,64}/[0-9a-f]{16}$"},
+                    "description": "The 'next' of the page before: <opened ms>/<game id>/<dispute id>",
+                },
             ],
             "responses": {
-                **_ok("{disputes: [summary]}"),
+                **_ok("{disputes: [summary], next}"),
                 "401": UNAUTHORIZED,
                 "403": _error("not_an_operator"),
-                "422": _error("invalid_query"),
+                "422": _error("invalid_query, invalid_cursor"),
             },
         }
     },

@@ -9,7 +9,7 @@ from typing import Any
 import msgspec
 
 from services.api.bodies import VISIBLE, OperatorReason
-from services.api.operator_routes import MAX_PAGE, MAX_QUERY
+from services.api.operator_routes import MAX_CURSOR, MAX_PAGE, MAX_QUERY
 
 REF = "#/components/schemas/{name}"
 SECURITY: dict[str, Any] = {
@@ -75,7 +75,27 @@ BEFORE = {
     "in": "query",
     "required": False,
     "schema": {"type": "string", "pattern": r"^\d{1,20}-\d{1,20}$"},
-    "description": "Only entries older than this id (the next page)",
+    "description": "Only entries older than this id (the older name of 'cursor')",
+}
+PAGING = (
+    "One page: 'next' is the cursor of the following page, null on the last; send it back as "
+    "'cursor' (422 invalid_cursor for one that is not a 'next' of this list)."
+)
+
+
+def _cursor(what: str) -> dict[str, Any]:
+    return {
+        "name": "cursor",
+        "in": "query",
+        "required": False,
+        "schema": {"type": "string", "minLength": 1, "maxLength": MAX_CURSOR},
+        "description": f"The 'next' of the page before: {what}",
+    }
+
+
+LOG_CURSOR = {
+    **_cursor("the id of the last entry shown; only older entries follow"),
+    "schema": {"type": "string", "pattern": r"^\d{1,20}-\d{1,20}$"},
 }
 
 
@@ -100,10 +120,11 @@ OPERATOR_PATHS: dict[str, Any] = {
         "games_lagging, chat_reports, queue_projections, queue_lifecycle, queue_bots, queue_review"
     ),
     "/operator/tables": _get(
-        "Find tables: the one with this id, and the waiting or running tables where a seat's name "
-        "contains it (case-insensitive)",
-        [QUERY],
-        s422="invalid_query",
+        "Find tables: {tables, next}: on the first page the one with this id, then the waiting or "
+        "running tables, most recently changed first, where a seat's name contains it "
+        f"(case-insensitive). {PAGING}",
+        [QUERY, _cursor("where the following page starts in the open tables"), _limit(20)],
+        s422="invalid_query, invalid_cursor",
     ),
     "/operator/tables/{game_id}": {
         "parameters": [GAME_ID],
@@ -120,11 +141,22 @@ OPERATOR_PATHS: dict[str, Any] = {
         ),
     },
     "/operator/players": _get(
-        "Find an account by name or id: banned, ban_reason, operator, games_played, recent_games",
-        [QUERY],
-        s404="account_not_found",
-        s422="invalid_query",
+        "Find accounts: {players: [{account_id, name, banned, ban_reason, match}], next}: the accounts "
+        "whose name begins with 'q' or with a name that looks like it (confusables folded as for the "
+        "names' claims), in that folded order; match is exact, prefix, lookalike, or id for an "
+        f"account id. {PAGING}",
+        [QUERY, _cursor("the last account shown"), _limit(20)],
+        s422="invalid_query, invalid_cursor",
     ),
+    "/operator/players/{account}": {
+        "parameters": [ACCOUNT],
+        **_get(
+            "An account's card, by name or id: banned, ban_reason, operator, has_password, "
+            "games_played, recent_games (the last ten finished: game_id, game, title, finished_at, "
+            "rated, rank, score, players, replay)",
+            s404="account_not_found",
+        ),
+    },
     "/operator/accounts/{account}/ban": {
         "parameters": [ACCOUNT],
         **_post(
@@ -145,9 +177,10 @@ OPERATOR_PATHS: dict[str, Any] = {
         ),
     },
     "/operator/reports": _get(
-        "Chat reports, newest first, with the reported messages' text and who handled each",
-        [BEFORE, _limit(20)],
-        s422="invalid_query",
+        "Chat reports, newest first, with the reported messages' text and who handled each: "
+        f"{{reports, next}}. {PAGING}",
+        [LOG_CURSOR, BEFORE, _limit(20)],
+        s422="invalid_query, invalid_cursor",
     ),
     "/operator/reports/{report_id}/handled": {
         "parameters": [REPORT_ID],
@@ -159,9 +192,10 @@ OPERATOR_PATHS: dict[str, Any] = {
         ),
     },
     "/operator/audit": _get(
-        "The audit log, newest first: id, at, operator, name, action, target, reason",
-        [BEFORE, _limit(50)],
-        s422="invalid_query",
+        "The audit log, newest first: {entries: [{id, at, operator, name, action, target, reason}], "
+        f"next}}. {PAGING}",
+        [LOG_CURSOR, BEFORE, _limit(50)],
+        s422="invalid_query, invalid_cursor",
     ),
 }
 

@@ -13,16 +13,18 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from services.api.asset_routes import page_response
+from services.api.asset_routes import SHELL_VARY, page_response, shell_of
 from services.api.bodies import VISIBLE, OperatorReason
 from services.api.context import app_context
 from services.api.http import JSONResponse, account_token, game_id_of, int_query, read_body
-from services.errors import AppError, InvalidError
+from services.api.shell import LANG_COOKIE, LOADING
+from services.errors import AppError, ForbiddenError, InvalidError
 from services.lifecycle import wall_clock_ms
-from services.operator import ADMIN, REPORT_ID, Operator, OperatorConsole, not_an_operator
+from services.operator import ADMIN, REPORT_ID, Operator, OperatorConsole, invalid_cursor, not_an_operator
 
 MAX_PAGE = 100
 MAX_QUERY = 100
+MAX_CURSOR = 200
 
 
 def console_of(request: Request) -> OperatorConsole:
@@ -68,16 +70,58 @@ def _query(request: Request) -> str:
     return query
 
 
+def _cursor(request: Request) -> str | None:
+    """The ``next`` of the page before (``cursor``), checked by each list for its own shape."""
+    cursor = request.query_params.get("cursor")
+    if cursor is not None and not 1 <= len(cursor) <= MAX_CURSOR:
+        raise invalid_cursor()
+    return cursor
+
+
 def _before(request: Request) -> str | None:
+    """Where a page of a log (reports, audit) starts: ``cursor``, the entry id the page before ended
+    at, or ``before``, its older name (either: entries older than that id)."""
+    cursor = _cursor(request)
     before = request.query_params.get("before")
+    if cursor is not None and not REPORT_ID.fullmatch(cursor):
+        raise invalid_cursor()
     if before is not None and not REPORT_ID.fullmatch(before):
         raise InvalidError("invalid_query", "'before' is an entry id such as 1700000000000-0.")
-    return before
+    return cursor or before
 
 
 async def page(request: Request) -> Response:
-    await operator_of(request)
+    """The console's page for an operator; anyone else gets 403 and, in a browser, a page saying
+    that the console needs operator rights and how to sign in (never the JSON error)."""
+    try:
+        await operator_of(request)
+    except ForbiddenError:
+        if "text/html" not in request.headers.get("accept", ""):  # a program: the JSON error
+            raise
+        return refused_page(request)
     return page_response(request)
+
+
+REFUSED = (
+    '<section class="panel" data-testid="op-refused"><h1>Operator\'s console</h1>'
+    "<p>This page needs operator rights. Log in on the lobby page with an account an administrator has "
+    "made an operator, then open this page again.</p>"
+    '<p><a href="/">Go to the lobby to log in</a></p></section>'
+)
+
+
+def refused_page(request: Request) -> Response:
+    """The page shell with status 403: the client draws the refusal in the person's language
+    (``js/operator.js``); without scripts, ``<main>`` says it in English."""
+    shell = shell_of(request)
+    lang = shell.language(request.cookies.get(LANG_COOKIE), request.headers.get("accept-language"))
+    body = shell.page(request.url.path, lang).body.replace(LOADING.encode(), REFUSED.encode(), 1)
+    return Response(
+        body,
+        status_code=403,
+        media_type="text/html; charset=utf-8",
+        headers={"Cache-Control": "no-store", "Vary": SHELL_VARY},
+    )
 
 
 async def me(request: Request) -> JSONResponse:
@@ -95,7 +139,8 @@ async def figures(request: Request) -> JSONResponse:
 
 async def find_tables(request: Request) -> JSONResponse:
     await operator_of(request)
-    return JSONResponse({"tables": await console_of(request).find_tables(_query(request))})
+    limit = int_query(request, "limit", 20, low=1, high=MAX_PAGE)
+    return JSONResponse(await console_of(request).find_tables(_query(request), _cursor(request), limit))
 
 
 async def table(request: Request) -> JSONResponse:
@@ -112,9 +157,15 @@ async def close_table(request: Request) -> JSONResponse:
     return JSONResponse({**closed, **signed})
 
 
-async def find_player(request: Request) -> JSONResponse:
+async def find_players(request: Request) -> JSONResponse:
     await operator_of(request)
-    return JSONResponse(await console_of(request).find_player(_query(request)))
+    limit = int_query(request, "limit", 20, low=1, high=MAX_PAGE)
+    return JSONResponse(await console_of(request).find_players(_query(request), _cursor(request), limit))
+
+
+async def player(request: Request) -> JSONResponse:
+    await operator_of(request)
+    return JSONResponse(await console_of(request).find_player(request.path_params["account"]))
 
 
 async def ban(request: Request) -> JSONResponse:
@@ -132,7 +183,8 @@ async def unban(request: Request) -> JSONResponse:
 async def reports(request: Request) -> JSONResponse:
     await operator_of(request)
     limit = int_query(request, "limit", 20, low=1, high=MAX_PAGE)
-    return JSONResponse({"reports": await console_of(request).reports(_before(request), limit)})
+    reports, following = await console_of(request).reports(_before(request), limit)
+    return JSONResponse({"reports": reports, "next": following})
 
 
 async def handle_report(request: Request) -> JSONResponse:
@@ -147,7 +199,8 @@ async def handle_report(request: Request) -> JSONResponse:
 async def audit(request: Request) -> JSONResponse:
     await operator_of(request)
     limit = int_query(request, "limit", 50, low=1, high=MAX_PAGE)
-    return JSONResponse({"entries": await console_of(request).audit(_before(request), limit)})
+    entries, following = await console_of(request).audit(_before(request), limit)
+    return JSONResponse({"entries": entries, "next": following})
 
 
 routes = [
@@ -157,7 +210,8 @@ routes = [
     Route("/operator/tables", find_tables, methods=["GET"]),
     Route("/operator/tables/{game_id}", table, methods=["GET"]),
     Route("/operator/tables/{game_id}/close", close_table, methods=["POST"]),
-    Route("/operator/players", find_player, methods=["GET"]),
+    Route("/operator/players", find_players, methods=["GET"]),
+    Route("/operator/players/{account}", player, methods=["GET"]),
     Route("/operator/accounts/{account}/ban", ban, methods=["POST"]),
     Route("/operator/accounts/{account}/unban", unban, methods=["POST"]),
     Route("/operator/reports", reports, methods=["GET"]),

@@ -12,6 +12,8 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
+from typing import Any
 
 import msgspec
 
@@ -76,11 +78,29 @@ def mark_resolved(game_id: str, dispute_id: str) -> Operation[None]:
     yield index_call("ZREM", OPEN, f"{game_id}/{dispute_id}")
 
 
-def open_disputes(limit: int) -> Operation[list[tuple[str, str]]]:
-    """Open disputes, oldest first: (game id, dispute id)."""
-    reply = yield index_call("ZRANGE", OPEN, 0, limit - 1)
+def open_disputes(limit: int, after: tuple[int, str] | None = None) -> Operation[list[tuple[str, str, int]]]:
+    """Up to ``limit`` open disputes, oldest first: (game id, dispute id, when opened in ms); after
+    ``after`` (when opened, ``<game id>/<dispute id>``), exclusive, when given. Disputes opened in
+    the same millisecond are in the order of their members, as Redis keeps them."""
+    if after is None:
+        reply = yield index_call("ZRANGE", OPEN, 0, limit - 1, "WITHSCORES")
+        pairs = _scored(reply)
+    else:
+        at, last = after
+        same = _scored((yield index_call("ZRANGEBYSCORE", OPEN, at, at, "WITHSCORES")))
+        later = _scored(
+            (yield index_call("ZRANGEBYSCORE", OPEN, f"({at}", "+inf", "WITHSCORES", "LIMIT", 0, limit))
+        )
+        pairs = ([(m, score) for m, score in same if m > last] + later)[:limit]
     found = []
-    for member in reply:
-        game_id, _, dispute_id = text(member).partition("/")
-        found.append((game_id, dispute_id))
+    for member, score in pairs:
+        game_id, _, dispute_id = member.partition("/")
+        found.append((game_id, dispute_id, score))
     return found
+
+
+def _scored(reply: Sequence[Any]) -> list[tuple[str, int]]:
+    """``WITHSCORES`` replies: pairs (RESP3), or flat (RESP2)."""
+    if reply and isinstance(reply[0], list | tuple):
+        return [(text(member), int(float(score))) for member, score in reply]
+    return [(text(reply[i]), int(float(reply[i + 1]))) for i in range(0, len(reply), 2)]

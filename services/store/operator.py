@@ -124,7 +124,8 @@ def queue_depths(queue: QueueClient) -> dict[str, int]:
     return {figure: int(depth) for figure, depth in zip(QUEUE_FIGURES, depths, strict=True)}
 
 
-def active_games(limit: int) -> Operation[list[str]]:
-    """The most recently changed waiting or playing games (the retention index), newest first."""
-    reply = yield index_call("ZREVRANGE", ACTIVITY, 0, limit - 1)
+def active_games(start: int, count: int) -> Operation[list[str]]:
+    """Up to ``count`` of the waiting or playing games (the retention index), most recently changed
+    first, from the ``start``-th on."""
+    reply = yield index_call("ZREVRANGE", ACTIVITY, start, start + count - 1)
     return [text(game_id) for game_id in reply]

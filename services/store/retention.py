@@ -35,6 +35,7 @@ from typing import Literal
 
 import msgspec
 
+from services.store import name_index
 from services.store.chat import chat_keys
 from services.store.disputes import OPEN as OPEN_DISPUTES
 from services.store.disputes import index_key as dispute_index_key
@@ -292,6 +293,7 @@ def _remove_account(account_id: str, seen: float, cutoff_ms: int) -> Operation[b
         return None
     yield ScriptCall("release_name", [name_claim_key(registered["skeleton"])], [account_id])
     yield from forget_account(account_id)  # its "Your tables" index (services.store.your_tables)
+    yield from name_index.remove(str(registered["skeleton"]), account_id)  # the operator's search
     yield index_call("ZREM", ACCOUNTS_SEEN, account_id)
     return True
 

@@ -393,7 +393,7 @@ def test_an_operator_finds_a_table_by_id_or_by_a_players_name_and_a_player_by_na
     by_id = fake_api.client.get("/operator/tables", params={"q": game_id}, headers=ADMIN).json()["tables"]
     by_name = fake_api.client.get("/operator/tables", params={"q": "findME"}, headers=ADMIN).json()["tables"]
     nothing = fake_api.client.get("/operator/tables", params={"q": "zzz"}, headers=ADMIN).json()["tables"]
-    found = fake_api.client.get("/operator/players", params={"q": "findme"}, headers=ADMIN).json()
+    found = fake_api.client.get("/operator/players/findme", headers=ADMIN).json()
     empty = fake_api.client.get("/operator/tables", params={"q": ""}, headers=ADMIN)
 
     assert [t["game_id"] for t in by_id] == [game_id]
@@ -439,7 +439,7 @@ def test_every_operator_action_is_in_the_audit_log_with_who_did_it(fake_api: Api
     refused = fake_api.client.post(f"/operator/tables/{game_id}/close", json={"reason": "r5"}, headers=ADMIN)
 
     entries = audit(fake_api)
-    found = fake_api.client.get("/operator/players", params={"q": "Target"}, headers=ADMIN)
+    found = fake_api.client.get("/operator/players/Target", headers=ADMIN)
     target = found.json()["account_id"]
     assert refused.status_code == 409
     assert [(e["action"], e["operator"], e["name"], e["target"], e["reason"]) for e in entries] == [

@@ -162,4 +162,4 @@ def test_the_console_page_is_refused_to_a_player_who_is_not_an_operator(server: 
     answer = paul.goto("/operator")
 
     assert answer is not None and answer.status == 403
-    assert "not_an_operator" in paul.content()
+    expect(paul.locator("[data-testid=op-refused]")).to_contain_text("This page needs operator rights")

@@ -126,5 +126,4 @@ export const disputes = {
   bundle: (gameId, id) => api(`${disputePath(gameId, id)}/bundle`),
   verdict: (gameId, id) => api(`${disputePath(gameId, id)}/verdict`),
   bundleHref: (gameId, id) => `${disputePath(gameId, id)}/bundle`,
-  openQueue: () => api("/operator/disputes?limit=50"),
 };

@@ -1,7 +1,10 @@
 // The operator's console (/operator): live figures, find a table or a player, close a table, ban or
 // unban an account, read and handle chat reports, and the audit log of every operator action.
-// The server refuses the page and every /operator/... route to anyone but an operator (403).
-import { api, disputes as disputeApi } from "./api.js";
+// The server refuses the page and every /operator/... route to anyone but an operator (403); the
+// page then says that the console needs operator rights and how to log in.
+// Every list is read a page at a time: "Show more" asks for the page after the last one shown
+// (the answer's "next" cursor, docs/api.md "Operator's console").
+import { api, ApiError, disputes as disputeApi } from "./api.js";
 import { t, lang, onLangChange } from "./i18n.js";
 import { gamesKnown, gameTitle } from "./game_info.js";
 import { h, mount, toast } from "./ui.js";
@@ -10,6 +13,7 @@ const FIGURES = ["lag_ms", "tables_waiting", "tables_running", "games_lagging",
   "queue_projections", "queue_lifecycle", "queue_bots", "queue_review", "chat_reports"];
 const post = (path, reason) => api(path, { method: "POST", body: { reason } });
 const enc = encodeURIComponent;
+const PAGE = 10; // items a page of a list brings (the audit log's rows: twice as many)
 
 function when(ms) {
   return new Intl.DateTimeFormat(lang(), { dateStyle: "short", timeStyle: "medium" }).format(new Date(ms));
@@ -17,6 +21,45 @@ function when(ms) {
 
 function streamTime(id) {
   return Number(String(id).split("-")[0]);
+}
+
+// One list of the console, read a page at a time: the items shown so far and the next page's
+// cursor (null: the last page is shown). `draw` draws the list again after each page.
+function pagedList(path, key, draw) {
+  const list = { items: null, next: null };
+  list.load = async () => {
+    const page = await api(path);
+    list.items = page[key];
+    list.next = page.next;
+    draw();
+  };
+  list.more = async () => {
+    const page = await api(`${path}${path.includes("?") ? "&" : "?"}cursor=${encodeURIComponent(list.next)}`);
+    list.items = list.items.concat(page[key]);
+    list.next = page.next;
+    draw();
+  };
+  return list;
+}
+
+// "Show more" under a list: the next page is added below, and the focus moves to the first item
+// added (a keyboard user goes on reading where the list grew).
+function moreButton(list, container, testid) {
+  if (!list.next) return null;
+  return h("button", { type: "button", class: "small op-more", "data-testid": `${testid}-more`, text: t("op.showMore"),
+    onclick: async (event) => {
+      event.target.disabled = true;
+      const shown = list.items.length;
+      try {
+        await list.more();
+      } catch (error) {
+        toast(error.message);
+        event.target.disabled = false;
+        return;
+      }
+      const added = container.querySelectorAll("[data-paged]")[shown];
+      if (added) added.focus();
+    } });
 }
 
 // A small form asking for a reason before an action: label, text field, confirm and cancel.
@@ -47,13 +90,9 @@ export async function render(main) {
   await gamesKnown(); // the games' titles (game_info.js)
   let me = null;
   let figures = null;
-  let tables = null; // null: no search yet
-  let player = null;
-  let reports = null;
-  let audit = null;
-  let openDisputes = null;
-  let asking = null; // which action's reason form is open: "close:<id>", "ban", "report:<id>"
-  let query = "";
+  let tables = null; // a pagedList of the tables found; null: no search yet
+  let players = null; // a pagedList of the players found
+  let player = null; // the player's card opened
   const live = {
     figures: h("div", { "data-testid": "op-figures" }),
     found: h("div", { "data-testid": "op-found", "aria-live": "polite" }),
@@ -61,23 +100,19 @@ export async function render(main) {
     audit: h("div", { "data-testid": "op-audit" }),
     disputes: h("div", { "data-testid": "op-disputes" }),
   };
+  const reports = pagedList(`/operator/reports?limit=${PAGE}`, "reports", () => drawReports());
+  const audit = pagedList(`/operator/audit?limit=${2 * PAGE}`, "entries", () => drawAudit());
+  const openDisputes = pagedList(`/operator/disputes?limit=${PAGE}`, "disputes", () => drawDisputes());
+  let asking = null; // which action's reason form is open: "close:<id>", "ban", "report:<id>"
+  let query = "";
 
   async function loadFigures() {
     figures = await api("/operator/figures");
     drawFigures();
   }
-  async function loadReports() {
-    reports = (await api("/operator/reports?limit=20")).reports;
-    drawReports();
-  }
-  async function loadDisputes() {
-    openDisputes = (await disputeApi.openQueue()).disputes;
-    drawDisputes();
-  }
-  async function loadAudit() {
-    audit = (await api("/operator/audit?limit=50")).entries;
-    drawAudit();
-  }
+  const loadReports = () => reports.load();
+  const loadDisputes = () => openDisputes.load();
+  const loadAudit = () => audit.load();
 
   function draw() {
     document.title = `${t("op.title")} · Tablestream`;
@@ -88,19 +123,17 @@ export async function render(main) {
       if (event) event.preventDefault();
       query = input.value.trim();
       if (!query) return input.focus();
+      const found = kind === "tables"
+        ? pagedList(`/operator/tables?q=${enc(query)}&limit=${PAGE}`, "tables", () => drawFound())
+        : pagedList(`/operator/players?q=${enc(query)}&limit=${PAGE}`, "players", () => drawFound());
+      asking = null;
       try {
-        if (kind === "tables") {
-          tables = (await api(`/operator/tables?q=${enc(query)}`)).tables;
-          player = null;
-        } else {
-          player = await api(`/operator/players?q=${enc(query)}`);
-          tables = null;
-        }
+        await found.load();
       } catch (error) {
         toast(error.message);
         return;
       }
-      asking = null;
+      [tables, players, player] = kind === "tables" ? [found, null, null] : [null, found, null];
       drawFound();
     };
     const form = h("form", { class: "op-find", role: "search", onsubmit: find("tables") },
@@ -137,11 +170,11 @@ export async function render(main) {
   // Open disputes, oldest first: each links to its page (the checks' verdict), and resolves here
   // with a verdict and a reason (recorded in the dispute's stream and in the audit log).
   function drawDisputes() {
-    if (!openDisputes) return mount(live.disputes, h("p", { class: "muted", text: t("common.loading") }));
-    if (!openDisputes.length) return mount(live.disputes, h("p", { class: "empty", text: t("op.noDisputes") }));
-    mount(live.disputes, h("ul", { class: "op-list" }, openDisputes.map((d) => {
+    if (!openDisputes.items) return mount(live.disputes, h("p", { class: "muted", text: t("common.loading") }));
+    if (!openDisputes.items.length) return mount(live.disputes, h("p", { class: "empty", text: t("op.noDisputes") }));
+    mount(live.disputes, h("ul", { class: "op-list" }, openDisputes.items.map((d) => {
       const what = d.round ? t("dispute.roundN", { n: d.round }) : t("dispute.wholeGame");
-      return h("li", { class: "op-item", "data-testid": "op-dispute", "data-dispute": d.dispute_id },
+      return h("li", { class: "op-item", "data-testid": "op-dispute", "data-dispute": d.dispute_id, "data-paged": "", tabindex: -1 },
         h("div", { class: "op-line" },
           h("a", { href: `/disputes/${d.game_id}/${d.dispute_id}`, "data-nav": "", text: `${d.game_id} · ${what}` }),
           h("span", { class: "muted", text: when(d.opened_at) })),
@@ -160,7 +193,7 @@ export async function render(main) {
             "data-testid": `op-dispute-${verdict}`, text: t(`op.dispute.${verdict}`),
             onclick: () => { asking = key; drawDisputes(); } });
         }));
-    })));
+    })), moreButton(openDisputes, live.disputes, "op-disputes"));
   }
 
   function drawFigures() {
@@ -175,14 +208,43 @@ export async function render(main) {
 
   function drawFound() {
     if (player) return mount(live.found, playerCard(player));
+    if (players) return drawPlayers();
     if (tables === null) return mount(live.found);
-    if (!tables.length) return mount(live.found, h("p", { class: "empty", text: t("op.noTables") }));
+    if (!tables.items.length) return mount(live.found, h("p", { class: "empty", text: t("op.noTables") }));
     mount(live.found, h("h3", { text: t("op.tables") }),
-      h("ul", { class: "op-list", "data-testid": "op-tables" }, tables.map(tableItem)));
+      h("ul", { class: "op-list", "data-testid": "op-tables" }, tables.items.map(tableItem)),
+      moreButton(tables, live.found, "op-tables"));
     if (asking && asking.startsWith("close:")) {
       const input = live.found.querySelector("[data-testid=close-reason]");
       if (input) input.focus();
     }
+  }
+
+  // The players whose name begins like the query or looks like it; each opens its card.
+  function drawPlayers() {
+    if (!players.items.length) return mount(live.found, h("p", { class: "empty", text: t("op.noPlayers") }));
+    mount(live.found, h("h3", { text: t("op.players") }),
+      h("ul", { class: "op-list", "data-testid": "op-players" }, players.items.map((p) =>
+        h("li", { class: "op-item", "data-testid": "op-player-found", "data-account": p.account_id, "data-paged": "", tabindex: -1 },
+          h("div", { class: "op-line" },
+            h("button", { type: "button", class: "link", "data-testid": "op-open-player", text: p.name,
+              onclick: () => openCard(p.account_id) }),
+            h("span", { class: p.match === "lookalike" ? "badge warn" : "badge", "data-testid": "op-match", text: t(`op.match.${p.match}`) }),
+            p.banned ? h("span", { class: "badge warn", text: t("op.banned") }) : null)))),
+      moreButton(players, live.found, "op-players"));
+  }
+
+  async function openCard(accountId) {
+    try {
+      player = await api(`/operator/players/${enc(accountId)}`);
+    } catch (error) {
+      toast(error.message);
+      return;
+    }
+    asking = null;
+    drawFound();
+    const head = live.found.querySelector("[data-testid=op-player] h3");
+    if (head) head.focus();
   }
 
   function tableItem(table) {
@@ -209,7 +271,9 @@ export async function render(main) {
   function playerCard(found) {
     const action = found.banned ? "unban" : "ban";
     return h("div", { class: "op-item", "data-testid": "op-player", "data-account": found.account_id },
-      h("h3", { text: t("op.player") }),
+      players ? h("button", { type: "button", class: "small ghost", "data-testid": "op-back", text: t("op.backToList"),
+        onclick: () => { player = null; asking = null; drawFound(); } }) : null,
+      h("h3", { text: t("op.player"), tabindex: -1 }),
       h("div", { class: "op-line" },
         h("a", { href: `/players/${enc(found.name)}`, "data-nav": "", text: found.name }),
         found.operator ? h("span", { class: "badge host", text: t("op.isOperator") }) : null,
@@ -224,7 +288,24 @@ export async function render(main) {
         asking = null;
         drawFound();
         await loadAudit();
-      }, () => { asking = null; drawFound(); }) : null);
+      }, () => { asking = null; drawFound(); }) : null,
+      h("h4", { text: t("op.recentGames") }),
+      found.recent_games.length
+        ? h("ul", { class: "op-games", "data-testid": "op-recent-games" }, found.recent_games.map(recentGame))
+        : h("p", { class: "muted", text: t("op.noRecentGames") }));
+  }
+
+  // One of a player's recent finished games: its title, when it ended, the player's place, and
+  // the replay's page.
+  function recentGame(game) {
+    const ended = game.finished_at
+      ? h("time", { datetime: new Date(game.finished_at * 1000).toISOString(), text: when(game.finished_at * 1000) })
+      : null;
+    const place = game.rank ? t("op.place", { rank: game.rank, players: game.players, score: game.score }) : null;
+    return h("li", { "data-testid": "op-recent-game", "data-game-id": game.game_id },
+      h("a", { href: game.replay, "data-nav": "", "data-testid": "op-replay-link",
+        text: `${game.game ? gameTitle(game.game) : t("table.replay")} · ${game.game_id}` }),
+      h("span", { class: "muted" }, ended ? " · " : null, ended, place ? ` · ${place}` : null));
   }
 
   function message(m) {
@@ -234,11 +315,11 @@ export async function render(main) {
   }
 
   function drawReports() {
-    if (!reports) return mount(live.reports, h("p", { class: "muted", text: t("common.loading") }));
-    if (!reports.length) return mount(live.reports, h("p", { class: "empty", text: t("op.noReports") }));
-    mount(live.reports, h("ul", { class: "op-list" }, reports.map((report) => {
+    if (!reports.items) return mount(live.reports, h("p", { class: "muted", text: t("common.loading") }));
+    if (!reports.items.length) return mount(live.reports, h("p", { class: "empty", text: t("op.noReports") }));
+    mount(live.reports, h("ul", { class: "op-list" }, reports.items.map((report) => {
       const key = `report:${report.id}`;
-      return h("li", { class: "op-item", "data-testid": "op-report", "data-report": report.id },
+      return h("li", { class: "op-item", "data-testid": "op-report", "data-report": report.id, "data-paged": "", tabindex: -1 },
         h("div", { class: "op-line" },
           h("span", { text: t("op.reportHead", { reason: t(`op.why.${report.reason}`), id: report.game_id, when: when(report.at) }) }),
           h("span", { class: report.handled ? "badge finished" : "badge warn", text: report.handled ? t("op.handled") : t("op.open") })),
@@ -252,28 +333,34 @@ export async function render(main) {
           asking = null;
           await Promise.all([loadReports(), loadAudit()]);
         }, () => { asking = null; drawReports(); }) : null);
-    })));
+    })), moreButton(reports, live.reports, "op-reports"));
   }
 
   function drawAudit() {
-    if (!audit) return mount(live.audit, h("p", { class: "muted", text: t("common.loading") }));
-    if (!audit.length) return mount(live.audit, h("p", { class: "empty", text: t("op.noAudit") }));
+    if (!audit.items) return mount(live.audit, h("p", { class: "muted", text: t("common.loading") }));
+    if (!audit.items.length) return mount(live.audit, h("p", { class: "empty", text: t("op.noAudit") }));
     const cols = ["when", "who", "action", "target", "reason"];
     mount(live.audit, h("div", { class: "op-scroll", tabindex: 0, role: "region", "aria-labelledby": "op-audit-title" },
       h("table", { class: "data op-audit" },
         h("thead", {}, h("tr", {}, cols.map((c) => h("th", { scope: "col", text: t(`op.col.${c}`) })))),
-        h("tbody", {}, audit.map((entry) => h("tr", { "data-testid": "op-audit-entry", "data-action": entry.action },
+        h("tbody", {}, audit.items.map((entry) => h("tr", { "data-testid": "op-audit-entry", "data-action": entry.action, "data-paged": "", tabindex: -1 },
           h("td", { text: when(streamTime(entry.id)) }),
           h("td", { "data-testid": "op-audit-who", text: entry.name }),
           h("td", { text: t(`op.action.${entry.action}`) }),
           h("td", { text: entry.target }),
-          h("td", { text: entry.reason })))))));
+          h("td", { text: entry.reason })))))),
+    moreButton(audit, live.audit, "op-audit"));
   }
 
   try {
     me = await api("/operator/me");
   } catch (error) {
-    mount(main, h("section", { class: "panel" }, h("h1", { text: t("op.title") }), h("p", { class: "error", text: error.message })));
+    document.title = `${t("op.title")} · Tablestream`;
+    const refused = error instanceof ApiError && error.code === "not_an_operator";
+    mount(main, h("section", { class: "panel", "data-testid": refused ? "op-refused" : "op-error" },
+      h("h1", { text: t("op.title") }),
+      h("p", { class: refused ? null : "error", text: refused ? t("op.refused") : error.message }),
+      refused ? h("p", {}, h("a", { href: "/", "data-nav": "", "data-testid": "op-login-link", text: t("op.refusedLink") })) : null));
     return null;
   }
   draw();
