@@ -57,6 +57,7 @@ from services.transparency import checkpoint as cp
 from services.transparency import merkle
 from services.transparency.log import APPEND_BATCH, TransparencyLog, note_loggable
 from services.transparency.verify import check_log
+from tests.support.backup_files import reseal, rewrite_lines
 from tests.support.play import seeds_from
 from workers.backup import BackupError, export_all, game_ids, import_all, rebuild_all
 from workers.projector import Projector
@@ -410,13 +411,14 @@ def test_importing_the_same_backup_again_changes_nothing(
 
 
 def _tamper(source: Path, into: Path, game_id: str, change: Callable[[dict[str, Any]], None]) -> None:
-    with source.open() as lines, into.open("w") as out:
-        for line in lines:
-            record = json.loads(line)
-            if record.get("kind") == "game" and record["id"] == game_id:
-                change(record)
-                line = json.dumps(record, separators=(",", ":")) + "\n"
-            out.write(line)
+    """``change`` made to the game's line, and the manifest made again and signed with the key the
+    file carries, as anyone holding the file can: what the checks of each game must then refuse."""
+
+    def in_game(record: dict[str, Any]) -> None:
+        if record.get("kind") == "game" and record["id"] == game_id:
+            change(record)
+
+    rewrite_lines(source, into, in_game)
 
 
 def _joined_seat_1(record: dict[str, Any]) -> int:
@@ -806,6 +808,7 @@ def test_a_finish_naming_a_game_the_backup_does_not_hold_finished_is_refused(
     record["game_id"] = "g7-skull-king"  # the game still running
     lines[first_finish] = json.dumps(record) + "\n"
     forged.write_text("".join(lines))
+    reseal(forged)
     with pytest.raises(BackupError) as refused:
         import_all(target, forged)
     assert refused.value.problems == [
@@ -1074,7 +1077,9 @@ def test_a_restore_into_a_log_that_forks_from_the_backups_is_refused_with_nothin
 ) -> None:
     source, _ = logged_source
     exported = export_all(source, tmp_path / "backup.jsonl")
-    store_game(target, "other-table", Plan("skull", tuple(ACCOUNTS[:3]), 99))  # another history
+    # the same service (its signing keys) whose store went on another way: another history
+    target.redis.set(signing_keys.SIGNING_KEYS, source.redis.get(signing_keys.SIGNING_KEYS))
+    store_game(target, "other-table", Plan("skull", tuple(ACCOUNTS[:3]), 99))
     note_loggable(target.redis, "other-table", target.head("other-table"))
     log_everything(target)
     publish_cosigned(target, LOG_T0 + 30)
@@ -1101,6 +1106,7 @@ def test_a_backup_whose_leaves_do_not_give_its_checkpoints_roots_is_refused(
                 record["leaves"][0], record["leaves"][1] = record["leaves"][1], record["leaves"][0]
                 line = json.dumps(record) + "\n"
             out.write(line)
+    reseal(forged)
     with pytest.raises(BackupError, match="its log is not the one published"):
         import_all(target, forged)
     assert not target.redis.keys("*")
