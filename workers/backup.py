@@ -28,14 +28,46 @@ nothing it can (docs/operations.md, "Backups and restore", lists both):
   its leaves in order, every published checkpoint and the witnesses' cosignatures; the tree's
   node hashes are recomputed from the leaves at the restore, and checked against every
   checkpoint's root (``workers.tlog_backup``);
-- an ``end`` line with the counts, so that a truncated file is refused.
+- an ``end`` line with the counts, so that a truncated file is refused, and the signed manifest.
+
+**The file is integrity-checked as a whole** (format ``tablestream-backup/2``). The end line
+carries a ``manifest``: the SHA-256 of the header line (``header``); for each record line between
+the header and the end, in order, its kind, its id (a game's or account's id, a finish's sequence
+number, none for the lines a file holds once) and the SHA-256 of its bytes (``records``); their
+number (``count``); and a chain hash over them (``chain``: ``c0 = SHA-256("tablestream-backup-v2\n"
++ header hash hex + "\n")``, ``ci = SHA-256(ci-1 || line hash i)``, both as raw bytes). Its
+``signature`` is Ed25519, by the current key of the service's receipt key ring
+(``services.signing.KeyRing``), over the UTF-8 bytes
+``tablestream-backup-v2\n<key id>\n<chain>\n<count>\n<signed at>\n``. The chain is the file's
+fingerprint, which ``export-all`` prints. Before anything in the file is believed, ``import-all``
+reads it once and refuses, naming each, a line whose hash is not listed (a changed byte, or a line
+from another backup), a listed line the file lacks (a removed one: adjusting the end's counts does not
+help), lines out of the listed order, a repeated line, a header or end line changed, a line after the
+end, a chain that is not its records', and a signature that does not verify; nothing is written.
+
+What the signature protects against, honestly: the file carries the ring's private keys (the
+``signing_keys`` line, so that receipts verify after a restore), so anyone who holds the file can
+change it and sign it again. The hashes and the manifest find corruption, truncation, a removed,
+repeated or reordered line and lines mixed from two backups; the signature then shows the manifest
+was made by a holder of the service's keys. ``import-all`` checks it with the target's own key of
+that id when the target's ring holds it (a restore into the service that made the backup), so a
+backup of another service or one made up with another key is refused; a target that holds games or
+accounts and a ring without that key refuses it too. Only a target that holds no game and no
+account (a new store, whose ring an API just made, or none) checks it with the backup's own key:
+then it shows only that the file is whole, not who made it. Against someone who can read and write
+the backup, the defence is to keep the fingerprint apart from the file (``import-all --fingerprint``
+refuses any other file) and the file private. A ``tablestream-backup/1`` file has no manifest; it
+is read only with ``--accept-format-1``, so that a file cut down to the old format is not taken for
+one. The games, chats and disputes are then still each verified as below: a rewritten game must
+also pass the offline verifier with its own secret.
 
 Export reads one game at a time (one ``MULTI`` on the game's node: a consistent snapshot of its
 keys), scanning every primary of a Redis Cluster; memory stays one game's worth (and the list of
-game ids). The file is written beside its final name with mode 0600 and renamed into place once
+game ids, and the manifest: about 100 bytes a record). The file is written beside its final name with mode 0600 and renamed into place once
 complete.
 
-Import reads the file twice, a game at a time. The first pass changes nothing: it verifies every
+Import reads the file three times, a line at a time: the integrity check above, then two passes.
+The first pass changes nothing: it verifies every
 game with the offline verifier (``services.history.verify``: hash chain, records, rules re-run,
 seeds, scores; a running game up to its unrevealed round) and checks its secret against the stream's
 commitments, checks that every finish names a finished game of the file, and compares every game,
