@@ -63,8 +63,12 @@ also pass the offline verifier with its own secret.
 
 Export reads one game at a time (one ``MULTI`` on the game's node: a consistent snapshot of its
 keys), scanning every primary of a Redis Cluster; memory stays one game's worth (and the list of
-game ids, and the manifest: about 100 bytes a record). The file is written beside its final name with mode 0600 and renamed into place once
-complete.
+game ids, and the manifest: about 100 bytes a record). The file is written beside its final name
+with mode 0600 and renamed into place once complete.
+
+``--data-dir DIR`` runs a command on a stopped ``tablestream serve``'s data directory: it takes the
+directory's lock as ``serve`` does and starts its embedded Redis for the command alone, so that a
+restore is written with no API and no worker running (docs/restore.md).
 
 Import reads the file three times, a line at a time: the integrity check above, then two passes.
 The first pass changes nothing: it verifies every
@@ -1532,6 +1536,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         action="store_true",
         help=f"import-all: read a {FORMAT_1} file, which has no signed manifest",
     )
+    parser.add_argument(
+        "--data-dir",
+        type=Path,
+        help="the data directory of a stopped `tablestream serve`: its embedded Redis is started for "
+        "the command alone (refused while serve holds it)",
+    )
     parser.add_argument("--redis-url", default=os.environ.get("TABLESTREAM_REDIS_URL"))
     parser.add_argument("--queue-url", default=os.environ.get("TABLESTREAM_QUEUE_URL") or None)
     parser.add_argument(
@@ -1542,11 +1552,36 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_intermixed_args(argv)  # flags before or after the path
     if args.command != "rebuild-all" and not args.path:
         parser.error(f"{args.command} needs a DIR or FILE")
+    if args.data_dir is not None:
+        if args.redis_url and "--redis-url" in (argv if argv is not None else sys.argv):
+            parser.error("give --data-dir or --redis-url, not both")
+        return _on_data_dir(args)
     if not args.redis_url:  # never a default: another program's Redis there would be read or written
         parser.error(
             f"{args.command} needs the service's Redis: --redis-url URL or TABLESTREAM_REDIS_URL "
-            "(the worker's own setting; `serve` prints its URL when it starts)"
+            "(the worker's own setting; `serve` prints its URL when it starts), or --data-dir DIR "
+            "of a stopped `tablestream serve`"
         )
+    return _run(args)
+
+
+def _on_data_dir(args: argparse.Namespace) -> int:
+    """The command on a stopped ``serve``'s embedded Redis: the data directory locked as ``serve``
+    locks it (so that neither starts while the other runs), its Redis started with the AOF and
+    fsync on every write, stopped cleanly (the AOF flushed) once the command ends."""
+    from services.cli.serve import DataDirLocked, data_dir_lock  # the API's modules: only here
+    from services.store.embedded import EmbeddedRedis
+
+    try:
+        with data_dir_lock(args.data_dir), EmbeddedRedis(args.data_dir / "redis", durable=True) as embedded:
+            args.redis_url, args.queue_url, args.redis_cluster = embedded.url, None, "no"
+            return _run(args)
+    except DataDirLocked as exc:
+        print(f"tablestream {args.command}: {exc}; stop it first", file=sys.stderr)
+        return 2
+
+
+def _run(args: argparse.Namespace) -> int:
     store = _store(args)
     try:
         if args.command == "export-all":
