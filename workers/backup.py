@@ -492,7 +492,7 @@ def _order_problems(
         if digest not in listed_hashes
     ]
     problems += [
-        f"{record_name(kind, rid)}, listed {n}th in the signed manifest, is missing from the file "
+        f"{record_name(kind, rid)}, record {n} of the signed manifest, is missing from the file "
         "(its line was removed or changed)"
         for n, (kind, rid, digest) in enumerate(listed, start=1)
         if digest not in found_hashes

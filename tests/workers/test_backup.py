@@ -734,7 +734,7 @@ TAMPERS = {
     ),
     "a game line deleted, its count adjusted": (
         _game_deleted,
-        "game g3-skull, listed {listed}th in the signed manifest, is missing from the file",
+        "game g3-skull, record {listed} of the signed manifest, is missing from the file",
     ),
     "two lines reordered": (
         _reordered,

@@ -170,6 +170,10 @@ def test_the_serve_runbook_restores_a_lost_data_directory_with_every_game_back(t
         refused = tablestream("export-all", f"{backups}/", "--data-dir", str(data))
         assert refused.returncode == 2 and "is in use by another tablestream serve" in refused.stderr
         stop(process)
+    # the backup of a stopped serve, on its data directory
+    offline = tablestream("export-all", f"{backups}/", "--data-dir", str(data))
+    assert offline.returncode == 0, offline.stderr
+    assert "exported 2 games (1 finished)" in offline.stdout
 
 
 # -- Compose and Kubernetes: what the runbook names exists -------------------------------------------
