@@ -14,6 +14,7 @@ import itertools
 import json
 import os
 import random
+import re
 import shutil
 import stat
 import subprocess
@@ -895,16 +896,23 @@ def test_export_all_and_import_all_run_from_the_command_line(
     assert written.returncode == 0, written.stderr
     assert "holds every game's secret seeds" in written.stdout and "4 disputes" in written.stdout
     assert "5 audit entries and chat reports" in written.stdout
+    fingerprint = re.search(
+        r"^fingerprint ([0-9a-f]{64})  \(keep it apart from the file", written.stdout, re.M
+    )
+    assert fingerprint, written.stdout
     (backup,) = tmp_path.glob("tablestream-backup-*.jsonl")
     assert stat.S_IMODE(backup.stat().st_mode) == 0o600
-    read = cli("import-all", str(backup), "--redis-url", second_server.url)
+    read = cli("import-all", str(backup), "--redis-url", second_server.url, "--fingerprint", fingerprint[1])
     assert read.returncode == 0, read.stderr
+    assert f"the signed manifest (fingerprint {fingerprint[1]}) verified with key" in read.stdout
+    assert "the backup's own key (the target never held it)" in read.stdout  # an empty target
     assert f"{len(PLANS)} games ({len(PLANS)} new), 4 disputes (4 new or grown)" in read.stdout
     assert f"{leaves} public log leaves and 5 audit entries and chat reports restored" in read.stdout
     assert everything_read(target) == everything_read(source)
     assert log_state(target) == log_state(source)
     checked = cli("import-all", "--check", str(tmp_path), "--redis-url", second_server.url)
     assert checked.returncode == 0, checked.stderr
+    assert "verified with key" in checked.stdout and "this service's own signing keys" in checked.stdout
     assert f"{len(PLANS)} games and 4 disputes verified" in checked.stdout
     assert f"the public log's {leaves} leaves give every checkpoint's root" in checked.stdout
     forged = tmp_path / "forged.jsonl"
@@ -912,6 +920,11 @@ def test_export_all_and_import_all_run_from_the_command_line(
     refused = cli("import-all", "--check", str(forged), "--redis-url", second_server.url)
     assert refused.returncode == 1
     assert "game g5-skull-king is refused, it does not verify: setup: hash chain: broken" in refused.stderr
+    unsealed = tmp_path / "unsealed.jsonl"
+    rewrite_lines(backup, unsealed, lambda record: record.pop("seated", None), sealed=False)
+    refused = cli("import-all", "--check", str(unsealed), "--redis-url", second_server.url)
+    assert refused.returncode == 1
+    assert "(account 00000000000000a0) is not a line of this backup" in refused.stderr
 
 
 def test_a_backup_of_a_redis_cluster_restores_into_the_emptied_cluster(
