@@ -126,6 +126,7 @@ from services.store import disputes as store_disputes
 from services.store import retention
 from services.store.chat import REPORTS, ChatKeys
 from services.store.connection import PoolLimits, connect_sync, topology
+from services.store.embedded import DataDirLocked, EmbeddedRedis, data_dir_lock
 from services.store.event_store import SyncEventStore
 from services.store.keys import (
     LOBBY_ORDER,
@@ -1569,9 +1570,6 @@ def _on_data_dir(args: argparse.Namespace) -> int:
     """The command on a stopped ``serve``'s embedded Redis: the data directory locked as ``serve``
     locks it (so that neither starts while the other runs), its Redis started with the AOF and
     fsync on every write, stopped cleanly (the AOF flushed) once the command ends."""
-    from services.cli.serve import DataDirLocked, data_dir_lock  # the API's modules: only here
-    from services.store.embedded import EmbeddedRedis
-
     try:
         with data_dir_lock(args.data_dir), EmbeddedRedis(args.data_dir / "redis", durable=True) as embedded:
             args.redis_url, args.queue_url, args.redis_cluster = embedded.url, None, "no"

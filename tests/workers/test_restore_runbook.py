@@ -168,7 +168,7 @@ def test_the_serve_runbook_restores_a_lost_data_directory_with_every_game_back(t
         assert played.status_code == 200, played.text
         # while serve holds the directory, the commands refuse it rather than start a second Redis
         refused = tablestream("export-all", f"{backups}/", "--data-dir", str(data))
-        assert refused.returncode == 2 and "is in use by another tablestream serve" in refused.stderr
+        assert refused.returncode == 2 and "is in use by another tablestream process" in refused.stderr
         stop(process)
     # the backup of a stopped serve, on its data directory
     offline = tablestream("export-all", f"{backups}/", "--data-dir", str(data))
