@@ -28,14 +28,50 @@ nothing it can (docs/operations.md, "Backups and restore", lists both):
   its leaves in order, every published checkpoint and the witnesses' cosignatures; the tree's
   node hashes are recomputed from the leaves at the restore, and checked against every
   checkpoint's root (``workers.tlog_backup``);
-- an ``end`` line with the counts, so that a truncated file is refused.
+- an ``end`` line with the counts, so that a truncated file is refused, and the signed manifest.
+
+**The file is integrity-checked as a whole** (format ``tablestream-backup/2``). The end line
+carries a ``manifest``: the SHA-256 of the header line (``header``); for each record line between
+the header and the end, in order, its kind, its id (a game's or account's id, a finish's sequence
+number, none for the lines a file holds once) and the SHA-256 of its bytes (``records``); their
+number (``count``); and a chain hash over them (``chain``: ``c0 = SHA-256("tablestream-backup-v2\n"
++ header hash hex + "\n")``, ``ci = SHA-256(ci-1 || line hash i)``, both as raw bytes). Its
+``signature`` is Ed25519, by the current key of the service's receipt key ring
+(``services.signing.KeyRing``), over the UTF-8 bytes
+``tablestream-backup-v2\n<key id>\n<chain>\n<count>\n<signed at>\n``. The chain is the file's
+fingerprint, which ``export-all`` prints. Before anything in the file is believed, ``import-all``
+reads it once and refuses, naming each, a line whose hash is not listed (a changed byte, or a line
+from another backup), a listed line the file lacks (a removed one: adjusting the end's counts does not
+help), lines out of the listed order, a repeated line, a header or end line changed, a line after the
+end, a chain that is not its records', and a signature that does not verify; nothing is written.
+
+What the signature protects against, honestly: the file carries the ring's private keys (the
+``signing_keys`` line, so that receipts verify after a restore), so anyone who holds the file can
+change it and sign it again. The hashes and the manifest find corruption, truncation, a removed,
+repeated or reordered line and lines mixed from two backups; the signature then shows the manifest
+was made by a holder of the service's keys. ``import-all`` checks it with the target's own key of
+that id when the target's ring holds it (a restore into the service that made the backup), so a
+backup of another service or one made up with another key is refused; a target that holds games or
+accounts and a ring without that key refuses it too. Only a target that holds no game and no
+account (a new store, whose ring an API just made, or none) checks it with the backup's own key:
+then it shows only that the file is whole, not who made it. Against someone who can read and write
+the backup, the defence is to keep the fingerprint apart from the file (``import-all --fingerprint``
+refuses any other file) and the file private. A ``tablestream-backup/1`` file has no manifest; it
+is read only with ``--accept-format-1``, so that a file cut down to the old format is not taken for
+one. The games, chats and disputes are then still each verified as below: a rewritten game must
+also pass the offline verifier with its own secret.
 
 Export reads one game at a time (one ``MULTI`` on the game's node: a consistent snapshot of its
 keys), scanning every primary of a Redis Cluster; memory stays one game's worth (and the list of
-game ids). The file is written beside its final name with mode 0600 and renamed into place once
-complete.
+game ids, and the manifest: about 100 bytes a record). The file is written beside its final name
+with mode 0600 and renamed into place once complete.
 
-Import reads the file twice, a game at a time. The first pass changes nothing: it verifies every
+``--data-dir DIR`` runs a command on a stopped ``tablestream serve``'s data directory: it takes the
+directory's lock as ``serve`` does and starts its embedded Redis for the command alone, so that a
+restore is written with no API and no worker running (docs/restore.md).
+
+Import reads the file three times, a line at a time: the integrity check above, then two passes.
+The first pass changes nothing: it verifies every
 game with the offline verifier (``services.history.verify``: hash chain, records, rules re-run,
 seeds, scores; a running game up to its unrevealed round) and checks its secret against the stream's
 commitments, checks that every finish names a finished game of the file, and compares every game,
@@ -55,6 +91,7 @@ stopped, like ``workers.ratings.rebuild``.
 from __future__ import annotations
 
 import argparse
+import base64
 import datetime as dt
 import hashlib
 import itertools
@@ -82,12 +119,14 @@ from services.history.records import Entry
 from services.history.replay import CorruptStream, replay
 from services.history.verify import verify_export
 from services.history.verify_report import SCORES
-from services.signing import KeyRing
+from services.receipts import ensure_keys
+from services.signing import KeyRing, PublicKey
 from services.store import accounts as store_accounts
 from services.store import disputes as store_disputes
 from services.store import retention
 from services.store.chat import REPORTS, ChatKeys
 from services.store.connection import PoolLimits, connect_sync, topology
+from services.store.embedded import DataDirLocked, EmbeddedRedis, data_dir_lock
 from services.store.event_store import SyncEventStore
 from services.store.keys import (
     LOBBY_ORDER,
@@ -109,7 +148,9 @@ from workers.projector import Projector
 from workers.ratings import rebuild as rebuild_ratings
 from workers.sweeper import rebuild_indexes
 
-FORMAT = "tablestream-backup/1"
+FORMAT = "tablestream-backup/2"
+FORMAT_1 = "tablestream-backup/1"  # before the signed manifest: read only when asked
+SIGNATURE_DOMAIN = "tablestream-backup-v2"
 SUFFIX = ".jsonl"
 FILE_PREFIX = "tablestream-backup-"
 SCAN_COUNT = 500
@@ -327,6 +368,281 @@ def read_operator(store: SyncEventStore) -> dict[str, Any] | None:
     return record if any(record[name] for name in ("operators", *OPERATOR_STREAMS, "handled")) else None
 
 
+# -- the manifest: the file integrity-checked as a whole ------------------------------------------
+
+
+def record_key(record: Mapping[str, Any]) -> tuple[str, str | None]:
+    """A record's kind and id, as the manifest lists it: a game's or account's id, a finish's
+    sequence number, and no id for the lines a backup holds once (signing keys, log, operator)."""
+    kind = str(record.get("kind"))
+    if kind in ("game", "account"):
+        return kind, str(record.get("id"))
+    if kind == "finish":
+        return kind, str(record.get("seq"))
+    return kind, None
+
+
+def record_name(kind: str, record_id: str | None) -> str:
+    """How a sentence names a record: "game g3-skull", "finish 4", "the signing keys"."""
+    if record_id is not None:
+        return f"{kind} {record_id}"
+    return {
+        "signing_keys": "the signing keys",
+        "tlog": "the public log",
+        "operator": "the operator records",
+    }.get(kind, f"a {kind!r} record")
+
+
+def _chain_start(header_sha: str) -> bytes:
+    return hashlib.sha256(f"{SIGNATURE_DOMAIN}\n{header_sha}\n".encode()).digest()
+
+
+def _chain_next(chain: bytes, line_sha: str) -> bytes:
+    return hashlib.sha256(chain + bytes.fromhex(line_sha)).digest()
+
+
+def signature_message(key_id: str, chain: str, count: int, signed_at: int) -> bytes:
+    """The exact bytes a backup's signature covers (the module's docstring)."""
+    return f"{SIGNATURE_DOMAIN}\n{key_id}\n{chain}\n{count}\n{signed_at}\n".encode()
+
+
+class Manifest:
+    """The manifest of a file being written or read: each record line's kind, id and SHA-256, in
+    order, and the chain hash over the header and those hashes."""
+
+    def __init__(self, header_line: bytes) -> None:
+        self.header = hashlib.sha256(header_line).hexdigest()
+        self.records: list[tuple[str, str | None, str]] = []
+        self._chain = _chain_start(self.header)
+
+    def add(self, record: Mapping[str, Any], line: bytes) -> None:
+        digest = hashlib.sha256(line).hexdigest()
+        self.records.append((*record_key(record), digest))
+        self._chain = _chain_next(self._chain, digest)
+
+    @property
+    def chain(self) -> str:
+        return self._chain.hex()
+
+    def signed(self, ring: KeyRing, signed_at: int) -> dict[str, Any]:
+        """The end line's ``manifest`` and ``signature``, signed with the ring's current key."""
+        key = ring.current
+        message = signature_message(key.key_id, self.chain, len(self.records), signed_at)
+        return {
+            "manifest": {
+                "header": self.header,
+                "records": [list(item) for item in self.records],
+                "count": len(self.records),
+                "chain": self.chain,
+            },
+            "signature": {
+                "key_id": key.key_id,
+                "signed_at": signed_at,
+                "signature": base64.b64encode(key.sign(message)).decode("ascii"),
+            },
+        }
+
+
+@dataclass(frozen=True)
+class Sealed:
+    """What the integrity check found: the file's format, its fingerprint (the manifest's chain
+    hash), the key that signed it and where the import took that key from."""
+
+    format: str
+    fingerprint: str | None = None
+    key_id: str | None = None
+    checked_with: str = ""  # "target" (its own ring) or "file" (the backup's own ring)
+
+
+def _listed(manifest: Any) -> list[tuple[str, str | None, str]] | None:
+    """The manifest's records, or ``None`` when it is not shaped as the export writes it."""
+    if not (
+        isinstance(manifest, dict)
+        and isinstance(manifest.get("header"), str)
+        and isinstance(manifest.get("chain"), str)
+        and type(manifest.get("count")) is int
+        and isinstance(manifest.get("records"), list)
+    ):
+        return None
+    listed = []
+    for item in manifest["records"]:
+        if not (
+            isinstance(item, list)
+            and len(item) == 3
+            and isinstance(item[0], str)
+            and (item[1] is None or isinstance(item[1], str))
+            and isinstance(item[2], str)
+            and re.fullmatch(r"[0-9a-f]{64}", item[2])
+        ):
+            return None
+        listed.append((item[0], item[1], item[2]))
+    return listed
+
+
+def _order_problems(
+    found: Sequence[tuple[str, str | None, str]], listed: Sequence[tuple[str, str | None, str]]
+) -> list[str]:
+    """Sentences naming each line the file holds that the manifest does not list, each listed line
+    the file lacks, and, when the lines are the listed ones, where their order differs."""
+    first_line = 2  # the header is line 1
+    listed_hashes = {digest for _, _, digest in listed}
+    found_hashes = {digest for _, _, digest in found}
+    problems = [
+        f"line {n} ({record_name(kind, rid)}) is not a line of this backup: its SHA-256 is not in the "
+        "signed manifest (changed since the export, or taken from another backup)"
+        for n, (kind, rid, digest) in enumerate(found, start=first_line)
+        if digest not in listed_hashes
+    ]
+    problems += [
+        f"{record_name(kind, rid)}, record {n} of the signed manifest, is missing from the file "
+        "(its line was removed or changed)"
+        for n, (kind, rid, digest) in enumerate(listed, start=1)
+        if digest not in found_hashes
+    ]
+    if not problems:
+        problems = [
+            f"line {n} holds {record_name(*was[:2])}, the signed manifest lists {record_name(*should[:2])} "
+            "there: the lines were reordered"
+            for n, (was, should) in enumerate(zip(found, listed, strict=False), start=first_line)
+            if was[2] != should[2]
+        ]
+    if not problems and len(found) != len(listed):
+        problems = [
+            f"the file holds {len(found)} record lines, the signed manifest lists {len(listed)}: "
+            "a line was repeated"
+        ]
+    return problems[:10]
+
+
+def _holds_data(store: SyncEventStore) -> bool:
+    return bool(game_ids(store) or account_ids(store))
+
+
+def check_integrity(
+    store: SyncEventStore, path: Path, fingerprint: str | None = None, accept_format_1: bool = False
+) -> Sealed:
+    """Check the file as a whole before anything in it is believed: every line is the one the
+    manifest lists at its place, the manifest's chain is the hash of its records, and its signature
+    verifies with the target's own key of that id (or, when the target is a new store that never
+    held it, the backup's own); ``fingerprint``, when given, must be the manifest's chain. Raises
+    ``BackupError`` naming each problem; reads, never writes."""
+    problems: list[str] = []
+    with path.open("rb") as source:
+        first = source.readline()
+        try:
+            header = json.loads(first)
+        except ValueError:
+            header = None
+        version = header.get("format") if isinstance(header, dict) else None
+        if version == FORMAT_1:
+            if accept_format_1:
+                return Sealed(FORMAT_1)
+            raise BackupError(
+                f"{path} is a {FORMAT_1} file, made before backups carried a signed manifest, so a "
+                "changed, removed or added line could not be told from the real ones; import it with "
+                "--accept-format-1 only if the file never left your hands since it was made"
+            )
+        if version != FORMAT:
+            raise BackupError(f"{path} is not a {FORMAT} file")
+        manifest = Manifest(first)
+        end: dict[str, Any] | None = None
+        ring_record: dict[str, Any] | None = None
+        for number, raw in enumerate(source, start=2):
+            try:
+                record = json.loads(raw)
+            except ValueError as exc:
+                raise BackupError(f"{path} line {number} is not JSON: {exc}") from None
+            if not isinstance(record, dict):
+                raise BackupError(f"{path} line {number} is not a record")
+            if end is not None:
+                raise BackupError(
+                    f"{path}: line {number} follows the end line; nothing may be added after it"
+                )
+            if record.get("kind") == "end":
+                end = record
+                if _line(record) != raw:
+                    problems.append("the end line is not as the export wrote it (a byte of it was changed)")
+                continue
+            manifest.add(record, raw)
+            if record.get("kind") == "signing_keys":
+                ring_record = record
+    if end is None:
+        raise BackupError(f"{path} has no end line: the backup is truncated")
+    listed = _listed(end.get("manifest"))
+    if listed is None:
+        raise BackupError(
+            f"{path}: refused, nothing was written", [*problems, "the end line carries no signed manifest"]
+        )
+    claimed = end["manifest"]
+    if claimed["header"] != manifest.header:
+        problems.append("the header line is not the one the backup was made with")
+    problems += _order_problems(manifest.records, listed)
+    if claimed["count"] != len(listed):
+        problems.append(f"the manifest counts {claimed['count']} records but lists {len(listed)}")
+    chain = _chain_start(claimed["header"])
+    for _, _, digest in listed:
+        chain = _chain_next(chain, digest)
+    if chain.hex() != claimed["chain"]:
+        problems.append("the manifest's chain hash is not the hash of its records in order")
+    sealed, signature_problems = _check_signature(store, end.get("signature"), claimed, ring_record)
+    problems += signature_problems
+    if fingerprint is not None and fingerprint.lower() != claimed["chain"]:
+        problems.append(
+            f"the backup's fingerprint is {claimed['chain']}, not the {fingerprint} you gave: "
+            "this is not the backup that was recorded"
+        )
+    if problems:
+        raise BackupError(f"{path}: refused, nothing was written", problems)
+    return sealed
+
+
+def _check_signature(
+    store: SyncEventStore, signature: Any, manifest: Mapping[str, Any], ring_record: Mapping[str, Any] | None
+) -> tuple[Sealed, list[str]]:
+    """The manifest's signature checked with the key it names: the target's own when its ring holds
+    that key; else, when the target holds no game and no account (a new store, whose ring an API
+    just made), the backup's own; else refused."""
+    unsigned = Sealed(FORMAT, manifest["chain"])
+    if not (
+        isinstance(signature, dict)
+        and isinstance(signature.get("key_id"), str)
+        and type(signature.get("signed_at")) is int
+        and isinstance(signature.get("signature"), str)
+    ):
+        return unsigned, ["the manifest is not signed"]
+    key_id = signature["key_id"]
+    raw = store.run(load_secret())
+    own = None if raw is None else KeyRing.from_secret(raw)
+    key: PublicKey | None = None
+    checked_with = "target"
+    if own is not None:
+        key = next((k for k in own.public_keys() if k.key_id == key_id), None)
+    if key is None:
+        if own is not None and _holds_data(store):
+            return unsigned, [
+                f"the manifest is signed with key {key_id}, which this service's signing keys do not hold, "
+                "and this service holds games or accounts: a backup of another service, or one made up"
+            ]
+        checked_with = "file"
+        try:
+            carried = [] if ring_record is None else _ring_of(ring_record).public_keys()
+        except (TypeError, ValueError, KeyError):
+            carried = []
+        key = next((k for k in carried if k.key_id == key_id), None)
+        if key is None:
+            return unsigned, [
+                f"the manifest is signed with key {key_id}, which neither the target nor the backup holds"
+            ]
+    message = signature_message(key_id, manifest["chain"], manifest["count"], signature["signed_at"])
+    try:
+        raw_signature = base64.b64decode(signature["signature"], validate=True)
+    except ValueError:
+        raw_signature = b""
+    if not key.verify(raw_signature, message):
+        return unsigned, [f"the manifest's signature does not verify with key {key_id}"]
+    return Sealed(FORMAT, manifest["chain"], key_id, checked_with), []
+
+
 # -- export ---------------------------------------------------------------------------------------
 
 
@@ -342,6 +658,7 @@ class Exported:
     tlog_leaves: int = 0
     operator_entries: int = 0  # audit entries and chat reports
     bytes: int = 0
+    fingerprint: str = ""  # the manifest's chain hash: record it apart to check the file at a restore
     game_bytes: dict[str, int] = field(default_factory=dict)  # finished game id -> its line's size
 
 
@@ -368,28 +685,37 @@ def export_all(store: SyncEventStore, target: str | Path, now: dt.datetime | Non
                 "note": "operator data: holds every game's secret seeds and the accounts' password "
                 "hashes and token digests; keep it private (mode 0600)",
             }
-            out.write(_line(header))
-            secret = store.run(load_secret())
-            if secret is not None:
-                out.write(_line({"kind": "signing_keys", "ring": json.loads(secret)}))
-                done.signing_keys = 1
+            head = _line(header)
+            out.write(head)
+            manifest = Manifest(head)
+
+            def write(record: Mapping[str, Any]) -> bytes:
+                line = _line(record)
+                out.write(line)
+                manifest.add(record, line)
+                return line
+
+            # the ring signs the manifest: the one the API makes at its first start, made now if
+            # no API ever started on this store
+            ring = store.run(ensure_keys(int(time.time())))
+            write({"kind": "signing_keys", "ring": json.loads(ring.to_secret())})
+            done.signing_keys = 1
             # the public log before the games: every head it holds is in a game read later
             log_record = tlog_backup.read_log(_node_of(store, TLOG.leaves))
             if log_record is not None:
-                out.write(_line(log_record))
+                write(log_record)
                 done.tlog_leaves = len(log_record["leaves"])
             # the finish log first: every game it names finished before it was read, so the game's
             # own snapshot, taken later, is finished too (one finished after it is recorded again
             # at the restore, as a worker would have)
             for finish in finish_log(store):
-                out.write(_line(finish))
+                write(finish)
                 done.finishes += 1
             for game_id in creation_order(store):
                 record = read_game(store, game_id)
                 if record is None:  # removed since the scan (retention)
                     continue
-                line = _line(record)
-                out.write(line)
+                line = write(record)
                 done.games += 1
                 done.disputes += len(record.get("disputes", []))
                 if _finished(record):
@@ -398,20 +724,20 @@ def export_all(store: SyncEventStore, target: str | Path, now: dt.datetime | Non
             for account_id in account_ids(store):
                 account = read_account(store, account_id)
                 if account is not None:
-                    out.write(_line(account))
+                    write(account)
                     done.accounts += 1
             operator = read_operator(store)
             if operator is not None:
-                out.write(_line(operator))
+                write(operator)
                 done.operator_entries = sum(len(operator[name]) for name in OPERATOR_STREAMS)
             counts = {"games": done.games, "accounts": done.accounts, "finishes": done.finishes}
-            if done.signing_keys:  # absent from files made before signed receipts: counted 0 then
-                counts["signing_keys"] = done.signing_keys
+            counts["signing_keys"] = done.signing_keys
             if log_record is not None:  # absent from files made before the public log
                 counts["tlog"] = 1
             if operator is not None:  # absent from files made before the console's records
                 counts["operator"] = 1
-            out.write(_line({"kind": "end", **counts}))
+            out.write(_line({"kind": "end", **counts, **manifest.signed(ring, int(time.time()))}))
+            done.fingerprint = manifest.chain
             out.flush()
             os.fsync(out.fileno())
         os.replace(partial, path)
@@ -459,7 +785,7 @@ def records(path: Path) -> Iterator[dict[str, Any]]:
             header = json.loads(first)
         except ValueError:
             header = None
-        if not isinstance(header, dict) or header.get("format") != FORMAT:
+        if not isinstance(header, dict) or header.get("format") not in (FORMAT, FORMAT_1):
             raise BackupError(f"{path} is not a {FORMAT} file")
         for number, raw in enumerate(source, start=2):
             try:
@@ -475,6 +801,8 @@ def records(path: Path) -> Iterator[dict[str, Any]]:
                             "operator": record.get("operator", 0)}  # fmt: skip
                 if expected != counts:
                     raise BackupError(f"{path}: the end line counts {expected}, the file holds {counts}")
+                if source.readline():
+                    raise BackupError(f"{path}: a line follows the end line; nothing may be added after it")
                 return
             if kind not in counts:
                 raise BackupError(f"{path} line {number}: unknown record kind {kind!r}")
@@ -769,17 +1097,21 @@ class Imported:
     tlog: tlog_backup.LogPlan | None = None  # the public log to restore, checked
     tlog_leaves_written: int = 0
     operator_entries_written: int = 0  # audit entries and chat reports the target lacked
+    sealed: Sealed | None = None  # what the integrity check found
     seconds_checking: float = 0.0
     seconds_writing: float = 0.0
     seconds_rebuilding: float = 0.0
 
 
-def check_backup(store: SyncEventStore, path: Path) -> tuple[str, Imported]:
-    """The first pass: every game verified, every record compared with the store; nothing written.
-    Returns the file's digest (the second pass must read the same bytes)."""
+def check_backup(
+    store: SyncEventStore, path: Path, fingerprint: str | None = None, accept_format_1: bool = False
+) -> tuple[str, Imported]:
+    """The first pass: the file checked as a whole against its signed manifest (``check_integrity``),
+    then every game verified, every record compared with the store; nothing written. Returns the
+    file's digest (the second pass must read the same bytes)."""
     started = time.perf_counter()
     digest = file_digest(path)
-    done = Imported(path)
+    done = Imported(path, sealed=check_integrity(store, path, fingerprint, accept_format_1))
     problems: list[str] = []
     top = _log_top(store)
     logged: dict[str, int] = {}  # game id -> finish sequence, for the games the finish log names
@@ -1065,13 +1397,17 @@ def _write_signing_keys(store: SyncEventStore, restored: KeyRing) -> None:
     raise BackupError("the signing keys kept changing during the import")
 
 
-def import_all(store: SyncEventStore, source: str | Path) -> Imported:
+def import_all(
+    store: SyncEventStore, source: str | Path, fingerprint: str | None = None, accept_format_1: bool = False
+) -> Imported:
     """Check the whole backup (nothing written if anything is refused), write what the store lacks,
-    then rebuild every projection from the streams."""
+    then rebuild every projection from the streams. ``fingerprint``: the one ``export-all`` printed,
+    recorded apart from the file; ``accept_format_1``: read a file made before the signed manifest."""
     path = import_path(source)
-    digest, checked = check_backup(store, path)
+    digest, checked = check_backup(store, path, fingerprint, accept_format_1)
     done = Imported(
         path,
+        sealed=checked.sealed,
         games=checked.games,
         disputes=checked.disputes,
         accounts=checked.accounts,
@@ -1168,6 +1504,20 @@ def _store(args: argparse.Namespace) -> SyncEventStore:
     return SyncEventStore(clients.store, clients.index)
 
 
+def _sealed_sentence(sealed: Sealed | None) -> str:
+    """What the integrity check showed, said plainly (the module's docstring says why)."""
+    if sealed is None or sealed.format == FORMAT_1:
+        return f"a {FORMAT_1} file: no manifest was checked"
+    where = (
+        "this service's own signing keys"
+        if sealed.checked_with == "target"
+        else "the backup's own key (the target never held it): this shows the file is whole, not who made it"
+    )
+    return (
+        f"the signed manifest (fingerprint {sealed.fingerprint}) verified with key {sealed.key_id}, {where}"
+    )
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """0 done, 1 refused (tampered games or conflicts, each named), 2 unreadable or unusable."""
     parser = argparse.ArgumentParser(
@@ -1180,6 +1530,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--check", action="store_true", help="import-all: verify and compare only, write nothing"
     )
+    parser.add_argument(
+        "--fingerprint",
+        help="import-all: the fingerprint export-all printed, kept apart from the file",
+    )
+    parser.add_argument(
+        "--accept-format-1",
+        action="store_true",
+        help=f"import-all: read a {FORMAT_1} file, which has no signed manifest",
+    )
+    parser.add_argument(
+        "--data-dir",
+        type=Path,
+        help="the data directory of a stopped `tablestream serve`: its embedded Redis is started for "
+        "the command alone (refused while serve holds it)",
+    )
     parser.add_argument("--redis-url", default=os.environ.get("TABLESTREAM_REDIS_URL"))
     parser.add_argument("--queue-url", default=os.environ.get("TABLESTREAM_QUEUE_URL") or None)
     parser.add_argument(
@@ -1190,11 +1555,33 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_intermixed_args(argv)  # flags before or after the path
     if args.command != "rebuild-all" and not args.path:
         parser.error(f"{args.command} needs a DIR or FILE")
+    if args.data_dir is not None:
+        if args.redis_url and "--redis-url" in (argv if argv is not None else sys.argv):
+            parser.error("give --data-dir or --redis-url, not both")
+        return _on_data_dir(args)
     if not args.redis_url:  # never a default: another program's Redis there would be read or written
         parser.error(
             f"{args.command} needs the service's Redis: --redis-url URL or TABLESTREAM_REDIS_URL "
-            "(the worker's own setting; `serve` prints its URL when it starts)"
+            "(the worker's own setting; `serve` prints its URL when it starts), or --data-dir DIR "
+            "of a stopped `tablestream serve`"
         )
+    return _run(args)
+
+
+def _on_data_dir(args: argparse.Namespace) -> int:
+    """The command on a stopped ``serve``'s embedded Redis: the data directory locked as ``serve``
+    locks it (so that neither starts while the other runs), its Redis started with the AOF and
+    fsync on every write, stopped cleanly (the AOF flushed) once the command ends."""
+    try:
+        with data_dir_lock(args.data_dir), EmbeddedRedis(args.data_dir / "redis", durable=True) as embedded:
+            args.redis_url, args.queue_url, args.redis_cluster = embedded.url, None, "no"
+            return _run(args)
+    except DataDirLocked as exc:
+        print(f"tablestream {args.command}: {exc}; stop it first", file=sys.stderr)
+        return 2
+
+
+def _run(args: argparse.Namespace) -> int:
     store = _store(args)
     try:
         if args.command == "export-all":
@@ -1205,12 +1592,14 @@ def main(argv: Sequence[str] | None = None) -> int:
                 f"{exported.finishes} finishes, {exported.tlog_leaves} public log leaves, "
                 f"{exported.operator_entries} audit entries and chat reports to {exported.path} "
                 f"({exported.bytes} bytes, mode 0600: "
-                "it holds every game's secret seeds and the accounts' password hashes)"
+                "it holds every game's secret seeds and the accounts' password hashes)\n"
+                f"fingerprint {exported.fingerprint}  (keep it apart from the file: "
+                "import-all --fingerprint checks the file is this one)"
             )
         elif args.command == "rebuild-all":
             print(f"rebuilt the projections and ratings of {rebuild_all(store)} games from their streams")
         elif args.check:
-            _, checked = check_backup(store, import_path(args.path))
+            _, checked = check_backup(store, import_path(args.path), args.fingerprint, args.accept_format_1)
             print(
                 f"checked {checked.path}: {checked.games} games and {checked.disputes} disputes verified, "
                 f"{checked.accounts} accounts and "
@@ -1221,17 +1610,19 @@ def main(argv: Sequence[str] | None = None) -> int:
                     else f", the public log's {len(checked.tlog.leaves)} leaves give every checkpoint's root "
                     f"and agree with the store's {checked.tlog.target_size}"
                 )
+                + "; "
+                + _sealed_sentence(checked.sealed)
                 + "; nothing was written"
             )
         else:
-            imported = import_all(store, args.path)
+            imported = import_all(store, args.path, args.fingerprint, args.accept_format_1)
             print(
                 f"imported {imported.path}: {imported.games} games ({imported.written} new), "
                 f"{imported.disputes} disputes ({imported.disputes_written} new or grown), "
                 f"{imported.accounts} accounts ({imported.accounts_written} new), {imported.finishes} "
                 f"finishes ({imported.finishes_written} new), {imported.tlog_leaves_written} public log "
                 f"leaves and {imported.operator_entries_written} audit entries and chat reports restored; "
-                "projections and ratings rebuilt"
+                "projections and ratings rebuilt; " + _sealed_sentence(imported.sealed)
             )
     except BackupError as exc:
         print(f"tablestream {args.command}: {exc.render()}", file=sys.stderr)

@@ -1,5 +1,6 @@
 """``tablestream export-all DIR|FILE``, ``tablestream import-all [--check] DIR|FILE`` and
-``tablestream rebuild-all`` [--redis-url URL] [--queue-url URL] [--redis-cluster auto|yes|no]: a
+``tablestream rebuild-all`` [--redis-url URL | --data-dir DIR] [--queue-url URL] [--redis-cluster auto|yes|no]
+(import-all also [--fingerprint HEX] [--accept-format-1]): a
 logical backup and restore of every stream, and every projection rebuilt from the streams.
 
 The process becomes ``python -m workers.backup`` with the same arguments (exec, like ``worker``):

@@ -15,18 +15,16 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import fcntl
 import os
 import signal
 import socket
 import subprocess
 import sys
 import threading
-from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 from types import FrameType
-from typing import IO, Any
+from typing import Any
 
 import structlog
 import uvicorn
@@ -39,11 +37,10 @@ from services.api.rate_limits import shared_storage
 from services.cli.processes import spawn_worker, stop_process
 from services.config import Settings
 from services.store.connection import redacted, topology
-from services.store.embedded import EmbeddedRedis
+from services.store.embedded import DataDirLocked, EmbeddedRedis, data_dir_lock
 from services.structured_logging import configure_logging
 from services.tracing import configure_tracing
 
-LOCK_NAME = "serve.lock"
 SUPERVISE_SECONDS = 0.5
 # The worker process's RQ workers: one takes projections and timers only, the other bot moves too,
 # so a strong bot's move never holds up a view; with them the pool runs a third that takes the
@@ -74,33 +71,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--data-dir", type=Path, default=None, help="where the embedded server keeps its data"
     )
     parser.add_argument("--api-workers", type=int, default=1, help="API processes sharing the port")
-
-
-class DataDirLocked(RuntimeError):
-    """Another process holds the data directory."""
-
-
-@contextlib.contextmanager
-def data_dir_lock(data_dir: Path) -> Iterator[IO[str]]:
-    """An exclusive ``fcntl`` lock on ``data_dir/serve.lock`` for the life of the block; released by
-    the kernel however the process ends. Raises ``DataDirLocked`` naming the holder's pid."""
-    data_dir.mkdir(parents=True, exist_ok=True)
-    path = data_dir / LOCK_NAME
-    handle = path.open("a+")
-    try:
-        try:
-            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            handle.seek(0)
-            holder = handle.read().strip() or "unknown"
-            raise DataDirLocked(f"{data_dir} is in use by another tablestream serve (pid {holder})") from None
-        handle.seek(0)
-        handle.truncate()
-        handle.write(f"{os.getpid()}\n")
-        handle.flush()
-        yield handle
-    finally:
-        handle.close()
 
 
 def bind_port(host: str, port: int) -> socket.socket:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import fcntl
 import os
 import random
 import signal
@@ -17,10 +18,11 @@ import stat
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from importlib import resources
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import IO, Any
 
 import redis
 from redis.backoff import NoBackoff
@@ -264,3 +266,38 @@ class EmbeddedRedis:
     def __repr__(self) -> str:
         state = "running" if self.running else "stopped"
         return f"EmbeddedRedis({str(self.data_dir)!r}, port={self.port}, durable={self.durable}, {state})"
+
+
+# -- the data directory of `tablestream serve` ------------------------------------------------------
+
+LOCK_NAME = "serve.lock"
+
+
+class DataDirLocked(RuntimeError):
+    """Another process holds the data directory."""
+
+
+@contextlib.contextmanager
+def data_dir_lock(data_dir: Path) -> Iterator[IO[str]]:
+    """An exclusive ``fcntl`` lock on ``data_dir/serve.lock`` for the life of the block; released by
+    the kernel however the process ends. Raises ``DataDirLocked`` naming the holder's pid. ``serve``
+    takes it for its data directory, and so do the backup commands given ``--data-dir``."""
+    data_dir.mkdir(parents=True, exist_ok=True)
+    path = data_dir / LOCK_NAME
+    handle = path.open("a+")
+    try:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            handle.seek(0)
+            holder = handle.read().strip() or "unknown"
+            raise DataDirLocked(
+                f"{data_dir} is in use by another tablestream process (pid {holder}: serve or a backup)"
+            ) from None
+        handle.seek(0)
+        handle.truncate()
+        handle.write(f"{os.getpid()}\n")
+        handle.flush()
+        yield handle
+    finally:
+        handle.close()

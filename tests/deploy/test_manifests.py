@@ -36,7 +36,11 @@ NOT_MANIFESTS = {
     "prometheus-adapter-values.yaml",
     "worker-scaledobject.yaml",
 }
-APPLIED_BY_HAND = {"secret.example.yaml", "api-hpa.yaml"}  # real secrets are never in git; HPA optional
+APPLIED_BY_HAND = {
+    "secret.example.yaml",
+    "api-hpa.yaml",
+    "restore-pod.yaml",
+}  # the secret, HPA optional, restores
 IMAGE = "tablestream"
 
 SETTING_NAME = re.compile(r"\bTABLESTREAM_[A-Z0-9_]*[A-Z0-9]")
