@@ -7,7 +7,8 @@ nothing it can (docs/operations.md, "Backups and restore", lists both):
 - one ``finish`` line per entry of the ratings' finish log (game id and the worker's finish time:
   the order and clock the ratings fold replays; the only ratings input outside the game streams),
   read first, so that every game it names is finished in its own snapshot, read later;
-- one ``game`` line per game, in the lobby's order: every stream entry exactly as stored (``data``
+- one ``game`` line per game, in the lobby's order, then one per game archived out of Redis
+  (``services.store.archive``; ``read_archived_game``: the same record): every stream entry exactly as stored (``data``
   as UTF-8 text, its ``hash``), the game's secret (seed root and master: never public), the seat
   tokens' SHA-256 digests and the command dedup records (``seat_commands``, ``commands``,
   ``seats``), so that a restored running game goes on with the same seat tokens and the same
@@ -101,7 +102,7 @@ import re
 import sys
 import time
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -112,6 +113,7 @@ from domain.accounts import AccountEvent, fold
 from domain.disputes import DisputeOpened, DisputeResolved
 from domain.disputes import fold as fold_dispute
 from domain.fairness import SecretSeeds
+from services.config import Settings
 from services.history.chat_export import GENESIS, chat_problems, chat_section
 from services.history.export import build_export
 from services.history.folding import StateCache
@@ -124,6 +126,7 @@ from services.signing import KeyRing, PublicKey
 from services.store import accounts as store_accounts
 from services.store import disputes as store_disputes
 from services.store import retention
+from services.store.archive import ArchivedGame
 from services.store.chat import REPORTS, ChatKeys
 from services.store.connection import PoolLimits, connect_sync, topology
 from services.store.embedded import DataDirLocked, EmbeddedRedis, data_dir_lock
@@ -146,6 +149,7 @@ from workers import tlog_backup
 from workers.name_index import index_names
 from workers.projector import Projector
 from workers.ratings import rebuild as rebuild_ratings
+from workers.stores import settings_archive
 from workers.sweeper import rebuild_indexes
 
 FORMAT = "tablestream-backup/2"
@@ -263,10 +267,7 @@ def read_game(store: SyncEventStore, game_id: str) -> dict[str, Any] | None:
     pipe.xrange(k.events, "-", "+")
     for name in GAME_HASHES:
         pipe.hgetall(getattr(k, name))
-    chat = ChatKeys(game_id)
-    pipe.xrange(chat.stream, "-", "+")
-    pipe.hgetall(chat.state)
-    pipe.zrange(store_disputes.index_key(game_id), 0, -1, withscores=True)
+    _read_beside(pipe, game_id)
     stream, *hashes, chat_stream, chat_state, opened = pipe.execute()
     if not stream:
         return None
@@ -277,9 +278,44 @@ def read_game(store: SyncEventStore, game_id: str) -> dict[str, Any] | None:
         entries.append(
             {"version": expected, "hash": text(fields[b"h"]), "data": fields[b"d"].decode("utf-8")}
         )
-    record: dict[str, Any] = {"kind": "game", "id": game_id, "entries": entries}
-    for name, reply in zip(GAME_HASHES, hashes, strict=True):
-        record[name] = _hash_text(reply)
+    stored = {name: _hash_text(reply) for name, reply in zip(GAME_HASHES, hashes, strict=True)}
+    return _game_record(store, game_id, entries, stored, chat_stream, chat_state, opened)
+
+
+def read_archived_game(store: SyncEventStore, game: ArchivedGame) -> dict[str, Any]:
+    """The backup record of a game archived out of Redis (``services.store.archive``), field for
+    field as ``read_game`` gives it for a game in Redis: its stream, secret and command records from
+    its archive file, its seat tokens, chat and disputes from Redis, where they stay."""
+    k = game_keys(game.game_id)
+    pipe = _node_of(store, k.tokens).pipeline(transaction=True)
+    pipe.hgetall(k.tokens)
+    _read_beside(pipe, game.game_id)
+    tokens, chat_stream, chat_state, opened = pipe.execute()
+    entries = [{"version": e.version, "hash": e.hash, "data": e.data.decode("utf-8")} for e in game.entries]
+    archived = {"secret": game.secret, "seat_commands": game.seat_commands, "commands": game.commands,
+                "seats": game.seats, "tokens": _hash_text(tokens)}  # fmt: skip
+    stored = {name: dict(sorted(archived[name].items())) for name in GAME_HASHES}
+    return _game_record(store, game.game_id, entries, stored, chat_stream, chat_state, opened)
+
+
+def _read_beside(pipe: Any, game_id: str) -> None:
+    """Queue the reads of what a game keeps beside its stream: its chat and its disputes' index."""
+    chat = ChatKeys(game_id)
+    pipe.xrange(chat.stream, "-", "+")
+    pipe.hgetall(chat.state)
+    pipe.zrange(store_disputes.index_key(game_id), 0, -1, withscores=True)
+
+
+def _game_record(
+    store: SyncEventStore,
+    game_id: str,
+    entries: list[dict[str, Any]],
+    hashes: Mapping[str, dict[str, str]],
+    chat_stream: Any,
+    chat_state: Any,
+    opened: Any,
+) -> dict[str, Any]:
+    record: dict[str, Any] = {"kind": "game", "id": game_id, "entries": entries, **hashes}
     if chat_stream or chat_state:  # the table's chat: source, beside the game's chain (never in it)
         stored = [(int(text(i).split("-")[1]), f[b"d"], text(f[b"h"])) for i, f in chat_stream]
         record["chat"] = chat_section(stored)
@@ -711,16 +747,15 @@ def export_all(store: SyncEventStore, target: str | Path, now: dt.datetime | Non
             for finish in finish_log(store):
                 write(finish)
                 done.finishes += 1
-            for game_id in creation_order(store):
-                record = read_game(store, game_id)
-                if record is None:  # removed since the scan (retention)
-                    continue
+            written: set[str] = set()
+            for record in _games(store, written):
                 line = write(record)
+                written.add(record["id"])
                 done.games += 1
                 done.disputes += len(record.get("disputes", []))
                 if _finished(record):
                     done.finished += 1
-                    done.game_bytes[game_id] = len(line)
+                    done.game_bytes[record["id"]] = len(line)
             for account_id in account_ids(store):
                 account = read_account(store, account_id)
                 if account is not None:
@@ -746,6 +781,20 @@ def export_all(store: SyncEventStore, target: str | Path, now: dt.datetime | Non
         raise
     done.bytes = path.stat().st_size
     return done
+
+
+def _games(store: SyncEventStore, written: set[str]) -> Iterator[dict[str, Any]]:
+    """Every game's record: the games in Redis in the lobby's order, then the games archived out of
+    it (``store.archive``) that were not among them (one archived but not yet removed, by a pass
+    that died in between, is read from Redis). ``written``: the ids written so far."""
+    for game_id in creation_order(store):
+        record = read_game(store, game_id)
+        if record is not None:  # None: removed since the scan (retention) or archived meanwhile
+            yield record
+    if store.archive is not None:  # a game archived during the loop above is read here, once
+        for game in store.archive.games():
+            if game.game_id not in written:
+                yield read_archived_game(store, game)
 
 
 def _finished(record: Mapping[str, Any]) -> bool:
@@ -1499,9 +1548,14 @@ def rebuild_all(store: SyncEventStore) -> int:
 
 
 def _store(args: argparse.Namespace) -> SyncEventStore:
+    """The store the command reads and writes, with the service's archive of finished games (the
+    settings' ``archive_dir``; for ``--data-dir``, the ``archive`` under it, as ``serve`` keeps it)."""
     place = topology(args.redis_url, args.queue_url, args.redis_cluster)
     clients = connect_sync(place, PoolLimits(max_connections=4))
-    return SyncEventStore(clients.store, clients.index)
+    settings = Settings.from_env()
+    if args.data_dir is not None:
+        settings = replace(settings, data_dir=args.data_dir)
+    return SyncEventStore(clients.store, clients.index, archive=settings_archive(settings))
 
 
 def _sealed_sentence(sealed: Sealed | None) -> str:
