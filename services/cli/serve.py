@@ -16,12 +16,14 @@ from __future__ import annotations
 import argparse
 import contextlib
 import fcntl
+import gc
 import os
 import signal
 import socket
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
@@ -158,9 +160,13 @@ class Supervisor(threading.Thread):
         """Stop supervising, then stop the worker and the embedded Redis (in that order)."""
         with self._lock:
             self._stopping.set()
+        began = time.monotonic()
         stop_process(self.worker)
+        worker_s = time.monotonic() - began
         if self.embedded is not None:
             self.embedded.stop()
+        redis_s = time.monotonic() - began - worker_s
+        log.info("children_stopped", worker_s=round(worker_s, 3), redis_s=round(redis_s, 3))
 
 
 class DrainingServer(uvicorn.Server):
@@ -252,4 +258,8 @@ def _serve(
             supervisor.stop()
         elif embedded is not None:
             embedded.stop()
+        # The process ends now. The interpreter's collections at its exit would walk the whole heap
+        # (imports, the app): 1 to 2 s of a stop on a busy machine. Frozen objects are left to the
+        # kernel, which frees the process's memory at once.
+        gc.freeze()
     return 0
