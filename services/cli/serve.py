@@ -233,7 +233,9 @@ def _serve(
     # receives it instead of dying, so that the worker and the embedded Redis are stopped too.
     for signum in (signal.SIGTERM, signal.SIGINT):
         signal.signal(signum, lambda *_: None)
-    options = server_options(settings, args.host, args.port)
+    # uvicorn's own logging configuration gives its loggers plain-text handlers: without it their
+    # records reach the root logger's JSON handler (``services.structured_logging``)
+    options = {**server_options(settings, args.host, args.port), "log_config": None}
     try:
         if args.api_workers > 1:
             os.environ["TABLESTREAM_REDIS_URL"] = url
