@@ -46,7 +46,7 @@ from rq.serializers import JSONSerializer
 from rq.worker_pool import ForkProcess, WorkerPool, run_worker
 
 from services import metrics
-from services.config import Settings
+from services.config import Settings, settings_or_exit
 from services.store.connection import (
     CLUSTER_MODES,
     UNAVAILABLE,
@@ -268,7 +268,7 @@ def run_pool(
     configure(place)  # the jobs of this process and of the pool's processes find the store
     connection = redis.Redis.from_url(place.queue_url, health_check_interval=10)
     clients = connect_sync(place, WORKER_LIMITS, queue=connection)
-    settings = Settings.from_env()
+    settings = settings_or_exit("tablestream worker")
     acks = settings.acks
     queue = projection_queue(connection)
     sweeper = Sweeper(

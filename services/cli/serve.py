@@ -39,7 +39,7 @@ from services.api.protocol import IMPORT_NAME as CONFIGURED_PROTOCOL
 from services.api.protocol import server_options
 from services.api.rate_limits import shared_storage
 from services.cli.processes import spawn_worker, stop_process
-from services.config import Settings
+from services.config import Settings, settings_or_exit
 from services.store.connection import redacted, topology
 from services.store.embedded import EmbeddedRedis
 from services.structured_logging import configure_logging
@@ -191,11 +191,11 @@ def data_place(embedded: EmbeddedRedis | None, url: str) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    settings = settings_or_exit("tablestream serve")  # every setting checked before anything starts
     configure_logging()
     # before any metric: this process, its API processes and its worker count in one directory
     metrics.prepare_directory(owner=True)
     configure_tracing()  # off unless OTEL_* asks for it (services.tracing)
-    settings = Settings.from_env()
     url = args.redis_url or settings.redis_url
     data_dir = Path(args.data_dir or settings.data_dir)
     with contextlib.ExitStack() as stack:
