@@ -165,7 +165,7 @@ class LayoutPool(WorkerPool):
         self._burst = burst
         self.status = self.Status.STARTED
         self.start_workers(burst=burst, logging_level=logging_level)
-        self._install_signal_handlers()
+        self._install_signal_handlers()  # type: ignore[no-untyped-call]
         while True:
             if self.status == self.Status.STOPPED:
                 if self.all_workers_have_stopped():
