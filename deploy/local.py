@@ -8,7 +8,8 @@
     python3 deploy/local.py demo  [tablestream demo flags]    # bots play through the real API
 
 The virtualenv lives in .venv next to pyproject.toml and is reinstalled only when pyproject.toml
-changes (its hash is kept in .venv/.installed).
+changes (its hash is kept in .venv/.installed). ``serve`` and ``demo`` install the project's runtime
+dependencies only; ``test`` adds the test tools (the ``dev`` extra): ``EXTRAS``.
 
 ``test`` without paths runs the suite on parallel pytest-xdist workers (``WORKERS``; each starts its
 own servers and browser on free ports); the quick tier leaves out every test marked ``redis``,
@@ -31,18 +32,37 @@ BIN = VENV / "bin"
 STAMP = VENV / ".installed"
 
 
-def ensure_installed() -> None:
+EXTRAS = {"serve": "", "demo": "", "test": "dev"}
+"""What each command installs besides the project's runtime dependencies (``[project]
+dependencies`` in pyproject.toml): ``serve`` and ``demo`` nothing, ``test`` the test tools
+(``[project.optional-dependencies] dev``)."""
+
+
+def install_target(command: str) -> str:
+    """pip's requirement for ``command``: the project in editable mode, with its extras if any."""
+    extras = EXTRAS[command]
+    return f"{ROOT}[{extras}]" if extras else str(ROOT)
+
+
+def ensure_installed(command: str) -> None:
+    """Install what ``command`` needs, unless ``.venv`` has it for this pyproject.toml: the stamp
+    keeps the file's hash and the extras installed, and the runtime is part of every install, so
+    ``serve`` after ``test`` installs nothing, and ``test`` after ``serve`` adds the test tools."""
     wanted = hashlib.sha256((ROOT / "pyproject.toml").read_bytes()).hexdigest()
-    if STAMP.exists() and STAMP.read_text() == wanted and (BIN / "tablestream").exists():
+    extras = EXTRAS[command]
+    stamp = STAMP.read_text().split() if STAMP.exists() else []
+    if stamp[:1] == [wanted] and (BIN / "tablestream").exists() and (not extras or extras in stamp[1:]):
         return
     if not (BIN / "python").exists():
         print("creating .venv ...", flush=True)
         venv.EnvBuilder(with_pip=True).create(VENV)
-    print("installing tablestream and its test tools into .venv ...", flush=True)
+    what = "tablestream and its test tools" if extras else "tablestream (its runtime dependencies only)"
+    print(f"installing {what} into .venv ...", flush=True)
     pip = [str(BIN / "python"), "-m", "pip", "install", "--disable-pip-version-check", "-q"]
     subprocess.run([*pip, "--upgrade", "pip"], check=True)
-    subprocess.run([*pip, "-e", f"{ROOT}[dev]"], check=True)
-    STAMP.write_text(wanted)
+    subprocess.run([*pip, "-e", install_target(command)], check=True)
+    kept = stamp[1:] if stamp[:1] == [wanted] else []
+    STAMP.write_text(" ".join([wanted, *sorted({*kept, *([extras] if extras else [])})]))
 
 
 WORKERS = 4
@@ -70,7 +90,7 @@ def main(argv: list[str]) -> int:
     if not argv or argv[0] not in {"serve", "test", "demo"}:
         print(__doc__)
         return 2
-    ensure_installed()
+    ensure_installed(argv[0])
     command, rest = argv[0], argv[1:]
     os.chdir(ROOT)
     if command == "test":

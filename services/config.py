@@ -7,18 +7,23 @@ README's "Settings" table lists them. A value that does not parse stops the proc
 from __future__ import annotations
 
 import ipaddress
+import math
 import os
+import sys
+from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from functools import cache
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import platformdirs
+from limits import parse_many
 
 from domain.table import MAX_BOT_PACE_MS
 from services.signing import check_key_name
 from services.store.archive import ArchivePolicy
-from services.store.connection import Acks
+from services.store.connection import Acks, redacted
 from services.store.retention import DAY_MS, HOUR_MS, RetentionPolicy
 from services.transparency.checkpoint import CheckpointError, WitnessKey, parse_witness_vkey
 
@@ -154,22 +159,11 @@ class Settings:
     ready_check_seconds: float = 0.5  # /healthz checks Redis and the lag at most this often (0: always)
 
     def __post_init__(self) -> None:
-        if self.redis_cluster not in ("auto", "yes", "no"):
-            raise ValueError(f"redis_cluster must be auto, yes or no, not {self.redis_cluster!r}")
-        Acks(self.append_replicas, self.append_ack, self.append_ack_timeout_ms)  # type: ignore[arg-type]
-        if self.public_origin and not self.public_origin.lower().startswith(("http://", "https://")):
-            raise ValueError(f"public_origin must be an http(s) origin, not {self.public_origin!r}")
-        if not 0 <= self.bot_pace_ms <= MAX_BOT_PACE_MS:
-            raise ValueError(f"bot_pace_ms must be 0 to {MAX_BOT_PACE_MS}, not {self.bot_pace_ms}")
-        if not 0 <= self.bot_niceness <= 19:
-            raise ValueError(f"bot_niceness must be 0 to 19, not {self.bot_niceness}")
-        if self.password_hash_slots < 1 or self.password_hash_queue < 0:
-            raise ValueError("password_hash_slots must be at least 1 and password_hash_queue at least 0")
-        check_key_name(self.signing_key_name)
-        if self.log_append_seconds <= 0 or self.log_checkpoint_seconds <= 0:
-            raise ValueError("log_append_seconds and log_checkpoint_seconds must be positive")
-        _ = self.witness_keys  # refuses a malformed witness key
-        trusted_networks(self.trusted_proxies)  # refuses what is not an address or a network
+        problems = [
+            problem for spec in fields(self) if (problem := _problem(spec.name, getattr(self, spec.name)))
+        ]
+        if problems:
+            raise ConfigError(problems)
 
     @property
     def trusted_networks(self) -> tuple[IPNetwork, ...]:
@@ -196,10 +190,13 @@ class Settings:
         return Acks(self.append_replicas, self.append_ack, self.append_ack_timeout_ms)  # type: ignore[arg-type]
 
     @classmethod
-    def from_env(cls, environ: dict[str, str] | None = None) -> Settings:
-        """Settings from ``TABLESTREAM_*`` variables; unset or empty ones keep their defaults."""
+    def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:
+        """Settings from ``TABLESTREAM_*`` variables; unset or empty ones keep their defaults. Every
+        variable is checked, and all the bad ones are named together (``ConfigError``): a value that
+        does not parse, and one out of its range, not a choice, or not a URL of Redis."""
         env = os.environ if environ is None else environ
         values: dict[str, Any] = {}
+        problems: list[str] = []
         for spec in fields(cls):
             raw = env.get(ENV_PREFIX + spec.name.upper())
             if not raw:
@@ -217,8 +214,146 @@ class Settings:
                 else:
                     values[spec.name] = raw
             except ValueError:
-                raise ValueError(f"{ENV_PREFIX}{spec.name.upper()}={raw!r} is not a valid value") from None
+                kind = "a whole number" if isinstance(default, int) else "a number"
+                problems.append(f"{_variable(spec.name)}={_shown(spec.name, raw)} is not {kind}.")
         try:
-            return cls(**values)
-        except ValueError as exc:
-            raise ValueError(f"{ENV_PREFIX}*: {exc}") from None
+            settings = cls(**values)
+        except ConfigError as error:
+            problems += error.problems
+        if problems:
+            raise ConfigError(problems)
+        return settings
+
+
+class ConfigError(ValueError):
+    """Settings that cannot run: ``problems`` holds one sentence per bad setting, each naming its
+    variable, the value (a secret's is not shown) and what it must be."""
+
+    def __init__(self, problems: list[str]) -> None:
+        super().__init__(" ".join(problems))
+        self.problems = problems
+
+
+def settings_or_exit(program: str, environ: Mapping[str, str] | None = None) -> Settings:
+    """``Settings.from_env``, or the process ends: each problem on a line of its own on stderr, exit
+    status 2, no traceback (``serve``, ``worker`` and the API's processes check this at start)."""
+    try:
+        return Settings.from_env(environ)
+    except ConfigError as error:
+        lines = [f"{program}: the configuration is not valid, so nothing was started:"]
+        lines += [f"  {problem}" for problem in error.problems]
+        print("\n".join(lines), file=sys.stderr, flush=True)
+        raise SystemExit(2) from None
+
+
+# -- the checks of each setting ----------------------------------------------------------------------
+
+SECRETS = frozenset({"admin_token"})
+URLS = frozenset({"redis_url", "queue_url"})
+REDIS_SCHEMES = ("redis", "rediss", "unix")
+CHOICES: dict[str, tuple[str, ...]] = {
+    "redis_cluster": ("auto", "yes", "no"),
+    "append_ack": ("waitaof", "wait"),
+}
+AT_LEAST_ONE = frozenset(
+    {
+        "redis_max_connections",
+        "append_ack_timeout_ms",
+        "live_max_streams",
+        "live_max_streams_per_client",
+        "live_queue_size",
+        "keep_alive_seconds",
+        "max_header_bytes",
+        "chat_max_messages",
+        "chat_max_reports",
+        "password_hash_slots",
+        "max_waiting_tables",
+        "max_waiting_turn_based_tables",
+        "max_waiting_tables_per_address",
+        "max_waiting_tables_per_network",
+        "max_waiting_tables_per_account",
+        "max_waiting_tables_new_account",
+    }
+)
+RANGES: dict[str, tuple[int, int]] = {"bot_pace_ms": (0, MAX_BOT_PACE_MS), "bot_niceness": (0, 19)}
+MAY_BE_ZERO = frozenset(
+    {"append_replicas", "view_cache_games", "hsts_seconds", "password_hash_queue", "ready_check_seconds"}
+)
+
+
+def _variable(name: str) -> str:
+    return ENV_PREFIX + name.upper()
+
+
+def _shown(name: str, value: object) -> str:
+    """How a bad value is named in a message: a secret never, a URL without its password."""
+    if name in SECRETS:
+        return "(hidden)"
+    if name in URLS and isinstance(value, str):
+        return repr(redacted(value))
+    return repr(value)
+
+
+def _problem(name: str, value: Any) -> str | None:
+    """Why ``value`` cannot be the setting ``name``, in a sentence naming its variable; ``None``
+    when it can."""
+    reason = _reason(name, value)
+    return None if reason is None else f"{_variable(name)}={_shown(name, value)}: {reason}"
+
+
+def _reason(name: str, value: Any) -> str | None:
+    if value is None or isinstance(value, bool):
+        return None
+    if name in CHOICES and value not in CHOICES[name]:
+        return f"must be one of {', '.join(CHOICES[name])}."
+    if name in URLS:
+        return _url_reason(value)
+    if name in RANGES:
+        low, high = RANGES[name]
+        return None if low <= value <= high else f"must be from {low} to {high}."
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        if name in AT_LEAST_ONE:
+            return None if value >= 1 else "must be at least 1."
+        if name in MAY_BE_ZERO:
+            return None if value >= 0 else "must be 0 or more."
+        return None if value > 0 and math.isfinite(value) else "must be a number above 0."
+    if name.endswith("_rate") and isinstance(value, str):
+        try:
+            parse_many(value)
+        except ValueError:
+            return "must be a rate such as 30/minute or 5/15 minutes."
+        return None
+    return _text_reason(name, value)
+
+
+def _url_reason(url: str) -> str | None:
+    parts = urlsplit(url)
+    if parts.scheme not in REDIS_SCHEMES:
+        return f"must be a Redis URL (scheme {', '.join(s + '://' for s in REDIS_SCHEMES)})."
+    if parts.scheme == "unix" and not parts.path:
+        return "must name a socket's path (unix:///path/to/redis.sock)."
+    try:
+        parts.port  # noqa: B018 (a port that is not a number, or out of range, raises here)
+    except ValueError:
+        return "has a port that is not a number from 0 to 65535."
+    if parts.scheme != "unix" and not parts.hostname:
+        return "must name a host (redis://host:6379/0)."
+    return None
+
+
+def _text_reason(name: str, value: Any) -> str | None:
+    """The settings checked by the parts that use them."""
+    try:
+        if name == "public_origin" and value and not value.lower().startswith(("http://", "https://")):
+            return "must be an http(s) origin such as https://tables.example."
+        if name == "signing_key_name":
+            check_key_name(value)
+        elif name == "trusted_proxies":
+            trusted_networks(value)
+        elif name == "log_witnesses":
+            tuple(parse_witness_vkey(v) for v in value.split(",") if v.strip())
+    except CheckpointError as error:
+        return f"{error.message.rstrip('.')}."
+    except ValueError as error:
+        return f"{str(error).rstrip('.')}."
+    return None

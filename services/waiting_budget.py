@@ -184,5 +184,6 @@ async def reserve(store: EventStore, spent: list[Budget]) -> Held:
 async def settle(store: EventStore, held: Held, game_id: str | None) -> None:
     """The create of ``held`` ended: its table counts in each budget instead (``game_id``), or nothing."""
     await store.run_best_effort(  # a created table answers 201 whatever an index write does after it
-        retention.settle_waiting(held.keys, held.reservation, game_id, wall_clock_ms()), "settle_waiting"
+        retention.settle_waiting(held.keys, held.reservation, game_id, wall_clock_ms(), KEEP_MS),
+        "settle_waiting",
     )

@@ -49,7 +49,7 @@ from rq import Queue
 
 from projections.views import encode, seat_view, view_field
 from services.history.folding import Folded, StateCache
-from services.lifecycle import Clock, bots_awaited, lifecycle_behind, timer_behind, wall_clock_ms
+from services.lifecycle import Clock, bot_to_move, lifecycle_behind, timer_behind, wall_clock_ms
 from services.store import archive as archived_games
 from services.store import indexes, retention
 from services.store.archive import Archive, Archived, ArchivePolicy
@@ -166,11 +166,11 @@ def _lifecycle_behind(store: SyncEventStore, game_id: str, head: int) -> tuple[F
 
 def _bots_under_way(store: SyncEventStore, lifecycle: Queue, folded: Folded, timer: dict[str, str]) -> bool:
     """Whether all the lifecycle a game waits for is under way: its timer is armed, and the move of
-    every bot it waits for is paced or has its job queued or running (a busy bot queue, not a lost
-    job: no settle job is needed). A failed or lost move is not under way."""
+    the bot it queued (``bot_to_move``) is paced or has its job queued or running (a busy bot queue,
+    not a lost job: no settle job is needed). A failed or lost move is not under way."""
     if timer_behind(timer, folded):
         return False
-    seats = bots_awaited(folded)
+    seats = bot_to_move(folded)  # the one bot a batch queues, not every bot awaited
     if not seats:
         return False
     paced = store.run(indexes.paced_moves(folded.game_id, folded.version, seats))

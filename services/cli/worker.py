@@ -11,6 +11,8 @@ import argparse
 import os
 import sys
 
+from services.config import settings_or_exit
+
 WORKER_MODULE = "workers.pool"
 BOT_LAYOUTS = ("auto", "all", "none", "only")  # workers.pool.layout
 
@@ -77,6 +79,7 @@ def worker_command(
 
 
 def run(args: argparse.Namespace) -> int:
+    settings_or_exit("tablestream worker")  # every setting checked before the pool starts
     command = worker_command(
         args.redis_url,
         args.workers,

@@ -376,15 +376,19 @@ def reserve_waiting(key: str, reservation: str, cap: int, now_ms: int, keep_ms: 
 
 
 def settle_waiting(
-    keys: Sequence[str], reservation: str, game_id: str | None, now_ms: int
+    keys: Sequence[str], reservation: str, game_id: str | None, now_ms: int, keep_ms: int
 ) -> Operation[None]:
     """The create of ``reservation`` ended: in each budget of ``keys`` its table counts instead
-    (``game_id``), or nothing."""
+    (``game_id``), or nothing. The table is added before the reservation goes, and the key's time
+    to live set again: a budget that held only the reservation would otherwise be removed with it
+    and made anew by the table's ``ZADD``, without a time to live, for ever."""
     calls = []
     for key in keys:
-        calls.append(index_call("ZREM", key, f"?{reservation}"))
         if game_id is not None:
             calls.append(index_call("ZADD", key, now_ms, game_id))
+        calls.append(index_call("ZREM", key, f"?{reservation}"))
+        if game_id is not None:
+            calls.append(index_call("PEXPIRE", key, keep_ms))
     if calls:
         yield Pipelined(tuple(calls))
 

@@ -15,6 +15,7 @@ from starlette.applications import Starlette
 from starlette.testclient import TestClient
 
 from projections.ratings import PROVISIONAL_GAMES, PROVISIONAL_OPPONENTS, Skill
+from services import waiting_budget
 from services.api.app import create_app
 from services.api.http import network_of
 from services.config import Settings
@@ -247,3 +248,20 @@ def test_a_table_marked_first_is_listed_first_by_the_pipelined_index_write_too()
     assert listed[0]["first"] is True and all("first" not in entry for entry in listed[1:])
     store.run(indexes.mark_first(ids[1], 1_000 + indexes.FIRST_MARK_MS + 1))  # an old mark is dropped
     assert store.redis.zrange(indexes.LOBBY_FIRST, 0, -1) == [ids[1].encode()]
+
+
+def test_every_waiting_budget_key_expires_after_its_last_create_whether_it_succeeded_or_was_refused() -> None:
+    """A budget (``ts:waiting-from:<digest>``) lives ``KEEP_MS`` after its holder's last create
+    (docs/security.md). The first create of a holder left its budget without a time to live: the
+    reservation alone filled it, settling the create removed it (the key went with its last member)
+    and added the table to a new key that had none (302 such keys after the operator's soak)."""
+    app, server = budgeted(max_waiting_tables_per_address=2)
+    sync = fakeredis.FakeRedis(server=server)
+    with client_at(app, "203.0.113.7") as first, client_at(app, "198.51.100.9") as second:
+        assert creates(first, 3) == [201, 201, 429]  # a created table, and a refused create
+        assert creates(second, 1) == [201]
+    keys = sync.keys("ts:waiting-from:*")
+    assert keys
+    for key in keys:
+        ttl = sync.pttl(key)
+        assert 0 < ttl <= waiting_budget.KEEP_MS, (key, ttl)

@@ -10,6 +10,7 @@ import sys
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import pytest
 import redis
@@ -37,6 +38,7 @@ from services.store.queue import (
 from tests.support.jobs import RELEASE_KEY, hold_until
 from tests.workers.conftest import FakeClock
 from tests.workers.test_lifecycle import accepted, records, table, wait_for
+from workers import lifecycle
 from workers.lifecycle import tick
 from workers.pool import (
     BOT_NICENESS,
@@ -229,6 +231,33 @@ def test_a_bot_niceness_past_what_the_kernel_allows_is_refused_with_its_range() 
     assert Settings.from_env({}).bot_niceness == BOT_NICENESS == 10
     assert Settings.from_env({"TABLESTREAM_BOT_NICENESS": "0"}).bot_niceness == 0
     for wrong in ("20", "-1"):
-        with pytest.raises(ValueError, match="bot_niceness must be 0 to 19"):
+        with pytest.raises(ValueError, match="TABLESTREAM_BOT_NICENESS=.*must be from 0 to 19"):
             Settings.from_env({"TABLESTREAM_BOT_NICENESS": wrong})
     assert niceness(BOTS_ONLY, layout(2), lower=3) == 3
+
+
+@pytest.mark.parametrize(("game", "players"), [("six-nimmt", 4), ("skull-king", 4)])
+def test_bots_choosing_at_once_cost_one_job_per_move_and_never_queue_each_other_again(
+    sync: redis.Redis, clock: FakeClock, monkeypatch: pytest.MonkeyPatch, game: str, players: int
+) -> None:
+    """Every seat of the table is a bot and they all choose at once (6 nimmt!'s cards, Skull King's
+    bids): each batch appended by one bot's move used to queue every other bot again at the new
+    version, whose jobs at the old version then found the game moved on (4.8 jobs per move at a
+    table of strong bots in the operator's drill). One job per move is the bound: a bot's command
+    carries the version it was chosen at, so of several bots queued at one version only one can
+    move, and the next is queued by that move's batch."""
+    runs: list[tuple[int, int]] = []
+    real_act = lifecycle.act
+
+    async def counted(commands: Any, game_id: str, version: int, seat: int) -> bool:
+        runs.append((version, seat))
+        return await real_act(commands, game_id, version, seat)
+
+    monkeypatch.setattr(lifecycle, "act", counted)
+    game_id = table(sync, clock, game, players, 0)
+    assert len(bot_queue(sync).job_ids) == 1  # the first bot of the round, not all of them
+    work(sync, EVERY_QUEUE)  # the whole game: each job queues the next
+    moves = bot_moves(sync, game_id)
+    assert len(moves) >= 12
+    assert len(runs) == len(moves), (len(runs), len(moves))
+    accepted(sync, game_id)

@@ -42,7 +42,7 @@ def test_a_pass_appends_the_queued_games_and_signs_a_checkpoint_once_per_interva
 
 def test_the_settings_read_the_witnesses_keys_and_refuse_a_malformed_one() -> None:
     assert Settings(log_witnesses=f" {WITNESS_KEY.vkey} ,").witness_keys == (WITNESS_KEY,)
-    with pytest.raises(ValueError, match="log_witnesses"):
+    with pytest.raises(ValueError, match="TABLESTREAM_LOG_WITNESSES"):
         Settings(log_witnesses="witness+00000000+AAAA")
     with pytest.raises(ValueError):
         Settings(log_checkpoint_seconds=0)
