@@ -155,8 +155,7 @@ class Settings:
     )
 
     # -- readiness -------------------------------------------------------------------------------------
-    ready_max_lag_seconds: float = 30.0  # /healthz is 503 when a projection lags longer than this
-    ready_check_seconds: float = 0.5  # /healthz checks Redis and the lag at most this often (0: always)
+    ready_check_seconds: float = 0.5  # /healthz checks Redis at most this often (0: always)
 
     def __post_init__(self) -> None:
         problems = [
@@ -204,7 +203,7 @@ class Settings:
             default = getattr(cls, spec.name)
             try:
                 if isinstance(default, bool):
-                    values[spec.name] = raw.lower() in {"1", "true", "yes", "on"}
+                    values[spec.name] = _switch(raw)
                 elif isinstance(default, int):
                     values[spec.name] = int(raw)
                 elif isinstance(default, float):
@@ -214,8 +213,9 @@ class Settings:
                 else:
                     values[spec.name] = raw
             except ValueError:
-                kind = "a whole number" if isinstance(default, int) else "a number"
-                problems.append(f"{_variable(spec.name)}={_shown(spec.name, raw)} is not {kind}.")
+                problems.append(
+                    f"{_variable(spec.name)}={_shown(spec.name, raw)} is not {_kind_of(default)}."
+                )
         try:
             settings = cls(**values)
         except ConfigError as error:
@@ -277,8 +277,34 @@ AT_LEAST_ONE = frozenset(
 )
 RANGES: dict[str, tuple[int, int]] = {"bot_pace_ms": (0, MAX_BOT_PACE_MS), "bot_niceness": (0, 19)}
 MAY_BE_ZERO = frozenset(
-    {"append_replicas", "view_cache_games", "hsts_seconds", "password_hash_queue", "ready_check_seconds"}
+    {
+        "append_replicas",
+        "view_cache_games",
+        "hsts_seconds",
+        "password_hash_queue",
+        "ready_check_seconds",
+        "archive_after_hours",
+    }
 )
+
+
+ON = frozenset({"1", "true", "yes", "on"})
+OFF = frozenset({"0", "false", "no", "off"})
+
+
+def _switch(raw: str) -> bool:
+    """A setting that is on or off; ``ValueError`` for any other word (a typo never means off)."""
+    word = raw.strip().lower()
+    if word in ON or word in OFF:
+        return word in ON
+    raise ValueError(raw)
+
+
+def _kind_of(default: object) -> str:
+    """What a setting's value must be, in words, from its default's type."""
+    if isinstance(default, bool):
+        return "on or off (1, true, yes or on; 0, false, no or off)"
+    return "a whole number" if isinstance(default, int) else "a number"
 
 
 def _variable(name: str) -> str:

@@ -56,6 +56,8 @@ def test_every_bad_setting_is_named_in_a_sentence_of_its_own_and_a_password_is_n
         ("TABLESTREAM_PUBLIC_ORIGIN", "tables.example"),
         ("TABLESTREAM_TRUSTED_PROXIES", "proxy.example"),
         ("TABLESTREAM_LOGIN_GUESS_RATE", "5 per forever"),
+        ("TABLESTREAM_ARCHIVE_ENABLED", "maybe"),
+        ("TABLESTREAM_ARCHIVE_AFTER_HOURS", "-1"),
     ],
 )
 def test_a_value_out_of_its_range_or_form_is_refused_by_name(variable: str, value: str) -> None:
@@ -75,9 +77,12 @@ def test_good_values_of_every_kind_are_accepted() -> None:
             "TABLESTREAM_BOT_PACE_MS": "0",
             "TABLESTREAM_CREATE_RATE": "5/15 minutes",
             "TABLESTREAM_SHUTDOWN_SECONDS": "2.5",
+            "TABLESTREAM_ARCHIVE_AFTER_HOURS": "0",
+            "TABLESTREAM_ARCHIVE_ENABLED": "Off",
         }
     )
     assert settings.redis_cluster == "yes" and settings.shutdown_seconds == 2.5
+    assert settings.archive_after_hours == 0 and settings.archive_enabled is False
 
 
 def test_settings_or_exit_prints_one_line_per_problem_and_exits_2(capsys: pytest.CaptureFixture[str]) -> None:
