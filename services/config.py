@@ -131,8 +131,6 @@ class Settings:
 
     @property
     def archive(self) -> ArchivePolicy:
-        if self.archive_after_hours < 0 or self.archive_interval_seconds <= 0:
-            raise ValueError("archive_after_hours must not be negative, archive_interval_seconds positive")
         return ArchivePolicy(after_ms=int(self.archive_after_hours * HOUR_MS), enabled=self.archive_enabled)
 
     # -- the table ---------------------------------------------------------------------------------------
@@ -284,6 +282,8 @@ MAY_BE_ZERO = frozenset(
         "password_hash_queue",
         "ready_check_seconds",
         "archive_after_hours",
+        "chat_after_end_seconds",
+        "live_heartbeat_seconds",
     }
 )
 

@@ -402,8 +402,10 @@ def test_the_archive_settings_name_the_directory_the_delay_and_off() -> None:
     chosen = Settings.from_env(env)
     assert chosen.archive_directory == Path("/mnt/tables-volume/archive")
     assert chosen.archive == ArchivePolicy(after_ms=int(1.5 * HOUR_MS), enabled=False)
-    with pytest.raises(ValueError, match="archive_after_hours"):
-        _ = Settings(archive_after_hours=-1).archive
+    with pytest.raises(ValueError, match="TABLESTREAM_ARCHIVE_AFTER_HOURS=-1: must be 0 or more"):
+        Settings(archive_after_hours=-1)
+    with pytest.raises(ValueError, match="TABLESTREAM_ARCHIVE_INTERVAL_SECONDS=0: must be a number above 0"):
+        Settings(archive_interval_seconds=0)
 
 
 @pytest.mark.thorough
