@@ -8,13 +8,13 @@ nothing it can (docs/operations.md, "Backups and restore", lists both):
   the order and clock the ratings fold replays; the only ratings input outside the game streams),
   read first, so that every game it names is finished in its own snapshot, read later;
 - one ``game`` line per game, in the lobby's order, then one per game archived out of Redis
-  (``services.store.archive``; ``read_archived_game``: the same record): every stream entry exactly as stored (``data``
-  as UTF-8 text, its ``hash``), the game's secret (seed root and master: never public), the seat
-  tokens' SHA-256 digests and the command dedup records (``seat_commands``, ``commands``,
-  ``seats``), so that a restored running game goes on with the same seat tokens and the same
-  idempotent retries; and, for a table with a chat, its chat stream as the export's chat section
-  (``chat``) with its state hash (``chat_state``), checked by the chat verifier on import; and
-  its disputes (``disputes``: each one's id, when it was opened and its events as stored), each
+  (``services.store.archive``; ``read_archived_game``: the same record): every stream entry exactly
+  as stored (``data`` as UTF-8 text, its ``hash``), the game's secret (seed root and master: never
+  public), the seat tokens' SHA-256 digests and the command dedup records (``seat_commands``,
+  ``commands``, ``seats``), so that a restored running game goes on with the same seat tokens and
+  the same idempotent retries; and, for a table with a chat, its chat stream as the export's chat
+  section (``chat``) with its state hash (``chat_state``), checked by the chat verifier on import;
+  and its disputes (``disputes``: each one's id, when it was opened and its events as stored), each
   checked on import to be one dispute of this game, opened once and resolved at most once, last;
 - one ``account`` line per account: its event stream as stored (name, Argon2id password hash and
   token digests are events in it: restored players stay logged in) and when it last took a seat;
@@ -565,11 +565,8 @@ def check_integrity(
     problems: list[str] = []
     with path.open("rb") as source:
         first = source.readline()
-        try:
-            header = json.loads(first)
-        except ValueError:
-            header = None
-        version = header.get("format") if isinstance(header, dict) else None
+        header = _header(first)
+        version = None if header is None else header.get("format")
         if version == FORMAT_1:
             if accept_format_1:
                 return Sealed(FORMAT_1)
@@ -825,16 +822,21 @@ def _entries(record: Mapping[str, Any]) -> list[Entry]:
     return entries
 
 
+def _header(first: bytes) -> dict[str, Any] | None:
+    """A backup file's first line as its header object (``None``: not one)."""
+    try:
+        header = json.loads(first)
+    except ValueError:
+        return None
+    return header if isinstance(header, dict) else None
+
+
 def records(path: Path) -> Iterator[dict[str, Any]]:
     """The file's records after its header, checking the header first and the end's counts last."""
     counts = {"game": 0, "account": 0, "finish": 0, "signing_keys": 0, "tlog": 0, "operator": 0}
     with path.open("rb") as source:
-        first = source.readline()
-        try:
-            header = json.loads(first)
-        except ValueError:
-            header = None
-        if not isinstance(header, dict) or header.get("format") not in (FORMAT, FORMAT_1):
+        header = _header(source.readline())
+        if header is None or header.get("format") not in (FORMAT, FORMAT_1):
             raise BackupError(f"{path} is not a {FORMAT} file")
         for number, raw in enumerate(source, start=2):
             try:
