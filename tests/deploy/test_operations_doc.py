@@ -280,8 +280,9 @@ def test_every_tablestream_command_of_a_code_block_parses_with_its_own_parser(
     failures(problems)
 
 
-def options_of(command: str, monkeypatch: pytest.MonkeyPatch) -> set[str] | None:
-    """Every option string ``tablestream command`` accepts, or ``None`` for no such command."""
+def actions_of(command: str, monkeypatch: pytest.MonkeyPatch) -> dict[str, argparse.Action] | None:
+    """Every option string ``tablestream command`` accepts with its action, or ``None`` for no such
+    command."""
     seen: list[argparse.ArgumentParser] = []
 
     def keep(self: argparse.ArgumentParser, *args: Any, **kwargs: Any) -> Any:
@@ -304,7 +305,13 @@ def options_of(command: str, monkeypatch: pytest.MonkeyPatch) -> set[str] | None
         if not chosen:
             return None
         parser = chosen[0]
-    return {option for action in parser._actions for option in action.option_strings}
+    return {option: action for action in parser._actions for option in action.option_strings}
+
+
+def options_of(command: str, monkeypatch: pytest.MonkeyPatch) -> set[str] | None:
+    """Every option string ``tablestream command`` accepts, or ``None`` for no such command."""
+    actions = actions_of(command, monkeypatch)
+    return None if actions is None else set(actions)
 
 
 def test_every_flag_the_prose_gives_a_tablestream_command_is_one_it_accepts(
@@ -326,15 +333,54 @@ def test_every_flag_the_prose_gives_a_tablestream_command_is_one_it_accepts(
     failures(problems)
 
 
+def every_option(monkeypatch: pytest.MonkeyPatch) -> dict[str, argparse.Action]:
+    """Every option of every ``tablestream`` command, with its action (its choices)."""
+    commands = ("serve", "worker", "demo", "bench", "arena", "operator", "keys", "verify", "witness")
+    found: dict[str, argparse.Action] = {}
+    for command in (*commands, *BACKUP_COMMANDS):
+        for option, action in (actions_of(command, monkeypatch) or {}).items():
+            found.setdefault(option, action)
+    return found
+
+
+def test_every_flag_the_prose_names_alone_is_an_option_of_a_tablestream_command_with_its_values(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    options = every_option(monkeypatch)
+    problems, checked = [], 0
+    for line in lines():
+        for span in spans(line):
+            if not re.fullmatch(r"--[a-z][a-z0-9-]*(?: \S+)?", span):
+                continue
+            flag, _, value = span.partition(" ")
+            checked += 1
+            action = options.get(flag)
+            if action is None:
+                problems.append(f"{line.where()}\n  {flag} is an option of no tablestream command")
+            elif action.choices and value and not value.isupper():  # a value, not a placeholder
+                wrong = [choice for choice in value.split("|") if choice not in action.choices]
+                if wrong:
+                    problems.append(f"{line.where()}\n  {flag} takes {sorted(action.choices)}, not {wrong}")
+    assert checked >= 10, f"only {checked} flags found"
+    failures(problems)
+
+
 # -- metrics -------------------------------------------------------------------------------------------
 
 METRIC = re.compile(r"\btablestream_[a-z0-9_]*[a-z0-9]\b")
 
 
+@dataclass(frozen=True)
+class Family:
+    kind: str
+    labels: dict[str, set[str]]  # every label's values in the scrape (every bounded series is at 0)
+
+
 @pytest.fixture
-def exported() -> Iterator[set[str]]:
-    """Every family and sample name of a real ``/metrics`` scrape of the app on fakeredis, after a
-    table was created (as ``tests/api/test_metrics.py`` scrapes it)."""
+def scrape() -> Iterator[dict[str, Family]]:
+    """A real ``/metrics`` scrape of the app on fakeredis, after a table was created (as
+    ``tests/api/test_metrics.py`` scrapes it): each sample name (``_total``, ``_bucket``, ...) and
+    family name with its type and its labels' values."""
     metrics.prepare_directory(owner=False)
     server = fakeredis.FakeServer()
     app = create_app(
@@ -346,12 +392,22 @@ def exported() -> Iterator[set[str]]:
         assert created.status_code in (200, 201), created.text
         answer = client.get("/metrics", headers={"Authorization": f"Bearer {ADMIN_TOKEN}"})
     assert answer.status_code == 200, answer.text
-    names = set()
+    found: dict[str, Family] = {}
     for family in text_string_to_metric_families(answer.text):
-        names.add(family.name)
-        names.update(sample.name for sample in family.samples)
-    yield names
+        labels: dict[str, set[str]] = {}
+        for sample in family.samples:
+            for label, value in sample.labels.items():
+                if label != "le":
+                    labels.setdefault(label, set()).add(value)
+        for name in {family.name, *(sample.name for sample in family.samples)}:
+            found.setdefault(name, Family(family.type, labels))
+    yield found
     metrics.prepare_directory(owner=False)
+
+
+@pytest.fixture
+def exported(scrape: dict[str, Family]) -> set[str]:
+    return set(scrape)
 
 
 def test_every_tablestream_metric_the_documents_name_is_in_a_scrape_of_the_service(
@@ -366,6 +422,67 @@ def test_every_tablestream_metric_the_documents_name_is_in_a_scrape_of_the_servi
             if name in NOT_EXPORTED and name in (ROOT / NOT_EXPORTED[name]).read_text():
                 continue
             problems.append(f"{line.where()}\n  {name} is not in /metrics")
+    failures(problems)
+
+
+def outside_and_inside_parentheses(cell: str) -> tuple[list[str], list[list[str]]]:
+    """The backticked words of a cell outside parentheses (the labels), and for each of them the
+    backticked words in the parentheses that follow it (its values), with ``...`` added when the
+    list is open: it says ``...`` or ``..``, or gives an example ("the template, `/games`")."""
+    names: list[str] = []
+    values: list[list[str]] = []
+    depth, start = 0, 0
+    for at, char in enumerate(cell + " "):
+        if char == "(" and depth == 0:
+            names += re.findall(r"`([^`]+)`", cell[start:at])
+            values += [[] for _ in range(len(names) - len(values))]
+            start = at
+            depth = 1
+        elif char == "(":
+            depth += 1
+        elif char == ")":
+            depth -= 1
+            if depth == 0 and values:
+                inside = cell[start : at + 1]
+                values[-1] = re.findall(r"`([^`]+)`", inside) + (
+                    ["..."] if ".." in inside or inside.startswith("(the ") else []
+                )
+                start = at + 1
+    names += re.findall(r"`([^`]+)`", cell[start:])
+    values += [[] for _ in range(len(names) - len(values))]
+    return names, values
+
+
+def test_the_metrics_table_gives_each_metric_its_type_labels_and_label_values(
+    scrape: dict[str, Family],
+) -> None:
+    problems, rows = [], 0
+    for line in lines():
+        if line.doc != "docs/operations.md" or not line.text.startswith("| `tablestream_"):
+            continue
+        cells = [cell.strip() for cell in line.text.strip().strip("|").split("|")]
+        names = re.findall(r"`(tablestream_\w+)`", cells[0])
+        labels, values = outside_and_inside_parentheses(cells[2])
+        for name in names:
+            rows += 1
+            family = scrape.get(name)
+            if family is None:
+                continue  # named in the test of the metrics' names
+            if not cells[1].startswith(family.kind):
+                problems.append(f"{line.where()}\n  {name} is a {family.kind}, not a {cells[1]}")
+            if set(labels) != set(family.labels):
+                problems.append(
+                    f"{line.where()}\n  {name}'s labels are {sorted(family.labels)}, not {labels}"
+                )
+                continue
+            for label, listed in zip(labels, values, strict=True):
+                stated = {value for value in listed if value != "..."}
+                actual = family.labels[label]
+                if not stated <= actual or ("..." not in listed and stated and stated != actual):
+                    problems.append(
+                        f"{line.where()}\n  {name}'s {label} takes {sorted(actual)}, not {listed}"
+                    )
+    assert rows >= 25, f"only {rows} metrics found in the table"
     failures(problems)
 
 
