@@ -513,6 +513,20 @@ def test_every_alert_of_the_alerts_file_has_its_runbook_section_in_docs_alerts_m
     assert not missing, f"docs/alerts.md has no '## <alert>' section for {', '.join(missing)}"
 
 
+def test_every_alert_links_its_runbook_url_to_its_own_section_of_docs_alerts_md() -> None:
+    document = yaml.safe_load((ROOT / "deploy/prometheus/alerts.yaml").read_text())
+    sections = set(re.findall(r"^## (\S+)\s*$", (ROOT / "docs/alerts.md").read_text(), re.MULTILINE))
+    anchors = {section.lower(): section for section in sections}  # GitHub's anchor of a heading
+    problems = []
+    for group in document["groups"]:
+        for rule in group["rules"]:
+            url = rule.get("annotations", {}).get("runbook_url", "")
+            page, _, anchor = url.partition("#")
+            if page != "docs/alerts.md" or anchors.get(anchor) != rule["alert"]:
+                problems.append(f"deploy/prometheus/alerts.yaml: {rule['alert']}'s runbook_url is {url!r}")
+    failures(problems)
+
+
 def test_every_alert_of_the_alerts_file_has_a_row_in_the_operations_table() -> None:
     rows = {
         match.group(1)
