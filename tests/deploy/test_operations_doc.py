@@ -115,7 +115,8 @@ def same_default(stated: str, actual: Any) -> bool:
 
 def stated_defaults() -> Iterator[tuple[Line, str, str]]:
     """(line, variable, default) for each default the documents give: a table's ``default`` column,
-    and prose that says "`TABLESTREAM_X`, default `v`" or "(`TABLESTREAM_X`, 10 s"."""
+    a table's row of a variable that says "`v` by default", and prose that says "`TABLESTREAM_X`,
+    default `v`" or "(`TABLESTREAM_X`, 10 s"."""
     for doc in DOCS:
         column = None
         for line in (x for x in lines() if x.doc == doc):
@@ -127,6 +128,8 @@ def stated_defaults() -> Iterator[tuple[Line, str, str]]:
                 match = VARIABLE.fullmatch(cells[0].strip("`"))
                 if column is not None and match and len(cells) > column:
                     yield line, match.group(), cells[column]
+                elif match and (said := re.search(r"(`[^`]+`|[\w.]+) by default", line.text)):
+                    yield line, match.group(), said.group(1).strip("`")
                 continue
             column = None
             for found in re.finditer(
