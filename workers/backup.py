@@ -132,6 +132,7 @@ from services.store.connection import PoolLimits, connect_sync, topology
 from services.store.embedded import DataDirLocked, EmbeddedRedis, data_dir_lock
 from services.store.event_store import SyncEventStore
 from services.store.keys import (
+    LOBBY,
     LOBBY_ORDER,
     PREFIX,
     RATINGS,
@@ -184,11 +185,19 @@ class BackupError(Exception):
 
 
 def export_path(target: str | Path, now: dt.datetime | None = None) -> Path:
-    """``target`` itself, or a new dated file inside it when it is a directory."""
+    """``target`` itself, or a new dated file inside it when it is a directory: one that exists, or
+    one named with a trailing slash, made here (mode 0700) when it does not exist yet."""
     path = Path(target)
+    if str(target).endswith(os.sep) and not path.exists():
+        path.mkdir(mode=0o700, parents=True)
     if path.is_dir():
         stamp = (now or dt.datetime.now(dt.UTC)).strftime("%Y%m%dT%H%M%S%fZ")
         return path / f"{FILE_PREFIX}{stamp}{SUFFIX}"
+    if not path.parent.is_dir():
+        raise BackupError(
+            f"{path.parent} is not a directory: name an existing directory, or a new one with a "
+            f"trailing slash ({path}/) to have it made"
+        )
     return path
 
 
@@ -792,6 +801,22 @@ def _games(store: SyncEventStore, written: set[str]) -> Iterator[dict[str, Any]]
         for game in store.archive.games():
             if game.game_id not in written:
                 yield read_archived_game(store, game)
+    # A game archived out of Redis keeps its lobby summary there: one whose file this archive does
+    # not hold was archived into another directory, and a backup without it would lose it unsaid.
+    for raw in store.index.hscan_iter(LOBBY, no_values=True):
+        game_id = text(raw)
+        if game_id in written:
+            continue
+        record = read_game(store, game_id)
+        if record is not None:  # created since the scan: it is in the backup too
+            yield record
+        elif store.archive is None or not store.archive.has(game_id):
+            where = "no archive" if store.archive is None else f"the archive {store.archive.directory}"
+            raise BackupError(
+                f"game {game_id} has left Redis for the archive of finished games, but {where} holds "
+                "no file of it: give the service's own archive (TABLESTREAM_ARCHIVE_DIR, or "
+                "--data-dir of a stopped serve), or the backup would lose it"
+            )
 
 
 def _finished(record: Mapping[str, Any]) -> bool:

@@ -37,7 +37,7 @@ from tests.services.test_commands import FLOWER, no_poke, started_table
 from tests.support.dying_archiver import STEPS as DYING_STEPS
 from tests.support.waiting import wait_until
 from tests.workers.test_retention import finished_game, open_dispute, resolve_dispute
-from workers.backup import export_all, game_ids, import_all, read_game, records
+from workers.backup import BackupError, export_all, game_ids, import_all, read_game, records
 from workers.projector import Projector
 from workers.sweeper import Sweeper, archive
 
@@ -301,6 +301,26 @@ async def test_a_backup_holds_an_archived_game_as_it_was_in_redis_and_restores_i
     target = SyncEventStore(fakeredis.FakeRedis())
     import_all(target, exported.path)
     assert read_game(target, game_id) == before  # restored into Redis, to be archived again there
+
+
+@pytest.mark.thorough
+async def test_a_backup_that_cannot_find_an_archived_games_file_is_refused_naming_the_game(
+    store_backend: Clients, index_backend: IndexClients, tmp_path: Path
+) -> None:
+    files = Archive(tmp_path / "archive")
+    handler, sync = stores(store_backend, index_backend, files)
+    game_id = await finished_game(handler, seed=10)
+    Projector(sync).catch_up_all([game_id])
+    assert archive(sync, files, wall_clock_ms() + DUE, POLICY).archived == [game_id]
+
+    elsewhere = SyncEventStore(sync.redis, sync.index, archive=Archive(tmp_path / "elsewhere"))
+    with pytest.raises(BackupError, match="backups is not a directory: name an existing directory"):
+        export_all(sync, tmp_path / "backups" / "b.jsonl")
+    exported = export_all(sync, f"{tmp_path / 'backups'}/")  # a directory named with its slash, made
+    with pytest.raises(BackupError, match=f"game {game_id} has left Redis for the archive"):
+        export_all(elsewhere, tmp_path / "backups" / "b.jsonl")
+    assert list((tmp_path / "backups").iterdir()) == [exported.path]  # the refused one left nothing
+    assert exported.path.parent == tmp_path / "backups" and exported.games == 1
 
 
 class ArchivedMidRead(SyncEventStore):
