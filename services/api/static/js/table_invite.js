@@ -9,6 +9,8 @@ import { choiceLabel, optionLabel } from "./option_texts.js";
 import { h, mount, toast } from "./ui.js";
 
 const links = new Map(); // table id -> {private, invite, link}, once read
+// table id -> what "Copy link" said last ({text, ok}): a view drawn after the click says it still
+const copyResults = new Map();
 let schemaLoading = null; // GET /games/options (game_info.js), once asked here
 
 function fillLater(testid, promise, draw) {
@@ -30,19 +32,25 @@ export function inviteBox(view, id) {
 
 function inviteParts(view, id, found) {
   const address = new URL(found.link, location.origin).href;
-  const status = h("p", { class: "copied", role: "status", "aria-live": "polite", "data-testid": "copy-status" });
+  const said = copyResults.get(id);
+  const status = h("p", { class: said ? `copied ${said.ok ? "ok" : "bad"}` : "copied", role: "status",
+    "aria-live": "polite", "data-testid": "copy-status", text: said ? said.text : "" });
+  const tell = (ok) => {
+    const result = { ok, text: t(ok ? "invite.copied" : "invite.copyFailed") };
+    copyResults.set(id, result);
+    status.textContent = result.text;
+    status.className = `copied ${ok ? "ok" : "bad"}`;
+  };
   const field = h("input", { id: "invite-link", class: "mono", readonly: true, value: address,
     "data-testid": "invite-link", onclick: (event) => event.target.select() });
   const copy = h("button", { type: "button", class: "primary", "data-testid": "copy-link", text: t("invite.copy"),
     onclick: async () => {
       try {
         await navigator.clipboard.writeText(address);
-        status.textContent = t("invite.copied");
-        status.className = "copied ok";
+        tell(true);
       } catch {
         field.select();
-        status.textContent = t("invite.copyFailed");
-        status.className = "copied bad";
+        tell(false);
       }
     } });
   const share = typeof navigator.share === "function"
