@@ -231,7 +231,7 @@ def test_a_bot_niceness_past_what_the_kernel_allows_is_refused_with_its_range() 
     assert Settings.from_env({}).bot_niceness == BOT_NICENESS == 10
     assert Settings.from_env({"TABLESTREAM_BOT_NICENESS": "0"}).bot_niceness == 0
     for wrong in ("20", "-1"):
-        with pytest.raises(ValueError, match="TABLESTREAM_BOT_NICENESS=.*must be from 0 to 19"):
+        with pytest.raises(ValueError, match=r"TABLESTREAM_BOT_NICENESS=.*must be from 0 to 19"):
             Settings.from_env({"TABLESTREAM_BOT_NICENESS": wrong})
     assert niceness(BOTS_ONLY, layout(2), lower=3) == 3
 
