@@ -12,6 +12,7 @@ workers that run them.
 from __future__ import annotations
 
 import signal
+import threading
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from types import FrameType
@@ -58,6 +59,10 @@ WORKER_TTL = 45
 every ``WORKER_TTL - 15`` seconds (its blocking dequeue's timeout), so a live one never lapses, and
 a frozen one stops counting within ``WORKER_TTL + 60`` seconds (``queue_figures``;
 docs/alerts.md, ``TablestreamNoLiveWorker``)."""
+LISTENER_JOIN_SECONDS = 1.0
+"""How long a stopping worker waits for its pub/sub listener to end before it goes on: the listener
+wakes on UNSUBSCRIBE's reply at once on a quiet machine, and whenever it ends it closes the pub/sub
+itself (``PromptWorker.unsubscribe``)."""
 EXECUTION_GRACE = 60
 """RQ's ``ExecutionRegistry.add`` stores an execution's deadline 60 s after its heartbeat's time to
 live: the lease ends that much before the stored deadline."""
@@ -183,15 +188,29 @@ class PromptWorker(SimpleWorker):
     def unsubscribe(self) -> None:
         if not self.pubsub_thread:
             return
-        pubsub, own_close = self.pubsub, self.pubsub.close
+        pubsub, listener = self.pubsub, self.pubsub_thread
         # The listener closes the pub/sub as it ends, perhaps while UNSUBSCRIBE's call is still on
-        # the connection here (fakeredis's connection is not for two threads): it is closed below,
-        # once the listener has ended, and by this thread only.
+        # the connection here (fakeredis's connection is not for two threads): until that call is
+        # done its close does nothing.
         pubsub.close = lambda: None  # type: ignore[method-assign]
-        self.pubsub_thread.stop(timeout=0)  # the flag only: the thread ends on its next wake
+        listener.stop(timeout=0)  # the flag only: the thread ends on its next wake
         pubsub.unsubscribe()  # its reply is that wake
-        self.pubsub_thread.join(timeout=1)
-        own_close()
+        listener.join(timeout=LISTENER_JOIN_SECONDS)
+        # Then the pub/sub is closed once, by whichever thread comes last: here if the listener has
+        # ended, else by the listener itself as it ends. Closed under a listener still reading it (a
+        # loaded machine's scheduler may not have run it yet), its read failed and RQ logged "could
+        # not connect to Redis" from a worker that was only stopping.
+        lock, closed = threading.Lock(), []
+
+        def close_once() -> None:
+            with lock:
+                if not closed:
+                    closed.append(True)
+                    type(pubsub).close(pubsub)
+
+        pubsub.close = close_once  # type: ignore[method-assign]
+        if not listener.is_alive():
+            close_once()
 
 
 def run_burst(

@@ -6,6 +6,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 import signal
+import threading
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -18,6 +19,7 @@ from rq.serializers import JSONSerializer
 from rq.utils import utcformat
 from rq.worker_registration import WORKERS_BY_QUEUE_KEY
 
+from services.store import queue as queue_module
 from services.store.queue import (
     DRAIN_JOB,
     QUEUES,
@@ -29,7 +31,7 @@ from services.store.queue import (
     projection_queue,
     queue_figures,
 )
-from tests.support.waiting import Deadline, wait_until
+from tests.support.waiting import Deadline, scaled, wait_until
 
 
 class Trips:
@@ -134,6 +136,32 @@ def test_a_worker_stopped_while_it_starts_ends_at_once_and_deregistered(real_red
     assert worker._stop_requested
     assert real_redis.hget(worker.key, "death") is not None  # its death registered
     assert worker.key.encode() not in real_redis.smembers(WORKERS_BY_QUEUE_KEY % queue.name)
+
+
+@pytest.mark.redis
+def test_a_stopping_workers_pub_sub_is_closed_by_its_listener_or_after_it_never_under_it(
+    real_redis: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A worker's stop waits a bounded time for its pub/sub listener, which may not have woken
+    yet on a loaded machine: closed under it, the listener's read failed, and RQ logged "could not
+    connect to Redis" with a traceback from a pool that was only stopping (seen in a ``serve``
+    stopped while busy). Here the listener has no time at all to end first."""
+    monkeypatch.setattr(queue_module, "LISTENER_JOIN_SECONDS", 0.0)
+    worker = PromptWorker([projection_queue(real_redis)], connection=real_redis, serializer=JSONSerializer)
+    closes: list[bool] = []  # for each close: whether the listener could no longer be reading
+    close = redis_py.client.PubSub.close
+
+    def noted(pubsub: Any) -> None:
+        listener = worker.pubsub_thread
+        closes.append(threading.current_thread() is listener or not listener.is_alive())
+        close(pubsub)
+
+    monkeypatch.setattr(redis_py.client.PubSub, "close", noted)
+    worker.work(burst=True, logging_level="WARNING")
+    worker.pubsub_thread.join(scaled(20))  # it wakes on UNSUBSCRIBE's reply
+    assert not worker.pubsub_thread.is_alive()
+    assert closes == [True]
+    assert worker.pubsub.connection is None
 
 
 def _work_as_a_pool_worker(connection_kwargs: dict[str, Any], queue_name: str) -> None:
