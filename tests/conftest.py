@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -63,6 +64,42 @@ def pytest_itemcollected(item: pytest.Item) -> None:
         item.add_marker(pytest.mark.browser)
     if _REAL_SERVERS & set(getattr(item, "fixturenames", ())):
         item.add_marker(pytest.mark.redis)
+
+
+_FAKE = re.compile(r"(?<![\w])fakeredis(?![\w])")
+
+
+def real_twin(nodeid: str) -> str | None:
+    """The node id of the same test on a real Redis, for a test parametrised on fakeredis
+    (``test_x[fakeredis-2]`` -> ``test_x[redis-2]``); ``None`` for any other test."""
+    name, bracket, params = nodeid.partition("[")
+    if not bracket or not _FAKE.search(params):
+        return None
+    return name + bracket + _FAKE.sub("redis", params)
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--fakeredis-twins",
+        action="store_true",
+        help="run a test parametrised on fakeredis and a real Redis on both, not on the real one alone",
+    )
+
+
+@pytest.hookimpl(trylast=True)  # after ``-m``: a twin left out by the markers leaves its fakeredis run in
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """A test parametrised on fakeredis and a real Redis runs on the real Redis alone when both are
+    selected: the same behaviour, checked on the server users run, once. The fakeredis run is the
+    quick tier's (``-m "not redis ..."`` leaves out the real one, and so keeps it);
+    ``--fakeredis-twins`` keeps both, for a change to what fakeredis stands in for."""
+    if config.getoption("fakeredis_twins"):
+        return
+    selected = {item.nodeid for item in items}
+    twins = [item for item in items if real_twin(item.nodeid) in selected]
+    if twins:
+        config.hook.pytest_deselected(items=twins)
+        dropped = {id(item) for item in twins}
+        items[:] = [item for item in items if id(item) not in dropped]
 
 
 def browser_group(nodeid: str) -> str | None:
