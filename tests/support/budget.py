@@ -21,14 +21,33 @@ import pytest
 SLOWEST = 20
 LIMIT_SECONDS = 60.0
 
+REFERENCE_STEPS = 20_000_000
+"""The machine's speed, printed with the figures: CPython's time for a loop of this many additions,
+one core, before the tests start. These shared machines differ by two times from day to day (the
+loop took 3.5 s on the day the suite took 1,766 s for 6,541 s of test time): a run's figures are
+compared with another's beside this one."""
+
 _durations: dict[str, float] = defaultdict(float)
 _soak: set[str] = set()
 _started = time.monotonic()
 
 
+_reference_seconds: float | None = None
+
+
+def reference_loop_seconds(steps: int = REFERENCE_STEPS) -> float:
+    began = time.perf_counter()
+    total = 0
+    for step in range(steps):
+        total += step
+    return time.perf_counter() - began
+
+
 def pytest_configure(config: pytest.Config) -> None:
-    global _started
+    global _started, _reference_seconds
     _started = time.monotonic()
+    if config.getoption("numprocesses", None) and not hasattr(config, "workerinput"):
+        _reference_seconds = reference_loop_seconds()  # the controller of a parallel run, alone yet
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -74,6 +93,8 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
         f"total: {len(_durations)} tests, {total:.0f} s of test time, "
         f"{time.monotonic() - _started:.0f} s on the clock"
     )
+    if _reference_seconds is not None:
+        write(f"this machine's speed: {REFERENCE_STEPS:,} additions in {_reference_seconds:.2f} s (one core)")
     if path := os.environ.get("TABLESTREAM_TEST_DURATIONS"):
         Path(path).write_text(json.dumps(dict(sorted(_durations.items())), indent=0))
         write(f"every test's time: {path}")
