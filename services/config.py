@@ -107,6 +107,8 @@ class Settings:
     password_hash_slots: int = 2  # Argon2id hashes at once per API process (64 MiB each); others wait
     password_hash_queue: int = 32  # hashes waiting for a slot; past it 503 password_check_busy at once
     password_hash_wait_seconds: float = 5.0  # the longest wait for a slot, then 503 password_check_busy
+    password_hash_memory_kib: int = 65_536  # Argon2id's memory per new hash (a stored hash keeps its own)
+    password_hash_time_cost: int = 3  # Argon2id's passes over that memory per new hash
     max_waiting_tables_per_address: int = 20  # of those, created by one client address; past it 429
     max_waiting_tables_per_network: int = 60  # by one IPv4 /24 or IPv6 /48 of guests; past it 429
     max_waiting_tables_per_account: int = 20  # by one account established in some game; past it 429
@@ -273,7 +275,12 @@ AT_LEAST_ONE = frozenset(
         "max_waiting_tables_new_account",
     }
 )
-RANGES: dict[str, tuple[int, int]] = {"bot_pace_ms": (0, MAX_BOT_PACE_MS), "bot_niceness": (0, 19)}
+RANGES: dict[str, tuple[int, int]] = {
+    "bot_pace_ms": (0, MAX_BOT_PACE_MS),
+    "bot_niceness": (0, 19),
+    "password_hash_memory_kib": (32, 4 * 1024 * 1024),  # Argon2 needs 8 KiB per lane, and it runs 4
+    "password_hash_time_cost": (1, 20),
+}
 MAY_BE_ZERO = frozenset(
     {
         "append_replicas",

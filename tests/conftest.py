@@ -34,6 +34,11 @@ pytest_plugins = ["tests.support.budget"]
 # busy processes a bot worker 10 lower (the production default, docs/bots.md) gets about 1% of a
 # core, and a test waiting on bots would measure the machine's load, not the service.
 os.environ.setdefault("TABLESTREAM_BOT_NICENESS", "0")
+# Argon2id at its least for every server a test starts (64 MiB and three passes cost a third of a
+# CPU-second a hash here): the tests check what is hashed and when, tests/api/test_account_abuse.py
+# the cost's bounds with hashers of their own
+os.environ.setdefault("TABLESTREAM_PASSWORD_HASH_MEMORY_KIB", "32")
+os.environ.setdefault("TABLESTREAM_PASSWORD_HASH_TIME_COST", "1")
 
 # The tests' own fourth game (tests/games/high_card) is registered like the real three, here for
 # this process and through TABLESTREAM_EXTRA_GAMES for every server a test starts, so every suite

@@ -7,6 +7,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
+from argon2 import PasswordHasher
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
@@ -188,6 +189,9 @@ def create_app(
             ),
             accounts=Accounts(
                 store,
+                hasher=PasswordHasher(
+                    time_cost=settings.password_hash_time_cost, memory_cost=settings.password_hash_memory_kib
+                ),
                 pool=HashPool(
                     settings.password_hash_slots,
                     settings.password_hash_queue,

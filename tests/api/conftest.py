@@ -35,6 +35,8 @@ UNLIMITED: dict[str, Any] = {
     "max_waiting_tables_per_network": 100_000,
     "max_waiting_tables_new_account": 100_000,
     "bot_pace_ms": 0,
+    "password_hash_memory_kib": 32,  # Argon2id at its least: what is hashed is checked, not the cost
+    "password_hash_time_cost": 1,
 }
 """Tests about behaviour, not about abuse, send far more than a stranger may: no rate limits (nor a
 cap on one address's waiting tables). Nor
