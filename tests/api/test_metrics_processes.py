@@ -91,10 +91,12 @@ def _stop(process: subprocess.Popen[bytes]) -> None:
             process.wait()
 
 
-@pytest.fixture
-def stack(redis_server: EmbeddedRedis, tmp_path: Path) -> Iterator[Stack]:
+@pytest.fixture(scope="module")
+def stack(redis_server: EmbeddedRedis, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
+    """One stack for the module (its six processes take seconds of CPU to start): the tests read
+    counters that only they move (a game's commands and streams; one client's logins)."""
     redis.Redis.from_url(redis_server.url).flushall()
-    directory = tmp_path / "metrics"
+    directory = tmp_path_factory.mktemp("stack") / "metrics"
     directory.mkdir()
     (directory / "counter_999999.db").write_bytes(b"left by a previous run")  # serve empties it
     env = {
