@@ -1,73 +1,53 @@
 """``tablestream``: serve, worker, demo, verify, bench, arena, export-all, import-all, rebuild-all,
-operator, keys, witness (one module per command)."""
+operator, keys, witness (one module per command, imported only when its command runs: ``serve``
+does not pay for the benchmark's or the demo's imports, seconds of CPU on a small machine)."""
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
+from types import ModuleType
 
-from services.cli import arena, backup, bench, demo, keys, operator, serve, verify, witness, worker
+PARSED = {
+    "serve": "run the HTTP API (and, without --redis-url, Redis and a worker)",
+    "worker": "run a pool of RQ projection workers and the lag sweeper",
+    "demo": "bots play complete games through the real HTTP API",
+    "bench": "measure the service beside bare baselines on the same Redis",
+    "arena": "bots play bots in bulk, in process, and rate each level's strength",
+    "operator": "grant, revoke or list the accounts that are operators",
+    "keys": "list or rotate the keys that sign receipts (kept in Redis)",
+}
+"""The commands whose flags this parser reads (each module's ``add_arguments``), and their help."""
+OWN_FLAGS = {
+    "verify": ("verify", "check an exported game offline (no Redis, no server)"),
+    "witness": ("witness", "watch a service's public log: check each checkpoint's consistency, cosign it"),
+    "export-all": ("backup", "write every stream to a backup file (0600: it holds secrets)"),
+    "import-all": ("backup", "restore a backup (verified) and rebuild every projection"),
+    "rebuild-all": ("backup", "rebuild every projection and rating from the streams"),
+}
+"""The commands that read their own flags: name -> (module, help)."""
+
+
+def command_module(name: str) -> ModuleType:
+    return importlib.import_module(f"services.cli.{name}")
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    chosen = argv[0] if argv else None
+    if chosen in OWN_FLAGS:
+        module = command_module(OWN_FLAGS[chosen][0])
+        if module.__name__.endswith(".backup"):
+            return int(module.run(argv))  # its own flags: DIR|FILE [--redis-url URL ...]
+        return int(module.main(argv[1:]))  # verify: FILE [--receipt ...]; witness: URL [--state DIR] [--once]
     parser = argparse.ArgumentParser(prog="tablestream", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
-    serve.add_arguments(
-        commands.add_parser("serve", help="run the HTTP API (and, without --redis-url, Redis and a worker)")
-    )
-    worker.add_arguments(
-        commands.add_parser("worker", help="run a pool of RQ projection workers and the lag sweeper")
-    )
-    demo.add_arguments(commands.add_parser("demo", help="bots play complete games through the real HTTP API"))
-    bench.add_arguments(
-        commands.add_parser("bench", help="measure the service beside bare baselines on the same Redis")
-    )
-    arena.add_arguments(
-        commands.add_parser(
-            "arena", help="bots play bots in bulk, in process, and rate each level's strength"
-        )
-    )
-    operator.add_arguments(
-        commands.add_parser("operator", help="grant, revoke or list the accounts that are operators")
-    )
-    keys.add_arguments(
-        commands.add_parser("keys", help="list or rotate the keys that sign receipts (kept in Redis)")
-    )
-    commands.add_parser("verify", help="check an exported game offline (no Redis, no server)", add_help=False)
-    commands.add_parser(
-        "witness",
-        help="watch a service's public log: check each checkpoint's consistency, cosign it",
-        add_help=False,
-    )
-
-    commands.add_parser(
-        "export-all", help="write every stream to a backup file (0600: it holds secrets)", add_help=False
-    )
-    commands.add_parser(
-        "import-all", help="restore a backup (verified) and rebuild every projection", add_help=False
-    )
-    commands.add_parser(
-        "rebuild-all", help="rebuild every projection and rating from the streams", add_help=False
-    )
-
-    argv = list(sys.argv[1:] if argv is None else argv)
-    if argv[:1] and argv[0] in backup.COMMANDS:
-        return backup.run(argv)  # its own flags: DIR|FILE [--redis-url URL ...]
-    if argv[:1] == ["verify"]:
-        return verify.main(argv[1:])  # its own flags: FILE [--receipt VERSION:HASH ...]
-    if argv[:1] == ["witness"]:
-        return witness.main(argv[1:])  # its own flags: URL [--state DIR] [--once]
+    for name, text in PARSED.items():
+        sub = commands.add_parser(name, help=text)
+        if name == chosen:
+            command_module(name).add_arguments(sub)
+    for name, (_, text) in OWN_FLAGS.items():
+        commands.add_parser(name, help=text, add_help=False)
     args = parser.parse_args(argv)
-    if args.command == "serve":
-        return serve.run(args)
-    if args.command == "worker":
-        return worker.run(args)
-    if args.command == "bench":
-        return bench.run(args)
-    if args.command == "arena":
-        return arena.run(args)
-    if args.command == "operator":
-        return operator.run(args)
-    if args.command == "keys":
-        return keys.run(args)
-    return demo.run(args)
+    return int(command_module(args.command).run(args))
