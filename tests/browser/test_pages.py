@@ -14,10 +14,10 @@ from playwright.sync_api import expect
 
 from bots import choose
 from tests.browser.conftest import Server
+from tests.browser.http_games import create, finished, join, seat_cookie
+from tests.browser.http_games import play as http_play
 from tests.browser.play import (
     POLL_MS,
-    create_table,
-    finished,
     join_table,
     play,
     player,
@@ -79,15 +79,23 @@ def _bots_play(server: Server, game_id: str, tokens: list[str], seed: int, moves
 def test_a_reload_mid_game_resumes_the_same_seat_and_log_without_gap_or_duplicate(
     server: Server, browser
 ) -> None:
+    # The table is played over HTTP by seeded bot moves for both seats: the page of Ada's seat only
+    # shows them, live, before and after its reload (how the moves are made is not what is tested).
+    with httpx.Client(base_url=server.url, timeout=10) as client:
+        game_id = create(client, "six-nimmt", 2, {"rounds": 1})
+        tokens = [join(client, game_id, name) for name in ("Ada", "Brook")]
     host = player(browser, server.url)
-    guest = player(browser, server.url)
-    game_id = create_table(host, "6 nimmt!", "Ada", 2, rounds=1)
-    join_table(guest, game_id, "Brook")
-    rng = random.Random(11)
-    play([host, guest], rng, lambda: version(host) >= 12)
+    name, value = seat_cookie(game_id, tokens[0])
+    host.context.add_cookies([{"name": name, "value": value, "url": server.url, "httpOnly": True}])
+    host.goto(f"/tables/{game_id}")
+    host.wait_for_selector("[data-testid=table][data-seat='0'][data-status=playing]")
+    with httpx.Client(base_url=server.url, timeout=10) as client:
+        http_play(client, game_id, tokens, seed=11, stop=lambda moves, views: views[0]["version"] >= 12)
+    _shows_at_least(host, 12)
     wait_log_caught_up(host)
     before = _log_versions(host)
     seat_name = host.inner_text(".player.me .pname")
+    assert seat_name.startswith("Ada"), seat_name
 
     host.reload()
     host.wait_for_selector("[data-testid=table][data-seat='0']")
@@ -97,13 +105,24 @@ def test_a_reload_mid_game_resumes_the_same_seat_and_log_without_gap_or_duplicat
     assert after[: len(before)] == before
     assert len(after) == len(set(after)) and after == sorted(after)
 
-    play([host, guest], rng, finished([host, guest]))
+    with httpx.Client(base_url=server.url, timeout=10) as client:
+        http_play(client, game_id, tokens, seed=12, stop=finished)
+        head = client.get(f"/games/{game_id}/view").json()["version"]
+    _shows_at_least(host, head)
+    host.wait_for_selector("[data-testid=table][data-status=finished]")
     wait_log_caught_up(host)
     final = _log_versions(host)
     assert len(final) == len(set(final)) and final == sorted(final)
-    assert final[-1] == version(host)
+    assert final[-1] == version(host) == head
     host.context.close()
-    guest.context.close()
+
+
+def _shows_at_least(page, at: int) -> None:  # type: ignore[no-untyped-def]
+    page.wait_for_function(
+        "v => Number(document.querySelector('[data-testid=table]').dataset.version) >= v",
+        arg=at,
+        polling=POLL_MS,
+    )
 
 
 def test_what_a_visitor_types_into_the_join_form_survives_another_player_sitting_down(
@@ -178,6 +197,20 @@ def test_the_language_switch_changes_the_interface_and_the_log(server: Server, b
     page.context.close()
 
 
+OPTION_FIELDS = """(names) => {
+    const read = {};
+    for (const name of names) {
+        const field = document.getElementById(`opt-${name}`);
+        const label = document.querySelector(`label[for=opt-${name}]`);
+        const helps = field ? field.parentElement.querySelectorAll(".help") : [];
+        if (!label || helps.length !== 1) return null;
+        const choices = [...field.querySelectorAll("option")].map((el) => [el.value, el.textContent]);
+        read[name] = [label.innerText, helps[0].innerText, choices];
+    }
+    return read;
+}"""
+
+
 @pytest.mark.parametrize("language", ["pl", "fr", "tr"])
 def test_every_table_option_is_named_and_explained_in_the_lobby_in_each_language(
     server: Server, browser, language: str
@@ -191,16 +224,16 @@ def test_every_table_option_is_named_and_explained_in_the_lobby_in_each_language
     for game in options["games"]:
         page.locator("[data-testid=create-form]").get_by_text(game["title"], exact=True).first.click()
         page.click("details.options summary")
+        # every option's label, help and choices, read in one look once they are all drawn
+        fields = page.wait_for_function(
+            OPTION_FIELDS, arg=[o["name"] for o in game["options"]], polling=POLL_MS
+        )
+        read = fields.json_value()
         for option in game["options"]:
-            label = page.inner_text(f"label[for=opt-{option['name']}]")
-            field = page.locator(f"#opt-{option['name']}").locator("xpath=..")
-            help_text = field.locator(".help").inner_text()
+            label, help_text, shown = read[option["name"]]
             assert label and "_" not in label, (option["name"], label)
             assert help_text and help_text != option["description"], (language, option["name"], help_text)
             if option["type"] == "choice":
-                shown = page.eval_on_selector_all(
-                    f"#opt-{option['name']} option", "els => els.map(el => [el.value, el.textContent])"
-                )
                 assert [value for value, _ in shown] == option["values"]
                 assert all(text != value for value, text in shown), shown
         page.click("details.options summary")

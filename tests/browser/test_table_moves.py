@@ -30,6 +30,7 @@ SLIDING = (  # a step of another seat being drawn: its card or disc on its way t
     " return now && seat && document.getAnimations().some(a => a.playState === 'running'"
     " && a.effect && a.effect.target && a.effect.target.closest('.trick, .rows, .pending, .mats')); }"
 )
+LATER_TRIES = 2  # moves after which a later mid-move frame is waited for, once one is shot
 GAME_SECONDS = 150.0  # a deadline against a hung game: Skull King's ten rounds, on a quiet machine
 
 
@@ -65,9 +66,11 @@ def watched_play(page: Page, name: str, screenshots: Path, enough: Callable[[Pag
     How many moves the person makes is the bots' chance, not the test's: two bots that bid every
     disc on the mats end a Skull game after two of the person's discs. So the frame is shot after
     the person's first move if need be, and again after a later one when the game lasts (a picture
-    with more on the table); the moves checked are counted by the caller once the game is over."""
+    with more on the table; tried after ``LATER_TRIES`` moves at most, as each try is a wait that may
+    come to nothing); the moves checked are counted by the caller once the game is over."""
     watch = Watch()
     shot_at: dict[str, int] = {}
+    later_tries = [0]  # a later frame is a nicer picture, not a check: each try may wait for nothing
 
     def check(page: Page) -> None:
         watch.moves_shown_in_order(page)
@@ -75,8 +78,10 @@ def watched_play(page: Page, name: str, screenshots: Path, enough: Callable[[Pag
 
     def mid_move(page: Page, moves: int) -> None:
         # A frame of the game while another seat's card or disc slides into place.
-        if shot_at.get(name, 0) >= 2:
+        if shot_at.get(name, 0) >= 2 or later_tries[0] >= LATER_TRIES:
             return
+        if shot_at:
+            later_tries[0] += 1
         page.mouse.move(1, 1)  # no card help under the pointer in the picture
         try:
             page.wait_for_function(SLIDING, timeout=ms(3), polling=POLL_MS)

@@ -1,7 +1,8 @@
 """The web surface in real Chromium (docs/security.md, "The web surface"): a page on another port of
 the same host cannot act with a player's cookies (change the password, make the seat leave, fill the
-table with bots), no page of the service loads inside a foreign frame, and the client plays a whole
-game and shows its replay and audit under the Content-Security-Policy with no violation reported."""
+table with bots), no page of the service loads inside a foreign frame, and the client shows a whole
+game (its seats click the last turns) and its replay and audit under the Content-Security-Policy with
+no violation reported."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ import pytest
 from playwright.sync_api import Browser, Page
 
 from tests.browser.conftest import Server, _free_port
+from tests.browser.http_games import play as http_play
 from tests.browser.play import (
     PAGE_ERRORS,
     create_as_account,
@@ -157,6 +159,14 @@ def test_no_page_of_the_service_loads_inside_a_frame_of_another_origin(
     framer.context.close()
 
 
+TURNS_OVER_HTTP = 8  # of 6 nimmt!'s ten turns a round: each one move a seat, and a row taken now and then
+
+
+def seat_token(page: Page, game_id: str) -> str:
+    """The seat's token, from the page's (HttpOnly) seat cookie."""
+    return next(c["value"] for c in page.context.cookies() if c["name"] == f"ts_seat_{game_id}")
+
+
 SENTINEL = "https://csp-sentinel.invalid/last.png"
 
 
@@ -195,7 +205,12 @@ def test_a_whole_game_its_replay_and_its_audit_run_under_the_csp_with_no_violati
     game_id = create_table(host, "6 nimmt!", "Ada", 2, rounds=1)
     join_table(guest, game_id, "Brook")
     host.wait_for_selector("[data-testid=table][data-status=playing]")
-    play([host, guest], random.Random(11), finished([host, guest]))
+    # The first eight of the ten turns are played over HTTP with the pages' own seats, which draw
+    # them live; the seats click their last turns' cards on the pages themselves.
+    tokens = [seat_token(page, game_id) for page in (host, guest)]
+    with httpx.Client(base_url=server.url, timeout=10) as client:
+        http_play(client, game_id, tokens, seed=11, stop=lambda moves, views: moves >= TURNS_OVER_HTTP * 2)
+    assert play([host, guest], random.Random(11), finished([host, guest])) >= 2
     for page in (host, guest):
         page.wait_for_selector("[data-testid=end-screen]")
     assert reported_so_far(guest, guest_violations) == []

@@ -14,8 +14,8 @@ import pytest
 
 from domain.games import game_names, spec
 from services.store.embedded import EmbeddedRedis
+from tests.support.serving import serving, tablestream_here
 from tests.support.waiting import wait_until
-from tests.workers.test_restore_runbook import serving, tablestream
 
 TABLES_PER_SIZE = 1
 """Tables of each game at each of its fewest and most seats (no person sits there: the bots play at
@@ -51,7 +51,7 @@ def test_backups_taken_in_the_middle_of_play_verify_whole_with_none_refused(tmp_
                 120,
                 f"{share:.0%} of the tables to finish",
             )
-            made = tablestream("export-all", f"{backups}/", "--redis-url", redis_url)
+            made = tablestream_here("export-all", f"{backups}/", "--redis-url", redis_url)
             assert made.returncode == 0, made.stderr
             exported.append(made.stdout)
         running = [
@@ -65,6 +65,6 @@ def test_backups_taken_in_the_middle_of_play_verify_whole_with_none_refused(tmp_
     assert len(files) == 3
     with EmbeddedRedis(tmp_path / "empty") as empty:
         for backup in files:
-            checked = tablestream("import-all", "--check", str(backup), "--redis-url", empty.url)
+            checked = tablestream_here("import-all", "--check", str(backup), "--redis-url", empty.url)
             assert checked.returncode == 0, f"{backup.name} refused:\n{checked.stdout}{checked.stderr}"
             assert f"{len(tables)} games" in checked.stdout, checked.stdout

@@ -7,15 +7,11 @@ deployment, pod and label it names is in the manifests."""
 
 from __future__ import annotations
 
+import contextlib
+import io
 import itertools
-import os
 import re
 import shlex
-import signal
-import subprocess
-import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -24,57 +20,14 @@ import httpx
 import pytest
 import yaml
 
-from services.store.embedded import free_port
+from services.cli import main as tablestream_main
+from services.cli.backup import COMMANDS as BACKUP_COMMANDS
 from tests.browser.http_games import create, join, played_by_server_bots
+from tests.support.serving import DEADLINE, serving, stop, tablestream, tablestream_here
 from tests.support.waiting import wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
 RUNBOOK = ROOT / "docs" / "restore.md"
-DEADLINE = 30.0
-ENV = {**os.environ, "TABLESTREAM_LOG_LEVEL": "warning"}
-
-
-def tablestream(*args: str) -> subprocess.CompletedProcess[str]:
-    """The ``tablestream`` command line, as an operator types it."""
-    return subprocess.run(
-        [sys.executable, "-m", "services.cli", *args], env=ENV, capture_output=True, text=True, timeout=300
-    )
-
-
-@contextmanager
-def serving(data_dir: Path) -> Iterator[tuple[httpx.Client, str, subprocess.Popen[str]]]:
-    """``tablestream serve --data-dir``, answering; the client, the Redis URL it printed, the process."""
-    port = free_port()
-    process = subprocess.Popen(
-        [sys.executable, "-m", "services.cli", "serve", "--port", str(port), "--data-dir", str(data_dir)],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-        env=ENV,
-    )
-    base = f"http://127.0.0.1:{port}"
-    try:
-        wait_until(
-            lambda: httpx.get(f"{base}/healthz", timeout=1).status_code == 200,
-            DEADLINE,
-            "serve's API",
-            ignoring=(httpx.TransportError,),
-        )
-        assert process.stdout is not None
-        printed = process.stdout.readline()  # printed before the API answered
-        found = re.search(r"\(Redis: (redis://\S+)\)", printed)
-        assert found, printed
-        with httpx.Client(base_url=base, timeout=10) as client:
-            yield client, found.group(1), process
-    finally:
-        if process.poll() is None:
-            process.send_signal(signal.SIGTERM)
-            process.wait(30)
-
-
-def stop(process: subprocess.Popen[str]) -> None:
-    process.send_signal(signal.SIGTERM)
-    assert process.wait(30) == 0
 
 
 def what_players_see(client: httpx.Client, finished: str, running: str, tokens: list[str]) -> dict[str, Any]:
@@ -136,7 +89,8 @@ def test_the_serve_runbook_restores_a_lost_data_directory_with_every_game_back(t
         wait_until(lambda: turn_deadline(client, running), DEADLINE, "the running table's turn timer")
         before = what_players_see(client, finished, running, tokens)
         assert before["finished"]["status"] == "finished" and any(s["legal"] for s in before["seats"])
-        # the live backup, with the URL serve printed
+        # the live backup, with the URL serve printed, by the command's own process (the later
+        # commands run the same code in this one: tests/support/serving.py)
         exported = tablestream("export-all", f"{backups}/", "--redis-url", url)
         assert exported.returncode == 0, exported.stderr
         fingerprint = re.search(r"^fingerprint ([0-9a-f]{64})", exported.stdout, re.MULTILINE)
@@ -144,10 +98,10 @@ def test_the_serve_runbook_restores_a_lost_data_directory_with_every_game_back(t
         stop(process)  # step 1
 
     data.rename(tmp_path / "data.broken")  # step 2
-    checked = tablestream("import-all", "--check", f"{backups}/", "--data-dir", str(data))  # step 3
+    checked = tablestream_here("import-all", "--check", f"{backups}/", "--data-dir", str(data))  # step 3
     assert checked.returncode == 0, checked.stderr
     assert "2 games and 0 disputes verified" in checked.stdout and "nothing was written" in checked.stdout
-    restored = tablestream(  # step 4
+    restored = tablestream_here(  # step 4
         "import-all", f"{backups}/", "--data-dir", str(data), "--fingerprint", fingerprint.group(1)
     )
     assert restored.returncode == 0, restored.stderr
@@ -167,11 +121,11 @@ def test_the_serve_runbook_restores_a_lost_data_directory_with_every_game_back(t
         )
         assert played.status_code == 200, played.text
         # while serve holds the directory, the commands refuse it rather than start a second Redis
-        refused = tablestream("export-all", f"{backups}/", "--data-dir", str(data))
+        refused = tablestream_here("export-all", f"{backups}/", "--data-dir", str(data))
         assert refused.returncode == 2 and "is in use by another tablestream process" in refused.stderr
         stop(process)
     # the backup of a stopped serve, on its data directory
-    offline = tablestream("export-all", f"{backups}/", "--data-dir", str(data))
+    offline = tablestream_here("export-all", f"{backups}/", "--data-dir", str(data))
     assert offline.returncode == 0, offline.stderr
     assert "exported 2 games (1 finished)" in offline.stdout
 
@@ -185,9 +139,16 @@ def runbook_text() -> str:
 
 @cache
 def help_of(command: str) -> str:
-    shown = tablestream(command, "--help")
-    assert shown.returncode == 0, shown.stderr
-    return shown.stdout
+    """``tablestream COMMAND --help``, in this process (the backup commands as the module they exec)."""
+    if command in BACKUP_COMMANDS:
+        shown = tablestream_here(command, "--help")
+        assert shown.returncode == 0, shown.stderr
+        return shown.stdout
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out), pytest.raises(SystemExit) as exited:
+        tablestream_main([command, "--help"])
+    assert exited.value.code == 0
+    return out.getvalue()
 
 
 def named_commands() -> list[list[str]]:

@@ -1,5 +1,5 @@
-"""With JSON logs on (``services.structured_logging``), the log stream of a worker process and of
-``tablestream serve`` is one JSON object per line: the records of the stdlib loggers (RQ's workers
+"""With JSON logs on (``services.structured_logging``), the log stream of ``tablestream serve`` and of
+its worker process is one JSON object per line: the records of the stdlib loggers (RQ's workers
 and pool, uvicorn's) are rendered by structlog's renderer like the service's own, where RQ and
 uvicorn used to write plain-text lines of their own into it."""
 
@@ -15,10 +15,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import redis
-from rq import Worker
 
-from services.store.embedded import EmbeddedRedis, free_port
+from services.store.embedded import free_port
 from tests.support.waiting import wait_until
 
 pytestmark = [pytest.mark.slow, pytest.mark.redis]
@@ -47,41 +45,11 @@ def stop(process: subprocess.Popen[bytes]) -> int:
     return process.wait(30)
 
 
-def test_a_worker_process_logs_one_json_object_per_line_rq_s_records_included(
-    real_redis: redis.Redis, redis_server: EmbeddedRedis, tmp_path: Path
-) -> None:
-    out, err = tmp_path / "stdout", tmp_path / "stderr"
-    with out.open("wb") as stdout, err.open("wb") as stderr:
-        process = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "services.cli",
-                "worker",
-                "--redis-url",
-                redis_server.url,
-                "--workers",
-                "2",
-            ],
-            stdout=stdout,
-            stderr=stderr,
-            env={**os.environ, "TABLESTREAM_LOG_LEVEL": "info"},
-        )
-        try:
-            # the pool's own stop handler is in place once its workers (two, and the reviews') registered
-            wait_until(lambda: len(Worker.all(connection=real_redis)) == 3, 30, "the pool's workers")
-            wait_until(lambda: any(n.startswith("rq.") for n in loggers(err)), 30, "RQ's workers to log")
-        finally:
-            assert stop(process) == 0
-    records = json_lines(err)
-    assert any(r.get("event") == "worker_started" for r in records)
-    assert any(str(r.get("logger", "")).startswith("rq.") and r.get("level") for r in records)
-    assert json_lines(out) == []  # RQ's own handler wrote its lines to stdout
-
-
-def test_serve_logs_one_json_object_per_line_uvicorn_s_and_its_worker_s_records_included(
+def test_serve_and_its_worker_process_log_one_json_object_per_line_uvicorn_s_and_rq_s_records_included(
     tmp_path: Path,
 ) -> None:
+    """``serve``'s worker process is the pool ``tablestream worker`` execs (``python -m workers.pool``,
+    ``services.cli.worker``), with its stderr and stdout: one serve shows both processes' streams."""
     port = free_port()
     out, err = tmp_path / "stdout", tmp_path / "stderr"
     env = {**os.environ, "TABLESTREAM_DATA_DIR": str(tmp_path / "data"), "TABLESTREAM_LOG_LEVEL": "info"}
@@ -106,6 +74,9 @@ def test_serve_logs_one_json_object_per_line_uvicorn_s_and_its_worker_s_records_
             assert stop(process) == 0
     records = json_lines(err)
     assert {"uvicorn.error"} <= {str(r.get("logger")) for r in records}
-    assert any(str(r.get("logger", "")).startswith("rq.") for r in records)
-    banner = out.read_text().splitlines()  # for a person at a terminal: where it serves, where the data is
+    assert any(r.get("event") == "worker_started" for r in records)  # the worker process's own record
+    assert any(str(r.get("logger", "")).startswith("rq.") and r.get("level") for r in records)
+    # for a person at a terminal: where it serves, where the data is; nothing else (RQ's own handler
+    # wrote its lines to stdout, the worker's and serve's alike)
+    banner = out.read_text().splitlines()
     assert [line.split()[0] for line in banner] == ["Tablestream", "Data:"], banner

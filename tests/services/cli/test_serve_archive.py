@@ -4,22 +4,17 @@ from there, with real processes throughout (``services.store.archive``)."""
 
 from __future__ import annotations
 
-import os
 import random
-import signal
-import subprocess
-import sys
 from pathlib import Path
 
-import httpx
 import pytest
 import redis
 
 from services.cli.demo import play_game
 from services.history.verify import verify_export
-from services.store.embedded import free_port
 from services.store.keys import game_keys
 from tests.api.conftest import practice
+from tests.support.serving import DEADLINE, ENV, serving
 from tests.support.waiting import wait_until
 
 pytestmark = pytest.mark.redis
@@ -28,49 +23,27 @@ pytestmark = pytest.mark.redis
 def test_serve_moves_a_finished_game_into_its_data_directory_s_archive_and_still_serves_it(
     tmp_path: Path,
 ) -> None:
-    port = free_port()
     env = {
-        **os.environ,
-        "TABLESTREAM_LOG_LEVEL": "warning",
+        **ENV,
         "TABLESTREAM_ARCHIVE_AFTER_HOURS": "0",  # archived at the first pass after its finish
         "TABLESTREAM_ARCHIVE_INTERVAL_SECONDS": "0.2",
     }
     env.pop("TABLESTREAM_ARCHIVE_DIR", None)
-    process = subprocess.Popen(
-        [sys.executable, "-m", "services.cli", "serve", "--port", str(port), "--data-dir", str(tmp_path)],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-        env=env,
-    )
-    base = f"http://127.0.0.1:{port}"
-    try:
-        assert process.stdout is not None
-        first = process.stdout.readline()  # "Tablestream is serving on <base>  (Redis: <url>)"
-        redis_url = first.split("(Redis: ", 1)[1].rstrip(")\n ")
-        wait_until(
-            lambda: httpx.get(f"{base}/healthz", timeout=1).status_code == 200,
-            30,
-            "the API",
-            ignoring=(httpx.TransportError,),
-        )
-        with httpx.Client(base_url=base, timeout=10) as client:
-            options = practice("high-card", 1)
-            final, _ = play_game(client, "high-card", 3, random.Random(1), lambda _: None, options)
-            game_id = final["game_id"]
-            export = client.get(f"/games/{game_id}/export")
-            assert export.status_code == 200
-            archive = tmp_path / "archive"
-            wait_until(lambda: any(archive.glob("*/*.tsa")), 30, "the game's archive file")
-            store = redis.Redis.from_url(redis_url)
-            wait_until(lambda: not store.exists(game_keys(game_id).events), 30, "the game out of Redis")
-            again = client.get(f"/games/{game_id}/export")
-            assert again.status_code == 200  # the public log may have signed its heads meanwhile:
-            assert again.json()["entries"] == export.json()["entries"]  # the game is the same
-            assert verify_export(again.json()).ok
-            assert client.get(f"/games/{game_id}/replay").status_code == 200
+    with serving(tmp_path, env) as (client, redis_url, _process):
+        options = practice("high-card", 1)
+        final, _ = play_game(client, "high-card", 3, random.Random(1), lambda _: None, options)
+        game_id = final["game_id"]
+        export = client.get(f"/games/{game_id}/export")
+        assert export.status_code == 200
+        archive = tmp_path / "archive"
+        wait_until(lambda: any(archive.glob("*/*.tsa")), DEADLINE, "the game's archive file")
+        store = redis.Redis.from_url(redis_url)
+        try:
+            wait_until(lambda: not store.exists(game_keys(game_id).events), DEADLINE, "the game out of Redis")
+        finally:
             store.close()
-    finally:
-        if process.poll() is None:
-            process.send_signal(signal.SIGTERM)
-            process.wait(30)
+        again = client.get(f"/games/{game_id}/export")
+        assert again.status_code == 200  # the public log may have signed its heads meanwhile:
+        assert again.json()["entries"] == export.json()["entries"]  # the game is the same
+        assert verify_export(again.json()).ok
+        assert client.get(f"/games/{game_id}/replay").status_code == 200
