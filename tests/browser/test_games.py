@@ -12,7 +12,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from tests.browser.conftest import Server
-from tests.browser.handover import most_in_hand, seated_player
+from tests.browser.handover import down_to_one_card, most_in_hand, seat_token, seated_player
 from tests.browser.http_games import create, join
 from tests.browser.http_games import play as http_play
 from tests.browser.play import (
@@ -147,10 +147,13 @@ def skull_short_game(rng: random.Random, keys: list[str]) -> int:
 
 
 def play_with_a_bot(
-    server: Server, browser, title: str, seed: int, seconds: float, **options: object
+    server: Server, browser, title: str, seed: int, seconds: float, last_turn: bool = False, **options: object
 ) -> list[Page]:
     """Ada creates a 3-seat practice table in the lobby, Brook joins from the lobby's list, Ada fills the
-    last seat with a bot; both humans click controls until the end screen. Returns the two pages."""
+    last seat with a bot; both humans click controls until the end screen. ``last_turn``: the humans'
+    seats play over HTTP (their browsers' seat tokens, seeded moves) beside the bot until one card is
+    left in each hand, and the browsers, which follow it live, click only from there. Returns the two
+    pages."""
     host = player(browser, server.url)
     guest = player(browser, server.url)
     game_id = create_table(host, title, "Ada", 3, seed=PRACTICE_SEED, turn_seconds=0, **options)
@@ -158,8 +161,13 @@ def play_with_a_bot(
     host.wait_for_selector("[data-testid=table] .player[data-seat='1']")
     fill_with_bots(host)
     guest.wait_for_selector("[data-testid=table][data-status=playing]")
+    if last_turn:
+        tokens = [seat_token(page, game_id) for page in (host, guest)]
+        with httpx.Client(base_url=server.url, timeout=10) as client:
+            http_play(client, game_id, tokens, seed=seed, stop=down_to_one_card)
     choose = skull_short_game if title == "Skull" else None
-    play([host, guest], random.Random(seed), finished([host, guest]), seconds=seconds, choose=choose)
+    moves = play([host, guest], random.Random(seed), finished([host, guest]), seconds=seconds, choose=choose)
+    assert moves >= 1
     for page in (host, guest):
         page.wait_for_selector("[data-testid=end-screen]")
         assert "won" in page.inner_text("[data-testid=winners]")
@@ -175,8 +183,8 @@ def test_two_browsers_and_a_bot_the_host_seated_play_skull_to_the_end_screen(ser
         page.context.close()
 
 
-def test_two_browsers_and_a_bot_the_host_seated_play_six_nimmt_to_the_end_screen(
+def test_two_browsers_and_a_bot_the_host_seated_play_the_last_turn_of_six_nimmt_to_the_end_screen(
     server: Server, browser
 ) -> None:
-    for page in play_with_a_bot(server, browser, "6 nimmt!", seed=12, seconds=60, rounds=1):
+    for page in play_with_a_bot(server, browser, "6 nimmt!", seed=12, seconds=60, last_turn=True, rounds=1):
         page.context.close()
