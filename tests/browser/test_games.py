@@ -100,7 +100,7 @@ SKULL_KING_SEED = hashlib.sha256(b"two-browsers-skull-king").hexdigest()
 def ninth_rounds_last_trick(moves: int, views: list[dict[str, Any]]) -> bool:
     """Round nine's last trick is about to be played: one card (or none) left in each hand."""
     view = views[0]
-    return view["round"] == 9 and view["phase"] == "playing" and most_in_hand(views) <= 1
+    return view.get("round") == 9 and view.get("phase") == "playing" and most_in_hand(views) <= 1
 
 
 def test_three_browsers_play_skull_with_discs_mats_and_bids_as_controls(
