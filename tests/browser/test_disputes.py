@@ -6,7 +6,6 @@ and one handed the genuine export before the log holds its final head is told wh
 from __future__ import annotations
 
 import json
-import random
 from pathlib import Path
 
 import httpx
@@ -14,7 +13,9 @@ import pytest
 
 from services.history.records import chain_hash
 from tests.browser.conftest import Server
-from tests.browser.play import PRACTICE_SEED, create_table, fill_with_bots, finished, play, player
+from tests.browser.http_games import create, finished, join, seat_cookie
+from tests.browser.page_moves import play_from_page
+from tests.browser.play import PRACTICE_SEED, player
 from tests.support.waiting import ms, wait_until
 
 pytestmark = pytest.mark.browser
@@ -32,16 +33,24 @@ def logged(server: Server, game_id: str) -> bool:
 def test_a_dispute_on_round_two_from_the_end_screen_gets_a_verdict_and_a_forked_export_is_named(
     server: Server, browser, screenshots: Path, tmp_path: Path
 ) -> None:
+    # A practice table of three rounds, Ada's page at seat 0 against Brook (over HTTP): Ada's moves
+    # are sent by her page's own web client, which keeps their receipts, the clicks' path.
     page = player(browser, server.url)
-    game_id = create_table(page, "6 nimmt!", "Ada", 2, seed=PRACTICE_SEED, rounds=3, turn_seconds=0)
-    fill_with_bots(page)
-    play([page], random.Random(25), finished([page]), seconds=240)
+    with httpx.Client(base_url=server.url, timeout=10) as client:
+        options = {"seed": PRACTICE_SEED, "rounds": 3, "turn_seconds": 0}
+        game_id = create(client, "six-nimmt", 2, options)
+        tokens = [join(client, game_id, name) for name in ("Ada", "Brook")]
+        name, value = seat_cookie(game_id, tokens[0])
+        page.context.add_cookies([{"name": name, "value": value, "url": server.url, "httpOnly": True}])
+        page.goto(f"/tables/{game_id}")
+        page.wait_for_selector("[data-testid=table][data-seat='0'][data-status=playing]")
+        assert play_from_page(page, client, game_id, tokens, 0, seed=25, stop=finished) > 0
     page.wait_for_selector("[data-testid=end-screen]")
     wait_until(lambda: logged(server, game_id), LOG_SECONDS, "the game's heads in the log")
 
     page.click("[data-testid=dispute-open] summary")
     page.select_option("[data-testid=dispute-round]", "2")
-    page.fill("[data-testid=dispute-text]", "The bot took the row I meant to take in round 2.")
+    page.fill("[data-testid=dispute-text]", "Brook took the row I meant to take in round 2.")
     page.click("[data-testid=dispute-submit]")
     page.wait_for_url(f"**/disputes/{game_id}/*")
     dispute_id = page.url.rsplit("/", 1)[1]
@@ -55,7 +64,7 @@ def test_a_dispute_on_round_two_from_the_end_screen_gets_a_verdict_and_a_forked_
     assert page.get_attribute("[data-testid=dispute-browser-seeds]", "data-result") == "passed"
     assert page.get_attribute("[data-testid=dispute-browser-log]", "data-result") == "included"
     assert page.locator("[data-testid=dispute-browser-receipts] .mark.ok").count() == 1
-    assert "The bot took the row" in page.inner_text("[data-testid=dispute-text-shown]")
+    assert "Brook took the row" in page.inner_text("[data-testid=dispute-text-shown]")
     took = page.evaluate("document.documentElement.dataset.disputeCheckMs")
     print(f"\nbrowser check of the round-2 bundle: {took} ms")
     page.screenshot(path=screenshots / "dispute.png", full_page=True)

@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
+import hashlib
 import random
 from pathlib import Path
+from typing import Any
 
+import httpx
 import pytest
 from playwright.sync_api import Page, expect
 
 from tests.browser.conftest import Server
+from tests.browser.handover import down_to_one_card, most_in_hand, seat_token, seated_player
+from tests.browser.http_games import create, join
+from tests.browser.http_games import play as http_play
 from tests.browser.play import (
     PRACTICE_SEED,
     create_table,
@@ -50,21 +56,29 @@ def test_two_browsers_play_a_whole_game_of_six_nimmt_to_the_end_screen(
     guest.context.close()
 
 
-@pytest.mark.soak(reason="the one browser test of a whole game of Skull King: ten rounds in two browsers")
-def test_two_browsers_play_a_whole_game_of_skull_king_to_the_end_screen(
+def test_two_browsers_take_over_skull_king_at_round_nine_s_last_trick_and_play_round_ten_to_the_end_screen(
     server: Server, browser, screenshots: Path
 ) -> None:
-    host = player(browser, server.url)
-    guest = player(browser, server.url)
-    game_id = create_table(host, "Skull King", "Ada", 2)
-    join_table(guest, game_id, "Brook")
-    host.wait_for_selector("[data-testid=table][data-status=playing]")
+    """Skull King has ten rounds and no option for fewer: seeded bots play the first eight and most of
+    the ninth over HTTP, then Ada's and Brook's browsers, seated by their seats' cookies, play the
+    ninth's last trick (its scoring, and the deal of the tenth) and the whole tenth round by their
+    controls, to the end screen and its score pad of ten rounds."""
+    with httpx.Client(base_url=server.url, timeout=10) as client:
+        game_id = create(client, "skull-king", 2, {"seed": SKULL_KING_SEED})
+        tokens = [join(client, game_id, name) for name in ("Ada", "Brook")]
+        http_play(client, game_id, tokens, seed=7, stop=ninth_rounds_last_trick)
+    host, guest = (seated_player(browser, server.url, game_id, token) for token in tokens)
+    for page in (host, guest):
+        page.goto(f"/tables/{game_id}")
+        page.wait_for_selector("[data-testid=table][data-status=playing]")
+    expect(host.locator("[data-testid=table] .round")).to_have_text("Round 9 of 10")
 
     def shoot(moves: int) -> None:
         if moves == 14:
             host.screenshot(path=screenshots / "skull-king-table.png", full_page=True)
 
-    play([host, guest], random.Random(7), finished([host, guest]), seconds=150, on_move=shoot)
+    moves = play([host, guest], random.Random(7), finished([host, guest]), on_move=shoot)
+    assert moves >= 22  # round ten in the browsers: two bids and twenty cards, after the ninth's last trick
 
     for page in (host, guest):
         page.wait_for_selector("[data-testid=end-screen]")
@@ -78,6 +92,15 @@ def test_two_browsers_play_a_whole_game_of_skull_king_to_the_end_screen(
     host.screenshot(path=screenshots / "skull-king-end-sheet.png", full_page=True)
     host.context.close()
     guest.context.close()
+
+
+SKULL_KING_SEED = hashlib.sha256(b"two-browsers-skull-king").hexdigest()
+
+
+def ninth_rounds_last_trick(moves: int, views: list[dict[str, Any]]) -> bool:
+    """Round nine's last trick is about to be played: one card (or none) left in each hand."""
+    view = views[0]
+    return view.get("round") == 9 and view.get("phase") == "playing" and most_in_hand(views) <= 1
 
 
 def test_three_browsers_play_skull_with_discs_mats_and_bids_as_controls(
@@ -124,10 +147,13 @@ def skull_short_game(rng: random.Random, keys: list[str]) -> int:
 
 
 def play_with_a_bot(
-    server: Server, browser, title: str, seed: int, seconds: float, **options: object
+    server: Server, browser, title: str, seed: int, seconds: float, last_turn: bool = False, **options: object
 ) -> list[Page]:
     """Ada creates a 3-seat practice table in the lobby, Brook joins from the lobby's list, Ada fills the
-    last seat with a bot; both humans click controls until the end screen. Returns the two pages."""
+    last seat with a bot; both humans click controls until the end screen. ``last_turn``: the humans'
+    seats play over HTTP (their browsers' seat tokens, seeded moves) beside the bot until one card is
+    left in each hand, and the browsers, which follow it live, click only from there. Returns the two
+    pages."""
     host = player(browser, server.url)
     guest = player(browser, server.url)
     game_id = create_table(host, title, "Ada", 3, seed=PRACTICE_SEED, turn_seconds=0, **options)
@@ -135,8 +161,13 @@ def play_with_a_bot(
     host.wait_for_selector("[data-testid=table] .player[data-seat='1']")
     fill_with_bots(host)
     guest.wait_for_selector("[data-testid=table][data-status=playing]")
+    if last_turn:
+        tokens = [seat_token(page, game_id) for page in (host, guest)]
+        with httpx.Client(base_url=server.url, timeout=10) as client:
+            http_play(client, game_id, tokens, seed=seed, stop=down_to_one_card)
     choose = skull_short_game if title == "Skull" else None
-    play([host, guest], random.Random(seed), finished([host, guest]), seconds=seconds, choose=choose)
+    moves = play([host, guest], random.Random(seed), finished([host, guest]), seconds=seconds, choose=choose)
+    assert moves >= 1
     for page in (host, guest):
         page.wait_for_selector("[data-testid=end-screen]")
         assert "won" in page.inner_text("[data-testid=winners]")
@@ -152,8 +183,8 @@ def test_two_browsers_and_a_bot_the_host_seated_play_skull_to_the_end_screen(ser
         page.context.close()
 
 
-def test_two_browsers_and_a_bot_the_host_seated_play_six_nimmt_to_the_end_screen(
+def test_two_browsers_and_a_bot_the_host_seated_play_the_last_turn_of_six_nimmt_to_the_end_screen(
     server: Server, browser
 ) -> None:
-    for page in play_with_a_bot(server, browser, "6 nimmt!", seed=12, seconds=60, rounds=1):
+    for page in play_with_a_bot(server, browser, "6 nimmt!", seed=12, seconds=60, last_turn=True, rounds=1):
         page.context.close()

@@ -1,6 +1,6 @@
 """Hints at a practice table and the strong bot's review in the replay, as a learner uses them: press
 Hint, see the suggested move marked with its reason, play it; after the game, the replay says which
-moves the strong bot would have played otherwise."""
+of the learner's own moves the strong bot would have played otherwise."""
 
 from __future__ import annotations
 
@@ -13,17 +13,20 @@ from playwright.sync_api import expect
 
 from projections.words import word
 from tests.browser.conftest import Server
-from tests.browser.http_games import create, finished, join, play, seat_cookie
+from tests.browser.http_games import PLAY_SECONDS, create, join, play, seat_cookie
 from tests.browser.play import PAGE_ERRORS, POLL_MS
-from tests.support.waiting import ms
+from tests.support.waiting import ms, wait_until
 
 pytestmark = pytest.mark.browser
 
 REVIEW_SECONDS = 90  # the review job runs on the server's worker after every other job
+OWN_ROUNDS = 4  # the rounds Ada plays herself before she leaves the table to the bots
+OWN_MOVES = sum(1 + cards for cards in range(1, OWN_ROUNDS + 1))  # a bid, and a card a trick, a round
 
 
 @pytest.mark.soak(
-    reason="plays a whole Skull King game, then waits for its review, built at the lowest CPU priority"
+    reason="a whole Skull King game (four rounds over HTTP, six by the service's bots), then its review,"
+    " built at the lowest CPU priority"
 )
 def test_a_hint_marks_the_suggested_move_and_the_replay_shows_the_review(
     browser,
@@ -67,14 +70,28 @@ def test_a_hint_marks_the_suggested_move_and_the_replay_shows_the_review(
     with httpx.Client(base_url=server.url, timeout=10) as client:
         mine = client.get(f"/games/{game_id}/view", headers={"Authorization": f"Bearer {tokens[0]}"}).json()
         assert mine["own_bid"] is not None and f"tricks={mine['own_bid']}" in (bid or "")
-        play(client, game_id, tokens, seed=5, stop=finished)
+        # Four rounds played (seeded) over HTTP: Ada's own moves, the hinted bid among them, are 14 (a
+        # bid and a card per trick in rounds 1 to 4). Then both leave the table to the service's bots,
+        # which play rounds 5 to 10 at full speed (nobody is left to pace them for): the review is of
+        # Ada's own moves, not the bots'.
+        play(client, game_id, tokens, seed=5, stop=lambda moves, views: views[0]["round"] > OWN_ROUNDS)
+        for token in tokens:
+            left = client.post(
+                f"/games/{game_id}/leave", json={}, headers={"Authorization": f"Bearer {token}"}
+            )
+            assert left.status_code == 200, left.text
+        wait_until(
+            lambda: client.get(f"/games/{game_id}/view").json()["status"] == "finished",
+            PLAY_SECONDS,
+            f"the service's bots to finish {game_id}",
+        )
     desk.goto(f"/tables/{game_id}")
     expect(desk.get_by_test_id("hints-used")).to_be_visible()
     desk.goto(f"/replay/{game_id}")
     expect(desk.get_by_test_id("replay-hints-used")).to_be_visible()
     expect(desk.get_by_test_id("review-summary")).to_be_visible(timeout=ms(REVIEW_SECONDS))
     moves = desk.get_by_test_id("review-move")
-    assert moves.count() > 10
+    assert moves.count() > 10 and moves.count() == OWN_MOVES
     differing = desk.locator('[data-testid="review-move"][data-differs="true"]')
     if differing.count():
         differing.first.get_by_role("link").click()

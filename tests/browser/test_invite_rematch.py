@@ -4,14 +4,19 @@ both press "Play again" and land at the new table."""
 
 from __future__ import annotations
 
+import hashlib
 import random
 from pathlib import Path
 from typing import Any
 
+import httpx
 from playwright.sync_api import expect
 
 from tests.browser import axe
-from tests.browser.play import create_table, finished, join_table, play, player
+from tests.browser.handover import down_to_one_card, seated_player
+from tests.browser.http_games import create, join
+from tests.browser.http_games import play as http_play
+from tests.browser.play import create_table, finished, play, player
 from tests.support.waiting import ms
 
 PHONE_WIDTH, PHONE_HEIGHT = 390, 844
@@ -69,11 +74,18 @@ def test_a_friend_opens_a_private_tables_link_reads_the_invitation_and_sits_down
 def test_two_players_finish_a_game_both_press_play_again_and_land_at_the_new_table(
     server: Any, browser: Any, screenshots: Path
 ) -> None:
-    host = player(browser, server.url)
-    game_id = create_table(host, "6 nimmt!", "Ada", 2, rounds=1)
-    friend = player(browser, server.url, width=PHONE_WIDTH, height=PHONE_HEIGHT)
-    join_table(friend, game_id, "Bo")
-    play([host, friend], random.Random(23), finished([host, friend]))
+    """The game is played over HTTP by seeded bots up to its last turn; Ada (a desktop) and Bo (a
+    phone), seated by their seats' cookies, finish it by their controls and meet at its end screen."""
+    with httpx.Client(base_url=server.url, timeout=10) as client:
+        game_id = create(client, "six-nimmt", 2, {"rounds": 1, "seed": REMATCH_SEED})
+        tokens = [join(client, game_id, name) for name in ("Ada", "Bo")]
+        http_play(client, game_id, tokens, seed=23, stop=down_to_one_card)
+    host = seated_player(browser, server.url, game_id, tokens[0])
+    friend = seated_player(browser, server.url, game_id, tokens[1], width=PHONE_WIDTH, height=PHONE_HEIGHT)
+    for page, seat in ((host, "0"), (friend, "1")):
+        page.goto(f"/tables/{game_id}")
+        page.wait_for_selector(f"[data-testid=table][data-seat='{seat}'][data-status=playing]")
+    assert play([host, friend], random.Random(23), finished([host, friend])) >= 1
 
     host.click("[data-testid=play-again]")
     expect(host.locator("[data-testid=rematch]")).to_contain_text("Waiting for the others")
@@ -89,3 +101,6 @@ def test_two_players_finish_a_game_both_press_play_again_and_land_at_the_new_tab
     assert friend.url.rsplit("/", 1)[1] == new_id != game_id
     for page in (host, friend):
         page.context.close()
+
+
+REMATCH_SEED = hashlib.sha256(b"rematch-six-nimmt").hexdigest()

@@ -5,7 +5,6 @@ rewrote a move, or a forged receipt, is named."""
 from __future__ import annotations
 
 import json
-import random
 from pathlib import Path
 
 import httpx
@@ -13,7 +12,9 @@ import pytest
 
 from services.history.records import decode_stored
 from tests.browser.conftest import Server
-from tests.browser.play import PRACTICE_SEED, create_table, fill_with_bots, finished, play, player
+from tests.browser.http_games import create, finished, join, seat_cookie
+from tests.browser.page_moves import play_from_page
+from tests.browser.play import PRACTICE_SEED, player
 
 pytestmark = pytest.mark.browser
 
@@ -60,15 +61,23 @@ def seat_command_versions(export: dict, seat: int) -> set[int]:
 def test_a_players_kept_receipts_are_all_valid_and_a_rewritten_export_or_forged_receipt_is_named(
     server: Server, browser, screenshots: Path
 ) -> None:
+    # A practice round, Ada's page at seat 0 against Brook (over HTTP): Ada's moves are sent by her
+    # page's own web client, which keeps each one's receipt as a click's move does.
     page = player(browser, server.url)
-    game_id = create_table(page, "6 nimmt!", "Ada", 2, seed=PRACTICE_SEED, rounds=1, turn_seconds=0)
-    fill_with_bots(page)
-    play([page], random.Random(5), finished([page]), seconds=120)
+    with httpx.Client(base_url=server.url, timeout=10) as client:
+        options = {"seed": PRACTICE_SEED, "rounds": 1, "turn_seconds": 0}
+        game_id = create(client, "six-nimmt", 2, options)
+        tokens = [join(client, game_id, name) for name in ("Ada", "Brook")]
+        name, value = seat_cookie(game_id, tokens[0])
+        page.context.add_cookies([{"name": name, "value": value, "url": server.url, "httpOnly": True}])
+        page.goto(f"/tables/{game_id}")
+        page.wait_for_selector("[data-testid=table][data-seat='0'][data-status=playing]")
+        sent = play_from_page(page, client, game_id, tokens, 0, seed=5, stop=finished)
     page.wait_for_selector("[data-testid=end-screen]")
 
     export = httpx.get(f"{server.url}/games/{game_id}/export").json()
     kept = page.evaluate(KEPT, game_id)
-    assert {r["version"] for r in kept} == seat_command_versions(export, 0)
+    assert len(kept) == sent and {r["version"] for r in kept} == seat_command_versions(export, 0)
     assert all({"key_id", "signed_at", "signature"} <= set(r) for r in kept)
 
     page.click("[data-testid=end-audit]")
