@@ -213,12 +213,12 @@ class LayoutPool(WorkerPool):
 def _pool_worker(parent: int, nice: int, *args: Any, **kwargs: Any) -> None:
     """A pool's forked worker: RQ's ``run_worker`` at ``nice`` lower a CPU priority, ended (SIGTERM:
     after its job) when the pool's process dies, so that a killed ``serve`` leaves no worker behind."""
-    die_with_parent()
-    if os.getppid() != parent:  # the pool died before the line above
-        return
-    if nice:
-        os.nice(nice)
     try:
+        die_with_parent()
+        if os.getppid() != parent:  # the pool died before the line above
+            return
+        if nice:
+            os.nice(nice)
         run_worker(*args, **kwargs)
     except KeyboardInterrupt:  # stopped before its worker existed: nothing registered, nothing to say
         return  # (from its bootstrap on, a PromptWorker keeps a stop for its loop: services.store.queue)
