@@ -32,14 +32,8 @@ pytestmark = pytest.mark.browser
 # The games played move by move below, on their own boards' controls (``button[data-act]``); the
 # rules pages are read for every registered game.
 GAMES = ("skull", "six-nimmt", "skull-king")
-TITLES = {game.name: game.title for game in specs()}
-# The finished games watched below, each the shortest its options allow (the same end screen and
-# log entries as a longer one): Skull King has ten rounds at any count, so two players.
-FINISHED: dict[str, tuple[int, dict[str, Any]]] = {
-    "skull": (3, {}),
-    "six-nimmt": (2, {"end_score": 1}),  # ends by the score, as at 66, after its first round or so
-    "skull-king": (2, {}),
-}
+SPECS = {game.name: game for game in specs()}
+TITLES = {name: game.title for name, game in SPECS.items()}
 PLACEHOLDER = re.compile(r"\{\w+\}")
 # Every text node the page shows, with the placeholders and labels a screen reader reads.
 VISIBLE_TEXT = """() => {
@@ -112,9 +106,10 @@ def new_table(server: Server, game: str, players: int) -> str:
 
 
 def finished_game(server: Server, game: str) -> str:
-    """A table of ``game`` the service's own bots play to the end (``FINISHED``'s seats and options)."""
+    """A table of ``game`` the service's own bots play to the end, at its fewest seats (the registry's
+    ``min_players``: the same end screen and log entries as a larger table, in fewer moves)."""
     with httpx.Client(base_url=server.url, timeout=30) as client:
-        return played_by_server_bots(client, game, *FINISHED[game])
+        return played_by_server_bots(client, game, SPECS[game].min_players, {})
 
 
 def seat_bots(server: Server, game_id: str, names: list[str]) -> list[str]:
