@@ -9,6 +9,7 @@ tool reading the events found every one of them a mismatch."""
 from __future__ import annotations
 
 import datetime
+import functools
 import json
 import random
 import threading
@@ -29,8 +30,15 @@ from tests.api.test_chat import RAIL, chat_app, say
 from tests.api.test_your_tables import bearer, register, seated_with
 from tests.support.waiting import wait_until
 
-DOCUMENT = openapi_document()
-SCHEMA = schemathesis.openapi.from_dict(DOCUMENT)
+
+@functools.cache
+def documented() -> tuple[dict[str, Any], Any]:
+    """The OpenAPI document and schemathesis's schema of it, built once by the first test that reads
+    them (not while pytest collects, in every worker)."""
+    document = openapi_document()
+    return document, schemathesis.openapi.from_dict(document)
+
+
 SEEDS = [3, 17]
 DEADLINE = 20.0
 
@@ -109,8 +117,9 @@ def conforms(path: str, response: httpx.Response) -> list[tuple[str, dict[str, A
     """Asserts ``response`` is as the document says (schemathesis) and each event's data matches the
     content schema of its name; returns the events."""
     assert response.status_code == 200, response.text
-    SCHEMA[path]["GET"].validate_response(response)
-    items = DOCUMENT["paths"][path]["get"]["responses"]["200"]["content"]["text/event-stream"]["schema"]
+    document, schema = documented()
+    schema[path]["GET"].validate_response(response)
+    items = document["paths"][path]["get"]["responses"]["200"]["content"]["text/event-stream"]["schema"]
     by_name = {
         item["properties"]["event"]["const"]: item["properties"]["data"]["contentSchema"]
         for item in items.get("oneOf", [items])
@@ -119,8 +128,8 @@ def conforms(path: str, response: httpx.Response) -> list[tuple[str, dict[str, A
     assert received, f"{path} sent no event"
     for name, data in received:
         assert name in by_name, f"{path} sent an undocumented event {name!r}"
-        schema = {**by_name[name], "components": DOCUMENT["components"]}
-        errors = [error.message for error in jsonschema_rs.Draft202012Validator(schema).iter_errors(data)]
+        content = {**by_name[name], "components": document["components"]}
+        errors = [error.message for error in jsonschema_rs.Draft202012Validator(content).iter_errors(data)]
         assert not errors, f"{path}: event {name!r} breaks its documented data: {errors}: {data}"
     return received
 
@@ -204,4 +213,4 @@ def test_an_undocumented_event_shape_is_caught_by_the_checks(live_api: Api) -> N
     ):
         forged = received(200, {"content-type": "text/event-stream; charset=utf-8"}, body, response.request)
         with pytest.raises(AssertionError, match="SSE event violates schema"):
-            SCHEMA["/games/{game_id}/live"]["GET"].validate_response(forged)
+            documented()[1]["/games/{game_id}/live"]["GET"].validate_response(forged)

@@ -6,6 +6,11 @@ too: never a 5xx, every status, content type, header and body as the schema docu
 no schema-valid request refused for its shape (``no_schema_valid_refusal``: a 400 or 422 to a body
 or query the schema calls valid). Runs are derandomized (the same examples each run); failures
 print hypothesis's replay blob (``tests/conftest.py`` profiles).
+
+Two tests share these checks: the generated (fuzzing) cases, through schemathesis's pytest
+integration, and the coverage phase's boundary and invalid cases of each operation, built when that
+operation's test runs. (Schemathesis's integration builds the coverage cases while pytest collects:
+27 s of CPU in every pytest-xdist worker, four times a run, for tests one worker runs.)
 """
 
 from __future__ import annotations
@@ -19,6 +24,9 @@ import pytest
 import schemathesis
 from hypothesis import HealthCheck, settings
 from schemathesis.checks import not_a_server_error
+from schemathesis.generation.drivers import CoverageGenerator
+from schemathesis.generation.feedback import FeedbackSources
+from schemathesis.generation.overrides import Override
 from schemathesis.specs.openapi.checks import (
     content_type_conformance,
     response_headers_conformance,
@@ -40,6 +48,9 @@ APP = create_app(
 # A live stream runs until the client leaves: every event of the three is checked against its
 # documented item schema over played games in tests/api/test_live_schema.py.
 schema = schemathesis.openapi.from_asgi("/openapi.json", APP).exclude(path_regex="/live$")
+# The coverage cases are built as each operation's test runs (see the module's docstring).
+schema.config.phases.coverage.enabled = False
+OPERATIONS = [result.ok() for result in schema.get_all_operations()]
 CHECKS = [
     not_a_server_error,
     status_code_conformance,
@@ -109,15 +120,45 @@ def table() -> Iterator[tuple[str, str]]:
         yield game_id, tokens[0]
 
 
-@pytest.mark.thorough
-@schema.parametrize()
-@settings(max_examples=15, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
-def test_every_route_answers_generated_requests_as_documented_and_never_with_a_5xx(
-    case: Any, table: tuple[str, str]
-) -> None:
+def answered_as_documented(case: Any, table: tuple[str, str]) -> None:
+    """``case`` sent as generated, and for a route of one game once more at the started table with
+    its seat's token, every answer checked."""
     case.headers = {**(case.headers or {}), "X-Request-ID": f"st-{uuid.uuid4().hex[:8]}"}
     case.call_and_validate(checks=CHECKS)
     if case.path_parameters and "game_id" in case.path_parameters:
         game_id, token = table
         case.path_parameters = {**case.path_parameters, "game_id": game_id}
         case.call_and_validate(checks=CHECKS, headers={"Authorization": f"Bearer {token}"})
+
+
+@pytest.mark.thorough
+@schema.parametrize()
+@settings(max_examples=15, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
+def test_every_route_answers_generated_requests_as_documented_and_never_with_a_5xx(
+    case: Any, table: tuple[str, str]
+) -> None:
+    answered_as_documented(case, table)
+
+
+@pytest.mark.thorough
+@pytest.mark.parametrize("operation", OPERATIONS, ids=lambda operation: operation.label)
+def test_every_route_answers_its_coverage_cases_as_documented_and_never_with_a_5xx(
+    operation: Any, table: tuple[str, str]
+) -> None:
+    """The coverage phase's cases of one operation: each documented boundary (lengths, ranges,
+    enums, formats) and each way to break one (a missing field, a wrong type, a value past a bound),
+    deterministic, as schemathesis's own run builds them."""
+    generation = schema.config.generation_for(operation=operation, phase="coverage")
+    cases = CoverageGenerator(
+        operation=operation,
+        generation_modes=generation.modes,
+        generation_config=generation,
+        auth_storage=None,
+        override=Override(),
+        feedback=FeedbackSources(),
+    )
+    sent = 0
+    for case in cases:
+        answered_as_documented(case, table)
+        sent += 1
+    assert sent > 0, f"no coverage case for {operation.label}"
