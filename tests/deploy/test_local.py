@@ -50,3 +50,8 @@ def test_serve_and_demo_ask_pip_for_the_project_alone_and_test_for_its_dev_extra
     assert module.install_target("test") == f"{ROOT}[dev]"
     extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]
     assert set(module.EXTRAS.values()) - {""} <= set(extras)
+
+
+def test_the_suite_runs_with_bytecode_caches_on_whatever_the_caller_set_and_keeps_the_rest() -> None:
+    environ = {"PYTHONDONTWRITEBYTECODE": "1", "PATH": "/usr/bin", "CI": "true"}
+    assert local().test_environment(environ) == {"PATH": "/usr/bin", "CI": "true"}
