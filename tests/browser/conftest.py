@@ -63,6 +63,11 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
             "TABLESTREAM_LOGIN_RATE": "100000/minute",
             "TABLESTREAM_CHAT_RATE": "100000/minute",  # the chat tests' messages, all from 127.0.0.1
             "TABLESTREAM_LOG_CHECKPOINT_SECONDS": "1",  # the public log's checkpoints, soon after a game
+            # A test's client never has its idle connection closed under it: a request sent just as the
+            # server closes it (5 s idle, 10 s without headers) is reset, and where a browser sends it
+            # again, Playwright's request context fails with ECONNRESET (seen beside a loaded machine).
+            "TABLESTREAM_KEEP_ALIVE_SECONDS": "3600",
+            "TABLESTREAM_HEADER_TIMEOUT_SECONDS": "3600",
         },
     )
     url = f"http://127.0.0.1:{port}"
