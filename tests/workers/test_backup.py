@@ -9,7 +9,6 @@ reads there must equal the original.
 
 from __future__ import annotations
 
-import hashlib
 import itertools
 import json
 import os
@@ -32,13 +31,12 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from domain import disputes as dispute_rules
 from domain.accounts import AccountRegistered, PasswordSet, TokenIssued
-from domain.games import game_names, spec, table_for
+from domain.games import game_names, spec
 from domain.kernel import Event
 from domain.table import Account
 from services import receipts
-from services.commands import fresh_salts
 from services.history.export import GameNotFinished, build_export
-from services.history.records import GENESIS_HASH, CommandRecord, chain_hash, encode_batch
+from services.history.records import chain_hash
 from services.history.verify import verify_export
 from services.invitations import invite_lookup
 from services.names import checked_name
@@ -59,8 +57,8 @@ from services.transparency import merkle
 from services.transparency.log import APPEND_BATCH, TransparencyLog, note_loggable
 from services.transparency.verify import check_log
 from tests.support.backup_files import reseal, rewrite_lines
-from tests.support.play import seeds_from
 from tests.support.serving import tablestream_here
+from tests.support.stored import StoredTable
 from tests.support.waiting import wait_until
 from workers.backup import (
     FORMAT,
@@ -110,66 +108,40 @@ PLANS = [
 
 
 def store_game(store: SyncEventStore, game_id: str, plan: Plan) -> None:
-    """Create, seat and play the table with random legal moves, appending like the server (the
-    game's real secret, one batch per request with the command record the server writes, which the
-    verifier re-runs), and give each seat a bearer token digest."""
-    table = table_for(plan.game)
-    seeds = seeds_from(plan.seed)
+    """Create, seat and play the table with random legal moves, appending like the server
+    (``tests.support.stored``), and give each seat a bearer token digest."""
     rng = random.Random(SEED * 100 + plan.seed)
     players = len(plan.seats) + plan.bots
-    created = table.create(game_id, players, OPTIONS.get(plan.game, {}), seeds.chain_commitment(0), False)
-    body = {"game": plan.game, "players": players, "options": OPTIONS.get(plan.game, {})}
-    record = CommandRecord(id="create", kind="create", body=body)
-    entries = encode_batch(1, GENESIS_HASH, record, created, fresh_salts(len(created)))
-    raw = str(plan.seed).encode()  # the root and master ``seeds_from`` derives the seeds from
-    secret = {
-        "root": hashlib.sha256(b"root" + raw).hexdigest(),
-        "master": hashlib.sha256(b"master" + raw).hexdigest(),
-    }
-    assert store.create(game_id, secret, entries[0])
-    state = table.fold(None, created)
-    version, last_hash = 1, entries[-1].hash
-    counter = itertools.count()
-
-    def append(events: list[Event], kind: str, seat: int | None, body: dict[str, Any]) -> None:
-        nonlocal state, version, last_hash
-        command_id = f"c{next(counter)}"
-        record = CommandRecord(id=command_id, kind=kind, seat=seat, body=body)  # type: ignore[arg-type]
-        batch = encode_batch(version + 1, last_hash, record, events, fresh_salts(len(events)))
-        assert store.append(game_id, version, command_id, command_id, seat, batch).status == "ok"
-        state = table.fold(state, events)
-        version, last_hash = batch[-1].version, batch[-1].hash
+    stored = StoredTable(store, game_id, plan.game, players, OPTIONS.get(plan.game, {}), plan.seed)
+    table, seeds, append = stored.table, stored.seeds, stored.append
 
     for seat, account in enumerate(plan.seats):
-        assert state is not None
         joined: dict[str, Any] = {"name": f"P{seat}", "client_seed": f"cs{seat}"}
         if account is not None:
             joined |= {"account_id": account.id, "account_name": account.name}
-        append(table.join(state, f"P{seat}", f"cs{seat}", seeds, account), "join", None, joined)
+        append(table.join(stored.state, f"P{seat}", f"cs{seat}", seeds, account), "join", None, joined)
         store.redis.hset(game_keys(game_id).tokens, f"{plan.seed:02d}{seat:062d}", str(seat))
     if plan.bots:
-        assert state is not None
-        append(table.fill_with_bots(state, seeds), "bots", None, {})
+        append(table.fill_with_bots(stored.state, seeds), "bots", None, {})
     steps = 0
     most = 6 if plan.steps is None else plan.steps
-    while state is not None and state.status != "finished" and (plan.finish or steps < most):
+    while stored.state.status != "finished" and (plan.finish or steps < most):
         if steps == 2 and plan.leaver is not None:  # a rage-quit: a bot plays the seat on
-            append(table.leave(state, plan.leaver), "leave", plan.leaver, {})
-        seat = rng.choice(sorted(table.to_act(state)))
-        command = rng.choice(table.legal_commands(state, seat))
-        if seat in state.bots:
-            events, kind = table.bot_decide(state, command, seat, seeds), "bot"
+            append(table.leave(stored.state, plan.leaver), "leave", plan.leaver, {})
+        seat = rng.choice(sorted(table.to_act(stored.state)))
+        command = rng.choice(table.legal_commands(stored.state, seat))
+        if seat in stored.state.bots:
+            events, kind = table.bot_decide(stored.state, command, seat, seeds), "bot"
         else:
-            events, kind = table.decide(state, command, seat, seeds), "command"
+            events, kind = table.decide(stored.state, command, seat, seeds), "command"
         append(events, kind, seat, msgspec.to_builtins(command))
         steps += 1
-    assert state is not None
-    if plan.closed and state.status == "playing":
+    if plan.closed and stored.state.status == "playing":
         reason = {"reason": "Abusive names", "operator": "admin"}
-        append(table.close(state, reason["reason"], reason["operator"], seeds), "close", None, reason)
+        append(table.close(stored.state, reason["reason"], reason["operator"], seeds), "close", None, reason)
     if plan.steps is None:  # a fixed plan ends as planned; a random one wherever its steps stop
-        assert (state.status == "finished") == plan.finish
-        assert (state.status == "closed") == plan.closed
+        assert (stored.state.status == "finished") == plan.finish
+        assert (stored.state.status == "closed") == plan.closed
 
 
 def register(store: SyncEventStore, account: Account, with_password: bool) -> None:
