@@ -26,12 +26,19 @@ class StoredTable:
     each request's events as one batch and folds them."""
 
     def __init__(
-        self, store: SyncEventStore, game_id: str, game: str, players: int, options: dict[str, Any], seed: int
+        self,
+        store: SyncEventStore,
+        game_id: str,
+        game: str,
+        players: int,
+        options: dict[str, Any],
+        seed: int,
+        practice: bool = False,
     ) -> None:
         self.store, self.game_id = store, game_id
         self.table: Table = table_for(game)
         self.seeds: SecretSeeds = seeds_from(seed)
-        created = self.table.create(game_id, players, options, self.seeds.chain_commitment(0), False)
+        created = self.table.create(game_id, players, options, self.seeds.chain_commitment(0), practice)
         body = {"game": game, "players": players, "options": options}
         entries = encode_batch(
             1,

@@ -18,8 +18,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from domain.games import spec, table_for
-from domain.kernel import Event
+from domain.games import spec
 from domain.table import Account
 from projections.ratings import (
     NEW_PLAYER,
@@ -32,12 +31,10 @@ from projections.ratings import (
     rated_ranks,
     unrated_reason,
 )
-from services.commands import fresh_salts
 from services.history.folding import StateCache
-from services.history.records import GENESIS_HASH, CommandRecord, encode_batch
 from services.store import ratings as store_ratings
 from services.store.event_store import SyncEventStore
-from tests.support.play import seeds_from
+from tests.support.stored import StoredTable
 from workers.projector import Projector
 from workers.ratings import RatingsRecorder, rebuild, rebuilt_models, stored_models
 
@@ -73,45 +70,27 @@ def plans(draw: st.DrawFn) -> Plan:
 
 
 def store_game(store: SyncEventStore, game_id: str, plan: Plan) -> None:
-    """Create, seat and (if the plan says so) play the table to its end, appending like the server."""
-    table = table_for(plan.game)
-    seeds = seeds_from(plan.seed)
+    """Create, seat and (if the plan says so) play the table to its end, appending like the server
+    (``tests.support.stored``)."""
     rng = random.Random(plan.seed)
-    created = table.create(
-        game_id, len(plan.seats), OPTIONS[plan.game], seeds.chain_commitment(0), plan.practice
+    stored = StoredTable(
+        store, game_id, plan.game, len(plan.seats), OPTIONS[plan.game], plan.seed, practice=plan.practice
     )
-    record = CommandRecord(id="create", kind="create", body={"game": plan.game})
-    entries = encode_batch(1, GENESIS_HASH, record, created, fresh_salts(len(created)))
-    assert store.create(game_id, {"root": "00", "master": "00"}, entries[0])
-    state = table.fold(None, created)
-    version, last_hash = 1, entries[-1].hash
-    counter = itertools.count()
-
-    def append(events: list[Event], seat: int | None) -> None:
-        nonlocal state, version, last_hash
-        command_id = f"c{next(counter)}"
-        batch = encode_batch(
-            version + 1,
-            last_hash,
-            CommandRecord(id=command_id, kind="command", body={}),
-            events,
-            fresh_salts(len(events)),
-        )
-        assert store.append(game_id, version, command_id, command_id, seat, batch).status == "ok"
-        state = table.fold(state, events)
-        version, last_hash = batch[-1].version, batch[-1].hash
-
+    table, seeds = stored.table, stored.seeds
     for seat, account in enumerate(plan.seats):
-        assert state is not None
-        append(table.join(state, f"P{seat}", f"cs{seat}", seeds, account), None)
+        joined = table.join(stored.state, f"P{seat}", f"cs{seat}", seeds, account)
+        stored.append(joined, "join", None, {"name": f"P{seat}", "client_seed": f"cs{seat}"})
     steps = 0
-    while state is not None and state.status != "finished" and (plan.finish or steps < 3):
+    while stored.state.status != "finished" and (plan.finish or steps < 3):
         if steps == 2 and plan.leaver is not None:  # rage-quit: a bot takes the seat over
-            append(table.leave(state, plan.leaver), plan.leaver)
-        seat = rng.choice(sorted(table.to_act(state)))
-        command = rng.choice(table.legal_commands(state, seat))
-        decide = table.bot_decide if seat in state.bots else table.decide
-        append(decide(state, command, seat, seeds), seat)
+            stored.append(table.leave(stored.state, plan.leaver), "leave", plan.leaver, {})
+        seat = rng.choice(sorted(table.to_act(stored.state)))
+        command = rng.choice(table.legal_commands(stored.state, seat))
+        if seat in stored.state.bots:
+            events, kind = table.bot_decide(stored.state, command, seat, seeds), "bot"
+        else:
+            events, kind = table.decide(stored.state, command, seat, seeds), "command"
+        stored.append(events, kind, seat, msgspec.to_builtins(command))
         steps += 1
 
 
