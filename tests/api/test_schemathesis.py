@@ -15,6 +15,7 @@ operation's test runs. (Schemathesis's integration builds the coverage cases whi
 
 from __future__ import annotations
 
+import itertools
 import uuid
 from collections.abc import Iterator
 from typing import Any
@@ -51,6 +52,17 @@ schema = schemathesis.openapi.from_asgi("/openapi.json", APP).exclude(path_regex
 # The coverage cases are built as each operation's test runs (see the module's docstring).
 schema.config.phases.coverage.enabled = False
 OPERATIONS = [result.ok() for result in schema.get_all_operations()]
+COVERAGE_PARTS = {"POST /games": 4}
+"""Operations with many coverage cases, sent by this many tests, each its share: ``POST /games`` has
+4,630 (every option at its bounds and past them), 45 s in one test on a quiet machine."""
+COVERAGE_SHARES = [
+    pytest.param(
+        operation, part, parts, id=operation.label if parts == 1 else f"{operation.label} {part + 1}/{parts}"
+    )
+    for operation in OPERATIONS
+    for parts in [COVERAGE_PARTS.get(operation.label, 1)]
+    for part in range(parts)
+]
 CHECKS = [
     not_a_server_error,
     status_code_conformance,
@@ -141,13 +153,14 @@ def test_every_route_answers_generated_requests_as_documented_and_never_with_a_5
 
 
 @pytest.mark.thorough
-@pytest.mark.parametrize("operation", OPERATIONS, ids=lambda operation: operation.label)
+@pytest.mark.parametrize(("operation", "part", "parts"), COVERAGE_SHARES)
 def test_every_route_answers_its_coverage_cases_as_documented_and_never_with_a_5xx(
-    operation: Any, table: tuple[str, str]
+    operation: Any, part: int, parts: int, table: tuple[str, str]
 ) -> None:
     """The coverage phase's cases of one operation: each documented boundary (lengths, ranges,
     enums, formats) and each way to break one (a missing field, a wrong type, a value past a bound),
-    deterministic, as schemathesis's own run builds them."""
+    deterministic, as schemathesis's own run builds them; ``part`` of ``parts``: every parts-th case
+    from the part-th (the cases come in the same order in every process)."""
     generation = schema.config.generation_for(operation=operation, phase="coverage")
     cases = CoverageGenerator(
         operation=operation,
@@ -158,7 +171,7 @@ def test_every_route_answers_its_coverage_cases_as_documented_and_never_with_a_5
         feedback=FeedbackSources(),
     )
     sent = 0
-    for case in cases:
+    for case in itertools.islice(cases, part, None, parts):
         answered_as_documented(case, table)
         sent += 1
     assert sent > 0, f"no coverage case for {operation.label}"
