@@ -74,10 +74,22 @@ class StoredTable:
             body = {"name": f"P{seat}", "client_seed": f"cs{seat}"}
             self.append(self.table.join(self.state, f"P{seat}", f"cs{seat}", self.seeds), "join", None, body)
 
+    def step(self, rng: random.Random) -> None:
+        """One random legal command from a random seat among those to act (decided as the bot
+        decides where a bot plays the seat)."""
+        seat = rng.choice(sorted(self.table.to_act(self.state)))
+        command = rng.choice(self.table.legal_commands(self.state, seat))
+        if seat in self.state.bots:
+            events, kind = self.table.bot_decide(self.state, command, seat, self.seeds), "bot"
+        else:
+            events, kind = self.table.decide(self.state, command, seat, self.seeds), "command"
+        self.append(events, kind, seat, msgspec.to_builtins(command))
+
+    def leave(self, seat: int) -> None:
+        """The seat's player leaves: a bot plays it on."""
+        self.append(self.table.leave(self.state, seat), "leave", seat, {})
+
     def play(self, rng: random.Random) -> None:
-        """Random legal commands, each from a random seat among those to act, to the game's end."""
+        """Random steps to the game's end."""
         while self.state.status != "finished":
-            seat = rng.choice(sorted(self.table.to_act(self.state)))
-            command = rng.choice(self.table.legal_commands(self.state, seat))
-            events = self.table.decide(self.state, command, seat, self.seeds)
-            self.append(events, "command", seat, msgspec.to_builtins(command))
+            self.step(rng)

@@ -127,14 +127,8 @@ def store_game(store: SyncEventStore, game_id: str, plan: Plan) -> None:
     most = 6 if plan.steps is None else plan.steps
     while stored.state.status != "finished" and (plan.finish or steps < most):
         if steps == 2 and plan.leaver is not None:  # a rage-quit: a bot plays the seat on
-            append(table.leave(stored.state, plan.leaver), "leave", plan.leaver, {})
-        seat = rng.choice(sorted(table.to_act(stored.state)))
-        command = rng.choice(table.legal_commands(stored.state, seat))
-        if seat in stored.state.bots:
-            events, kind = table.bot_decide(stored.state, command, seat, seeds), "bot"
-        else:
-            events, kind = table.decide(stored.state, command, seat, seeds), "command"
-        append(events, kind, seat, msgspec.to_builtins(command))
+            stored.leave(plan.leaver)
+        stored.step(rng)
         steps += 1
     if plan.closed and stored.state.status == "playing":
         reason = {"reason": "Abusive names", "operator": "admin"}

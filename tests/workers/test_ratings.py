@@ -83,14 +83,8 @@ def store_game(store: SyncEventStore, game_id: str, plan: Plan) -> None:
     steps = 0
     while stored.state.status != "finished" and (plan.finish or steps < 3):
         if steps == 2 and plan.leaver is not None:  # rage-quit: a bot takes the seat over
-            stored.append(table.leave(stored.state, plan.leaver), "leave", plan.leaver, {})
-        seat = rng.choice(sorted(table.to_act(stored.state)))
-        command = rng.choice(table.legal_commands(stored.state, seat))
-        if seat in stored.state.bots:
-            events, kind = table.bot_decide(stored.state, command, seat, seeds), "bot"
-        else:
-            events, kind = table.decide(stored.state, command, seat, seeds), "command"
-        stored.append(events, kind, seat, msgspec.to_builtins(command))
+            stored.leave(plan.leaver)
+        stored.step(rng)
         steps += 1
 
 
