@@ -66,7 +66,9 @@ class StoredTable:
         assert (
             self.store.append(self.game_id, self.version, command_id, command_id, seat, batch).status == "ok"
         )
-        self.state = self.table.fold(self.state, events)
+        state = self.table.fold(self.state, events)
+        assert state is not None
+        self.state = state
         self.version, self._hash = batch[-1].version, batch[-1].hash
 
     def join_all(self, players: int) -> None:
