@@ -58,6 +58,9 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 
 _cases: dict[str, int] = defaultdict(int)
+_timeline: list[tuple[str, str, float, float]] = []
+"""(worker, test, seconds into the run when its report came, its duration): which worker ran what,
+when, for ``TABLESTREAM_TEST_DURATIONS``: the run's critical path is read from it."""
 
 
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:
@@ -68,6 +71,8 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> None:
     case = _cases[report.nodeid]
     key = report.nodeid if case <= 1 else f"{report.nodeid} (case {case})"
     _durations[key] += report.duration
+    worker = getattr(getattr(report, "node", None), "gateway", None)
+    _timeline.append((getattr(worker, "id", "main"), key, time.monotonic() - _started, report.duration))
     if "soak" in report.keywords:
         _soak.add(key)
 
@@ -97,6 +102,7 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
         write(f"this machine's speed: {REFERENCE_STEPS:,} additions in {_reference_seconds:.2f} s (one core)")
     if path := os.environ.get("TABLESTREAM_TEST_DURATIONS"):
         Path(path).write_text(json.dumps(dict(sorted(_durations.items())), indent=0))
+        Path(path).with_suffix(".timeline.json").write_text(json.dumps(_timeline, indent=0))
         write(f"every test's time: {path}")
 
 
