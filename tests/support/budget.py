@@ -12,9 +12,11 @@ from __future__ import annotations
 
 import json
 import os
+import resource
 import time
 from collections import defaultdict
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -58,9 +60,34 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 
 _cases: dict[str, int] = defaultdict(int)
-_timeline: list[tuple[str, str, float, float]] = []
-"""(worker, test, seconds into the run when its report came, its duration): which worker ran what,
-when, for ``TABLESTREAM_TEST_DURATIONS``: the run's critical path is read from it."""
+_timeline: list[tuple[str, str, float, float, float]] = []
+"""(worker, test, seconds into the run when its report came, its duration, its CPU seconds): which
+worker ran what, when, at what cost, for ``TABLESTREAM_TEST_DURATIONS``. On a 2-core machine with
+four workers the cores are busy for the whole run, so a test's CPU, not its time, is what it costs
+the others."""
+_CPU = "cpu_seconds"
+
+
+def cpu_seconds() -> float:
+    """This process's CPU and that of its children it has waited for (a server a test started and
+    stopped, a browser and its driver), user and system."""
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
+_started_cpu: dict[str, float] = {}
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    _started_cpu[item.nodeid] = cpu_seconds()
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
+    outcome = yield
+    if call.when == "teardown" and (began := _started_cpu.pop(item.nodeid, None)) is not None:
+        outcome.get_result().user_properties.append((_CPU, cpu_seconds() - began))
 
 
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:
@@ -71,8 +98,10 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> None:
     case = _cases[report.nodeid]
     key = report.nodeid if case <= 1 else f"{report.nodeid} (case {case})"
     _durations[key] += report.duration
-    worker = getattr(getattr(report, "node", None), "gateway", None)
-    _timeline.append((getattr(worker, "id", "main"), key, time.monotonic() - _started, report.duration))
+    if report.when == "teardown":
+        worker = getattr(getattr(report, "node", None), "gateway", None)
+        cpu = sum(value for name, value in report.user_properties if name == _CPU)
+        _timeline.append((getattr(worker, "id", "main"), key, time.monotonic() - _started, _durations[key], cpu))
     if "soak" in report.keywords:
         _soak.add(key)
 
@@ -85,6 +114,10 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
     terminalreporter.section(f"the {len(slowest)} slowest tests (setup + call + teardown)")
     for nodeid, seconds in slowest:
         write(f"{seconds:8.1f} s  {nodeid}{'  [soak]' if nodeid in _soak else ''}")
+    if costliest := sorted((entry for entry in _timeline if entry[4] > 0), key=lambda entry: -entry[4])[:SLOWEST]:
+        terminalreporter.section(f"the {len(costliest)} costliest tests in CPU (a worker and its children)")
+        for _, nodeid, _, _, cpu in costliest:
+            write(f"{cpu:8.1f} s  {nodeid}")
     over = [n for n, s in _durations.items() if s > LIMIT_SECONDS and n not in _soak]
     if over:
         write(f"over {LIMIT_SECONDS:g} s without a soak mark ({len(over)}): {', '.join(sorted(over))}")
@@ -96,7 +129,7 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
     write("where the test time goes: " + ", ".join(f"{place} {seconds:.0f} s" for place, seconds in shares))
     write(
         f"total: {len(_durations)} tests, {total:.0f} s of test time, "
-        f"{time.monotonic() - _started:.0f} s on the clock"
+        f"{sum(entry[4] for entry in _timeline):.0f} s of CPU, {time.monotonic() - _started:.0f} s on the clock"
     )
     if _reference_seconds is not None:
         write(f"this machine's speed: {REFERENCE_STEPS:,} additions in {_reference_seconds:.2f} s (one core)")
