@@ -101,7 +101,8 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> None:
     if report.when == "teardown":
         worker = getattr(getattr(report, "node", None), "gateway", None)
         cpu = sum(value for name, value in report.user_properties if name == _CPU)
-        _timeline.append((getattr(worker, "id", "main"), key, time.monotonic() - _started, _durations[key], cpu))
+        ended = time.monotonic() - _started
+        _timeline.append((getattr(worker, "id", "main"), key, ended, _durations[key], cpu))
     if "soak" in report.keywords:
         _soak.add(key)
 
@@ -114,7 +115,8 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
     terminalreporter.section(f"the {len(slowest)} slowest tests (setup + call + teardown)")
     for nodeid, seconds in slowest:
         write(f"{seconds:8.1f} s  {nodeid}{'  [soak]' if nodeid in _soak else ''}")
-    if costliest := sorted((entry for entry in _timeline if entry[4] > 0), key=lambda entry: -entry[4])[:SLOWEST]:
+    costliest = sorted((entry for entry in _timeline if entry[4] > 0), key=lambda entry: -entry[4])[:SLOWEST]
+    if costliest:
         terminalreporter.section(f"the {len(costliest)} costliest tests in CPU (a worker and its children)")
         for _, nodeid, _, _, cpu in costliest:
             write(f"{cpu:8.1f} s  {nodeid}")
@@ -122,6 +124,7 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
     if over:
         write(f"over {LIMIT_SECONDS:g} s without a soak mark ({len(over)}): {', '.join(sorted(over))}")
     total = sum(_durations.values())
+    cpu = sum(entry[4] for entry in _timeline)
     places: dict[str, float] = defaultdict(float)
     for nodeid, seconds in _durations.items():
         places[_place(nodeid)] += seconds
@@ -129,7 +132,7 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
     write("where the test time goes: " + ", ".join(f"{place} {seconds:.0f} s" for place, seconds in shares))
     write(
         f"total: {len(_durations)} tests, {total:.0f} s of test time, "
-        f"{sum(entry[4] for entry in _timeline):.0f} s of CPU, {time.monotonic() - _started:.0f} s on the clock"
+        f"{cpu:.0f} s of CPU, {time.monotonic() - _started:.0f} s on the clock"
     )
     if _reference_seconds is not None:
         write(f"this machine's speed: {REFERENCE_STEPS:,} additions in {_reference_seconds:.2f} s (one core)")
