@@ -96,7 +96,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     """A test parametrised on fakeredis and a real Redis runs on the real Redis alone when both are
     selected: the same behaviour, checked on the server users run, once. The fakeredis run is the
     quick tier's (``-m "not redis ..."`` leaves out the real one, and so keeps it);
-    ``--fakeredis-twins`` keeps both, for a change to what fakeredis stands in for."""
+    ``--fakeredis-twins`` keeps both, for a change to what fakeredis stands in for. First the
+    collection's units of work are checked (:func:`check_work_units`)."""
+    check_work_units(items)
     if config.getoption("fakeredis_twins"):
         return
     selected = {item.nodeid for item in items}
@@ -115,19 +117,83 @@ def browser_group(nodeid: str) -> str | None:
     return f"browser-{_BROWSER_MODULES.index(stem) % BROWSER_WORKERS}"
 
 
+WHOLE_MODULES = frozenset(
+    {
+        "tests/api/test_lobby_live.py",
+        "tests/api/test_live_server.py",
+        "tests/api/test_metrics_processes.py",
+        "tests/api/test_one_write.py",
+        "tests/services/hardening/test_slow_clients.py",
+        "tests/workers/test_backup.py",
+    }
+)
+"""Modules that start servers in a module-scoped fixture (a served stack, API processes, a second
+Redis): each is one unit of work under ``--dist loadgroup``, run whole by one worker, which starts
+its servers once, not once in every worker its tests would be dealt to."""
+
+SPLIT_MODULES = {
+    "tests/api/test_schemathesis.py": "its module fixture is a table in an in-process app, and its "
+    "coverage cases are split across workers on purpose",
+}
+"""Modules with a module-scoped fixture whose tests are dealt one by one all the same, and why."""
+
+CLUSTER_GROUP = "cluster"
+"""The unit of work of every test that uses the six-node cluster (``redis_cluster``): one worker
+starts the cluster (six server processes, about 4 s) and runs them all, where every worker given
+one started its own. Its node ids say so: ``cluster`` is in the module's name, the test's name or
+its parameters (``store_backend``'s ``cluster`` case), or the module is one of
+:data:`CLUSTER_MODULES`; collection and :func:`real_cluster` check it."""
+
+CLUSTER_MODULES = frozenset({"tests/services/hardening/test_durable_replicas.py"})
+"""Modules about the cluster whose names do not say so."""
+
+
+def work_unit(nodeid: str) -> str:
+    """What ``--dist loadgroup`` deals to one worker whole: the browser groups, the cluster's tests,
+    the modules above, and every other test alone."""
+    if group := browser_group(nodeid):
+        return group
+    module = nodeid.split("::")[0]
+    if CLUSTER_GROUP in nodeid or module in CLUSTER_MODULES:
+        return CLUSTER_GROUP
+    return module if module in WHOLE_MODULES else nodeid
+
+
+def check_work_units(items: list[pytest.Item]) -> None:
+    """Refuse a collection whose grouping would start servers in every worker: a test that uses the
+    cluster without ``cluster`` in its node id, or a module with a module-scoped fixture of its own
+    that is neither whole nor split with a reason."""
+    wrong: list[str] = []
+    for item in items:
+        fixtures = getattr(item, "_fixtureinfo", None)
+        if fixtures is None or browser_group(item.nodeid):
+            continue
+        if "redis_cluster" in fixtures.names_closure and work_unit(item.nodeid) != CLUSTER_GROUP:
+            wrong.append(f"{item.nodeid} uses the cluster but its node id does not say {CLUSTER_GROUP!r}")
+        module = item.nodeid.split("::")[0]
+        if module in WHOLE_MODULES or module in SPLIT_MODULES:
+            continue
+        for name in fixtures.names_closure:
+            for definition in fixtures.name2fixturedefs.get(name, ()):
+                if definition.scope == "module" and definition.baseid == module:
+                    wrong.append(f"{module} has the module-scoped fixture {name!r}: add it to WHOLE_MODULES")
+    if wrong:
+        raise pytest.UsageError("work units (tests/conftest.py):\n" + "\n".join(sorted(set(wrong))))
+
+
 def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
-    """``--dist loadgroup`` as this suite means it: the browser groups above, each a unit of work
-    (the largest, so dealt first), and every other test a unit of its own. (xdist's own loadgroup
-    reads ``xdist_group`` marks by renaming node ids, which pytest 9 no longer lets a plugin do.)"""
+    """``--dist loadgroup`` as this suite means it: the units of :func:`work_unit`, the largest dealt
+    first. (xdist's own loadgroup reads ``xdist_group`` marks by renaming node ids, which pytest 9
+    no longer lets a plugin do.)"""
     if config.getvalue("dist") != "loadgroup":
         return None
     from xdist.scheduler import LoadScopeScheduling
 
-    class BrowserGroups(LoadScopeScheduling):  # type: ignore[misc]
+    class WorkUnits(LoadScopeScheduling):  # type: ignore[misc]
         def _split_scope(self, nodeid: str) -> str:
-            return browser_group(nodeid) or nodeid
+            return work_unit(nodeid)
 
-    return BrowserGroups(config, log)
+    return WorkUnits(config, log)
 
 
 # -- hypothesis: random by default, every failure printed with a blob to replay it --------------------
@@ -184,8 +250,11 @@ def redis_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalClu
 
 
 @pytest.fixture
-def real_cluster(redis_cluster: LocalCluster) -> LocalCluster:
-    """The session cluster, healthy again (killed nodes back, as replicas after a failover) and empty."""
+def real_cluster(redis_cluster: LocalCluster, request: pytest.FixtureRequest) -> LocalCluster:
+    """The session cluster, healthy again (killed nodes back, as replicas after a failover) and empty.
+    Only for tests of the cluster's unit of work (:data:`CLUSTER_GROUP`), which one worker runs."""
+    if work_unit(request.node.nodeid) != CLUSTER_GROUP:
+        pytest.fail(f"{request.node.nodeid} uses the cluster: its node id must say {CLUSTER_GROUP!r}")
     redis_cluster.reset()
     redis_cluster.flush()
     return redis_cluster
