@@ -34,6 +34,7 @@ import gc
 import os
 import sys
 import threading
+import time
 from collections.abc import Sequence
 from multiprocessing.connection import wait
 from multiprocessing.process import BaseProcess
@@ -210,13 +211,42 @@ class LayoutPool(WorkerPool):
         )
 
 
+ORPHAN_GRACE_SECONDS = 30.0
+"""How long a worker whose pool died may go on finishing its job before it ends all the same."""
+
+
+def end_when_orphaned(
+    parent: int, grace: float = ORPHAN_GRACE_SECONDS, poll: float = 1.0
+) -> threading.Thread:
+    """Watch, from a daemon thread, for this process's parent (``parent``) to die; then give the
+    process ``grace`` seconds to end by itself and end it (exit status 1).
+
+    A pool's worker is sent SIGTERM when its pool dies (``die_with_parent``), and RQ then ends it
+    after its job. But RQ keeps no stop asked while it retries a lost Redis: its dequeue loop sleeps
+    and retries for ever, and the stop's own write to Redis fails inside it. A ``serve`` killed
+    while its Redis restarted (tests/services/hardening/test_faults.py) left such a worker behind,
+    retrying a server that was gone, for the rest of the machine's life."""
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(poll)
+        time.sleep(grace)
+        os._exit(1)
+
+    watcher = threading.Thread(target=watch, name="end-when-orphaned", daemon=True)
+    watcher.start()
+    return watcher
+
+
 def _pool_worker(parent: int, nice: int, *args: Any, **kwargs: Any) -> None:
     """A pool's forked worker: RQ's ``run_worker`` at ``nice`` lower a CPU priority, ended (SIGTERM:
-    after its job) when the pool's process dies, so that a killed ``serve`` leaves no worker behind."""
+    after its job) when the pool's process dies, so that a killed ``serve`` leaves no worker behind;
+    ended all the same a grace period later if it has not ended by then (``end_when_orphaned``)."""
     try:
         die_with_parent()
         if os.getppid() != parent:  # the pool died before the line above
             return
+        end_when_orphaned(parent)
         if nice:
             os.nice(nice)
         run_worker(*args, **kwargs)

@@ -114,6 +114,7 @@ def test_a_pool_worker_stopped_while_it_lowers_its_priority_ends_quietly(
 
     ran: list[Any] = []
     monkeypatch.setattr(pool, "die_with_parent", lambda: None)
+    monkeypatch.setattr(pool, "end_when_orphaned", lambda parent: None)
     monkeypatch.setattr(pool.os, "nice", stopped)
     monkeypatch.setattr(pool, "run_worker", lambda *args, **kwargs: ran.append(args))
     assert pool._pool_worker(os.getppid(), BOT_NICENESS, "w", ["bots"]) is None

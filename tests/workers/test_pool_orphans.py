@@ -1,0 +1,59 @@
+"""A pool's worker never outlives its pool for long (``workers.pool.end_when_orphaned``): a worker
+found retrying a lost Redis after its ``serve`` was killed had not ended on the SIGTERM its pool's
+death sends, and went on retrying a server that was gone."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from tests.support.waiting import wait_until
+
+ROOT = Path(__file__).resolve().parents[2]
+
+DEAF_CHILD = """
+import os, signal, sys, time
+from workers.pool import end_when_orphaned
+
+pool = os.getpid()
+child = os.fork()
+if child == 0:
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)  # deaf to the stop its pool's death sends
+    end_when_orphaned(pool, grace=float(sys.argv[1]), poll=0.05)
+    while True:
+        time.sleep(60)
+print(child, flush=True)
+sys.stdin.readline()  # the pool dies when the test says so
+"""
+
+
+def gone(pid: int) -> bool:
+    """The process has ended (its entry gone, or a zombie no one has reaped yet)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z"
+    except FileNotFoundError:
+        return True
+
+
+def test_a_worker_that_ignores_its_stop_ends_a_grace_period_after_its_pool_dies() -> None:
+    grace = 1.0
+    pool = subprocess.Popen(
+        [sys.executable, "-c", DEAF_CHILD, str(grace)],
+        cwd=ROOT,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+    )
+    assert pool.stdin is not None and pool.stdout is not None
+    child = int(pool.stdout.readline())
+    try:
+        assert not gone(child)  # alive while its pool is
+        pool.stdin.close()
+        assert pool.wait(timeout=30) == 0
+        died = time.monotonic()
+        wait_until(lambda: gone(child), 30, "the orphaned worker to end")
+        assert time.monotonic() - died >= grace - 0.1  # it was given its grace to finish a job
+    finally:
+        if not gone(child):
+            subprocess.run(["kill", "-9", str(child)], check=False)
