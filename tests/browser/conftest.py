@@ -105,6 +105,16 @@ def browser() -> Iterator[object]:
         chromium.close()
 
 
+@pytest.fixture(autouse=True)
+def pages_closed(request: pytest.FixtureRequest) -> Iterator[None]:
+    """Every page a test opened is closed when it ends: the module's browser goes on, and an open
+    page goes on drawing and following its table's live updates, at a cost to every later test."""
+    yield
+    if "browser" in request.fixturenames:
+        for context in request.getfixturevalue("browser").contexts:
+            context.close()
+
+
 @pytest.fixture
 def screenshots() -> Path:
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)

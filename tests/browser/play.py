@@ -20,6 +20,18 @@ CLICK_SECONDS = 5  # how long a control seen enabled may take to accept a click
 # headless page the browser paints seldom, as a loaded machine's can be, runs few or none of those.
 POLL_MS = 100
 PAGE_ERRORS: list[str] = []  # uncaught script errors of every page; the tests' fixture checks it is empty
+CALM = "reduce"
+"""The pages of tests not about motion ask for reduced motion (``prefers-reduced-motion``), as a
+person may: no decorative animation runs for ever (the acting seat's pulse, the waiting spinner). A
+headless Chromium paints each of those frames in software: one pulsing dot cost a page a tenth of a
+core, and the suite keeps a few pages open at every moment of its browser tests."""
+
+
+def motion(speed: str) -> str:
+    """The reduced-motion preference of a page whose table moves at ``speed``: calm when its moves
+    are instant, as the page itself then chooses (``table_alerts.js``); none when a test watches
+    moves animate."""
+    return CALM if speed == "instant" else "no-preference"
 
 
 def player(
@@ -27,7 +39,9 @@ def player(
 ) -> Page:
     """A browser page; its table pages show moves at ``speed`` (the table's animation setting, kept in
     localStorage): instant by default, so that tests about other things need not wait for animations."""
-    context = browser.new_context(base_url=base_url, viewport={"width": width, "height": height})
+    context = browser.new_context(
+        base_url=base_url, viewport={"width": width, "height": height}, reduced_motion=motion(speed)
+    )
     context.add_init_script(f"localStorage.setItem('tablestream.speed', JSON.stringify({speed!r}))")
     context.set_default_timeout(ms(ACTION_SECONDS))
     page = context.new_page()

@@ -36,7 +36,7 @@ from domain.games import game_names, spec
 from tests.browser import axe
 from tests.browser.conftest import Server
 from tests.browser.http_games import create, finished, join, play, seat_cookie
-from tests.browser.play import ACTIONS, MOVE_SECONDS, PAGE_ERRORS, POLL_MS
+from tests.browser.play import ACTIONS, CALM, MOVE_SECONDS, PAGE_ERRORS, POLL_MS
 from tests.support.waiting import ms, wait_until
 
 pytestmark = pytest.mark.browser
@@ -263,7 +263,7 @@ def test_a_page_state_has_no_critical_or_serious_accessibility_violation(
     state = states[name]
     if state.path.startswith("/rules/") and httpx.get(f"{server.url}{state.path}").status_code == 404:
         pytest.skip("no rules page on this server yet")
-    context = browser.new_context(base_url=server.url, viewport=VIEWPORTS[viewport], reduced_motion="reduce")
+    context = browser.new_context(base_url=server.url, viewport=VIEWPORTS[viewport], reduced_motion=CALM)
     context.add_cookies(
         [{"name": key, "value": value, "url": server.url, "httpOnly": True} for key, value in state.cookies]
     )

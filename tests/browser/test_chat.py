@@ -17,7 +17,7 @@ from playwright.sync_api import Browser, Locator, Page, expect
 from tests.browser.axe import blocking, describe, violations
 from tests.browser.conftest import Server
 from tests.browser.http_games import PLAY_SECONDS, join, play, seat_cookie
-from tests.browser.play import PAGE_ERRORS, join_table
+from tests.browser.play import CALM, PAGE_ERRORS, join_table
 from tests.support.waiting import Deadline, ms, wait_until
 
 NAMES = ["Ada", "Brook", "Cyd"]
@@ -90,7 +90,9 @@ def play_to_a_quick_end(client: httpx.Client, game_id: str, tokens: list[str]) -
 def open_page(
     browser: Browser, server: Server, table: Table, seat: int | None, width: int = 1280, height: int = 900
 ) -> Page:
-    context = browser.new_context(base_url=server.url, viewport={"width": width, "height": height})
+    context = browser.new_context(
+        base_url=server.url, viewport={"width": width, "height": height}, reduced_motion=CALM
+    )
     context.add_init_script("localStorage.setItem('tablestream.speed', JSON.stringify('instant'))")
     if seat is not None:
         name, value = seat_cookie(table.game_id, table.tokens[seat])
@@ -313,7 +315,9 @@ def test_the_replay_shows_each_message_at_the_move_it_was_sent(
 
 
 def open_replay(browser: Browser, server: Server, table: Table, version: int) -> Page:
-    context = browser.new_context(base_url=server.url, viewport={"width": 1280, "height": 900})
+    context = browser.new_context(
+        base_url=server.url, viewport={"width": 1280, "height": 900}, reduced_motion=CALM
+    )
     page = context.new_page()
     page.on("pageerror", lambda error: PAGE_ERRORS.append(f"{page.url}: {error}"))
     page.goto(f"/replay/{table.game_id}#v={version}")

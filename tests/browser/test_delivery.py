@@ -13,7 +13,7 @@ import pytest
 
 from services.bench.pages import Recorder
 from tests.browser.conftest import Server
-from tests.browser.play import PAGE_ERRORS, POLL_MS, create_table, player
+from tests.browser.play import CALM, PAGE_ERRORS, POLL_MS, create_table, player
 from tests.support.waiting import ms
 
 pytestmark = pytest.mark.browser
@@ -87,7 +87,7 @@ def test_an_unknown_address_shows_a_page_in_the_persons_language_with_the_way_ba
     server: Server, browser, screenshots
 ) -> None:
     context = browser.new_context(
-        base_url=server.url, locale="pl-PL", viewport={"width": 1280, "height": 800}
+        base_url=server.url, locale="pl-PL", viewport={"width": 1280, "height": 800}, reduced_motion=CALM
     )
     page = context.new_page()
     page.on("pageerror", lambda error: PAGE_ERRORS.append(f"{page.url}: {error}"))

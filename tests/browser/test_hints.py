@@ -14,7 +14,7 @@ from playwright.sync_api import expect
 from projections.words import word
 from tests.browser.conftest import Server
 from tests.browser.http_games import PLAY_SECONDS, create, join, play, seat_cookie
-from tests.browser.play import PAGE_ERRORS, POLL_MS
+from tests.browser.play import CALM, PAGE_ERRORS, POLL_MS
 from tests.support.waiting import ms, wait_until
 
 pytestmark = pytest.mark.browser
@@ -42,7 +42,7 @@ def test_a_hint_marks_the_suggested_move_and_the_replay_shows_the_review(
         ("desktop", {"width": 1366, "height": 900}),
         ("phone", {"width": 390, "height": 844}),
     ):
-        context = browser.new_context(base_url=server.url, viewport=viewport)
+        context = browser.new_context(base_url=server.url, viewport=viewport, reduced_motion=CALM)
         name, value = seat_cookie(game_id, tokens[0])
         context.add_cookies([{"name": name, "value": value, "url": server.url, "httpOnly": True}])
         page = context.new_page()
@@ -113,7 +113,9 @@ def test_a_hint_stays_marked_while_another_seat_picks_its_card_and_the_seats_cho
     with httpx.Client(base_url=server.url, timeout=10) as client:
         game_id = create(client, "six-nimmt", 2, {"seed": seed})
         tokens = [join(client, game_id, name) for name in ("Ada", "Brook")]
-    context = browser.new_context(base_url=server.url, viewport={"width": 1366, "height": 900})
+    context = browser.new_context(
+        base_url=server.url, viewport={"width": 1366, "height": 900}, reduced_motion=CALM
+    )
     name, value = seat_cookie(game_id, tokens[0])
     context.add_cookies([{"name": name, "value": value, "url": server.url, "httpOnly": True}])
     page = context.new_page()

@@ -18,7 +18,7 @@ from playwright.sync_api import Page, expect
 
 from tests.browser.conftest import Server
 from tests.browser.http_games import create, finished, join, play, seat_cookie
-from tests.browser.play import PAGE_ERRORS, POLL_MS
+from tests.browser.play import CALM, PAGE_ERRORS, POLL_MS
 
 pytestmark = pytest.mark.browser
 
@@ -53,7 +53,7 @@ def six_nimmt(server: Server) -> Game:
 
 def as_seat(browser, server: Server, game: Game, seat: int, **size: int) -> Iterator[Page]:  # type: ignore[no-untyped-def]
     viewport = {"width": size.get("width", 1366), "height": size.get("height", 768)}
-    context = browser.new_context(base_url=server.url, viewport=viewport)
+    context = browser.new_context(base_url=server.url, viewport=viewport, reduced_motion=CALM)
     name, value = seat_cookie(game.game_id, game.tokens[seat])
     context.add_cookies([{"name": name, "value": value, "url": server.url, "httpOnly": True}])
     page = context.new_page()

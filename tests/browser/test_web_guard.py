@@ -19,6 +19,7 @@ from playwright.sync_api import Browser, Page
 from tests.browser.conftest import Server, _free_port
 from tests.browser.http_games import play as http_play
 from tests.browser.play import (
+    CALM,
     PAGE_ERRORS,
     create_as_account,
     create_table,
@@ -77,7 +78,7 @@ def elsewhere() -> Iterator[Elsewhere]:
 def visitor(browser: Browser, base_url: str) -> Page:
     """A browser page with no init script (``play.player``'s would run, and fail, in the error page
     Chromium shows in a refused frame); its uncaught script errors still fail the test."""
-    page = browser.new_context(base_url=base_url).new_page()
+    page = browser.new_context(base_url=base_url, reduced_motion=CALM).new_page()
     page.on("pageerror", lambda error: PAGE_ERRORS.append(f"{page.url}: {error}"))
     return page
 
