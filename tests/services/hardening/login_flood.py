@@ -143,6 +143,21 @@ async def guesses_per_minute(
     return statuses[401] * 60 / seconds, statuses
 
 
+async def guesses_until_throttled(
+    base: str, name: str, headers: dict[str, str] | None = None, after: int = 3, deadline: float = 120
+) -> Counter[int]:
+    """One client, one request at a time, wrong passwords for ``name`` until the first 429, then
+    ``after`` more: every answer by status. A loaded machine takes longer to reach the throttle,
+    never a different count of verdicts; ``deadline`` seconds bound the wait for it."""
+    statuses: Counter[int] = Counter()
+    stop = time.monotonic() + deadline
+    async with httpx.AsyncClient(base_url=base, timeout=60, headers=headers) as client:
+        while statuses[429] < 1 + after and time.monotonic() < stop:
+            body = {"name": name, "password": f"guess {uuid.uuid4().hex}"}
+            statuses[(await client.post("/accounts/login", json=body)).status_code] += 1
+    return statuses
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--url", required=True)
