@@ -424,7 +424,7 @@ export async function render(main, id) {
     const left = secondsLeft(latest && latest.clock, receivedAt);
     // a turn-based table's long clock in days, hours and minutes (time_left.js); seconds below an hour
     const words = left !== null && left >= LONG_CLOCK ? longTimeLeft(left) : t("table.timeLeft", { s: left });
-    for (const el of document.querySelectorAll("[data-clock]")) el.textContent = "⏱ " + words;
+    for (const el of document.querySelectorAll("[data-clock]")) say(el, "⏱ " + words); // drawn when it changes
     const playing = latest && latest.status === "playing";
     say(promptParts.clock, left !== null && playing ? "⏱ " + words : "");
     promptParts.clock.classList.toggle("urgent", left !== null && left <= 10);

@@ -119,7 +119,7 @@ export function turnAlerts({ banner, gameTitle, id, base }) {
           banner.append(h("span", { class: "warn-text", text: t("table.warning") }), h("span", { class: "warn-count", "aria-hidden": "true" }));
         }
         banner.lastChild.textContent = `⏱ ${t("table.seconds", { n: left })}`;
-      } else {
+      } else if (banner.childElementCount) {
         banner.replaceChildren();
       }
     },
