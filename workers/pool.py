@@ -222,10 +222,10 @@ def end_when_orphaned(
     process ``grace`` seconds to end by itself and end it (exit status 1).
 
     A pool's worker is sent SIGTERM when its pool dies (``die_with_parent``), and RQ then ends it
-    after its job. But RQ keeps no stop asked while it retries a lost Redis: its dequeue loop sleeps
-    and retries for ever, and the stop's own write to Redis fails inside it. A ``serve`` killed
-    while its Redis restarted (tests/services/hardening/test_faults.py) left such a worker behind,
-    retrying a server that was gone, for the rest of the machine's life."""
+    after its job. But a ``serve`` killed while its Redis restarted
+    (tests/services/hardening/test_faults.py) left one behind that the stop had not ended: it was
+    found in RQ's dequeue loop half an hour later, sleeping between retries of a Redis that was
+    gone, as it would have for the rest of the machine's life."""
 
     def watch() -> None:
         while os.getppid() == parent:
