@@ -13,13 +13,18 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 from typing import TypeVar
 
 T = TypeVar("T")
 
 POLL = 0.02
-"""Seconds between two polls: short beside any budget, long beside a poll's own cost."""
+"""Seconds between the first two polls: short beside any budget, long beside a poll's own cost."""
+POLL_GROWTH = 1.5
+MAX_POLL = 0.2
+"""The longest pause between two polls, reached after about a second of waiting. A poll of a
+server is a request it serves: fifty a second from each of four workers' waits took cores the other
+workers' tests needed (the suite keeps both cores busy), for an answer a fifth of a second sooner."""
 MAX_FACTOR = 8.0
 """The most a busy machine stretches a budget: a real hang still fails in bounded time."""
 
@@ -58,6 +63,15 @@ class Deadline:
         return max(0.0, scaled(self.seconds) - self.elapsed())
 
 
+def pauses(first: float = POLL) -> Iterator[float]:
+    """The pauses between a wait's polls: ``first``, then half as long again each time, up to
+    :data:`MAX_POLL` (or ``first``, when that is longer)."""
+    pause, longest = first, max(first, MAX_POLL)
+    while True:
+        yield pause
+        pause = min(longest, pause * POLL_GROWTH)
+
+
 def wait_until(
     condition: Callable[[], T],
     seconds: float,
@@ -69,8 +83,10 @@ def wait_until(
 ) -> T:
     """Poll ``condition`` until it returns something true, and return that; raise ``TimeoutError``
     naming ``what`` (and ``details()``, when given) once ``seconds`` (scaled by the load) have passed.
-    Exceptions of the ``ignoring`` types count as "not yet" (a server still starting)."""
+    Exceptions of the ``ignoring`` types count as "not yet" (a server still starting). The polls
+    begin ``interval`` apart and slow down as the wait goes on (:func:`pauses`)."""
     deadline = Deadline(seconds)
+    pace = pauses(interval)
     while True:
         try:
             if result := condition():
@@ -83,7 +99,7 @@ def wait_until(
                 f"timed out after {deadline.elapsed():.1f} s ({seconds:g} s budget, load factor "
                 f"{load_factor():.1f}) waiting for {what}{more}"
             )
-        time.sleep(interval)  # the poll's pace inside a deadline, not a synchronisation
+        time.sleep(next(pace))  # the poll's pace inside a deadline, not a synchronisation
 
 
 async def wait_until_async(
@@ -97,6 +113,7 @@ async def wait_until_async(
     import anyio
 
     deadline = Deadline(seconds)
+    pace = pauses(interval)
     while True:
         if result := await condition():
             return result
@@ -105,7 +122,7 @@ async def wait_until_async(
                 f"timed out after {deadline.elapsed():.1f} s ({seconds:g} s budget, load factor "
                 f"{load_factor():.1f}) waiting for {what}"
             )
-        await anyio.sleep(interval)
+        await anyio.sleep(next(pace))
 
 
 def ms(seconds: float) -> float:
