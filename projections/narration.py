@@ -156,8 +156,8 @@ TABLE: dict[str, Sentence] = {
     "hint_given": _hint_given,
     "table_timers_set": lambda say, e: say(
         "table.table_timers_set" if e.get("turn_seconds") else "table.table_timers_set.off",
-        seconds=e.get("turn_seconds"),
-        minutes=e.get("expire_minutes"),
+        turn=say.duration(int(e.get("turn_seconds") or 0)),
+        expiry=say.duration(60 * int(e.get("expire_minutes") or 0)),
     ),
 }
 

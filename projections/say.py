@@ -56,6 +56,13 @@ class Say:
         """``n`` and the noun in the form the language's plural rules pick: "1 flower", "5 kwiatów"."""
         return self(f"n.{noun}", n=n)
 
+    def duration(self, seconds: int) -> str:
+        """A length of time in its largest whole unit, counted: "1 day", "90 seconds", "2 godziny"."""
+        for unit, size in (("day", 86_400), ("hour", 3_600), ("minute", 60)):
+            if seconds >= size and seconds % size == 0:
+                return self.count(unit, seconds // size)
+        return self.count("second", seconds)
+
     def listing(self, items: Sequence[str]) -> str:
         if len(items) <= 1:
             return "".join(items)

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import httpx
 import pytest
+from playwright.sync_api import expect
 
 from services.history.records import chain_hash
 from tests.browser.conftest import Server
@@ -65,6 +66,7 @@ def test_a_dispute_on_round_two_from_the_end_screen_gets_a_verdict_and_a_forked_
     assert page.get_attribute("[data-testid=dispute-browser-log]", "data-result") == "included"
     assert page.locator("[data-testid=dispute-browser-receipts] .mark.ok").count() == 1
     assert "Brook took the row" in page.inner_text("[data-testid=dispute-text-shown]")
+    expect(page.locator("[data-testid=dispute-page]")).to_contain_text("Opened by Ada")  # a name, not a seat
     took = page.evaluate("document.documentElement.dataset.disputeCheckMs")
     print(f"\nbrowser check of the round-2 bundle: {took} ms")
     page.screenshot(path=screenshots / "dispute.png", full_page=True)

@@ -213,6 +213,12 @@ def test_counted_words_take_the_form_the_number_asks_for(lang: str, key: str) ->
     assert [word(lang, key, n=n) for n in COUNTS] == EXPECTED_COUNTS[(lang, key)]
 
 
+def test_a_waiting_tables_seats_taken_agree_with_their_number_in_french() -> None:
+    said = [word("fr", "table.seatsTaken", n=n, taken=n, seats=4) for n in (0, 1, 2)]
+    assert said == ["0 place prise sur 4", "1 place prise sur 4", "2 places prises sur 4"]
+    assert word("en", "table.seatsTaken", n=1, taken=1, seats=4) == "1 of 4 seats taken"
+
+
 def test_the_skull_challenge_on_the_page_counts_flowers_as_the_log_does() -> None:
     for n in COUNTS:
         page = word("pl", "play.skull.challenge", name="Ada", n=n)

@@ -405,3 +405,22 @@ def test_every_command_a_hint_may_suggest_is_said_in_words_not_by_its_wire_name(
     for command in samples:
         said = narrate(game, {"type": "hint_given", "seat": 0, "command": command}, NAMES, lang)
         assert "_" not in said and not PLACEHOLDER.search(said), (command, said)
+
+
+@pytest.mark.parametrize(
+    ("lang", "turn_seconds", "expire_minutes", "said"),
+    [
+        ("en", 86_400, 1_440, "Turns last 1 day; an unfilled table expires after 1 day"),
+        ("en", 45, 30, "Turns last 45 seconds; an unfilled table expires after 30 minutes"),
+        ("en", 60, 1, "Turns last 1 minute; an unfilled table expires after 1 minute"),
+        ("en", 7_200, 90, "Turns last 2 hours; an unfilled table expires after 90 minutes"),
+        ("fr", 172_800, 1_440, "Tour de 2 jours ; une table incomplète expire après 1 jour"),
+        ("pl", 86_400, 30, "Czas na turę: 1 dzień; niezapełniony stół czeka na graczy: 30 minut"),
+        ("tr", 3_600, 1_440, "Her tur 1 saat sürer; dolmayan masa 1 gün sonra kapanır"),
+    ],
+)
+def test_a_tables_timers_read_in_the_largest_whole_unit_of_time(
+    lang: str, turn_seconds: int, expire_minutes: int, said: str
+) -> None:
+    event = {"type": "table_timers_set", "turn_seconds": turn_seconds, "expire_minutes": expire_minutes}
+    assert narrate("skull", event, NAMES, lang) == said

@@ -2,7 +2,7 @@
 // bundle is ready (a dispute on a running game waits, and says why), the verdict of the checks
 // round by round - the verifier's, and those this browser makes itself on the bundle (the hash
 // chain, the seeds against their commitments, the receipts it kept) - and the operator's resolution.
-import { api, disputes } from "./api.js";
+import { api, disputes, games } from "./api.js";
 import { chainIntact, headInLog, seedsReach } from "./history_check.js";
 import { t, lang, onLangChange } from "./i18n.js";
 import { checkAgainstExport, receiptsOf } from "./receipts.js";
@@ -21,12 +21,23 @@ function mark(outcome) {
   return h("span", { class: `mark ${cls}`, text: t(`dispute.outcome.${outcomeKey(outcome)}`) });
 }
 
+// The table's seat names, read from its view (public: who sits where); a seat is named by its number
+// until they come, or when the view cannot be read.
+let seatNames = [];
+
+function seatName(seat) {
+  return seatNames[seat] || null;
+}
+
 function actor(by) {
-  return by.role === "operator" ? t("dispute.actor.operator", { name: by.name || by.operator }) : t("dispute.actor.seat", { n: by.seat + 1 });
+  if (by.role === "operator") return t("dispute.actor.operator", { name: by.name || by.operator });
+  return seatName(by.seat) || t("dispute.actor.seat", { n: by.seat + 1 });
 }
 
 function who(by) {
-  return by.role === "operator" ? t("dispute.byOperator", { name: by.name || by.operator }) : t("dispute.bySeat", { n: by.seat + 1 });
+  if (by.role === "operator") return t("dispute.byOperator", { name: by.name || by.operator });
+  const name = seatName(by.seat);
+  return name ? t("dispute.byName", { name }) : t("dispute.bySeat", { n: by.seat + 1 });
 }
 
 export async function render(main, path) {
@@ -37,6 +48,11 @@ export async function render(main, path) {
   let failure = null;
 
   async function load() {
+    seatNames = [];
+    games.view(gameId).then((view) => {
+      for (const player of view.players || []) seatNames[player.seat] = player.name;
+      if (record) draw(); // else the record's drawing names them
+    }).catch(() => null); // the seats stay numbered
     try {
       record = await disputes.get(gameId, disputeId);
     } catch (error) {

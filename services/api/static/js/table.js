@@ -282,7 +282,7 @@ export async function render(main, id) {
 
   // A step of the past where nobody is awaited (cards being revealed) says whom the table awaits now.
   function promptText(view, mine, latest) {
-    if (view.status === "waiting") return t("table.seatsTaken", { taken: view.players.length, seats: view.seats });
+    if (view.status === "waiting") return t("table.seatsTaken", { n: view.players.length, taken: view.players.length, seats: view.seats });
     if (view.status === "finished") return t("table.gameOver");
     if (view.status === "closed") return t("table.closedByOperator");
     if (mine) return (mod.prompt && mod.prompt(view)) || t("table.yourTurn");
