@@ -88,10 +88,20 @@ def create_table(
     return page.url.rsplit("/", 1)[1]
 
 
+def lobby(page: Page) -> None:
+    """Open the lobby and wait until it is drawn whole: the quick play panel comes in above the
+    account box once the games are known, and a click aimed at the box in between landed on what
+    moved there (a "Log in" tab clicked so left the box registering, and its "Log in" button was
+    never found)."""
+    page.goto("/")
+    expect(page.locator("[data-testid=quickplay] [data-testid^=qp-play-]").first).to_be_visible()
+
+
 def register(page: Page, name: str, password: str | None = None) -> None:
     """Register from the lobby's account box and wait until it says who we are."""
-    page.goto("/")
+    lobby(page)
     page.click("[data-testid=account-register]")
+    expect(page.locator("[data-testid=register-form]")).to_be_visible()
     page.fill("#account-name", name)
     if password is not None:
         page.fill("#account-password", password)

@@ -15,7 +15,7 @@ from domain.games import game_names
 from tests.browser.conftest import Server
 from tests.browser.handover import down_to_one_card, seat_token
 from tests.browser.http_games import play as http_play
-from tests.browser.play import MOVE_SECONDS, create_as_account, finished, play, player, register
+from tests.browser.play import MOVE_SECONDS, create_as_account, finished, lobby, play, player, register
 from tests.support.waiting import ms, wait_until
 
 pytestmark = pytest.mark.browser
@@ -272,8 +272,9 @@ def test_a_page_that_lost_its_account_record_learns_the_account_when_its_seat_na
 def log_in(browser, server: Server, name: str, password: str) -> Page:  # type: ignore[no-untyped-def]
     """Another browser logs in to the account from the lobby's account box."""
     page = player(browser, server.url)
-    page.goto("/")
+    lobby(page)
     page.click("[data-testid=account-login]")
+    expect(page.locator("[data-testid=login-form]")).to_be_visible()
     page.fill("#account-name", name)
     page.fill("#account-password", password)
     page.click("[data-testid=login-submit]")

@@ -20,7 +20,7 @@ from bots import choose
 from tests.browser import axe
 from tests.browser.conftest import Server
 from tests.browser.http_games import create, join, seat_cookie
-from tests.browser.play import MOVE_SECONDS, POLL_MS, player
+from tests.browser.play import MOVE_SECONDS, POLL_MS, lobby, player
 from tests.support.waiting import ms, wait_until
 
 pytestmark = pytest.mark.browser
@@ -168,8 +168,9 @@ def test_an_account_seat_taken_elsewhere_is_played_on_the_phone_after_logging_in
         join(client, game_id, "Bea")
         join(client, game_id, "Cem")
     phone = player(browser, server.url, width=390, height=844)
-    phone.goto("/")
+    lobby(phone)
     phone.click("[data-testid=account-login]")
+    expect(phone.locator("[data-testid=login-form]")).to_be_visible()
     phone.fill("#account-name", "Nia Vale")
     phone.fill("#account-password", "turn based pace")
     phone.click("[data-testid=login-submit]")
