@@ -21,22 +21,15 @@ function mark(outcome) {
   return h("span", { class: `mark ${cls}`, text: t(`dispute.outcome.${outcomeKey(outcome)}`) });
 }
 
-// The table's seat names, read from its view (public: who sits where); a seat is named by its number
-// until they come, or when the view cannot be read.
-let seatNames = [];
-
-function seatName(seat) {
-  return seatNames[seat] || null;
-}
-
-function actor(by) {
+// A seat by its player's name (``names``: from the table's view, public), else by its number.
+function actor(by, names) {
   if (by.role === "operator") return t("dispute.actor.operator", { name: by.name || by.operator });
-  return seatName(by.seat) || t("dispute.actor.seat", { n: by.seat + 1 });
+  return names[by.seat] || t("dispute.actor.seat", { n: by.seat + 1 });
 }
 
-function who(by) {
+function who(by, names) {
   if (by.role === "operator") return t("dispute.byOperator", { name: by.name || by.operator });
-  const name = seatName(by.seat);
+  const name = names[by.seat];
   return name ? t("dispute.byName", { name }) : t("dispute.bySeat", { n: by.seat + 1 });
 }
 
@@ -47,8 +40,8 @@ export async function render(main, path) {
   let local = null; // the browser's own checks on the bundle
   let failure = null;
 
+  const seatNames = []; // this page's own: a late answer for another dispute's page never lands here
   async function load() {
-    seatNames = [];
     games.view(gameId).then((view) => {
       for (const player of view.players || []) seatNames[player.seat] = player.name;
       if (record) draw(); // else the record's drawing names them
@@ -153,7 +146,7 @@ export async function render(main, path) {
       : kind === "dispute_resolved" ? t(`dispute.verdict.${event.verdict}`) : "";
     return h("li", { "data-testid": "dispute-event" },
       h("span", { class: "muted", text: `${when(event.at)} · ` }),
-      h("span", { text: `${t(`dispute.event.${kind}`)} · ${actor(event.by)}${extra ? " · " + extra : ""}` }));
+      h("span", { text: `${t(`dispute.event.${kind}`)} · ${actor(event.by, seatNames)}${extra ? " · " + extra : ""}` }));
   }
 
   function draw() {
@@ -169,13 +162,13 @@ export async function render(main, path) {
         h("a", { class: "button small ghost", href: `/audit/${gameId}`, "data-nav": "", text: t("table.audit") })),
       h("section", { class: "panel" },
         h("blockquote", { class: "dispute-text", "data-testid": "dispute-text-shown", text: record.text }),
-        h("p", { class: "muted", text: `${who(record.opened_by)} · ${when(record.opened_at)}` }),
+        h("p", { class: "muted", text: `${who(record.opened_by, seatNames)} · ${when(record.opened_at)}` }),
         record.status === "resolved"
           ? h("div", { class: "resolution", "data-testid": "dispute-resolution" },
             h("h2", { text: t("dispute.resolution") }),
             h("p", { class: "summary" + (record.verdict === "rejected" ? " ok" : ""), text: t(`dispute.verdict.${record.verdict}`) }),
             h("p", { text: record.reason }),
-            h("p", { class: "muted", text: who(record.resolved_by) }))
+            h("p", { class: "muted", text: who(record.resolved_by, seatNames) }))
           : h("p", { class: "muted", "data-testid": "dispute-unresolved", text: t("dispute.unresolved") })),
       checksPanel(),
       failure ? h("p", { class: "panel", text: failure }) : null,
