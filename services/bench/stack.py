@@ -90,10 +90,13 @@ UNLIMITED = {
 
 
 @contextlib.contextmanager
-def running_stack(work_dir: Path, profile_dir: Path | None = None, workers: int = 1) -> Iterator[Stack]:
+def running_stack(
+    work_dir: Path, profile_dir: Path | None = None, workers: int = 1, durable: bool = True
+) -> Iterator[Stack]:
     """Start Redis, the worker process (``workers`` RQ workers) and the API; stop them (in reverse) on
-    exit. Logs go to ``work_dir``."""
-    redis = EmbeddedRedis(work_dir / "redis", durable=True)
+    exit. Logs go to ``work_dir``. ``durable=False``: Redis with no persistence at all (no AOF, no
+    snapshots: ``EmbeddedRedis(durable=False)``), for the rows that compare with a peer in memory."""
+    redis = EmbeddedRedis(work_dir / "redis", durable=durable)
     logs = (work_dir / "worker.log").open("wb"), (work_dir / "api.log").open("wb")
     worker_profile = profile_dir / "worker.txt" if profile_dir else None
     api_profile = profile_dir / "api.txt" if profile_dir else None
