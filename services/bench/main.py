@@ -40,6 +40,10 @@ NO_WRK = "wrk is not installed (Debian: apt-get install -y wrk); rows driven by 
 
 
 def bench(options: Options, emit: Callable[[str], object] = print) -> list[Row]:
+    if options.peer == "bgio":  # only the boardgame.io peer rows, on stacks of their own (issue 38)
+        from services.bench import bgio_peer
+
+        return bgio_peer.bench(options, emit)
     rows: list[Row] = []
 
     def add(row: Row) -> None:

@@ -36,6 +36,7 @@ class Options:
     smoke: bool = False
     quick: bool = False  # only the rows of the command path: no replay, capacity or peer rows
     capacity_only: bool = False  # only the capacity row (``--capacity``)
+    peer: str = ""  # "bgio": only the boardgame.io peer rows (``--peer bgio``, services/bench/bgio_peer.py)
 
     @classmethod
     def smoke_run(cls) -> Options:

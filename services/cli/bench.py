@@ -1,11 +1,14 @@
 """``tablestream bench [--smoke] [--core | --quick | --capacity] [--seconds 10] [--clients 8]
 [--tables 64] [--capacity-tables 10000] [--profile DIR]``;
 ``tablestream bench --strong-bots [--smoke] [--seconds 10] [--bot-tables 4]``: a paced table's
-projection lag alone and beside tables of strong bots (``services.bench.strong_bots``)."""
+projection lag alone and beside tables of strong bots (``services.bench.strong_bots``);
+``tablestream bench --peer bgio [--smoke] [--seconds 10] [--tables 64] [--clients 8]``: only the
+boardgame.io peer rows (``services.bench.bgio_peer``)."""
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 from pathlib import Path
 
 from services.bench import strong_bots
@@ -38,6 +41,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )  # fmt: skip
     parser.add_argument("--bot-tables", type=int, default=4, help="tables of 4 strong bots (--strong-bots)")
     parser.add_argument(
+        "--peer", choices=("bgio",), default=None,
+        help="only the boardgame.io peer rows: server CPU per move, ours and boardgame.io's (npm) in turns, "
+        "with --tables tables for --seconds per turn",
+    )  # fmt: skip
+    parser.add_argument(
         "--profile", type=Path, default=None, metavar="DIR",
         help="run the API and the worker under pyinstrument; text reports in DIR",
     )  # fmt: skip
@@ -64,5 +72,7 @@ def run(args: argparse.Namespace) -> int:
     if args.profile is not None:
         args.profile.mkdir(parents=True, exist_ok=True)
         options = Options(**{**options.__dict__, "profile_dir": args.profile})
+    if args.peer is not None:
+        options = dataclasses.replace(options, peer=args.peer)
     bench(options)
     return 0

@@ -1,0 +1,552 @@
+"""The boardgame.io peer (issue 38): ``tablestream bench --peer bgio``.
+
+boardgame.io 0.50 (npm) plays a game with Skull King's shape (``services/bench/bgio/game.js``: four
+seats, ten rounds of hidden simultaneous bids and tricks with follow-suit, secret hands through
+``playerView``) on its own ``Server``, in memory or with ``FlatFile`` storage; its clients are
+boardgame.io ``Client``s on the ``SocketIO`` transport, one socket per seat, every seat playing a
+random legal move as soon as its state says it may (``client.js``). Ours is the same load on our
+stack: the same number of Skull King tables, played by our client processes (``Players``: the acting
+seat's view, then a legal command), on Redis with AOF ``always`` and again on a Redis without
+persistence.
+
+What is counted: the server's CPU (utime + stime from ``/proc``) per move the server accepted. For
+boardgame.io, the node server process, from the moment every seat is connected and synced until the
+clients saw the last update (each match's own move counter, as its seats last saw it). For ours,
+API + worker + Redis over ``play_row`` (the worker drained: the projection of every seat's view is
+counted), per accepted command; the views our clients read are in it, as boardgame.io pushes every
+seat its state on every move. Sides run in turns, ``ROUNDS`` rounds (ours AOF, boardgame.io
+FlatFile, ours without persistence, boardgame.io in memory), each figure the median of the rounds
+with the lowest and highest.
+
+Node's dependencies are installed once per lock file (``npm ci``) into a cache outside the repo
+(``$XDG_CACHE_HOME/tablestream/bgio/<hash>``, else ``~/.cache/...``); the scripts run from the repo
+with ``NODE_PATH`` pointing there. Without node or npm, or when the install fails, the rows say why
+and are skipped.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import math
+import os
+import queue
+import shutil
+import statistics
+import subprocess
+import tempfile
+import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Any
+
+from services.bench import wrk
+from services.bench.players import Players, Table
+from services.bench.procs import CpuSample, cpu_seconds
+from services.bench.report import Row, micros, skipped
+from services.bench.run import Measured, Options, measure_wrk, play_row
+from services.bench.stack import Stack, running_stack
+from services.store.embedded import die_with_parent, free_port
+
+PROJECT = Path(__file__).with_name("bgio")
+LOCK_FILES = ("package.json", "package-lock.json")
+INSTALLED_MARK = ".tablestream-installed"
+ROUNDS = 3
+INSTALL_TIMEOUT = 900.0  # seconds for ``npm ci`` (a cold cache on a slow network)
+START_TIMEOUT = 60.0  # the node server's ready line
+READY_TIMEOUT = 300.0  # the clients' ready line: every match created, joined, every seat synced
+SETTLE_TIMEOUT = 120.0  # after the run's seconds: the clients' summary
+SERVER_STARTS = 3  # a free port may be taken before node binds it: start again on another
+
+DURABLE_ROW = "server CPU per move, Tablestream (AOF always) vs boardgame.io FlatFile"
+MEMORY_ROW = "server CPU per move, Tablestream (no persistence) vs boardgame.io in memory"
+TARGET = "< 1x"
+
+
+# -- installing boardgame.io --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Node:
+    """A node binary and the ``node_modules`` the scripts resolve their packages from."""
+
+    node: str
+    modules: Path
+
+    def env(self) -> dict[str, str]:
+        return {**os.environ, "NODE_PATH": str(self.modules), "NODE_ENV": "production"}
+
+
+def missing_node() -> str | None:
+    """The sentence the rows print when node or npm is not on PATH; ``None`` when both are."""
+    absent = [tool for tool in ("node", "npm") if shutil.which(tool) is None]
+    if not absent:
+        return None
+    return (
+        f"Node.js is not installed ({' and '.join(absent)} not on PATH; Debian: apt-get install -y nodejs "
+        "npm); the boardgame.io peer rows are skipped"
+    )
+
+
+def cache_root() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "tablestream" / "bgio"
+
+
+def lock_key(project: Path = PROJECT) -> str:
+    """What the installed ``node_modules`` depend on: the package and lock files, hashed."""
+    digest = hashlib.sha256()
+    for name in LOCK_FILES:
+        digest.update((project / name).read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def install(project: Path = PROJECT, cache: Path | None = None) -> Node | str:
+    """``npm ci`` of ``project``'s lock file into ``cache/<lock hash>`` (once: a later call finds it
+    there); the node to run the scripts with, or the sentence saying why the rows are skipped."""
+    why = missing_node()
+    if why is not None:
+        return why
+    node, npm = shutil.which("node"), shutil.which("npm")
+    assert node is not None and npm is not None
+    cache = cache or cache_root()
+    target = cache / lock_key(project)
+    if (target / INSTALLED_MARK).is_file():
+        return Node(node, target / "node_modules")
+    cache.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f"{target.name}.", dir=cache))
+    try:
+        for name in LOCK_FILES:
+            shutil.copyfile(project / name, staging / name)
+        try:
+            done = subprocess.run(
+                [npm, "ci", "--no-audit", "--no-fund", "--ignore-scripts", "--loglevel=error"],
+                cwd=staging,
+                capture_output=True,
+                text=True,
+                timeout=INSTALL_TIMEOUT,
+            )
+        except subprocess.TimeoutExpired:
+            return (
+                f"npm ci of services/bench/bgio took over {INSTALL_TIMEOUT:.0f} s; "
+                "the boardgame.io peer rows are skipped"
+            )
+        if done.returncode != 0:
+            said = (done.stderr.strip() or done.stdout.strip() or f"status {done.returncode}").splitlines()
+            return (
+                f"npm ci of services/bench/bgio failed ({said[-1]}); the boardgame.io peer rows are skipped"
+            )
+        (staging / INSTALLED_MARK).write_text(f"npm ci of {project} (lock {target.name})\n")
+        if target.exists() and not (target / INSTALLED_MARK).is_file():
+            shutil.rmtree(target)  # a copy without its mark: not ours to trust
+        with contextlib.suppress(OSError):  # another run may have put its copy there first: the same
+            staging.rename(target)
+        return Node(node, target / "node_modules")
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+
+
+# -- the node processes -------------------------------------------------------------------------------
+
+
+class Lines:
+    """A child's stdout read line by line on a thread, so the bench can wait for a line with a
+    deadline (a hung child fails the wait instead of blocking it for ever)."""
+
+    def __init__(self, stream: IO[bytes]) -> None:
+        self._queue: queue.Queue[str | None] = queue.Queue()
+        self.seen: list[str] = []
+        self._thread = threading.Thread(target=self._read, args=(stream,), daemon=True)
+        self._thread.start()
+
+    def _read(self, stream: IO[bytes]) -> None:
+        for raw in stream:
+            self._queue.put(raw.decode(errors="replace").rstrip("\n"))
+        self._queue.put(None)
+
+    def expect(self, key: str, timeout: float, what: str) -> dict[str, Any]:
+        """The next JSON line holding ``key`` (other lines are kept in ``seen``)."""
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                line = self._queue.get(timeout=max(0.0, deadline - time.monotonic()))
+            except queue.Empty:
+                raise RuntimeError(f"{what}: no {key!r} line within {timeout:.0f} s") from None
+            if line is None:
+                raise RuntimeError(f"{what} ended without a {key!r} line; it printed: {self.seen[-5:]}")
+            self.seen.append(line)
+            found = _json_line(line)
+            if found is not None and found.get(key):
+                return found
+
+
+def _json_line(line: str) -> dict[str, Any] | None:
+    if not line.startswith("{"):
+        return None
+    try:
+        found = json.loads(line)
+    except ValueError:
+        return None
+    return found if isinstance(found, dict) else None
+
+
+@dataclass(frozen=True)
+class Summary:
+    """What ``client.js`` printed at the end of a run."""
+
+    tables: int
+    moves: int  # accepted by the server (each match's own counter)
+    sent: int  # sent by the seats (a bid sent on a stale state is refused, then sent again)
+    updates: int  # states the seats received
+    finished_games: int
+    setup_requests: int  # lobby requests for the matches that replaced finished ones
+    elapsed: float
+
+
+def parse_summary(text: str) -> Summary:
+    """The last ``{"summary": true, ...}`` line of the client's output."""
+    for line in reversed(text.splitlines()):
+        found = _json_line(line.strip())
+        if found is not None and found.get("summary"):
+            return summary_of(found)
+    raise ValueError(f"no summary line in the boardgame.io client's output: {text[-500:]!r}")
+
+
+def summary_of(found: dict[str, Any]) -> Summary:
+    return Summary(
+        tables=int(found["tables"]),
+        moves=int(found["moves"]),
+        sent=int(found["sent"]),
+        updates=int(found["updates"]),
+        finished_games=int(found["finished_games"]),
+        setup_requests=int(found["setup_requests"]),
+        elapsed=float(found["elapsed"]),
+    )
+
+
+def per_move(cpu: float, moves: int) -> float:
+    """Server CPU seconds per move (``nan`` with no moves)."""
+    return cpu / moves if moves > 0 else math.nan
+
+
+@dataclass(frozen=True)
+class BgioServer:
+    process: subprocess.Popen[bytes]
+    port: int
+    storage: str
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+
+def _stop(process: subprocess.Popen[bytes]) -> None:
+    if process.poll() is None:
+        process.terminate()
+        try:
+            process.wait(10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+@contextlib.contextmanager
+def bgio_server(node: Node, storage: str, work_dir: Path) -> Iterator[BgioServer]:
+    """``server.js`` in memory (``storage="memory"``) or with FlatFile under ``work_dir``; its log
+    (boardgame.io prints every refused move) in ``work_dir``."""
+    work_dir.mkdir(parents=True, exist_ok=True)
+    with (work_dir / f"bgio-{storage}.log").open("ab") as log:
+        for attempt in range(SERVER_STARTS):
+            port = free_port()
+            args = [node.node, str(PROJECT / "server.js"), "--port", str(port), "--storage", storage]
+            if storage == "flatfile":
+                args += ["--dir", str(work_dir / "flatfile")]
+            process = subprocess.Popen(
+                args,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=log,
+                env=node.env(),
+                preexec_fn=die_with_parent,
+            )
+            assert process.stdout is not None
+            try:
+                Lines(process.stdout).expect("ready", START_TIMEOUT, f"the boardgame.io server ({storage})")
+                break
+            except RuntimeError:
+                _stop(process)
+                if attempt == SERVER_STARTS - 1:
+                    raise
+        try:
+            yield BgioServer(process, port, storage)
+        finally:
+            _stop(process)
+
+
+@dataclass(frozen=True)
+class BgioTurn:
+    """One boardgame.io turn: the clients' summary and the server's CPU over it."""
+
+    storage: str
+    summary: Summary
+    cpu: float
+
+    @property
+    def per_second(self) -> float:
+        return self.summary.moves / self.summary.elapsed if self.summary.elapsed > 0 else 0.0
+
+    @property
+    def cpu_per_move(self) -> float:
+        return per_move(self.cpu, self.summary.moves)
+
+
+def bgio_turn(node: Node, server: BgioServer, tables: int, seconds: float, seed: int) -> BgioTurn:
+    """``tables`` matches of four socket clients each against ``server`` for ``seconds``; the server's
+    CPU from the moment every seat is synced (then the clients are told to go) to their summary."""
+    args = [
+        node.node, str(PROJECT / "client.js"), "--server", server.url, "--tables", str(tables),
+        "--seconds", f"{seconds:g}", "--seed", str(seed), "--wait-go",
+    ]  # fmt: skip
+    client = subprocess.Popen(
+        args,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=node.env(),
+        preexec_fn=die_with_parent,
+    )
+    assert client.stdin is not None and client.stdout is not None and client.stderr is not None
+    lines = Lines(client.stdout)
+    errors: list[bytes] = []
+    drain = threading.Thread(target=lambda: errors.append(client.stderr.read() if client.stderr else b""))
+    drain.start()
+    try:
+        lines.expect("ready", READY_TIMEOUT, "the boardgame.io clients")
+        before = cpu_seconds(server.process.pid)
+        client.stdin.write(b"go\n")
+        client.stdin.flush()
+        found = lines.expect("summary", seconds + SETTLE_TIMEOUT, "the boardgame.io clients")
+        cpu = cpu_seconds(server.process.pid) - before
+        client.stdin.close()
+        client.wait(30)
+    except (RuntimeError, subprocess.TimeoutExpired) as error:
+        _stop(client)
+        drain.join(10)
+        said = b"".join(errors).decode(errors="replace").strip()[-800:]
+        raise RuntimeError(f"{error}; the client's stderr: {said}") from error
+    finally:
+        _stop(client)
+    drain.join(10)
+    return BgioTurn(server.storage, summary_of(found), cpu)
+
+
+# -- ours ---------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class OursTurn:
+    """One turn of ours: accepted commands, views read, rejected commands, the wall time, the CPU of
+    API + worker + Redis (the worker drained)."""
+
+    commands: int
+    views: int
+    rejected: int
+    elapsed: float
+    cpu: CpuSample
+    tables: list[list[Table]]
+
+    @property
+    def per_second(self) -> float:
+        return self.commands / self.elapsed if self.elapsed > 0 else 0.0
+
+    @property
+    def cpu_per_move(self) -> float:
+        return per_move(self.cpu.total, self.commands)
+
+    def share(self, name: str) -> float:
+        return per_move(self.cpu.seconds.get(name, 0.0), self.commands)
+
+
+def ours_turn(stack: Stack, players: Players, tables: int, seconds: float) -> OursTurn:
+    held, _ = players.create(tables)  # before the measure, as boardgame.io's matches are
+    played = play_row(stack, players, held, seconds)
+    tally = played.tally
+    return OursTurn(tally.commands, tally.views, tally.rejected, played.elapsed, played.cpu, played.tables)
+
+
+def view_cost(stack: Stack, tables: list[list[Table]], seconds: float) -> Measured | None:
+    """The CPU of a seat view as wrk reads the played tables' views (kept in the API's memory: the
+    cheapest kind); ``None`` without wrk."""
+    if not wrk.available():
+        return None
+    rotation = [(f"/games/{t.game_id}/view", token) for share in tables for t in share for token in t.tokens]
+    if not rotation:
+        return None
+    measure_wrk(stack, "/games/{id}/view", 1.0, rotation=rotation)  # unmeasured: the views kept first
+    return measure_wrk(stack, "/games/{id}/view", seconds, rotation=rotation)
+
+
+# -- the rows -----------------------------------------------------------------------------------------
+
+
+def spread(values: Sequence[float], form: str) -> str:
+    """The median with the lowest and highest: ``1,234 [1,100 - 1,300]`` (one value: just it)."""
+    ordered = sorted(values)
+    median = statistics.median(ordered)
+    if len(ordered) == 1:
+        return form.format(median)
+    return f"{form.format(median)} [{form.format(ordered[0])} - {form.format(ordered[-1])}]"
+
+
+def _ms(seconds: float) -> float:
+    return seconds * 1e3
+
+
+def peer_row(
+    name: str,
+    ours: Sequence[OursTurn],
+    peer: Sequence[BgioTurn],
+    ours_label: str,
+    peer_label: str,
+    views: Measured | None,
+    shape: str,
+) -> Row:
+    """A row: ours against the peer in server CPU per move (medians of the rounds), the ratio read
+    against ``< 1x``, with both sides' rates in the figures and what was counted in the notes."""
+    ours_cpu = statistics.median(t.cpu_per_move for t in ours)
+    peer_cpu = statistics.median(t.cpu_per_move for t in peer)
+    ratio = ours_cpu / peer_cpu if peer_cpu > 0 else math.nan
+    commands = sum(t.commands for t in ours)
+    seen = sum(t.views for t in ours)
+    split = " + ".join(
+        f"{name} {micros(statistics.median(t.share(name) for t in ours))}"
+        for name in ("api", "worker", "redis")
+    )
+    moves = sum(t.summary.moves for t in peer)
+    refused = sum(t.summary.sent - t.summary.moves for t in peer)
+    notes = [
+        shape,
+        f"ours: utime+stime of API + worker + Redis from /proc over the play (worker drained: every seat's "
+        f"view projected), per accepted command; median split {split}; {seen:,} views read by the clients "
+        f"({seen / max(1, commands):.2f} per command, counted in), {sum(t.rejected for t in ours):,} "
+        f"commands rejected",
+        f"boardgame.io: utime+stime of the node server from /proc, every seat connected and synced to the "
+        f"clients' last update, per move the server accepted (each match's own counter); each move pushes "
+        f"all four seats their playerView state over socket.io; {refused:,} of {moves + refused:,} moves "
+        f"sent were refused (simultaneous bids sent on a state another bid had replaced; sent again), "
+        f"{sum(t.summary.finished_games for t in peer)} matches finished and replaced",
+    ]
+    if views is not None and commands:
+        net = statistics.median(
+            (t.cpu.total - t.views * views.per_request) / t.commands for t in ours if t.commands
+        )
+        notes.append(
+            f"ours net of views: {_ms(net):,.2f} ms per command (each view at {micros(views.per_request)}, "
+            f"wrk reading the same seats' views kept in the API's memory: the cheapest view, so an upper "
+            f"bound), {_ms(net) / _ms(peer_cpu):.2f}x the peer"
+        )
+    else:
+        notes.append("ours net of views: not measured (wrk is not installed)")
+    return Row(
+        name,
+        f"{spread([_ms(t.cpu_per_move) for t in ours], '{:,.2f}')} ms CPU per command at "
+        f"{spread([t.per_second for t in ours], '{:,.0f}')} commands/s ({ours_label})",
+        f"{spread([_ms(t.cpu_per_move) for t in peer], '{:,.2f}')} ms CPU per move at "
+        f"{spread([t.per_second for t in peer], '{:,.0f}')} moves/s ({peer_label})",
+        ratio,
+        TARGET,
+        None if math.isnan(ratio) else ratio < 1.0,
+        notes,
+    )
+
+
+SIDES = {
+    "aof": "Tablestream, AOF always",
+    "flatfile": "boardgame.io FlatFile",
+    "volatile": "Tablestream, no persistence",
+    "memory": "boardgame.io in memory",
+}
+
+
+def rows(options: Options, emit: Callable[[str], object] = print) -> list[Row]:
+    """The two peer rows, ours and boardgame.io's in turns; skipped rows when node cannot run them."""
+    node = install()
+    if isinstance(node, str):
+        return [skipped(DURABLE_ROW, node), skipped(MEMORY_ROW, node)]
+    rounds = 1 if options.smoke else ROUNDS
+    tables, seconds = options.tables, options.seconds
+    turns: dict[str, list[Any]] = {"aof": [], "flatfile": [], "volatile": [], "memory": []}
+    views: dict[str, Measured | None] = {}
+    with contextlib.ExitStack() as stack:
+        tmp = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="tablestream-bgio-")))
+        durable = stack.enter_context(running_stack(tmp / "aof"))
+        volatile = stack.enter_context(running_stack(tmp / "volatile", durable=False))
+        flatfile = stack.enter_context(bgio_server(node, "flatfile", tmp / "bgio"))
+        memory = stack.enter_context(bgio_server(node, "memory", tmp / "bgio"))
+        ours_stacks = {"aof": durable, "volatile": volatile}
+        bgio_servers = {"flatfile": flatfile, "memory": memory}
+        ours_players = {side: Players(ours.port, options.clients) for side, ours in ours_stacks.items()}
+        for players in ours_players.values():
+            stack.callback(players.close)
+
+        def turn(side: str, number: int) -> OursTurn | BgioTurn:
+            if side in ours_stacks:
+                return ours_turn(ours_stacks[side], ours_players[side], tables, seconds)
+            return bgio_turn(node, bgio_servers[side], tables, seconds, seed=number)
+
+        for number in range(1, rounds + 1):
+            for side in SIDES:  # in turns: a noisy neighbour weighs on every side alike
+                done = turn(side, number)
+                turns[side].append(done)
+                emit(
+                    f"   bgio peer, round {number}/{rounds}, {SIDES[side]}: {done.per_second:,.0f} moves/s, "
+                    f"{_ms(done.cpu_per_move):,.2f} ms server CPU per move"
+                )
+        views["aof"] = view_cost(durable, turns["aof"][-1].tables, min(seconds, 5.0))
+        views["volatile"] = view_cost(volatile, turns["volatile"][-1].tables, min(seconds, 5.0))
+    shape = (
+        f"{tables} tables of four seats a side, {seconds:g} s per turn, {rounds} round(s) in turns (ours "
+        "AOF, boardgame.io FlatFile, ours without persistence, boardgame.io in memory); median [lowest - "
+        f"highest]; clients on the same machine ({options.clients} Python processes; one node process), "
+        "their CPU not counted"
+    )
+    return [
+        peer_row(
+            DURABLE_ROW,
+            turns["aof"],
+            turns["flatfile"],
+            "API + worker + Redis, AOF appendfsync always",
+            "boardgame.io 0.50 server, FlatFile: node-persist files, no fsync",
+            views["aof"],
+            shape,
+        ),
+        peer_row(
+            MEMORY_ROW,
+            turns["volatile"],
+            turns["memory"],
+            "API + worker + Redis without persistence",
+            "boardgame.io 0.50 server, in memory",
+            views["volatile"],
+            shape,
+        ),
+    ]
+
+
+def bench(options: Options, emit: Callable[[str], object] = print) -> list[Row]:
+    """``tablestream bench --peer bgio``: only the peer rows, printed, then their summary."""
+    rounds = 1 if options.smoke else ROUNDS
+    emit(
+        f"tablestream bench --peer bgio: {options.tables} tables, {options.seconds:g} s per turn, {rounds} "
+        "round(s); server CPU per move from /proc, ours and boardgame.io's in turns"
+    )
+    found = rows(options, emit)
+    for row in found:
+        emit(row.render())
+    emit("== summary (ratios as the targets read them)")
+    for row in found:
+        if row.target:
+            emit(row.summary())
+    return found
