@@ -132,7 +132,7 @@ class GuardedStarlette(Starlette):
         guarded = SecurityHeaders(super().build_middleware_stack(), self.hsts_seconds, self.public_origin)
         measured = RequestMetrics(guarded, route_templates(self.routes))
         metrics.metrics().routes_known(route_methods(self.routes))
-        return Lanes(measured, self, guarded)
+        return Lanes(measured, self, guarded, self.public_origin)
 
 
 def create_app(

@@ -14,11 +14,17 @@ app finish first. When ``begin()`` is called (``app.state.begin_shutdown``, from
 
 Live streams end at once (``services.store.live_updates.LiveHub.begin_close``).
 
+A request a lane answers ahead of the app (``services.api.lanes``: a command) is bounded the same
+way at less cost: its task is noted in a set (``lane``) instead of getting a cancel scope, and the
+drain cancels every task still in it when the requests' deadline passes (``cut``: the lane then
+answers 503 ``shutting_down`` if it had not answered).
+
 Deadlines are anyio cancel scopes on the event loop's clock; ``begin()`` runs on the loop.
 """
 
 from __future__ import annotations
 
+import asyncio
 import math
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -40,6 +46,8 @@ class Drain:
         self._bodies_end = math.inf
         self._requests: set[anyio.CancelScope] = set()
         self._bodies: set[anyio.CancelScope] = set()
+        self._lanes: set[asyncio.Task[object]] = set()
+        self._cut: set[asyncio.Task[object]] = set()
 
     def begin(self) -> None:
         """Shorten the deadline of every request and body in flight, and of those still to come."""
@@ -53,6 +61,34 @@ class Drain:
             scope.deadline = min(scope.deadline, self._requests_end)
         for scope in self._bodies:
             scope.deadline = min(scope.deadline, self._bodies_end)
+        asyncio.get_running_loop().call_at(self._requests_end, self._cut_lanes)
+
+    def _cut_lanes(self) -> None:
+        for task in self._lanes:
+            self._cut.add(task)
+            task.cancel()
+
+    @contextmanager
+    def lane(self) -> Iterator[None]:
+        """A lane's request: its task is cancelled when the requests' deadline passes (``was_cut``
+        then says so)."""
+        task: asyncio.Task[object] | None = asyncio.current_task()
+        assert task is not None
+        self._lanes.add(task)
+        try:
+            yield
+        finally:
+            self._lanes.discard(task)
+
+    def was_cut(self) -> bool:
+        """Whether the drain cancelled this task's lane request (once: the mark is taken); the task's
+        cancellation is withdrawn, so that the lane may still answer."""
+        task = asyncio.current_task()
+        if task is None or task not in self._cut:
+            return False
+        self._cut.discard(task)
+        task.uncancel()
+        return True
 
     @contextmanager
     def request(self) -> Iterator[anyio.CancelScope]:

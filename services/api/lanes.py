@@ -1,7 +1,9 @@
 """The lanes: the app's most frequent answers, given ahead of every layer of the app.
 
-Probes (``GET /healthz``, ``GET /livez``: ``services.api.probes``) and seat and spectator views
-(``GET /games/{id}/view`` with no query: ``services.api.view_lane``) are most of the traffic, and
+Probes (``GET /healthz``, ``GET /livez``: ``services.api.probes``), seat and spectator views
+(``GET /games/{id}/view`` with no query: ``services.api.view_lane``) and commands (``POST
+/games/{id}/commands``: ``services.api.command_lane``, which documents its own terms) are most of
+the traffic, and
 each layer of the app (the request metrics, the security headers, the error middleware, the request
 log, the private tables' gate, the router) costs a Python call and a closure per message. ``Lanes``
 wraps the whole app and answers them itself, doing for its own answers what those layers would
@@ -32,12 +34,13 @@ from starlette.requests import Request
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from services import metrics, tracing
+from services.api.command_lane import CommandLane
 from services.api.context import AppContext
 from services.api.invite_gate import known_public
-from services.api.middleware import SecurityHeaders
+from services.api.middleware import RequestGuard, SecurityHeaders
 from services.api.probes import ALIVE, RETRY_AFTER, Answer
 from services.api.raw_responses import request_id, send_json
-from services.api.request_log import KEPT_VIEW_ROUTE, SLOW_MS, RequestLog, bind_request
+from services.api.request_log import COMMAND_PATH, KEPT_VIEW_ROUTE, SLOW_MS, RequestLog, bind_request
 from services.api.request_log import log as request_log
 from services.api.view_lane import VIEW_PATH, kept_view
 
@@ -47,13 +50,30 @@ PROBES = {"/healthz": "/healthz", "/livez": "/livez"}  # path: route template
 class Lanes:
     """Pure ASGI, the outermost layer of ``app`` (``services.api.app.GuardedStarlette``)."""
 
-    def __init__(self, inner: ASGIApp, app: Starlette, guard: SecurityHeaders) -> None:
+    def __init__(
+        self, inner: ASGIApp, app: Starlette, guard: SecurityHeaders, public_origin: str = ""
+    ) -> None:
         self.inner = inner
         self.app = app
         self.headers = guard.headers_for  # the headers the app's answers get from its guard
+        self.commands = CommandLane(RequestGuard(inner, public_origin), self.headers)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http" and scope["method"] == "GET":
+        if scope["type"] == "http" and scope["method"] == "POST":
+            context = getattr(self.app.state, "context", None)
+            if (
+                context is not None
+                and not context.drain.draining
+                and not tracing.ON
+                and (match := COMMAND_PATH.fullmatch(scope["path"])) is not None
+                and known_public(self.app.state, context, match.group(1))
+            ):
+                scope["app"] = self.app  # as Starlette sets it: the request's app and its state
+                left = await self.commands(context, match.group(1), scope, receive, send)
+                if left is None:
+                    return
+                receive = left
+        elif scope["type"] == "http" and scope["method"] == "GET":
             context: AppContext | None = getattr(self.app.state, "context", None)
             if context is not None:
                 path = scope["path"]

@@ -44,6 +44,8 @@ HOT_ROUTES = frozenset({"/games/{game_id}/commands", "/games/{game_id}/view", "/
 """Routes whose answers below 400 within ``SLOW_MS`` log at debug (see the module)."""
 SLOW_MS = 1000.0
 KEPT_VIEW_ROUTE = "/games/{game_id}/view"  # answered by services.api.view_lane, ahead of the router
+COMMAND_ROUTE = "/games/{game_id}/commands"  # answered by services.api.command_lane, ahead of the router
+COMMAND_PATH = re.compile(r"/games/([A-Za-z0-9_-]{1,64})/commands")  # the game ids of http.GAME_ID
 UNMATCHED = "unmatched"  # no route (a 404): the raw path is the client's, not a template
 
 
@@ -71,6 +73,8 @@ def route_template(scope: Scope) -> str:
         return path
     if scope.get("method") == "GET" and VIEW_PATH.fullmatch(scope.get("path", "")):
         return KEPT_VIEW_ROUTE
+    if scope.get("method") == "POST" and COMMAND_PATH.fullmatch(scope.get("path", "")):
+        return COMMAND_ROUTE
     return UNMATCHED
 
 

@@ -14,6 +14,7 @@ from starlette.routing import Route
 from domain.table import Account
 from services import waiting_budget
 from services.api.bodies import CreateGame, Empty, FillBots, JoinGame, SendCommand
+from services.api.command_lane import command_answer
 from services.api.context import app_context
 from services.api.http import (
     MAX_VERSION,
@@ -36,10 +37,9 @@ from services.api.idempotency import idempotency_key
 from services.api.invite_routes import invite_of
 from services.api.view_cache import viewer_of
 from services.callers import Caller
-from services.commands import CommandOutcome
 from services.errors import ForbiddenError, InvalidError, UnauthorizedError
 from services.lifecycle import wall_clock_ms
-from services.queries import ViewParts, shown_event
+from services.queries import ViewParts
 from services.seat_names import seat_name
 from services.store import indexes, retention, your_tables
 
@@ -131,23 +131,18 @@ async def join_game(request: Request) -> JSONResponse:
 
 
 async def send_command(request: Request) -> JSONResponse:
+    """A command the lane did not answer (``services.api.command_lane``: the same answer)."""
     game_id = game_id_of(request)
-    await app_context(request).rate_limits.hit("command", client_address(request))
+    context = app_context(request)
+    await context.rate_limits.hit("command", client_address(request))
     assumed = await caller_of(request, game_id, assume=True)
     assumed.acting_seat()  # 401/403 before the body is read (and before a 422 for it)
     body = await read_body(request, SendCommand)
-    commands = app_context(request).commands
 
-    async def send(caller: Caller) -> tuple[int, CommandOutcome]:
-        seat = caller.acting_seat()
-        return seat, await commands.command(
-            game_id, seat, body.command_id, body.command, body.expected_version, caller.check
-        )
+    async def send(caller: Caller) -> bytes:
+        return await command_answer(context, game_id, caller, body)
 
-    seat, outcome = await identified(request, game_id, send, assumed)
-    events = [shown_event(outcome.table, v, e, seat, outcome.finished) for v, e in outcome.events]
-    receipt = await app_context(request).receipts.sign(outcome.receipt())
-    return JSONResponse({"version": outcome.version, "events": events, "receipt": receipt})
+    return JSONResponse(await identified(request, game_id, send, assumed))
 
 
 async def get_view(request: Request) -> JSONResponse:
