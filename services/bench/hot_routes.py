@@ -52,6 +52,8 @@ async def call(app: ASGIApp, method: str, path: str, body: Any = None, token: st
     """One request through the app's ASGI interface; the decoded JSON answer (or the text)."""
     data = json.dumps(body).encode() if body is not None else b""
     headers = [(b"host", b"bench"), (b"content-type", b"application/json")]
+    if data:
+        headers.append((b"content-length", str(len(data)).encode()))  # as every HTTP client sends
     if token is not None:
         headers.append((b"authorization", f"Bearer {token}".encode()))
     scope = {
