@@ -14,7 +14,7 @@ from pathlib import Path
 import httpx
 import redis
 
-from services.bench import peer, wrk
+from services.bench import peer, same_load, wrk
 from services.bench.players import Players, percentile
 from services.bench.report import Row, cpu_split, kib, mib, micros, millis, skipped
 from services.bench.run import (
@@ -196,6 +196,11 @@ def _rows(
             cpu.total / tally.commands if tally.commands else None,
         )
     )
+    # The same full command against the anchor driven by the same clients at the same rate.
+    for clients in same_load.CLIENT_COUNTS:
+        add(same_load.same_load_row(stack, 1 if options.smoke else clients, seconds, emit))
+        if options.smoke:
+            break
     if options.core:
         return
 

@@ -69,6 +69,13 @@ class Client:
         response = self.conn.getresponse()
         return response.status, msgspec.json.decode(response.read())
 
+    def raw(self, method: str, path: str, token: str | None = None) -> tuple[int, bytes]:
+        """One bodiless request; the status and the answer's bytes, undecoded."""
+        headers = {"Authorization": f"Bearer {token}"} if token else {}
+        self.conn.request(method, path, headers=headers)
+        response = self.conn.getresponse()
+        return response.status, response.read()
+
     def new_table(self, tally: Tally) -> Table:
         status, created = self.call("POST", "/games", {"game": GAME, "players": PLAYERS})
         assert status == 201, created
@@ -131,6 +138,46 @@ class Job:
     phase: float = 0.0  # seconds after ``start`` of this process's first paced command
     finish: bool = False  # play until every table is over (no replacements)
     moves: int = 0  # exactly this many commands per table, then stop
+
+
+@dataclass(frozen=True)
+class Drive:
+    """One client process sending the same requests over and over (a baseline at the load of a play
+    row): ``requests`` rotated, each ``(method, path, token)``; from ``start`` until ``until``, at
+    ``rate`` requests a second (``None``: as fast as it can), the first ``phase`` seconds after
+    ``start``."""
+
+    port: int
+    requests: list[tuple[str, str, str | None]]
+    start: float
+    until: float
+    rate: float | None = None
+    phase: float = 0.0
+
+
+def _drive(job: Drive) -> tuple[int, list[float]]:
+    """The requests sent (every answer must be a 200) and their latencies."""
+    client = Client(job.port)
+    latencies: list[float] = []
+    while time.monotonic() < job.start:
+        time.sleep(min(0.01, max(0.0, job.start - time.monotonic())))  # waiting for the shared start
+    due = job.start + job.phase
+    index = 0
+    while True:
+        if job.rate is not None:
+            wait = due - time.monotonic()
+            if wait > 0:
+                time.sleep(wait)  # pacing to the asked rate, not synchronisation
+            due += 1.0 / job.rate
+        started = time.monotonic()
+        if started >= job.until:
+            break
+        method, path, token = job.requests[index % len(job.requests)]
+        index += 1
+        status, answer = client.raw(method, path, token)
+        latencies.append(time.monotonic() - started)
+        assert status == 200, (path, status, answer)
+    return len(latencies), latencies
 
 
 def _create(port_and_count: tuple[int, int]) -> tuple[list[Table], int]:
@@ -200,6 +247,31 @@ class Players:
         shares = [tables // self.processes + (i < tables % self.processes) for i in range(self.processes)]
         made = self._pool.map(_create, [(self.port, n) for n in shares])
         return [tables for tables, _ in made], sum(requests for _, requests in made)
+
+    def drive(
+        self,
+        requests: list[list[tuple[str, str, str | None]]],
+        seconds: float,
+        rate: float | None = None,
+    ) -> tuple[int, list[float], float]:
+        """Each process sends its share of ``requests`` over and over for ``seconds``, all of them
+        ``rate`` requests a second in all (``None``: as fast as they can); the requests answered,
+        their latencies and the seconds it took."""
+        start = time.monotonic() + 0.2
+        jobs = [
+            Drive(
+                self.port,
+                share,
+                start,
+                start + seconds,
+                rate=None if rate is None else rate / self.processes,
+                phase=0.0 if rate is None else n / rate,  # in turns, as the paced play rows
+            )
+            for n, share in enumerate(requests)
+        ]
+        results = self._pool.map(_drive, jobs)
+        elapsed = time.monotonic() - start
+        return sum(n for n, _ in results), [t for _, times in results for t in times], elapsed
 
     def play(
         self,
