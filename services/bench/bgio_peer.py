@@ -43,8 +43,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
+import httpx
+
 from services.bench import wrk
-from services.bench.players import Players, Table
+from services.bench.players import GAME, PLAYERS, Players, Table
 from services.bench.procs import CpuSample, cpu_seconds
 from services.bench.report import Row, micros, skipped
 from services.bench.run import Measured, Options, measure_wrk, play_row
@@ -199,7 +201,7 @@ class Summary:
 
     tables: int
     moves: int  # accepted by the server (each match's own counter)
-    sent: int  # sent by the seats (a bid sent on a stale state is refused, then sent again)
+    sent: int  # sent by the seats (more than ``moves``: the server refused some)
     updates: int  # states the seats received
     finished_games: int
     setup_requests: int  # lobby requests for the matches that replaced finished ones
@@ -370,8 +372,29 @@ class OursTurn:
         return per_move(self.cpu.seconds.get(name, 0.0), self.commands)
 
 
+def new_tables(stack: Stack, count: int, processes: int) -> list[list[Table]]:
+    """``count`` fresh Skull King tables, every seat taken, dealt to ``processes`` client processes.
+    With no turn timer (``turn_seconds`` 0): a table left after its turn stays idle, where a public
+    table's timer would let bots take it over later and play during another side's turn."""
+    made: list[Table] = []
+    with httpx.Client(base_url=stack.base, timeout=60.0) as client:
+        for _ in range(count):
+            created = client.post(
+                "/games", json={"game": GAME, "players": PLAYERS, "options": {"turn_seconds": 0}}
+            )
+            created.raise_for_status()
+            game_id = created.json()["game_id"]
+            tokens = []
+            for seat in range(PLAYERS):
+                joined = client.post(f"/games/{game_id}/players", json={"name": f"P{seat}"})
+                joined.raise_for_status()
+                tokens.append(joined.json()["token"])
+            made.append(Table(game_id, tokens, last_written=PLAYERS + 1))
+    return [made[n::processes] for n in range(processes)]
+
+
 def ours_turn(stack: Stack, players: Players, tables: int, seconds: float) -> OursTurn:
-    held, _ = players.create(tables)  # before the measure, as boardgame.io's matches are
+    held = new_tables(stack, tables, players.processes)  # before the measure, as boardgame.io's are
     played = play_row(stack, players, held, seconds)
     tally = played.tally
     return OursTurn(tally.commands, tally.views, tally.rejected, played.elapsed, played.cpu, played.tables)
@@ -435,8 +458,9 @@ def peer_row(
         f"commands rejected",
         f"boardgame.io: utime+stime of the node server from /proc, every seat connected and synced to the "
         f"clients' last update, per move the server accepted (each match's own counter); each move pushes "
-        f"all four seats their playerView state over socket.io; {refused:,} of {moves + refused:,} moves "
-        f"sent were refused (simultaneous bids sent on a state another bid had replaced; sent again), "
+        f"all four seats their playerView state over socket.io; bids are simultaneous (ignoreStaleStateID); "
+        f"{moves:,} moves accepted, {refused:,} refused, "
+        f"{sum(t.summary.updates for t in peer) / max(1, moves):.2f} states received by the seats per move, "
         f"{sum(t.summary.finished_games for t in peer)} matches finished and replaced",
     ]
     if views is not None and commands:

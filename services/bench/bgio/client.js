@@ -9,8 +9,9 @@
 //   {"ready": true, ...}   every table connected and synced (with --wait-go: then wait for "go" on stdin)
 //   {"summary": true, "moves": ..., "elapsed": ..., ...}   at the end
 // "moves" counts the moves the server accepted (each match's own counter, G.moves, as its seats
-// last saw it); "sent" the moves the seats sent (simultaneous bids sent on a stale state are
-// refused by the server and sent again).
+// last saw it); "sent" the moves the seats sent (the server refuses none in a sound run: bids are
+// simultaneous and taken whatever state they were sent on, each seat bids once a round, and a play
+// is only sent by the seat whose turn it is).
 
 const { Client } = require('boardgame.io/client');
 const { SocketIO } = require('boardgame.io/multiplayer');
@@ -89,7 +90,7 @@ class Run {
         playerID: String(seat),
         playerName: `P${seat}`,
       });
-      table.seats.push({ seat, credentials: joined.playerCredentials, acted: -1, synced: false });
+      table.seats.push({ seat, credentials: joined.playerCredentials, acted: -1, bidRound: 0, synced: false });
     }
     this.setupRequests += 1 + PLAYERS;
     this.tables.push(table);
@@ -127,12 +128,13 @@ class Run {
     else this.act(seat, state);
   }
 
-  // A seat plays once per state it sees (a move the server refused, a bid sent on a state another
-  // bid had just replaced, is sent again on the next state).
+  // A seat acts at most once per state it sees, and bids once a round (its bid may still be on
+  // its way while other seats' bids come back).
   act(seat, state) {
     if (!this.playing || state === null || state._stateID <= seat.acted) return;
     const chosen = randomMove(state, seat.seat, this.rng);
-    if (chosen === null) return;
+    if (chosen === null || (chosen.move === 'bid' && seat.bidRound === state.G.round)) return;
+    if (chosen.move === 'bid') seat.bidRound = state.G.round;
     seat.acted = state._stateID;
     this.sent += 1;
     seat.client.moves[chosen.move](...chosen.args);

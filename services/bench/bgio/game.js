@@ -161,7 +161,8 @@ const SkullKingShape = {
       start: true,
       onBegin: deal,
       turn: { activePlayers: ActivePlayers.ALL_ONCE },
-      moves: { bid: { move: bid, client: false } },
+      // bids are simultaneous: a bid sent on a state another seat's bid just replaced still counts
+      moves: { bid: { move: bid, client: false, ignoreStaleStateID: true } },
       endIf: ({ G }) => G.bids.every((b) => b !== null),
       next: 'play',
     },
