@@ -63,7 +63,7 @@ VERIFY_CHECKS = ("chain", "reveal", "rules", "stream")
 STREAM_KINDS = ("game", "lobby")
 STATUS_CLASSES = ("2xx", "4xx", "5xx")  # the request series made at 0 for every route (``routes_known``)
 JOBS = {  # the jobs of each queue (services.store.queue)
-    "projections": ("project", "project_poked", "project_games"),
+    "projections": ("project", "project_games", "project_handovers"),
     "lifecycle": ("fire_timer", "play_bot", "settle_lifecycle"),  # play_bot: a job an older process queued
     "bots": ("play_bot",),
     "review": ("build_review",),
@@ -132,7 +132,11 @@ class Metrics:
             "append to the workers to its game's views written (no wait for a bot or a timer)",
             buckets=LAG_BUCKETS, registry=registry,
         )  # fmt: skip
-        self.drained = Counter("tablestream_drain_games", "Games projected by drain jobs", registry=registry)
+        self.drained = Counter(
+            "tablestream_drain_games",
+            "Games taken from the hand-over by projection consumers",
+            registry=registry,
+        )
         self.lifecycle_pending = Counter(
             "tablestream_lifecycle_pending",
             "Projections that left a game marked for its lifecycle (a bot or a timer on its way)",
@@ -323,7 +327,7 @@ def job_done(queue: str, kind: str, ok: bool, lag_seconds: float | None) -> None
 
 
 def projection_lag(seconds: float, games: int = 1) -> None:
-    """``games`` projected by a drain job, each at most ``seconds`` after its hand-over."""
+    """``games`` projected by a consumer, each at most ``seconds`` after its hand-over."""
     observe = metrics().projection_lag.observe
     for _ in range(games):
         observe(max(0.0, seconds))
@@ -425,7 +429,7 @@ def scrape_time_families(figures: Figures) -> list[Metric]:
         value=figures.oldest_unsettled_seconds,
     )
     poked = GaugeMetricFamily(
-        "tablestream_handed_over_games", "Games handed to the workers, not yet taken by a drain job",
+        "tablestream_handed_over_games", "Hand-overs in the stream the projection consumers read",
         value=figures.handed_over,
     )  # fmt: skip
     return [depth, oldest_job, workers, tables, unsettled, poked]

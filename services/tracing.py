@@ -14,13 +14,11 @@ One command is one trace:
 
 - ``http.server`` (``services.api.request_log``): the request, named ``METHOD /route/{template}``;
 - ``store.append``: the append, with the game id and the version it appended (``services.commands``);
-- ``projection.handover``: the hand-over to the projection queue (``TracedAppendNotifier``); when it
-  queues the drain job, the trace context goes into the job's ``meta`` (``traceparent``);
-- ``projection.drain``: the worker's drain job, a child of the hand-over that queued it
-  (``workers.projector``); its ``projection.write_views`` children, one per game it wrote;
-- a drain job covers every game handed over until it runs, so the commands whose hand-over found a
-  drain job already queued are *linked* to it (span links), not parented: their hand-over pushes
-  its context on a short list (``services.store.queue.TRACE_LINKS``) that the next drain job takes.
+- ``projection.handover``: the hand-over to the projection consumers (``TracedAppendNotifier``),
+  whose trace context is pushed on a short list (``services.store.queue.TRACE_LINKS``);
+- ``projection.batch``: a consumer's batch of hand-overs (``workers.handover``), a trace of its own
+  *linked* (span links, not parented: a batch serves many commands) to the hand-overs it took; its
+  ``projection.write_views`` children, one per game it wrote.
 
 When tracing is off every hook is one test of ``ON`` (a module global): no context is made, no
 span, no allocation.
@@ -37,7 +35,7 @@ import anyio.to_thread
 import structlog
 
 from services.store.operations import Handover
-from services.store.queue import AppendNotifier, enqueue_drain, remember_handover
+from services.store.queue import AppendNotifier, remember_handover
 
 if TYPE_CHECKING:  # the extra may be absent: nothing of it is imported unless tracing is switched on
     from opentelemetry.sdk.trace import TracerProvider
@@ -228,24 +226,16 @@ def end(span_: Span | None, **attributes: Any) -> None:
 
 class TracedAppendNotifier(AppendNotifier):
     """``AppendNotifier`` (the hand-over after an append) that, tracing on, runs in a
-    ``projection.handover`` span: the drain job it queues carries the span's context in its meta;
-    if it queues none, a queued drain job covers the game and will link to this span
-    (``services.store.queue.remember_handover``). Tracing off: the plain notifier, after one test
-    of ``ON``."""
+    ``projection.handover`` span and leaves the span's context for the consumer batch that projects
+    the game to link to (``services.store.queue.remember_handover``). Tracing off: the plain
+    notifier, after one test of ``ON``."""
 
     async def __call__(self, game_id: str, handover: Handover) -> None:
         if not ON:
             await super().__call__(game_id, handover)
             return
-        with span("projection.handover", **{GAME_ID: game_id}) as current:
-            if handover.handed:
-                drain = handover.drain
-            else:
-                drain = await self.store.publish_appended(game_id, handover.poke, handover.deadline)
-            assert current is not None
-            current.set_attribute("tablestream.drain.queued", drain)
+        with span("projection.handover", **{GAME_ID: game_id}):
+            await super().__call__(game_id, handover)
             meta = carrier()
-            if drain:
-                await anyio.to_thread.run_sync(lambda: enqueue_drain(self.queue, **meta))
-            else:
+            if handover.poke:
                 await anyio.to_thread.run_sync(remember_handover, self.queue.connection, meta)

@@ -1,6 +1,7 @@
-"""The worker process: a pool of RQ ``SimpleWorker``s (``PipelinedWorker``) on the projection,
-lifecycle, bots and review queues, the lag sweeper, the timer loop and the bots' pacing loop
-(``workers.lifecycle``).
+"""The worker process: the projection consumer (``workers.handover``: a thread blocked on the
+hand-over stream, projecting what the appends hand over), a pool of RQ ``SimpleWorker``s
+(``PipelinedWorker``) on the projection (the sweeper's repairs), lifecycle, bots and review queues,
+the lag sweeper, the timer loop and the bots' pacing loop (``workers.lifecycle``).
 
     python -m workers.pool --redis-url URL [--queue-url URL] [--redis-cluster auto|yes|no]
                            [--workers 2] [--sweep-seconds 5] [--bots auto|all|none|only]
@@ -22,7 +23,10 @@ imports the workers.
 It survives Redis outages: RQ retries its dequeue itself, but a connection error anywhere else
 (heartbeat, maintenance, the end of a job) makes a worker quit. With one worker (``serve``'s) the
 worker runs in this process and is started again, after Redis answers PING, with backoff; with more,
-RQ's ``WorkerPool`` respawns a dead worker process within a second. The sweeper is a thread that
+RQ's ``WorkerPool`` respawns a dead worker process within a second. The projection consumer is one
+thread of this process whatever the layout (one per pool: ``workers.handover`` says why); it logs a
+lost connection, waits for Redis with backoff and projects the dirty games again before it blocks on
+the stream anew. The sweeper is a thread that
 logs a failed pass and tries again, re-pokes any game whose job was lost and has the timer of a
 game armed when the process that appended its last batch died before arming it.
 """
@@ -71,6 +75,7 @@ from services.store.queue import (
 )
 from services.structured_logging import configure_logging
 from services.tracing import configure_tracing
+from workers.handover import HandoverConsumer
 from workers.lifecycle import PaceLoop, TimerLoop
 from workers.quickplay import QuickplayLoop
 from workers.stores import WORKER_LIMITS, configure, settings_archive
@@ -90,6 +95,7 @@ REVIEW_NICENESS = 19  # the lowest CPU priority: a review uses only what nothing
 BOT_NICENESS = Settings.bot_niceness  # added to the niceness of a bot worker beside a faster lane
 
 STOP_POLL_SECONDS = 0.1  # how often a stopping pool looks at its workers between their ends
+CONSUMER_STOP_SECONDS = 2.0  # how long a stopping pool waits for the consumer's batch to end
 BACKOFF_MIN = 0.1
 BACKOFF_MAX = 5.0
 
@@ -302,6 +308,8 @@ def run_pool(
     acks = settings.acks
     queue = projection_queue(connection)
     archive = settings_archive(settings)
+    consumer = HandoverConsumer(SyncEventStore(clients.store, clients.index, acks, archive))
+    consumer.start()  # the projections: blocks on the hand-over stream (no job per burst of commands)
     sweeper = Sweeper(
         SyncEventStore(clients.store, clients.index, acks, archive),
         queue,
@@ -352,6 +360,7 @@ def run_pool(
         paced.stop()
         timers.stop()
         sweeper.stop()
+        consumer.stop(timeout=CONSUMER_STOP_SECONDS)  # within its block's timeout, or once its batch is done
         gc.freeze()  # ending: the interpreter's last collections skip the heap (``services.cli.serve``)
     return 0
 

@@ -1,40 +1,40 @@
-"""The projection jobs: bring games' read models up to their newest events.
+"""The projection: bring games' read models up to their newest events.
 
-Pokes are coalesced (``services.store.indexes``): the append that sets a game's pending flag hands
-the game over, and at most one drain job (``project_poked``) is queued at a time; it projects the
-handed-over games in batches while they keep coming (``Projector.drain``). The sweeper queues
-``project_games`` with the lagging games it finds; ``project`` (one game) stays for jobs queued
-before. Each projection of a game first clears its pending flag, then reads its head: an append
-after the clear hands the game over again.
+Hand-overs are coalesced (``services.store.indexes``): the append that sets a game's pending flag
+hands the game over to the projection consumers (``workers.handover``: a thread of the worker
+process blocked on the hand-over stream), which project what they take in batches
+(``Projector.catch_up_all`` with ``claim``: a game is projected by the consumer whose clear took its
+flag). The sweeper queues ``project_games`` with the lagging games it finds, projected whatever their
+flags say; ``project`` (one game) stays for jobs queued before. Each projection of a game first
+clears its pending flag, then reads its head: an append after the clear hands the game over again.
 
-A job carries only game ids. Each projection folds from what it already holds (a per-process cache
-of folded tables, else the stream from the start), materialises the views at the head once (their
-public part, each seat's and the spectator's own part, the scoreboard: ``projections.views``), and
-writes them with compare-and-set on the checkpoint; the views live in memory only
+Each projection folds from what it already holds (a per-process cache of folded tables, else the
+stream from the start), materialises the views at the head once (their public part, each seat's and
+the spectator's own part, the scoreboard: ``projections.views``), and writes them with
+compare-and-set on the checkpoint; the views and their checkpoint live in memory only
 (``project_views.lua``), and an ended game's are dropped (its readers render them from its events).
-A duplicate or late poke finds the checkpoint already at the head and changes nothing; two workers
-racing on one game cannot move it backwards. Once the views are at the head, the game's mark in
-the dirty set is cleared (kept while the stream has moved past the views, while the game's timer is
-behind its head or a bot is to act, for the sweeper to repair if that lasts), and a table that no
+A duplicate or late hand-over finds the checkpoint already at the head and changes nothing; two
+workers racing on one game cannot move it backwards. Once the views are at the head, the game's mark
+in the dirty set is cleared (in memory only: after a restart of Redis the durable mark is back, and
+the game is projected again; kept while the stream has moved past the views, while the game's timer
+is behind its head or a bot is to act, for the sweeper to repair if that lasts), and a table that no
 longer waits for players stops counting against the cap on waiting tables.
 
 A batch of games costs two round trips (``catch_up_all``): the start (pending flags cleared, then
 every game's checkpoint, timer and new events read) and the write (``services.store.projection``:
 each game's views, and, where the indexes live on the store's one server, the public log's note, the
 lobby, the waiting tables, the timer and retention indexes and the dirty mark, in the same script).
+A move's projection writes nothing durable: no ``fsync`` of its own with AOF ``always``.
 """
 
 from __future__ import annotations
 
-import time
 from collections import OrderedDict
-from collections.abc import Callable
-from datetime import UTC, datetime
+from typing import Any
 
 import msgspec
-import redis
 import structlog
-from rq import Queue, get_current_job
+from rq import get_current_job
 from rq.job import Job
 
 from domain.table import is_private
@@ -47,17 +47,12 @@ from services.store import operations as ops
 from services.store.event_store import SyncEventStore
 from services.store.operations import ProjectionStart
 from services.store.projection import Projected, ProjectionWrite, project_views
-from services.store.queue import take_handovers
 from services.store.requests import Operation, clock_ms
 from services.transparency import log as transparency
 from workers.ratings import RatingsRecorder
 from workers.stores import job_store
 
 MAX_CAS_ROUNDS = 20
-DRAIN_BATCH = 100  # games taken per SPOP
-DRAIN_SECONDS = 2.0  # a drain job drains at most this long (well within DRAIN_TTL_MS), then ends
-IDLE_SECONDS = 0.05  # and ends once nothing was handed over for this long
-POLL_SECONDS = (0.002, 0.016)  # meanwhile it looks again after 2 ms, then twice as long each time
 ENDED = frozenset({"finished", "expired", "closed"})  # a game whose views are not kept
 
 log = structlog.get_logger("tablestream.projector")
@@ -126,21 +121,32 @@ class Projector:
         over, queued for the log's appender, ``services.transparency.log``) in one before the views."""
         return self.store.run(self._catch_up(game_id))
 
-    def catch_up_all(self, game_ids: list[str]) -> list[str]:
+    def catch_up_all(
+        self, game_ids: list[str], claim: bool = False, also: Operation[Any] | None = None
+    ) -> list[str]:
         """``catch_up`` each game, all of them in lockstep (``SyncEventStore.run_all``): the same
         two round trips for the whole batch as for one game. One that fails (logged) does not stop
-        the others: its dirty mark stays, for the sweeper. Returns the games that failed."""
+        the others: its dirty mark stays, for the sweeper. Returns the games that failed.
+        ``claim``: project only the games whose pending flag this batch cleared (a consumer's batch
+        of hand-overs: of consumers racing on a game, the one that took the flag projects it).
+        ``also``: an operation run in the same rounds (a consumer drops the stream it read whole),
+        its failure logged."""
         failed = []
-        outcomes = self.store.run_all([self._catch_up(game_id) for game_id in game_ids])
+        operations: list[Operation[Any]] = [self._catch_up(game_id, claim) for game_id in game_ids]
+        outcomes = self.store.run_all([*operations, *((also,) if also is not None else ())])
+        if also is not None and isinstance(extra := outcomes.pop(), Exception):
+            log.warning("projection_batch_extra_failed", exc_info=extra)
         for game_id, outcome in zip(game_ids, outcomes, strict=True):
             if isinstance(outcome, Exception):
                 log.warning("projection_failed", game_id=game_id, exc_info=outcome)
                 failed.append(game_id)
         return failed
 
-    def _catch_up(self, game_id: str) -> Operation[int]:
+    def _catch_up(self, game_id: str, claim: bool = False) -> Operation[int]:
         before = self.cache.get(game_id)
         start = yield from ops.begin_projection(game_id, self.cache)
+        if claim and not start.claimed:  # another consumer took it, or a projection began since
+            return start.checkpoint
         head = start.folded
         logged = None
         if head is not None and head.version > start.checkpoint and transparency.loggable(before, head):
@@ -170,57 +176,6 @@ class Projector:
         if summary is not None:
             self._listed.written(game_id, summary)
         return checkpoint
-
-    def drain(
-        self, busy: Callable[[], bool] = lambda: False, since: float | None = None
-    ) -> tuple[int, list[str]]:
-        """Project the handed-over games, ``DRAIN_BATCH`` at a time, while games keep arriving: one
-        RQ job serves a whole stream of hand-overs. It holds ``DRAIN_PENDING`` meanwhile (appends
-        queue no job), looks again after ``POLL_SECONDS`` (backing off) while none waits, ends once none came
-        for ``IDLE_SECONDS``, after ``DRAIN_SECONDS``, or when ``busy()`` says the worker's other
-        queues have jobs waiting (a bot's move must not wait for projections). It ends by clearing
-        ``DRAIN_PENDING`` and taking once more in the same round trip, then projects what that
-        took: a game handed over after it queues the next job (``indexes.take_poked``). Returns how
-        many were taken and the ones that failed.
-
-        Each game's projection lag is counted (``metrics.projection_lag``) as the time from the
-        earliest moment it can have been handed over (the take before the one that found it; for
-        the first take, ``since``: the job's queueing, on the ``time.monotonic`` clock) to its views
-        written: an upper bound of its lag, not the job's whole run."""
-        taken: int = 0
-        failed: list[str] = []
-        started = idle_since = time.monotonic()
-        earliest = started if since is None else min(since, started)
-        pause = POLL_SECONDS[0]
-        took_at = time.monotonic()
-        games = self.store.take_poked(DRAIN_BATCH, claim="hold")
-        while True:
-            if games:
-                taken += len(games)
-                failed += self.catch_up_all(games)
-                metrics.projection_lag(time.monotonic() - earliest, len(games))
-                idle_since, pause = time.monotonic(), POLL_SECONDS[0]
-            earliest = took_at
-            now = time.monotonic()
-            if now - started >= DRAIN_SECONDS or now - idle_since >= IDLE_SECONDS or busy():
-                break
-            if len(games) < DRAIN_BATCH:  # nothing more waited at the last take: wait a little
-                time.sleep(pause)
-                pause = min(pause * 2, POLL_SECONDS[1])
-            took_at = time.monotonic()
-            games = self.store.take_poked(DRAIN_BATCH)
-        while True:  # again while full
-            took_at = time.monotonic()
-            games = self.store.take_poked(DRAIN_BATCH, claim="release")
-            if not games:
-                break
-            taken += len(games)
-            failed += self.catch_up_all(games)
-            metrics.projection_lag(time.monotonic() - earliest, len(games))
-            earliest = took_at
-            if len(games) < DRAIN_BATCH:
-                break
-        return taken, failed
 
     def _project(
         self, game_id: str, start: ProjectionStart, logged: int | None
@@ -317,54 +272,3 @@ def project_games(game_ids: list[str]) -> int:
     if failed:
         raise RuntimeError(f"projection failed for {len(failed)} of {len(game_ids)} games: {failed[:10]}")
     return len(game_ids)
-
-
-def project_poked() -> int:
-    """RQ entry point (``services.store.queue.DRAIN_JOB``): project the handed-over games while they
-    keep coming (``Projector.drain``), yielding the worker when its other queues have jobs waiting.
-    The games that failed keep their dirty marks (the sweeper queues them again); the job then
-    fails, so that the failure is kept with its traceback. Returns how many games it took."""
-    job = _job()
-    store = job_store(job)
-    linked = take_handovers(job.connection) if tracing.configure_once() else []
-    with (
-        structlog.contextvars.bound_contextvars(job_id=job.id),
-        tracing.job_span("projection.drain", job.meta, linked, **{"messaging.message.id": job.id}) as span,
-    ):
-        taken, failed = Projector(store, _cache, listed=_listed).drain(
-            OtherQueues(job.connection, job.origin), since=_queued_at(job)
-        )
-        if span is not None:
-            span.set_attribute("tablestream.drain.taken", taken)
-            span.set_attribute("tablestream.drain.failed", len(failed))
-            span.set_attribute("tablestream.drain.linked", len(linked))
-    metrics.drained(taken)
-    if failed:
-        raise RuntimeError(f"projection failed for {len(failed)} of {taken} games: {failed[:10]}")
-    return taken
-
-
-def _queued_at(job: Job) -> float | None:
-    """When ``job`` was queued, on the ``time.monotonic`` clock (``None``: RQ did not say)."""
-    if job.enqueued_at is None:
-        return None
-    queued = job.enqueued_at.replace(tzinfo=job.enqueued_at.tzinfo or UTC)
-    return time.monotonic() - max(0.0, (datetime.now(UTC) - queued).total_seconds())
-
-
-class OtherQueues:
-    """Whether jobs wait in any RQ queue but the drain job's own (one round trip: their lengths),
-    the queues as RQ had them registered when the job started."""
-
-    def __init__(self, connection: redis.Redis, own: str) -> None:
-        self.connection = connection
-        keys = sorted(key.decode() for key in connection.smembers(Queue.redis_queues_keys))
-        self.keys = [key for key in keys if key != Queue.redis_queue_namespace_prefix + own]
-
-    def __call__(self) -> bool:
-        if not self.keys:
-            return False
-        with self.connection.pipeline(transaction=False) as pipe:
-            for key in self.keys:
-                pipe.llen(key)
-            return any(pipe.execute())

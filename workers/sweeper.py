@@ -5,11 +5,11 @@ still to act.
 Pokes can be lost (a crash between append and enqueue, a job that exhausted its retries, a Redis
 restart that lost the queue, a pending flag whose hand-over was lost); the sweeper makes projections
 eventually complete without anyone watching: it queues one job projecting every lagging game it
-found, regardless of the games' pending flags, and a drain job whenever games wait in the hand-over
-set (``ts:poked``; a drain job whose queueing was lost would leave them there for its flag's TTL).
-It reads only the dirty set (``services.store.indexes``: every write marks its game, the projector
-clears the mark) and the hand-over set's size, so an idle sweep costs two commands however many
-games are stored.
+found, regardless of the games' pending flags (a hand-over lost with a restart of Redis, a projection
+consumer killed mid-batch). It reads only the dirty set (``services.store.indexes``: every write
+marks its game durably, the projector clears the mark in memory only, so after a restart of Redis the
+games appended since the last snapshot are swept again), so an idle sweep costs one command however
+many games are stored.
 A game is swept once its mark is ``grace`` old: younger ones have a job on the way.
 
 The indexes can be lost apart from the games: on a cluster deployment they live in the queue's
@@ -56,7 +56,6 @@ from services.store.archive import Archive, Archived, ArchivePolicy
 from services.store.event_store import SyncEventStore
 from services.store.queue import (
     bot_job_id,
-    enqueue_drain,
     enqueue_projections,
     enqueue_settle,
     jobs_under_way,
@@ -75,12 +74,10 @@ _cache = StateCache()
 
 @dataclass
 class Swept:
-    """What one pass did: games poked for projection, games whose lifecycle was queued, and whether
-    it queued a drain job for games handed over (their drain job may have been lost)."""
+    """What one pass did: games poked for projection and games whose lifecycle was queued."""
 
     lagging: list[str] = field(default_factory=list)
     unsettled: list[str] = field(default_factory=list)
-    drained: bool = False  # a drain job of the handed-over games was queued
 
 
 def sweep(
@@ -107,9 +104,6 @@ def sweep(
             store.clear_dirty(game_id, checkpoint)
     if swept.lagging:  # one job for all, whatever their pending flags say (a hand-over may be lost)
         enqueue_projections(projections, swept.lagging, reason="sweep")
-    if store.poked_count():  # handed-over games, and maybe no drain job: its queueing was lost
-        enqueue_drain(projections, reason="sweep")
-        swept.drained = True
     if swept.lagging or swept.unsettled:
         log.info("swept", lagging=len(swept.lagging), unsettled=len(swept.unsettled))
     return swept

@@ -52,7 +52,7 @@ async def metrics_endpoint(request: Request) -> Response:
         workers=queues.workers,
         tables=await store.table_counts(),
         oldest_unsettled_seconds=await store.oldest_dirty_age_ms() / 1000,
-        handed_over=await store.poked_count(),
+        handed_over=await store.handed_over(),
         oldest_job_seconds=queues.oldest_job_seconds,
     )
     body = await anyio.to_thread.run_sync(metrics.render, figures)

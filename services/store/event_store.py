@@ -120,10 +120,11 @@ class _Batch:
         """Lay out ``request``'s commands; raises ``CrossSlot`` for keys of several slots."""
         commands: list[tuple[bool, tuple[Any, ...]]]
         if isinstance(request, ScriptCall):
-            check_one_slot(request.keys, f"script {request.script}")
+            if not request.index:  # the indexes' server is one standalone Redis
+                check_one_slot(request.keys, f"script {request.script}")
             sha = scripts[request.script].sha
             keys = request.all_keys(indexes_here)
-            commands = [(False, ("EVALSHA", sha, len(keys), *keys, *request.args))]
+            commands = [(separate_index and request.index, ("EVALSHA", sha, len(keys), *keys, *request.args))]
         elif isinstance(request, Call):
             commands = [(separate_index and request.index, request.args)]
         else:
@@ -245,6 +246,7 @@ class EventStore:
         self._separate_index = self.index is not client
         self._indexes_here = not self._separate_index and not self.cluster  # scripts may write them
         self._scripts = {name: client.register_script(source) for name, source in SCRIPTS.items()}
+        self._index_scripts = {name: self.index.register_script(source) for name, source in SCRIPTS.items()}
         self._nodes: dict[str, aioredis.Redis] = {}
         self._ready = False
 
@@ -279,11 +281,13 @@ class EventStore:
         if isinstance(request, Call):
             return await _send(self.index if request.index else self.redis, request)
         if isinstance(request, ScriptCall):
-            check_one_slot(request.keys, f"script {request.script}")
+            if not request.index:  # the indexes' server is one standalone Redis
+                check_one_slot(request.keys, f"script {request.script}")
             if request.durable and self.acks.replicas:
                 return await self._durable(request)
             keys = request.all_keys(self._indexes_here)
-            return await self._scripts[request.script](keys=keys, args=request.args)
+            scripts = self._index_scripts if request.index else self._scripts
+            return await scripts[request.script](keys=keys, args=request.args)
         store, index = _split(request, self._separate_index)
         if not index:  # one server (the usual case): no task for the other
             return await self._pipeline(request, store, self.redis)
@@ -500,8 +504,8 @@ class EventStore:
             return version
         return game.head
 
-    async def publish_appended(self, game_id: str, poke: bool = False, deadline: int | None = None) -> bool:
-        return await self.run(ops.publish_appended(game_id, poke, deadline))
+    async def publish_appended(self, game_id: str, poke: bool = False, deadline: int | None = None) -> None:
+        await self.run(ops.publish_appended(game_id, poke, deadline))
 
     async def put_lobby(self, game_id: str, summary: bytes) -> None:
         await self.run(indexes.put_lobby(game_id, summary))
@@ -531,8 +535,8 @@ class EventStore:
     async def table_counts(self) -> dict[str, int]:
         return await self.run(indexes.table_counts())
 
-    async def poked_count(self) -> int:
-        return await self.run(indexes.poked_count())
+    async def handed_over(self) -> int:
+        return await self.run(indexes.handed_over())
 
     async def waiting_tables(self) -> int:
         return await self.run(indexes.waiting_tables())
@@ -574,6 +578,7 @@ class SyncEventStore:
         self._separate_index = self.index is not client
         self._indexes_here = not self._separate_index and not self.cluster  # scripts may write them
         self._scripts = {name: client.register_script(source) for name, source in SCRIPTS.items()}
+        self._index_scripts = {name: self.index.register_script(source) for name, source in SCRIPTS.items()}
 
     @property
     def scripts_write_indexes(self) -> bool:
@@ -667,10 +672,12 @@ class SyncEventStore:
         if isinstance(request, Call):
             return _send(self.index if request.index else self.redis, request)
         if isinstance(request, ScriptCall):
-            check_one_slot(request.keys, f"script {request.script}")
+            if not request.index:  # the indexes' server is one standalone Redis
+                check_one_slot(request.keys, f"script {request.script}")
             if request.durable and self.acks.replicas:
                 return self._durable(request)
-            return self._scripts[request.script](keys=request.all_keys(self._indexes_here), args=request.args)
+            scripts = self._index_scripts if request.index else self._scripts
+            return scripts[request.script](keys=request.all_keys(self._indexes_here), args=request.args)
         store, index = _split(request, self._separate_index)
         parts = [
             (store, self._pipeline(request, store, self.redis)),
@@ -802,14 +809,11 @@ class SyncEventStore:
             return version
         return game.head
 
-    def claim_drain(self) -> bool:
-        return self.run(indexes.claim_drain())
+    def handovers_taken(self, last_id: str) -> bool:
+        return self.run(indexes.handovers_taken(last_id))
 
-    def take_poked(self, limit: int, claim: indexes.Claim = "keep") -> list[str]:
-        return self.run(indexes.take_poked(limit, claim))
-
-    def poked_count(self) -> int:
-        return self.run(indexes.poked_count())
+    def handed_over(self) -> int:
+        return self.run(indexes.handed_over())
 
     def put_lobby(self, game_id: str, summary: bytes) -> None:
         self.run(indexes.put_lobby(game_id, summary))

@@ -9,37 +9,34 @@ live on the store's server, else in the round trip after it); the projector clea
 checkpoint is at its head (and its timer armed for it) and re-marks it if the head moved meanwhile.
 The sweeper reads only this set, so its cost follows the games that lag, not every game ever stored.
 
-The hand-over to the projection workers (pokes coalesced): an append that sets its game's pending
-flag (``ts:{<id>}:pending``, in the append script) adds the game to ``POKED`` and queues a drain job
-unless one is queued already (``DRAIN_PENDING``). On one server the append script does both in its
-own atomic step (``operations.HANDOVER_KEYS``), the hand-over set itself standing for the pending
-flag (a game waiting in it is not handed over again; one a drain job took is handed over by the next
-append, and a projection finding nothing new writes nothing), and the caller only queues the job it
-claimed; with
-the indexes beside the queue of a cluster the caller does it in one more round trip
-(``operations.publish_appended``). Either way ``queue.AppendNotifier`` queues the job. A drain job
-holds ``DRAIN_PENDING`` while it drains (``take_poked``: it sets the flag again as it starts, so
-hand-overs meanwhile queue no job), takes the games in batches, clearing their flags before it reads
-their heads, and ends by clearing ``DRAIN_PENDING`` and taking once more in the same round trip. So
-a game has at most one projection pending, a job projects every game handed over before its last
-take, and one handed over after that queues the next job. A job killed while it holds the flag
-leaves it to expire (``DRAIN_TTL_MS``) and its games to the sweeper, which queues a drain job
-whenever games wait in ``POKED``.
+The hand-over to the projection consumers (``workers.handover``): an append that sets its game's
+pending flag (``ts:{<id>}:pending``, in the append script, memory only) adds the game to the
+hand-over stream ``HANDOVER`` (memory only too: replication off). On one server the append script
+does both in its own atomic step (``operations.HANDOVER_KEYS``); with the indexes beside the queue of
+a cluster the caller does the hand-over in one more round trip (``operations.publish_appended``,
+``handover.lua``). A consumer blocks on the stream with ``XREAD`` (a read: nothing written, nothing
+in the append-only file), claims each game by clearing its flag as its projection begins
+(``operations.begin_projection``: of racing consumers only the one whose clear took the flag projects
+it) and drops the stream once it has read all of it (``handovers_taken``). So a game has at most one
+projection pending, and an append after a projection began hands it over again. The flag and the
+stream do not survive a restart of Redis: the dirty set, written durably by every append, says
+which games to project again (the sweeper, and each consumer as it starts).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Literal
+from dataclasses import dataclass
+from typing import Any
 
 import msgspec
 
 from services.store.keys import (
     ACTIVITY,
     DIRTY,
-    DRAIN_PENDING,
     EVENTS_PATTERN,
     EXPIRED,
+    HANDOVER,
     INDEXES_MARK,
     LOBBY,
     LOBBY_CHANNEL,
@@ -48,14 +45,13 @@ from services.store.keys import (
     LOBBY_ORDER,
     LOBBY_SEQ,
     PACED,
-    POKED,
     TIMERS,
     WAITING,
     check_game_id,
     game_id_of_events_key,
     game_keys,
 )
-from services.store.operations import DRAIN_TTL_MS, head, mark_dirty
+from services.store.operations import head, mark_dirty
 from services.store.requests import (
     Call,
     Operation,
@@ -107,35 +103,56 @@ def oldest_dirty_age_ms() -> Operation[int]:
 # -- the hand-over to the projection workers ------------------------------------------------------
 
 
-def claim_drain() -> Operation[bool]:
-    """Claim the queueing of a drain job; ``True`` if none was queued (the caller queues it)."""
-    return bool((yield index_call("SET", DRAIN_PENDING, 1, "NX", "PX", DRAIN_TTL_MS)))
+def handovers_taken(last_id: str) -> Operation[bool]:
+    """A consumer has read the hand-over stream up to ``last_id``: drop the stream if that is its last
+    entry (memory only, ``handovers_taken.lua``); ``True`` if it did."""
+    return bool((yield ScriptCall("handovers_taken", [HANDOVER], [last_id], index=True)))
 
 
-Claim = Literal["hold", "keep", "release"]
+@dataclass(frozen=True, slots=True)
+class Handed:
+    """Hand-overs read from the stream: the games, in the order first handed over (each once), the
+    id of the last entry read, and when the first was added (ms, the server's clock: its id)."""
+
+    games: list[str]
+    last_id: str
+    since_ms: int
+    entries: int
 
 
-def take_poked(limit: int, claim: Claim = "keep") -> Operation[list[str]]:
-    """Take up to ``limit`` handed-over games. ``claim``: ``"hold"``, a drain job starts and sets
-    ``DRAIN_PENDING`` again (its time to live anew) before the take, so that hand-overs while it
-    drains queue no job; ``"keep"``, it goes on draining; ``"release"``, it ends and clears
-    ``DRAIN_PENDING`` before the take, in the same round trip, so that a game handed over before
-    is taken now and one handed over after queues the next job. The games' pending flags are
-    cleared by their projections, before they read the heads (``operations.begin_projection``): a
-    taker killed before that leaves them to the sweeper."""
-    if claim == "hold":
-        flag = index_call("SET", DRAIN_PENDING, 1, "PX", DRAIN_TTL_MS)
-    elif claim == "release":
-        flag = index_call("DEL", DRAIN_PENDING)
-    else:
-        return [text(game_id) for game_id in (yield index_call("SPOP", POKED, limit))]
-    _, ids = yield Pipelined((flag, index_call("SPOP", POKED, limit)))
-    return [text(game_id) for game_id in ids]
+def read_handovers(after: str, count: int, block_ms: int | None = None) -> Operation[Handed | None]:
+    """Up to ``count`` hand-overs after the stream id ``after`` (``"0-0"``: from the first); with
+    ``block_ms``, waiting that long for one when none is there (``XREAD BLOCK``: a read, nothing
+    written). ``None``: none came."""
+    block = ("BLOCK", block_ms) if block_ms is not None else ()
+    reply = yield index_call("XREAD", "COUNT", count, *block, "STREAMS", HANDOVER, after)
+    if not reply:
+        return None
+    entries = _stream_entries(reply)
+    if not entries:
+        return None
+    games: dict[str, None] = {}
+    for _, fields in entries:
+        game = fields.get(b"g", fields.get("g")) if isinstance(fields, dict) else None
+        if game is not None:
+            games.setdefault(text(game))
+    first, last = text(entries[0][0]), text(entries[-1][0])
+    return Handed(list(games), last, int(first.split("-", 1)[0]), len(entries))
 
 
-def poked_count() -> Operation[int]:
-    """How many games are handed over and not yet taken."""
-    return int((yield index_call("SCARD", POKED)))
+def _stream_entries(reply: Any) -> list[tuple[Any, Any]]:
+    """The (id, fields) entries of an ``XREAD`` reply of one stream: ``[[stream, entries]]`` (RESP2),
+    or a map of the stream to its entries, themselves in a list (RESP3)."""
+    if isinstance(reply, dict):
+        (read,) = reply.values()
+        return list(read[0] if read and isinstance(read[0], list) else read)
+    return [entry for _, read in reply for entry in read]
+
+
+def handed_over() -> Operation[int]:
+    """How many hand-overs wait in the stream (read or not: a consumer drops it once it has read
+    all of it)."""
+    return int((yield index_call("XLEN", HANDOVER)))
 
 
 # -- waiting tables, the lobby, every game ---------------------------------------------------------

@@ -30,9 +30,8 @@ PACED = f"{PREFIX}:paced"  # zset: "<game id>:<version>:<seat>" -> when that pac
 IDEMPOTENCY_PREFIX = f"{PREFIX}:idempotency:"  # + SHA-256 of a client's Idempotency-Key (string, 24 h)
 DIRTY = f"{PREFIX}:dirty"  # zset: game id -> ms since epoch when first marked as maybe lagging
 WAITING = f"{PREFIX}:waiting"  # zset: game id -> ms since epoch of creation, while it waits for players
-POKED = f"{PREFIX}:poked"  # set: games handed to the projection workers, not yet taken by a drain job
+HANDOVER = f"{PREFIX}:handover"  # stream, memory only: game ids handed to the projection consumers
 INDEXES_MARK = f"{PREFIX}:indexes"  # string: set once the indexes above are known complete (workers.sweeper)
-DRAIN_PENDING = f"{PREFIX}:drain-pending"  # string (PX): a drain job of ``POKED`` is queued, not started
 ACTIVITY = f"{PREFIX}:activity"  # zset: waiting or playing game id -> ms of its last projected change
 EXPIRED = f"{PREFIX}:expired"  # zset: expired table id -> ms it was first projected expired
 ACCOUNTS_SEEN = f"{PREFIX}:accounts:seen"  # zset: account id -> ms of its last append
@@ -52,9 +51,8 @@ INDEX_KEYS = frozenset(
         PACED,
         DIRTY,
         WAITING,
-        POKED,
+        HANDOVER,
         INDEXES_MARK,
-        DRAIN_PENDING,
         ACTIVITY,
         EXPIRED,
         ACCOUNTS_SEEN,
@@ -85,7 +83,7 @@ class GameKeys(NamedTuple):
     tokens: str  # hash: SHA-256 of a bearer token -> "host" or the seat number
     live: str  # shard channel (SPUBLISH, same slot): "appended", and the version after each views write
     timer: str  # hash: t -> "<version> <deadline> <kind> <seats> <turn_seconds>" (store.timer_record)
-    pending: str  # string (PX): set NX by the append scripts; the game's projection is handed over
+    pending: str  # string (PX), memory only: set NX by the append scripts, the game is handed over
 
 
 def check_game_id(game_id: str) -> str:

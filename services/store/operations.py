@@ -22,8 +22,7 @@ from services.store.keys import (
     AT_FIELD,
     CHECKPOINT_FIELD,
     DIRTY,
-    DRAIN_PENDING,
-    POKED,
+    HANDOVER,
     TIMERS,
     WAITING,
     check_game_id,
@@ -45,14 +44,16 @@ from services.store.requests import (
 from services.store.timer_record import timer_fields
 
 PAGE = 500  # entries per XRANGE round trip
-HANDOVER_KEYS = (DIRTY, POKED, DRAIN_PENDING, TIMERS)
+HANDOVER_KEYS = (DIRTY, HANDOVER, TIMERS)
 """The indexes the append script writes when they live on the store's server (``append.lua``)."""
 PENDING_TTL_MS = 30_000
 """How long a game's pending-projection flag outlives a hand-over that was lost (the process died
-between the append and the hand-over, the queue was lost): after it the next append hands the game
-over again. The sweeper does not wait for it: it projects every lagging game it finds."""
-DRAIN_TTL_MS = 10_000
-"""How long the "a drain job is queued" flag outlives a drain job that was lost before it started."""
+between the append and the hand-over, a stream at its bound): after it the next append hands the game
+over again. The sweeper does not wait for it: it projects every lagging game it finds, and each
+projection clears the flag as it begins."""
+HANDOVER_BOUND = 100_000
+"""The most entries the hand-over stream holds (``append.lua``, ``handover.lua``): with no consumer
+running it stops growing there, and the games appended meanwhile stay marked dirty for the sweeper."""
 
 ViewWrite = Literal["written", "stale", "mismatch"]
 VIEW_WRITES: tuple[ViewWrite, ...] = ("written", "stale", "mismatch")
@@ -66,10 +67,9 @@ class AppendResult:
     """What the append script did: ``ok`` (first..last appended, head = last), ``dup`` (the command
     id was seen before: its original range and fingerprint) or ``conflict`` (head is the true head).
     ``poke``: this append set the game's pending-projection flag, so the game goes to the projection
-    workers; ``False`` when a projection was pending already. ``handed``: the append script also
+    consumers; ``False`` when a projection was pending already. ``handed``: the append script also
     marked the game dirty, handed it over and indexed its timer (the indexes live on the store's one
-    server), so nothing is left to the caller but queueing a drain job when it claimed that
-    (``drain``); otherwise the caller does the hand-over (``publish_appended``)."""
+    server), so nothing is left to the caller; otherwise the caller does that (``publish_appended``)."""
 
     status: Literal["ok", "dup", "conflict", "token"]
     first: int = 0
@@ -78,7 +78,6 @@ class AppendResult:
     fingerprint: str | None = None
     poke: bool = False
     handed: bool = False
-    drain: bool = False
     armed: int | None = None
     """The deadline this append armed (``None``: none): the one asked for, or the stored one when a
     turn timer keeps it (``append.lua``)."""
@@ -87,22 +86,19 @@ class AppendResult:
 
     def handover(self) -> Handover:
         """What this append leaves to its caller."""
-        return Handover(self.poke, self.armed, self.handed, self.drain)
+        return Handover(self.poke, self.armed, self.handed)
 
 
 @dataclass(frozen=True, slots=True)
 class Handover:
     """What a write leaves to its caller for the projection workers and the timer index
     (``services.store.queue.AppendNotifier``): ``poke``, the write set the game's pending flag (the
-    game goes to the workers; where its script hands over, it added the game to the hand-over set);
-    ``deadline``, the timer it armed (to index); ``handed``, the write's script did both already
-    (``AppendResult.handed``), and ``drain``, it claimed the queueing of a drain job (the caller
-    queues one)."""
+    game goes to the projection consumers); ``deadline``, the timer it armed (to index); ``handed``,
+    the write's script did both already (``AppendResult.handed``): nothing is left to do."""
 
     poke: bool
     deadline: int | None = None
     handed: bool = False
-    drain: bool = False
 
 
 def parse_command(value: bytes | str | None) -> tuple[str, int, int] | None:
@@ -128,7 +124,6 @@ def parse_append(reply: Sequence[Any]) -> AppendResult:
             head=last,
             poke=text(reply[3]) == "1",
             handed=handover != "",
-            drain=handover == "1",
             armed=int(armed) if armed else None,
         )
     if status == "token":
@@ -158,7 +153,8 @@ def create(
     game_id: str, secret: Mapping[str, str], entry: Entry, more: Sequence[Entry] = ()
 ) -> Operation[bool]:
     """Store the secret and the create batch (``entry``, then ``more``) together and set the game's
-    pending-projection flag; ``False`` if the game exists (nothing written: nothing to hand over)."""
+    pending-projection flag (memory only); ``False`` if the game exists (nothing written: nothing to
+    hand over)."""
     entries = [entry, *more]
     if [e.version for e in entries] != list(range(1, len(entries) + 1)):
         raise ValueError(f"a game starts at version 1, not {entry.version}")
@@ -245,14 +241,14 @@ def append(
             timer.deadline_arg() if timer is not None else "",
             clock_ms(),
             game_id,
-            DRAIN_TTL_MS,
+            HANDOVER_BOUND,
             token[0] if token is not None else "",
             token[1] if token is not None else "",
             len(timer.fields) if timer is not None else 0,
             *(timer.field_args() if timer is not None else ()),
             *pairs,
         ]
-        keys = [k.events, k.commands, k.seats, k.seat_commands, k.pending, k.timer, k.tokens]
+        keys = [k.events, k.commands, k.seats, k.seat_commands, k.pending, k.timer, k.tokens, k.views]
         reply = yield ScriptCall("append", keys, args, durable=True, index_keys=HANDOVER_KEYS)
         if text(reply[0]) == "legacy" and not (yield from _legacy_owned(game_id, reply[1], seat)):
             legacy = ""  # another seat's id from before ids were scoped: free for this seat
@@ -584,50 +580,48 @@ def checkpoint(game_id: str) -> Operation[int]:
     return int_or_zero((yield Call(("HGET", game_keys(game_id).views, CHECKPOINT_FIELD))))
 
 
-def publish_appended(game_id: str, poke: bool, deadline: int | None = None) -> Operation[bool]:
-    """After an append (which announced itself on the game's channel, in ``append.lua``): mark the
-    game dirty again (a projector may have cleared the mark between our first mark and the append);
-    with ``poke`` (the append set the game's pending flag) also hand the game to the projection
-    workers (``POKED``) and claim the queueing of a drain job; with ``deadline`` (the append armed
-    the game's timer) put the timer in the deadline index. All in one round trip. ``True``: no
-    drain job was queued, the caller queues one (``services.store.queue.enqueue_drain``)."""
+def publish_appended(game_id: str, poke: bool, deadline: int | None = None) -> Operation[None]:
+    """After an append (which announced itself on the game's channel, in ``append.lua``) whose script
+    did not hand the game over (the indexes live apart: a cluster, ``handover.lua`` on the queue's
+    server), in one round trip: mark the game dirty again (a projection may have cleared the mark
+    between our first mark and the append); with ``poke`` (the append set the game's pending flag)
+    hand the game over to the projection consumers (the hand-over stream, memory only); with
+    ``deadline`` (the append armed the game's timer) put the timer in the deadline index."""
     check_game_id(game_id)
-    calls = [index_call("ZADD", DIRTY, "NX", clock_ms(), game_id)]  # the append published 'appended'
-    if poke:  # the game first, then the flag: a drain job that cleared the flag sees the game
-        calls += [
-            index_call("SADD", POKED, game_id),
-            index_call("SET", DRAIN_PENDING, 1, "NX", "PX", DRAIN_TTL_MS),
-        ]
-    if deadline is not None:
-        calls.append(index_call("ZADD", TIMERS, "LT", deadline, game_id))  # as append.lua: never later
-    replies = yield Pipelined(tuple(calls))
-    return poke and bool(replies[2])
+    args = [game_id, clock_ms(), "1" if poke else "0", "" if deadline is None else deadline, HANDOVER_BOUND]
+    yield ScriptCall("handover", [DIRTY, HANDOVER, TIMERS], args, index=True)
 
 
 @dataclass(frozen=True, slots=True)
 class ProjectionStart:
-    """What a projection of a game starts from, read in one round trip after clearing its pending
-    flag: the views' checkpoint, the game's timer and the table folded to the head (``None``: no
+    """What a projection of a game starts from, read in one round trip as it claims the game (clears
+    its pending flag): whether it did (``claimed``: the flag was set, no other projection took it
+    since), the views' checkpoint, the game's timer and the table folded to the head (``None``: no
     such game)."""
 
     checkpoint: int
     timer: dict[str, str]
     folded: Folded | None
+    claimed: bool = True
 
 
 def begin_projection(game_id: str, cache: StateCache) -> Operation[ProjectionStart]:
-    """A projection of ``game_id`` begins: clear its pending flag, then read its checkpoint, its
-    timer and the stream's tail, in one pipeline of the game's slot (executed in order). Cleared
-    before the head is read: an append after this hands the game over again; one before it is in
-    what the projector reads."""
+    """A projection of ``game_id`` begins: clear its pending flag (in memory only), then read its
+    checkpoint, its timer and the stream's tail, in one call of the game's slot
+    (``begin_projection.lua``; more pages only when the cached fold is far behind). Cleared before
+    the head is read: an append after this hands the game over again; one before it is in what the
+    projector reads."""
     k = game_keys(game_id)
-    calls = (
-        Call(("DEL", k.pending)),
-        Call(("HGET", k.views, CHECKPOINT_FIELD)),
-        Call(("HGETALL", k.timer)),
+    cached = cache.get(game_id)
+    reader = RangeReader(game_id, cached.version if cached else 0, None)
+    start, count = reader.page()
+    claimed, checkpoint, timer, page = yield ScriptCall(
+        "begin_projection", [k.pending, k.views, k.timer, k.events], [CHECKPOINT_FIELD, start, count]
     )
-    (_, checkpoint, timer), folded = yield from _load_with(game_id, cache, calls)
-    return ProjectionStart(int_or_zero(checkpoint), timer_fields(timer), folded)
+    entries = [(stream_id, dict(zip(fields[::2], fields[1::2], strict=True))) for stream_id, fields in page]
+    folded = yield from _folded_tail(game_id, cache, cached, reader, entries)
+    pairs = dict(zip(timer[::2], timer[1::2], strict=True))
+    return ProjectionStart(int_or_zero(checkpoint), timer_fields(pairs), folded, bool(int(claimed)))
 
 
 # -- the write path's mark in the dirty set (``services.store.indexes``) ----------------------------

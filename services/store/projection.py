@@ -45,6 +45,10 @@ PROJECTION_INDEX_KEYS = (
 """The keys ``project_views.lua`` writes besides the game's when the indexes live on its server (the
 public log's pending games are in the store: on one server with the indexes)."""
 
+ACTIVITY_REFRESH_MS = 60_000
+"""A playing game's activity time (``ACTIVITY``, for retention) is written again by a projection only
+once it is this old: a move costs the script no durable write (``project_views.lua``)."""
+
 Outcome = Literal["written", "current", "stale", "mismatch"]
 
 
@@ -112,6 +116,7 @@ def project_views(game_id: str, write: ProjectionWrite) -> Operation[Projected]:
         clock_ms(),
         LOBBY_CHANNEL,
         "" if write.logged is None else write.logged,
+        ACTIVITY_REFRESH_MS,
     ]
     outcome, checkpoint, indexed = yield ScriptCall(
         "project_views", [k.views, k.events], args, index_keys=PROJECTION_INDEX_KEYS

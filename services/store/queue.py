@@ -1,9 +1,11 @@
-"""The projection queue: RQ on Redis, JSON serializer, jobs that carry game ids only.
+"""The RQ queues: JSON serializer, jobs that carry ids only.
 
-Pokes are coalesced (``services.store.indexes``): an append hands its game over only when it set the
-game's pending flag, and queues a drain job (``DRAIN_JOB``: project every handed-over game) only
-when none is queued. The sweeper queues one job for all the lagging games it finds
-(``BATCH_JOB``), whatever their flags say.
+The projections are not RQ jobs on the command path: an append hands its game over to the projection
+consumers (``services.store.indexes``: a memory-only stream a consumer thread of the worker process
+blocks on, ``workers.handover``), only when it set the game's pending flag, and queues nothing. The
+projection queue holds the sweeper's repairs (``BATCH_JOB``: the lagging games it found, whatever
+their flags say) and, for tools and tests, ``HANDOVER_JOB``: one pass of what a consumer does, in a
+burst worker (``run_queued_projections``).
 
 Jobs are named by their dotted paths, so nothing here (nor anything that enqueues) imports the
 workers that run them.
@@ -30,12 +32,12 @@ from rq.worker_registration import WORKERS_BY_QUEUE_KEY
 
 from services import metrics
 from services.store.event_store import EventStore
-from services.store.keys import PREFIX, check_game_id
+from services.store.keys import HANDOVER, PREFIX, check_game_id
 from services.store.operations import Handover
 
 QUEUE_NAME = "projections"
 PROJECTION_JOB = "workers.projector.project"
-DRAIN_JOB = "workers.projector.project_poked"
+HANDOVER_JOB = "workers.handover.project_handovers"
 BATCH_JOB = "workers.projector.project_games"
 LIFECYCLE_QUEUE = "lifecycle"
 TIMER_JOB = "workers.lifecycle.fire_timer"
@@ -45,7 +47,7 @@ BOT_JOB = "workers.lifecycle.play_bot"
 REVIEW_QUEUE = "review"
 REVIEW_JOB = "workers.review.build_review"
 QUEUES = (QUEUE_NAME, LIFECYCLE_QUEUE, BOT_QUEUE, REVIEW_QUEUE)  # a worker takes them in this order
-JOBS = frozenset({PROJECTION_JOB, DRAIN_JOB, BATCH_JOB, TIMER_JOB, BOT_JOB, SETTLE_JOB, REVIEW_JOB})
+JOBS = frozenset({PROJECTION_JOB, HANDOVER_JOB, BATCH_JOB, TIMER_JOB, BOT_JOB, SETTLE_JOB, REVIEW_JOB})
 LEASED_JOBS = frozenset({TIMER_JOB, BOT_JOB, SETTLE_JOB})
 LEASE_SECONDS = 30
 """A lifecycle job (a timer's firing, a bot's move, a settle) runs for at most this long, and its
@@ -66,9 +68,9 @@ itself (``PromptWorker.unsubscribe``)."""
 EXECUTION_GRACE = 60
 """RQ's ``ExecutionRegistry.add`` stores an execution's deadline 60 s after its heartbeat's time to
 live: the lease ends that much before the stored deadline."""
-TRACE_LINKS = "tablestream:trace:handovers"  # trace contexts of hand-overs a queued drain job covers
-TRACE_LINKS_KEPT = 200  # at most this many per drain job (the newest)
-TRACE_LINKS_TTL = 3600  # seconds: a list no drain job took (a dead worker pool) does not stay
+TRACE_LINKS = "tablestream:trace:handovers"  # trace contexts of hand-overs (tracing on only)
+TRACE_LINKS_KEPT = 200  # at most this many for the next consumer batch (the newest)
+TRACE_LINKS_TTL = 3600  # seconds: a list no consumer took (no worker running) does not stay
 
 
 def projection_queue(connection: redis.Redis) -> Queue:
@@ -101,14 +103,15 @@ def enqueue_projections(queue: Queue, game_ids: list[str], **meta: Any) -> None:
     _enqueue(queue, BATCH_JOB, (game_ids,), meta)
 
 
-def enqueue_drain(queue: Queue, **meta: Any) -> None:
-    """Project every handed-over game (queued by whoever claimed ``DRAIN_PENDING``)."""
-    _enqueue(queue, DRAIN_JOB, (), meta)
+def enqueue_handovers(queue: Queue, **meta: Any) -> None:
+    """One pass of a projection consumer over the hand-overs waiting (tools and tests: a worker's
+    standing consumer does this itself)."""
+    _enqueue(queue, HANDOVER_JOB, (), meta)
 
 
 def remember_handover(connection: redis.Redis, headers: dict[str, str]) -> None:
     """Push a hand-over's trace context (text headers: ``services.tracing.carrier()``) on
-    ``TRACE_LINKS`` for the next drain job to link to; one round trip; nothing without a context.
+    ``TRACE_LINKS`` for the next consumer batch to link to; one round trip; nothing without a context.
     Only with tracing on (``services.tracing.TracedAppendNotifier``)."""
     if not headers:
         return
@@ -134,22 +137,20 @@ def take_handovers(connection: redis.Redis) -> list[dict[str, str]]:
 
 
 class AppendNotifier:
-    """After an append (which woke the game's live streams itself): index the timer the append armed
-    and, when the append set the game's pending flag, hand the game over, unless the append script
-    did both (the indexes live on the store's server); then queue a drain job if the hand-over
-    claimed that (no drain job was queued)."""
+    """After an append (which woke the game's live streams itself): unless the append script did it
+    (the indexes live on the store's server), mark the game dirty again, index the timer the append
+    armed and, when the append set the game's pending flag, hand the game over to the projection
+    consumers, in one round trip (``operations.publish_appended``). No job is queued: the consumers
+    block on the hand-over stream (``workers.handover``). ``queue``: the projection queue, whose
+    connection holds the trace links (``services.tracing.TracedAppendNotifier``)."""
 
     def __init__(self, store: EventStore, queue: Queue) -> None:
         self.store = store
         self.queue = queue
 
     async def __call__(self, game_id: str, handover: Handover) -> None:
-        if handover.handed:
-            drain = handover.drain
-        else:
-            drain = await self.store.publish_appended(game_id, handover.poke, handover.deadline)
-        if drain:
-            await anyio.to_thread.run_sync(enqueue_drain, self.queue)
+        if not handover.handed:
+            await self.store.publish_appended(game_id, handover.poke, handover.deadline)
 
 
 class PromptWorker(SimpleWorker):
@@ -221,10 +222,31 @@ def run_burst(
 ) -> None:
     """Run the jobs of ``queues``, and the jobs they queue, in this process until every queue is
     empty or ``max_jobs`` ran (a burst ``PromptWorker``: for tests, the bench's profiles and the
-    tools)."""
-    PromptWorker(list(queues), connection=connection, serializer=JSONSerializer).work(
-        burst=True, logging_level=logging_level, max_jobs=max_jobs
-    )
+    tools). With the projection queue among them, the hand-overs are projected too, as a worker's
+    consumer would (``HANDOVER_JOB``), after the jobs and again while the jobs hand more over."""
+    names = {queue.name for queue in queues}
+    seen = None
+    while True:
+        PromptWorker(list(queues), connection=connection, serializer=JSONSerializer).work(
+            burst=True, logging_level=logging_level, max_jobs=max_jobs
+        )
+        if max_jobs is not None or QUEUE_NAME not in names:
+            return
+        newest = _newest_handover(connection)
+        if newest is None or newest == seen:  # none, or none since the last pass
+            return
+        seen = newest
+        enqueue_handovers(projection_queue(connection))
+
+
+def _newest_handover(connection: redis.Redis) -> bytes | None:
+    """The id of the hand-over stream's newest entry (``None``: the stream is empty; a consumer drops
+    it once it has read all of it)."""
+    newest = connection.xrevrange(HANDOVER, count=1)
+    if not newest:
+        return None
+    value = newest[0][0]
+    return value if isinstance(value, bytes) else str(value).encode()
 
 
 class PipelinedWorker(PromptWorker):
@@ -245,7 +267,7 @@ class PipelinedWorker(PromptWorker):
         ok = bool(super().perform_job(job, queue, execution))
         enqueued = job.enqueued_at
         lag = None
-        if enqueued is not None and job.func_name != DRAIN_JOB:  # a drain job counts its games' own
+        if enqueued is not None and job.func_name != HANDOVER_JOB:  # it counts its games' own
             lag = (datetime.now(UTC) - enqueued.replace(tzinfo=enqueued.tzinfo or UTC)).total_seconds()
         kind = job.func_name.rsplit(".", 1)[-1] if job.func_name in JOBS else "other"
         metrics.job_done(queue.name, kind, ok, lag)
@@ -269,8 +291,9 @@ class PipelinedWorker(PromptWorker):
 
 
 def run_queued_projections(connection: redis.Redis) -> None:
-    """Run the queued projection jobs in this process until the queue is empty (a burst
-    ``SimpleWorker``; for the bench's profiles and for tests)."""
+    """Project the hand-overs and run the queued projection jobs in this process until none is left
+    (a burst ``SimpleWorker``; for the bench's profiles and for tests)."""
+    enqueue_handovers(projection_queue(connection))
     run_burst(connection, [projection_queue(connection)], logging_level="ERROR")
 
 

@@ -40,6 +40,9 @@ ScriptName = Literal[
     "dispute_append",
     "swap_keys",
     "archive_game",
+    "begin_projection",
+    "handover",
+    "handovers_taken",
 ]
 
 
@@ -100,6 +103,10 @@ class ScriptCall:
     """Global index keys the script also writes when the indexes live on the store's one server;
     left off otherwise (a cluster, or indexes beside the queue), and the script then skips that
     part (the caller does it in a round trip of its own)."""
+
+    index: bool = False
+    """The script runs where the global indexes live (the queue's server beside a cluster), its keys
+    all global index keys (``handover``, ``handovers_taken``)."""
 
     def all_keys(self, indexes_here: bool) -> list[str]:
         """The keys to send: the game's, then the index keys when the indexes are on this server."""

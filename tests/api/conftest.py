@@ -19,7 +19,12 @@ from services.api.app import create_app
 from services.config import Settings
 from services.store.connection import connect_to
 from services.store.embedded import EmbeddedRedis
-from services.store.queue import bot_queue, lifecycle_queue, projection_queue, run_burst
+from services.store.queue import (
+    bot_queue,
+    lifecycle_queue,
+    run_burst,
+    run_queued_projections,
+)
 from workers import lifecycle as lifecycle_jobs
 
 ADMIN_TOKEN = "operator-secret-token"
@@ -60,9 +65,9 @@ class Api:
         return self._shared_game
 
     def project(self) -> None:
-        """Run every queued projection poke to completion (an RQ SimpleWorker in burst mode)."""
-        queue = projection_queue(self.sync)
-        run_burst(self.sync, [queue])
+        """Project every hand-over and queued projection job to completion, in process (the consumer's
+        pass as an RQ job, in a burst SimpleWorker)."""
+        run_queued_projections(self.sync)
 
     def create(self, game: str = "skull", players: int = 3, **options: Any) -> str:
         response = self.client.post("/games", json={"game": game, "players": players, "options": options})

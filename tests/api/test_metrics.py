@@ -14,7 +14,13 @@ from rq.serializers import JSONSerializer
 from bots import choose
 from domain.games import game_names, spec
 from services import metrics
-from services.store.queue import PipelinedWorker, bot_queue, lifecycle_queue, projection_queue
+from services.store.queue import (
+    PipelinedWorker,
+    bot_queue,
+    enqueue_handovers,
+    lifecycle_queue,
+    projection_queue,
+)
 from tests.api.conftest import ADMIN_TOKEN, Api
 from tests.support.promql import family_of, named_metrics
 from workers import lifecycle
@@ -135,6 +141,7 @@ def test_bot_moves_takeovers_by_the_host_and_on_leaving_and_the_workers_jobs_and
 
     def run_jobs() -> None:
         queues = [projection_queue(fake_api.sync), lifecycle_queue(fake_api.sync), bot_queue(fake_api.sync)]
+        enqueue_handovers(queues[0])  # the consumer's pass, as a job: the worker's consumer, in process
         PipelinedWorker(queues, connection=fake_api.sync, serializer=JSONSerializer).work(
             burst=True, logging_level="WARNING"
         )
@@ -156,9 +163,12 @@ def test_bot_moves_takeovers_by_the_host_and_on_leaving_and_the_workers_jobs_and
     assert value(found, "tablestream_bot_moves_total", game="skull") >= 2
     assert value(found, "tablestream_jobs_total", queue="bots", kind="play_bot", outcome="ok") >= 2
     assert (
-        value(found, "tablestream_jobs_total", queue="projections", kind="project_poked", outcome="ok") >= 1
+        value(found, "tablestream_jobs_total", queue="projections", kind="project_handovers", outcome="ok")
+        >= 1
     )
-    assert value(found, "tablestream_projection_lag_seconds_count") >= 1  # each game a drain job projected
+    assert (
+        value(found, "tablestream_projection_lag_seconds_count") >= 1
+    )  # each game a consumer's batch projected
     assert value(found, "tablestream_job_lag_seconds_count", queue="bots") >= 2
     assert not any(name == "tablestream_jobs_total" and "job" in dict(labels) for name, labels in found)
     for queue in ("projections", "lifecycle", "bots", "review"):

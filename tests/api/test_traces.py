@@ -1,5 +1,5 @@
 """Traces (``services.tracing``): one command is one trace, from the HTTP request through the append
-and the hand-over to the worker's drain job and its view writes; off by default; the trace context
+and the hand-over to the worker's consumer batch and its view writes; off by default; the trace context
 crosses Redis in the RQ job's meta. Spans are collected by OpenTelemetry's in-memory exporter."""
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from rq.serializers import JSONSerializer
 
 from bots import choose
 from services import tracing
-from services.store.queue import TRACE_LINKS, enqueue_drain, projection_queue, run_burst
+from services.store.queue import TRACE_LINKS, enqueue_projections, projection_queue, run_burst
 from tests.api.conftest import Api
 
 COMMAND_ROUTE = "POST /games/{game_id}/commands"
@@ -63,7 +63,7 @@ def ancestors(span: ReadableSpan, by_id: dict[int, ReadableSpan]) -> list[str]:
     return names
 
 
-def test_one_command_is_one_trace_from_the_request_through_the_append_to_the_workers_drain_and_view_write(
+def test_one_command_is_one_trace_to_its_hand_over_and_the_consumer_batch_that_projects_it_links_to_it(
     fake_api: Api, spans: InMemorySpanExporter
 ) -> None:
     game_id = fake_api.started("skull", 3)
@@ -75,13 +75,14 @@ def test_one_command_is_one_trace_from_the_request_through_the_append_to_the_wor
         game_id, seat, choose("skull", own, random.Random(1)), expected_version=own["version"]
     )
     assert response.status_code == 200, response.text
-    fake_api.project()  # the drain job, in this process, through Redis like a real worker's
+    fake_api.project()  # the consumer's pass, in this process, through Redis like a real worker's
 
     finished = spans.get_finished_spans()
     by_id = {span.context.span_id: span for span in finished}
     named = {span.name: span for span in finished}
-    assert {COMMAND_ROUTE, "store.append", "projection.handover", "projection.drain"} <= set(named)
-    assert len({span.context.trace_id for span in finished}) == 1, [s.name for s in finished]
+    assert {COMMAND_ROUTE, "store.append", "projection.handover", "projection.batch"} <= set(named)
+    command = [span for span in finished if span.name not in ("projection.batch", "projection.write_views")]
+    assert len({span.context.trace_id for span in command}) == 1, [s.name for s in finished]
     server = named[COMMAND_ROUTE]
     assert server.parent is None and server.kind == trace.SpanKind.SERVER
     assert server.attributes is not None and server.attributes["http.route"] == "/games/{game_id}/commands"
@@ -91,18 +92,18 @@ def test_one_command_is_one_trace_from_the_request_through_the_append_to_the_wor
     assert append.attributes[tracing.GAME_ID] == game_id
     assert append.attributes[tracing.VERSION] == response.json()["version"]
     assert ancestors(append, by_id) == [COMMAND_ROUTE]
-    drain = named["projection.drain"]
-    assert drain.kind == trace.SpanKind.CONSUMER
-    assert ancestors(drain, by_id) == ["projection.handover", COMMAND_ROUTE]
+    batch = named["projection.batch"]
+    assert batch.kind == trace.SpanKind.CONSUMER and batch.parent is None  # a batch serves many commands
+    assert [link.context.span_id for link in batch.links] == [named["projection.handover"].context.span_id]
     writes = [span for span in finished if span.name == "projection.write_views"]
-    assert writes, "the drain wrote the game's views"
+    assert writes, "the batch wrote the game's views"
     for write in writes:
-        assert ancestors(write, by_id)[0] == "projection.drain"
+        assert ancestors(write, by_id)[0] == "projection.batch"
         assert write.attributes is not None and write.attributes[tracing.GAME_ID] == game_id
     assert max(w.attributes[tracing.VERSION] for w in writes if w.attributes) == response.json()["version"]
 
 
-def test_a_drain_job_that_covers_several_commands_is_linked_to_the_ones_that_did_not_queue_it(
+def test_a_consumer_batch_that_covers_several_commands_is_linked_to_each_of_their_hand_overs(
     fake_api: Api, spans: InMemorySpanExporter
 ) -> None:
     first, second = fake_api.started("skull", 3), fake_api.started("skull", 3)
@@ -110,7 +111,7 @@ def test_a_drain_job_that_covers_several_commands_is_linked_to_the_ones_that_did
     views = {game_id: fake_api.view(game_id) for game_id in (first, second)}
     owns = {game_id: fake_api.view(game_id, views[game_id]["to_act"][0]) for game_id in (first, second)}
     spans.clear()
-    for game_id in (first, second):  # the first queues the drain job; the second finds it queued
+    for game_id in (first, second):  # two hand-overs, one batch
         seat = views[game_id]["to_act"][0]
         own = owns[game_id]
         sent = fake_api.send(
@@ -118,23 +119,22 @@ def test_a_drain_job_that_covers_several_commands_is_linked_to_the_ones_that_did
         )
         assert sent.status_code == 200, sent.text
     handovers = [span for span in spans.get_finished_spans() if span.name == "projection.handover"]
-    assert [h.attributes["tablestream.drain.queued"] for h in handovers if h.attributes] == [True, False]
+    assert len(handovers) == 2
     fake_api.project()
 
     finished = spans.get_finished_spans()
-    (drain,) = [span for span in finished if span.name == "projection.drain"]
-    assert drain.context.trace_id == handovers[0].context.trace_id
-    assert drain.parent is not None and drain.parent.span_id == handovers[0].context.span_id
-    assert [link.context.span_id for link in drain.links] == [handovers[1].context.span_id]
-    assert [link.context.trace_id for link in drain.links] == [handovers[1].context.trace_id]
-    assert drain.attributes is not None and drain.attributes["tablestream.drain.taken"] == 2
+    (batch,) = [span for span in finished if span.name == "projection.batch"]
+    assert batch.parent is None
+    assert [link.context.span_id for link in batch.links] == [h.context.span_id for h in handovers]
+    assert [link.context.trace_id for link in batch.links] == [h.context.trace_id for h in handovers]
+    assert batch.attributes is not None and batch.attributes["tablestream.batch.taken"] == 2
     written = {
         span.attributes[tracing.GAME_ID]
         for span in finished
         if span.name == "projection.write_views" and span.attributes
     }
     assert written == {first, second}
-    assert not fake_api.sync.exists(TRACE_LINKS), "the drain job took the links it made"
+    assert not fake_api.sync.exists(TRACE_LINKS), "the batch took the links the hand-overs left"
 
 
 def test_the_trace_context_survives_the_rq_job_metadata_in_redis(
@@ -143,7 +143,7 @@ def test_the_trace_context_survives_the_rq_job_metadata_in_redis(
     queue = projection_queue(fake_api.sync)
     with tracing.span("handover-under-test") as span:
         assert span is not None
-        enqueue_drain(queue, **tracing.carrier())
+        enqueue_projections(queue, ["g1"], **tracing.carrier())
         sent = span.get_span_context()
     (job_id,) = queue.job_ids
     job = Job.fetch(job_id, connection=fake_api.sync, serializer=JSONSerializer)  # read back from Redis
@@ -179,9 +179,7 @@ def test_with_tracing_off_a_command_makes_no_span_context_and_leaves_nothing_in_
         game_id, seat, choose("skull", own, random.Random(3)), expected_version=own["version"]
     )
     assert sent.status_code == 200, sent.text
-    (job_id,) = queue.job_ids
-    job = Job.fetch(job_id, connection=fake_api.sync, serializer=JSONSerializer)
-    assert "traceparent" not in (job.meta or {})
+    assert queue.job_ids == []  # the hand-over queues no job
     assert not fake_api.sync.exists(TRACE_LINKS)
     fake_api.project()
     assert exporter.get_finished_spans() == ()
@@ -215,7 +213,7 @@ def test_the_environment_switches_tracing_on_with_its_service_name(monkeypatch: 
             provider.shutdown()
 
 
-def test_a_bots_move_in_the_worker_is_a_trace_of_its_own_down_to_the_drain(
+def test_a_bots_move_in_the_worker_is_a_trace_of_its_own_down_to_its_hand_over(
     fake_api: Api, spans: InMemorySpanExporter, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     import fakeredis

@@ -1,5 +1,6 @@
-"""Coalesced pokes against a real Redis and the real worker process (``python -m workers.pool``),
-killed with SIGKILL under load and started again: every game's views still reach its head."""
+"""Coalesced hand-overs against a real Redis and the real worker process (``python -m workers.pool``,
+its projection consumer a thread of it), killed with SIGKILL under load and started again: every
+game's views still reach its head."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ from services.commands import GameCommands
 from services.history.folding import StateCache
 from services.store.embedded import EmbeddedRedis
 from services.store.event_store import EventStore, SyncEventStore
-from services.store.keys import POKED
+from services.store.keys import HANDOVER
 from services.store.queue import AppendNotifier, projection_queue
 from services.store.tokens import TokenStore
 from tests.support.waiting import wait_until
@@ -89,9 +90,9 @@ async def test_a_worker_killed_under_load_and_restarted_brings_every_game_to_its
     await play(2)
     wait_until(lambda: all(checkpoints(g) > 0 for g in games), 60, "the worker to project")
     await play(2)
-    worker.kill()  # SIGKILL amid the jobs these appends queued
-    await play(3)  # appends while no worker runs: handed over, drain job queued, nobody takes it
-    assert sync.scard(POKED) > 0
+    worker.kill()  # SIGKILL amid the batches these appends handed over
+    await play(3)  # appends while no worker runs: handed over, nobody takes them
+    assert sync.xlen(HANDOVER) > 0
     worker.start()
     await play(2)
     wait_until(lambda: unprojected(sync, games) == [], 60, "every game's views at the fold of its events")

@@ -3,9 +3,9 @@
 -- hash of before (not written: a seat's version is a field of KEYS[4] now, read beside the old one),
 -- KEYS[4] seat-scoped commands hash (dedup, and the field '<seat>' -> the last version appended by
 -- that seat's commands, written with its record in one HSET), KEYS[5] the game's pending-projection
--- flag, KEYS[6] the game's timer hash, KEYS[7] the game's tokens hash; and, only when the global
--- indexes live on this server (one Redis, not a cluster: services.store.indexes), KEYS[8] the dirty
--- set, KEYS[9] the hand-over set, KEYS[10] the "a drain job is queued" flag, KEYS[11] the timer
+-- flag, KEYS[6] the game's timer hash, KEYS[7] the game's tokens hash, KEYS[8] the game's views hash;
+-- and, only when the global indexes live on this server (one Redis, not a cluster:
+-- services.store.indexes), KEYS[9] the dirty set, KEYS[10] the hand-over stream, KEYS[11] the timer
 -- deadline index
 -- ARGV[1] expected head version, ARGV[2] dedup field ('<seat>:<command id>'), ARGV[3] fingerprint,
 -- ARGV[4] seat ('' = none), ARGV[5] legacy field to check ('' = none: the caller found that the legacy
@@ -14,7 +14,7 @@
 -- the same atomic step (views cached in API processes rely on it: services.api.view_cache),
 -- ARGV[8] the timer of the new head: '' leaves the timer alone (a table without timers), '-' clears
 -- it (when it has a deadline), else its deadline (ms); ARGV[9] now (ms, the dirty mark's score),
--- ARGV[10] the game's id, ARGV[11] the drain flag's time to live (ms), ARGV[12] a token's digest
+-- ARGV[10] the game's id, ARGV[11] the most entries the hand-over stream holds, ARGV[12] a token's digest
 -- ('' = none) and ARGV[13] the role it must hold (an identity the caller assumed from memory: a
 -- token revoked or rebound since is refused before anything else, reply {'token', role or ''});
 -- ARGV[14] n, the timer's field, value pairs that follow (ARGV[15..14+2n]), then data, hash pairs,
@@ -24,21 +24,27 @@
 -- that a caller that did not read the timer plans it blind: a fresh deadline).
 -- The timer is armed for the last version in the same atomic step (as arm_timer.lua, never going
 -- back to a newer one), so it is never behind the head.
--- With the index keys the hand-over is part of the same step (operations.publish_appended does it
--- in a second round trip otherwise): the game is marked dirty, handed over unless it waits in the
--- hand-over set already (its pending flag is then neither read nor written), and its new deadline
--- indexed when earlier than the indexed one (ZADD LT: the index may lag the timer, never lose it;
--- the timer loop moves a due entry on to a later deadline, services.store.indexes.settle_timer, so
--- a turn's later deadline costs no write here); the reply then says whether this append claimed
--- the queueing of a drain job.
+-- The pending flag (KEYS[5]) and the hand-over are memory only (replication off: neither goes to the
+-- append-only file nor to replicas), so the append's own writes are its only durable ones, one fsync
+-- per command: the flag is set when no projection is pending (a projection consumer clears it as it
+-- claims the game, begin_projection.lua), and only then is the game handed over. With the index keys
+-- the hand-over is part of the same step (operations.publish_appended does it in a second round trip
+-- otherwise, handover.lua): the game is marked dirty (durable: after a restart, which loses the flag
+-- and the stream, the dirty set says what to project again), added to the hand-over stream (a
+-- consumer blocks on it with XREAD, a read; at its bound it takes no more and the sweeper projects
+-- the marked game), and its new deadline indexed when earlier than the indexed one (ZADD LT: the
+-- index may lag the timer, never lose it; the timer loop moves a due entry on to a later deadline,
+-- services.store.indexes.settle_timer, so a turn's later deadline costs no write here).
+-- The views (KEYS[8]) are memory only too (project_views.lua); the version their fields hold, 'at',
+-- is deleted in the append-only file and on replicas by every append that finds it, and kept in
+-- memory: views a snapshot (an AOF rewrite, a replica's sync) caught are not trusted after a restart
+-- or a failover once the game moved on (operations.valid_views), while readers here go on using them.
 -- Replies {'dup', '<fingerprint> <first> <last>'} | {'legacy', '<fingerprint> <first> <last>'} (an
 -- unscoped record written before ids were scoped: the caller checks whose it is) | {'conflict', head}
 -- | {'token', role} | {'ok', first, last, poke, handover, armed}: poke is '1' when this append set the
--- pending flag (the game had no projection pending: the game goes to the workers; with the index
--- keys: it added the game to the hand-over set, which stands for the flag), '0' when one was
--- pending already; handover is '' when the caller hands over (no index keys), else '1' when this
--- append claimed the queueing of a drain job (the caller queues it), '0' when it did not; armed is
--- the deadline this append armed ('' when it armed none).
+-- pending flag (the game goes to the projection consumers), '0' when one was pending already;
+-- handover is '' when the caller hands over (no index keys), else '1' (the script did: nothing left
+-- to the caller); armed is the deadline this append armed ('' when it armed none).
 -- The timer is one field, 't', of the timer hash: "<version> <deadline> <kind> <seats> <turn_seconds>",
 -- '-' for an absent part, trailing ones left out (services.store.timer_record; a hash of those five
 -- fields, written before, reads the same and is replaced by the field the first time it is written).
@@ -140,28 +146,31 @@ if ARGV[4] ~= '' then  -- the record and the seat's version (read-your-writes) i
 else
   redis.call('HSET', KEYS[4], ARGV[2], ARGV[3] .. ' ' .. first .. ' ' .. last)
 end
-local poke
+local replicated = redis.set_repl ~= nil  -- fakeredis (unit tests) has none, and nothing to replicate
+local at = replicated and redis.call('HGET', KEYS[8], 'at')
+if at then  -- deleted in the append-only file and on replicas, kept in memory (above)
+  redis.call('HDEL', KEYS[8], 'at')
+  redis.set_repl(redis.REPL_NONE)
+  redis.call('HSET', KEYS[8], 'at', at)
+  redis.set_repl(redis.REPL_ALL)
+end
 local handover = ''
 local armed = ''
 if arm and deadline ~= '-' then
   armed = deadline
 end
 if #KEYS >= 11 then
-  -- The hand-over set is the pending flag here: a game waiting in it is not handed over again, and
-  -- one a drain job took is handed over again by the next append (harmless: a projection that
-  -- finds nothing new writes nothing). No flag to set and to delete per append.
-  -- The game first, then the drain flag: a drain job that cleared the flag sees the game.
-  redis.call('ZADD', KEYS[8], 'NX', ARGV[9], ARGV[10])
-  poke = redis.call('SADD', KEYS[9], ARGV[10]) == 1 and '1' or '0'
-  handover = '0'
-  if poke == '1' then
-    handover = redis.call('SET', KEYS[10], 1, 'NX', 'PX', ARGV[11]) and '1' or '0'
-  end
+  redis.call('ZADD', KEYS[9], 'NX', ARGV[9], ARGV[10])
   if armed ~= '' then
     redis.call('ZADD', KEYS[11], 'LT', armed, ARGV[10])
   end
-else
-  poke = redis.call('SET', KEYS[5], last, 'NX', 'PX', ARGV[6]) and '1' or '0'
+  handover = '1'
 end
+if replicated then redis.set_repl(redis.REPL_NONE) end
+local poke = redis.call('SET', KEYS[5], last, 'NX', 'PX', ARGV[6]) and '1' or '0'
+if poke == '1' and handover == '1' and redis.call('XLEN', KEYS[10]) < tonumber(ARGV[11]) then
+  redis.call('XADD', KEYS[10], '*', 'g', ARGV[10])
+end
+if replicated then redis.set_repl(redis.REPL_ALL) end
 redis.call('SPUBLISH', ARGV[7], 'appended')
 return {'ok', tostring(first), tostring(last), poke, handover, armed}

@@ -14,12 +14,27 @@
 -- then kept at it), ARGV[i+3] lobby summary ('': none), ARGV[i+4] '1' when the table no longer
 -- waits for players, ARGV[i+5] the armed timer's deadline (''), ARGV[i+6] the retention index kind
 -- ('': none, 'active', 'expired', 'kept': services.store.retention.activity_calls), ARGV[i+7] now
--- (ms), ARGV[i+8] the lobby's channel, ARGV[i+9] a head version to note for the public log ('').
+-- (ms), ARGV[i+8] the lobby's channel, ARGV[i+9] a head version to note for the public log (''), ARGV[i+10]
+-- how old (ms) a game's activity time may grow before a projection writes it again.
 -- Replies {outcome, checkpoint, indexed}: outcome 'written', 'current' (nothing asked to write),
 -- 'stale' (the views are at or past the new checkpoint) or 'mismatch' (behind it, not where
 -- expected: nothing else done, the caller folds again); checkpoint, the views' checkpoint after the
 -- call; indexed, 1 when the indexes were brought up to date here (dirty mark cleared: 2), else 0.
+-- What a move costs here is memory only (replication off: not in the append-only file, not sent to
+-- replicas): the views with their checkpoint and the dirty mark's clearing; a game's activity time is
+-- written (durably) only once it is ARGV[i+10] ms old, not by every move. Durable, as they must survive a restart: the
+-- public log's note, the lobby, the waiting tables, the retention indexes when the game's kind
+-- changes, the timer index's repairs and a dirty mark set again. After a restart or a failover the
+-- dirty marks the append scripts wrote durably come back, and with them the games to project again
+-- (the views are not trusted meanwhile: append.lua, operations.valid_views).
 local FIRST = 17592186044416  -- 2^44, services.store.keys.LOBBY_FIRST_ORDER
+local replicated = redis.set_repl ~= nil  -- fakeredis (unit tests) has none, and nothing to replicate
+local function memory_only(...)  -- one write kept out of the append-only file and the replicas
+  if replicated then redis.set_repl(redis.REPL_NONE) end
+  local reply = redis.call(...)
+  if replicated then redis.set_repl(redis.REPL_ALL) end
+  return reply
+end
 local n = tonumber(ARGV[4])
 local i = 5 + 2 * n
 local here = #KEYS > 2
@@ -32,14 +47,13 @@ local outcome = 'current'
 if ARGV[2] ~= '' then
   local new = tonumber(ARGV[2])
   if current == tonumber(ARGV[1]) then
-    local replicated = redis.set_repl ~= nil  -- fakeredis (unit tests) has none, and nothing to replicate
     if replicated then redis.set_repl(redis.REPL_NONE) end  -- views live in memory only: write_views.lua
     redis.call('DEL', KEYS[1])
     if n > 0 then
       redis.call('HSET', KEYS[1], 'at', ARGV[2], unpack(ARGV, 5, 4 + 2 * n))
     end
-    if replicated then redis.set_repl(redis.REPL_ALL) end
     redis.call('HSET', KEYS[1], 'checkpoint', ARGV[2])
+    if replicated then redis.set_repl(redis.REPL_ALL) end
     redis.call('SPUBLISH', ARGV[3], ARGV[2])
     outcome, current = 'written', new
   elseif current >= new then
@@ -84,7 +98,10 @@ if outcome == 'written' then
     redis.call('ZREM', KEYS[9], game)
     redis.call('ZADD', KEYS[10], 'NX', now, game)
   elseif kind == 'active' then
-    redis.call('ZADD', KEYS[9], now, game)
+    local since = tonumber(redis.call('ZSCORE', KEYS[9], game))
+    if not since or tonumber(now) - since >= tonumber(ARGV[i + 10]) then  -- else recent enough for retention
+      redis.call('ZADD', KEYS[9], now, game)
+    end
   end
 end
 if ARGV[i + 5] ~= '' then  -- repairs a lost index entry: the index may run early, never late
@@ -103,5 +120,5 @@ if head > current then  -- appended since the fold: the game is handed over agai
   redis.call('ZADD', KEYS[3], 'NX', now, game)
   return {outcome, current, 1}
 end
-redis.call('ZREM', KEYS[3], game)
+memory_only('ZREM', KEYS[3], game)  -- after a restart the mark is back: the game is projected again
 return {outcome, current, 2}

@@ -28,9 +28,9 @@ from services.history.records import GENESIS_HASH, Entry, chain_hash
 from services.store import indexes
 from services.store import operations as ops
 from services.store.event_store import CrossSlot, EventStore, SyncEventStore
-from services.store.keys import DIRTY, DRAIN_PENDING, PACED, POKED, TIMERS, game_keys
+from services.store.keys import DIRTY, HANDOVER, PACED, TIMERS, game_keys
 from services.store.operations import AppendResult, BrokenStream, TimerPlan
-from services.store.queue import DRAIN_JOB, AppendNotifier, projection_queue
+from services.store.queue import AppendNotifier, projection_queue
 from services.store.requests import SCRIPTS, Call, Operation, Pipelined, index_call
 from tests.conftest import Clients, IndexClients, make_batch
 
@@ -463,7 +463,8 @@ async def test_an_append_hands_its_game_over_once_in_its_own_step_where_the_inde
 ) -> None:
     """On one server the append script marks the game dirty, hands it over and indexes its timer in
     the same atomic step; with the indexes elsewhere (a cluster) the notifier does it in a second
-    trip. Either way: one hand-over and one drain job for appends while a projection is pending."""
+    trip. Either way: one hand-over (one entry of the hand-over stream) for appends while a
+    projection is pending, and no job queued."""
     indexes = index_backend[0] if index_backend else store_backend[0]  # and the queue, beside them
     queue = projection_queue(indexes)
     notify = AppendNotifier(event_store, queue)
@@ -476,15 +477,13 @@ async def test_an_append_hands_its_game_over_once_in_its_own_step_where_the_inde
         result = await event_store.append("h1", log[-1].version, f"h-{n}", "fp", 0, entries, timer=plan)
         log.extend(entries)
         assert (result.status, result.poke, result.handed) == ("ok", n == 0, beside)
-        assert result.drain == (beside and n == 0)
         assert result.armed == deadline
         await notify("h1", result.handover())
         # never moved later (ZADD LT): a due entry is moved on by the timer loop (settle_timer)
         assert indexes.zscore(TIMERS, "h1") == 1_000_000
     assert indexes.zscore(DIRTY, "h1") is not None
-    assert indexes.smembers(POKED) == {b"h1"}
-    assert indexes.exists(DRAIN_PENDING)
-    assert [job.func_name for job in queue.get_jobs()] == [DRAIN_JOB]
+    assert [fields for _, fields in indexes.xrange(HANDOVER)] == [{b"g": b"h1"}]
+    assert queue.get_jobs() == []
 
 
 # -- lobby and scanning --------------------------------------------------------------------------------

@@ -21,12 +21,12 @@ from rq.worker_registration import WORKERS_BY_QUEUE_KEY
 
 from services.store import queue as queue_module
 from services.store.queue import (
-    DRAIN_JOB,
+    HANDOVER_JOB,
     QUEUES,
     WORKER_TTL,
     PipelinedWorker,
     PromptWorker,
-    enqueue_drain,
+    enqueue_handovers,
     lifecycle_queue,
     projection_queue,
     queue_figures,
@@ -61,15 +61,18 @@ class Trips:
         monkeypatch.setattr(client, "pipeline", counted_pipeline)
 
 
-def test_a_drain_job_is_queued_in_one_round_trip(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_projection_job_is_queued_in_one_round_trip(monkeypatch: pytest.MonkeyPatch) -> None:
     client = fakeredis.FakeRedis()
     queue = projection_queue(client)
-    enqueue_drain(queue)  # the first asks the server's version, once per connection
+    enqueue_handovers(queue)  # the first asks the server's version, once per connection
     trips = Trips(client, monkeypatch)
-    enqueue_drain(queue, reason="more")
+    enqueue_handovers(queue, reason="more")
     assert (trips.alone, trips.pipelines) == ([], 1)
     jobs = [Job.fetch(job_id, connection=client, serializer=JSONSerializer) for job_id in queue.job_ids]
-    assert [(job.func_name, job.meta) for job in jobs] == [(DRAIN_JOB, {}), (DRAIN_JOB, {"reason": "more"})]
+    assert [(job.func_name, job.meta) for job in jobs] == [
+        (HANDOVER_JOB, {}),
+        (HANDOVER_JOB, {"reason": "more"}),
+    ]
 
 
 def test_a_workers_heartbeat_is_one_round_trip_and_keeps_it_alive(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -221,10 +224,10 @@ def test_the_scrape_reads_each_queues_depth_its_oldest_jobs_wait_and_its_workers
     assert empty.depth == dict.fromkeys(QUEUES, 0) and empty.workers == dict.fromkeys(QUEUES, 0)
     assert empty.oldest_job_seconds == dict.fromkeys(QUEUES, 0.0)
     queue = projection_queue(client)
-    enqueue_drain(queue)
+    enqueue_handovers(queue)
     (oldest,) = queue.job_ids
     client.hset(Job.key_for(oldest), "enqueued_at", utcformat(datetime.now(UTC) - timedelta(seconds=90)))
-    enqueue_drain(queue, reason="more")  # a newer job behind it
+    enqueue_handovers(queue, reason="more")  # a newer job behind it
     figures = queue_figures(client)
     assert figures.depth["projections"] == 2
     assert 90 <= figures.oldest_job_seconds["projections"] < 120  # the head's wait, not the newest's
