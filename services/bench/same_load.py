@@ -32,7 +32,7 @@ import httpx
 from services.bench.players import Players, Table, percentile
 from services.bench.procs import CpuSample
 from services.bench.report import Row, cpu_split, micros, millis
-from services.bench.run import play_row
+from services.bench.run import drain, play_row
 from services.bench.stack import Stack
 
 CLIENT_COUNTS = (1, 16)
@@ -110,6 +110,7 @@ def same_load_row(stack: Stack, clients: int, seconds: float, emit: Callable[[st
     try:
         tables, _ = players.create(max(4, clients))
         _, tables, _ = players.play(tables, seconds=min(1.0, seconds))  # warm: caches, subscriptions
+        drain(stack, tables)  # the worker has projected the warm-up before the processes are at rest
         idle = at_rest(stack, seconds)
         hits, rendered = _counts(stack)["hits"], _counts(stack)["rendered"]
         started = time.monotonic()
