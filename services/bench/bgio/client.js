@@ -17,8 +17,7 @@ const { Client } = require('boardgame.io/client');
 const { SocketIO } = require('boardgame.io/multiplayer');
 const { SkullKingShape, NAME, PLAYERS, randomMove } = require('./game');
 
-const QUIET_MS = 250; // after the run: the server is settled once no update came for this long
-const SETTLE_MS = 10000; // ... or after this long at most
+const SETTLE_MS = 30000; // after the run: until every move sent came back in a state, or this long
 const READY_MS = 120000;
 
 function options(argv) {
@@ -84,7 +83,7 @@ class Run {
 
   async newTable() {
     const { matchID } = await post(this.opts.server, `/games/${NAME}/create`, { numPlayers: PLAYERS });
-    const table = { matchID, moves: 0, seats: [], synced: 0, over: false };
+    const table = { matchID, moves: 0, sent: 0, seats: [], synced: 0, over: false };
     for (let seat = 0; seat < PLAYERS; seat += 1) {
       const joined = await post(this.opts.server, `/games/${NAME}/${matchID}/join`, {
         playerID: String(seat),
@@ -125,18 +124,19 @@ class Run {
     }
     table.moves = Math.max(table.moves, state.G.moves);
     if (state.ctx.gameover) this.finish(table);
-    else this.act(seat, state);
+    else this.act(table, seat, state);
   }
 
   // A seat acts at most once per state it sees, and bids once a round (its bid may still be on
   // its way while other seats' bids come back).
-  act(seat, state) {
+  act(table, seat, state) {
     if (!this.playing || state === null || state._stateID <= seat.acted) return;
     const chosen = randomMove(state, seat.seat, this.rng);
     if (chosen === null || (chosen.move === 'bid' && seat.bidRound === state.G.round)) return;
     if (chosen.move === 'bid') seat.bidRound = state.G.round;
     seat.acted = state._stateID;
     this.sent += 1;
+    table.sent += 1;
     seat.client.moves[chosen.move](...chosen.args);
   }
 
@@ -198,14 +198,13 @@ async function main() {
   run.lastUpdate = started;
   run.playing = true;
   run.setupRequests = 0;
-  for (const table of run.tables) for (const seat of table.seats) run.act(seat, seat.client.getState());
+  for (const table of run.tables) for (const seat of table.seats) run.act(table, seat, seat.client.getState());
   const played = () => (opts.moves ? run.accepted >= opts.moves : performance.now() - started >= opts.seconds * 1000);
   await run.waitFor(played, Math.max(opts.seconds * 1000, 1) + 600000, 'the end of the run');
   run.playing = false;
   const stopped = performance.now();
-  await run
-    .waitFor(() => performance.now() - run.lastUpdate >= QUIET_MS, SETTLE_MS, 'the server to settle')
-    .catch(() => {});
+  // settled: every match's counter reached the moves its seats sent (a finished match left the list)
+  await run.waitFor(() => run.tables.every((t) => t.moves >= t.sent), SETTLE_MS, 'the server to settle').catch(() => {});
   const end = Math.max(stopped, Math.min(run.lastUpdate, performance.now()));
   line({
     summary: true,
