@@ -40,6 +40,7 @@ from services.store import indexes
 from services.store import operations as ops
 from services.store.archive import Archive, ArchivedGame
 from services.store.connection import UNAVAILABLE, Acks, NotReplicated
+from services.store.lean import lean_scripts
 from services.store.operations import AppendResult, ViewWrite
 from services.store.packing import with_hiredis_packing
 from services.store.requests import (
@@ -51,6 +52,7 @@ from services.store.requests import (
     ScriptCall,
     ScriptName,
     check_client,
+    sent,
 )
 
 T = TypeVar("T")
@@ -94,10 +96,11 @@ def _split(request: Pipelined, separate_index: bool) -> tuple[list[int], list[in
     return store, index
 
 
-def _send(target: Any, call: Call) -> Any:
-    """``target.execute_command(*call.args)`` on a client or a pipeline, sync or async."""
+def _send(target: Any, call: Call, indexes_here: bool = False) -> Any:
+    """``target.execute_command(*call.args)`` on a client or a pipeline, sync or async (``Call.apart``:
+    a read in its place where the indexes live on the store's server)."""
     execute: Callable[..., Any] = target.execute_command  # redis-py leaves some of these unannotated
-    return execute(*call.args)
+    return execute(*sent(call, indexes_here))
 
 
 class _Batch:
@@ -126,10 +129,10 @@ class _Batch:
             keys = request.all_keys(indexes_here)
             commands = [(separate_index and request.index, ("EVALSHA", sha, len(keys), *keys, *request.args))]
         elif isinstance(request, Call):
-            commands = [(separate_index and request.index, request.args)]
+            commands = [(separate_index and request.index, sent(request, indexes_here))]
         else:
             indexed = set(_split(request, separate_index)[1])  # and the slot check
-            commands = [(i in indexed, call.args) for i, call in enumerate(request.calls)]
+            commands = [(i in indexed, sent(call, indexes_here)) for i, call in enumerate(request.calls)]
         places = []
         for on_index, args in commands:
             target = self.index if on_index else self.store
@@ -249,6 +252,7 @@ class EventStore:
         self._index_scripts = {name: self.index.register_script(source) for name, source in SCRIPTS.items()}
         self._nodes: dict[str, aioredis.Redis] = {}
         self._ready = False
+        self._lean = lean_scripts(client)  # the hot script calls' own connection (services.store.lean)
 
     async def run(self, operation: Operation[T]) -> T:
         """Drive one operation to its result, executing each request it yields."""
@@ -279,7 +283,7 @@ class EventStore:
 
     async def _execute(self, request: Request) -> Any:
         if isinstance(request, Call):
-            return await _send(self.index if request.index else self.redis, request)
+            return await _send(self.index if request.index else self.redis, request, self._indexes_here)
         if isinstance(request, ScriptCall):
             if not request.index:  # the indexes' server is one standalone Redis
                 check_one_slot(request.keys, f"script {request.script}")
@@ -287,7 +291,10 @@ class EventStore:
                 return await self._durable(request)
             keys = request.all_keys(self._indexes_here)
             scripts = self._index_scripts if request.index else self._scripts
-            return await scripts[request.script](keys=keys, args=request.args)
+            script = scripts[request.script]
+            if self._lean is not None and (self._indexes_here or not request.index):
+                return await self._lean.evalsha(script.sha, script.script, keys, request.args)
+            return await script(keys=keys, args=request.args)
         store, index = _split(request, self._separate_index)
         if not index:  # one server (the usual case): no task for the other
             return await self._pipeline(request, store, self.redis)
@@ -307,7 +314,7 @@ class EventStore:
             return []
         async with client.pipeline(transaction=False) as pipe:
             for position in positions:
-                _send(pipe, request.calls[position])
+                _send(pipe, request.calls[position], self._indexes_here)
             return cast(list[Any], await pipe.execute())
 
     async def _durable(self, request: ScriptCall) -> Any:
@@ -366,6 +373,8 @@ class EventStore:
         for client in self._nodes.values():
             await client.aclose()
         self._nodes.clear()
+        if self._lean is not None:
+            await self._lean.aclose()
 
     async def create(
         self, game_id: str, secret: Mapping[str, str], entry: Entry, more: Sequence[Entry] = ()
@@ -670,7 +679,7 @@ class SyncEventStore:
 
     def _execute(self, request: Request) -> Any:
         if isinstance(request, Call):
-            return _send(self.index if request.index else self.redis, request)
+            return _send(self.index if request.index else self.redis, request, self._indexes_here)
         if isinstance(request, ScriptCall):
             if not request.index:  # the indexes' server is one standalone Redis
                 check_one_slot(request.keys, f"script {request.script}")
@@ -690,7 +699,7 @@ class SyncEventStore:
             return []
         with client.pipeline(transaction=False) as pipe:
             for position in positions:
-                _send(pipe, request.calls[position])
+                _send(pipe, request.calls[position], self._indexes_here)
             return cast(list[Any], pipe.execute())
 
     def _durable(self, request: ScriptCall) -> Any:

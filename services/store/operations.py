@@ -228,7 +228,8 @@ def append(
         pairs += [entry.data, entry.hash]
     legacy = "" if system else command_id
     if not marked:
-        yield from mark_dirty(game_id)  # before the append: a crash right after it still leaves a mark
+        # before the append: a crash right after it still leaves a mark (on one server the script marks)
+        yield Call(("ZADD", DIRTY, "NX", clock_ms(), check_game_id(game_id)), index=True, apart=True)
     while True:
         args: list[Any] = [
             expected,
@@ -449,7 +450,7 @@ def command_load(
     cached = cache.get(game_id)
     timed = cached is None or cached.state.timers is not None  # fixed at creation
     calls = (
-        index_call("ZADD", DIRTY, "NX", clock_ms(), check_game_id(game_id)),
+        Call(("ZADD", DIRTY, "NX", clock_ms(), check_game_id(game_id)), index=True, apart=True),
         Call(("HGET", k.seat_commands, dedup_field(seat, command_id))),
         Call(("HGET", k.commands, command_id)),
         *((Call(("HGETALL", k.timer)),) if timed else ()),

@@ -75,6 +75,11 @@ class Call:
 
     args: tuple[str | bytes | int | float, ...]
     index: bool = False
+    apart: bool = False
+    """A write wanted only where the indexes live apart from the store (a cluster): on one server
+    the game's script does it in its own atomic step (``append.lua`` marks its game dirty), and a read
+    of the same key (``EXISTS``) is sent in its place, so that the write costs no ``fsync`` of its
+    own before the script's."""
 
     def __post_init__(self) -> None:
         if not self.index and len(self.args) > 1 and self.args[1] in INDEX_KEYS:
@@ -89,6 +94,13 @@ class Call:
 def index_call(*args: str | bytes | int | float) -> Call:
     """A command on a global index."""
     return Call(args, index=True)
+
+
+def sent(call: Call, indexes_here: bool) -> tuple[str | bytes | int | float, ...]:
+    """What is sent for ``call`` (``Call.apart``)."""
+    if call.apart and indexes_here:
+        return ("EXISTS", call.args[1])
+    return call.args
 
 
 @dataclass(frozen=True, slots=True)
