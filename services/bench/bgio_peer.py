@@ -202,7 +202,7 @@ class Summary:
     tables: int
     moves: int  # accepted by the server (each match's own counter)
     sent: int  # sent by the seats (more than ``moves``: the server refused some)
-    updates: int  # states the seats received
+    updates: int  # the seats' clients' notifications (the states pushed, their own dispatches)
     finished_games: int
     setup_requests: int  # lobby requests for the matches that replaced finished ones
     elapsed: float
@@ -461,7 +461,7 @@ def peer_row(
         f"clients' last update, per move the server accepted (each match's own counter); each move pushes "
         f"all four seats their playerView state over socket.io; bids are simultaneous (ignoreStaleStateID); "
         f"{moves:,} moves accepted, {refused:,} refused, "
-        f"{sum(t.summary.updates for t in peer) / max(1, moves):.2f} states received by the seats per move, "
+        f"{sum(t.summary.updates for t in peer) / max(1, moves):.2f} client notifications per move, "
         f"{sum(t.summary.finished_games for t in peer)} matches finished and replaced",
     ]
     if views is not None and commands:
