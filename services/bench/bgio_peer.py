@@ -323,8 +323,8 @@ def bgio_turn(node: Node, server: BgioServer, tables: int, seconds: float, seed:
     assert client.stdin is not None and client.stdout is not None and client.stderr is not None
     lines = Lines(client.stdout)
     errors: list[bytes] = []
-    drain = threading.Thread(target=lambda: errors.append(client.stderr.read() if client.stderr else b""))
-    drain.start()
+    reader = threading.Thread(target=lambda: errors.append(client.stderr.read() if client.stderr else b""))
+    reader.start()
     try:
         lines.expect("ready", READY_TIMEOUT, "the boardgame.io clients")
         before = cpu_seconds(server.process.pid)
@@ -336,12 +336,12 @@ def bgio_turn(node: Node, server: BgioServer, tables: int, seconds: float, seed:
         client.wait(30)
     except (RuntimeError, subprocess.TimeoutExpired) as error:
         _stop(client)
-        drain.join(10)
+        reader.join(10)
         said = b"".join(errors).decode(errors="replace").strip()[-800:]
         raise RuntimeError(f"{error}; the client's stderr: {said}") from error
     finally:
         _stop(client)
-    drain.join(10)
+    reader.join(10)
     return BgioTurn(server.storage, summary_of(found), cpu)
 
 
