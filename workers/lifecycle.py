@@ -58,6 +58,7 @@ from services.lifecycle import Clock, Lifecycle, lifecycle_behind, timer_seats, 
 from services.store import indexes
 from services.store.connection import AsyncStoreClient
 from services.store.event_store import EventStore, SyncEventStore
+from services.store.lean import lean_scripts
 from services.store.packing import with_hiredis_packing
 from services.store.queue import (
     BotJobs,
@@ -173,6 +174,9 @@ class _Session:
     def close(self) -> None:
         async def aclose() -> None:
             for client in {id(c): c for c in (self.aclient, self.index) if c is not None}.values():
+                lean = lean_scripts(client)  # the jobs' stores share its lean connection
+                if lean is not None:
+                    await lean.aclose()
                 await client.aclose()
 
         try:

@@ -214,7 +214,7 @@ def create_app(
         finally:
             await lobby.close()
             await hub.close()
-            await store.aclose_nodes()
+            await store.aclose()
             await clients.aclose()
 
     routes = [  # matched in order: the hot paths (commands, views) first; no two overlap

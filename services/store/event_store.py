@@ -40,7 +40,7 @@ from services.store import indexes
 from services.store import operations as ops
 from services.store.archive import Archive, ArchivedGame
 from services.store.connection import UNAVAILABLE, Acks, NotReplicated
-from services.store.lean import lean_scripts
+from services.store.lean import LeanPipelines, lean_pipelines, lean_scripts
 from services.store.operations import AppendResult, ViewWrite
 from services.store.packing import with_hiredis_packing
 from services.store.requests import (
@@ -151,11 +151,17 @@ class _Batch:
         return values if isinstance(request, Pipelined) else values[0]
 
 
-def _executed(client: Any, commands: list[tuple[Any, ...]]) -> list[Any]:
+def _executed(client: Any, commands: list[tuple[Any, ...]], lean: LeanPipelines | None = None) -> list[Any]:
     """``commands`` in one pipeline, each reply or error in its place (an error of the whole
-    pipeline, such as a lost connection, in every place)."""
+    pipeline, such as a lost connection, in every place). On ``lean`` when every command is a
+    script's (whose replies redis-py gives as they come: no response callback to apply)."""
     if not commands:
         return []
+    if lean is not None and all(args[0] == "EVALSHA" for args in commands):
+        try:
+            return lean.execute(commands)
+        except Exception as error:
+            return [error] * len(commands)
     try:
         with client.pipeline(transaction=False) as pipe:
             for args in commands:
@@ -373,6 +379,11 @@ class EventStore:
         for client in self._nodes.values():
             await client.aclose()
         self._nodes.clear()
+
+    async def aclose(self) -> None:
+        """Close what this store opened beside its clients: the nodes' clients of durable appends and
+        the lean connection of its client (``services.store.lean``, shared by every store of it)."""
+        await self.aclose_nodes()
         if self._lean is not None:
             await self._lean.aclose()
 
@@ -588,6 +599,8 @@ class SyncEventStore:
         self._indexes_here = not self._separate_index and not self.cluster  # scripts may write them
         self._scripts = {name: client.register_script(source) for name, source in SCRIPTS.items()}
         self._index_scripts = {name: self.index.register_script(source) for name, source in SCRIPTS.items()}
+        self._lean = lean_pipelines(client)  # a batch's rounds on a lean connection (services.store.lean)
+        self._lean_index = self._lean if self.index is client else lean_pipelines(self.index)
 
     @property
     def scripts_write_indexes(self) -> bool:
@@ -662,8 +675,8 @@ class SyncEventStore:
                     batch.add(position, request, self._separate_index, self._indexes_here, self._scripts)
             except CrossSlot as error:
                 replies[position] = error
-        store = _executed(self.redis, batch.store)
-        index = _executed(self.index, batch.index)
+        store = _executed(self.redis, batch.store, self._lean)
+        index = _executed(self.index, batch.index, self._lean_index)
         for position in batch.requests:
             reply = batch.reply(position, store, index)
             if isinstance(reply, NoScriptError):

@@ -25,10 +25,16 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import os
+import socket
+import threading
+import time
+import weakref
 from collections.abc import Sequence
 from typing import Any, cast
 
 import hiredis
+import redis
 import redis.asyncio as aioredis
 from redis._parsers.base import BaseParser
 from redis.exceptions import ConnectionError as RedisConnectionError
@@ -36,6 +42,10 @@ from redis.exceptions import InvalidResponse, NoScriptError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 Arg = bytes | str | int | float
+
+
+_SCRIPTS: weakref.WeakKeyDictionary[object, LeanScripts] = weakref.WeakKeyDictionary()
+_PIPELINES: weakref.WeakKeyDictionary[object, LeanPipelines] = weakref.WeakKeyDictionary()
 
 
 class _Connection(asyncio.Protocol):
@@ -49,6 +59,7 @@ class _Connection(asyncio.Protocol):
         self.timeout = timeout
         self._watch: asyncio.TimerHandle | None = None
         self._answered = 0  # replies taken so far: the watchdog's sign of progress
+        self.loop = asyncio.get_running_loop()  # a connection serves the loop that made it
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self.transport = cast(asyncio.Transport, transport)  # uvloop's are not asyncio's classes
@@ -135,7 +146,11 @@ class LeanScripts:
         while True:
             try:
                 connection = self._connection
-                if connection is None or connection.lost is not None:
+                if (
+                    connection is None
+                    or connection.lost is not None
+                    or connection.loop is not asyncio.get_running_loop()
+                ):
                     connection = await self._connect()
                 try:
                     return await connection.call(
@@ -154,7 +169,7 @@ class LeanScripts:
 
     async def _connect(self) -> _Connection:
         """The connection, made once by whoever asks first (the others wait for it)."""
-        if self._connecting is not None:
+        if self._connecting is not None and self._connecting.get_loop() is asyncio.get_running_loop():
             return await asyncio.shield(self._connecting)
         loop = asyncio.get_running_loop()
         self._connecting = loop.create_future()
@@ -193,7 +208,8 @@ class LeanScripts:
 
     async def aclose(self) -> None:
         connection, self._connection = self._connection, None
-        if connection is not None and connection.transport is not None:
+        here = connection is not None and connection.loop is asyncio.get_running_loop()
+        if here and connection is not None and connection.transport is not None:
             connection.transport.close()
 
 
@@ -209,17 +225,133 @@ def lean_scripts(client: object) -> LeanScripts | None:
         pool.connection_class, (aioredis.SSLConnection, aioredis.UnixDomainSocketConnection)
     ):
         return None
-    kwargs = pool.connection_kwargs
+    kwargs = _tcp_settings(pool.connection_kwargs)
+    if kwargs is None:
+        return None
+    held = _SCRIPTS.get(client)
+    if held is None:  # one per client: stores made per job share the job's client (and its loop)
+        held = _SCRIPTS[client] = LeanScripts(**kwargs)
+    return held
+
+
+class LeanPipelines:
+    """Pipelines of a synchronous worker thread on a lean connection: the commands packed by hiredis
+    and sent in one write, their replies read by a ``hiredis.Reader``, each reply or error in its
+    place (``services.store.event_store``'s rounds: a projection batch's two round trips). One
+    blocking socket per thread (a worker process's loops each run in a thread of their own), with
+    the client's timeout; a lost connection is made again and the pipeline sent again, as many times
+    as the client's retry would (a round's commands are safe to send again: reads, and writes that
+    compare and set)."""
+
+    def __init__(
+        self,
+        host: str,
+        port: int,
+        *,
+        db: int = 0,
+        password: str | None = None,
+        username: str | None = None,
+        timeout: float | None = None,
+        retries: int = 3,
+    ) -> None:
+        self.host, self.port, self.db = host, port, db
+        self.password, self.username = password, username
+        self.timeout = timeout
+        self.retries = retries
+        self._local = threading.local()
+
+    def execute(self, commands: Sequence[Sequence[Arg]]) -> list[Any]:
+        """Each command's reply, or the error it met, in its place (``raise_on_error=False``); the
+        error of the whole (a connection lost for good) raised."""
+        packed = b"".join(hiredis.pack_command(tuple(args)) for args in commands)
+        attempt = 0
+        while True:
+            try:
+                return self._round(packed, len(commands))
+            except (RedisConnectionError, RedisTimeoutError, OSError) as error:
+                self._drop()
+                if attempt >= self.retries:
+                    if isinstance(error, (RedisConnectionError, RedisTimeoutError)):
+                        raise
+                    raise RedisConnectionError(
+                        f"Error talking to Redis at {self.host}:{self.port}: {error}"
+                    ) from error
+                time.sleep(0.05 * 2**attempt)  # the pool's backoff, between attempts
+                attempt += 1
+
+    def _round(self, packed: bytes, count: int) -> list[Any]:
+        sock, reader = self._connection()
+        try:
+            sock.sendall(packed)
+            replies: list[Any] = []
+            while len(replies) < count:
+                reply = reader.gets()
+                if reply is False:
+                    data = sock.recv(65536)
+                    if not data:
+                        raise RedisConnectionError("Connection closed by the server.")
+                    reader.feed(data)
+                    continue
+                replies.append(reply)
+            return replies
+        except TimeoutError as error:
+            raise RedisTimeoutError("Timeout reading from Redis") from error
+
+    def _connection(self) -> tuple[socket.socket, Any]:
+        held = getattr(self._local, "held", None)
+        if held is not None and held[2] == os.getpid():  # a forked child makes its own
+            return held[0], held[1]
+        sock = socket.create_connection((self.host, self.port), timeout=self.timeout)
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        reader = hiredis.Reader(protocolError=InvalidResponse, replyError=BaseParser.parse_error)
+        self._local.held = (sock, reader, os.getpid())
+        hello: list[tuple[Arg, ...]] = []
+        if self.password is not None:
+            hello.append(("AUTH", self.username, self.password) if self.username else ("AUTH", self.password))
+        if self.db:
+            hello.append(("SELECT", self.db))
+        for reply in self._round(b"".join(hiredis.pack_command(command) for command in hello), len(hello)):
+            if isinstance(reply, Exception):
+                self._drop()
+                raise reply
+        return sock, reader
+
+    def _drop(self) -> None:
+        held = getattr(self._local, "held", None)
+        self._local.held = None
+        if held is not None and held[2] == os.getpid():  # never a socket the parent still uses
+            held[0].close()
+
+
+def lean_pipelines(client: object) -> LeanPipelines | None:
+    """A ``LeanPipelines`` to the server of ``client`` when it is redis-py's synchronous client of one
+    standalone server over plain TCP; ``None`` for anything else (a cluster, TLS, a unix socket,
+    fakeredis), whose pipelines stay the client's."""
+    if type(client) is not redis.Redis:
+        return None
+    pool = client.connection_pool
+    if pool.connection_class is not redis.Connection:
+        return None
+    kwargs = _tcp_settings(pool.connection_kwargs)
+    if kwargs is None:
+        return None
+    held = _PIPELINES.get(client)
+    if held is None:  # one per client: stores made per job share the job's client
+        held = _PIPELINES[client] = LeanPipelines(**kwargs)
+    return held
+
+
+def _tcp_settings(kwargs: dict[str, Any]) -> dict[str, Any] | None:
+    """The settings of a plain TCP connection's keyword arguments (``None``: not one)."""
     if "host" not in kwargs or kwargs.get("credential_provider") is not None:
         return None
     retry = kwargs.get("retry")
-    retries = getattr(retry, "_retries", 3) if retry is not None else 0
-    return LeanScripts(
-        kwargs["host"],
-        int(kwargs.get("port", 6379)),
-        db=int(kwargs.get("db", 0) or 0),
-        password=kwargs.get("password"),
-        username=kwargs.get("username"),
-        timeout=kwargs.get("socket_timeout"),
-        retries=retries,
-    )
+    return {
+        "host": kwargs["host"],
+        "port": int(kwargs.get("port", 6379)),
+        "db": int(kwargs.get("db", 0) or 0),
+        "password": kwargs.get("password"),
+        "username": kwargs.get("username"),
+        "timeout": kwargs.get("socket_timeout"),
+        "retries": getattr(retry, "_retries", 3) if retry is not None else 0,
+    }

@@ -22,6 +22,7 @@ from rq.worker_pool import WorkerData
 from services.config import Settings
 from services.store.embedded import EmbeddedRedis
 from services.store.event_store import SyncEventStore
+from services.store.keys import HANDOVER
 from services.store.queue import (
     BOT_QUEUE,
     LIFECYCLE_QUEUE,
@@ -129,7 +130,8 @@ def test_a_bot_move_is_queued_on_the_bots_queue_and_nothing_on_the_lifecycle_que
     assert bot_queue(sync).job_ids == [f"bot-{game_id}-{head}-1"]
     assert lifecycle_queue(sync).job_ids == []
     depth = queue_figures(sync).depth
-    assert depth == {"projections": 1, "lifecycle": 0, "bots": 1, "review": 0}
+    assert depth == {"projections": 0, "lifecycle": 0, "bots": 1, "review": 0}  # handed over, not queued
+    assert game_id.encode() in {fields[b"g"] for _, fields in sync.xrange(HANDOVER)}
 
 
 def test_a_worker_without_bots_takes_projections_and_timers_and_leaves_the_bot_moves_to_a_bot_worker(

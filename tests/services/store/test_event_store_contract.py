@@ -29,6 +29,7 @@ from services.store import indexes
 from services.store import operations as ops
 from services.store.event_store import CrossSlot, EventStore, SyncEventStore
 from services.store.keys import DIRTY, HANDOVER, PACED, TIMERS, game_keys
+from services.store.lean import LeanPipelines
 from services.store.operations import AppendResult, BrokenStream, TimerPlan
 from services.store.queue import AppendNotifier, projection_queue
 from services.store.requests import SCRIPTS, Call, Operation, Pipelined, index_call
@@ -387,8 +388,16 @@ def project_and_read(game_id: str, new: int) -> Operation[tuple[str, int, int]]:
 
 
 def counting_pipelines(monkeypatch: pytest.MonkeyPatch, *clients: Any) -> list[int]:
-    """How many pipelines the clients open, counted in the list returned (one element each)."""
+    """How many pipelines the clients open, counted in the list returned (one element each): redis-py's,
+    and those sent on a lean connection (``services.store.lean``: a round of scripts only)."""
     opened: list[int] = []
+    real_execute = LeanPipelines.execute
+
+    def executed(self: LeanPipelines, commands: Any) -> list[Any]:
+        opened.append(1)
+        return real_execute(self, commands)
+
+    monkeypatch.setattr(LeanPipelines, "execute", executed)
     for client in {id(c): c for c in clients}.values():
         real = client.pipeline
 

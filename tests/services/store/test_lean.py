@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import random
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -18,12 +19,12 @@ import redis.asyncio as aioredis
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.exceptions import ResponseError
+from redis.exceptions import NoScriptError, ResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
-from services.store.connection import PoolLimits, async_client
+from services.store.connection import PoolLimits, async_client, sync_client
 from services.store.embedded import EmbeddedRedis, server_port
-from services.store.lean import LeanScripts, lean_scripts
+from services.store.lean import LeanScripts, lean_pipelines, lean_scripts
 
 pytestmark = pytest.mark.redis
 
@@ -174,3 +175,79 @@ def test_only_a_standalone_servers_plain_tcp_client_gets_a_lean_connection(
     assert lean_scripts(aioredis.Redis(unix_socket_path="/tmp/none.sock")) is None
     assert lean_scripts(aioredis.Redis.from_url("rediss://127.0.0.1:1/0")) is None
     assert lean_scripts(redis.Redis.from_url(redis_server.url)) is None  # a sync client: not for asyncio
+    assert lean_pipelines(redis.Redis.from_url(redis_server.url)) is not None
+    assert lean_pipelines(fakeredis.FakeRedis()) is None
+    assert lean_pipelines(redis.Redis(unix_socket_path="/tmp/none.sock")) is None
+
+
+def redis_py_pipeline(url: str, commands: list[tuple[object, ...]]) -> list[object]:
+    with redis.Redis.from_url(url).pipeline(transaction=False) as pipe:
+        for args in commands:
+            pipe.execute_command(*args)
+        return pipe.execute(raise_on_error=False)
+
+
+@settings(max_examples=30, deadline=None)
+@given(values=st.lists(st.binary(max_size=200), min_size=1, max_size=12))
+def test_a_pipeline_of_scripts_replies_as_redis_pys_pipeline_each_reply_or_error_in_its_place(
+    redis_server: EmbeddedRedis, values: list[bytes]
+) -> None:
+    sync = redis.Redis.from_url(redis_server.url)
+    echo, fail = sync.script_load(ECHO), sync.script_load(FAIL)
+    commands: list[tuple[object, ...]] = []
+    for n, value in enumerate(values):
+        sha = fail if n % 5 == 4 else echo
+        commands.append(("EVALSHA", sha, 2, f"lean:{{p{n}}}:a", f"lean:{{p{n}}}:b", value))
+    pipes = lean_pipelines(sync)
+    assert pipes is not None
+    by_lean = pipes.execute(commands)
+    by_redis_py = redis_py_pipeline(redis_server.url, commands)
+    for mine, theirs in zip(by_lean, by_redis_py, strict=True):
+        if isinstance(theirs, Exception):
+            assert type(mine) is type(theirs) and str(mine) == str(theirs)
+        else:
+            assert mine[:3] == theirs[:3] and mine[3] + 1 == theirs[3]  # type: ignore[index]
+
+
+def test_a_pipeline_meets_a_missing_script_in_its_place_and_a_restarted_server_again(
+    own_server: EmbeddedRedis,
+) -> None:
+    sync = sync_client(own_server.url, PoolLimits())  # the workers' client: its retries
+    pipes = lean_pipelines(sync)
+    assert pipes is not None and pipes.retries > 0
+    sha = sync.script_load(ECHO)
+    call = ("EVALSHA", sha, 2, "lean:{s}:a", "lean:{s}:b", b"v")
+    assert pipes.execute([call])[0][1] == b"v"
+    own_server.restart()  # the connection is lost, and the script cache with it
+    (missing,) = pipes.execute([call])
+    assert isinstance(missing, NoScriptError)
+    sync = redis.Redis.from_url(own_server.url)
+    sync.script_load(ECHO)
+    assert pipes.execute([call, call])[1][3] == 2
+    own_server.stop()
+    with pytest.raises(RedisConnectionError):
+        pipes.execute([call])
+
+
+def test_each_thread_has_its_own_pipeline_connection(redis_server: EmbeddedRedis) -> None:
+    sync = redis.Redis.from_url(redis_server.url)
+    pipes = lean_pipelines(sync)
+    assert pipes is not None
+    sha = sync.script_load(ECHO)
+    answers: dict[int, list[bytes]] = {}
+
+    def run(number: int) -> None:
+        got = []
+        for n in range(200):
+            reply = pipes.execute(
+                [("EVALSHA", sha, 2, f"lean:{{t{number}}}:a", f"lean:{{t{number}}}:b", f"{n}")]
+            )
+            got.append(reply[0][1])
+        answers[number] = got
+
+    threads = [threading.Thread(target=run, args=(number,)) for number in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert all(answers[number] == [str(n).encode() for n in range(200)] for number in range(4))
