@@ -26,7 +26,9 @@ import asyncio
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import TypeAlias
 
+import msgspec
 import structlog
 from starlette.requests import Request
 from starlette.types import Message, Receive, Scope, Send
@@ -35,7 +37,7 @@ from services import metrics
 from services.api.bodies import SendCommand
 from services.api.context import AppContext
 from services.api.error_responses import EXCEPTION_HANDLERS, Handler, error_body
-from services.api.http import MAX_BODY, JSONResponse, bearer, client_address, decode_body, remembered_tokens
+from services.api.http import MAX_BODY, bearer, client_address, decode_body, remembered_tokens
 from services.api.middleware import RequestGuard
 from services.api.raw_responses import send_json
 from services.api.request_log import COMMAND_ROUTE, RequestLog, bind_request, plain_request_id
@@ -45,11 +47,14 @@ from services.queries import shown_event
 
 log = structlog.get_logger("tablestream.http")
 
-_encode = JSONResponse.render
 SHUTTING_DOWN = "This server is shutting down; send the request again."
-Headers = Sequence[tuple[bytes, bytes]]
-SHUTTING_DOWN = "This server is shutting down; send the request again."
-Headers = Sequence[tuple[bytes, bytes]]
+Headers: TypeAlias = Sequence[tuple[bytes, bytes]]
+_encoder = msgspec.json.Encoder()
+
+
+def _encode(content: object) -> bytes:
+    """JSON as the app's ``JSONResponse`` writes it."""
+    return _encoder.encode(content)
 
 
 async def command_answer(context: AppContext, game_id: str, caller: Caller, body: SendCommand) -> bytes:
@@ -62,7 +67,7 @@ async def command_answer(context: AppContext, game_id: str, caller: Caller, body
     )
     events = [shown_event(outcome.table, v, e, seat, outcome.finished) for v, e in outcome.events]
     receipt = await context.receipts.sign(outcome.receipt())
-    return _encode(JSONResponse, {"version": outcome.version, "events": events, "receipt": receipt})
+    return _encode({"version": outcome.version, "events": events, "receipt": receipt})
 
 
 def _handler(exc: Exception) -> Handler:
@@ -137,7 +142,7 @@ class CommandLane:
                     raise
                 log.warning("request_cut_by_drain", path=scope["path"], response_started=exchange.answered)
                 if not exchange.answered:
-                    body = _encode(JSONResponse, error_body("shutting_down", SHUTTING_DOWN))
+                    body = _encode(error_body("shutting_down", SHUTTING_DOWN))
                     await self._send(exchange, 503, body, ((b"retry-after", b"1"),))
                 return None
 

@@ -59,6 +59,7 @@ class Lanes:
         self.commands = CommandLane(RequestGuard(inner, public_origin), self.headers)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        context: AppContext | None
         if scope["type"] == "http" and scope["method"] == "POST":
             context = getattr(self.app.state, "context", None)
             if (
@@ -74,7 +75,7 @@ class Lanes:
                     return
                 receive = left
         elif scope["type"] == "http" and scope["method"] == "GET":
-            context: AppContext | None = getattr(self.app.state, "context", None)
+            context = getattr(self.app.state, "context", None)
             if context is not None:
                 path = scope["path"]
                 if path in PROBES and await self.probe(context, scope, send, path):

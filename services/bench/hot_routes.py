@@ -44,7 +44,12 @@ from services.store.operations import Handover
 from services.store.queue import run_queued_projections
 from services.structured_logging import configure_logging
 
-UNLIMITED = {f"{name}_rate": "1000000/second" for name in ("create", "join", "command")}
+UNLIMITED: dict[str, object] = {
+    **{f"{name}_rate": "1000000/second" for name in ("create", "join", "command")},
+    # its tables all come from one address, and wait for players until their projection says
+    # otherwise: the caps of a stranger's waiting tables would refuse a run of more than 20
+    **{f"max_waiting_tables{scope}": 1_000_000 for scope in ("", "_per_address", "_per_network")},
+}
 PLAYERS = 4
 
 

@@ -125,7 +125,9 @@ def same_load_row(stack: Stack, clients: int, seconds: float, emit: Callable[[st
         rate = tally.commands / played.elapsed
         view_rate = tally.views / played.elapsed
         emit(f"   same load, {clients} client(s): {rate:,.0f} commands/s; driving the anchor and the views")
-        appends = [[("GET", "/bench/append", None)] for _ in range(clients)]
+        appends: list[list[tuple[str, str, str | None]]] = [
+            [("GET", "/bench/append", None)] for _ in range(clients)
+        ]
         anchor = _driven(stack, idle, lambda: players.drive(appends, seconds, rate=rate))
         views = _view_requests(played.tables)
         kept_view = _driven(stack, idle, lambda: players.drive(views, seconds, rate=view_rate))

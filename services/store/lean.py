@@ -44,6 +44,12 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 Arg = bytes | str | int | float
 
 
+def _packed(command: Sequence[Any]) -> bytes:
+    """One command in RESP, packed by hiredis."""
+    packed: bytes = hiredis.pack_command(tuple(command))
+    return packed
+
+
 _SCRIPTS: weakref.WeakKeyDictionary[object, LeanScripts] = weakref.WeakKeyDictionary()
 _PIPELINES: weakref.WeakKeyDictionary[object, LeanPipelines] = weakref.WeakKeyDictionary()
 
@@ -153,14 +159,10 @@ class LeanScripts:
                 ):
                     connection = await self._connect()
                 try:
-                    return await connection.call(
-                        hiredis.pack_command(("EVALSHA", sha, len(keys), *keys, *args))
-                    )
+                    return await connection.call(_packed(("EVALSHA", sha, len(keys), *keys, *args)))
                 except NoScriptError:
-                    await connection.call(hiredis.pack_command(("SCRIPT", "LOAD", source)))
-                    return await connection.call(
-                        hiredis.pack_command(("EVALSHA", sha, len(keys), *keys, *args))
-                    )
+                    await connection.call(_packed(("SCRIPT", "LOAD", source)))
+                    return await connection.call(_packed(("EVALSHA", sha, len(keys), *keys, *args)))
             except (RedisConnectionError, RedisTimeoutError, OSError):
                 if attempt >= self.retries:
                     raise
@@ -203,7 +205,7 @@ class LeanScripts:
         if self.db:
             hello.append(("SELECT", self.db))
         for command in hello:
-            await connection.call(hiredis.pack_command(command))
+            await connection.call(_packed(command))
         return connection
 
     async def aclose(self) -> None:
@@ -263,7 +265,7 @@ class LeanPipelines:
     def execute(self, commands: Sequence[Sequence[Arg]]) -> list[Any]:
         """Each command's reply, or the error it met, in its place (``raise_on_error=False``); the
         error of the whole (a connection lost for good) raised."""
-        packed = b"".join(hiredis.pack_command(tuple(args)) for args in commands)
+        packed = b"".join(_packed(args) for args in commands)
         attempt = 0
         while True:
             try:
@@ -310,7 +312,7 @@ class LeanPipelines:
             hello.append(("AUTH", self.username, self.password) if self.username else ("AUTH", self.password))
         if self.db:
             hello.append(("SELECT", self.db))
-        for reply in self._round(b"".join(hiredis.pack_command(command) for command in hello), len(hello)):
+        for reply in self._round(b"".join(_packed(command) for command in hello), len(hello)):
             if isinstance(reply, Exception):
                 self._drop()
                 raise reply
