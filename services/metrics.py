@@ -15,13 +15,15 @@ takes a bounded set of values: a game's kind (``skull``, ``six_nimmt``, ``skull_
 outcome, a route's template (never a path with a game id), a queue's name, a status class.
 
 What depends on Redis's state (queue depth, the age of each queue's oldest job, workers alive, tables
-by status, the oldest unsettled game) is read when scraped (``scrape_time_families``) and never
-written to the files.
+by status, the oldest unsettled game, the hand-overs waiting and how long ago a projection consumer
+last read them) is read when scraped (``scrape_time_families``) and never written to the files.
 
 Two lags are kept apart. A projection's lag runs from a command's append (its hand-over to the
 workers) to its views written: ``tablestream_projection_lag_seconds`` observes it once a game is
-projected, and while a projection waits, the age of the oldest job in the ``projections`` queue
-(``tablestream_queue_oldest_job_seconds``) grows with it. A game also stays marked (the dirty set)
+projected. While projections wait on a consumer that does not read (frozen, stuck, gone), the
+hand-overs stay in the stream (``tablestream_handed_over_games``) and the consumers' idle grows
+(``tablestream_handover_consumer_idle_seconds``, ``+Inf`` with none connected), which the histogram
+cannot show (it learns only from projections that end). A game also stays marked (the dirty set)
 while a bot's move or a timer is on its way: ``tablestream_oldest_unsettled_game_seconds`` is how
 long the longest-marked game has waited for all of that, which includes a bot thinking or a timer
 running, so it is no projection lag.
@@ -31,6 +33,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import math
 import os
 import shutil
 import tempfile
@@ -396,6 +399,7 @@ class Figures:
     oldest_unsettled_seconds: float
     handed_over: int
     oldest_job_seconds: dict[str, float]
+    handover_consumer_idle_seconds: float | None = None  # None: no projection consumer connected
 
 
 def scrape_time_families(figures: Figures) -> list[Metric]:
@@ -432,7 +436,14 @@ def scrape_time_families(figures: Figures) -> list[Metric]:
         "tablestream_handed_over_games", "Hand-overs in the stream the projection consumers read",
         value=figures.handed_over,
     )  # fmt: skip
-    return [depth, oldest_job, workers, tables, unsettled, poked]
+    idle = figures.handover_consumer_idle_seconds
+    consumer = GaugeMetricFamily(
+        "tablestream_handover_consumer_idle_seconds", "Seconds since the liveliest projection consumer "
+        "last read the hand-over stream (CLIENT LIST idle of its named connection; a live one reads at "
+        "least every 0.5 s; +Inf: none connected; read at scrape)",
+        value=math.inf if idle is None else idle,
+    )  # fmt: skip
+    return [depth, oldest_job, workers, tables, unsettled, poked, consumer]
 
 
 class _ThisProcess:

@@ -18,6 +18,12 @@ forked workers. One is enough for a pool (a batch of games costs two round trips
 few hundred microseconds of CPU); several in one pool would each read every hand-over and race for
 every claim. More pools (more machines) are more consumers, whose races the claims settle.
 
+How it is watched: a consumer thread blocks on a connection of its own, named
+``indexes.HANDOVER_CONSUMER`` (``CLIENT SETNAME`` as it connects). The API's ``/metrics`` reads the
+``idle`` of such connections in ``CLIENT LIST`` (``tablestream_handover_consumer_idle_seconds``): a
+live consumer sends its ``XREAD`` at least every ``BLOCK_MS``, a frozen or stuck one sends nothing and
+its idle grows, and a stopped or killed one is not listed. So the watching writes nothing either.
+
 What it survives: a Redis outage (connection errors are logged and retried with backoff, as the
 pool's other loops do); a kill at any point: the games of a batch it claimed and did not project
 keep their dirty marks (durable, written by the append), and the sweeper (``workers.sweeper``)
@@ -31,9 +37,11 @@ queue (``services.store.queue.HANDOVER_JOB``): for tools and tests that project 
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
-from typing import cast
+from collections.abc import Callable
+from typing import Any, TypeVar, cast
 
 import redis
 import structlog
@@ -42,9 +50,10 @@ from rq import get_current_job
 from services import metrics, tracing
 from services.history.folding import StateCache
 from services.store import indexes
-from services.store.connection import UNAVAILABLE
+from services.store.connection import UNAVAILABLE, named_client
 from services.store.event_store import SyncEventStore
 from services.store.queue import take_handovers
+from services.store.requests import Call, Operation
 from workers import projector
 from workers.projector import Listed, Projector
 from workers.stores import job_store
@@ -56,12 +65,21 @@ BACKOFF = (0.1, 5.0)  # seconds between tries while Redis does not answer, doubl
 
 log = structlog.get_logger("tablestream.handover")
 
+T = TypeVar("T")
+
 
 class Consumer:
     """Reads the hand-over stream after ``last_id`` and projects what it reads (``take``)."""
 
-    def __init__(self, store: SyncEventStore, projector: Projector | None = None, batch: int = BATCH) -> None:
+    def __init__(
+        self,
+        store: SyncEventStore,
+        projector: Projector | None = None,
+        batch: int = BATCH,
+        reader: redis.Redis | None = None,
+    ) -> None:
         self.store = store
+        self.reader = reader  # a connection of its own for the XREAD (None: the store's index client)
         if projector is None:  # a cache of its own: this process's RQ jobs use the module's (a thread apart)
             projector = Projector(store, StateCache(), listed=Listed())
         self.projector = projector
@@ -71,7 +89,8 @@ class Consumer:
     def take(self, block_ms: int | None = None) -> int:
         """Read up to ``batch`` hand-overs (waiting ``block_ms`` for one; ``None``: not at all) and
         project the games this consumer claims; returns how many entries it read (0: none came)."""
-        handed = self.store.run(indexes.read_handovers(self.last_id, self.batch, block_ms))
+        read = indexes.read_handovers(self.last_id, self.batch, block_ms)
+        handed = self.store.run(read) if self.reader is None else run_on(self.reader, read)
         if handed is None:
             return 0
         self.last_id = handed.last_id
@@ -116,11 +135,25 @@ class HandoverConsumer(threading.Thread):
 
     def __init__(self, store: SyncEventStore, block_ms: int = BLOCK_MS, batch: int = BATCH) -> None:
         super().__init__(name="tablestream-handover", daemon=True)
-        self.consumer = Consumer(store, batch=batch)
+        # its reads on a named connection of its own: the API's scrape tells how long ago it read
+        # (indexes.handover_consumer_idle), and a frozen consumer's idle grows while no read is written
+        index = store.index  # a standalone server (beside a cluster, the queue's)
+        self.reader: redis.Redis | None = None
+        if isinstance(index, redis.Redis):
+            self.reader = named_client(index, indexes.HANDOVER_CONSUMER)
+        self.consumer = Consumer(store, batch=batch, reader=self.reader)
         self.block_ms = block_ms
         self._stopped = threading.Event()
 
     def run(self) -> None:
+        try:
+            self._run()
+        finally:  # a stopped consumer is no longer listed: the scrape says none reads
+            if self.reader is not None:
+                with contextlib.suppress(*UNAVAILABLE, OSError):
+                    self.reader.connection_pool.disconnect()  # its own pool: close() would keep it
+
+    def _run(self) -> None:
         recovered = False
         delay = BACKOFF[0]
         while not self._stopped.is_set():
@@ -146,6 +179,24 @@ class HandoverConsumer(threading.Thread):
         self._stopped.set()
         if timeout is not None:
             self.join(timeout)
+
+
+def run_on(client: redis.Redis, operation: Operation[T]) -> T:
+    """Drive an operation of plain index commands (``indexes.read_handovers``) on ``client``."""
+    execute: Callable[..., Any] = client.execute_command  # redis-py leaves it unannotated
+    try:
+        request = next(operation)
+        while True:
+            assert isinstance(request, Call), request
+            try:
+                reply = execute(*request.args)
+            except (redis.RedisError, OSError):
+                metrics.round_trip(failed=True)
+                raise
+            metrics.round_trip()
+            request = operation.send(reply)
+    except StopIteration as done:
+        return cast(T, done.value)
 
 
 def project_handovers() -> int:

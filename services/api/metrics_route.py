@@ -2,7 +2,8 @@
 
 The text is ``services.metrics.render``: every process's counters and histograms (multiprocess mode),
 plus what is read from Redis at the scrape (queue depth and the age of each queue's oldest job, live
-workers, tables by status, the oldest unsettled game, games handed over). It needs the operator's
+workers, tables by status, the oldest unsettled game, games handed over, and how long ago a projection
+consumer last read them: ``CLIENT LIST`` of the indexes' server). It needs the operator's
 admin token (``TABLESTREAM_ADMIN_TOKEN``) as ``Authorization: Bearer <token>``: without one 401
 ``operator_only``, with another 403 ``operator_only`` (and 403 while no admin token is configured).
 Prometheus sends it with its scrape config's ``authorization`` (docs/operations.md).
@@ -54,6 +55,7 @@ async def metrics_endpoint(request: Request) -> Response:
         oldest_unsettled_seconds=await store.oldest_dirty_age_ms() / 1000,
         handed_over=await store.handed_over(),
         oldest_job_seconds=queues.oldest_job_seconds,
+        handover_consumer_idle_seconds=await store.handover_consumer_idle(),
     )
     body = await anyio.to_thread.run_sync(metrics.render, figures)
     return Response(body, media_type=metrics.CONTENT_TYPE, headers={"Cache-Control": "no-store"})

@@ -210,6 +210,17 @@ def sync_client(url: str, limits: PoolLimits) -> redis.Redis:
     return redis.Redis(connection_pool=pool)
 
 
+def named_client(client: redis.Redis, name: str) -> redis.Redis:
+    """A client of its own on ``client``'s server (its address, credentials, timeouts, retries), with
+    one connection that introduces itself as ``name`` (redis-py's ``client_name``: ``CLIENT SETNAME``
+    each time it connects), so ``CLIENT LIST`` tells it apart from the pooled connections; for one
+    thread's use (``workers.handover``)."""
+    pool = client.connection_pool
+    kwargs = {**pool.connection_kwargs, "client_name": name}
+    own = redis.ConnectionPool(connection_class=pool.connection_class, max_connections=1, **kwargs)
+    return redis.Redis(connection_pool=own)
+
+
 def async_cluster_client(url: str, limits: PoolLimits) -> aioredis.RedisCluster:
     """redis-py's cluster client: commands go to their key's slot, MOVED and failovers refresh the
     slot map and retry."""

@@ -558,6 +558,9 @@ class EventStore:
     async def handed_over(self) -> int:
         return await self.run(indexes.handed_over())
 
+    async def handover_consumer_idle(self) -> float | None:
+        return await self.run(indexes.handover_consumer_idle())
+
     async def waiting_tables(self) -> int:
         return await self.run(indexes.waiting_tables())
 
@@ -836,6 +839,9 @@ class SyncEventStore:
 
     def handed_over(self) -> int:
         return self.run(indexes.handed_over())
+
+    def handover_consumer_idle(self) -> float | None:
+        return self.run(indexes.handover_consumer_idle())
 
     def put_lobby(self, game_id: str, summary: bytes) -> None:
         self.run(indexes.put_lobby(game_id, summary))

@@ -155,6 +155,32 @@ def handed_over() -> Operation[int]:
     return int((yield index_call("XLEN", HANDOVER)))
 
 
+HANDOVER_CONSUMER = "tablestream-handover"
+"""The client name of each projection consumer's own connection (``workers.handover``), the one it
+blocks on the stream with: ``handover_consumer_idle`` finds the consumers by it."""
+
+
+def handover_consumer_idle() -> Operation[float | None]:
+    """Seconds since the liveliest projection consumer last sent a command, from ``CLIENT LIST`` of
+    the server holding the stream: the smallest ``idle`` of the connections named
+    ``HANDOVER_CONSUMER`` (whole seconds; a live consumer blocks ``BLOCK_MS`` at a time, so reads
+    again within a second). ``None``: no consumer is connected. A read: nothing is written, and the
+    consumers' reads stay as they are."""
+    reply = yield index_call("CLIENT", "LIST")
+    return consumer_idle(text(reply), HANDOVER_CONSUMER)
+
+
+def consumer_idle(listing: str, name: str) -> float | None:
+    """The smallest ``idle`` among the connections named ``name`` in a ``CLIENT LIST`` reply."""
+    idle: float | None = None
+    for line in listing.splitlines():
+        fields = dict(field.split("=", 1) for field in line.split(" ") if "=" in field)
+        if fields.get("name") == name and fields.get("idle", "").isdigit():
+            seconds = float(fields["idle"])
+            idle = seconds if idle is None else min(idle, seconds)
+    return idle
+
+
 # -- waiting tables, the lobby, every game ---------------------------------------------------------
 
 

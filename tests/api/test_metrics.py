@@ -100,6 +100,8 @@ def test_the_metrics_parse_and_count_commands_requests_and_tables_of_a_game_play
     assert value(found, "tablestream_queue_oldest_job_seconds", queue="projections") == 0  # none waits
     assert value(found, "tablestream_redis_round_trips_total", role="api") > ok
     assert value(found, "tablestream_drain_games_total") >= 1
+    # projected in process here: no consumer thread is connected, which the scrape says as +Inf
+    assert value(found, "tablestream_handover_consumer_idle_seconds") == float("inf")
     # no label carries a game id: routes are templates
     assert not any(game_id in str(labels) for _, labels in found)
 
