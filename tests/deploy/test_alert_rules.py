@@ -68,6 +68,19 @@ def test_a_frozen_worker_fires_each_of_its_alerts_within_four_minutes_of_the_fre
         assert fired[alert] <= 4 * 60, (alert, fired[alert])
 
 
+def test_the_stall_alert_reads_hand_overs_waiting_and_the_consumers_idle_not_a_projection_job() -> None:
+    # no projection is an RQ job since the hand-over to a standing consumer: a frozen pool queues none
+    (rule,) = [r for r in alert_rules(load_alerts()) if r["alert"] == "TablestreamProjectionStalled"]
+    expr = " ".join(rule["expr"].split())
+    assert "max(tablestream_handed_over_games) > 0" in expr
+    assert "min(tablestream_handover_consumer_idle_seconds) > 30" in expr
+    assert "queue_oldest_job" not in expr and rule["for"] == "1m"
+    tests = yaml.safe_load(RULE_TESTS.read_text())["tests"]
+    (frozen,) = [t for t in tests if t["name"].startswith("a frozen worker")]
+    series = {s["series"].split("{")[0] for s in frozen["input_series"]}
+    assert {"tablestream_handed_over_games", "tablestream_handover_consumer_idle_seconds"} <= series
+
+
 def test_every_rule_links_its_runbook_in_docs_alerts_md_with_what_to_look_at_and_what_to_do() -> None:
     text = RUNBOOKS.read_text()
     sections = dict(re.findall(r"^## (Tablestream\w+)\n(.*?)(?=^## |\Z)", text, flags=re.M | re.S))

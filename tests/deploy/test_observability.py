@@ -114,7 +114,7 @@ ALERTS_SCHEMA: dict[str, Any] = {
 # the alerts the issue asks for, by what they watch
 WATCHED = {
     "TablestreamProjectionLagHigh": "tablestream_projection_lag_seconds_bucket",
-    "TablestreamProjectionStalled": "tablestream_queue_oldest_job_seconds",
+    "TablestreamProjectionStalled": "tablestream_handover_consumer_idle_seconds",
     "TablestreamHigh5xxRate": "tablestream_http_requests_total",
     "TablestreamQueueDepthGrowing": "tablestream_queue_depth",
     "TablestreamReplicaAckFailures": "tablestream_append_ack_failures_total",
@@ -129,7 +129,7 @@ def defined_families() -> set[str]:
     """The families this service's ``/metrics`` defines: every process's, those read at a scrape and
     prometheus-client's process collector's."""
     own = {family.name for family in metrics.Metrics().registry.collect()}
-    figures = metrics.Figures({}, {}, {}, 0.0, 0, {})
+    figures = metrics.Figures({}, {}, {}, 0.0, 0, {}, None)
     process = {family.name for family in ProcessCollector(registry=None).collect()}
     return own | process | {family.name for family in metrics.scrape_time_families(figures)}
 
@@ -231,6 +231,7 @@ def test_the_dashboard_has_cpu_memory_redis_and_saturation_panels_and_no_job_lab
         "tablestream_queue_depth",
         "tablestream_workers",
         "tablestream_queue_oldest_job_seconds",
+        "tablestream_handover_consumer_idle_seconds",
     ):
         assert metric in exprs, metric
     assert "by (queue, job," not in exprs and "{{job}} {{outcome}}" not in exprs

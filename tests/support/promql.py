@@ -17,8 +17,8 @@ ALERTS = ROOT / "deploy" / "prometheus" / "alerts.yaml"
 FUNCTIONS = frozenset(
     {
         "rate", "irate", "increase", "sum", "max", "min", "avg", "count", "histogram_quantile", "deriv",
-        "delta", "abs", "clamp_min", "max_over_time", "min_over_time", "avg_over_time", "absent", "vector",
-        "topk", "label_replace", "time", "scalar",
+        "delta", "abs", "clamp_min", "clamp_max", "max_over_time", "min_over_time", "avg_over_time", "absent",
+        "vector", "topk", "label_replace", "time", "scalar",
     }
 )  # fmt: skip
 KEYWORDS = frozenset(
