@@ -126,8 +126,8 @@ class Metrics:
             "is Prometheus's own target label", ["queue", "kind", "outcome"], registry=registry,
         )  # fmt: skip
         self.job_lag = Histogram(
-            "tablestream_job_lag_seconds", "From an RQ job's queueing to its end, by queue (a drain job "
-            "of the projections queue is not counted here: its games are, in "
+            "tablestream_job_lag_seconds", "From an RQ job's queueing to its end, by queue (a hand-over "
+            "pass of the projections queue is not counted here: its games are, in "
             "tablestream_projection_lag_seconds)", ["queue"], buckets=LAG_BUCKETS, registry=registry,
         )  # fmt: skip
         self.projection_lag = Histogram(

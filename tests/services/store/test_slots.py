@@ -101,7 +101,7 @@ def test_every_script_and_pipeline_of_a_whole_game_stays_in_one_slot(
             continue
         assert len({slot(key) for key in script.keys}) == 1, script
     for pipeline in pipelines:
-        if pipeline.across_games:  # a batch of many games (the drain job's flags), never a game's path
+        if pipeline.across_games:  # a batch of many games (the consumer's claims), never a game's path
             assert all(call.args[0] == "DEL" for call in pipeline.calls)
             continue
         store_keys = [call.key for call in pipeline.calls if not call.index and call.key is not None]
