@@ -36,12 +36,14 @@ from __future__ import annotations
 import argparse
 import gc
 import os
+import signal
 import sys
 import threading
 import time
 from collections.abc import Sequence
 from multiprocessing.connection import wait
 from multiprocessing.process import BaseProcess
+from types import FrameType
 from typing import Any
 
 import redis
@@ -283,6 +285,14 @@ def run_simple_worker(connection: redis.Redis, queues: Sequence[str] = EVERY_QUE
         wait_for_redis(connection, never)
 
 
+class _StopRequested(BaseException):
+    """SIGTERM or SIGINT before the RQ worker or pool took the signals over (``run_pool``)."""
+
+
+def _stop_while_starting(signum: int, frame: FrameType | None) -> None:
+    raise _StopRequested
+
+
 def run_pool(
     redis_url: str,
     workers: int,
@@ -292,6 +302,27 @@ def run_pool(
     metrics_port: int | None = None,
     bots: str = "auto",
 ) -> int:
+    # a stop asked before RQ takes the signals over (it does as its worker or pool starts) ends the
+    # pool as cleanly as one asked later: the consumer projects from its first second, so a caller
+    # that saw a projection may well stop the pool before RQ is up
+    signal.signal(signal.SIGTERM, _stop_while_starting)
+    signal.signal(signal.SIGINT, _stop_while_starting)
+    try:
+        _run_pool(redis_url, workers, sweep_seconds, queue_url, cluster, metrics_port, bots)
+    except _StopRequested:
+        log.info("worker_stopped_while_starting")
+    return 0
+
+
+def _run_pool(
+    redis_url: str,
+    workers: int,
+    sweep_seconds: float,
+    queue_url: str | None,
+    cluster: ClusterMode,
+    metrics_port: int | None,
+    bots: str,
+) -> None:
     queues = layout(workers, bots)
     configure_logging()
     # before any metric: a worker serving its own metrics owns its directory (``services.metrics``)
@@ -309,7 +340,34 @@ def run_pool(
     queue = projection_queue(connection)
     archive = settings_archive(settings)
     consumer = HandoverConsumer(SyncEventStore(clients.store, clients.index, acks, archive))
-    consumer.start()  # the projections: blocks on the hand-over stream (no job per burst of commands)
+    started: list[Any] = []
+    try:
+        consumer.start()  # the projections: blocks on the hand-over stream (no job per burst of commands)
+        started.append(consumer)
+        _run_loops(place, clients, connection, queue, queues, settings, archive, sweep_seconds, started)
+    finally:
+        for loop in reversed(started):  # the consumer last: within its block's timeout, or its batch done
+            if loop is consumer:
+                consumer.stop(timeout=CONSUMER_STOP_SECONDS)
+            else:
+                loop.stop()
+        gc.freeze()  # ending: the interpreter's last collections skip the heap (``services.cli.serve``)
+
+
+def _run_loops(
+    place: Any,
+    clients: Any,
+    connection: redis.Redis,
+    queue: Queue,
+    queues: list[tuple[str, ...]],
+    settings: Settings,
+    archive: Any,
+    sweep_seconds: float,
+    started: list[Any],
+) -> None:
+    """The pool's loops (each noted in ``started`` as it starts), then its RQ worker or pool, until it
+    is asked to stop."""
+    acks = settings.acks
     sweeper = Sweeper(
         SyncEventStore(clients.store, clients.index, acks, archive),
         queue,
@@ -322,10 +380,13 @@ def run_pool(
         archive_seconds=settings.archive_interval_seconds,
     )
     sweeper.start()
+    started.append(sweeper)
     timers = TimerLoop(SyncEventStore(clients.store, clients.index, acks), lifecycle_queue(connection))
     timers.start()
+    started.append(timers)
     paced = PaceLoop(SyncEventStore(clients.store, clients.index, acks), bot_queue(connection))
     paced.start()
+    started.append(paced)
     transparency = TransparencyLoop(
         SyncEventStore(clients.store, clients.index, acks, archive),
         settings.signing_key_name,
@@ -333,8 +394,10 @@ def run_pool(
         settings.log_checkpoint_seconds,
     )
     transparency.start()  # the public log of game heads: appends and signs checkpoints
+    started.append(transparency)
     matcher = QuickplayLoop(connection)  # quick play's matcher (its lease: one pass at a time)
     matcher.start()
+    started.append(matcher)
     log.info(
         "worker_started",
         store=redacted(place.store_url),
@@ -342,27 +405,17 @@ def run_pool(
         cluster=place.cluster,
         queues=[",".join(names) for names in queues],
     )
-    try:
-        if len(queues) == 1:
-            run_simple_worker(connection, queues[0])
-        else:
-            pool = LayoutPool(
-                queues,
-                connection=connection,
-                bot_niceness=settings.bot_niceness,
-                worker_class=PipelinedWorker,
-                serializer=JSONSerializer,
-            )
-            pool.start(logging_level="WARNING")
-    finally:
-        matcher.stop()
-        transparency.stop()
-        paced.stop()
-        timers.stop()
-        sweeper.stop()
-        consumer.stop(timeout=CONSUMER_STOP_SECONDS)  # within its block's timeout, or once its batch is done
-        gc.freeze()  # ending: the interpreter's last collections skip the heap (``services.cli.serve``)
-    return 0
+    if len(queues) == 1:
+        run_simple_worker(connection, queues[0])
+    else:
+        pool = LayoutPool(
+            queues,
+            connection=connection,
+            bot_niceness=settings.bot_niceness,
+            worker_class=PipelinedWorker,
+            serializer=JSONSerializer,
+        )
+        pool.start(logging_level="WARNING")
 
 
 def main(argv: Sequence[str] | None = None) -> int:

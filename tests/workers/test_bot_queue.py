@@ -4,7 +4,9 @@ timer. On a real Redis, with an injected clock."""
 
 from __future__ import annotations
 
+import contextlib
 import os
+import signal
 import subprocess
 import sys
 from collections.abc import Iterator, Sequence
@@ -195,6 +197,7 @@ def worker_process(
     process = subprocess.Popen(
         [sys.executable, "-m", "workers.pool", "--redis-url", redis_server.url, "--workers", "2"],
         env=environment,
+        start_new_session=True,  # its forked workers in its group: none outlives the test (below)
     )
     try:
         wait_for(lambda: len(Worker.all(connection=sync)) == 3, 60)
@@ -210,6 +213,9 @@ def worker_process(
             process.kill()  # never left behind to take the next tests' jobs
             process.wait()
             raise
+        finally:  # a forked worker still ending its shutdown could take the next test's job
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(process.pid, signal.SIGKILL)
     assert stopped == 0
 
 

@@ -4,10 +4,14 @@ death sends, and went on retrying a server that was gone."""
 
 from __future__ import annotations
 
+import os
+import signal
 import subprocess
 import sys
 import time
 from pathlib import Path
+
+import pytest
 
 from tests.support.waiting import wait_until
 
@@ -57,3 +61,27 @@ def test_a_worker_that_ignores_its_stop_ends_a_grace_period_after_its_pool_dies(
     finally:
         if not gone(child):
             subprocess.run(["kill", "-9", str(child)], check=False)
+
+
+def test_a_stop_asked_while_the_pool_starts_ends_it_cleanly_before_rq_takes_the_signals(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The consumer projects from the pool's first second, so a caller may stop the pool before its RQ
+    worker or pool installed their handlers: SIGTERM then ended the process by the signal (-15)."""
+    from workers import pool
+
+    reached: list[str] = []
+
+    def starting(*args: object) -> None:
+        reached.append("starting")
+        os.kill(os.getpid(), signal.SIGTERM)  # as `kill` would, while the loops are being started
+        reached.append("after the signal")  # never: the stop unwinds the start
+
+    previous = signal.getsignal(signal.SIGTERM), signal.getsignal(signal.SIGINT)
+    monkeypatch.setattr(pool, "_run_pool", starting)
+    try:
+        assert pool.run_pool("redis://127.0.0.1:1/0", 2, 5.0) == 0
+    finally:
+        signal.signal(signal.SIGTERM, previous[0])
+        signal.signal(signal.SIGINT, previous[1])
+    assert reached == ["starting"]

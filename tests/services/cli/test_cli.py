@@ -3,6 +3,7 @@ stops cleanly on SIGTERM; ``tablestream demo`` plays whole games through the rea
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -102,11 +103,15 @@ def test_the_worker_pool_projects_queued_games_and_its_sweeper_finds_unpoked_one
     worker = subprocess.Popen(
         [sys.executable, "-m", "services.cli", "worker", "--redis-url", redis_url, "--workers", "2",
          "--sweep-seconds", "0.2"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
     )  # fmt: skip
     try:
         for game_id in (poked, unpoked):
             wait_for(lambda g=game_id: store.checkpoint(g) == store.head(g) > 0, f"projection of {game_id}")
     finally:
         worker.send_signal(signal.SIGTERM)
-        assert worker.wait(30) == 0
+        try:
+            assert worker.wait(30) == 0
+        finally:  # none of its forked workers outlives the test, to take the next tests' jobs
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(worker.pid, signal.SIGKILL)
