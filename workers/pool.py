@@ -289,7 +289,16 @@ class _StopRequested(BaseException):
     """SIGTERM or SIGINT before the RQ worker or pool took the signals over (``run_pool``)."""
 
 
+_POOL_PID: list[int] = []  # the pool's own process: its forked workers inherit the handler below
+
+
 def _stop_while_starting(signum: int, frame: FrameType | None) -> None:
+    if os.getpid() not in _POOL_PID:  # a forked worker before its own handlers: Python's defaults
+        if signum == signal.SIGINT:
+            raise KeyboardInterrupt  # which ``_pool_worker`` takes quietly
+        signal.signal(signum, signal.SIG_DFL)
+        os.kill(os.getpid(), signum)
+        return
     raise _StopRequested
 
 
@@ -305,6 +314,7 @@ def run_pool(
     # a stop asked before RQ takes the signals over (it does as its worker or pool starts) ends the
     # pool as cleanly as one asked later: the consumer projects from its first second, so a caller
     # that saw a projection may well stop the pool before RQ is up
+    _POOL_PID[:] = [os.getpid()]
     signal.signal(signal.SIGTERM, _stop_while_starting)
     signal.signal(signal.SIGINT, _stop_while_starting)
     try:

@@ -85,3 +85,16 @@ def test_a_stop_asked_while_the_pool_starts_ends_it_cleanly_before_rq_takes_the_
         signal.signal(signal.SIGTERM, previous[0])
         signal.signal(signal.SIGINT, previous[1])
     assert reached == ["starting"]
+
+
+def test_a_forked_worker_stopped_before_its_own_handlers_stops_as_python_would_not_as_the_pool(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The pool's early handler is inherited by the workers it forks: in one of them, a SIGINT before
+    RQ's handlers is Python's KeyboardInterrupt (which ``_pool_worker`` takes quietly), never the
+    pool's own stop (a traceback in the log: stderr is JSON lines)."""
+    from workers import pool
+
+    monkeypatch.setattr(pool, "_POOL_PID", [os.getpid() + 1])  # this process as a forked worker
+    with pytest.raises(KeyboardInterrupt):
+        pool._stop_while_starting(signal.SIGINT, None)
