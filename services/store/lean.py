@@ -123,8 +123,9 @@ class _Connection(asyncio.Protocol):
             self.transport.abort()
 
 
-class LeanScripts:
-    """``EVALSHA`` of registered scripts on one pipelined connection to ``host:port`` (see the module)."""
+class _Server:
+    """Where a lean connection goes and how it behaves: a plain TCP server, its database and
+    credentials, the client's timeout and its retries (``_tcp_settings``)."""
 
     def __init__(
         self,
@@ -136,12 +137,34 @@ class LeanScripts:
         username: str | None = None,
         timeout: float | None = None,
         retries: int = 3,
-        backoff: Sequence[float] = (0.05, 0.1, 0.2, 0.4),
     ) -> None:
         self.host, self.port, self.db = host, port, db
         self.password, self.username = password, username
         self.timeout = timeout
         self.retries = retries
+
+    def hello(self) -> list[tuple[Arg, ...]]:
+        """What a new connection sends first: its credentials and its database."""
+        hello: list[tuple[Arg, ...]] = []
+        if self.password is not None:
+            hello.append(("AUTH", self.username, self.password) if self.username else ("AUTH", self.password))
+        if self.db:
+            hello.append(("SELECT", self.db))
+        return hello
+
+
+class LeanScripts(_Server):
+    """``EVALSHA`` of registered scripts on one pipelined connection to ``host:port`` (see the module)."""
+
+    def __init__(
+        self,
+        host: str,
+        port: int,
+        *,
+        backoff: Sequence[float] = (0.05, 0.1, 0.2, 0.4),
+        **settings: Any,
+    ) -> None:
+        super().__init__(host, port, **settings)
         self.backoff = backoff
         self._connection: _Connection | None = None
         self._connecting: asyncio.Future[_Connection] | None = None
@@ -199,12 +222,7 @@ class LeanScripts:
             _, connection = await connect
         else:
             _, connection = await asyncio.wait_for(connect, self.timeout)
-        hello: list[tuple[Arg, ...]] = []
-        if self.password is not None:
-            hello.append(("AUTH", self.username, self.password) if self.username else ("AUTH", self.password))
-        if self.db:
-            hello.append(("SELECT", self.db))
-        for command in hello:
+        for command in self.hello():
             await connection.call(_packed(command))
         return connection
 
@@ -236,7 +254,7 @@ def lean_scripts(client: object) -> LeanScripts | None:
     return held
 
 
-class LeanPipelines:
+class LeanPipelines(_Server):
     """Pipelines of a synchronous worker thread on a lean connection: the commands packed by hiredis
     and sent in one write, their replies read by a ``hiredis.Reader``, each reply or error in its
     place (``services.store.event_store``'s rounds: a projection batch's two round trips). One
@@ -245,21 +263,8 @@ class LeanPipelines:
     as the client's retry would (a round's commands are safe to send again: reads, and writes that
     compare and set)."""
 
-    def __init__(
-        self,
-        host: str,
-        port: int,
-        *,
-        db: int = 0,
-        password: str | None = None,
-        username: str | None = None,
-        timeout: float | None = None,
-        retries: int = 3,
-    ) -> None:
-        self.host, self.port, self.db = host, port, db
-        self.password, self.username = password, username
-        self.timeout = timeout
-        self.retries = retries
+    def __init__(self, host: str, port: int, **settings: Any) -> None:
+        super().__init__(host, port, **settings)
         self._local = threading.local()
 
     def execute(self, commands: Sequence[Sequence[Arg]]) -> list[Any]:
@@ -307,11 +312,7 @@ class LeanPipelines:
         sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         reader = hiredis.Reader(protocolError=InvalidResponse, replyError=BaseParser.parse_error)
         self._local.held = (sock, reader, os.getpid())
-        hello: list[tuple[Arg, ...]] = []
-        if self.password is not None:
-            hello.append(("AUTH", self.username, self.password) if self.username else ("AUTH", self.password))
-        if self.db:
-            hello.append(("SELECT", self.db))
+        hello = self.hello()
         for reply in self._round(b"".join(_packed(command) for command in hello), len(hello)):
             if isinstance(reply, Exception):
                 self._drop()
