@@ -40,8 +40,7 @@ from __future__ import annotations
 import contextlib
 import threading
 import time
-from collections.abc import Callable
-from typing import Any, TypeVar, cast
+from typing import TypeVar, cast
 
 import redis
 import structlog
@@ -53,7 +52,6 @@ from services.store import indexes
 from services.store.connection import UNAVAILABLE, named_client
 from services.store.event_store import SyncEventStore
 from services.store.queue import take_handovers
-from services.store.requests import Call, Operation
 from workers import projector
 from workers.projector import Listed, Projector
 from workers.stores import job_store
@@ -76,10 +74,10 @@ class Consumer:
         store: SyncEventStore,
         projector: Projector | None = None,
         batch: int = BATCH,
-        reader: redis.Redis | None = None,
+        reader: SyncEventStore | None = None,
     ) -> None:
         self.store = store
-        self.reader = reader  # a connection of its own for the XREAD (None: the store's index client)
+        self.reader = reader  # a store on a connection of its own for the XREAD (None: the store itself)
         if projector is None:  # a cache of its own: this process's RQ jobs use the module's (a thread apart)
             projector = Projector(store, StateCache(), listed=Listed())
         self.projector = projector
@@ -90,7 +88,7 @@ class Consumer:
         """Read up to ``batch`` hand-overs (waiting ``block_ms`` for one; ``None``: not at all) and
         project the games this consumer claims; returns how many entries it read (0: none came)."""
         read = indexes.read_handovers(self.last_id, self.batch, block_ms)
-        handed = self.store.run(read) if self.reader is None else run_on(self.reader, read)
+        handed = (self.reader or self.store).run(read)
         if handed is None:
             return 0
         self.last_id = handed.last_id
@@ -141,7 +139,9 @@ class HandoverConsumer(threading.Thread):
         self.reader: redis.Redis | None = None
         if isinstance(index, redis.Redis):
             self.reader = named_client(index, indexes.HANDOVER_CONSUMER)
-        self.consumer = Consumer(store, batch=batch, reader=self.reader)
+        self.consumer = Consumer(
+            store, batch=batch, reader=SyncEventStore(self.reader) if self.reader is not None else None
+        )
         self.block_ms = block_ms
         self._stopped = threading.Event()
 
@@ -179,24 +179,6 @@ class HandoverConsumer(threading.Thread):
         self._stopped.set()
         if timeout is not None:
             self.join(timeout)
-
-
-def run_on(client: redis.Redis, operation: Operation[T]) -> T:
-    """Drive an operation of plain index commands (``indexes.read_handovers``) on ``client``."""
-    execute: Callable[..., Any] = client.execute_command  # redis-py leaves it unannotated
-    try:
-        request = next(operation)
-        while True:
-            assert isinstance(request, Call), request
-            try:
-                reply = execute(*request.args)
-            except (redis.RedisError, OSError):
-                metrics.round_trip(failed=True)
-                raise
-            metrics.round_trip()
-            request = operation.send(reply)
-    except StopIteration as done:
-        return cast(T, done.value)
 
 
 def project_handovers() -> int:
