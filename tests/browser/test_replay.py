@@ -139,6 +139,30 @@ def test_the_replay_steps_by_round_and_by_turn_and_names_them_as_people_do(
     brook.screenshot(path=screenshots / "replay.png", full_page=True)
 
 
+def test_clicks_quicker_than_the_server_each_step_on_from_where_the_last_one_was_going(
+    brook: Page, six_nimmt: Game
+) -> None:
+    turns = starts(six_nimmt.index, "steps", round=1, kind="turn")
+    open_replay(brook, six_nimmt)
+    brook.click("[data-testid=next-round]")
+    wait_shown(brook, turns[0])
+    held: list[Any] = []  # the versions asked for, unanswered until every click is in
+    holding = [True]
+    brook.route(
+        re.compile(r"/games/[0-9a-f]+/replay\?"),
+        lambda route: held.append(route) if holding[0] else route.continue_(),
+    )
+    for _ in range(3):
+        brook.click("[data-testid=next-step]")
+    brook.keyboard.press("ArrowRight")
+    assert shown(brook) == turns[0]  # nothing answered yet: the first turn is still drawn
+    holding[0] = False
+    for route in held:
+        route.continue_()
+    wait_shown(brook, turns[3] + 1)
+    expect(brook.locator("[data-testid=where]")).to_have_text("Round 1, turn 4")
+
+
 def test_my_moves_go_through_the_moves_of_the_seat_this_browser_played_then_of_a_chosen_seat(
     brook: Page, six_nimmt: Game
 ) -> None:
