@@ -111,13 +111,18 @@ def bot_to_move(folded: Folded) -> list[int]:
 
 def bot_delay_ms(state: TableState) -> int:
     """How long a bot waits before it acts on ``state``: the table's ``bot_pace_ms`` while a person
-    holds a seat (seated, not a bot, not left), so that people can follow the bots' moves; 0 at a
-    table of bots only, or one without pacing. Never more than half the turn time: a bot's own turn
-    timer must not run out because it was told to wait."""
+    holds a seat (seated and not left: playing it, or away while a bot plays it after timeouts, free
+    to take it back), so that people can follow the bots' moves and someone away for a minute does
+    not come back to a game the bots raced to its end; 0 at a table of bots only (seats a bot was
+    given, or that were left), or one without pacing. Never more than half the turn time: a bot's own
+    turn timer must not run out because it was told to wait."""
     timers = state.timers
     if timers is None or timers.bot_pace_ms == 0:
         return 0
-    if all(player.seat in state.bots for player in state.seated):
+    if not any(
+        player.seat not in state.bots or state.takeovers.get(player.seat) == "timeouts"
+        for player in state.seated
+    ):
         return 0
     if timers.turn_seconds:
         return min(timers.bot_pace_ms, timers.turn_seconds * 500)

@@ -97,8 +97,12 @@ def test_a_seat_taken_over_after_a_timeout_shows_the_banner_with_controls_off_an
     server: Server, browser, screenshots: Path
 ) -> None:
     page = watcher(browser, server.url, speed="instant")
-    # Two rounds: the bot that plays the seat meanwhile cannot finish the game before it is taken back.
-    table = create_table(page, "6 nimmt!", "Ada", 2, rounds=2, turn_seconds=5, takeover_after=1)
+    # The bots wait their pace while Ada may take her seat back (services.lifecycle.bot_delay_ms): two
+    # rounds at 1 s a bot move are 40 s at the least before the game could end without her, however
+    # slow the page is meanwhile.
+    table = create_table(
+        page, "6 nimmt!", "Ada", 2, rounds=2, turn_seconds=5, takeover_after=1, bot_pace_ms=1000
+    )
     fill_with_bots(page)
     banner = page.locator("[data-testid=takeover-banner]")
     expect(banner).to_be_visible(timeout=ms(20))  # one missed turn of 5 s: a bot plays the seat

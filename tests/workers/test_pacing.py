@@ -113,6 +113,18 @@ def test_the_delay_is_the_tables_pace_with_a_person_never_more_than_half_the_tur
     assert bot_delay_ms(left) == 0  # the only person left
 
 
+def test_a_person_whose_seat_a_bot_plays_after_timeouts_still_paces_the_bots_until_the_seat_is_left() -> None:
+    untimed = online_game(
+        "skull", 3, seed=1, humans=1, timers={**TIMERS, "turn_seconds": 0, "bot_pace_ms": 800}
+    )
+    away = msgspec.structs.replace(untimed.state, bots=frozenset({0, 1, 2}), takeovers={0: "timeouts"})
+    assert bot_delay_ms(away) == 800  # free to take the seat back: the game does not race on without them
+    given = msgspec.structs.replace(untimed.state, bots=frozenset({0, 1, 2}), takeovers={0: "host"})
+    assert bot_delay_ms(given) == 0  # the host gave the seat to a bot: nobody comes back to it
+    gone = msgspec.structs.replace(away, left=frozenset({0}), takeovers={0: "left"})
+    assert bot_delay_ms(gone) == 0
+
+
 def test_racing_pacing_loops_queue_each_due_move_exactly_once(sync: redis.Redis, clock: FakeClock) -> None:
     games = [table(sync, clock, "skull-king", 2, 1, turn_seconds=0, bot_pace_ms=PACE) for _ in range(3)]
     clock.advance(1)
