@@ -70,6 +70,7 @@ from services.store.queue import (
     QUEUE_NAME,
     QUEUES,
     REVIEW_QUEUE,
+    STOP_SIGNALS,
     PipelinedWorker,
     bot_queue,
     lifecycle_queue,
@@ -158,6 +159,7 @@ class LayoutPool(WorkerPool):
         queues: Sequence[Sequence[str]],
         connection: redis.Redis,
         bot_niceness: int = BOT_NICENESS,
+        stop_asked: threading.Event | None = None,
         **kwargs: Any,
     ) -> None:
         self.bot_niceness = bot_niceness
@@ -165,18 +167,27 @@ class LayoutPool(WorkerPool):
         super().__init__(every, connection=connection, num_workers=len(queues), **kwargs)
         self.layout = [list(names) for names in queues]
         self.slots: dict[str, int] = {}  # a live worker's name -> its index in ``layout``
+        self.stop_asked = stop_asked or threading.Event()  # a stop noted before RQ's handlers were in
+        self.signalled: set[int] = set()  # the workers sent their stop (each once: a second is a kill)
 
     def start(self, burst: bool = False, logging_level: str = "INFO") -> None:
         """RQ's loop (workers checked, a dead one started again; on SIGTERM or SIGINT each worker is
         sent SIGINT and the pool ends once they all have), but it wakes as soon as a worker ends
         instead of after a whole second's sleep, so that a stop ends the pool when its last worker
-        ends (RQ's sleeps added one to two seconds to every ``serve`` stop)."""
+        ends (RQ's sleeps added one to two seconds to every ``serve`` stop).
+
+        A stop asked while the workers were being forked (``stop_asked``: RQ's handlers are not in
+        yet) is carried out once they are; and a stop reaches every worker, one forked as it came
+        too (RQ sends it to the workers it knows of at that moment only)."""
         self._burst = burst
         self.status = self.Status.STARTED
         self.start_workers(burst=burst, logging_level=logging_level)
         self._install_signal_handlers()  # type: ignore[no-untyped-call]
+        if self.stop_asked.is_set():
+            self.request_stop()  # type: ignore[no-untyped-call]
         while True:
             if self.status == self.Status.STOPPED:
+                self.stop_workers()  # those not sent it yet
                 if self.all_workers_have_stopped():
                     break
             else:
@@ -185,6 +196,25 @@ class LayoutPool(WorkerPool):
                     break
             sentinels = [data.process.sentinel for data in self.worker_dict.values()]
             wait(sentinels, timeout=STOP_POLL_SECONDS if self.status == self.Status.STOPPED else 1)
+
+    def start_worker(self, *args: Any, **kwargs: Any) -> None:
+        """RQ's, the worker forked with the stop signals blocked: it takes one only once its own
+        handler is in (``PromptWorker.bootstrap`` unblocks them), however early it comes. Before,
+        the pool's handler, inherited, ran in the worker (and RQ's pool handler, in a worker forked
+        in place of a dead one, signalled the worker's siblings and went on)."""
+        previous = signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
+        try:
+            super().start_worker(*args, **kwargs)
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+
+    def stop_workers(self) -> None:
+        """SIGINT to each worker not sent it yet: a second one would be RQ's cold shutdown (a job
+        cut short)."""
+        for data in list(self.worker_dict.values()):
+            if data.pid not in self.signalled:
+                self.signalled.add(data.pid)
+                self.stop_worker(data)
 
     def get_worker_process(
         self, name: str, burst: bool, _sleep: float = 0, logging_level: str = "INFO"
@@ -249,24 +279,32 @@ def end_when_orphaned(
 def _pool_worker(parent: int, nice: int, *args: Any, **kwargs: Any) -> None:
     """A pool's forked worker: RQ's ``run_worker`` at ``nice`` lower a CPU priority, ended (SIGTERM:
     after its job) when the pool's process dies, so that a killed ``serve`` leaves no worker behind;
-    ended all the same a grace period later if it has not ended by then (``end_when_orphaned``)."""
-    try:
-        die_with_parent()
-        if os.getppid() != parent:  # the pool died before the line above
-            return
-        end_when_orphaned(parent)
-        if nice:
-            os.nice(nice)
-        run_worker(*args, **kwargs)
-    except KeyboardInterrupt:  # stopped before its worker existed: nothing registered, nothing to say
-        return  # (from its bootstrap on, a PromptWorker keeps a stop for its loop: services.store.queue)
+    ended all the same a grace period later if it has not ended by then (``end_when_orphaned``).
+    It is born with the stop signals blocked (``LayoutPool.start_worker``): a stop, or its pool's
+    death, reaches it once its worker's handler is in, and ends it at its loop's first turn."""
+    die_with_parent()
+    if os.getppid() != parent:  # the pool died before the line above
+        return
+    end_when_orphaned(parent)
+    if nice:
+        os.nice(nice)
+    run_worker(*args, **kwargs)
 
 
-def run_simple_worker(connection: redis.Redis, queues: Sequence[str] = EVERY_QUEUE) -> None:
+def run_simple_worker(
+    connection: redis.Redis, queues: Sequence[str] = EVERY_QUEUE, stop_asked: threading.Event | None = None
+) -> None:
     """One SimpleWorker on ``queues`` in this process, started again whenever it quits on a Redis
-    failure; returns when it was asked to stop (SIGTERM or Ctrl-C)."""
-    never = threading.Event()
+    failure; returns when it was asked to stop (SIGTERM or Ctrl-C), before its worker existed too
+    (``stop_asked``, noted by the process's own handler: ``run_pool``)."""
+    stop_asked = stop_asked or threading.Event()
     while True:
+        # between two workers the signals are this process's again: a stop is noted, never lost
+        # on the handler of a worker that has ended
+        signal.signal(signal.SIGTERM, _noting(stop_asked))
+        signal.signal(signal.SIGINT, _noting(stop_asked))
+        if stop_asked.is_set():
+            return
         worker: PipelinedWorker | None = None
         try:  # a new worker registers itself in Redis: that may fail too, and is retried the same way
             worker = PipelinedWorker(
@@ -274,6 +312,7 @@ def run_simple_worker(connection: redis.Redis, queues: Sequence[str] = EVERY_QUE
                 connection=connection,
                 serializer=JSONSerializer,
             )
+            worker.stop_asked = stop_asked
             worker.work(logging_level="WARNING")
         except UNAVAILABLE as exc:
             log.warning("worker_lost_redis", error=f"{type(exc).__name__}: {exc}")
@@ -282,24 +321,19 @@ def run_simple_worker(connection: redis.Redis, queues: Sequence[str] = EVERY_QUE
         ):
             return
         log.warning("worker_restarting")
-        wait_for_redis(connection, never)
+        wait_for_redis(connection, stop_asked)
 
 
-class _StopRequested(BaseException):
-    """SIGTERM or SIGINT before the RQ worker or pool took the signals over (``run_pool``)."""
+def _noting(stop_asked: threading.Event) -> Any:
+    """A SIGTERM and SIGINT handler that notes the stop for the pool's loops to see: it never raises.
+    An exception raised from a handler comes out wherever the main thread is, and there it may be
+    lost: one that came during a fork, in the hook that releases logging's lock after it, was
+    printed and dropped, and the pool, told to stop, ran on for ever (CI's stopped CLI worker)."""
 
+    def note(signum: int, frame: FrameType | None) -> None:
+        stop_asked.set()
 
-_POOL_PID: list[int] = []  # the pool's own process: its forked workers inherit the handler below
-
-
-def _stop_while_starting(signum: int, frame: FrameType | None) -> None:
-    if os.getpid() not in _POOL_PID:  # a forked worker before its own handlers: Python's defaults
-        if signum == signal.SIGINT:
-            raise KeyboardInterrupt  # which ``_pool_worker`` takes quietly
-        signal.signal(signum, signal.SIG_DFL)
-        os.kill(os.getpid(), signum)
-        return
-    raise _StopRequested
+    return note
 
 
 def run_pool(
@@ -314,13 +348,10 @@ def run_pool(
     # a stop asked before RQ takes the signals over (it does as its worker or pool starts) ends the
     # pool as cleanly as one asked later: the consumer projects from its first second, so a caller
     # that saw a projection may well stop the pool before RQ is up
-    _POOL_PID[:] = [os.getpid()]
-    signal.signal(signal.SIGTERM, _stop_while_starting)
-    signal.signal(signal.SIGINT, _stop_while_starting)
-    try:
-        _run_pool(redis_url, workers, sweep_seconds, queue_url, cluster, metrics_port, bots)
-    except _StopRequested:
-        log.info("worker_stopped_while_starting")
+    stop_asked = threading.Event()
+    signal.signal(signal.SIGTERM, _noting(stop_asked))
+    signal.signal(signal.SIGINT, _noting(stop_asked))
+    _run_pool(redis_url, workers, sweep_seconds, queue_url, cluster, metrics_port, bots, stop_asked)
     return 0
 
 
@@ -332,6 +363,7 @@ def _run_pool(
     cluster: ClusterMode,
     metrics_port: int | None,
     bots: str,
+    stop_asked: threading.Event,
 ) -> None:
     queues = layout(workers, bots)
     configure_logging()
@@ -354,7 +386,9 @@ def _run_pool(
     try:
         consumer.start()  # the projections: blocks on the hand-over stream (no job per burst of commands)
         started.append(consumer)
-        _run_loops(place, clients, connection, queue, queues, settings, archive, sweep_seconds, started)
+        _run_loops(
+            place, clients, connection, queue, queues, settings, archive, sweep_seconds, started, stop_asked
+        )
     finally:
         for loop in reversed(started):  # the consumer last: within its block's timeout, or its batch done
             if loop is consumer:
@@ -374,9 +408,10 @@ def _run_loops(
     archive: Any,
     sweep_seconds: float,
     started: list[Any],
+    stop_asked: threading.Event,
 ) -> None:
     """The pool's loops (each noted in ``started`` as it starts), then its RQ worker or pool, until it
-    is asked to stop."""
+    is asked to stop (``stop_asked``: a stop noted before RQ's handlers were in)."""
     acks = settings.acks
     sweeper = Sweeper(
         SyncEventStore(clients.store, clients.index, acks, archive),
@@ -415,13 +450,16 @@ def _run_loops(
         cluster=place.cluster,
         queues=[",".join(names) for names in queues],
     )
+    if stop_asked.is_set():
+        return
     if len(queues) == 1:
-        run_simple_worker(connection, queues[0])
+        run_simple_worker(connection, queues[0], stop_asked)
     else:
         pool = LayoutPool(
             queues,
             connection=connection,
             bot_niceness=settings.bot_niceness,
+            stop_asked=stop_asked,
             worker_class=PipelinedWorker,
             serializer=JSONSerializer,
         )

@@ -61,6 +61,7 @@ WORKER_TTL = 45
 every ``WORKER_TTL - 15`` seconds (its blocking dequeue's timeout), so a live one never lapses, and
 a frozen one stops counting within ``WORKER_TTL + 60`` seconds (``queue_figures``;
 docs/alerts.md, ``TablestreamNoLiveWorker``)."""
+STOP_SIGNALS = frozenset({signal.SIGINT, signal.SIGTERM})  # a worker's (and a pool's) stop
 LISTENER_JOIN_SECONDS = 1.0
 """How long a stopping worker waits for its pub/sub listener to end before it goes on: the listener
 wakes on UNSUBSCRIBE's reply at once on a quiet machine, and whenever it ends it closes the pub/sub
@@ -177,6 +178,9 @@ class PromptWorker(SimpleWorker):
     def _start_scheduler(self, *args: Any, **kwargs: Any) -> None:
         self.scheduler = None
 
+    stop_asked: threading.Event | None = None
+    """A stop its process noted before this worker existed (``workers.pool.run_simple_worker``)."""
+
     def bootstrap(self, *args: Any, **kwargs: Any) -> None:
         def stop_once_started(signum: int, frame: FrameType | None) -> None:
             self._stop_requested = True
@@ -184,6 +188,11 @@ class PromptWorker(SimpleWorker):
 
         signal.signal(signal.SIGINT, stop_once_started)
         signal.signal(signal.SIGTERM, stop_once_started)
+        # A pool forks its workers with the stop signals blocked (``workers.pool.LayoutPool``): one
+        # sent meanwhile waited, and comes now, to the handler above.
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)
+        if self.stop_asked is not None and self.stop_asked.is_set():
+            stop_once_started(signal.SIGTERM, None)
         super().bootstrap(*args, **kwargs)
 
     def unsubscribe(self) -> None:

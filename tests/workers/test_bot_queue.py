@@ -105,25 +105,6 @@ def test_a_pool_worker_that_searches_for_bots_beside_a_lane_without_them_runs_at
         layout(2, "some")
 
 
-def test_a_pool_worker_stopped_while_it_lowers_its_priority_ends_quietly(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    """The pool's SIGINT may reach a worker it has just forked at any line: at ``os.nice`` it gave a
-    KeyboardInterrupt traceback in serve's log (seen in a serve stopped right after it started)."""
-    from workers import pool
-
-    def stopped(increment: int) -> int:
-        raise KeyboardInterrupt
-
-    ran: list[Any] = []
-    monkeypatch.setattr(pool, "die_with_parent", lambda: None)
-    monkeypatch.setattr(pool, "end_when_orphaned", lambda parent: None)
-    monkeypatch.setattr(pool.os, "nice", stopped)
-    monkeypatch.setattr(pool, "run_worker", lambda *args, **kwargs: ran.append(args))
-    assert pool._pool_worker(os.getppid(), BOT_NICENESS, "w", ["bots"]) is None
-    assert ran == []
-
-
 def test_a_bot_move_is_queued_on_the_bots_queue_and_nothing_on_the_lifecycle_queue(
     sync: redis.Redis, clock: FakeClock
 ) -> None:

@@ -142,6 +142,51 @@ def test_a_worker_stopped_while_it_starts_ends_at_once_and_deregistered(real_red
 
 
 @pytest.mark.redis
+def test_a_worker_whose_process_noted_a_stop_before_it_existed_ends_at_once_and_deregistered(
+    real_redis: Any,
+) -> None:
+    """``tablestream worker --workers 1`` notes a stop in its own handler until the worker installs
+    RQ's (``workers.pool.run_simple_worker``): one that came in between is handed to the worker."""
+    queue = projection_queue(real_redis)
+    worker = PromptWorker([queue], connection=real_redis, serializer=JSONSerializer)
+    worker.stop_asked = threading.Event()
+    worker.stop_asked.set()
+    before = signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)
+    try:
+        deadline = Deadline(20)  # not burst: without the stop it would wait for jobs for ever
+        worker.work(burst=False, logging_level="WARNING")
+    finally:
+        signal.signal(signal.SIGINT, before[0])
+        signal.signal(signal.SIGTERM, before[1])
+    assert not deadline.passed()
+    assert real_redis.hget(worker.key, "death") is not None
+    assert worker.key.encode() not in real_redis.smembers(WORKERS_BY_QUEUE_KEY % queue.name)
+
+
+@pytest.mark.redis
+def test_a_worker_forked_with_the_stop_signals_blocked_takes_a_pending_stop_once_its_handler_is_in(
+    real_redis: Any,
+) -> None:
+    """A pool forks its workers with SIGINT and SIGTERM blocked (``workers.pool.LayoutPool``): the
+    stop that came meanwhile is pending, and the worker's bootstrap lets it in, to its own handler."""
+    queue = projection_queue(real_redis)
+    worker = PromptWorker([queue], connection=real_redis, serializer=JSONSerializer)
+    before = signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)
+    mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        signal.pthread_kill(threading.get_ident(), signal.SIGINT)  # pending, on this thread only
+        deadline = Deadline(20)
+        worker.work(burst=False, logging_level="WARNING")
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+        signal.signal(signal.SIGINT, before[0])
+        signal.signal(signal.SIGTERM, before[1])
+    assert not deadline.passed()
+    assert worker._stop_requested
+    assert worker.key.encode() not in real_redis.smembers(WORKERS_BY_QUEUE_KEY % queue.name)
+
+
+@pytest.mark.redis
 def test_a_stopping_workers_pub_sub_is_closed_by_its_listener_or_after_it_never_under_it(
     real_redis: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
