@@ -366,6 +366,11 @@ def _run_pool(
     stop_asked: threading.Event,
 ) -> None:
     queues = layout(workers, bots)
+    # Every thread this process starts (the consumer, the loops, the metrics server) is started with
+    # the stop signals blocked, so that the kernel gives a stop to the main thread: given to another
+    # thread, it only flagged Python's handler for the main thread, which went on waiting in its
+    # worker's dequeue (BLPOP) until it timed out. ``_run_loops`` lets them in once they all run.
+    signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
     configure_logging()
     # before any metric: a worker serving its own metrics owns its directory (``services.metrics``)
     metrics.prepare_directory(owner=metrics_port is not None, role="worker")
@@ -390,6 +395,7 @@ def _run_pool(
             place, clients, connection, queue, queues, settings, archive, sweep_seconds, started, stop_asked
         )
     finally:
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)
         for loop in reversed(started):  # the consumer last: within its block's timeout, or its batch done
             if loop is consumer:
                 consumer.stop(timeout=CONSUMER_STOP_SECONDS)
@@ -450,6 +456,7 @@ def _run_loops(
         cluster=place.cluster,
         queues=[",".join(names) for names in queues],
     )
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)  # a stop sent meanwhile comes now
     if stop_asked.is_set():
         return
     if len(queues) == 1:

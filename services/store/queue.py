@@ -188,12 +188,19 @@ class PromptWorker(SimpleWorker):
 
         signal.signal(signal.SIGINT, stop_once_started)
         signal.signal(signal.SIGTERM, stop_once_started)
-        # A pool forks its workers with the stop signals blocked (``workers.pool.LayoutPool``): one
-        # sent meanwhile waited, and comes now, to the handler above.
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)
+        # RQ's bootstrap starts the pub/sub listener thread: it is started with the stop signals
+        # blocked, so that the kernel gives them to this, the main thread. Given to the listener, a
+        # stop only flagged Python's handler for the main thread, which went on waiting in its
+        # dequeue (BLPOP) until the dequeue timed out: up to 20 s, each stop of a pool.
+        signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
+        try:
+            super().bootstrap(*args, **kwargs)
+        finally:
+            # A pool forks its workers with the stop signals blocked (``workers.pool.LayoutPool``):
+            # one sent meanwhile waited, and comes now, to the handler above.
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)
         if self.stop_asked is not None and self.stop_asked.is_set():
             stop_once_started(signal.SIGTERM, None)
-        super().bootstrap(*args, **kwargs)
 
     def unsubscribe(self) -> None:
         if not self.pubsub_thread:

@@ -27,6 +27,7 @@ from prometheus_client.parser import text_string_to_metric_families
 from bots import choose
 from services.cli.processes import wait_ready
 from services.store.embedded import EmbeddedRedis, free_port
+from services.store.queue import enqueue_projections, projection_queue
 from tests.support.promql import family_of, named_metrics
 from tests.support.waiting import wait_until
 
@@ -49,6 +50,7 @@ class Stack:
     base: str
     directory: Path
     worker_pid: int
+    redis_url: str
 
     def client(self) -> httpx.Client:
         # no kept connections: each request is accepted afresh, by either API process
@@ -121,7 +123,7 @@ def stack(redis_server: EmbeddedRedis, tmp_path_factory: pytest.TempPathFactory)
              "--workers", "2", "--sweep-seconds", "1"],
             env=env, process_group=0, stdout=subprocess.DEVNULL,
         )  # fmt: skip
-        yield Stack(base, directory, worker.pid)
+        yield Stack(base, directory, worker.pid, redis_server.url)
     finally:
         if worker is not None:
             _stop(worker)
@@ -190,6 +192,10 @@ def test_two_api_processes_and_a_worker_pool_report_one_set_of_counters_as_a_gam
         return len(busy("tablestream_http_requests")) >= 2
 
     until(two_api_processes, "requests answered by both API processes")
+    # The projections are the pool's own process's (its hand-over consumer); its forked workers run
+    # RQ's jobs: timers, bots and the sweeper's repairs, as this one.
+    until(lambda: stack.worker_pid in busy("tablestream_drain_games"), "the pool's consumer counts its games")
+    enqueue_projections(projection_queue(redis.Redis.from_url(stack.redis_url)), [game_id])
     workers = until(lambda: busy("tablestream_jobs"), "a worker process counts its jobs")
     assert not workers & busy("tablestream_http_requests"), "the workers answer no HTTP"
     assert stack.worker_pid not in workers, "the pool's own process runs no job: its worker processes do"

@@ -20,7 +20,7 @@ from rq import Worker
 from rq.serializers import JSONSerializer
 
 from services.store.queue import PipelinedWorker
-from tests.support.waiting import Deadline, wait_until
+from tests.support.waiting import Deadline, scaled, wait_until
 from workers.pool import LayoutPool, layout
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -136,3 +136,59 @@ def test_a_stop_that_comes_while_the_pool_forks_its_workers_ends_every_worker_an
     assert stop_asked.is_set() and len(workers.signalled) == 3  # each of its three workers, once
     assert workers.worker_dict == {}  # every one ended, and was reaped
     assert Worker.all(connection=real_redis) == []  # and none stays registered
+
+
+STOP_MASK = (1 << (signal.SIGINT - 1)) | (1 << (signal.SIGTERM - 1))
+
+
+def stop_signals_blocked(pid: int) -> dict[str, bool]:
+    """For each thread of a process (its name and id): whether it blocks both SIGINT and SIGTERM."""
+    found = {}
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        with contextlib.suppress(FileNotFoundError):  # a thread ending as it is read
+            status = dict(
+                line.split(":\t", 1) for line in (task / "status").read_text().splitlines() if ":\t" in line
+            )
+            name = f"{(task / 'comm').read_text().strip()}/{task.name}"
+            found[name] = int(status["SigBlk"], 16) & STOP_MASK == STOP_MASK
+    return found
+
+
+@pytest.mark.redis
+@pytest.mark.parametrize("workers", [1, 2])
+def test_a_pool_stopped_as_a_service_manager_stops_it_ends_at_once_whatever_thread_the_kernel_picks(
+    real_redis: Any, workers: int
+) -> None:
+    """A service manager (systemd, a test's teardown) sends SIGTERM to every process of the group at
+    once. The kernel gives a process's signal to any of its threads that does not block it; given
+    to another thread than the main one, a stop only flagged Python's handler, and the worker it was
+    for went on waiting in its dequeue (a BLPOP of 20 s). Every thread but the main one blocks the
+    stop signals, in the pool's process and in each worker's."""
+    where = real_redis.connection_pool.connection_kwargs
+    url = f"redis://{where['host']}:{where['port']}/0"
+    pool = subprocess.Popen(
+        [sys.executable, "-m", "workers.pool", "--redis-url", url, "--workers", str(workers),
+         "--sweep-seconds", "1"],
+        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+    )  # fmt: skip
+    try:
+        expected = 1 if workers == 1 else 3  # a lone worker runs in the pool's process; else 2 + reviews
+
+        def registered() -> bool:
+            return len(Worker.all(connection=real_redis)) == expected
+
+        wait_until(registered, 60, "the pool's workers to register")
+        processes = [pool.pid, *(int(p) for p in Path(f"/proc/{pool.pid}/task/{pool.pid}/children")
+                                 .read_text().split())]  # fmt: skip
+        for pid in processes:
+            threads = stop_signals_blocked(pid)
+            main = next(name for name in threads if name.endswith(f"/{pid}"))
+            assert not threads.pop(main), "the main thread takes the stop"
+            assert all(threads.values()), f"threads of {pid} that could take a stop: {threads}"
+        deadline = Deadline(10)  # a missed stop waited for the dequeue's 20 s
+        os.killpg(pool.pid, signal.SIGTERM)
+        assert pool.wait(scaled(30)) == 0
+        assert not deadline.passed(), f"the stop took {deadline.elapsed():.1f} s"
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(pool.pid, signal.SIGKILL)
