@@ -25,7 +25,7 @@ from services.api.chat_routes import routes as chat_routes
 from services.api.compression import CompressLargeAnswers
 from services.api.context import AppContext, app_context
 from services.api.dispute_routes import routes as dispute_routes
-from services.api.drain import Drain
+from services.api.drain import Drain, on_stop_signals
 from services.api.error_responses import EXCEPTION_HANDLERS, http_error
 from services.api.hint_routes import routes as hint_routes
 from services.api.history_routes import routes as history_routes
@@ -169,6 +169,7 @@ def create_app(
             loop.call_soon_threadsafe(lobby.begin_close)
 
         app.state.begin_shutdown = begin_shutdown
+        restore_signals = on_stop_signals(begin_shutdown)  # a stop drains, in any server process
         app.state.context = AppContext(
             settings=settings,
             store=store,
@@ -212,6 +213,7 @@ def create_app(
         try:
             yield
         finally:
+            restore_signals()
             await lobby.close()
             await hub.close()
             await store.aclose()

@@ -26,13 +26,46 @@ from __future__ import annotations
 
 import asyncio
 import math
-from collections.abc import Iterator
+import signal
+import threading
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from types import FrameType
+from typing import Any
 
 import anyio
 
+STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT)
 BODY_GRACE = 1.0  # seconds a body still arriving gets once the drain has begun
 MARGIN = 0.5  # seconds between the app's own deadline and uvicorn's
+
+
+def on_stop_signals(begin: Callable[[], None]) -> Callable[[], None]:
+    """Have SIGTERM and SIGINT call ``begin`` before the handler in place (the server's: uvicorn's
+    graceful shutdown), in the main thread of a process whose server runs the app there; returns what
+    puts the handlers back. Elsewhere (a test client's thread) nothing. Called from the app's
+    lifespan, so that every server process drains (``uvicorn --workers N``'s too: its processes run
+    uvicorn's own server, which knew nothing of the app's drain, and a stop waited the whole
+    ``shutdown_seconds`` on the live streams before it cut them)."""
+    if threading.current_thread() is not threading.main_thread():
+        return lambda: None
+    before: dict[int, Any] = {signum: signal.getsignal(signum) for signum in STOP_SIGNALS}
+
+    def chained(signum: int, frame: FrameType | None) -> None:
+        begin()
+        then: Any = before[signum]
+        if callable(then):
+            then(signum, frame)
+
+    for signum in STOP_SIGNALS:
+        signal.signal(signum, chained)
+
+    def restore() -> None:
+        for signum, handler in before.items():
+            if signal.getsignal(signum) is chained:  # unless the server put its own back already
+                signal.signal(signum, handler)
+
+    return restore
 
 
 class Drain:

@@ -25,8 +25,6 @@ import threading
 import time
 from dataclasses import replace
 from pathlib import Path
-from types import FrameType
-from typing import Any
 
 import structlog
 import uvicorn
@@ -139,20 +137,6 @@ class Supervisor(threading.Thread):
         log.info("children_stopped", worker_s=round(worker_s, 3), redis_s=round(redis_s, 3))
 
 
-class DrainingServer(uvicorn.Server):
-    """On SIGTERM or Ctrl-C, end the app's live streams at once, then shut down as uvicorn does."""
-
-    def __init__(self, config: uvicorn.Config, app: Any) -> None:  # the Starlette app of create_app
-        super().__init__(config)
-        self.app = app
-
-    def handle_exit(self, sig: int, frame: FrameType | None) -> None:
-        begin = getattr(self.app.state, "begin_shutdown", None)
-        if begin is not None:
-            begin()
-        super().handle_exit(sig, frame)
-
-
 def data_place(embedded: EmbeddedRedis | None, url: str) -> str:
     """Where the games are kept, said at start: the embedded Redis's directory, or the given Redis."""
     if embedded is not None:
@@ -227,7 +211,8 @@ def _serve(
             uvicorn.run("services.api.asgi:app", workers=args.api_workers, **options)
         else:
             app = create_app(settings)
-            DrainingServer(uvicorn.Config(app, **options), app).run(sockets=[sock])
+            # uvicorn's own server: the app drains on a stop itself (its lifespan: services.api.drain)
+            uvicorn.Server(uvicorn.Config(app, **options)).run(sockets=[sock])
     finally:
         if supervisor is not None:
             supervisor.stop()

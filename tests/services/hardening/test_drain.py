@@ -120,11 +120,17 @@ def _sigterm(stack: Stack) -> None:
     stack.process.send_signal(signal.SIGTERM)
 
 
-@pytest.mark.parametrize("stop", [_ctrl_c, _sigterm], ids=["ctrl-c", "sigterm"])
+@pytest.mark.parametrize(
+    ("stop", "api_workers"),
+    [(_ctrl_c, 1), (_sigterm, 1), (_sigterm, 2)],
+    ids=["ctrl-c", "sigterm", "sigterm-two-api-processes"],
+)
 def test_stopping_a_busy_serve_drains_requests_ends_live_streams_and_stops_its_children_promptly(
-    tmp_path: Path, stop: Callable[[Stack], None]
+    tmp_path: Path, stop: Callable[[Stack], None], api_workers: int
 ) -> None:
-    with served(tmp_path, new_session=True, **FAST) as stack:
+    """With two API processes (uvicorn's own server in each), the app drains all the same: there a
+    stop waited the whole ``shutdown_seconds`` on the live streams and then cut them."""
+    with served(tmp_path, "--api-workers", str(api_workers), new_session=True, **FAST) as stack:
         redis_pid, worker_pid = stack.redis_pid(), stack.worker_pid()
         assert redis_pid is not None and worker_pid is not None
         game_id = httpx.post(f"{stack.base}/games", content=BODY, headers=JSON, timeout=10).json()["game_id"]
