@@ -52,6 +52,20 @@ def test_a_dispute_on_round_two_from_the_end_screen_gets_a_verdict_and_a_forked_
     page.click("[data-testid=dispute-open] summary")
     page.select_option("[data-testid=dispute-round]", "2")
     page.fill("[data-testid=dispute-text]", "Brook took the row I meant to take in round 2.")
+    # A language switch words the open form again and keeps what was chosen and typed.
+    fold = page.locator("[data-testid=dispute-open]")
+    page.select_option("#lang-select", "fr")
+    expect(fold.locator("summary")).to_have_text("Contester une manche")
+    expect(page.locator("[data-testid=dispute-submit]")).to_have_text("Ouvrir la contestation")
+    assert page.locator("[data-testid=dispute-round] option").all_inner_texts()[:3] == [
+        "Toute la partie",
+        "Manche 1",
+        "Manche 2",
+    ]
+    page.select_option("#lang-select", "en")
+    expect(fold.locator("summary")).to_have_text("Dispute a round")
+    assert page.input_value("[data-testid=dispute-round]") == "2"
+    assert page.input_value("[data-testid=dispute-text]").startswith("Brook took the row")
     page.click("[data-testid=dispute-submit]")
     page.wait_for_url(f"**/disputes/{game_id}/*")
     dispute_id = page.url.rsplit("/", 1)[1]

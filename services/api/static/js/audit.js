@@ -300,6 +300,9 @@ export async function render(main, id) {
 
   mount(main, h("p", { text: t("common.loading") }));
   await load();
-  const off = onLangChange(() => doc && draw());
+  const off = onLangChange(() => {
+    if (form) form.relabel(); // what was chosen and typed stays
+    if (doc) draw();
+  });
   return off;
 }

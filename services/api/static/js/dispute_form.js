@@ -28,19 +28,21 @@ export async function receiptsEvidence(gameId) {
   return text;
 }
 
-/** The form, folded in a <details>: ``rounds`` played so far (1..rounds), ``round`` preselected. */
+/** The form, folded in a <details>: ``rounds`` played so far (1..rounds), ``round`` preselected. Its
+ * ``relabel()`` puts its words in the page's language again, keeping what was chosen and typed. */
 export function disputeForm(gameId, rounds, round = null) {
-  const select = h("select", { "data-testid": "dispute-round", "aria-label": t("dispute.round") },
-    h("option", { value: "", text: t("dispute.wholeGame") }),
-    Array.from({ length: rounds }, (_, i) => h("option", { value: String(i + 1), selected: round === i + 1,
-      text: t("dispute.roundN", { n: i + 1 }) })));
-  const text = h("textarea", { rows: 3, maxlength: MAX_TEXT, required: true, "data-testid": "dispute-text",
-    placeholder: t("dispute.textHint") });
-  const submit = h("button", { type: "submit", class: "primary", "data-testid": "dispute-submit", text: t("dispute.submit") });
+  const select = h("select", { "data-testid": "dispute-round" },
+    h("option", { value: "" }),
+    Array.from({ length: rounds }, (_, i) => h("option", { value: String(i + 1), selected: round === i + 1 })));
+  const text = h("textarea", { rows: 3, maxlength: MAX_TEXT, required: true, "data-testid": "dispute-text" });
+  const submit = h("button", { type: "submit", class: "primary", "data-testid": "dispute-submit" });
+  const labels = { round: h("span", { class: "label" }), text: h("span", { class: "label" }) };
+  const explain = h("p", { class: "muted small" });
+  const summary = h("summary");
   const form = h("form", { class: "dispute-form" },
-    h("label", { class: "field" }, h("span", { class: "label", text: t("dispute.round") }), select),
-    h("label", { class: "field" }, h("span", { class: "label", text: t("dispute.text") }), text),
-    h("p", { class: "muted small", text: t("dispute.explain") }),
+    h("label", { class: "field" }, labels.round, select),
+    h("label", { class: "field" }, labels.text, text),
+    explain,
     h("p", { class: "actions" }, submit));
   form.onsubmit = async (event) => {
     event.preventDefault();
@@ -58,6 +60,19 @@ export function disputeForm(gameId, rounds, round = null) {
       submit.disabled = false;
     }
   };
-  return h("details", { class: "panel dispute-open", "data-testid": "dispute-open" },
-    h("summary", { text: t("dispute.open") }), form);
+  const fold = h("details", { class: "panel dispute-open", "data-testid": "dispute-open" }, summary, form);
+  fold.relabel = () => {
+    summary.textContent = t("dispute.open");
+    labels.round.textContent = t("dispute.round");
+    labels.text.textContent = t("dispute.text");
+    explain.textContent = t("dispute.explain");
+    submit.textContent = t("dispute.submit");
+    text.placeholder = t("dispute.textHint");
+    select.setAttribute("aria-label", t("dispute.round"));
+    for (const option of select.options) {
+      option.textContent = option.value ? t("dispute.roundN", { n: Number(option.value) }) : t("dispute.wholeGame");
+    }
+  };
+  fold.relabel();
+  return fold;
 }

@@ -442,9 +442,9 @@ export async function render(main, id) {
     return null;
   }
   follow = index.you ?? 0;
-  if (index.you !== null && index.you !== undefined) { // a seated player may dispute a round (dispute_form.js)
-    root.append(disputeForm(id, index.rounds.filter((r) => r.round > 0).length));
-  }
+  const dispute = index.you !== null && index.you !== undefined // a seated player may dispute a round (dispute_form.js)
+    ? disputeForm(id, index.rounds.filter((r) => r.round > 0).length) : null;
+  if (dispute) root.append(dispute);
   usedHints.textContent = t("replay.hintsUsed");
   games.view(id).then((end) => { usedHints.hidden = !(end.hints_used || []).length; }, () => {}); // the seats that asked, by the end
   current = first;
@@ -454,6 +454,13 @@ export async function render(main, id) {
   draw();
   chat.load().catch(() => {}); // a replay without its chat is still the game's replay
   document.addEventListener("keydown", onKey);
-  const off = onLangChange(() => { kept.clear(); relabel(); go(at, false); usedHints.textContent = t("replay.hintsUsed"); review.seat = null; });
+  const off = onLangChange(() => {
+    kept.clear();
+    relabel();
+    go(at, false);
+    usedHints.textContent = t("replay.hintsUsed");
+    review.seat = null;
+    if (dispute) dispute.relabel();
+  });
   return () => { pause(); clearTimeout(review.timer); review.seat = -1; document.removeEventListener("keydown", onKey); off(); };
 }

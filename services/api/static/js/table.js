@@ -470,6 +470,7 @@ export async function render(main, id) {
     chat.relabel();
     head.title = null; // built again in the new language by the next drawing
     delete seatBanner.dataset.reason;
+    if (disputeEl) disputeEl.relabel(); // what was chosen and typed stays
     queue.relog().catch(failed);
   });
   const offAccount = onAccountChange(() => { const v = queue.shown(); if (v && v.status === "waiting") draw(v); }); // the join form
