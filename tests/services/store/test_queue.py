@@ -115,6 +115,19 @@ def test_a_burst_worker_ends_without_waiting_for_its_pub_sub_listener(real_redis
     assert not deadline.passed(), f"the burst waited {deadline.elapsed():.0f} s on its pub/sub listener"
 
 
+def work_until_stopped(worker: PromptWorker) -> bool:
+    """Run ``worker`` (not burst: without a stop it would wait for jobs for ever) with this process's
+    signal handlers put back afterwards; whether it stopped within its deadline."""
+    before = signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)
+    try:
+        deadline = Deadline(20)
+        worker.work(burst=False, logging_level="WARNING")
+    finally:
+        signal.signal(signal.SIGINT, before[0])
+        signal.signal(signal.SIGTERM, before[1])
+    return not deadline.passed()
+
+
 class StoppedWhileStarting(PromptWorker):
     """A worker asked to stop (SIGINT, as a pool stops its workers) while it registers itself,
     before RQ installs its own signal handlers."""
@@ -128,14 +141,7 @@ class StoppedWhileStarting(PromptWorker):
 def test_a_worker_stopped_while_it_starts_ends_at_once_and_deregistered(real_redis: Any) -> None:
     queue = projection_queue(real_redis)
     worker = StoppedWhileStarting([queue], connection=real_redis, serializer=JSONSerializer)
-    before = signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)
-    try:
-        deadline = Deadline(20)  # not burst: without the stop it would wait for jobs for ever
-        worker.work(burst=False, logging_level="WARNING")
-    finally:
-        signal.signal(signal.SIGINT, before[0])
-        signal.signal(signal.SIGTERM, before[1])
-    assert not deadline.passed()
+    assert work_until_stopped(worker)
     assert worker._stop_requested
     assert real_redis.hget(worker.key, "death") is not None  # its death registered
     assert worker.key.encode() not in real_redis.smembers(WORKERS_BY_QUEUE_KEY % queue.name)
@@ -151,14 +157,7 @@ def test_a_worker_whose_process_noted_a_stop_before_it_existed_ends_at_once_and_
     worker = PromptWorker([queue], connection=real_redis, serializer=JSONSerializer)
     worker.stop_asked = threading.Event()
     worker.stop_asked.set()
-    before = signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)
-    try:
-        deadline = Deadline(20)  # not burst: without the stop it would wait for jobs for ever
-        worker.work(burst=False, logging_level="WARNING")
-    finally:
-        signal.signal(signal.SIGINT, before[0])
-        signal.signal(signal.SIGTERM, before[1])
-    assert not deadline.passed()
+    assert work_until_stopped(worker)
     assert real_redis.hget(worker.key, "death") is not None
     assert worker.key.encode() not in real_redis.smembers(WORKERS_BY_QUEUE_KEY % queue.name)
 
@@ -171,17 +170,12 @@ def test_a_worker_forked_with_the_stop_signals_blocked_takes_a_pending_stop_once
     stop that came meanwhile is pending, and the worker's bootstrap lets it in, to its own handler."""
     queue = projection_queue(real_redis)
     worker = PromptWorker([queue], connection=real_redis, serializer=JSONSerializer)
-    before = signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)
     mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
     try:
         signal.pthread_kill(threading.get_ident(), signal.SIGINT)  # pending, on this thread only
-        deadline = Deadline(20)
-        worker.work(burst=False, logging_level="WARNING")
+        assert work_until_stopped(worker)
     finally:
         signal.pthread_sigmask(signal.SIG_SETMASK, mask)
-        signal.signal(signal.SIGINT, before[0])
-        signal.signal(signal.SIGTERM, before[1])
-    assert not deadline.passed()
     assert worker._stop_requested
     assert worker.key.encode() not in real_redis.smembers(WORKERS_BY_QUEUE_KEY % queue.name)
 
