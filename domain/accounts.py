@@ -83,7 +83,7 @@ class AccountState(msgspec.Struct, frozen=True, kw_only=True):
     skeleton: str
     password_hash: str | None = None
     token_hashes: frozenset[str] = frozenset()
-    token_issued: dict[str, int] = {}  # token hash -> issued_ms (a token's age: services.accounts)
+    token_issued: dict[str, int] = {}  # token hash -> issued_ms (a token's age: services.accounts.registry)
     banned: bool = False
     ban_reason: str | None = None
 

@@ -4,7 +4,7 @@ Event-sourced like a table, with its own stream per dispute (``services.store.di
 opened (who, which game, which round, what is disputed in words), evidence is added while it is
 open (a player's kept receipts, a note), and an operator resolves it once with a verdict and a
 reason. The aggregate validates each step; the bundle that settles the round is built by the
-services from the game's stream (``services.disputes``), never stored here.
+services from the game's stream (``services.disputes.cases``), never stored here.
 
 Pure: ids, clocks and authentication belong to the caller, which says who acts as a ``Party``.
 """

@@ -1,12 +1,22 @@
-"""The shell around the pure game code.
+"""The shell around the pure game code, in rooms named for what they do. From the ground up:
 
 - ``history/``: pure code over a stored stream (framing and hash chain, folding, replay, audit,
   export, the offline verifier); no Redis.
+- ``telemetry/``: metrics and structured logs, a leaf every room may use.
 - ``store/``: the only code that knows Redis, Lua and RQ.
-- ``commands`` (write side), ``queries`` (read side), ``callers``, ``errors``: the application,
-  free of HTTP, raising ``AppError``s with stable codes.
+- ``fairness/``: signing keys, signed receipts and the public log of game heads.
+- ``table/``: playing and watching one game - the write side (``commands``), the read side
+  (``queries``), callers, invitations, timers and bot pacing, tracing.
+- ``accounts/``: registered players, their names, profiles and leaderboards.
+- ``operating/``: the settings and the operator's console.
+- ``people/``: quick play, rematches, a player's tables, the waiting-table budgets, chat.
+- ``disputes/``: disputes on a round, their bundles and the receipt check.
 - ``api/``: the only code that knows Starlette and status codes.
-- ``cli/``: the ``tablestream`` command, one module per subcommand.
+- ``cli/``: the ``tablestream`` command, one module per subcommand; ``bench/``: the benchmarks.
+
+``errors`` is the one vocabulary of refusals (``AppError`` and its codes) every room raises. Each
+room's ``__init__`` says what it owns and what it may import; ``tests/test_architecture.py`` holds
+them to it.
 """
 
 from __future__ import annotations

@@ -1,6 +1,7 @@
 """Application errors: a kind, a stable snake_case code and one human sentence.
 
-The application (``services.commands``, ``services.queries``, ``services.callers``) raises these;
+The application (``services.table.commands``, ``services.table.queries``, ``services.table.callers``) raises
+these;
 it knows nothing of HTTP. ``services.api.error_responses`` is the one place that turns a kind into
 a status code.
 """

@@ -6,6 +6,7 @@ count too), with third-party and standard-library packages as single nodes.
 
 from __future__ import annotations
 
+import importlib
 import sys
 from collections.abc import Iterable
 from functools import cache
@@ -15,15 +16,57 @@ import pytest
 
 PACKAGES = ("domain", "projections", "bots", "workers", "services")
 
-# The units whose imports must form no loop: each is one kind of code (see README's Layout).
+# The rooms of services/, each with the rooms it may import besides the domain, the pure packages
+# (projections, bots), the standard library and third-party packages. Each room's __init__ says the
+# same in words; services.errors is the one vocabulary of refusals, under every room that refuses.
+ROOMS: dict[str, set[str]] = {
+    "services.history": set(),  # pure code over a stored stream
+    "services.telemetry": set(),  # metrics and logs: a leaf
+    "services.store": {"services.history", "services.telemetry"},
+    "services.fairness": {"services.history", "services.store", "services.telemetry"},
+    "services.table": {
+        "services.errors",
+        "services.history",
+        "services.store",
+        "services.fairness",
+        "services.telemetry",
+    },
+    "services.accounts": {"services.errors", "services.store", "services.telemetry"},
+    "services.operating": {
+        "services.errors",
+        "services.store",
+        "services.telemetry",
+        "services.fairness",
+        "services.table",
+        "services.accounts",
+    },
+    "services.people": {
+        "services.errors",
+        "services.history",
+        "services.store",
+        "services.telemetry",
+        "services.table",
+        "services.accounts",
+        "services.operating",
+    },
+    "services.disputes": {
+        "services.errors",
+        "services.history",
+        "services.store",
+        "services.telemetry",
+        "services.fairness",
+        "services.table",
+    },
+    "services.errors": set(),
+}
+
+# The units whose imports must form no loop: the rooms, then the outer shells.
 UNITS = (
-    "services.history",
-    "services.store",
+    *ROOMS,
     "services.api",
     "services.cli",
     "services.bench",  # the benchmark harness: measures the stack from outside, never on the hot path
-    "services.metrics",  # Prometheus counters: a leaf every layer above the domain may count in
-    "services",  # the application layer: commands, queries, callers, errors, config
+    "services",  # the package's own __init__: extra games named by the environment
     "bots",
     "workers",
     "projections",
@@ -188,18 +231,25 @@ def test_a_lower_layer_never_imports_a_higher_one(lower: str, higher: str) -> No
     assert not graph().chain_exists(importer=lower, imported=higher, as_packages=True)
 
 
-def test_the_application_layer_imports_neither_the_api_nor_the_cli() -> None:
-    application = [m for m in modules_in("services") if unit_of(m) == "services"]
-    assert application, "the application modules exist"
-    found = {
+def test_services_holds_rooms_and_only_the_errors_module_beside_them() -> None:
+    loose = {m for m in modules_in("services") if m.count(".") == 1 and m not in UNITS}
+    assert loose == set()
+
+
+@pytest.mark.parametrize("room", sorted(ROOMS))
+def test_each_room_imports_only_the_rooms_below_it_that_it_names(room: str) -> None:
+    outside = {
         f"{module} -> {imported}"
-        for module in application
+        for module in modules_in(room)
         for imported in imports_of(module)
-        if within(imported, "services.api") or within(imported, "services.cli")
+        if within(imported, "services")
+        and not within(imported, room)
+        and unit_of(imported) not in ROOMS[room]
     }
-    assert found == set()
+    assert outside == set()
 
 
-def test_the_loop_finder_names_a_loop_and_passes_a_tree() -> None:
-    assert find_cycle("abc", {"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
-    assert find_cycle("abc", {"a": {"b", "c"}, "b": {"c"}}) is None
+@pytest.mark.parametrize("room", sorted(set(ROOMS) - {"services.errors"}))  # errors: a module, not a room
+def test_each_room_says_what_it_owns_and_what_it_may_import(room: str) -> None:
+    doc = importlib.import_module(room).__doc__ or ""
+    assert "import" in doc and len(doc.split()) > 25

@@ -30,7 +30,7 @@ that viewer changes there (the game's own account of what it hides: ``Served.hid
 viewer is served exactly the same (its whole view and the scoreboard) at every version from the
 event to the batch's end. Two such events are then two histories the viewer cannot tell apart from
 everything it is served, so whatever it is served of the events themselves must not tell them apart
-either: the event as the API shows it to the viewer during play (``services.queries.shown_event``,
+either: the event as the API shows it to the viewer during play (``services.table.queries.shown_event``,
 the table's ``redact`` around the game's: the events of ``/events``, of a command's answer and of
 the audit), its narration in every language (``projections.narration.narrate`` of that shown event)
 and the replay index built from the stored stream with either event
@@ -77,12 +77,12 @@ from projections.views import encode, own_part, public_part, scoreboard, seat_vi
 from projections.words import LANGUAGES
 from services.history.records import CommandRecord, Entry, StoredEvent, encode_event
 from services.history.replay_index import build_index
-from services.queries import shown_event
+from services.table.queries import shown_event
 from tests.support.play import seeds_from
 
 SEEDS = range(4)  # random games per registered game
 MAX_COMMANDS = 300  # a game still running after this many commands is checked as far as it went
-HINT_LEVEL = "strong"  # the level of a hint (services/hints.py HINT_LEVEL)
+HINT_LEVEL = "strong"  # the level of a hint (services/table/hints.py HINT_LEVEL)
 HINT_BUDGET = Budget(simulations=2, cpu_seconds=60.0)  # bound by simulations alone: reproducible
 HINTS_PER_GAME = 2  # hints asked for at a practice table
 HINT_CHECKS = 2  # versions per game whose awaited seat's hint is compared with its scramble's

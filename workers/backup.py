@@ -22,10 +22,10 @@ nothing it can (docs/operations.md, "Backups and restore", lists both):
   operators' audit log and the players' chat reports (each entry with its stream id, which the
   console and the handled notes name it by) and the notes of reports handled; a restore adds
   what the target lacks and refuses one that would rewrite or reorder what it holds;
-- one ``signing_keys`` line when the service has its receipt signing keys (``services.signing``:
+- one ``signing_keys`` line when the service has its receipt signing keys (``services.fairness.signing``:
   the key ring with its private seeds), so that receipts signed before the backup still verify
   against exports made after the restore; the restore merges it into any ring the target holds;
-- one ``tlog`` line when the public log of game heads holds anything (``services.transparency``):
+- one ``tlog`` line when the public log of game heads holds anything (``services.fairness.transparency``):
   its leaves in order, every published checkpoint and the witnesses' cosignatures; the tree's
   node hashes are recomputed from the leaves at the restore, and checked against every
   checkpoint's root (``workers.tlog_backup``);
@@ -38,7 +38,7 @@ number, none for the lines a file holds once) and the SHA-256 of its bytes (``re
 number (``count``); and a chain hash over them (``chain``: ``c0 = SHA-256("tablestream-backup-v2\n"
 + header hash hex + "\n")``, ``ci = SHA-256(ci-1 || line hash i)``, both as raw bytes). Its
 ``signature`` is Ed25519, by the current key of the service's receipt key ring
-(``services.signing.KeyRing``), over the UTF-8 bytes
+(``services.fairness.signing.KeyRing``), over the UTF-8 bytes
 ``tablestream-backup-v2\n<key id>\n<chain>\n<count>\n<signed at>\n``. The chain is the file's
 fingerprint, which ``export-all`` prints. Before anything in the file is believed, ``import-all``
 reads it once and refuses, naming each, a line whose hash is not listed (a changed byte, or a line
@@ -113,7 +113,9 @@ from domain.accounts import AccountEvent, fold
 from domain.disputes import DisputeOpened, DisputeResolved
 from domain.disputes import fold as fold_dispute
 from domain.fairness import SecretSeeds
-from services.config import Settings
+from services.fairness.receipts import ensure_keys
+from services.fairness.signing import KeyRing, PublicKey
+from services.fairness.transparency.log import note_loggable_op
 from services.history.chat_export import GENESIS, chat_problems, chat_section
 from services.history.export import build_export
 from services.history.folding import StateCache
@@ -121,8 +123,7 @@ from services.history.records import Entry
 from services.history.replay import CorruptStream, replay
 from services.history.verify import verify_export
 from services.history.verify_report import SCORES
-from services.receipts import ensure_keys
-from services.signing import KeyRing, PublicKey
+from services.operating.config import Settings
 from services.store import accounts as store_accounts
 from services.store import disputes as store_disputes
 from services.store import retention
@@ -145,7 +146,6 @@ from services.store.operator import AUDIT, HANDLED, OPERATORS
 from services.store.requests import Operation, clock_ms, index_call, text
 from services.store.signing_keys import create_secret, load_secret, swap_secret
 from services.store.your_tables import note_table
-from services.transparency.log import note_loggable_op
 from workers import tlog_backup
 from workers.name_index import index_names
 from workers.projector import Projector

@@ -46,12 +46,13 @@ import redis
 import structlog
 from rq import get_current_job
 
-from services import metrics, tracing
 from services.history.folding import StateCache
 from services.store import indexes
 from services.store.connection import UNAVAILABLE, named_client
 from services.store.event_store import SyncEventStore
 from services.store.queue import take_handovers
+from services.table import tracing
+from services.telemetry import metrics
 from workers import projector
 from workers.projector import Listed, Projector
 from workers.stores import job_store

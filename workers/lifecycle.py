@@ -5,7 +5,7 @@
   with a deterministic job id so that repeated ticks and several worker processes collapse.
 - ``PaceLoop`` (another thread, every 50 ms) takes the paced bot moves that are due from the paced
   index (a bot at a table with a person waits the table's ``bot_pace_ms``:
-  ``services.lifecycle.bot_delay_ms``) and queues their ``play_bot`` jobs, each exactly once, on the
+  ``services.table.lifecycle.bot_delay_ms``) and queues their ``play_bot`` jobs, each exactly once, on the
   bots' own queue (``services.store.queue.bot_queue``).
 - ``fire_timer`` runs the timeout (or the expiry) through the write side, ``GameCommands``, with the
   command id ``timeout-<version>-<seat>`` and expected version = the armed version: the first run
@@ -49,12 +49,9 @@ from bots import BotRandom
 from bots.levels import choose
 from domain.fairness import SecretSeeds
 from projections.views import seat_view
-from services import tracing
-from services.commands import GameCommands
-from services.config import Settings
 from services.errors import AppError
 from services.history.folding import Folded, StateCache
-from services.lifecycle import Clock, Lifecycle, lifecycle_behind, timer_seats, wall_clock_ms
+from services.operating.config import Settings
 from services.store import indexes
 from services.store.connection import AsyncStoreClient
 from services.store.event_store import EventStore, SyncEventStore
@@ -68,7 +65,10 @@ from services.store.queue import (
     projection_queue,
 )
 from services.store.tokens import TokenStore
-from services.tracing import TracedAppendNotifier
+from services.table import tracing
+from services.table.commands import GameCommands
+from services.table.lifecycle import Clock, Lifecycle, lifecycle_behind, timer_seats, wall_clock_ms
+from services.table.tracing import TracedAppendNotifier
 from workers.stores import async_store_clients
 
 T = TypeVar("T")
@@ -271,7 +271,7 @@ async def act(commands: GameCommands, game_id: str, version: int, seat: int) -> 
 async def settle(commands: GameCommands, game_id: str, version: int) -> bool:
     """Run the lifecycle of the game's batch at ``version`` again (arm its timer, queue its bots) if
     the process that appended it did not, or its bots have not moved yet
-    (``services.lifecycle.lifecycle_behind``; a bot's job still queued or running is not queued
+    (``services.table.lifecycle.lifecycle_behind``; a bot's job still queued or running is not queued
     twice, a failed one is queued again); ``False`` when there is nothing to do or the game has
     moved on (its newer batch arms it)."""
     folded = await commands.load(game_id)
@@ -326,7 +326,7 @@ def tick(store: SyncEventStore, queue: Queue, now_ms: int) -> list[tuple[str, in
 def pace(
     store: SyncEventStore, queue: Queue, now_ms: int, batch: int = PACE_BATCH
 ) -> list[tuple[str, int, int]]:
-    """Queue the job of every paced bot move due at ``now_ms`` (``services.lifecycle.bot_delay_ms``);
+    """Queue the job of every paced bot move due at ``now_ms`` (``services.table.lifecycle.bot_delay_ms``);
     returns the (game id, version, seat) this call took. Each move is taken by one caller only (its
     ZREM in ``indexes.take_due_bots``), however many worker processes run this loop; one lost
     between its take and its queueing (the process died) leaves its game marked dirty with a bot to

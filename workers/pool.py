@@ -52,8 +52,7 @@ from rq import Queue
 from rq.serializers import JSONSerializer
 from rq.worker_pool import ForkProcess, WorkerPool, run_worker
 
-from services import metrics
-from services.config import Settings, settings_or_exit
+from services.operating.config import Settings, settings_or_exit
 from services.store.connection import (
     CLUSTER_MODES,
     UNAVAILABLE,
@@ -76,8 +75,9 @@ from services.store.queue import (
     lifecycle_queue,
     projection_queue,
 )
-from services.structured_logging import configure_logging
-from services.tracing import configure_tracing
+from services.table.tracing import configure_tracing
+from services.telemetry import metrics
+from services.telemetry.structured_logging import configure_logging
 from workers.handover import HandoverConsumer
 from workers.lifecycle import PaceLoop, TimerLoop
 from workers.quickplay import QuickplayLoop
@@ -372,7 +372,7 @@ def _run_pool(
     # worker's dequeue (BLPOP) until it timed out. ``_run_loops`` lets them in once they all run.
     signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
     configure_logging()
-    # before any metric: a worker serving its own metrics owns its directory (``services.metrics``)
+    # before any metric: a worker serving its own metrics owns its directory (``services.telemetry.metrics``)
     metrics.prepare_directory(owner=metrics_port is not None, role="worker")
     metrics.metrics()
     if metrics_port is not None:

@@ -39,16 +39,17 @@ from rq.job import Job
 
 from domain.table import is_private
 from projections.views import lobby_entry, materialise
-from services import metrics, tracing
+from services.fairness.transparency import log as transparency
 from services.history.folding import Folded, StateCache
-from services.lifecycle import lifecycle_behind
 from services.store import archive, indexes
 from services.store import operations as ops
 from services.store.event_store import SyncEventStore
 from services.store.operations import ProjectionStart
 from services.store.projection import Projected, ProjectionWrite, project_views
 from services.store.requests import Operation, clock_ms
-from services.transparency import log as transparency
+from services.table import tracing
+from services.table.lifecycle import lifecycle_behind
+from services.telemetry import metrics
 from workers.ratings import RatingsRecorder
 from workers.stores import job_store
 
@@ -118,7 +119,8 @@ class Projector:
         (``indexes.after_projection``: two, up to two more when the lobby's order or announcement
         changes),
         after the public log's note (a head worth publishing: a table created, a round or the game
-        over, queued for the log's appender, ``services.transparency.log``) in one before the views."""
+        over, queued for the log's appender, ``services.fairness.transparency.log``) in one before the
+        views."""
         return self.store.run(self._catch_up(game_id))
 
     def catch_up_all(

@@ -2,7 +2,7 @@
 loop (``workers.pool``), so ``tablestream serve`` and a deployed worker both run it.
 
 Every ``interval`` seconds it takes (or renews) the matcher's lease in Redis, so that of several
-worker processes one matches at a time, and runs one ``services.quickplay.Matcher`` pass: a lease
+worker processes one matches at a time, and runs one ``services.people.quickplay.Matcher`` pass: a lease
 that its holder stops renewing (killed) lapses after ``LEASE_MS`` and another process, or the
 restarted one, takes over and finishes what was claimed (all state is in Redis). The write side runs
 in the thread's own event loop on its own async clients, as the lifecycle's jobs do
@@ -18,10 +18,10 @@ import threading
 import redis
 import structlog
 
-from services.lifecycle import Clock, wall_clock_ms
-from services.quickplay import Matcher, Pass
+from services.people.quickplay import Matcher, Pass
 from services.store import quickplay as store_ops
 from services.store.event_store import EventStore
+from services.table.lifecycle import Clock, wall_clock_ms
 from workers.lifecycle import async_client_for, commands_for
 from workers.stores import async_store_clients
 

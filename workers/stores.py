@@ -17,7 +17,7 @@ import redis
 import redis.asyncio as aioredis
 from rq.job import Job
 
-from services.config import ENV_PREFIX, Settings
+from services.operating.config import ENV_PREFIX, Settings
 from services.store.archive import Archive
 from services.store.connection import (
     Acks,

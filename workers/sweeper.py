@@ -21,7 +21,7 @@ their timers (``rebuild_indexes``).
 The write side arms a game's turn timer and queues its bots' moves right after appending; a process
 that dies (or loses Redis) in between leaves the game without a timer for its new head, and a bot's
 job can be lost or fail, which would leave a table without a turn timer waiting for that bot
-forever. The projector then keeps the game's mark (``services.lifecycle.lifecycle_behind``), and
+forever. The projector then keeps the game's mark (``services.table.lifecycle.lifecycle_behind``), and
 the sweeper queues a ``settle_lifecycle`` job (``workers.lifecycle``) that arms the timer and queues
 the bots again (a bot's job still queued or running is not queued twice; a failed one is), and
 marks the game anew, so that it looks again after the grace and a repair under way never counts
@@ -49,7 +49,6 @@ from rq import Queue
 
 from projections.views import encode, seat_view, view_field
 from services.history.folding import Folded, StateCache
-from services.lifecycle import Clock, bot_to_move, lifecycle_behind, timer_behind, wall_clock_ms
 from services.store import archive as archived_games
 from services.store import indexes, retention
 from services.store.archive import Archive, Archived, ArchivePolicy
@@ -61,6 +60,7 @@ from services.store.queue import (
     jobs_under_way,
 )
 from services.store.retention import RetentionPolicy, Retired
+from services.table.lifecycle import Clock, bot_to_move, lifecycle_behind, timer_behind, wall_clock_ms
 from workers.name_index import backfill_names
 
 log = structlog.get_logger("tablestream.sweeper")

@@ -2,7 +2,7 @@
 against the target's log, restore it.
 
 The record holds what cannot be derived: the leaves in order (base64 of their encoding,
-``services.transparency.leaves``), every published checkpoint (``checkpoints``: size -> the first
+``services.fairness.transparency.leaves``), every published checkpoint (``checkpoints``: size -> the first
 note signed at that size, and ``latest``) and the witnesses' cosignatures (by checkpoint text digest,
 then witness field, each document as stored). The tree's node hashes, the leaf set and the per-game
 and per-head indexes are recomputed from the leaves at the restore: the recomputed tree must give
@@ -27,11 +27,10 @@ from typing import Any
 
 import redis
 
-from services.signing import NoteError, parse_note
-from services.store.keys import TLOG, tlog_cosignatures_key
-from services.transparency import leaves as leaf_format
-from services.transparency import merkle
-from services.transparency.checkpoint import (
+from services.fairness.signing import NoteError, parse_note
+from services.fairness.transparency import leaves as leaf_format
+from services.fairness.transparency import merkle
+from services.fairness.transparency.checkpoint import (
     CheckpointError,
     parse_cosignature,
     parse_text,
@@ -39,7 +38,8 @@ from services.transparency.checkpoint import (
     text_digest,
     verify_cosignature,
 )
-from services.transparency.leaves import Head
+from services.fairness.transparency.leaves import Head
+from services.store.keys import TLOG, tlog_cosignatures_key
 
 PAGE = 1000
 _LUA = Path(__file__).parent.parent / "services" / "store" / "lua"

@@ -1,7 +1,7 @@
 """The log appender and checkpoint publisher: a thread of the worker pool (``workers.pool``).
 
 Every ``append_seconds`` it appends the heads of the games the projector queued
-(``services.transparency.log``), batch after batch until none wait; every ``checkpoint_seconds``
+(``services.fairness.transparency.log``), batch after batch until none wait; every ``checkpoint_seconds``
 it signs a checkpoint of the tree with the service's current key (``services.store.signing_keys``)
 when the tree grew or the key changed. Several pools may run one each: the append script's size
 check lets one batch land at a time, and a checkpoint never replaces a larger one.
@@ -14,11 +14,11 @@ from collections.abc import Callable
 
 import structlog
 
-from services.lifecycle import wall_clock_ms
-from services.receipts import ensure_keys
+from services.fairness.receipts import ensure_keys
+from services.fairness.transparency.log import APPEND_BATCH, TransparencyLog
 from services.store.event_store import SyncEventStore
 from services.store.keys import TLOG
-from services.transparency.log import APPEND_BATCH, TransparencyLog
+from services.table.lifecycle import wall_clock_ms
 
 log = structlog.get_logger("tablestream.transparency")
 

@@ -12,6 +12,8 @@ from starlette.requests import Request
 from starlette.routing import Route
 
 from domain.accounts import AccountState
+from services.accounts.names import RESERVED, normalise
+from services.accounts.players import public_account
 from services.api.bodies import Empty, Login, Register, SetPassword
 from services.api.context import app_context
 from services.api.http import (
@@ -25,8 +27,6 @@ from services.api.http import (
     set_account_cookie,
 )
 from services.errors import AppError, NotFoundError, UnauthorizedError, UnavailableError
-from services.names import RESERVED, normalise
-from services.players import public_account
 
 MAX_PAGE = 100
 
@@ -156,7 +156,7 @@ async def leaderboard(request: Request) -> JSONResponse:
 
 class ProfileRef(Convertor[str]):
     """A name or an account id in ``/accounts/<name or id>``, never one of the fixed words of the
-    paths beside it (``login``, ``logout``, ``me``: ``services.names.RESERVED``, which no account may
+    paths beside it (``login``, ``logout``, ``me``: ``services.accounts.names.RESERVED``, which no account may
     be called), so that ``/accounts/logout`` is only the log-out route, for every method."""
 
     regex = "(?!(?:" + "|".join(sorted(RESERVED)) + ")$)[^/]+"

@@ -16,8 +16,8 @@ from starlette.responses import Response
 from starlette.routing import Route
 from starlette.types import ASGIApp
 
-from services import metrics
-from services.accounts import Accounts, HashPool
+from services.accounts.players import PlayerQueries
+from services.accounts.registry import Accounts, HashPool
 from services.api.account_routes import routes as account_routes
 from services.api.asset_routes import page_response, wants_page
 from services.api.assets import AssetTree
@@ -53,14 +53,9 @@ from services.api.view_cache import ViewCache
 from services.api.view_lane import ViewLane
 from services.api.web import web_routes
 from services.api.your_tables_routes import routes as your_tables_routes
-from services.callers import Callers
-from services.commands import GameCommands
-from services.config import Settings
+from services.fairness.receipts import ReceiptSigner
 from services.history.folding import StateCache
-from services.lifecycle import Lifecycle
-from services.players import PlayerQueries
-from services.queries import GameQueries
-from services.receipts import ReceiptSigner
+from services.operating.config import Settings
 from services.store.archive import Archive
 from services.store.connection import AsyncClients, Connect, PoolLimits, connect_to
 from services.store.event_store import EventStore
@@ -68,7 +63,12 @@ from services.store.live_updates import LiveHub
 from services.store.lobby_updates import LobbyHub
 from services.store.queue import BotJobs, bot_queue, projection_queue
 from services.store.tokens import TokenStore
-from services.tracing import TracedAppendNotifier
+from services.table.callers import Callers
+from services.table.commands import GameCommands
+from services.table.lifecycle import Lifecycle
+from services.table.queries import GameQueries
+from services.table.tracing import TracedAppendNotifier
+from services.telemetry import metrics
 
 
 async def healthz(request: Request) -> Response:

@@ -75,7 +75,7 @@ class FillBots(msgspec.Struct, forbid_unknown_fields=True):
 
 
 class ChatPost(msgspec.Struct, forbid_unknown_fields=True):
-    """A chat message: ``text`` or ``reaction``, exactly one (``services.chat``). The text's raw
+    """A chat message: ``text`` or ``reaction``, exactly one (``services.people.chat``). The text's raw
     length is capped far above the message limit so that a long one answers 413, not 422."""
 
     text: Annotated[str, msgspec.Meta(max_length=4096)] | None = None

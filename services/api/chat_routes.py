@@ -1,4 +1,4 @@
-"""The table chat's routes (``services.chat``): send, read, report, and the host's switch.
+"""The table chat's routes (``services.people.chat``): send, read, report, and the host's switch.
 
 Who speaks: the seat of the caller's seat token (bearer or ``ts_seat_<id>`` cookie) in channel
 ``table``; anyone else in channel ``rail``, as the account of an account token (bearer or the
@@ -33,13 +33,13 @@ from services.api.http import (
     remembered_tokens,
 )
 from services.api.rate_limits import CHAT, CHAT_SPEAKER
-from services.callers import Caller
-from services.chat import MAX_PAGE, Speaker, TableChat, checked_text, ended, numbered, spectator_tag
 from services.errors import ForbiddenError, InvalidError, TooManyError, UnauthorizedError
 from services.history.chat_export import chat_section
 from services.history.folding import Folded
-from services.lifecycle import wall_clock_ms
+from services.people.chat import MAX_PAGE, Speaker, TableChat, checked_text, ended, numbered, spectator_tag
 from services.store import chat as store_chat
+from services.table.callers import Caller
+from services.table.lifecycle import wall_clock_ms
 
 RAIL_COOKIE = "ts_rail"
 RAIL_ID = re.compile(r"[0-9a-f]{32}")
@@ -182,7 +182,7 @@ async def post_chat(request: Request) -> Response:
 async def get_chat(request: Request) -> JSONResponse:
     """The chat this caller may see after ``after``, oldest first, ``limit`` records at most;
     ``next`` is the number to ask after for more. Numbers are record numbers, except for a person
-    at the table while the game runs: its table numbers (``services.chat.table_numbers``)."""
+    at the table while the game runs: its table numbers (``services.people.chat.table_numbers``)."""
     game_id = game_id_of(request)
     context = app_context(request)
     after = int_query(request, "after", 0, high=MAX_VERSION)

@@ -33,7 +33,6 @@ import structlog
 from starlette.requests import Request
 from starlette.types import Message, Receive, Scope, Send
 
-from services import metrics
 from services.api.bodies import SendCommand
 from services.api.context import AppContext
 from services.api.error_responses import EXCEPTION_HANDLERS, Handler, error_body
@@ -41,9 +40,10 @@ from services.api.http import MAX_BODY, bearer, client_address, decode_body, rem
 from services.api.middleware import RequestGuard
 from services.api.raw_responses import send_json
 from services.api.request_log import COMMAND_ROUTE, RequestLog, bind_request, plain_request_id
-from services.callers import Caller, TokenChanged
 from services.errors import AppError, UnauthorizedError
-from services.queries import shown_event
+from services.table.callers import Caller, TokenChanged
+from services.table.queries import shown_event
+from services.telemetry import metrics
 
 log = structlog.get_logger("tablestream.http")
 

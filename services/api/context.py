@@ -6,22 +6,22 @@ from dataclasses import dataclass, field
 
 from starlette.requests import HTTPConnection
 
-from services.accounts import Accounts
+from services.accounts.players import PlayerQueries
+from services.accounts.registry import Accounts
 from services.api.drain import Drain
 from services.api.probes import Readiness
 from services.api.rate_limits import RateLimits
 from services.api.stream_slots import StreamSlots
 from services.api.view_cache import ViewCache
-from services.callers import Callers
-from services.commands import GameCommands
-from services.config import Settings
-from services.disputes import Verdicts
-from services.players import PlayerQueries
-from services.queries import GameQueries
-from services.receipts import ReceiptSigner
+from services.disputes.cases import Verdicts
+from services.fairness.receipts import ReceiptSigner
+from services.operating.config import Settings
 from services.store.event_store import EventStore
 from services.store.live_updates import LiveHub
 from services.store.operator import QueueClient
+from services.table.callers import Callers
+from services.table.commands import GameCommands
+from services.table.queries import GameQueries
 
 
 @dataclass(frozen=True)
@@ -40,7 +40,7 @@ class AppContext:
     rate_limits: RateLimits
     drain: Drain
     queue: QueueClient | None = None  # RQ's connection (the operator's console reads queue depths)
-    signer: ReceiptSigner | None = None  # signs every receipt answered (services.receipts)
+    signer: ReceiptSigner | None = None  # signs every receipt answered (services.fairness.receipts)
     verdicts: Verdicts = field(default_factory=Verdicts)  # disputes' verdicts given lately
 
     @property

@@ -1,4 +1,4 @@
-"""Disputes (``services.disputes``, docs/api.md "Disputes"): a seated player of the game (their
+"""Disputes (``services.disputes.cases``, docs/api.md "Disputes"): a seated player of the game (their
 seat token, bearer or the browser's seat cookie) or an operator (``services.api.operator_routes``)
 opens one, adds evidence, reads it and downloads its bundle; only an operator resolves. Anyone
 else is refused with 403 ``not_a_player`` before anything of the dispute is read."""
@@ -17,12 +17,12 @@ from services.api.bodies import AddEvidence, OpenDispute, ResolveDispute
 from services.api.context import app_context
 from services.api.http import JSONResponse, caller_of, client_address, game_id_of, int_query, read_body
 from services.api.operator_routes import acting_operator, operator_of
-from services.disputes import Disputes
+from services.disputes.cases import Disputes
 from services.errors import ForbiddenError
+from services.fairness.transparency.log import proofs_for_game
 from services.history.records import Entry
-from services.operator import invalid_cursor
-from services.operator import record as record_action
-from services.transparency.log import proofs_for_game
+from services.operating.operator import invalid_cursor
+from services.operating.operator import record as record_action
 
 MAX_PAGE = 100
 OPEN_CURSOR = re.compile(r"(\d{1,20})/([A-Za-z0-9_-]{1,64})/([0-9a-f]{16})")
@@ -32,7 +32,8 @@ def disputes_of(request: Request) -> Disputes:
     context = app_context(request)
 
     async def extra(game_id: str, entries: list[Entry]) -> dict[str, Any]:
-        """The bundle's keys (``services.receipts``) and log proofs (``services.transparency``)."""
+        """The bundle's keys (``services.fairness.receipts``) and log proofs
+        (``services.fairness.transparency``)."""
         keys = (await context.receipts.keys()).public_document()
         return {"keys": keys, "log": await proofs_for_game(context.store, game_id)}
 

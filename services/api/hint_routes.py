@@ -1,4 +1,5 @@
-"""Hints at practice tables (``services.hints``): ``POST /games/{id}/hint`` for the seat whose turn it is."""
+"""Hints at practice tables (``services.table.hints``): ``POST /games/{id}/hint`` for the seat whose turn it
+is."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from projections.narration import LANGUAGES, pick_language
 from services.api.bodies import Empty
 from services.api.context import app_context
 from services.api.http import JSONResponse, caller_of, game_id_of, read_body
-from services.hints import answer, give_hint
+from services.table.hints import answer, give_hint
 
 
 async def ask_hint(request: Request) -> JSONResponse:

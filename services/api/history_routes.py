@@ -20,7 +20,7 @@ async def get_audit(request: Request) -> JSONResponse:
 
 async def get_export(request: Request) -> Response:
     """Built off the event loop once per (game, version) and kept encoded and gzipped
-    (``services.queries``): a request costs a copy, not a build nor a compression."""
+    (``services.table.queries``): a request costs a copy, not a build nor a compression."""
     if request.query_params.get("chat") == "1":  # with the table's chat (services.api.chat_routes)
         return await export_with_chat(request)
     export = await app_context(request).queries.export(game_id_of(request))
@@ -36,7 +36,8 @@ KEYS_CACHE = "public, max-age=300"  # a rotation adds a key; receipts it signs v
 
 async def get_signing_keys(request: Request) -> JSONResponse:
     """``GET /.well-known/tablestream-keys``: the public keys that sign receipts, with their validity
-    periods and signed-note vkeys (``services.signing.KeyRing.public_document``); made on first use."""
+    periods and signed-note vkeys (``services.fairness.signing.KeyRing.public_document``); made on first
+    use."""
     ring = await app_context(request).receipts.keys()
     return JSONResponse(ring.public_document(), headers={"Cache-Control": KEYS_CACHE})
 

@@ -13,8 +13,6 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from services.api.context import app_context
-from services.callers import Caller, TokenChanged
-from services.config import IPNetwork
 from services.errors import (
     ForbiddenError,
     InvalidError,
@@ -26,6 +24,8 @@ from services.errors import (
     UnsupportedMediaTypeError,
     game_not_found,
 )
+from services.operating.config import IPNetwork
+from services.table.callers import Caller, TokenChanged
 
 T = TypeVar("T")
 
@@ -132,7 +132,7 @@ def bearer(request: Request) -> str | None:
 
 
 async def caller_of(request: Request, game_id: str, assume: bool = False) -> Caller:
-    """Who is asking (see ``services.callers``): the ``Authorization`` header wins; without one, a
+    """Who is asking (see ``services.table.callers``): the ``Authorization`` header wins; without one, a
     browser's ``ts_seat_<id>`` cookie, else its ``ts_host_<id>`` cookie (a stale one is ignored).
     ``assume``: from this process's memory of the token when it can, to be verified by its use."""
     callers = app_context(request).callers

@@ -1,4 +1,4 @@
-"""The gate of private tables (``services.invitations``), ahead of the kept-view lane and the router.
+"""The gate of private tables (``services.table.invitations``), ahead of the kept-view lane and the router.
 
 A request about a game (``/games/{id}/...``, or the pages ``/tables/{id}``, ``/replay/{id}``,
 ``/audit/{id}``, ``/disputes/{id}/{dispute}``) of a private table goes on only with the table's
@@ -24,7 +24,7 @@ from starlette.datastructures import State
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from services.api.context import AppContext
-from services.invitations import PUBLIC, Invitations, invite_cookie
+from services.table.invitations import PUBLIC, Invitations, invite_cookie
 
 GAME_PATH = re.compile(r"/games/([A-Za-z0-9_-]{1,64})(/.+)")  # the game ids of http.GAME_ID
 PAGE_PATH = re.compile(r"/(tables|replay|audit)/([A-Za-z0-9_-]{1,64})")

@@ -1,5 +1,5 @@
 """``GET /games/{id}/invite``: the link that seats a friend at a table (a private table's carries its
-invite code; see ``services.invitations``). The invite gate lets only the table's players, its host,
+invite code; see ``services.table.invitations``). The invite gate lets only the table's players, its host,
 the operator and holders of the link through to a private table's route; anyone may ask a public
 table's link."""
 
@@ -13,7 +13,7 @@ from starlette.routing import Route
 from services.api.http import JSONResponse, game_id_of
 from services.api.invite_gate import invitations_of
 from services.errors import game_not_found
-from services.invitations import PUBLIC
+from services.table.invitations import PUBLIC
 
 
 def invite_link(game_id: str, code: str) -> str:

@@ -11,7 +11,7 @@ have done, and nothing more:
 
 - the security headers (``SecurityHeaders.headers_for``: those the app's guard adds) and the
   request id (the client's plain ``X-Request-ID``, else a new one);
-- the request metrics (``services.metrics.request``: the route template, the method, the status
+- the request metrics (``services.telemetry.metrics.request``: the route template, the method, the status
   class and the time to the answer);
 - the request log's line (``RequestLog.log``): a lane's answer is a hot route's success, whose line
   is at ``debug`` (at ``info`` when slow), and not even built at ``info``; with tracing on, views
@@ -33,7 +33,6 @@ from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from services import metrics, tracing
 from services.api.command_lane import CommandLane
 from services.api.context import AppContext
 from services.api.invite_gate import known_public
@@ -43,6 +42,8 @@ from services.api.raw_responses import request_id, send_json
 from services.api.request_log import COMMAND_PATH, KEPT_VIEW_ROUTE, SLOW_MS, RequestLog, bind_request
 from services.api.request_log import log as request_log
 from services.api.view_lane import VIEW_PATH, kept_view
+from services.table import tracing
+from services.telemetry import metrics
 
 PROBES = {"/healthz": "/healthz", "/livez": "/livez"}  # path: route template
 

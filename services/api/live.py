@@ -21,7 +21,6 @@ from starlette.requests import Request
 from starlette.responses import StreamingResponse
 from starlette.types import Receive, Scope, Send
 
-from services import metrics
 from services.api.chat_routes import rail_hidden
 from services.api.context import AppContext, app_context
 from services.api.http import MAX_VERSION, caller_of, client_address, game_id_of, int_query
@@ -29,8 +28,9 @@ from services.api.live_chat import LiveChat
 from services.api.stream_slots import Slot
 from services.errors import InvalidError, UnavailableError
 from services.history.folding import Folded
-from services.queries import GameQueries, rendered_view, with_clock
 from services.store.connection import UNAVAILABLE
+from services.table.queries import GameQueries, rendered_view, with_clock
+from services.telemetry import metrics
 
 log = structlog.get_logger("tablestream.live")
 
@@ -46,7 +46,7 @@ class LiveResponse(StreamingResponse):
         )
         self.slot = slot
 
-    kind = "game"  # the label of its gauge (services.metrics: live streams open)
+    kind = "game"  # the label of its gauge (services.telemetry.metrics: live streams open)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         try:

@@ -8,7 +8,7 @@ and order; chat records come as ``event: chat``), so a reconnecting EventSource 
 
 The stream of a person at the table (any credential of a seat, the host or a seated account:
 ``services.api.chat_routes.at_table``) carries no ``rail`` record while the game runs, and numbers
-what it sends by table number (``services.chat.table_numbers``: its ids and ``chat_after`` too), so
+what it sends by table number (``services.people.chat.table_numbers``: its ids and ``chat_after`` too), so
 nothing in it counts the rail; when the game ends, it sends the whole chat again, numbered by record
 (a client keeps records by numbering and ``n``), and from then on everything. A chat stream stays open
 ``chat_after_end_seconds`` (settings) after the game ended for the players' last words, then ends.
@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import msgspec
 
-from services.chat import ended, numbered, table_numbers
 from services.history.folding import Folded
+from services.people.chat import ended, numbered, table_numbers
 from services.store import chat as store_chat
 from services.store.event_store import EventStore
 
@@ -29,7 +29,7 @@ _encode = msgspec.json.Encoder().encode
 
 class LiveChat:
     """The chat part of one live stream. ``after``: where the reader resumes, in its numbering (a
-    person at the table while the game runs numbers by table number, ``services.chat``)."""
+    person at the table while the game runs numbers by table number, ``services.people.chat``)."""
 
     def __init__(self, store: EventStore, game_id: str, after: int, table_numbering: bool) -> None:
         self.store = store

@@ -21,8 +21,8 @@ from starlette.routing import Route
 from services.api.context import app_context
 from services.api.http import JSONResponse, client_address, game_id_of, network_of, read_body
 from services.errors import ConflictError, InvalidError, NotFoundError
-from services.transparency import log as tlog
-from services.transparency.checkpoint import CheckpointError
+from services.fairness.transparency import log as tlog
+from services.fairness.transparency.checkpoint import CheckpointError
 
 MAX_NOTE = 4096  # a checkpoint with its signatures
 MAX_LINE = 512  # one cosignature line or witness key

@@ -1,6 +1,7 @@
 """``GET /metrics`` for Prometheus (operator-only), and the request metrics of every answer.
 
-The text is ``services.metrics.render``: every process's counters and histograms (multiprocess mode),
+The text is ``services.telemetry.metrics.render``: every process's counters and histograms (multiprocess
+mode),
 plus what is read from Redis at the scrape (queue depth and the age of each queue's oldest job, live
 workers, tables by status, the oldest unsettled game, games handed over, and how long ago a projection
 consumer last read them: ``CLIENT LIST`` of the indexes' server). It needs the operator's
@@ -25,12 +26,12 @@ from starlette.responses import Response
 from starlette.routing import BaseRoute, Mount, Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from services import metrics
 from services.api.context import app_context
 from services.api.http import bearer
 from services.api.view_lane import VIEW_PATH
 from services.errors import ForbiddenError, UnauthorizedError
 from services.store.queue import queue_figures
+from services.telemetry import metrics
 
 PAGE = "/{page}"  # the pages of the web client share one endpoint (the shell)
 UNMATCHED = "unmatched"

@@ -33,7 +33,7 @@ from services.api.openapi_log import log_paths, log_schemas
 from services.api.openapi_operator import OPERATOR_PATHS, operator_components
 from services.api.openapi_your_tables import your_tables_paths
 from services.api.routes import MAX_EVENTS_PAGE, MAX_LOBBY_PAGE
-from services.commands import RESERVED_PREFIXES
+from services.table.commands import RESERVED_PREFIXES
 
 REF = "#/components/schemas/{name}"
 

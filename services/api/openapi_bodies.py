@@ -6,11 +6,11 @@ the schema calls valid is one the server accepts (schemathesis' "schema-valid re
   Skull's ``first_player`` and ``two_sets``) and the table's own (``seed``, ``turn_seconds``,
   ``expire_minutes`` up to ``domain.table.MAX_EXPIRE_MINUTES``, ``takeover_after``,
   ``bot_pace_ms``, ``turn_based``: longer turns and waits, ``REAL_TIME_BOUNDS``);
-- names (``JoinGame``, ``Register``): words of letters of one script (``services.names``: Latin,
+- names (``JoinGame``, ``Register``): words of letters of one script (``services.accounts.names``: Latin,
   Greek, Cyrillic, Hebrew, Arabic, Thai, Devanagari, Hangul, or Japanese/Chinese Han with kana),
   digits and ``'.-_``, single spaces between words. The server accepts more (combining marks,
   symbols); this is the part a schema can state;
-- passwords: 8 to 256 characters (``services.accounts``); ``expected_version`` up to
+- passwords: 8 to 256 characters (``services.accounts.registry``); ``expected_version`` up to
   ``services.api.http.MAX_VERSION``.
 
 What no schema can know stays a state refusal: a name that is, or looks like, a registered one
@@ -35,10 +35,10 @@ from domain.table import (
     MAX_TURN_SECONDS,
     TableTimers,
 )
-from services.accounts import MAX_PASSWORD, MIN_PASSWORD
+from services.accounts.names import MAX_LENGTH, MIN_LENGTH, MIN_SEAT_LENGTH, RESERVED, checked_characters
+from services.accounts.registry import MAX_PASSWORD, MIN_PASSWORD
 from services.api.http import MAX_VERSION
 from services.errors import AppError
-from services.names import MAX_LENGTH, MIN_LENGTH, MIN_SEAT_LENGTH, RESERVED, checked_characters
 
 _SCRIPTS: dict[str, tuple[frozenset[str], tuple[tuple[int, int], ...]]] = {
     "Latin": (frozenset({"LATIN"}), ((0x41, 0x5A), (0x61, 0x7A), (0xC0, 0x24F), (0x1E00, 0x1EFF))),
@@ -171,7 +171,7 @@ def create_game_schema() -> dict[str, Any]:
 
 def quickplay_schema() -> dict[str, Any]:
     """``POST /quickplay``: one alternative per game, with the player counts its table takes
-    without options (``services.quickplay.check_queue``) and a seat's name."""
+    without options (``services.people.quickplay.check_queue``) and a seat's name."""
     alternatives = []
     for game in specs():
         alternatives.append(

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from services.api.http import MAX_VERSION
-from services.chat import MAX_PAGE, MAX_REPORTED, MAX_TEXT, REACTIONS, REPORT_REASONS
+from services.people.chat import MAX_PAGE, MAX_REPORTED, MAX_TEXT, REACTIONS, REPORT_REASONS
 
 REF = "#/components/schemas/{name}"
 # A subset of what the server takes: letters, digits, spaces and common punctuation, not blank (the

@@ -1,5 +1,5 @@
-"""The OpenAPI of private tables' invite links and of rematch (``services.invitations``,
-``services.rematch``), added to ``services.api.openapi``'s document."""
+"""The OpenAPI of private tables' invite links and of rematch (``services.table.invitations``,
+``services.people.rematch``), added to ``services.api.openapi``'s document."""
 
 from __future__ import annotations
 

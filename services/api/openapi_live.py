@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from services.chat import REACTIONS
+from services.people.chat import REACTIONS
 
 REF = "#/components/schemas/{name}"
 GAME_EVENT_ID = r"^[0-9]+(\.[0-9]+)?$"

@@ -1,4 +1,4 @@
-"""The operator's console (``services.operator``): the page ``/operator`` and its JSON routes under
+"""The operator's console (``services.operating.operator``): the page ``/operator`` and its JSON routes under
 ``/operator/...``. Every one of them first checks the caller is an operator (the admin token as a
 bearer, or an operator account's token: bearer or the ``ts_account`` cookie) and refuses anyone else
 with 403 ``not_an_operator``, before it reads anything else of the request."""
@@ -19,8 +19,15 @@ from services.api.context import app_context
 from services.api.http import JSONResponse, account_token, game_id_of, int_query, read_body
 from services.api.shell import LANG_COOKIE, LOADING
 from services.errors import AppError, ForbiddenError, InvalidError
-from services.lifecycle import wall_clock_ms
-from services.operator import ADMIN, REPORT_ID, Operator, OperatorConsole, invalid_cursor, not_an_operator
+from services.operating.operator import (
+    ADMIN,
+    REPORT_ID,
+    Operator,
+    OperatorConsole,
+    invalid_cursor,
+    not_an_operator,
+)
+from services.table.lifecycle import wall_clock_ms
 
 MAX_PAGE = 100
 MAX_QUERY = 100

@@ -24,7 +24,7 @@ from typing import Any
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
 from services.api.joined_writes import JoinedWrites
-from services.config import Settings
+from services.operating.config import Settings
 
 DEFAULT_HEADER_TIMEOUT = 10.0
 IMPORT_NAME = "services.api.protocol:ConfiguredProtocol"

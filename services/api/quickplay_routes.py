@@ -1,4 +1,4 @@
-"""Quick play's routes (``services.quickplay``): queue a ticket, read it (a long-poll), agree to bots,
+"""Quick play's routes (``services.people.quickplay``): queue a ticket, read it (a long-poll), agree to bots,
 cancel it.
 
 The ticket's secret travels as ``Authorization: Bearer <ticket_token>`` (API clients) or in the
@@ -18,6 +18,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from domain.table import Account
+from services.accounts.seat_names import seat_name
 from services.api.bodies import Empty, QuickPlayRequest
 from services.api.context import app_context
 from services.api.http import (
@@ -30,8 +31,7 @@ from services.api.http import (
     set_token_cookie,
 )
 from services.errors import NotFoundError, UnauthorizedError
-from services.quickplay import QuickPlay
-from services.seat_names import seat_name
+from services.people.quickplay import QuickPlay
 
 COOKIE = "ts_quickplay"
 TICKET_ID = re.compile(r"[0-9a-f]{16}")

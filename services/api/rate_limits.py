@@ -34,9 +34,9 @@ from limits.aio.storage import Storage
 from limits.aio.strategies import MovingWindowRateLimiter
 from limits.storage import storage_from_string
 
-from services import metrics
-from services.config import Settings
 from services.errors import TooManyError
+from services.operating.config import Settings
+from services.telemetry import metrics
 
 Action = Literal[
     "create",
@@ -233,7 +233,7 @@ class RateLimits:
 
 
 GUESS = "login_guess"
-CHAT = "chat"  # chat messages per client address (services.chat)
+CHAT = "chat"  # chat messages per client address (services.people.chat)
 CHAT_SPEAKER = "chat_speaker"  # per speaker at a table
 NAME = "login_name"
 
@@ -251,7 +251,7 @@ class LoginGuard:
       address has one guess per window instead of several. So no one can lock the owner out: an
       attacker's own lockout is per address, and the name's lockout spares fresh addresses.
 
-    Names are counted by their normalised form (``services.names.normalise``), the one a login finds.
+    Names are counted by their normalised form (``services.accounts.names.normalise``), the one a login finds.
     """
 
     def __init__(self, limits: RateLimits) -> None:

@@ -1,4 +1,4 @@
-"""Rematch (``services.rematch``): ``GET /games/{id}/rematch`` (its state; a seat's new token for that
+"""Rematch (``services.people.rematch``): ``GET /games/{id}/rematch`` (its state; a seat's new token for that
 seat's caller only, also as the browser's seat cookie of the new table), ``POST .../rematch``
 (accept; the last accept makes the table) and ``POST .../rematch/decline``, by a seated player of
 the finished game (its seat token, or the browser's seat cookie)."""
@@ -12,9 +12,9 @@ from domain.table import Account
 from services.api.bodies import Empty
 from services.api.context import app_context
 from services.api.http import JSONResponse, caller_of, client_address, game_id_of, read_body, set_token_cookie
-from services.lifecycle import wall_clock_ms
-from services.rematch import Answer, Rematches
+from services.people.rematch import Answer, Rematches
 from services.store import retention, your_tables
+from services.table.lifecycle import wall_clock_ms
 
 
 def rematches(request: Request) -> Rematches:

@@ -6,7 +6,7 @@ sent, the client went away or the drain cut the request), the duration, the
 class of the client's address (``loopback``, ``private``, ``public``, ``unknown``: never the
 address), the request id (the client's ``X-Request-ID`` when it is a plain id, else a new one, echoed
 in the answer), the game id of a ``/games/{id}`` path, what a command's route bound (its id, seat and
-outcome: ``services.commands``) and, tracing on, the trace and span ids of the request's span.
+outcome: ``services.table.commands``) and, tracing on, the trace and span ids of the request's span.
 
 Nothing else: no header, no query, no body, no token. The probes (``/healthz``, ``/livez``, answered
 ahead of this by ``services.api.probes``) are not logged: a load balancer asks every few seconds.
@@ -33,9 +33,9 @@ from typing import Any
 import structlog
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from services import tracing
 from services.api.raw_responses import PLAIN_ID, new_request_id
 from services.api.view_lane import VIEW_PATH
+from services.table import tracing
 
 log = structlog.get_logger("tablestream.http")
 

@@ -20,8 +20,8 @@ from projections.narration import describe_move
 from services.api.context import app_context
 from services.api.http import JSONResponse, game_id_of, int_query
 from services.errors import ConflictError, UnavailableError
-from services.queries import check_language
 from services.store.queue import enqueue_review, review_key, review_queue
+from services.table.queries import check_language
 
 RETRY_SECONDS = 2
 

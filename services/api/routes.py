@@ -12,7 +12,7 @@ from starlette.requests import Request
 from starlette.routing import Route
 
 from domain.table import Account
-from services import waiting_budget
+from services.accounts.seat_names import seat_name
 from services.api.bodies import CreateGame, Empty, FillBots, JoinGame, SendCommand
 from services.api.command_lane import command_answer
 from services.api.context import app_context
@@ -36,12 +36,12 @@ from services.api.http import (
 from services.api.idempotency import idempotency_key
 from services.api.invite_routes import invite_of
 from services.api.view_cache import viewer_of
-from services.callers import Caller
 from services.errors import ForbiddenError, InvalidError, UnauthorizedError
-from services.lifecycle import wall_clock_ms
-from services.queries import ViewParts
-from services.seat_names import seat_name
+from services.people import waiting_budget
 from services.store import indexes, retention, your_tables
+from services.table.callers import Caller
+from services.table.lifecycle import wall_clock_ms
+from services.table.queries import ViewParts
 
 MAX_EVENTS_PAGE = 1000
 MAX_LOBBY_PAGE = 1000
@@ -72,7 +72,7 @@ async def create_game(request: Request) -> JSONResponse:
         if held is not None:
             await waiting_budget.settle(context.store, held, game_id)
     created = {"game_id": game_id, "host_token": host_token}
-    if body.options.get("private") is True:  # the creator's invite link (services.invitations)
+    if body.options.get("private") is True:  # the creator's invite link (services.table.invitations)
         created |= await invite_of(request, game_id)
     response = JSONResponse(created, status_code=201)
     set_token_cookie(request, response, "host", game_id, host_token)

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from services import metrics
 from services.errors import TooManyError, UnavailableError
+from services.telemetry import metrics
 
 
 class Slot:

@@ -13,7 +13,7 @@ request arrived has been dispatched first. A kept view is so never older than a 
 the same moment: a seat reads its own writes whichever API process took its command, and a token
 revoked by another process is refused at once.
 
-What is kept for a token was shown to that token by a verified read (``services.callers``); a token
+What is kept for a token was shown to that token by a verified read (``services.table.callers``); a token
 revoked or rebound announces it, and the game's views go. The clock is added at each read
 (``GameQueries.finish``): it counts down.
 
@@ -27,9 +27,9 @@ from __future__ import annotations
 from collections import OrderedDict
 from dataclasses import dataclass, field
 
-from services.callers import Caller
-from services.queries import ViewParts
 from services.store.live_updates import LiveHub
+from services.table.callers import Caller
+from services.table.queries import ViewParts
 
 SPECTATOR = "-"
 

@@ -13,9 +13,9 @@ from services.api.context import AppContext
 from services.api.http import bearer, remembered_tokens
 from services.api.raw_responses import send_json
 from services.api.view_cache import viewer_of
-from services.callers import Caller
 from services.errors import UnauthorizedError
-from services.queries import ViewParts
+from services.table.callers import Caller
+from services.table.queries import ViewParts
 
 VIEW_PATH = re.compile(r"/games/([A-Za-z0-9_-]{1,64})/view")  # the game ids of http.GAME_ID
 

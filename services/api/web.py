@@ -1,7 +1,7 @@
 """The browser client's server side: the page shell and static files, the API docs page, the table
 options schema the lobby builds its form from, and the replay of a finished game.
 
-The replay's data comes from the read side (``services.queries``); the token cookies and ``?lang=``
+The replay's data comes from the read side (``services.table.queries``); the token cookies and ``?lang=``
 are read in ``services.api.http``. The client itself is plain HTML, CSS and JavaScript modules in
 ``services/api/static`` (no build step); every page is the same shell, which routes by path in the
 browser. How the files and the shell are served (fingerprinted, compressed, preloaded):
@@ -177,7 +177,7 @@ async def game_options(request: Request) -> JSONResponse:
 
 
 async def get_replay(request: Request) -> JSONResponse:
-    """One version of a finished game, everything revealed (``services.queries.GameQueries.replay``)."""
+    """One version of a finished game, everything revealed (``services.table.queries.GameQueries.replay``)."""
     game_id = game_id_of(request)
     at = optional_int_query(request, "at", low=1, high=MAX_VERSION)
     lang = request.query_params.get("lang")
@@ -186,7 +186,7 @@ async def get_replay(request: Request) -> JSONResponse:
 
 async def get_replay_index(request: Request) -> JSONResponse:
     """Where a finished game's rounds, tricks, turns and phases begin, and every seat's moves
-    (``services.queries.GameQueries.replay_index``); ``you`` is the seat of the caller's token or the
+    (``services.table.queries.GameQueries.replay_index``); ``you`` is the seat of the caller's token or the
     browser's seat cookie, so the viewer can offer "my moves"."""
     game_id = game_id_of(request)
     caller = await caller_of(request, game_id)

@@ -4,7 +4,7 @@ account's seat, opened on this device).
 
 The caller is the account of the ``Authorization`` header or the ``ts_account`` cookie (a cookie
 that no longer works counts as none: the browser's own seats still show) plus the seats of the
-browser's ``ts_seat_<id>`` cookies (``services.your_tables``).
+browser's ``ts_seat_<id>`` cookies (``services.people.your_tables``).
 
 Why a stream rather than polling: a tab of the site stays open for hours while a turn-based table
 waits days, and every page of the site shows the count. The stream subscribes to the live channels
@@ -49,10 +49,10 @@ from services.errors import (
     UnavailableError,
     game_not_found,
 )
-from services.invitations import PUBLIC
+from services.people.your_tables import account_seat, your_tables
 from services.store.connection import UNAVAILABLE
 from services.store.live_updates import Wakeups
-from services.your_tables import account_seat, your_tables
+from services.table.invitations import PUBLIC
 
 log = structlog.get_logger("tablestream.your_tables")
 

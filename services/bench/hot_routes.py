@@ -33,16 +33,16 @@ import redis
 from msgspec import to_builtins
 from starlette.types import ASGIApp, Message
 
-from services import metrics
 from services.api.app import create_app
 from services.bench.server import WithBaselines, bare_app
-from services.commands import GameCommands
-from services.config import Settings
 from services.history.folding import StateCache
+from services.operating.config import Settings
 from services.store.embedded import EmbeddedRedis
 from services.store.operations import Handover
 from services.store.queue import run_queued_projections
-from services.structured_logging import configure_logging
+from services.table.commands import GameCommands
+from services.telemetry import metrics
+from services.telemetry.structured_logging import configure_logging
 
 UNLIMITED: dict[str, object] = {
     **{f"{name}_rate": "1000000/second" for name in ("create", "join", "command")},

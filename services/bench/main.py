@@ -34,7 +34,7 @@ from services.bench.run import (
 from services.bench.signing import measure, signing_row
 from services.bench.stack import Stack, running_stack
 from services.store.event_store import SyncEventStore
-from services.structured_logging import configure_logging
+from services.telemetry.structured_logging import configure_logging
 
 NO_WRK = "wrk is not installed (Debian: apt-get install -y wrk); rows driven by wrk are skipped"
 

@@ -27,13 +27,13 @@ import redis.asyncio as aioredis
 from msgspec import to_builtins
 from pyinstrument import Profiler
 
-from services.commands import GameCommands
 from services.history.folding import StateCache
 from services.store.embedded import EmbeddedRedis
 from services.store.event_store import EventStore
 from services.store.queue import AppendNotifier, projection_queue, run_queued_projections
 from services.store.tokens import TokenStore
-from services.structured_logging import configure_logging
+from services.table.commands import GameCommands
+from services.telemetry.structured_logging import configure_logging
 
 PLAYERS = 4
 

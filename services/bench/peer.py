@@ -37,12 +37,12 @@ from domain.fairness import SecretSeeds
 from domain.games import table_for
 from domain.table import TableState
 from services.bench.procs import cpu_seconds
-from services.commands import GameCommands
 from services.errors import AppError
 from services.store.connection import PoolLimits, async_client
 from services.store.event_store import EventStore
 from services.store.operations import Handover
 from services.store.tokens import TokenStore
+from services.table.commands import GameCommands
 
 CALLERS = 64
 

@@ -30,13 +30,13 @@ from starlette.responses import JSONResponse, PlainTextResponse
 from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from services import metrics
 from services.api.app import create_app
 from services.api.protocol import server_options
 from services.api.view_cache import ViewCache
-from services.config import Settings
-from services.structured_logging import configure_logging
-from services.tracing import configure_tracing
+from services.operating.config import Settings
+from services.table.tracing import configure_tracing
+from services.telemetry import metrics
+from services.telemetry.structured_logging import configure_logging
 
 BARE_PREFIX = "/bench/"
 BASELINE_STREAMS = 1000

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from services.bench.report import Row, micros
-from services.signing import KeyRing, sign_receipt, verify_receipt
+from services.fairness.signing import KeyRing, sign_receipt, verify_receipt
 
 RECEIPT = {"game_id": "bench-game-0001", "version": 1234, "hash": "ab" * 32}
 

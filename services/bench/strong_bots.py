@@ -35,7 +35,7 @@ import httpx
 from services.bench.players import GAME, PLAYERS, Players, percentile
 from services.bench.run import Projected, stream_events
 from services.bench.stack import running_stack
-from services.structured_logging import configure_logging
+from services.telemetry.structured_logging import configure_logging
 
 BOT_LEVEL = "strong"
 WORKERS = 2  # as ``tablestream serve``, compose and k8s run them (``workers.pool.layout``)

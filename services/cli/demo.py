@@ -29,9 +29,9 @@ from projections.narration import narrate
 from services.api.app import create_app
 from services.api.protocol import OneWriteProtocol
 from services.cli.processes import spawn_worker, stop_process, wait_ready
-from services.config import Settings
+from services.operating.config import Settings
 from services.store.embedded import EmbeddedRedis, free_port
-from services.structured_logging import LEVEL_VARIABLE, configure_logging
+from services.telemetry.structured_logging import LEVEL_VARIABLE, configure_logging
 
 ALL_GAMES = "all"
 LOCAL_RATE = "1000/second"  # the demo's bots all play from 127.0.0.1: no per-client limits

@@ -1,5 +1,5 @@
 """``tablestream keys list`` and ``tablestream keys rotate``: the service's receipt signing keys
-(``services.signing``, kept in Redis by ``services.store.signing_keys``). Run on the servers (it
+(``services.fairness.signing``, kept in Redis by ``services.store.signing_keys``). Run on the servers (it
 needs the store's URL). ``rotate`` adds a new current key and closes the old key's period after
 ``--overlap`` seconds, at least ``MIN_OVERLAP_SECONDS`` (API processes reload the ring within a
 minute, and sign with the old key until then); old keys stay, so receipts they signed still verify."""
@@ -13,8 +13,14 @@ import time
 from datetime import UTC, datetime
 
 from services.cli.store_arguments import store_arguments
-from services.receipts import MIN_OVERLAP_SECONDS, RELOAD_SECONDS, RotationRaced, load_keys, rotate_keys
-from services.signing import ROTATION_OVERLAP_SECONDS, KeyRing, check_key_name
+from services.fairness.receipts import (
+    MIN_OVERLAP_SECONDS,
+    RELOAD_SECONDS,
+    RotationRaced,
+    load_keys,
+    rotate_keys,
+)
+from services.fairness.signing import ROTATION_OVERLAP_SECONDS, KeyRing, check_key_name
 from services.store.connection import PoolLimits, connect_async, topology
 from services.store.event_store import EventStore
 

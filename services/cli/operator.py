@@ -1,5 +1,5 @@
 """``tablestream operator grant|revoke NAME`` and ``tablestream operator list``: who may use the
-operator's console with an account (``services.operator``). Run on the servers (it needs the
+operator's console with an account (``services.operating.operator``). Run on the servers (it needs the
 store's URL); each grant and revoke is recorded in the audit log as done by ``cli``."""
 
 from __future__ import annotations
@@ -7,10 +7,10 @@ from __future__ import annotations
 import argparse
 import asyncio
 
-from services.accounts import Accounts
+from services.accounts.registry import Accounts
 from services.cli.store_arguments import store_arguments
 from services.errors import AppError
-from services.operator import grant, revoke
+from services.operating.operator import grant, revoke
 from services.store import operator as store_operator
 from services.store.connection import PoolLimits, connect_async, topology
 from services.store.event_store import EventStore

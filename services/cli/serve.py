@@ -29,17 +29,17 @@ from pathlib import Path
 import structlog
 import uvicorn
 
-from services import metrics
 from services.api.app import create_app
 from services.api.protocol import IMPORT_NAME as CONFIGURED_PROTOCOL
 from services.api.protocol import server_options
 from services.api.rate_limits import shared_storage
 from services.cli.processes import spawn_worker, stop_process
-from services.config import Settings, settings_or_exit
+from services.operating.config import Settings, settings_or_exit
 from services.store.connection import redacted, topology
 from services.store.embedded import DataDirLocked, EmbeddedRedis, data_dir_lock
-from services.structured_logging import configure_logging
-from services.tracing import configure_tracing
+from services.table.tracing import configure_tracing
+from services.telemetry import metrics
+from services.telemetry.structured_logging import configure_logging
 
 SUPERVISE_SECONDS = 0.5
 # The worker process's RQ workers: one takes projections and timers only, the other bot moves too,
@@ -149,7 +149,7 @@ def run(args: argparse.Namespace) -> int:
     configure_logging()
     # before any metric: this process, its API processes and its worker count in one directory
     metrics.prepare_directory(owner=True)
-    configure_tracing()  # off unless OTEL_* asks for it (services.tracing)
+    configure_tracing()  # off unless OTEL_* asks for it (services.table.tracing)
     url = args.redis_url or settings.redis_url
     data_dir = Path(args.data_dir or settings.data_dir)
     with contextlib.ExitStack() as stack:
@@ -191,7 +191,7 @@ def _serve(
     for signum in (signal.SIGTERM, signal.SIGINT):
         signal.signal(signum, lambda *_: None)
     # uvicorn's own logging configuration gives its loggers plain-text handlers: without it their
-    # records reach the root logger's JSON handler (``services.structured_logging``)
+    # records reach the root logger's JSON handler (``services.telemetry.structured_logging``)
     options = {**server_options(settings, args.host, args.port), "log_config": None}
     try:
         if args.api_workers > 1:

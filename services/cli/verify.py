@@ -1,6 +1,6 @@
 """``tablestream verify FILE [--receipt VERSION:HASH ...] [--receipts FILE ...] [--keys FILE]``:
-check an exported game, or a dispute bundle (``services.dispute_bundle``, told apart by its
-``format``), offline, with the receipts a player kept (services.receipt_check).
+check an exported game, or a dispute bundle (``services.disputes.bundle``, told apart by its
+``format``), offline, with the receipts a player kept (services.disputes.receipt_check).
 
 Exit codes: 0 verified; 1 a check failed; 2 a file cannot be read; 3 pending: nothing failed, but
 the export was made before the public log's checkpoint held its newest head, so it is not verified
@@ -13,11 +13,11 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from services.dispute_bundle import is_bundle, verify_bundle
+from services.disputes.bundle import is_bundle, verify_bundle
+from services.disputes.receipt_check import keys_of, receipts_of, verify_with_receipts
+from services.fairness.transparency.verify import check_log
 from services.history.verify import HEX64, UnreadableExport, parse_entries, read_json
 from services.history.verify_report import Report
-from services.receipt_check import keys_of, receipts_of, verify_with_receipts
-from services.transparency.verify import check_log
 
 PENDING_EXIT = 3  # every check passed but one still waits (the public log): not verified yet
 
@@ -80,7 +80,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         else:
             report = verify_with_receipts(doc, receipts, keys)
             if isinstance(doc, dict) and "log" in doc:
-                # the public log: the game's heads in the signed checkpoint (services.transparency.verify)
+                # the public log: the game's heads in the signed checkpoint
+                # (services.fairness.transparency.verify)
                 log_keys = keys_of(keys if keys is not None else doc.get("keys"))
                 check_log(report, doc, parse_entries(doc), log_keys)
     except UnreadableExport as exc:

@@ -31,9 +31,21 @@ import httpx
 import platformdirs
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from services.signing import PublicKey, parse_signer_key, public_keys_from_document, raw_public, signer_key
-from services.transparency import merkle
-from services.transparency.checkpoint import Checkpoint, CheckpointError, cosign, open_checkpoint, witness_key
+from services.fairness.signing import (
+    PublicKey,
+    parse_signer_key,
+    public_keys_from_document,
+    raw_public,
+    signer_key,
+)
+from services.fairness.transparency import merkle
+from services.fairness.transparency.checkpoint import (
+    Checkpoint,
+    CheckpointError,
+    cosign,
+    open_checkpoint,
+    witness_key,
+)
 
 UNREACHABLE, BAD_SIGNATURE, FORK = 2, 3, 4
 KEYS_PATH = "/.well-known/tablestream-keys"

@@ -11,7 +11,7 @@ import argparse
 import os
 import sys
 
-from services.config import settings_or_exit
+from services.operating.config import settings_or_exit
 
 WORKER_MODULE = "workers.pool"
 BOT_LAYOUTS = ("auto", "all", "none", "only")  # workers.pool.layout

@@ -57,10 +57,11 @@ def build_export(
     ``running``: a game not over yet has a document too, without a result, for a holder of its
     secret (a backup's import checks its running games so); the API never serves one.
 
-    ``keys``: the service's public signing keys (``services.signing.KeyRing.public_document``), so
+    ``keys``: the service's public signing keys (``services.fairness.signing.KeyRing.public_document``), so
     that receipts a player kept verify against the export alone; left out when not given.
     ``log``: the public log's inclusion proofs of the game's heads and a signed checkpoint
-    (``services.transparency.log.proofs_for_game_op``, checked by ``services.transparency.verify``)."""
+    (``services.fairness.transparency.log.proofs_for_game_op``, checked by
+    ``services.fairness.transparency.verify``)."""
     if not entries:
         raise GameNotFinished("The game has no events; only finished games can be exported.")
     table, created, items, problem = decode_stream(entries)

@@ -8,7 +8,7 @@ that produced the batch (kind, acting seat, body), so the command is under the c
 Stored format 2 adds ``salt``: 128 random bits (32 hex digits) per entry, inside the hashed bytes
 (docs/fairness.md "Hiding"). A hash is public while the game runs (receipts, the audit head) and a
 hidden field takes few values (a card, a bid, a disc order); with an unknown salt in the bytes, no
-one can test candidate values against it. The write side draws salts (``services.commands``); this
+one can test candidate values against it. The write side draws salts (``services.table.commands``); this
 module never draws randomness, and the verifier's re-encoding takes each entry's salt from the
 entry itself. Format 1 entries (written before salts) have no ``salt`` key and encode exactly as
 before, so old streams keep verifying.

@@ -14,7 +14,7 @@ It needs no Redis and no server: only the export document (``services.history.ex
    operator closed, ``table_closed`` as the ending and the header's ``closed`` against it);
 6. the optional chat section: its own hash chain, record by record (``services.history.chat_export``);
 7. the receipts a player kept (``KeptReceipt``): the history must hold each one's hash at its
-   version. A signed receipt's signature is checked by the caller (``services.receipt_check``, with
+   version. A signed receipt's signature is checked by the caller (``services.disputes.receipt_check``, with
    the service's public keys) and its verdict handed in: a forged one, or one by an unknown key or a
    key outside its period, is named as such; a validly signed one the history lacks is the proof of
    a rewritten history.
@@ -60,7 +60,7 @@ HEX64 = re.compile(r"[0-9a-f]{64}")
 @dataclass(frozen=True)
 class KeptReceipt:
     """A receipt a player kept: its version and hash, and for a signed one its game, key and the
-    verdict of its signature (``services.signing.ReceiptCheck``'s values: ``ok``, ``bad_signature``,
+    verdict of its signature (``services.fairness.signing.ReceiptCheck``'s values: ``ok``, ``bad_signature``,
     ``unknown_key``, ``key_not_valid``, ``malformed``); ``signature`` None: an unsigned receipt."""
 
     version: int

@@ -8,7 +8,7 @@ timer and pending flag. What stays in Redis: the game's tokens (a seat's bearer 
 its seat), its chat and chat state (``services.store.chat``, read and written by their own code),
 its disputes (``services.store.disputes``: a dispute may still be opened on an archived game, and
 its evidence is the archived stream), its lobby summary, and everything outside its slot: the
-public log of heads (``services.transparency``), the players' histories and ratings.
+public log of heads (``services.fairness.transparency``), the players' histories and ratings.
 
 The file (``Archive.path_of``): ``<directory>/<aa>/<sha256 of the game id>.tsa``, holding ``MAGIC``
 then a zlib-compressed msgpack ``ArchivedGame``. It is written whole to a temporary file in the same

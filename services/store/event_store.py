@@ -32,7 +32,6 @@ import structlog
 from redis.crc import key_slot
 from redis.exceptions import AskError, MovedError, NoScriptError
 
-from services import metrics
 from services.history.folding import Folded, StateCache, advance
 from services.history.records import Entry
 from services.store import archive as archived_games
@@ -54,6 +53,7 @@ from services.store.requests import (
     check_client,
     sent,
 )
+from services.telemetry import metrics
 
 T = TypeVar("T")
 _log = structlog.get_logger("tablestream.store")

@@ -426,7 +426,7 @@ def settle_timer(game_id: str, now_ms: int) -> Operation[dict[str, str] | None]:
 
 
 # -- paced bots -----------------------------------------------------------------------------------
-# A bot at a table with a person waits ``bot_pace_ms`` before it acts (``services.lifecycle``): its
+# A bot at a table with a person waits ``bot_pace_ms`` before it acts (``services.table.lifecycle``): its
 # move is put here with its due time, and the worker's pacing loop (``workers.lifecycle.PaceLoop``)
 # queues its job once due. One entry per (game, version, seat): the job acts only on that version.
 

@@ -208,7 +208,7 @@ def history_key(account_id: str) -> str:
     return f"{RATINGS_TAG}:history:{account_id}"
 
 
-# -- the public log of game heads (services.transparency) ------------------------------------------------
+# -- the public log of game heads (services.fairness.transparency) -------------------------------------------
 # One slot (tag {tlog}): the append script checks the size and writes the leaves, the hashes and the
 # indexes of one batch at once. Append-only: retention never deletes them.
 
@@ -216,7 +216,7 @@ TLOG_TAG = f"{PREFIX}:{{tlog}}"
 
 
 class TlogKeys(NamedTuple):
-    leaves: str  # list: leaf data (services.transparency.leaves), its position is the leaf index
+    leaves: str  # list: leaf data (services.fairness.transparency.leaves), its position is the leaf index
     nodes: str  # hash: "<level>:<index>" -> 32-byte hash of that complete subtree (level 0: the leaf hash)
     leafset: str  # hash: 32-byte leaf hash -> leaf index (the leaf's identity is its content)
     heads: str  # hash: "<game id>:<version>" -> leaf index (one head per game and version, ever)

@@ -1,13 +1,13 @@
 """The operator's index of account names, for a search by prefix or by lookalike.
 
 ``ts:operator:names`` (sorted set on the indexes' server, every score 0) holds one member per
-account: its name's confusables skeleton (``services.names.skeleton``, the fold that decides which
+account: its name's confusables skeleton (``services.accounts.names.skeleton``, the fold that decides which
 names look alike when a name is claimed), a NUL, and the account id. All scores being equal, Redis
 orders the members by their bytes, so the accounts whose skeleton begins with a query's skeleton are
 one ``ZRANGEBYLEX`` range, read a page at a time. A skeleton never holds a NUL (names refuse
 control characters), and UTF-8 never holds the byte 0xFF, which therefore closes every range.
 
-It is written when an account is registered (``services.accounts``), dropped when retention
+It is written when an account is registered (``services.accounts.registry``), dropped when retention
 removes an account (``services.store.retention``), and rebuilt from the account streams by
 ``workers.name_index``: whole by ``tablestream rebuild-all`` (``workers.backup``), and filled in
 place by the sweeper when ``ts:operator:names:indexed`` is missing (the accounts registered before

@@ -174,7 +174,7 @@ def create(
 @dataclass(frozen=True, slots=True)
 class TimerPlan:
     """The timer an append arms for its last version in the same atomic step: ``deadline`` (ms;
-    ``None`` clears the timer) and its fields (``services.lifecycle.plan_timer``)."""
+    ``None`` clears the timer) and its fields (``services.table.lifecycle.plan_timer``)."""
 
     deadline: int | None
     fields: Mapping[str, str | int]
@@ -384,7 +384,7 @@ class ViewReads:
 
 def _token_call(game_id: str, token_digest: str | None) -> tuple[Call, ...]:
     """The read of a token digest's role, to verify an identity assumed from a cache in the same
-    round trip as the reads made for it (``services.callers``); nothing when not asked."""
+    round trip as the reads made for it (``services.table.callers``); nothing when not asked."""
     if token_digest is None:
         return ()
     return (Call(("HGET", game_keys(game_id).tokens, token_digest)),)

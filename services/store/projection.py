@@ -61,7 +61,7 @@ class ProjectionWrite:
     at it). Written only with the views (by this write): the lobby ``summary``, ``started`` (the table
     no longer counts as waiting), ``status`` (the retention indexes). Always: the armed timer's
     ``deadline`` (put in the timer index if an entry as early is not there), and ``logged``, a head
-    to note for the public log, before the views are written (``services.transparency.log``)."""
+    to note for the public log, before the views are written (``services.fairness.transparency.log``)."""
 
     expected: int
     new: int | None

@@ -30,10 +30,10 @@ from rq.serializers import JSONSerializer
 from rq.utils import now, utcparse
 from rq.worker_registration import WORKERS_BY_QUEUE_KEY
 
-from services import metrics
 from services.store.event_store import EventStore
 from services.store.keys import HANDOVER, PREFIX, check_game_id
 from services.store.operations import Handover
+from services.telemetry import metrics
 
 QUEUE_NAME = "projections"
 PROJECTION_JOB = "workers.projector.project"
@@ -111,9 +111,9 @@ def enqueue_handovers(queue: Queue, **meta: Any) -> None:
 
 
 def remember_handover(connection: redis.Redis, headers: dict[str, str]) -> None:
-    """Push a hand-over's trace context (text headers: ``services.tracing.carrier()``) on
+    """Push a hand-over's trace context (text headers: ``services.table.tracing.carrier()``) on
     ``TRACE_LINKS`` for the next consumer batch to link to; one round trip; nothing without a context.
-    Only with tracing on (``services.tracing.TracedAppendNotifier``)."""
+    Only with tracing on (``services.table.tracing.TracedAppendNotifier``)."""
     if not headers:
         return
     value = ";".join(f"{key}={value}" for key, value in sorted(headers.items()))
@@ -143,7 +143,7 @@ class AppendNotifier:
     armed and, when the append set the game's pending flag, hand the game over to the projection
     consumers, in one round trip (``operations.publish_appended``). No job is queued: the consumers
     block on the hand-over stream (``workers.handover``). ``queue``: the projection queue, whose
-    connection holds the trace links (``services.tracing.TracedAppendNotifier``)."""
+    connection holds the trace links (``services.table.tracing.TracedAppendNotifier``)."""
 
     def __init__(self, store: EventStore, queue: Queue) -> None:
         self.store = store
@@ -278,7 +278,7 @@ class PipelinedWorker(PromptWorker):
         super().__init__(*args, **kwargs)
 
     def perform_job(self, job: Job, queue: Queue, execution: Any) -> bool:
-        """RQ's, then the job counted (``services.metrics``): its queue, its kind, whether it
+        """RQ's, then the job counted (``services.telemetry.metrics``): its queue, its kind, whether it
         succeeded, and the time from its queueing to its end (a projection's lag)."""
         ok = bool(super().perform_job(job, queue, execution))
         enqueued = job.enqueued_at
@@ -501,7 +501,7 @@ def enqueue_review(queue: Queue, game_id: str, seat: int) -> bool:
 
 
 class BotJobs:
-    """Queues bot moves from async code (``services.lifecycle.Lifecycle``), on ``bot_queue``."""
+    """Queues bot moves from async code (``services.table.lifecycle.Lifecycle``), on ``bot_queue``."""
 
     def __init__(self, queue: Queue) -> None:
         self.queue = queue

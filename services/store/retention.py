@@ -334,7 +334,7 @@ def scan_accounts() -> Operation[list[str]]:
             return found
 
 
-# -- waiting-table budgets (services.waiting_budget) -----------------------------------------------
+# -- waiting-table budgets (services.people.waiting_budget) -----------------------------------------------
 
 RESERVATION_MS = 60_000  # a create that died between its reservation and its table frees it after this
 

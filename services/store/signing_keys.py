@@ -1,10 +1,10 @@
 """Where the service's signing keys live: one string key, ``ts:signing-keys``, holding the key ring
-with its private seeds (``services.signing.KeyRing.to_secret``: JSON). It is a server secret like a
+with its private seeds (``services.fairness.signing.KeyRing.to_secret``: JSON). It is a server secret like a
 game's seeds: never served, never logged; the public half is served at
 ``/.well-known/tablestream-keys``. It is not in a game's slot (it names no game), so on a Redis
 Cluster it lives in its own slot of the store.
 
-The operations here move the secret as bytes; ``services.receipts`` makes and rotates rings: the
+The operations here move the secret as bytes; ``services.fairness.receipts`` makes and rotates rings: the
 first process to start stores one with ``SET NX`` (concurrent starts agree on one ring), and a
 rotation replaces it with a compare-and-swap (``swap_keys.lua``).
 """

@@ -2,7 +2,7 @@
 
 Each process remembers the roles of the tokens it has looked up (a bounded LRU of digests, never
 the tokens). A remembered role is only ever an assumption: whoever uses it reads the token's role
-again in the same round trip as the reads made for it (``services.callers.TokenCheck``), so a token
+again in the same round trip as the reads made for it (``services.table.callers.TokenCheck``), so a token
 revoked or rebound by another process is never honoured from memory. Binding and revoking announce
 themselves on the game's live channel (``set_token.lua``): API processes drop the views they keep
 for the game (``services.api.view_cache``).

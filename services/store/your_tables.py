@@ -3,7 +3,7 @@
 
 A join notes the game here before it takes the seat (``note_table``), like ``retention.account_seating``:
 a join that then fails, or a seat left since, leaves an entry that names a table where the account
-holds no seat; the reader (``services.your_tables``) checks every entry against the table itself
+holds no seat; the reader (``services.people.your_tables``) checks every entry against the table itself
 and drops those (``drop_tables``), and those of tables that ended. So the index may hold too much,
 never too little, and stays bounded (``MAX_TABLES``: the oldest go first).
 """

@@ -16,7 +16,7 @@ from starlette.testclient import TestClient
 
 from bots import choose
 from services.api.app import create_app
-from services.config import Settings
+from services.operating.config import Settings
 from services.store.connection import connect_to
 from services.store.embedded import EmbeddedRedis
 from services.store.queue import (

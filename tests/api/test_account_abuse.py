@@ -21,12 +21,12 @@ import redis
 from argon2 import PasswordHasher
 from starlette.testclient import TestClient
 
-from services.accounts import HashPool
+from services.accounts.names import RESERVED
+from services.accounts.registry import HashPool
 from services.api.account_routes import routes as account_routes
 from services.api.app import create_app
-from services.config import Settings
 from services.errors import UnavailableError
-from services.names import RESERVED
+from services.operating.config import Settings
 from services.store.connection import connect_to
 from services.store.embedded import EmbeddedRedis
 from tests.api.conftest import UNLIMITED

@@ -17,16 +17,16 @@ import redis
 from starlette.testclient import TestClient
 
 from services.api.app import create_app
-from services.config import Settings
-from services.dispute_bundle import verify_bundle
+from services.disputes.bundle import verify_bundle
 from services.history.verify import verify_export
-from services.lifecycle import wall_clock_ms
+from services.operating.config import Settings
 from services.store.archive import ArchivePolicy
 from services.store.connection import connect_to
 from services.store.embedded import EmbeddedRedis
 from services.store.event_store import SyncEventStore
 from services.store.keys import game_keys
 from services.store.retention import HOUR_MS
+from services.table.lifecycle import wall_clock_ms
 from tests.api.conftest import ADMIN_TOKEN, UNLIMITED, Api, bearer_only
 from tests.api.test_accounts import rated_game, register
 from workers.ratings import rebuilt_models, stored_models

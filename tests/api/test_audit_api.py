@@ -16,9 +16,9 @@ from bots import choose
 from domain.games import specs, table_for
 from projections.views import seat_view
 from services.cli.demo import play_game
+from services.disputes.receipt_check import verify_with_receipts
 from services.history.records import decode_stored
 from services.history.verify import verify_export
-from services.receipt_check import verify_with_receipts
 from tests.api.conftest import ADMIN_TOKEN, Api, practice
 
 OPERATOR = {"Authorization": f"Bearer {ADMIN_TOKEN}"}

@@ -1,4 +1,4 @@
-"""Table chat (services.chat, services.api.chat_routes): channels, limits with their documented
+"""Table chat (services.people.chat, services.api.chat_routes): channels, limits with their documented
 codes, the host's switch, reports, live delivery beside the game, and the export's chat section.
 The game's own stream never holds a chat record."""
 
@@ -21,9 +21,9 @@ from bots import choose
 from services.api.app import create_app
 from services.api.live_chat import LiveChat
 from services.cli.verify import main as verify_main
-from services.config import Settings
 from services.history.chat_export import chat_problems
 from services.history.verify import verify_export
+from services.operating.config import Settings
 from services.store.chat import REPORTS
 from services.store.keys import game_keys
 from tests.api.conftest import ADMIN_TOKEN, UNLIMITED, Api, bearer_only, practice

@@ -25,8 +25,8 @@ from services.api.app import create_app
 from services.cli.demo import play_game
 from services.cli.processes import stop_process
 from services.cli.worker import worker_command
-from services.config import Settings
 from services.history.verify import verify_export
+from services.operating.config import Settings
 from services.store.embedded import EmbeddedRedis, die_with_parent
 from services.store.event_store import EventStore, SyncEventStore
 from services.store.keys import game_keys

@@ -14,13 +14,13 @@ import fakeredis
 import pytest
 from starlette.testclient import TestClient
 
-from services import metrics
 from services.api.app import create_app
 from services.api.command_lane import CommandLane
-from services.commands import GameCommands
-from services.config import Settings
+from services.operating.config import Settings
 from services.store.keys import game_keys
 from services.store.tokens import digest_of
+from services.table.commands import GameCommands
+from services.telemetry import metrics
 from tests.api.conftest import ADMIN_TOKEN, UNLIMITED, Api, bearer_only, unsigned
 from tests.support.waiting import wait_until
 

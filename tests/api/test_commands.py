@@ -8,7 +8,7 @@ import jsonschema_rs
 import pytest
 
 from bots import choose
-from services.signing import ReceiptCheck, public_keys_from_document, verify_receipt
+from services.fairness.signing import ReceiptCheck, public_keys_from_document, verify_receipt
 from tests.api.conftest import Api, unsigned
 
 FLOWER = {"type": "place_disc", "disc": "flower"}

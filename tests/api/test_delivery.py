@@ -16,7 +16,7 @@ from starlette.testclient import TestClient
 
 from services.api.app import create_app
 from services.api.assets import STATIC_DIR, AssetTree
-from services.config import Settings
+from services.operating.config import Settings
 from tests.api.conftest import ADMIN_TOKEN, UNLIMITED, Api, bearer_only
 
 GZIP = {"Accept-Encoding": "gzip, deflate, br"}

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from services.cli.demo import play_game
-from services.dispute_bundle import verify_bundle
+from services.disputes.bundle import verify_bundle
 from tests.api.conftest import ADMIN_TOKEN, Api, practice
 
 OPERATOR = {"Authorization": f"Bearer {ADMIN_TOKEN}"}

@@ -13,7 +13,7 @@ import pytest
 from domain.games import table_for
 from projections.views import seat_view
 from services.history.verify import verify_export
-from services.queries import CHECKPOINT_EVERY, EncodedExport
+from services.table.queries import CHECKPOINT_EVERY, EncodedExport
 from tests.api.conftest import Api
 from tests.api.test_full_game import all_events, finished_game
 

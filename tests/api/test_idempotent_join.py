@@ -12,10 +12,10 @@ from typing import Any
 
 import pytest
 
-from services.commands import GameCommands
 from services.errors import ConflictError
 from services.store.connection import NotReplicated
 from services.store.keys import IDEMPOTENCY_PREFIX
+from services.table.commands import GameCommands
 from tests.api.conftest import Api
 
 BODY = {"game": "skull", "players": 3, "options": {}}

@@ -14,11 +14,11 @@ from starlette.testclient import TestClient
 
 from services.cli.verify import PENDING_EXIT
 from services.cli.verify import main as verify_main
-from services.receipts import ensure_keys
-from services.signing import raw_public
-from services.transparency import checkpoint as cp
-from services.transparency import leaves, merkle
-from services.transparency.log import TransparencyLog, note_loggable
+from services.fairness.receipts import ensure_keys
+from services.fairness.signing import raw_public
+from services.fairness.transparency import checkpoint as cp
+from services.fairness.transparency import leaves, merkle
+from services.fairness.transparency.log import TransparencyLog, note_loggable
 from tests.services.transparency.support import (
     T0,
     WITNESS,

@@ -13,7 +13,6 @@ from rq.serializers import JSONSerializer
 
 from bots import choose
 from domain.games import game_names, spec
-from services import metrics
 from services.store.queue import (
     PipelinedWorker,
     bot_queue,
@@ -21,6 +20,7 @@ from services.store.queue import (
     lifecycle_queue,
     projection_queue,
 )
+from services.telemetry import metrics
 from tests.api.conftest import ADMIN_TOKEN, Api
 from tests.support.promql import family_of, named_metrics
 from workers import lifecycle

@@ -1,4 +1,4 @@
-"""The operator's console (services.operator, services.api.operator_routes): who may use it, closing
+"""The operator's console (services.operating.operator, services.api.operator_routes): who may use it, closing
 a table (a recorded event the offline verifier accepts), banning and unbanning an account (events
 of its stream, refused at login and at join), chat reports, searches, figures, and the audit log
 that records every action with who did it."""
@@ -15,9 +15,9 @@ from starlette.routing import Route
 from bots import choose
 from domain.accounts import AccountBanned, AccountUnbanned
 from domain.games import game_names, spec
-from services.accounts import _decoder as account_decoder
+from services.accounts.registry import _decoder as account_decoder
 from services.api.operator_routes import routes as operator_routes
-from services.receipt_check import verify_with_receipts
+from services.disputes.receipt_check import verify_with_receipts
 from services.store.keys import account_events_key
 from services.store.operator import AUDIT, OPERATORS
 from tests.api.conftest import ADMIN_TOKEN, Api, practice

@@ -15,12 +15,12 @@ from starlette.applications import Starlette
 from starlette.testclient import TestClient
 
 from services.api.app import create_app
-from services.commands import GameCommands
-from services.config import Settings
-from services.quickplay import Matcher
+from services.operating.config import Settings
+from services.people.quickplay import Matcher
 from services.store.event_store import EventStore
 from services.store.operations import Handover
 from services.store.tokens import TokenStore
+from services.table.commands import GameCommands
 from tests.api.conftest import ADMIN_TOKEN, UNLIMITED
 
 GAME = "six-nimmt"

@@ -1,7 +1,7 @@
 """Each API process remembers the roles of the tokens it has seen, so that a view or a command needs
 no round trip of its own for the token; the role is read again in the same round trip as the view
 or the command's load, and a token revoked or rebound by another process is never honoured from
-memory (``services.callers``)."""
+memory (``services.table.callers``)."""
 
 from __future__ import annotations
 
@@ -14,11 +14,11 @@ import pytest
 from starlette.testclient import TestClient
 
 from services.api.app import create_app
-from services.callers import Callers, TokenChanged, TokenCheck, verify
-from services.config import Settings
+from services.operating.config import Settings
 from services.store.keys import game_keys
 from services.store.requests import SCRIPTS
 from services.store.tokens import TokenStore, digest_of
+from services.table.callers import Callers, TokenChanged, TokenCheck, verify
 from tests.api.conftest import ADMIN_TOKEN, UNLIMITED, Api, bearer_only, unsigned
 
 

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-import services.queries
+import services.table.queries
 from tests.api.conftest import Api, practice
 
 
@@ -74,13 +74,13 @@ def test_a_game_is_cut_once_however_often_its_index_is_asked_for(
 ) -> None:
     game_id = finished_game(fake_api, "six-nimmt", 2, 4, rounds=1)
     cuts: list[str] = []
-    real = services.queries.build_index
+    real = services.table.queries.build_index
 
     def counted(game: str, entries: Any) -> dict[str, Any]:
         cuts.append(game)
         return real(game, entries)
 
-    monkeypatch.setattr(services.queries, "build_index", counted)
+    monkeypatch.setattr(services.table.queries, "build_index", counted)
     first = fake_api.client.get(f"/games/{game_id}/replay/index").json()
     again = fake_api.client.get(f"/games/{game_id}/replay/index", headers=fake_api.auth(game_id, 0)).json()
     assert cuts == ["six-nimmt"]

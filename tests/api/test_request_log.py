@@ -16,7 +16,7 @@ import structlog
 
 from bots import choose
 from services.api.request_log import address_class
-from services.structured_logging import configure_logging
+from services.telemetry.structured_logging import configure_logging
 from tests.api.conftest import Api, practice
 
 FIELDS = {"event", "level", "timestamp", "method", "route", "status", "duration_ms", "client", "request_id"}
@@ -179,7 +179,7 @@ def test_with_tracing_on_the_request_line_carries_the_trace_and_span_ids_of_its_
     from opentelemetry.sdk.trace.export import SimpleSpanProcessor
     from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
-    from services import tracing
+    from services.table import tracing
 
     exporter = InMemorySpanExporter()
     provider = TracerProvider()

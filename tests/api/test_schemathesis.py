@@ -37,7 +37,7 @@ from schemathesis.specs.openapi.checks import (
 from starlette.testclient import TestClient
 
 from services.api.app import create_app
-from services.config import Settings
+from services.operating.config import Settings
 
 SERVER = fakeredis.FakeServer()
 # No worker runs here, so the tables' projections never catch up: /healthz does not read them

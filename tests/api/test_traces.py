@@ -1,4 +1,4 @@
-"""Traces (``services.tracing``): one command is one trace, from the HTTP request through the append
+"""Traces (``services.table.tracing``): one command is one trace, from the HTTP request through the append
 and the hand-over to the worker's consumer batch and its view writes; off by default; the trace context
 crosses Redis in the RQ job's meta. Spans are collected by OpenTelemetry's in-memory exporter."""
 
@@ -21,8 +21,8 @@ from rq.job import Job
 from rq.serializers import JSONSerializer
 
 from bots import choose
-from services import tracing
 from services.store.queue import TRACE_LINKS, enqueue_projections, projection_queue, run_burst
+from services.table import tracing
 from tests.api.conftest import Api
 
 COMMAND_ROUTE = "POST /games/{game_id}/commands"

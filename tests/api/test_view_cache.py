@@ -17,12 +17,12 @@ from starlette.testclient import TestClient
 
 from bots import choose
 from domain.games import game_names, spec
-from services import metrics
 from services.api.app import create_app
 from services.api.view_cache import ViewCache
-from services.config import Settings
+from services.operating.config import Settings
 from services.store.connection import connect_to
 from services.store.embedded import EmbeddedRedis
+from services.telemetry import metrics
 from tests.api.conftest import ADMIN_TOKEN, UNLIMITED, Api, bearer_only
 
 pytestmark = pytest.mark.redis

@@ -1,4 +1,4 @@
-"""Waiting tables are counted against their creator's budgets (services.waiting_budget): a guest's
+"""Waiting tables are counted against their creator's budgets (services.people.waiting_budget): a guest's
 address, network and the guests' pool, an account's own allowance that grows with trust, turn-based
 tables apart from real-time ones; and a new table waits for players an hour at most."""
 
@@ -15,10 +15,10 @@ from starlette.applications import Starlette
 from starlette.testclient import TestClient
 
 from projections.ratings import PROVISIONAL_GAMES, PROVISIONAL_OPPONENTS, Skill
-from services import waiting_budget
 from services.api.app import create_app
 from services.api.http import network_of
-from services.config import Settings
+from services.operating.config import Settings
+from services.people import waiting_budget
 from services.store import indexes
 from services.store.event_store import SyncEventStore
 from services.store.keys import LOBBY_CHANNEL, rating_key

@@ -11,7 +11,7 @@ from starlette.testclient import TestClient
 
 from services.api.app import create_app
 from services.api.middleware import CSP, normalized_origin
-from services.config import Settings
+from services.operating.config import Settings
 from tests.api.conftest import ADMIN_TOKEN, UNLIMITED, Api
 
 SAME_ORIGIN = {"Origin": "http://testserver"}  # the test client's own origin

@@ -16,7 +16,7 @@ from bots import choose
 from bots.levels import advise
 from domain.games import game_names, spec
 from projections.views import seat_view
-from services.hints import hint_rng
+from services.table.hints import hint_rng
 from tests.support.play import new_game
 from workers.review import REVIEW_BUDGET
 

@@ -12,11 +12,11 @@ import time
 import pytest
 
 from domain.games import game_names, spec
-from services.dispute_bundle import build_bundle, verify_bundle
+from services.disputes.bundle import build_bundle, verify_bundle
+from services.fairness.signing import sign_receipt
+from services.fairness.transparency.leaves import heads_of_stream
 from services.history.export import build_export
 from services.history.verify import verify_export
-from services.signing import sign_receipt
-from services.transparency.leaves import heads_of_stream
 from tests.services.history.test_bundle import RING, public_log
 from tests.support.recorded import recorded_random_game
 

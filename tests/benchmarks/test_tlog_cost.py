@@ -12,11 +12,11 @@ import time
 import pytest
 
 from domain.games import game_names
+from services.fairness.signing import KeyRing
+from services.fairness.transparency.log import TransparencyLog, note_loggable
 from services.history.export import build_export
-from services.signing import KeyRing
 from services.store.event_store import SyncEventStore
 from services.store.keys import TLOG, TLOG_TAG
-from services.transparency.log import TransparencyLog, note_loggable
 from tests.services.transparency.support import finished_game, store_entries
 
 pytestmark = pytest.mark.redis

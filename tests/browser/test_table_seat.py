@@ -97,7 +97,7 @@ def test_a_seat_taken_over_after_a_timeout_shows_the_banner_with_controls_off_an
     server: Server, browser, screenshots: Path
 ) -> None:
     page = watcher(browser, server.url, speed="instant")
-    # The bots wait their pace while Ada may take her seat back (services.lifecycle.bot_delay_ms): two
+    # The bots wait their pace while Ada may take her seat back (services.table.lifecycle.bot_delay_ms): two
     # rounds at 1 s a bot move are 40 s at the least before the game could end without her, however
     # slow the page is meanwhile.
     table = create_table(

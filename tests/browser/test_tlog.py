@@ -10,9 +10,9 @@ from pathlib import Path
 import httpx
 import pytest
 
-from services.signing import KeyRing
-from services.transparency import checkpoint as cp
-from services.transparency import merkle
+from services.fairness.signing import KeyRing
+from services.fairness.transparency import checkpoint as cp
+from services.fairness.transparency import merkle
 from tests.browser.conftest import Server
 from tests.browser.play import player
 

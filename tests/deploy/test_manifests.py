@@ -20,8 +20,8 @@ import pytest
 import yaml
 
 from services.api.app import create_app
-from services.config import ENV_PREFIX, Settings
-from services.structured_logging import LEVEL_VARIABLE
+from services.operating.config import ENV_PREFIX, Settings
+from services.telemetry.structured_logging import LEVEL_VARIABLE
 
 ROOT = Path(__file__).resolve().parents[2]
 DEPLOY = ROOT / "deploy"

@@ -13,7 +13,7 @@ import pytest
 import yaml
 from prometheus_client import ProcessCollector
 
-from services import metrics
+from services.telemetry import metrics
 from tests.support.promql import (
     ALERTS,
     ROOT,

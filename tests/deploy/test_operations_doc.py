@@ -32,12 +32,12 @@ from prometheus_client.parser import text_string_to_metric_families
 from starlette.routing import Route
 from starlette.testclient import TestClient
 
-from services import metrics, structured_logging
 from services.api.app import create_app
 from services.cli import main as cli_main
 from services.cli import verify, witness
 from services.cli.backup import COMMANDS as BACKUP_COMMANDS
-from services.config import ENV_PREFIX, Settings
+from services.operating.config import ENV_PREFIX, Settings
+from services.telemetry import metrics, structured_logging
 from workers import backup
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -46,7 +46,7 @@ ADMIN_TOKEN = "operations-doc-token"
 
 OUTSIDE_SETTINGS = {structured_logging.LEVEL_VARIABLE: "info"}
 """Variables read outside ``Settings``, with their defaults: the log level is read before any
-setting, by ``services/structured_logging.py``."""
+setting, by ``services/telemetry/structured_logging.py``."""
 
 NOT_EXPORTED = {
     "tablestream_http_requests_per_second": "deploy/k8s/prometheus-adapter-values.yaml",
@@ -141,7 +141,7 @@ def stated_defaults() -> Iterator[tuple[Line, str, str]]:
 def test_every_tablestream_variable_the_documents_name_is_a_setting() -> None:
     known = settings_defaults().keys() | OUTSIDE_SETTINGS.keys()
     problems = [
-        f"{line.where()}\n  {name} is no field of Settings (services/config.py)"
+        f"{line.where()}\n  {name} is no field of Settings (services/operating/config.py)"
         for line in lines()
         for name in VARIABLE.findall(line.text)
         if name not in known

@@ -309,7 +309,7 @@ def test_every_game_has_a_rules_summary() -> None:
 
 ERROR_TYPES = {
     "Rejected",
-    "CheckpointError",  # services.transparency.checkpoint: the log routes answer with its code
+    "CheckpointError",  # services.fairness.transparency.checkpoint: the log routes answer with its code
     "Conflict",
     "AppError",
     "MalformedError",

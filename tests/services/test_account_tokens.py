@@ -9,7 +9,7 @@ import pytest
 from argon2 import PasswordHasher
 
 from domain.accounts import AccountRegistered, OtherTokensRevoked, TokenIssued, TokenRevoked, fold
-from services.accounts import DAY_MS, LEGACY_ISSUED_MS, Accounts, token_digest
+from services.accounts.registry import DAY_MS, LEGACY_ISSUED_MS, Accounts, token_digest
 from services.errors import UnauthorizedError
 from services.store import accounts as store_accounts
 from services.store.event_store import EventStore

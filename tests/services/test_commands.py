@@ -8,11 +8,11 @@ from typing import Any
 import pytest
 import structlog
 
-from services.commands import GameCommands
 from services.errors import AppError
 from services.store.event_store import EventStore
 from services.store.operations import Handover
 from services.store.tokens import TokenStore
+from services.table.commands import GameCommands
 from tests.conftest import Clients, IndexClients
 
 pytestmark = pytest.mark.anyio
@@ -168,7 +168,7 @@ async def test_a_process_keeps_the_seeds_of_the_games_played_lately_and_reads_a_
 ) -> None:
     """The secret seeds (with the draws derived from them) are kept per game in a bounded LRU, as
     the folded tables are: a process that saw 100,000 games must not hold 100,000 seeds."""
-    monkeypatch.setattr("services.commands.SEEDS_KEPT", 2)
+    monkeypatch.setattr("services.table.commands.SEEDS_KEPT", 2)
     handler = handler_on(store_backend)
     games = [await started_table(handler, 3) for _ in range(3)]
     read: list[str] = []

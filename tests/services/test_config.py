@@ -1,4 +1,4 @@
-"""Every setting is checked at start (``services.config.Settings.from_env``), all the bad ones named
+"""Every setting is checked at start (``services.operating.config.Settings.from_env``), all the bad ones named
 together, one sentence each; ``serve``, ``worker`` and the API's processes then end with exit
 status 2 and those sentences, no traceback, before starting anything."""
 
@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from services.config import ConfigError, Settings, settings_or_exit
+from services.operating.config import ConfigError, Settings, settings_or_exit
 
 BAD = {
     "TABLESTREAM_REDIS_MAX_CONNECTIONS": "lots",  # not a number

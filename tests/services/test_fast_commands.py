@@ -19,16 +19,16 @@ import redis.asyncio as aioredis
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from services.callers import TokenChanged, TokenCheck
-from services.commands import CommandOutcome, GameCommands
 from services.errors import AppError
 from services.history.folding import Folded, StateCache, decode_events
-from services.lifecycle import Lifecycle
 from services.store.embedded import EmbeddedRedis
 from services.store.event_store import EventStore
 from services.store.keys import game_keys
 from services.store.operations import Handover
 from services.store.tokens import TokenStore, digest_of
+from services.table.callers import TokenChanged, TokenCheck
+from services.table.commands import CommandOutcome, GameCommands
+from services.table.lifecycle import Lifecycle
 
 pytestmark = pytest.mark.redis
 SEED = "5eed" * 16  # a practice seed: both tables are dealt the same cards

@@ -1,4 +1,5 @@
-"""Signed receipts against an export, offline (services.receipt_check, ``tablestream verify --receipts``).
+"""Signed receipts against an export, offline (services.disputes.receipt_check,
+``tablestream verify --receipts``).
 
 Games are recorded in memory as the server records them (``tests.support.recorded``); the service's
 receipts are signed with a key ring made here, exported with the game, and passed through JSON."""
@@ -14,10 +15,10 @@ from typing import Any
 import pytest
 
 from services.cli.verify import main
+from services.disputes.receipt_check import RECEIPTS_FORMAT, verify_with_receipts
+from services.fairness.signing import KeyRing, SigningKey, receipt_message, sign_receipt
 from services.history.export import build_export
 from services.history.records import Entry, StoredEvent
-from services.receipt_check import RECEIPTS_FORMAT, verify_with_receipts
-from services.signing import KeyRing, SigningKey, receipt_message, sign_receipt
 from tests.support.recorded import RecordedGame, recorded_random_game, rewrite
 
 T0 = 1_800_000_000

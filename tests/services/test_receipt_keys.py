@@ -1,14 +1,15 @@
-"""The signing keys in Redis (services.receipts, services.store.signing_keys) and ``tablestream keys``."""
+"""The signing keys in Redis (services.fairness.receipts, services.store.signing_keys) and
+``tablestream keys``."""
 
 from __future__ import annotations
 
 import pytest
 import redis
 
-from services import receipts
 from services.cli import main
-from services.receipts import ReceiptSigner
-from services.signing import KeyRing, ReceiptCheck, sign_receipt, verify_receipt
+from services.fairness import receipts
+from services.fairness.receipts import ReceiptSigner
+from services.fairness.signing import KeyRing, ReceiptCheck, sign_receipt, verify_receipt
 from services.store import signing_keys
 from services.store.embedded import EmbeddedRedis
 from services.store.event_store import EventStore, SyncEventStore

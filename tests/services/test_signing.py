@@ -1,4 +1,4 @@
-"""Signing keys, signed receipts and C2SP signed notes (services.signing)."""
+"""Signing keys, signed receipts and C2SP signed notes (services.fairness.signing)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from hypothesis import given
 from hypothesis import strategies as st
 
-from services.signing import (
+from services.fairness.signing import (
     KeyRing,
     NoteError,
     PublicKey,

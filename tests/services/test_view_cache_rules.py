@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 
 from services.api.view_cache import SPECTATOR, ViewCache, viewer_of
-from services.callers import Caller, TokenCheck
 from services.history.folding import Folded
-from services.queries import ViewParts
+from services.table.callers import Caller, TokenCheck
+from services.table.queries import ViewParts
 
 pytestmark = pytest.mark.anyio
 

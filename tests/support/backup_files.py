@@ -9,7 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from services.signing import KeyRing
+from services.fairness.signing import KeyRing
 from workers.backup import Manifest
 
 COUNTED = {"game": "games", "account": "accounts", "finish": "finishes", "signing_keys": "signing_keys",

@@ -1,5 +1,5 @@
 """Recorded games with the online lifecycle: timers, timeouts, bots and leaving, stored exactly as
-the write side stores them (``services.commands.GameCommands``), for the domain and verifier tests."""
+the write side stores them (``services.table.commands.GameCommands``), for the domain and verifier tests."""
 
 from __future__ import annotations
 

@@ -15,9 +15,9 @@ from domain.fairness import SecretSeeds
 from domain.games import table_for
 from domain.kernel import Event
 from domain.table import Table, TableState
-from services.commands import fresh_salts
 from services.history.records import GENESIS_HASH, CommandRecord, encode_batch
 from services.store.event_store import SyncEventStore
+from services.table.commands import fresh_salts
 from tests.support.play import seeds_from
 
 

@@ -17,10 +17,8 @@ import pytest
 import redis
 
 from domain.games import game_names
-from services.commands import GameCommands
-from services.config import Settings
 from services.history.folding import StateCache
-from services.lifecycle import wall_clock_ms
+from services.operating.config import Settings
 from services.store import archive as archived_games
 from services.store import chat as store_chat
 from services.store import operations as ops
@@ -32,6 +30,8 @@ from services.store.queue import lifecycle_queue, projection_queue
 from services.store.requests import Call, Operation, ScriptCall
 from services.store.retention import HOUR_MS
 from services.store.tokens import TokenStore
+from services.table.commands import GameCommands
+from services.table.lifecycle import wall_clock_ms
 from tests.conftest import Clients, IndexClients
 from tests.services.test_commands import FLOWER, no_poke, started_table
 from tests.support.dying_archiver import STEPS as DYING_STEPS

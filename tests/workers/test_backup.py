@@ -34,13 +34,23 @@ from domain.accounts import AccountRegistered, PasswordSet, TokenIssued
 from domain.games import game_names, spec
 from domain.kernel import Event
 from domain.table import Account
-from services import receipts
+from services.accounts.names import checked_name
+from services.fairness import receipts
+from services.fairness.signing import (
+    KeyRing,
+    ReceiptCheck,
+    parse_note,
+    raw_public,
+    sign_receipt,
+    verify_receipt,
+)
+from services.fairness.transparency import checkpoint as cp
+from services.fairness.transparency import merkle
+from services.fairness.transparency.log import APPEND_BATCH, TransparencyLog, note_loggable
+from services.fairness.transparency.verify import check_log
 from services.history.export import GameNotFinished, build_export
 from services.history.records import chain_hash
 from services.history.verify import verify_export
-from services.invitations import invite_lookup
-from services.names import checked_name
-from services.signing import KeyRing, ReceiptCheck, parse_note, raw_public, sign_receipt, verify_receipt
 from services.store import accounts as store_accounts
 from services.store import chat as store_chat
 from services.store import disputes as store_disputes
@@ -52,10 +62,7 @@ from services.store.embedded import EmbeddedRedis, server_binary
 from services.store.event_store import SyncEventStore
 from services.store.keys import DISPUTES_OPEN, HANDOVER, TLOG, game_keys, name_claim_key
 from services.store.your_tables import account_tables, account_tables_key
-from services.transparency import checkpoint as cp
-from services.transparency import merkle
-from services.transparency.log import APPEND_BATCH, TransparencyLog, note_loggable
-from services.transparency.verify import check_log
+from services.table.invitations import invite_lookup
 from tests.support.backup_files import reseal, rewrite_lines
 from tests.support.serving import tablestream_here
 from tests.support.stored import StoredTable

@@ -21,7 +21,7 @@ from rq.job import JobStatus
 from rq.serializers import JSONSerializer
 from rq.worker_pool import WorkerData
 
-from services.config import Settings
+from services.operating.config import Settings
 from services.store.embedded import EmbeddedRedis
 from services.store.event_store import SyncEventStore
 from services.store.keys import HANDOVER

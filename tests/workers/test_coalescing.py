@@ -20,8 +20,6 @@ from hypothesis import strategies as st
 import workers.projector
 import workers.stores
 from projections.views import materialise
-from services import metrics
-from services.commands import GameCommands
 from services.history.folding import StateCache, advance
 from services.store.event_store import EventStore, SyncEventStore
 from services.store.keys import DIRTY, HANDOVER, game_keys
@@ -29,6 +27,8 @@ from services.store.operations import Handover
 from services.store.queue import AppendNotifier, lifecycle_queue, projection_queue, run_burst
 from services.store.requests import Operation
 from services.store.tokens import TokenStore
+from services.table.commands import GameCommands
+from services.telemetry import metrics
 from workers.handover import Consumer
 from workers.lifecycle import bot_move
 from workers.projector import ENDED

@@ -15,13 +15,13 @@ import pytest
 import redis
 import redis.asyncio as aioredis
 
-from services.commands import GameCommands
 from services.history.folding import StateCache
 from services.store.embedded import EmbeddedRedis
 from services.store.event_store import EventStore, SyncEventStore
 from services.store.keys import HANDOVER
 from services.store.queue import AppendNotifier, projection_queue
 from services.store.tokens import TokenStore
+from services.table.commands import GameCommands
 from tests.support.waiting import wait_until
 from tests.workers.test_coalescing import unprojected
 from workers.lifecycle import bot_move

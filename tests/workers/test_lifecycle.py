@@ -23,14 +23,12 @@ from rq.executions import ExecutionRegistry
 from rq.job import Job, JobStatus
 from rq.serializers import JSONSerializer
 
-from services.commands import GameCommands
 from services.errors import AppError
 from services.history.export import build_export
 from services.history.folding import Folded, StateCache
 from services.history.records import decode_stored
 from services.history.replay import replay
 from services.history.verify import verify_export
-from services.queries import GameQueries
 from services.store.embedded import EmbeddedRedis
 from services.store.event_store import EventStore, SyncEventStore
 from services.store.keys import DIRTY, TIMERS, game_keys
@@ -45,6 +43,8 @@ from services.store.queue import (
     run_burst,
 )
 from services.store.tokens import TokenStore
+from services.table.commands import GameCommands
+from services.table.queries import GameQueries
 from tests.support.waiting import wait_until
 from tests.workers.conftest import FakeClock
 from workers import lifecycle
@@ -133,7 +133,7 @@ def test_an_idle_seat_gets_its_default_action_recorded_as_a_timeout_and_the_veri
 
 
 def _spectator() -> Any:
-    from services.callers import Caller
+    from services.table.callers import Caller
 
     return Caller("spectator")
 

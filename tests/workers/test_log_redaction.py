@@ -11,7 +11,7 @@ import structlog
 
 import workers.projector
 from services.store.event_store import SyncEventStore
-from services.structured_logging import configure_logging
+from services.telemetry.structured_logging import configure_logging
 from tests.conftest import Clients
 from tests.services.test_commands import handler_on
 from workers.projector import Projector

@@ -18,11 +18,11 @@ import msgspec
 import pytest
 import redis
 
-from services.lifecycle import bot_delay_ms
 from services.store.embedded import EmbeddedRedis
 from services.store.event_store import SyncEventStore
 from services.store.keys import DIRTY, INDEXES_MARK, PACED
 from services.store.queue import bot_queue, lifecycle_queue, projection_queue
+from services.table.lifecycle import bot_delay_ms
 from tests.support.online import TIMERS, online_game
 from tests.workers.conftest import FakeClock
 from tests.workers.test_lifecycle import (

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import pytest
 
-from services import metrics
 from services.history.folding import StateCache
 from services.store.event_store import SyncEventStore
 from services.store.keys import DIRTY
+from services.telemetry import metrics
 from tests.conftest import Clients, IndexClients
 from tests.services.test_commands import FLOWER, handler_on
 from workers.projector import Projector

@@ -25,12 +25,11 @@ import redis.asyncio as aioredis
 
 from domain.table import Account
 from projections.ratings import Skill
-from services.commands import GameCommands
+from services.accounts.names import checked_seat_name
 from services.errors import AppError, ConflictError
 from services.history.export import build_export
 from services.history.verify import verify_export
-from services.names import checked_seat_name
-from services.quickplay import (
+from services.people.quickplay import (
     ABANDON_MS,
     MARKER,
     MAX_WAIT_MS,
@@ -46,6 +45,7 @@ from services.store.event_store import EventStore
 from services.store.keys import name_claim_key, rating_key
 from services.store.operations import Handover
 from services.store.tokens import TokenStore
+from services.table.commands import GameCommands
 from tests.support.waiting import wait_until
 from tests.workers.conftest import FakeClock
 from workers import lifecycle

@@ -15,9 +15,9 @@ import redis
 
 from domain.fairness import SecretSeeds
 from domain.table import Account
-from services.commands import GameCommands
 from services.store import ratings as store_ratings
 from services.store.event_store import SyncEventStore
+from services.table.commands import GameCommands
 from tests.workers.conftest import FakeClock
 from tests.workers.test_lifecycle import accepted, drain, folded, run
 from workers.lifecycle import bot_move

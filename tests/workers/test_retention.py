@@ -19,12 +19,10 @@ from bots import choose
 from domain.disputes import DisputeOpened, DisputeResolved, Party
 from domain.games import game_names
 from projections.views import seat_view
-from services.accounts import Accounts
+from services.accounts.registry import Accounts
 from services.api.app import create_app
-from services.commands import GameCommands
-from services.config import Settings
 from services.errors import UnauthorizedError
-from services.lifecycle import wall_clock_ms
+from services.operating.config import Settings
 from services.store import chat as store_chat
 from services.store import disputes as store_disputes
 from services.store import retention
@@ -46,6 +44,8 @@ from services.store.queue import lifecycle_queue, projection_queue
 from services.store.requests import Call, Operation, Pipelined, Request
 from services.store.retention import DAY_MS, HOUR_MS, RetentionPolicy
 from services.store.your_tables import account_tables_key, note_table
+from services.table.commands import GameCommands
+from services.table.lifecycle import wall_clock_ms
 from tests.api.conftest import ADMIN_TOKEN, UNLIMITED
 from tests.conftest import Clients, IndexClients
 from tests.services.test_commands import FLOWER, handler_on, started_table
@@ -506,7 +506,7 @@ async def test_an_expired_private_tables_chat_and_invite_code_are_removed_with_i
 
 
 def open_dispute(sync: SyncEventStore, game_id: str, dispute_id: str, at_ms: int) -> None:
-    """A dispute opened by seat 0 on round 1, as ``services.disputes.Disputes.open`` records it."""
+    """A dispute opened by seat 0 on round 1, as ``services.disputes.cases.Disputes.open`` records it."""
     opened = DisputeOpened(
         dispute_id=dispute_id,
         game_id=game_id,

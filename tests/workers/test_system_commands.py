@@ -15,12 +15,12 @@ import pytest
 import redis
 
 from domain.fairness import SecretSeeds
-from services import commands as write_side
-from services.commands import RESERVED_PREFIXES, GameCommands
 from services.errors import AppError, RuleError
 from services.store.event_store import SyncEventStore
 from services.store.keys import game_keys
 from services.store.queue import lifecycle_queue
+from services.table import commands as write_side
+from services.table.commands import RESERVED_PREFIXES, GameCommands
 from tests.workers.conftest import FakeClock
 from tests.workers.test_lifecycle import accepted, drain, folded, records, run, table
 from workers.lifecycle import bot_move, tick

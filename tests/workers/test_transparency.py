@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import pytest
 
-from services.config import Settings
+from services.fairness.transparency import checkpoint as cp
+from services.fairness.transparency.log import TransparencyLog, note_loggable
+from services.operating.config import Settings
 from services.store.event_store import SyncEventStore
 from services.store.keys import TLOG
-from services.transparency import checkpoint as cp
-from services.transparency.log import TransparencyLog, note_loggable
 from tests.services.transparency.support import WITNESS_KEY, finished_game, store_entries
 from workers.transparency import TransparencyLoop
 

@@ -20,7 +20,7 @@
 -- ARGV[14] n, the timer's field, value pairs that follow (ARGV[15..14+2n]), then data, hash pairs,
 -- one per event, for versions expected+1, ...
 -- A turn timer keeps the stored deadline when the seats it times now are a strict subset of the
--- stored turn timer's (services.lifecycle.plan_timer's rule, applied here to the timer as it is, so
+-- stored turn timer's (services.table.lifecycle.plan_timer's rule, applied here to the timer as it is, so
 -- that a caller that did not read the timer plans it blind: a fresh deadline).
 -- The timer is armed for the last version in the same atomic step (as arm_timer.lua, never going
 -- back to a newer one), so it is never behind the head.

@@ -1,4 +1,4 @@
--- Append one batch to the public log of game heads (services.transparency.log), all or nothing.
+-- Append one batch to the public log of game heads (services.fairness.transparency.log), all or nothing.
 -- KEYS: leaves, nodes, leafset, heads, games, scanned, pending (all of the {tlog} slot)
 -- ARGV[1]: the tree size the batch was computed against; ARGV[2]: n leaves; ARGV[3]: n nodes;
 -- ARGV[4]: n games scanned; then n leaves as (data, leaf hash, "<game>:<version>", game id),

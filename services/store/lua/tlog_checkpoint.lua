@@ -1,4 +1,4 @@
--- Publish a signed checkpoint of the log (services.transparency.log), never going back in size.
+-- Publish a signed checkpoint of the log (services.fairness.transparency.log), never going back in size.
 -- KEYS: checkpoint (hash: size, note), checkpoints (hash: size -> first note at that size)
 -- ARGV: size, note. Returns 1 when it became the latest, 0 when a larger one is already out.
 local size = tonumber(ARGV[1])

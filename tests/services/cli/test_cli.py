@@ -20,7 +20,7 @@ from starlette.testclient import TestClient
 
 from domain.games import game_names
 from services.api.app import create_app
-from services.config import Settings
+from services.operating.config import Settings
 from services.store.connection import connect_to
 from services.store.embedded import free_port
 from services.store.event_store import SyncEventStore

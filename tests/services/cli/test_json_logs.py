@@ -1,4 +1,5 @@
-"""With JSON logs on (``services.structured_logging``), the log stream of ``tablestream serve`` and of
+"""With JSON logs on (``services.telemetry.structured_logging``), the log stream of ``tablestream serve`` and
+of
 its worker process is one JSON object per line: the records of the stdlib loggers (RQ's workers
 and pool, uvicorn's) are rendered by structlog's renderer like the service's own, where RQ and
 uvicorn used to write plain-text lines of their own into it."""

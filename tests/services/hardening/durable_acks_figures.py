@@ -29,7 +29,7 @@ from starlette.testclient import TestClient
 import workers.stores
 from bots import choose
 from services.api.app import create_app
-from services.config import Settings
+from services.operating.config import Settings
 from services.store.connection import Acks, NotReplicated
 from services.store.embedded import EmbeddedRedis
 from services.store.event_store import SyncEventStore

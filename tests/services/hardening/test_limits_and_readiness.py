@@ -20,8 +20,8 @@ from services.api.probes import Readiness
 from services.api.rate_limits import LocalWindows, RateLimits
 from services.api.stream_slots import StreamSlots
 from services.cli.serve import DataDirLocked, bind_port, data_dir_lock
-from services.config import Settings
 from services.errors import TooManyError, UnavailableError
+from services.operating.config import Settings
 from services.store.connection import UNAVAILABLE, PoolLimits, async_client, connect_to
 from services.store.embedded import EmbeddedRedis, free_port
 from services.store.event_store import SyncEventStore

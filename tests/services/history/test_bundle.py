@@ -14,17 +14,17 @@ import pytest
 
 from domain.games import game_names
 from services.cli.verify import main
-from services.dispute_bundle import build_bundle, receipts_of, verify_bundle
+from services.disputes.bundle import build_bundle, receipts_of, verify_bundle
+from services.fairness.signing import KeyRing, sign_receipt
+from services.fairness.transparency import merkle
+from services.fairness.transparency.checkpoint import open_checkpoint, sign_checkpoint
+from services.fairness.transparency.leaves import Head, heads_of_stream
+from services.fairness.transparency.leaves import encode as encode_leaf
+from services.fairness.transparency.log import PROOFS_FORMAT, proof_document
+from services.fairness.transparency.verify import LOG, check_log
 from services.history.cut import DisputeSealed, build_cut_export
 from services.history.records import StoredEvent
 from services.history.verify import parse_entries, verify_export
-from services.signing import KeyRing, sign_receipt
-from services.transparency import merkle
-from services.transparency.checkpoint import open_checkpoint, sign_checkpoint
-from services.transparency.leaves import Head, heads_of_stream
-from services.transparency.leaves import encode as encode_leaf
-from services.transparency.log import PROOFS_FORMAT, proof_document
-from services.transparency.verify import LOG, check_log
 from tests.support.recorded import RecordedGame, recorded_random_game, rewrite
 
 GAMES = game_names()
@@ -34,7 +34,8 @@ RING = KeyRing.generate(T0)
 
 def public_log(heads: list[Head]) -> dict[str, Any]:
     """A public log holding ``heads`` after two other games' leaves, its checkpoint signed by RING,
-    and the inclusion proofs of ``heads`` as ``services.transparency.log.proofs_for_game`` gives them."""
+    and the inclusion proofs of ``heads`` as ``services.fairness.transparency.log.proofs_for_game`` gives
+    them."""
     others = [Head("other-game", v, f"{v:064x}") for v in (1, 2)]
     leaves = [*others, *heads]
     nodes = merkle.append(0, {}, [merkle.leaf_hash(encode_leaf(h)) for h in leaves])
@@ -324,7 +325,7 @@ def _signed_by_another_key(section: dict[str, Any]) -> None:
 def test_each_outcome_of_the_log_check_is_said_in_the_bundle_s_words_and_in_the_export_s(
     tamper: Any, bundle_outcome: str, bundle_says: str, export_says: str | None
 ) -> None:
-    """One reading of the log section (``services.transparency.verify.read_proofs``) for both: a
+    """One reading of the log section (``services.fairness.transparency.verify.read_proofs``) for both: a
     bundle built before the log could tell leaves it not checked; an export made before its newest
     head was in a checkpoint is pending (not verified, not failed), and fails anything else."""
     doc = bundle_of("skull", round_number=None, seat=None)

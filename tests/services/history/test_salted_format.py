@@ -10,10 +10,10 @@ import msgspec
 import pytest
 
 from domain.games import game_names
-from services.commands import fresh_salts
 from services.history.export import build_export
 from services.history.records import GENESIS_HASH, CommandRecord, Entry, encode_batch, is_salt
 from services.history.verify import verify_export
+from services.table.commands import fresh_salts
 from tests.conftest import Noted
 from tests.support.play import play_random
 from tests.support.recorded import new_recorded_game, recorded_random_game, rewrite

@@ -21,7 +21,6 @@ from hypothesis import strategies as st
 
 from domain.games import game_names
 from services.cli.verify import main
-from services.commands import GameCommands
 from services.history.export import build_export
 from services.history.records import Entry, StoredEvent
 from services.history.replay import decode_stream
@@ -30,6 +29,7 @@ from services.history.verify_report import Report
 from services.store.event_store import EventStore
 from services.store.operations import Handover
 from services.store.tokens import TokenStore
+from services.table.commands import GameCommands
 from tests.support.recorded import RecordedGame, altered, recorded_random_game, rewrite, table_setups
 
 GAMES = game_names()

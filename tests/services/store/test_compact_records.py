@@ -11,7 +11,6 @@ import pytest
 import redis
 
 from projections.views import view_field
-from services.commands import GameCommands
 from services.errors import AppError
 from services.history.folding import StateCache
 from services.history.records import command_fingerprint, stored_fingerprint
@@ -21,6 +20,7 @@ from services.store.event_store import EventStore, SyncEventStore
 from services.store.keys import game_keys
 from services.store.operations import TimerPlan
 from services.store.timer_record import pack, timer_fields
+from services.table.commands import GameCommands
 from tests.conftest import Clients, IndexClients, make_batch
 from tests.services.store.test_event_store_contract import start
 from tests.services.test_commands import FLOWER, handler_on, started_table

@@ -12,10 +12,10 @@ import time
 import redis
 from prometheus_client.parser import text_string_to_metric_families
 
-from services import metrics
 from services.store.connection import named_client
 from services.store.event_store import SyncEventStore
 from services.store.indexes import HANDOVER_CONSUMER, consumer_idle
+from services.telemetry import metrics
 from tests.support.waiting import wait_until
 from workers.handover import HandoverConsumer
 

@@ -15,12 +15,12 @@ import pytest
 import redis
 
 from projections.views import encode, seat_view, view_field
+from services.fairness.transparency import log as transparency
 from services.history.folding import StateCache
 from services.store.embedded import EmbeddedRedis
 from services.store.event_store import SyncEventStore
 from services.store.keys import HANDOVER, game_keys
 from services.store.queue import projection_queue
-from services.transparency import log as transparency
 from tests.support.stored import StoredTable
 from tests.support.waiting import wait_until
 from workers.handover import Consumer, HandoverConsumer

@@ -10,9 +10,9 @@ import time
 
 import redis
 
-from services.receipts import ensure_keys
+from services.fairness.receipts import ensure_keys
+from services.fairness.transparency.log import TransparencyLog
 from services.store.event_store import SyncEventStore
-from services.transparency.log import TransparencyLog
 
 PUBLISHED = "test:{tlog}:published"
 

@@ -9,14 +9,14 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from starlette.testclient import TestClient
 
 from services.api.app import create_app
-from services.config import Settings
+from services.fairness.receipts import ensure_keys
+from services.fairness.signing import raw_public
+from services.fairness.transparency import checkpoint as cp
+from services.fairness.transparency.log import TransparencyLog, note_loggable
 from services.history.records import Entry, decode_stored
-from services.receipts import ensure_keys
-from services.signing import raw_public
+from services.operating.config import Settings
 from services.store.event_store import SyncEventStore
 from services.store.keys import game_keys
-from services.transparency import checkpoint as cp
-from services.transparency.log import TransparencyLog, note_loggable
 from tests.api.conftest import ADMIN_TOKEN, UNLIMITED
 from tests.support.recorded import RecordedGame, recorded_random_game
 

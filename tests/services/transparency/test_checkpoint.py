@@ -7,11 +7,11 @@ import base64
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from services.signing import KeyRing, raw_public
+from services.fairness.signing import KeyRing, raw_public
+from services.fairness.transparency import checkpoint as cp
+from services.fairness.transparency import merkle
+from services.fairness.transparency.log import TransparencyLog, note_loggable
 from services.store.event_store import SyncEventStore
-from services.transparency import checkpoint as cp
-from services.transparency import merkle
-from services.transparency.log import TransparencyLog, note_loggable
 from tests.services.transparency.support import finished_game, store_entries
 
 T0 = 1_800_000_000

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
+from services.fairness.transparency import leaves, merkle
+from services.fairness.transparency.log import TransparencyLog, note_loggable
 from services.store.event_store import SyncEventStore
 from services.store.keys import TLOG
-from services.transparency import leaves, merkle
-from services.transparency.log import TransparencyLog, note_loggable
 from tests.services.transparency.support import batch_ends, finished_game, store_entries
 
 

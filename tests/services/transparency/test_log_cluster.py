@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import pytest
 
-from services.signing import KeyRing
+from services.fairness.signing import KeyRing
+from services.fairness.transparency import checkpoint as cp
+from services.fairness.transparency import leaves, merkle
+from services.fairness.transparency.log import TransparencyLog, note_loggable
 from services.store.event_store import SyncEventStore
 from services.store.keys import TLOG
-from services.transparency import checkpoint as cp
-from services.transparency import leaves, merkle
-from services.transparency.log import TransparencyLog, note_loggable
 from tests.services.transparency.support import finished_game, store_entries
 
 pytestmark = pytest.mark.redis

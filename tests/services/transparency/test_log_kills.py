@@ -15,13 +15,13 @@ from pathlib import Path
 import pytest
 
 from domain.games import game_names
-from services.receipts import load_keys
+from services.fairness.receipts import load_keys
+from services.fairness.transparency import checkpoint as cp
+from services.fairness.transparency import leaves, merkle
+from services.fairness.transparency.log import TransparencyLog, note_loggable
 from services.store.embedded import EmbeddedRedis
 from services.store.event_store import SyncEventStore
 from services.store.keys import TLOG
-from services.transparency import checkpoint as cp
-from services.transparency import leaves, merkle
-from services.transparency.log import TransparencyLog, note_loggable
 from tests.services.transparency.appender_process import PUBLISHED
 from tests.services.transparency.support import batch_ends, finished_game, store_entries
 from tests.support.waiting import wait_until

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from services.transparency import merkle
+from services.fairness.transparency import merkle
 
 # -- RFC 9162 2.1.1, 2.1.3.1, 2.1.4.1 as written ---------------------------------------------------
 

@@ -12,14 +12,14 @@ import pytest
 
 from services.cli.verify import PENDING_EXIT
 from services.cli.verify import main as verify_main
+from services.fairness.signing import KeyRing
+from services.fairness.transparency import checkpoint as cp
+from services.fairness.transparency import leaves
+from services.fairness.transparency.log import TransparencyLog, note_loggable, with_next_checkpoint
+from services.fairness.transparency.verify import check_log
 from services.history.export import build_export
 from services.history.verify import verify_export
-from services.signing import KeyRing
 from services.store.event_store import SyncEventStore
-from services.transparency import checkpoint as cp
-from services.transparency import leaves
-from services.transparency.log import TransparencyLog, note_loggable, with_next_checkpoint
-from services.transparency.verify import check_log
 from tests.services.transparency.support import store_entries
 from tests.support.play import play_random
 from tests.support.recorded import RecordedGame, new_recorded_game

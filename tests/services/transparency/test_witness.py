@@ -7,10 +7,10 @@ import json
 import pytest
 
 from services.cli.witness import BAD_SIGNATURE, FORK, Witness, WitnessRefusal
-from services.receipts import ensure_keys
-from services.signing import KeyRing
+from services.fairness.receipts import ensure_keys
+from services.fairness.signing import KeyRing
+from services.fairness.transparency import checkpoint as cp
 from services.store.keys import TLOG
-from services.transparency import checkpoint as cp
 from tests.services.transparency.support import T0, logged, publish, served_app
 
 

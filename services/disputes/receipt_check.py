@@ -2,7 +2,7 @@
 
 A player's receipts come as the browser downloads them (``{"format": "tablestream-receipts/1",
 "game_id": ..., "receipts": [...]}``) or as a bare JSON list of receipts. Each one's signature is
-checked with the service's public keys (``services.signing.verify_receipt``): the export's own
+checked with the service's public keys (``services.fairness.signing.verify_receipt``): the export's own
 ``keys`` unless the caller gives a keys document fetched apart (``/.well-known/tablestream-keys``:
 an operator who rewrote a history could also swap the keys in its export, which then names every
 receipt's key as unknown). The verdicts go to the export's verifier (``services.history.verify``),
@@ -14,9 +14,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from services.fairness.signing import PublicKey, ReceiptCheck, public_keys_from_document, verify_receipt
 from services.history.verify import KeptReceipt, UnreadableExport, verify_export
 from services.history.verify_report import Report
-from services.signing import PublicKey, ReceiptCheck, public_keys_from_document, verify_receipt
 
 RECEIPTS_FORMAT = "tablestream-receipts/1"
 

@@ -16,7 +16,7 @@ the Hangul fillers, ...: they draw nothing, so "Ada" plus one of them would look
 of more than one script (Latin with Greek, Latin with Cyrillic, ...) except the combinations
 Unicode's "highly restrictive" profile allows for Japanese, Chinese and Korean writing.
 
-Accounts (``services.accounts``) and seats (``seat_name``: the join route) obey the same rule; only
+Accounts (``services.accounts.registry``) and seats (``seat_name``: the join route) obey the same rule; only
 the lengths differ (a seat name keeps the 1 to ``domain.table.MAX_NAME`` characters it always had,
 an account name has ``MIN_LENGTH`` to ``MAX_LENGTH``), and an account name may not be a path word
 or look like an account id. A seat name that is, or looks like, a registered account's name is
@@ -95,7 +95,7 @@ def checked_name(raw: str) -> Name:
 def checked_seat_name(raw: str) -> Name:
     """A seat's name as stored: the characters of an account's name (``checked_characters``), 1 to
     ``MAX_SEAT_LENGTH`` of them; its script mix and its likeness to registered names are checked
-    by ``services.seat_names``."""
+    by ``services.accounts.seat_names``."""
     display = checked_characters(raw, MIN_SEAT_LENGTH, MAX_SEAT_LENGTH)
     normalised = normalise(display)
     return Name(display=display, normalised=normalised, skeleton=skeleton(normalised))

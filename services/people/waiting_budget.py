@@ -42,12 +42,12 @@ import msgspec
 from domain.games import game_names
 from domain.table import MAX_TURN_BASED_EXPIRE_MINUTES
 from projections.ratings import Skill
-from services.config import Settings
 from services.errors import AppError, TooManyError, UnavailableError
-from services.lifecycle import wall_clock_ms
+from services.operating.config import Settings
 from services.store import ratings as store_ratings
 from services.store import retention
 from services.store.event_store import EventStore
+from services.table.lifecycle import wall_clock_ms
 
 Kind = Literal["live", "turn"]
 

@@ -16,12 +16,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from services.callers import Callers
 from services.errors import AppError
 from services.history.folding import Folded
-from services.queries import GameQueries
 from services.store.event_store import EventStore
 from services.store.your_tables import account_tables, drop_tables
+from services.table.callers import Callers
+from services.table.queries import GameQueries
 
 MAX_BROWSER_SEATS = 50
 """Seat cookies looked at per request (a browser keeps one per table it sat at)."""

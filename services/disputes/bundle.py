@@ -9,10 +9,10 @@
 - ``views``: the disputed seat's view (``projections.views.seat_view``; a spectator's when no seat
   is disputed) at every version of the round, from its first event to the cut: what that seat was
   shown, which the verifier re-folds from the export and compares;
-- ``keys``: the service's public keys (``services.signing``), which check the receipts'
+- ``keys``: the service's public keys (``services.fairness.signing``), which check the receipts'
   signatures and the log's checkpoint (an arbiter should compare them with the published ones);
 - ``log``: the inclusion proofs of the game's heads in the public log, with a signed checkpoint
-  (``services.transparency.log``): the bundle's head must be among them;
+  (``services.fairness.transparency.log``): the bundle's head must be among them;
 - ``dispute``: the dispute's record (what is disputed, by whom, its events) for the reader; the
   checks never rely on it.
 
@@ -34,6 +34,10 @@ import msgspec
 
 from domain.table import TableState
 from projections.views import seat_view
+from services.disputes.receipt_check import kept, keys_of
+from services.fairness.signing import PublicKey
+from services.fairness.transparency.leaves import Head
+from services.fairness.transparency.verify import LogUnusable, Unusable, read_proofs
 from services.history.cut import build_cut_export
 from services.history.records import Entry
 from services.history.replay import SETUP, decode_stream, replay
@@ -48,10 +52,6 @@ from services.history.verify_report import (
     SEED_CHAIN,
     Report,
 )
-from services.receipt_check import kept, keys_of
-from services.signing import PublicKey
-from services.transparency.leaves import Head
-from services.transparency.verify import LogUnusable, Unusable, read_proofs
 
 FORMAT = "tablestream-dispute-bundle/1"
 HEX64 = re.compile(r"[0-9a-f]{64}")
@@ -309,7 +309,7 @@ _LOG_UNUSABLE: dict[Unusable, tuple[Outcome, str]] = {
 
 def _check_log(proofs: Any, keys: Sequence[PublicKey], report: Report) -> BundleCheck:
     """The bundle's head must be a leaf of the public log, under a checkpoint the service signed
-    (``services.transparency.verify.read_proofs``): another history of the same game (a fork
+    (``services.fairness.transparency.verify.read_proofs``): another history of the same game (a fork
     handed to someone else) has another head."""
     if not isinstance(proofs, dict):
         return BundleCheck("log", "not checked", "The bundle carries no proofs from the public log.")

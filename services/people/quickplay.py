@@ -45,15 +45,15 @@ from domain.games import spec
 from domain.kernel import Rejected
 from domain.table import Account
 from projections.ratings import NEW_PLAYER, Skill, display_rating
-from services.commands import GameCommands, Reservation
+from services.accounts.names import checked_seat_name
 from services.errors import AppError, ConflictError, InvalidError, NotFoundError, from_rejection
-from services.lifecycle import Clock, wall_clock_ms
-from services.names import checked_seat_name
 from services.store import accounts as store_accounts
 from services.store import quickplay as store_ops
 from services.store import retention, your_tables
 from services.store.event_store import EventStore
 from services.store.ratings import ratings_of
+from services.table.commands import GameCommands, Reservation
+from services.table.lifecycle import Clock, wall_clock_ms
 
 WAIT_BOUND_MS = 30_000
 """The bound: players of the same queue are seated together once one of them waited this long
@@ -475,7 +475,7 @@ class Matcher:
     async def _guest_name(self, ticket: dict[str, str]) -> str:
         """An anonymous ticket's name, unless an account registered it (or one like it) since the
         ticket queued: then ``Guest`` and a few characters of the ticket, so that no one sits under
-        a registered player's name (``services.seat_names``)."""
+        a registered player's name (``services.accounts.seat_names``)."""
         name = ticket["name"]
         if await self.store.run(store_accounts.name_holder(checked_seat_name(name).skeleton)) is None:
             return name

@@ -23,11 +23,11 @@ import secrets
 from collections import OrderedDict
 from collections.abc import Sequence
 
-from services.callers import Callers
 from services.errors import AppError
 from services.store.event_store import EventStore
 from services.store.keys import game_keys
 from services.store.requests import Call, Operation, text
+from services.table.callers import Callers
 
 INVITE_FIELD = "invite"
 """The field of the game's secret hash that holds a private table's invite code."""

@@ -36,8 +36,8 @@ from domain.table import HintGiven
 from projections.narration import describe_move
 from projections.views import seat_view
 from projections.words import DEFAULT_LANGUAGE, has, word
-from services.commands import CommandOutcome, GameCommands
 from services.history.folding import Folded
+from services.table.commands import CommandOutcome, GameCommands
 
 HINT_LEVEL = "strong"
 HINT_THREADS = 2  # hints searched at once per API process; others wait for a thread

@@ -13,7 +13,7 @@ HTTP/protobuf (``http://collector:4318``), the one the extra installs.
 One command is one trace:
 
 - ``http.server`` (``services.api.request_log``): the request, named ``METHOD /route/{template}``;
-- ``store.append``: the append, with the game id and the version it appended (``services.commands``);
+- ``store.append``: the append, with the game id and the version it appended (``services.table.commands``);
 - ``projection.handover``: the hand-over to the projection consumers (``TracedAppendNotifier``),
   whose trace context is pushed on a short list (``services.store.queue.TRACE_LINKS``);
 - ``projection.batch``: a consumer's batch of hand-overs (``workers.handover``), a trace of its own

@@ -21,11 +21,11 @@ import platformdirs
 from limits import parse_many
 
 from domain.table import MAX_BOT_PACE_MS
-from services.signing import check_key_name
+from services.fairness.signing import check_key_name
+from services.fairness.transparency.checkpoint import CheckpointError, WitnessKey, parse_witness_vkey
 from services.store.archive import ArchivePolicy
 from services.store.connection import Acks, redacted
 from services.store.retention import DAY_MS, HOUR_MS, RetentionPolicy
-from services.transparency.checkpoint import CheckpointError, WitnessKey, parse_witness_vkey
 
 ENV_PREFIX = "TABLESTREAM_"
 
@@ -86,7 +86,9 @@ class Settings:
     join_rate: str = "60/minute"  # seats taken per client address
     command_rate: str = "1200/minute"  # commands per client address
     quickplay_rate: str = "30/minute"  # quick play tickets opened per client address
-    hint_rate: str = "10/minute"  # hints per seat at a practice table (services.hints: ~150 ms CPU each)
+    hint_rate: str = (
+        "10/minute"  # hints per seat at a practice table (services.table.hints: ~150 ms CPU each)
+    )
     dispute_rate: str = "30/hour"  # disputes opened and evidence added per client address
     operator_rate: str = "60/minute"  # operator actions (close, ban, unban, handle, resolve) per operator
     max_waiting_tables: int = 10_000  # real-time tables of guests waiting for players, all processes
@@ -99,7 +101,7 @@ class Settings:
     login_name_rate: str = "50/15 minutes"  # at one name from all addresses; past it only fresh addresses
     register_rate: str = "20/day"  # accounts created per client address
     account_token_days: float = 180.0  # an account token works this long after its login; then 401
-    chat_rate: str = "30/minute"  # chat messages per client address (services.chat)
+    chat_rate: str = "30/minute"  # chat messages per client address (services.people.chat)
     chat_speaker_rate: str = "12/minute"  # chat messages per speaker at one table (a seat, a spectator)
     chat_max_messages: int = 500  # messages one table's chat holds; past it 409 chat_full
     chat_max_reports: int = 100  # reports of one table's chat kept for operators; past it 409
@@ -143,10 +145,10 @@ class Settings:
     public_origin: str = ""  # e.g. https://tables.example: the only Origin accepted; empty: the request's
     hsts_seconds: int = 15_552_000  # Strict-Transport-Security max-age when served over https (0: none)
 
-    # -- signed receipts (services.signing; keys in Redis: services.store.signing_keys) ---------------
+    # -- signed receipts (services.fairness.signing; keys in Redis: services.store.signing_keys) -------------
     signing_key_name: str = "tablestream"  # the keys' signed-note name (a schema-less URL is best)
 
-    # -- the public log of game heads (services.transparency; docs/fairness.md "Transparency log") ----
+    # -- the public log of game heads (services.fairness.transparency; docs/fairness.md "Transparency log")
     log_append_seconds: float = 1.0  # how often the worker pool appends the queued heads
     log_checkpoint_seconds: float = 10.0  # how often it signs a checkpoint (when the tree grew)
     cosignature_rate: str = "60/minute"  # witnesses' cosignatures per client address (POST /log/cosignatures)

@@ -1,4 +1,4 @@
-"""The name a seat is taken under: the name rule of accounts (``services.names``), no lookalike of a
+"""The name a seat is taken under: the name rule of accounts (``services.accounts.names``), no lookalike of a
 registered account's name, and an account's own name for an account.
 
 - An account takes its seat under its own display name; a join naming anyone else is refused
@@ -12,9 +12,9 @@ registered account's name, and an account's own name for an account.
 from __future__ import annotations
 
 from domain.accounts import AccountState
-from services.accounts import Accounts
+from services.accounts.names import check_single_script, checked_seat_name, normalise
+from services.accounts.registry import Accounts
 from services.errors import ConflictError, InvalidError
-from services.names import check_single_script, checked_seat_name, normalise
 from services.store import accounts as store_accounts
 
 

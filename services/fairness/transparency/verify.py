@@ -1,8 +1,8 @@
-"""The offline check of a log section (``services.transparency.log.proofs_for_game_op``): the game's
+"""The offline check of a log section (``services.fairness.transparency.log.proofs_for_game_op``): the game's
 heads are in the public log, as the signed checkpoint fixes it.
 
 ``read_proofs`` is the one reading of a section, shared by the export's check (``check_log``, for
-``tablestream verify EXPORT``) and the dispute bundle's (``services.dispute_bundle``): the
+``tablestream verify EXPORT``) and the dispute bundle's (``services.disputes.bundle``): the
 checkpoint must be signed by a key of the keys given (the document's own, or the ones kept apart)
 valid at its timestamp; each leaf is decoded and its inclusion proof checked against the
 checkpoint's root. What a caller requires of it and how it says so are the caller's:
@@ -10,7 +10,7 @@ checkpoint's root. What a caller requires of it and how it says so are the calle
 - an export (``check_log``): for each leaf it carries, the leaf is this game's, its head is the
   export's own chain hash at that version (else the log fixed *another* history of this game: two
   exports of one game cannot both pass), and its proof leads to the root. Every head the stream
-  should have logged (``services.transparency.leaves``) must be proven. A head the checkpoint
+  should have logged (``services.fairness.transparency.leaves``) must be proven. A head the checkpoint
   does not hold yet, because it came after the checkpoint (``pending``) or after every leaf of the
   game the section shows (the appender had not reached it), and a section without any checkpoint,
   are *pending*, not failed: the export was made too early, and the report says so in words, with
@@ -32,13 +32,13 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Literal
 
+from services.fairness.signing import PublicKey
+from services.fairness.transparency import leaves as leaf_format
+from services.fairness.transparency import merkle
+from services.fairness.transparency.checkpoint import Checkpoint, CheckpointError, open_checkpoint
+from services.fairness.transparency.leaves import Head
 from services.history.records import Entry
 from services.history.verify_report import Report
-from services.signing import PublicKey
-from services.transparency import leaves as leaf_format
-from services.transparency import merkle
-from services.transparency.checkpoint import Checkpoint, CheckpointError, open_checkpoint
-from services.transparency.leaves import Head
 
 LOG = "public log"
 Unusable = Literal["unreadable", "no checkpoint", "refused"]

@@ -1,6 +1,6 @@
 """Checkpoints of the log (C2SP tlog-checkpoint) and witnesses' cosignatures (C2SP tlog-cosignature).
 
-A checkpoint is a signed note (``services.signing.sign_note``, the service's current key) whose text
+A checkpoint is a signed note (``services.fairness.signing.sign_note``, the service's current key) whose text
 is::
 
     <origin>                 the log's name: the signing key's note name (TABLESTREAM_SIGNING_KEY_NAME)
@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
-from services.signing import (
+from services.fairness.signing import (
     KeyRing,
     NoteError,
     PublicKey,

@@ -29,26 +29,26 @@ from domain.kernel import Event
 from domain.table import Table
 from projections.narration import LANGUAGES, narrate
 from projections.views import encode, scoreboard, seat_view, view_field
-from services import metrics
-from services.callers import Caller, TokenCheck, verify
 from services.errors import ConflictError, InvalidError, game_not_found
-from services.history.audit import Viewer, build_audit
-from services.history.export import GameNotFinished, build_export
-from services.history.folding import Folded, StateCache, advance, decode_events
-from services.history.records import CommandRecord, Entry, decode_stored
-from services.history.replay import CorruptStream
-from services.history.replay_index import build_index
-from services.lifecycle import Clock, clock_of, wall_clock_ms
-from services.lru import LRU
-from services.receipts import ReceiptSigner
-from services.store.event_store import EventStore
-from services.transparency.log import (
+from services.fairness.receipts import ReceiptSigner
+from services.fairness.transparency.log import (
     latest_checkpoint_op,
     log_complete,
     next_checkpoint_due,
     proofs_for_game_op,
     with_next_checkpoint,
 )
+from services.history.audit import Viewer, build_audit
+from services.history.export import GameNotFinished, build_export
+from services.history.folding import Folded, StateCache, advance, decode_events
+from services.history.records import CommandRecord, Entry, decode_stored
+from services.history.replay import CorruptStream
+from services.history.replay_index import build_index
+from services.store.event_store import EventStore
+from services.table.callers import Caller, TokenCheck, verify
+from services.table.lifecycle import Clock, clock_of, wall_clock_ms
+from services.table.lru import LRU
+from services.telemetry import metrics
 
 K = TypeVar("K", bound=Hashable)
 V = TypeVar("V")
@@ -189,7 +189,7 @@ class GameQueries:
         self.clock = clock
 
     async def clock_for(self, folded: Folded) -> dict[str, Any] | None:
-        """The ``clock`` of the game's views now (``services.lifecycle.clock_of``)."""
+        """The ``clock`` of the game's views now (``services.table.lifecycle.clock_of``)."""
         if folded.state.timers is None:
             return None
         return clock_of(folded, await self.store.read_timer(folded.game_id), self.clock())

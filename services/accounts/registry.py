@@ -1,7 +1,7 @@
 """Accounts: register a display name, get a bearer token, log in again with a password.
 
 An account is its own event stream (``domain.accounts``), appended with an exact expected
-version; its name is claimed atomically on the name's confusables skeleton (``services.names``),
+version; its name is claimed atomically on the name's confusables skeleton (``services.accounts.names``),
 so no two accounts have names that look alike. Tokens look like ``<account id>.<secret>`` (the id
 says which stream to check) and are stored only as SHA-256; passwords only as Argon2id hashes.
 
@@ -42,7 +42,7 @@ from domain.accounts import (
     fold,
 )
 from domain.kernel import Event
-from services import metrics
+from services.accounts.names import Name, check_single_script, checked_name, normalise, skeleton
 from services.errors import (
     ConflictError,
     ForbiddenError,
@@ -51,11 +51,11 @@ from services.errors import (
     UnauthorizedError,
     UnavailableError,
 )
-from services.names import Name, check_single_script, checked_name, normalise, skeleton
 from services.store import accounts as store_accounts
 from services.store import name_index, retention
 from services.store.event_store import EventStore
 from services.store.requests import clock_ms
+from services.telemetry import metrics
 
 ACCOUNT_ID = re.compile(r"[0-9a-f]{16}")
 DAY_MS = 86_400_000

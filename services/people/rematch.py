@@ -30,9 +30,9 @@ import msgspec
 import structlog
 
 from domain.table import MAX_EXPIRE_MINUTES, MAX_TURN_BASED_EXPIRE_MINUTES, Account, TableState
-from services.commands import GameCommands
 from services.errors import ConflictError, ForbiddenError
 from services.store.keys import PREFIX, check_game_id
+from services.table.commands import GameCommands
 
 log = structlog.get_logger("tablestream.rematch")
 

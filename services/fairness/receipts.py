@@ -1,6 +1,6 @@
 """Signed receipts on the command path: the service's key ring, made on first start, reloaded now
 and then (a rotation by ``tablestream keys rotate`` reaches every process within
-``RELOAD_SECONDS``), and the signing of each receipt a command answers (``services.signing``)."""
+``RELOAD_SECONDS``), and the signing of each receipt a command answers (``services.fairness.signing``)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from services.signing import DEFAULT_KEY_NAME, ROTATION_OVERLAP_SECONDS, KeyRing, sign_receipt
+from services.fairness.signing import DEFAULT_KEY_NAME, ROTATION_OVERLAP_SECONDS, KeyRing, sign_receipt
 from services.store.event_store import EventStore
 from services.store.requests import Operation
 from services.store.signing_keys import create_secret, load_secret, swap_secret

@@ -25,17 +25,17 @@ import anyio.to_thread
 import msgspec
 import structlog
 
-from services.accounts import ACCOUNT_ID, Accounts
-from services.commands import GameCommands
+from services.accounts.names import normalise, skeleton
+from services.accounts.registry import ACCOUNT_ID, Accounts
 from services.errors import ConflictError, ForbiddenError, InvalidError, NotFoundError
-from services.lifecycle import wall_clock_ms
-from services.names import normalise, skeleton
-from services.queries import GameQueries
 from services.store import chat as store_chat
 from services.store import name_index, your_tables
 from services.store import operator as store_operator
 from services.store import ratings as store_ratings
 from services.store.event_store import EventStore
+from services.table.commands import GameCommands
+from services.table.lifecycle import wall_clock_ms
+from services.table.queries import GameQueries
 
 ADMIN = "admin"
 MAX_REASON = 200

@@ -2,7 +2,7 @@
 build the bundle that settles it.
 
 Who acts is decided by the routes (``services.api.dispute_routes``): a seated player of the game
-(their seat token, like every seat route) or an operator (``services.operator``). Each dispute is
+(their seat token, like every seat route) or an operator (``services.operating.operator``). Each dispute is
 its own event stream (``services.store.disputes``); the decisions are the pure aggregate's
 (``domain.disputes``). Appends are compare-and-set on the stream's length, so two concurrent
 writers re-decide on what the other wrote instead of both succeeding.
@@ -27,15 +27,15 @@ import structlog
 from domain import disputes as rules
 from domain.disputes import DisputeOpened, DisputeResolved, DisputeState, EvidenceAdded, Party
 from domain.kernel import Event, Rejected
-from services.dispute_bundle import build_bundle, receipts_of, verify_bundle
+from services.disputes.bundle import build_bundle, receipts_of, verify_bundle
 from services.errors import ConflictError, InvalidError, NotFoundError, from_rejection, game_not_found
 from services.history.cut import DisputeSealed, sealed_reason
 from services.history.records import Entry
-from services.lifecycle import wall_clock_ms
-from services.lru import LRU
-from services.queries import GameQueries
 from services.store import disputes as store_disputes
 from services.store.event_store import EventStore
+from services.table.lifecycle import wall_clock_ms
+from services.table.lru import LRU
+from services.table.queries import GameQueries
 
 ATTEMPTS = 5  # compare-and-set rounds before answering 409 dispute_busy
 MAX_LISTED = 100

@@ -5,7 +5,7 @@ Off the command path: a projection that sees something worth logging (a table cr
 seed revealed, the game over) only records the game in ``pending`` (``note_loggable``, ZADD GT of the
 version it saw). The appender (``TransparencyLog.append_pending``, run by the worker pool's
 transparency thread, ``workers.transparency``) takes a batch of those games, reads each stream after
-the version it last scanned, picks the heads to log (``services.transparency.leaves``), computes the
+the version it last scanned, picks the heads to log (``services.fairness.transparency.leaves``), computes the
 new leaf and subtree hashes in Python (Lua has no SHA-256) and hands them to one script
 (``lua/tlog_append.lua``) which appends them only if the tree still has the size they were computed
 against. A leaf's identity is its content (``leafset``) and a game has one head per version
@@ -26,14 +26,10 @@ from typing import Any
 
 import structlog
 
-from services.history.folding import Folded
-from services.signing import KeyRing, parse_note
-from services.store.event_store import SyncEventStore
-from services.store.keys import TLOG, tlog_cosignatures_key, tlog_cosigners_key
-from services.store.requests import Call, Operation, Pipelined
-from services.transparency import leaves as leaf_format
-from services.transparency import merkle
-from services.transparency.checkpoint import (
+from services.fairness.signing import KeyRing, parse_note
+from services.fairness.transparency import leaves as leaf_format
+from services.fairness.transparency import merkle
+from services.fairness.transparency.checkpoint import (
     CheckpointError,
     WitnessKey,
     open_checkpoint,
@@ -44,13 +40,17 @@ from services.transparency.checkpoint import (
     text_digest,
     verify_cosignature,
 )
-from services.transparency.leaves import Head
+from services.fairness.transparency.leaves import Head
+from services.history.folding import Folded
+from services.store.event_store import SyncEventStore
+from services.store.keys import TLOG, tlog_cosignatures_key, tlog_cosigners_key
+from services.store.requests import Call, Operation, Pipelined
 
 log = structlog.get_logger("tablestream.transparency")
 
 APPEND_BATCH = 100  # games per append
 MAX_RACES = 20
-_LUA = Path(__file__).parent.parent / "store" / "lua"
+_LUA = Path(__file__).parents[2] / "store" / "lua"
 _SCRIPT = (_LUA / "tlog_append.lua").read_text(encoding="utf-8")
 _PUBLISH = (_LUA / "tlog_checkpoint.lua").read_text(encoding="utf-8")
 PROOFS_FORMAT = "tablestream-log-proofs/1"

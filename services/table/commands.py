@@ -32,8 +32,6 @@ from domain.fairness import SecretSeeds
 from domain.games import table_for
 from domain.kernel import Command, Event, Rejected
 from domain.table import TABLE_OPTIONS, Account, BotSeated, BotTookOver, Table, table_timers
-from services import metrics, tracing
-from services.callers import TokenChanged, TokenCheck, verify
 from services.errors import (
     AppError,
     ConflictError,
@@ -51,14 +49,17 @@ from services.history.records import (
     encode_batch,
     stored_fingerprint,
 )
-from services.invitations import INVITE_FIELD, new_invite_code
-from services.lifecycle import Lifecycle
-from services.lru import LRU
 from services.store.connection import NotReplicated
 from services.store.event_store import EventStore
 from services.store.idempotency import Claim, IdempotencyStore, JoinAttempt, JoinIdempotency
 from services.store.operations import Handover, TimerPlan
 from services.store.tokens import TokenStore
+from services.table import tracing
+from services.table.callers import TokenChanged, TokenCheck, verify
+from services.table.invitations import INVITE_FIELD, new_invite_code
+from services.table.lifecycle import Lifecycle
+from services.table.lru import LRU
+from services.telemetry import metrics
 
 MAX_ATTEMPTS = 25
 SEED_OPTION = "seed"
@@ -88,7 +89,7 @@ Decision = Callable[[Folded, SecretSeeds], tuple[CommandRecord, list[Event]]]
 
 Suggest = Callable[[Folded, int, SecretSeeds], Awaitable[tuple[Mapping[str, Any], dict[str, Any] | None]]]
 """A hint for a seat of a folded table: the command suggested and its reason (``{"key", "params"}``
-or ``None``), keyed by the game's secret seeds (``services.hints``)."""
+or ``None``), keyed by the game's secret seeds (``services.table.hints``)."""
 
 Fallback = Callable[[Folded, int, SecretSeeds], Mapping[str, Any]]
 """The seat's bot move on a folded table (its chance keyed by the game's secret seeds), for a
@@ -192,7 +193,7 @@ class GameCommands:
         """A new table; returns its id and the host's token. With an ``idempotency_key`` (a client's
         secret), the same key and body within 24 hours answer with the same table, creating nothing;
         the same key with another body is a 409 ``idempotency_key_reused``. ``game_id`` (quick play's
-        matcher, ``services.quickplay``): the table's id chosen beforehand; when a stream of that id
+        matcher, ``services.people.quickplay``): the table's id chosen beforehand; when a stream of that id
         exists already the create script writes nothing, so a re-run makes no second table.
 
         ``seats`` (quick play's match): players seated in the create write itself, each by a join
@@ -260,7 +261,7 @@ class GameCommands:
         if seats or bots:
             entries += await self._seated_at_creation(advance(game_id, None, entries), seeds, seats, bots)
         secret = {"root": root.hex(), "master": master.hex()}
-        if timers.get("private"):  # the invite link's code, kept with the seeds (services.invitations)
+        if timers.get("private"):  # the invite link's code, kept with the seeds (services.table.invitations)
             secret[INVITE_FIELD] = new_invite_code()
         unconfirmed: NotReplicated | None = None
         try:
@@ -599,7 +600,7 @@ class GameCommands:
         """Queue bot moves, and arm the timer unless the append did (``armed``); like a notification,
         a failure here must not fail the stored command (the batch is in the stream; the projector
         then leaves the game marked dirty and the sweeper runs this again:
-        ``services.lifecycle.lifecycle_behind``)."""
+        ``services.table.lifecycle.lifecycle_behind``)."""
         if self.lifecycle is None:
             return
         try:
@@ -751,7 +752,7 @@ class GameCommands:
         return await self._lifecycle_batch(game_id, decide, version, f"expire-{version}")
 
     async def close(self, game_id: str, reason: str, operator: str) -> CommandOutcome:
-        """An operator closes a waiting or running table (``services.operator``): one batch,
+        """An operator closes a waiting or running table (``services.operating.operator``): one batch,
         ``table_closed`` and the seeds still sealed, recorded as the command ``close`` by
         ``operator``. The append clears the table's timer (no status but waiting or playing has one),
         and a bot's queued move then finds nothing to do."""

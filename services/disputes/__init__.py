@@ -1,0 +1,10 @@
+"""Disputes: settling a contested round from evidence anybody can check (docs/fairness.md
+"Disputes").
+
+- ``cases``: open a dispute on a round, add evidence, resolve it;
+- ``bundle``: the self-contained bundle that settles it (history, receipts, the log's proofs) and
+  its verification; ``receipt_check``: checking one signed receipt offline.
+
+It may import the table (to read the disputed game), fairness, the history and the store; never
+people, operating or the API.
+"""
