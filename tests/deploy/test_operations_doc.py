@@ -38,7 +38,7 @@ from services.cli import verify, witness
 from services.cli.backup import COMMANDS as BACKUP_COMMANDS
 from services.operating.config import ENV_PREFIX, Settings
 from services.telemetry import metrics, structured_logging
-from workers import backup
+from workers.backup import cli as backup
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = ("docs/operations.md", "docs/alerts.md", "docs/restore.md", "deploy/README.md")

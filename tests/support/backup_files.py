@@ -1,5 +1,5 @@
 """Backup files rewritten as someone holding one could: lines changed, then the manifest made again
-and signed with the key the file itself carries (``workers.backup``'s docstring: what the signature
+and signed with the key the file itself carries (``workers.backup.frame``'s docstring: what the signature
 protects against, and what it cannot)."""
 
 from __future__ import annotations

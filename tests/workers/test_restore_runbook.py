@@ -174,7 +174,7 @@ def test_every_tablestream_command_the_runbook_names_exists_with_the_flags_it_gi
 def test_every_file_the_runbook_names_exists() -> None:
     found = re.findall(r"\b((?:deploy|docs|tests|workers|services)/[\w./-]*[\w/])", runbook_text())
     named = {path for path in found if not path.startswith("deploy/tablestream-")}  # kubectl's deploy/NAME
-    assert {"deploy/compose.yaml", "deploy/k8s/restore-pod.yaml", "workers/backup.py"} <= named
+    assert {"deploy/compose.yaml", "deploy/k8s/restore-pod.yaml", "workers/backup/frame.py"} <= named
     assert [path for path in sorted(named) if not (ROOT / path).exists()] == []
 
 

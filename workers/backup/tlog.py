@@ -1,5 +1,5 @@
-"""The public log in a backup (``workers.backup``): read it as one ``tlog`` record, check a record
-against the target's log, restore it.
+"""The public log of game heads in a backup (``services.fairness.transparency``): one ``tlog`` line
+when the log holds anything; read it, check it against the target's log, restore it.
 
 The record holds what cannot be derived: the leaves in order (base64 of their encoding,
 ``services.fairness.transparency.leaves``), every published checkpoint (``checkpoints``: size -> the first
@@ -42,7 +42,7 @@ from services.fairness.transparency.leaves import Head
 from services.store.keys import TLOG, tlog_cosignatures_key
 
 PAGE = 1000
-_LUA = Path(__file__).parent.parent / "services" / "store" / "lua"
+_LUA = Path(__file__).parents[2] / "services" / "store" / "lua"
 _PUBLISH = (_LUA / "tlog_checkpoint.lua").read_text(encoding="utf-8")
 CHANGED = "the target's public log changed during the import; run it with the workers stopped"
 
