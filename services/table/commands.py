@@ -14,55 +14,58 @@ have ids of their own (``timeout-<version>-<seat>``, ``bot-<version>-<seat>``, .
 a scope no player reaches (``services.store.keys.dedup_field``), and a player's id may not begin like
 one (``RESERVED_PREFIXES``: 422 ``reserved_command_id``), so an export never shows a player's command
 under a system id either.
+
+This module holds the move path, the hot one (``GameCommands.command`` -> ``_fast_command`` ->
+``_append`` -> the hand-over), and the append every other write uses; creating a table and joining it
+are in ``services.table.seating``, the commands the system plays and the lifecycle requests in
+``services.table.system_commands``, what they all share in ``services.table.outcomes``.
 """
 
 from __future__ import annotations
 
-import contextlib
-import secrets
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import msgspec
 import structlog
 
 from domain.fairness import SecretSeeds
-from domain.games import table_for
-from domain.kernel import Command, Event, Rejected
-from domain.table import TABLE_OPTIONS, Account, BotSeated, BotTookOver, Table, table_timers
-from services.errors import (
-    AppError,
-    ConflictError,
-    ForbiddenError,
-    InvalidError,
-    from_rejection,
-    game_not_found,
-)
+from domain.kernel import Event, Rejected
+from domain.table import Account, BotSeated, BotTookOver
+from services.errors import AppError, ConflictError, InvalidError, from_rejection, game_not_found
 from services.history.folding import Folded, StateCache, advance, decode_events
-from services.history.records import (
-    GENESIS_HASH,
-    CommandRecord,
-    Entry,
-    command_fingerprint,
-    encode_batch,
-    stored_fingerprint,
-)
-from services.store.connection import NotReplicated
+from services.history.records import CommandRecord, command_fingerprint, encode_batch, stored_fingerprint
 from services.store.event_store import EventStore
-from services.store.idempotency import Claim, IdempotencyStore, JoinAttempt, JoinIdempotency
+from services.store.idempotency import IdempotencyStore, JoinAttempt, JoinIdempotency
 from services.store.operations import Handover, TimerPlan
 from services.store.tokens import TokenStore
-from services.table import tracing
+from services.table import seating, system_commands, tracing
 from services.table.callers import TokenChanged, TokenCheck, verify
-from services.table.invitations import INVITE_FIELD, new_invite_code
 from services.table.lifecycle import Lifecycle
 from services.table.lru import LRU
+from services.table.outcomes import (
+    MAX_ATTEMPTS as MAX_ATTEMPTS,
+)
+from services.table.outcomes import (
+    CommandOutcome as CommandOutcome,
+)
+from services.table.outcomes import (
+    contention,
+    decode_command,
+    version_conflict,
+)
+from services.table.outcomes import (
+    fresh_salts as fresh_salts,
+)
+from services.table.seating import SEED_OPTION as SEED_OPTION  # the names this module had, kept
+from services.table.seating import Reservation as Reservation
+from services.table.seating import TableNotReplicated as TableNotReplicated
+from services.table.system_commands import Decision as Decision
+from services.table.system_commands import Fallback as Fallback
+from services.table.system_commands import Suggest as Suggest
 from services.telemetry import metrics
 
-MAX_ATTEMPTS = 25
-SEED_OPTION = "seed"
 RESERVED_PREFIXES = (
     "timeout-",
     "bot-",
@@ -84,57 +87,18 @@ Notify = Callable[[str, Handover], Awaitable[None]]
 """Called after every append with the game id and what the append left to do for the projection
 workers and the timer index (``services.store.queue.AppendNotifier``)."""
 
-Decision = Callable[[Folded, SecretSeeds], tuple[CommandRecord, list[Event]]]
-"""How a lifecycle request decides on the newest state: its record and its events."""
-
-Suggest = Callable[[Folded, int, SecretSeeds], Awaitable[tuple[Mapping[str, Any], dict[str, Any] | None]]]
-"""A hint for a seat of a folded table: the command suggested and its reason (``{"key", "params"}``
-or ``None``), keyed by the game's secret seeds (``services.table.hints``)."""
-
-Fallback = Callable[[Folded, int, SecretSeeds], Mapping[str, Any]]
-"""The seat's bot move on a folded table (its chance keyed by the game's secret seeds), for a
-timeout where the rules name no default."""
-
-
-@dataclass(frozen=True)
-class CommandOutcome:
-    """An accepted (or replayed) command: the batch it appended and the receipt for its head."""
-
-    game_id: str
-    table: Table
-    first: int
-    version: int
-    events: list[tuple[int, Event]]
-    hash: str
-    finished: bool
-    duplicate: bool = False
-
-    def receipt(self) -> dict[str, Any]:
-        return {"game_id": self.game_id, "version": self.version, "hash": self.hash}
-
-
-class TableNotReplicated(NotReplicated):
-    """A table created on the primary but not confirmed on the replicas in time (503
-    ``not_replicated``): its id and host token, which a retry with the same Idempotency-Key gets."""
-
-    def __init__(self, message: str, game_id: str, host_token: str) -> None:
-        super().__init__(message)
-        self.game_id = game_id
-        self.host_token = host_token
-
-
 SEEDS_KEPT = 4096  # games whose secret seeds a process keeps (the fold cache's size)
 
 
-@dataclass(frozen=True)
-class Reservation:
-    """A seat taken in its table's create write (``GameCommands.create``): quick play's match seats
-    its players so, with the seat tokens the match chose for them."""
-
-    name: str
-    client_seed: str
-    account: Account | None
-    token: str
+def check_command_id(command_id: str) -> None:
+    """A player's command id may not begin like the ids of the commands the system records."""
+    if command_id.startswith(RESERVED_PREFIXES):
+        raise InvalidError(
+            "reserved_command_id",
+            "Command ids beginning with "
+            + ", ".join(repr(p) for p in RESERVED_PREFIXES)
+            + " are kept for the commands the server plays itself; choose another id.",
+        )
 
 
 class GameCommands:
@@ -179,207 +143,6 @@ class GameCommands:
             seeds = SecretSeeds(bytes.fromhex(secret["root"]), bytes.fromhex(secret["master"]))
             self._seeds.put(game_id, seeds)
         return seeds
-
-    async def create(
-        self,
-        game: str,
-        players: int,
-        options: Mapping[str, Any],
-        idempotency_key: str | None = None,
-        game_id: str | None = None,
-        seats: Sequence[Reservation] = (),
-        bots: bool = False,
-    ) -> tuple[str, str]:
-        """A new table; returns its id and the host's token. With an ``idempotency_key`` (a client's
-        secret), the same key and body within 24 hours answer with the same table, creating nothing;
-        the same key with another body is a 409 ``idempotency_key_reused``. ``game_id`` (quick play's
-        matcher, ``services.people.quickplay``): the table's id chosen beforehand; when a stream of that id
-        exists already the create script writes nothing, so a re-run makes no second table.
-
-        ``seats`` (quick play's match): players seated in the create write itself, each by a join
-        record of its own after the create record, and with ``bots`` bots in the seats left (a
-        ``bots`` record): the table is never seen with a free seat that someone else could take."""
-        if idempotency_key is None:
-            return await self._create(game, players, options, game_id, seats, bots)
-        fingerprint = command_fingerprint(None, {"game": game, "players": players, "options": options})
-        claim = await self.idempotency.claim(idempotency_key, fingerprint)
-        if claim.state == "done":
-            await self.store.confirm_table(claim.game_id)  # as the first answer: once the replicas have it
-            log.info("table_created", game_id=claim.game_id, game=game, players=players, outcome="dup")
-            return claim.game_id, claim.host_token
-        if claim.state == "mismatch":
-            raise ConflictError(
-                "idempotency_key_reused", "This Idempotency-Key was already used with a different body."
-            )
-        if claim.state == "pending":
-            raise ConflictError(
-                "idempotency_key_in_use", "A request with this Idempotency-Key is still running; try again."
-            )
-        try:
-            game_id, host_token = await self._create(game, players, options, game_id)
-        except TableNotReplicated as written:  # the table exists: a retry with the key answers with it
-            await self.idempotency.finish(idempotency_key, fingerprint, written.game_id, written.host_token)
-            raise
-        except BaseException:
-            await self.idempotency.release(idempotency_key)
-            raise
-        await self.idempotency.finish(idempotency_key, fingerprint, game_id, host_token)
-        return game_id, host_token
-
-    async def _create(
-        self,
-        game: str,
-        players: int,
-        options: Mapping[str, Any],
-        chosen_id: str | None = None,
-        seats: Sequence[Reservation] = (),
-        bots: bool = False,
-    ) -> tuple[str, str]:
-        try:
-            table = table_for(game)
-        except Rejected as rejected:
-            raise from_rejection(rejected) from None
-        options = dict(options)
-        practice_seed = options.pop(SEED_OPTION, None)
-        root, master = _secret_material(practice_seed)
-        seeds = SecretSeeds(root, master)
-        game_id = chosen_id or secrets.token_hex(8)
-        online = {key: options.pop(key) for key in TABLE_OPTIONS if key in options}
-        try:
-            timers = table_timers(online, practice_seed is not None, self.bot_pace_ms)
-            events = table.create(
-                game_id, players, options, seeds.chain_commitment(0), practice_seed is not None, timers
-            )
-        except Rejected as rejected:
-            raise from_rejection(rejected) from None
-        record = CommandRecord(
-            id="create",
-            kind="create",
-            body={"game": game, "players": players, "options": options, "table": timers},
-        )
-        entries = encode_batch(1, GENESIS_HASH, record, events, fresh_salts(len(events)))
-        if seats or bots:
-            entries += await self._seated_at_creation(advance(game_id, None, entries), seeds, seats, bots)
-        secret = {"root": root.hex(), "master": master.hex()}
-        if timers.get("private"):  # the invite link's code, kept with the seeds (services.table.invitations)
-            secret[INVITE_FIELD] = new_invite_code()
-        unconfirmed: NotReplicated | None = None
-        try:
-            created = await self.store.create(game_id, secret, entries[0], entries[1:])
-        except NotReplicated as error:  # written on the primary: set up as usual, then answer 503
-            unconfirmed, created = error, True
-        if not created and chosen_id is not None:  # made before (a re-run): nothing more to do
-            log.info("table_created", game_id=game_id, game=game, players=players, outcome="dup")
-            return game_id, ""
-        host_token = await self.tokens.issue(game_id, "host")
-        # the create script arms no timer: the lifecycle arms it, before the table is announced
-        await self._after(advance(game_id, None, entries), armed=False)
-        await self._notify(game_id, Handover(poke=created))
-        if unconfirmed is not None:
-            raise TableNotReplicated(str(unconfirmed), game_id, host_token) from unconfirmed
-        log.info("table_created", game_id=game_id, game=game, players=players, outcome="ok")
-        return game_id, host_token
-
-    async def _seated_at_creation(
-        self, folded: Folded, seeds: SecretSeeds, seats: Sequence[Reservation], bots: bool
-    ) -> list[Entry]:
-        """The entries that seat ``seats`` (and bots in the rest) right after the create record:
-        one join record per seat, as a join request writes it, its token bound beforehand."""
-        entries: list[Entry] = []
-
-        def write(record: CommandRecord, events: list[Event]) -> Folded:
-            batch = encode_batch(folded.version + 1, folded.hash, record, events, fresh_salts(len(events)))
-            entries.extend(batch)
-            return advance(folded.game_id, folded, batch)
-
-        try:
-            for reserved in seats:
-                events = folded.table.join(
-                    folded.state, reserved.name, reserved.client_seed, seeds, reserved.account
-                )
-                seat = folded.state.free_seats()[0]
-                await self.tokens.bind(folded.game_id, reserved.token, str(seat))
-                body = _join_body(reserved.name, reserved.client_seed, reserved.account)
-                folded = write(
-                    CommandRecord(id=f"join-{seat}-{secrets.token_hex(4)}", kind="join", body=body), events
-                )
-            if bots and folded.state.status == "waiting" and folded.state.free_seats():
-                write(_bots_record("normal", None), folded.table.fill_with_bots(folded.state, seeds))
-        except Rejected as rejected:
-            raise from_rejection(rejected) from None
-        return entries
-
-    async def join(
-        self,
-        game_id: str,
-        name: str,
-        client_seed: str = "",
-        account: Account | None = None,
-        idempotency_key: str | None = None,
-        *,
-        token: str | None = None,
-        attempt: JoinAttempt | None = None,
-    ) -> tuple[int, str]:
-        """Seat a player at the next free seat; returns the seat and its token. With an ``account``
-        the seat is claimed for it, and the join record names the account so that a re-run of the
-        stream (the verifier) claims it again; joins without one are recorded as before. ``token``:
-        the seat's token chosen beforehand (quick play's matcher keeps it before joining). With an
-        ``idempotency_key`` (a client's secret) a retry with the same body answers with the same
-        seat and token, seating nobody again (``_join_once``)."""
-        if idempotency_key is not None and attempt is None:
-            return await self._join_once(game_id, name, client_seed, account, idempotency_key)
-        seeds = await self.seeds(game_id)
-        token = attempt.token if attempt is not None else (token or secrets.token_urlsafe(24))
-        body = _join_body(name, client_seed, account)
-        for _ in range(MAX_ATTEMPTS):
-            folded = await self.load(game_id)
-            try:
-                events = folded.table.join(folded.state, name, client_seed, seeds, account)
-            except Rejected as rejected:
-                raise from_rejection(rejected) from None
-            seat = folded.state.free_seats()[0]
-            await self.tokens.bind(game_id, token, str(seat))
-            if attempt is not None:
-                await attempt.note(seat)
-            # A fresh id per attempt: two players racing for one seat must conflict, not dedup (an
-            # idempotent join's id is its key's: it holds the key's lock, so it races nobody with it).
-            record = CommandRecord(
-                id=attempt.record_id if attempt is not None else f"join-{seat}-{secrets.token_hex(4)}",
-                kind="join",
-                body=body,
-            )
-            outcome = await self._append(folded, record, events, seat=None)
-            if isinstance(outcome, CommandOutcome):
-                log.info("player_joined", game_id=game_id, seat=seat, outcome="ok")
-                return seat, token
-        raise _contention()
-
-    async def _join_once(
-        self, game_id: str, name: str, client_seed: str, account: Account | None, key: str
-    ) -> tuple[int, str]:
-        """A join with an ``Idempotency-Key`` (``services.store.idempotency``): the same key and body
-        answer with the seat and token of the first try that appended its join, waiting (durable
-        mode) for the replicas to have it; another body is a 409 ``idempotency_key_reused``, a
-        request with the key still running a 409 ``idempotency_key_in_use``."""
-        body = {"game_id": game_id, "name": name, "client_seed": client_seed}
-        fingerprint = command_fingerprint(None, body | {"account_id": account.id if account else ""})
-        begun = await self.join_idempotency.begin(key, fingerprint, secrets.token_urlsafe(24))
-        if isinstance(begun, Claim):
-            if begun.state == "mismatch":
-                raise ConflictError(
-                    "idempotency_key_reused", "This Idempotency-Key was already used with a different body."
-                )
-            raise ConflictError(
-                "idempotency_key_in_use", "A request with this Idempotency-Key is still running; try again."
-            )
-        try:
-            if begun.seat is not None and await self.store.command_entry(game_id, begun.record_id, seat=None):
-                await self.store.confirm_record(game_id, begun.record_id, seat=None)
-                log.info("player_joined", game_id=game_id, seat=begun.seat, outcome="dup")
-                return begun.seat, begun.token
-            return await self.join(game_id, name, client_seed, account, attempt=begun)
-        finally:
-            await self.join_idempotency.end(key)
 
     async def command(
         self,
@@ -432,10 +195,10 @@ class GameCommands:
                 folded = loaded if attempt == 0 else await self.load(game_id)
                 timer = timer if attempt == 0 else None
                 try:
-                    command = _decode_command(folded, body)
+                    command = decode_command(folded, body)
                     if expected_version is not None and expected_version != folded.version:
                         outcome_name = "conflict"
-                        raise _version_conflict(folded.version)
+                        raise version_conflict(folded.version)
                     try:
                         events = folded.table.decide(folded.state, command, seat, seeds)
                     except Rejected as rejected:
@@ -463,9 +226,9 @@ class GameCommands:
                     return outcome
                 if expected_version is not None:
                     outcome_name = "conflict"
-                    raise _version_conflict(outcome)
+                    raise version_conflict(outcome)
             outcome_name = "conflict"
-            raise _contention()
+            raise contention()
         finally:
             metrics.command(game, outcome_name)
             # on the request's one log line (services.api.request_log), not a line of its own
@@ -497,7 +260,7 @@ class GameCommands:
         if expected_version is not None and expected_version != folded.version:
             return None
         try:
-            command = _decode_command(folded, body)
+            command = decode_command(folded, body)
             events = folded.table.decide(folded.state, command, seat, await self.seeds(folded.game_id))
         except (AppError, Rejected):
             return None
@@ -608,206 +371,6 @@ class GameCommands:
         except Exception:
             log.warning("lifecycle_failed", game_id=folded.game_id, exc_info=True)
 
-    # -- the online lifecycle ------------------------------------------------------------------
-
-    async def fill_with_bots(
-        self, game_id: str, level: str = "normal", count: int | None = None
-    ) -> list[int]:
-        """A bot of ``level`` in each of the ``count`` lowest free seats of a waiting table, or in
-        every one (the host's request); returns those seats. The record's body names a level other
-        than ``normal`` (as before levels: ``{}``) and the count when one was asked."""
-
-        def decide(folded: Folded, seeds: SecretSeeds) -> tuple[CommandRecord, list[Event]]:
-            return _bots_record(level, count), folded.table.fill_with_bots(folded.state, seeds, level, count)
-
-        outcome = await self._lifecycle_batch(game_id, decide, None)
-        return [seat for seat, _ in _bot_seats(outcome)]
-
-    async def leave(self, game_id: str, seat: int, token: str | None = None) -> int:
-        """``seat`` leaves: freed while waiting, taken over by a bot during play; ``token`` (the
-        seat's) stops working."""
-
-        def decide(folded: Folded, seeds: SecretSeeds) -> tuple[CommandRecord, list[Event]]:
-            events = folded.table.leave(folded.state, seat)
-            record = CommandRecord(
-                id=f"leave-{seat}-{secrets.token_hex(4)}", kind="leave", seat=seat, body={}
-            )
-            return record, events
-
-        await self._lifecycle_batch(game_id, decide, None)
-        if token is not None:
-            await self.tokens.revoke(game_id, token)
-        log.info("seat_left", game_id=game_id, seat=seat)
-        return seat
-
-    async def unseat_account(self, game_id: str, account_id: str) -> list[int]:
-        """A banned account's seats at ``game_id``: each one's tokens stop working (no move, no
-        rematch, no taking the seat back), and a seat still in the game is left: freed while the
-        table waits, taken over by a bot during play. Returns those seats."""
-        folded = await self.load(game_id)
-        seats = [p.seat for p in folded.state.seated if p.account is not None and p.account.id == account_id]
-        for seat in seats:
-            await self.tokens.revoke_role(game_id, str(seat))
-            if folded.state.status in ("waiting", "playing") and folded.state.holds(seat):
-                with contextlib.suppress(ConflictError):  # left, or the game ended, meanwhile
-                    await self.leave(game_id, seat)
-        return seats
-
-    async def reclaim(self, game_id: str, seat: int) -> int:
-        """``seat``'s player takes back the seat a bot took over after their timeouts; the bot's
-        pending move (queued or paced) then finds the game moved on and does nothing, and the
-        append arms the turn timer for the player again."""
-
-        def decide(folded: Folded, seeds: SecretSeeds) -> tuple[CommandRecord, list[Event]]:
-            events = folded.table.reclaim(folded.state, seat)
-            record = CommandRecord(
-                id=f"reclaim-{seat}-{secrets.token_hex(4)}", kind="reclaim", seat=seat, body={}
-            )
-            return record, events
-
-        await self._lifecycle_batch(game_id, decide, None)
-        log.info("seat_reclaimed", game_id=game_id, seat=seat)
-        return seat
-
-    async def timeout(self, game_id: str, version: int, seat: int, fallback: Fallback) -> CommandOutcome:
-        """``seat``'s time ran out on the game as it was at ``version``: its default action (the
-        rules' default, else ``fallback``, the seat's bot move), recorded as a timeout. Id
-        ``timeout-<version>-<seat>`` and expected version ``version``: at most once, and a command
-        that got in first wins (``version_conflict``)."""
-
-        def decide(folded: Folded, seeds: SecretSeeds) -> tuple[CommandRecord, list[Event]]:
-            table = folded.table
-            command = table.default_command(folded.state, seat, seeds)
-            if command is None:
-                command = _decode_command(folded, fallback(folded, seat, seeds))
-            events = table.timeout(folded.state, seat, command, seeds)
-            body = msgspec.to_builtins(command)
-            record = CommandRecord(id=f"timeout-{version}-{seat}", kind="timeout", seat=seat, body=body)
-            return record, events
-
-        outcome = await self._lifecycle_batch(game_id, decide, version, f"timeout-{version}-{seat}", seat)
-        if not outcome.duplicate:
-            metrics.timeout(outcome.table.name)
-        return outcome
-
-    async def bot_command(
-        self, game_id: str, version: int, seat: int, body: Mapping[str, Any]
-    ) -> CommandOutcome:
-        """A bot's command for ``seat`` on the game at ``version`` (id ``bot-<version>-<seat>``)."""
-
-        def decide(folded: Folded, seeds: SecretSeeds) -> tuple[CommandRecord, list[Event]]:
-            command = _decode_command(folded, body)
-            events = folded.table.bot_decide(folded.state, command, seat, seeds)
-            record = CommandRecord(
-                id=f"bot-{version}-{seat}", kind="bot", seat=seat, body=msgspec.to_builtins(command)
-            )
-            return record, events
-
-        outcome = await self._lifecycle_batch(game_id, decide, version, f"bot-{version}-{seat}", seat)
-        if not outcome.duplicate:
-            metrics.bot_move(outcome.table.name)
-        return outcome
-
-    async def hint(self, game_id: str, seat: int, suggest: Suggest) -> CommandOutcome:
-        """``seat`` asks for a hint at a practice table (403 ``hints_not_allowed`` at any other):
-        ``suggest`` (the ``strong`` bot, from the seat's own view; run in a worker thread by the
-        caller's choice) names a legal command and maybe a reason, recorded as ``hint_given`` by the
-        command ``hint-<version>-<seat>`` in the system's scope with expected version ``version``.
-        Asked again while the game has not moved (the head is this seat's hint, or a concurrent
-        request at the same version), the first answer comes back and nothing is computed."""
-        folded = await self.load(game_id)
-        if not folded.state.practice:
-            raise ForbiddenError(
-                "hints_not_allowed", "Hints are given at practice tables only, never at rated or public ones."
-            )
-        command_id = f"hint-{folded.version}-{seat}"
-        for asked in (command_id, f"hint-{folded.version - 1}-{seat}"):  # this version's, or the head's own
-            previous = await self._replay(game_id, seat, asked, asked, system=True)
-            if previous is not None and previous.version in (folded.version, folded.version + 1):
-                return previous
-        try:
-            folded.table.check_hint(folded.state, seat)
-        except Rejected as rejected:
-            raise from_rejection(rejected) from None
-        seeds = await self.seeds(game_id)
-        body, reason = await suggest(folded, seat, seeds)
-
-        def decide(now: Folded, _: SecretSeeds) -> tuple[CommandRecord, list[Event]]:
-            command = _decode_command(now, body)
-            events = now.table.hint(now.state, seat, command, reason)
-            record_body = {"command": msgspec.to_builtins(command), "reason": reason}
-            return CommandRecord(id=command_id, kind="hint", seat=seat, body=record_body), events
-
-        return await self._lifecycle_batch(
-            game_id, decide, folded.version, command_id, seat, keep_deadline=True
-        )
-
-    async def expire(self, game_id: str, version: int) -> CommandOutcome:
-        """A waiting table, unchanged since ``version``, expires (id ``expire-<version>``)."""
-
-        def decide(folded: Folded, seeds: SecretSeeds) -> tuple[CommandRecord, list[Event]]:
-            record = CommandRecord(id=f"expire-{version}", kind="expire", body={})
-            return record, folded.table.expire(folded.state)
-
-        return await self._lifecycle_batch(game_id, decide, version, f"expire-{version}")
-
-    async def close(self, game_id: str, reason: str, operator: str) -> CommandOutcome:
-        """An operator closes a waiting or running table (``services.operating.operator``): one batch,
-        ``table_closed`` and the seeds still sealed, recorded as the command ``close`` by
-        ``operator``. The append clears the table's timer (no status but waiting or playing has one),
-        and a bot's queued move then finds nothing to do."""
-
-        def decide(folded: Folded, seeds: SecretSeeds) -> tuple[CommandRecord, list[Event]]:
-            events = folded.table.close(folded.state, reason, operator, seeds)
-            body = {"reason": reason.strip(), "operator": operator}
-            record = CommandRecord(id=f"close-{folded.version}", kind="close", body=body)
-            return record, events
-
-        outcome = await self._lifecycle_batch(game_id, decide, None)
-        log.info("table_closed", game_id=game_id, operator=operator)
-        return outcome
-
-    async def _lifecycle_batch(
-        self,
-        game_id: str,
-        decide: Decision,
-        expected_version: int | None,
-        command_id: str | None = None,
-        seat: int | None = None,
-        keep_deadline: bool = False,
-    ) -> CommandOutcome:
-        """Decide on the newest state and append (``keep_deadline``: a batch that changes no turn);
-        with ``command_id`` an id seen before answers as the first time, and with
-        ``expected_version`` a newer game is a ``version_conflict``. Every such batch is the
-        system's: its id lives in the system's scope, which no player writes."""
-        if command_id is not None:
-            previous = await self._replay(game_id, seat, command_id, command_id, system=True)
-            if previous is not None:
-                return previous
-        seeds = await self.seeds(game_id)
-        for _ in range(MAX_ATTEMPTS):
-            folded = await self.load(game_id)
-            if expected_version is not None and expected_version != folded.version:
-                raise _version_conflict(folded.version)
-            try:
-                record, events = decide(folded, seeds)
-            except Rejected as rejected:
-                raise from_rejection(rejected) from None
-            outcome = await self._append(
-                folded,
-                record,
-                events,
-                record.seat,
-                command_id or record.id,
-                system=True,
-                keep_deadline=keep_deadline,
-            )
-            if isinstance(outcome, CommandOutcome):
-                return outcome
-            if expected_version is not None:
-                raise _version_conflict(outcome)
-        raise _contention()
-
     async def _replay(
         self,
         game_id: str,
@@ -858,81 +421,75 @@ class GameCommands:
             duplicate=True,
         )
 
+    # -- creating a table and taking a seat (``services.table.seating``) -----------------------
 
-def _join_body(name: str, client_seed: str, account: Account | None) -> dict[str, Any]:
-    """A join record's body: the name and client seed, and the account a seat is claimed for."""
-    body: dict[str, Any] = {"name": name, "client_seed": client_seed}
-    if account is not None:
-        body |= {"account_id": account.id, "account_name": account.name}
-    return body
+    async def create(
+        self,
+        game: str,
+        players: int,
+        options: Mapping[str, Any],
+        idempotency_key: str | None = None,
+        game_id: str | None = None,
+        seats: Sequence[Reservation] = (),
+        bots: bool = False,
+    ) -> tuple[str, str]:
+        """A new table; returns its id and the host's token (``seating.create``)."""
+        return await seating.create(self, game, players, options, idempotency_key, game_id, seats, bots)
 
-
-def _bots_record(level: str, count: int | None) -> CommandRecord:
-    """A bots record: its body names a level other than ``normal`` (as before levels: ``{}``) and
-    the count when one was asked."""
-    body: dict[str, object] = {} if level == "normal" else {"level": level}
-    if count is not None:
-        body["count"] = count
-    return CommandRecord(id=f"bots-{secrets.token_hex(4)}", kind="bots", body=body)
-
-
-def check_command_id(command_id: str) -> None:
-    """A player's command id may not begin like the ids of the commands the system records."""
-    if command_id.startswith(RESERVED_PREFIXES):
-        raise InvalidError(
-            "reserved_command_id",
-            "Command ids beginning with "
-            + ", ".join(repr(p) for p in RESERVED_PREFIXES)
-            + " are kept for the commands the server plays itself; choose another id.",
+    async def join(
+        self,
+        game_id: str,
+        name: str,
+        client_seed: str = "",
+        account: Account | None = None,
+        idempotency_key: str | None = None,
+        *,
+        token: str | None = None,
+        attempt: JoinAttempt | None = None,
+    ) -> tuple[int, str]:
+        """Seat a player at the next free seat; returns the seat and its token (``seating.join``)."""
+        return await seating.join(
+            self, game_id, name, client_seed, account, idempotency_key, token=token, attempt=attempt
         )
 
+    # -- the online lifecycle (``services.table.system_commands``) -----------------------------
 
-def fresh_salts(count: int) -> list[str]:
-    """One 128-bit salt per entry to store, from the CSPRNG (docs/fairness.md "Hiding")."""
-    return [secrets.token_hex(16) for _ in range(count)]
+    async def fill_with_bots(
+        self, game_id: str, level: str = "normal", count: int | None = None
+    ) -> list[int]:
+        """Bots of ``level`` in the free seats of a waiting table; returns those seats."""
+        return await system_commands.fill_with_bots(self, game_id, level, count)
 
+    async def leave(self, game_id: str, seat: int, token: str | None = None) -> int:
+        """``seat`` leaves: freed while waiting, taken over by a bot during play."""
+        return await system_commands.leave(self, game_id, seat, token)
 
-def _bot_seats(outcome: CommandOutcome) -> list[tuple[int, str]]:
-    return [(e.seat, e.name) for _, e in outcome.events if isinstance(e, BotSeated)]
+    async def unseat_account(self, game_id: str, account_id: str) -> list[int]:
+        """A banned account's seats at ``game_id`` revoked and left; returns those seats."""
+        return await system_commands.unseat_account(self, game_id, account_id)
 
+    async def reclaim(self, game_id: str, seat: int) -> int:
+        """``seat``'s player takes back the seat a bot took over after their timeouts."""
+        return await system_commands.reclaim(self, game_id, seat)
 
-def _decode_command(folded: Folded, body: Mapping[str, Any]) -> Command:
-    kind = body.get("type")
-    if not isinstance(kind, str):
-        raise InvalidError("invalid_command", "The command must be an object with a string 'type'.")
-    try:
-        command: Command = msgspec.convert(body, folded.table.command_type)
-    except msgspec.ValidationError as exc:
-        message = str(exc)
-        if "Invalid value" in message and "$.type" in message:
-            raise InvalidError(
-                "unknown_command", f"{kind!r} is not a command of {folded.table.name}."
-            ) from None
-        raise InvalidError("invalid_command", f"The command is malformed: {message}.") from None
-    return command
+    async def timeout(self, game_id: str, version: int, seat: int, fallback: Fallback) -> CommandOutcome:
+        """``seat``'s time ran out on the game at ``version``: its default action, recorded once."""
+        return await system_commands.timeout(self, game_id, version, seat, fallback)
 
+    async def bot_command(
+        self, game_id: str, version: int, seat: int, body: Mapping[str, Any]
+    ) -> CommandOutcome:
+        """A bot's command for ``seat`` on the game at ``version`` (id ``bot-<version>-<seat>``)."""
+        return await system_commands.bot_command(self, game_id, version, seat, body)
 
-def _secret_material(practice_seed: object) -> tuple[bytes, bytes]:
-    """The root and master seeds: fresh, or both the practice seed (an option, 64 hex digits)."""
-    if practice_seed is None:
-        return secrets.token_bytes(32), secrets.token_bytes(32)
-    invalid = InvalidError("invalid_options", "The option 'seed' must be 64 hexadecimal characters.")
-    if not isinstance(practice_seed, str) or len(practice_seed) != 64:
-        raise invalid
-    try:
-        seed = bytes.fromhex(practice_seed)
-    except ValueError:
-        raise invalid from None
-    return seed, seed
+    async def hint(self, game_id: str, seat: int, suggest: Suggest) -> CommandOutcome:
+        """A hint for ``seat`` at a practice table, recorded as ``hint_given``."""
+        return await system_commands.hint(self, game_id, seat, suggest)
 
+    async def expire(self, game_id: str, version: int) -> CommandOutcome:
+        """A waiting table, unchanged since ``version``, expires (id ``expire-<version>``)."""
+        return await system_commands.expire(self, game_id, version)
 
-def _version_conflict(current: int) -> AppError:
-    return ConflictError(
-        "version_conflict",
-        f"The game is at version {current}, not the expected one.",
-        current_version=current,
-    )
-
-
-def _contention() -> AppError:
-    return ConflictError("version_conflict", "The game changed too often to apply the command; try again.")
+    async def close(self, game_id: str, reason: str, operator: str) -> CommandOutcome:
+        """An operator closes a waiting or running table."""
+        return await system_commands.close(self, game_id, reason, operator)

@@ -1,0 +1,137 @@
+"""What every write of the table's write side shares (``services.table.commands``, ``seating``,
+``system_commands``): the outcome of an appended batch, how many times a lost race is retried, the
+salts of a new batch, a command decoded for its game's rules, the conflicts a write answers with;
+and ``WriteSide``, what of the ``GameCommands`` they serve the functions of ``seating`` and
+``system_commands`` use (typed here so that they never import it back).
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+import msgspec
+
+from domain.fairness import SecretSeeds
+from domain.kernel import Command, Event
+from domain.table import Account, Table
+from services.errors import AppError, ConflictError, InvalidError
+from services.history.folding import Folded
+from services.history.records import CommandRecord
+from services.store.event_store import EventStore
+from services.store.idempotency import IdempotencyStore, JoinAttempt, JoinIdempotency
+from services.store.operations import Handover
+from services.store.tokens import TokenStore
+from services.table.callers import TokenCheck
+
+MAX_ATTEMPTS = 25
+
+
+@dataclass(frozen=True)
+class CommandOutcome:
+    """An accepted (or replayed) command: the batch it appended and the receipt for its head."""
+
+    game_id: str
+    table: Table
+    first: int
+    version: int
+    events: list[tuple[int, Event]]
+    hash: str
+    finished: bool
+    duplicate: bool = False
+
+    def receipt(self) -> dict[str, Any]:
+        return {"game_id": self.game_id, "version": self.version, "hash": self.hash}
+
+
+def fresh_salts(count: int) -> list[str]:
+    """One 128-bit salt per entry to store, from the CSPRNG (docs/fairness.md "Hiding")."""
+    return [secrets.token_hex(16) for _ in range(count)]
+
+
+def decode_command(folded: Folded, body: Mapping[str, Any]) -> Command:
+    kind = body.get("type")
+    if not isinstance(kind, str):
+        raise InvalidError("invalid_command", "The command must be an object with a string 'type'.")
+    try:
+        command: Command = msgspec.convert(body, folded.table.command_type)
+    except msgspec.ValidationError as exc:
+        message = str(exc)
+        if "Invalid value" in message and "$.type" in message:
+            raise InvalidError(
+                "unknown_command", f"{kind!r} is not a command of {folded.table.name}."
+            ) from None
+        raise InvalidError("invalid_command", f"The command is malformed: {message}.") from None
+    return command
+
+
+def version_conflict(current: int) -> AppError:
+    return ConflictError(
+        "version_conflict",
+        f"The game is at version {current}, not the expected one.",
+        current_version=current,
+    )
+
+
+def contention() -> AppError:
+    return ConflictError("version_conflict", "The game changed too often to apply the command; try again.")
+
+
+class WriteSide(Protocol):
+    """The ``GameCommands`` (``services.table.commands``) a function of ``seating`` or
+    ``system_commands`` serves: its collaborators, its reads and its append."""
+
+    store: EventStore
+    tokens: TokenStore
+    idempotency: IdempotencyStore
+    join_idempotency: JoinIdempotency
+    bot_pace_ms: int
+
+    async def load(self, game_id: str) -> Folded: ...
+
+    async def seeds(self, game_id: str) -> SecretSeeds: ...
+
+    async def join(
+        self,
+        game_id: str,
+        name: str,
+        client_seed: str = "",
+        account: Account | None = None,
+        idempotency_key: str | None = None,
+        *,
+        token: str | None = None,
+        attempt: JoinAttempt | None = None,
+    ) -> tuple[int, str]: ...
+
+    async def leave(self, game_id: str, seat: int, token: str | None = None) -> int: ...
+
+    async def _append(
+        self,
+        folded: Folded,
+        record: CommandRecord,
+        events: Sequence[Event],
+        seat: int | None,
+        fingerprint: str = "",
+        marked: bool = False,
+        timer: dict[str, str] | None = None,
+        system: bool = False,
+        check: TokenCheck | None = None,
+        blind: bool = False,
+        keep_deadline: bool = False,
+    ) -> CommandOutcome | int: ...
+
+    async def _after(self, folded: Folded, armed: bool) -> None: ...
+
+    async def _notify(self, game_id: str, handover: Handover) -> None: ...
+
+    async def _replay(
+        self,
+        game_id: str,
+        seat: int | None,
+        command_id: str,
+        fingerprint: str,
+        system: bool = False,
+        confirmed: bool = False,
+    ) -> CommandOutcome | None: ...
