@@ -18,21 +18,16 @@ seat its state on every move. Sides run in turns, ``ROUNDS`` rounds (ours AOF, b
 FlatFile, ours without persistence, boardgame.io in memory), each figure the median of the rounds
 with the lowest and highest.
 
-Node's dependencies are installed once per lock file (``npm ci``) into a cache outside the repo
-(``$XDG_CACHE_HOME/tablestream/bgio/<hash>``, else ``~/.cache/...``); the scripts run from the repo
-with ``NODE_PATH`` pointing there. Without node or npm, or when the install fails, the rows say why
-and are skipped.
+Node's dependencies are installed once per lock file (``services.bench.bgio_install``); without node
+or npm, or when the install fails, the rows say why and are skipped.
 """
 
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import math
-import os
 import queue
-import shutil
 import statistics
 import subprocess
 import tempfile
@@ -46,6 +41,16 @@ from typing import IO, Any
 import httpx
 
 from services.bench import wrk
+from services.bench.bgio_install import (
+    INSTALLED_MARK,
+    LOCK_FILES,
+    PROJECT,
+    Node,
+    cache_root,
+    install,
+    lock_key,
+    missing_node,
+)
 from services.bench.players import GAME, PLAYERS, Players, Table
 from services.bench.procs import CpuSample, cpu_seconds
 from services.bench.report import Row, micros, skipped
@@ -53,102 +58,18 @@ from services.bench.run import Measured, Options, drain, measure_wrk, play_row
 from services.bench.stack import Stack, running_stack
 from services.store.embedded import die_with_parent, free_port
 
-PROJECT = Path(__file__).with_name("bgio")
-LOCK_FILES = ("package.json", "package-lock.json")
-INSTALLED_MARK = ".tablestream-installed"
 ROUNDS = 3
-INSTALL_TIMEOUT = 900.0  # seconds for ``npm ci`` (a cold cache on a slow network)
 START_TIMEOUT = 60.0  # the node server's ready line
 READY_TIMEOUT = 300.0  # the clients' ready line: every match created, joined, every seat synced
 SETTLE_TIMEOUT = 120.0  # after the run's seconds: the clients' summary
 SERVER_STARTS = 3  # a free port may be taken before node binds it: start again on another
 
+__all__ = ["INSTALLED_MARK", "LOCK_FILES", "Node", "cache_root", "install", "lock_key", "missing_node"]
+"""The installer's names (``services.bench.bgio_install``), kept here for the bench and its tests."""
+
 DURABLE_ROW = "server CPU per move, Tablestream (AOF always) vs boardgame.io FlatFile"
 MEMORY_ROW = "server CPU per move, Tablestream (no persistence) vs boardgame.io in memory"
 TARGET = "< 1x"
-
-
-# -- installing boardgame.io --------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Node:
-    """A node binary and the ``node_modules`` the scripts resolve their packages from."""
-
-    node: str
-    modules: Path
-
-    def env(self) -> dict[str, str]:
-        return {**os.environ, "NODE_PATH": str(self.modules), "NODE_ENV": "production"}
-
-
-def missing_node() -> str | None:
-    """The sentence the rows print when node or npm is not on PATH; ``None`` when both are."""
-    absent = [tool for tool in ("node", "npm") if shutil.which(tool) is None]
-    if not absent:
-        return None
-    return (
-        f"Node.js is not installed ({' and '.join(absent)} not on PATH; Debian: apt-get install -y nodejs "
-        "npm); the boardgame.io peer rows are skipped"
-    )
-
-
-def cache_root() -> Path:
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "tablestream" / "bgio"
-
-
-def lock_key(project: Path = PROJECT) -> str:
-    """What the installed ``node_modules`` depend on: the package and lock files, hashed."""
-    digest = hashlib.sha256()
-    for name in LOCK_FILES:
-        digest.update((project / name).read_bytes())
-    return digest.hexdigest()[:16]
-
-
-def install(project: Path = PROJECT, cache: Path | None = None) -> Node | str:
-    """``npm ci`` of ``project``'s lock file into ``cache/<lock hash>`` (once: a later call finds it
-    there); the node to run the scripts with, or the sentence saying why the rows are skipped."""
-    why = missing_node()
-    if why is not None:
-        return why
-    node, npm = shutil.which("node"), shutil.which("npm")
-    assert node is not None and npm is not None
-    cache = cache or cache_root()
-    target = cache / lock_key(project)
-    if (target / INSTALLED_MARK).is_file():
-        return Node(node, target / "node_modules")
-    cache.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f"{target.name}.", dir=cache))
-    try:
-        for name in LOCK_FILES:
-            shutil.copyfile(project / name, staging / name)
-        try:
-            done = subprocess.run(
-                [npm, "ci", "--no-audit", "--no-fund", "--ignore-scripts", "--loglevel=error"],
-                cwd=staging,
-                capture_output=True,
-                text=True,
-                timeout=INSTALL_TIMEOUT,
-            )
-        except subprocess.TimeoutExpired:
-            return (
-                f"npm ci of services/bench/bgio took over {INSTALL_TIMEOUT:.0f} s; "
-                "the boardgame.io peer rows are skipped"
-            )
-        if done.returncode != 0:
-            said = (done.stderr.strip() or done.stdout.strip() or f"status {done.returncode}").splitlines()
-            return (
-                f"npm ci of services/bench/bgio failed ({said[-1]}); the boardgame.io peer rows are skipped"
-            )
-        (staging / INSTALLED_MARK).write_text(f"npm ci of {project} (lock {target.name})\n")
-        if target.exists() and not (target / INSTALLED_MARK).is_file():
-            shutil.rmtree(target)  # a copy without its mark: not ours to trust
-        with contextlib.suppress(OSError):  # another run may have put its copy there first: the same
-            staging.rename(target)
-        return Node(node, target / "node_modules")
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
 
 
 # -- the node processes -------------------------------------------------------------------------------
