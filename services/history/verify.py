@@ -13,11 +13,11 @@ It needs no Redis and no server: only the export document (``services.history.ex
 5. the final scores and winners against the rules and the export's header (or, for a table an
    operator closed, ``table_closed`` as the ending and the header's ``closed`` against it);
 6. the optional chat section: its own hash chain, record by record (``services.history.chat_export``);
-7. the receipts a player kept (``KeptReceipt``): the history must hold each one's hash at its
-   version. A signed receipt's signature is checked by the caller (``services.disputes.receipt_check``, with
-   the service's public keys) and its verdict handed in: a forged one, or one by an unknown key or a
-   key outside its period, is named as such; a validly signed one the history lacks is the proof of
-   a rewritten history.
+7. the receipts a player kept (``KeptReceipt``, ``services.history.verify_receipts``): the history
+   must hold each one's hash at its version. A signed receipt's signature is checked by the caller
+   (``services.disputes.receipt_check``, with the service's public keys) and its verdict handed in: a
+   forged one, or one by an unknown key or a key outside its period, is named as such; a validly
+   signed one the history lacks is the proof of a rewritten history.
 
 An export's header (seats, seeds, scores, head) is a convenience for readers; it is checked
 against the stream, never trusted. The report is per round (bucket 0 is "setup": the create and
@@ -30,7 +30,6 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -40,12 +39,12 @@ from services.history.chat_export import chat_problems
 from services.history.export import FORMAT, table_facts
 from services.history.records import GENESIS_HASH, Entry, chain_hash, encode_batch, is_salt
 from services.history.replay import SETUP, Replay, final_result, replay
+from services.history.verify_receipts import KeptReceipt, check_receipts
 from services.history.verify_report import (
     CHANCE,
     CHAT,
     HASH_CHAIN,
     HEADER,
-    RECEIPTS,
     RECORDS,
     RERUN,
     SCORES,
@@ -56,27 +55,15 @@ from services.history.verify_report import (
 
 HEX64 = re.compile(r"[0-9a-f]{64}")
 
-
-@dataclass(frozen=True)
-class KeptReceipt:
-    """A receipt a player kept: its version and hash, and for a signed one its game, key and the
-    verdict of its signature (``services.fairness.signing.ReceiptCheck``'s values: ``ok``, ``bad_signature``,
-    ``unknown_key``, ``key_not_valid``, ``malformed``); ``signature`` None: an unsigned receipt."""
-
-    version: int
-    hash: str
-    game_id: str | None = None
-    key_id: str | None = None
-    signature: str | None = None
-
-
-NO_PROOF = ": it proves nothing against the service, since anyone can write one"
-SIGNATURE_PROBLEMS = {
-    "bad_signature": "is FORGED: its signature does not verify with the service's key {key}",
-    "unknown_key": "is signed by key {key}, which is not among the service's published keys",
-    "key_not_valid": "is signed by key {key} at a time outside that key's validity period",
-    "malformed": "is malformed (a field is missing or of the wrong shape)",
-}
+__all__ = [
+    "HEX64",
+    "KeptReceipt",
+    "UnreadableExport",
+    "parse_entries",
+    "read_json",
+    "verify_export",
+    "verify_file",
+]
 
 
 class UnreadableExport(ValueError):
@@ -142,7 +129,7 @@ def verify_export(
     else:
         _check_result(report, rp, doc)
     _check_header(report, rp, doc, entries, rounds)
-    _check_receipts(report, entries, rounds, receipts, report.game_id)
+    check_receipts(report, entries, rounds, receipts, report.game_id)
     if "chat" in doc:  # the optional chat section (services.history.chat_export), apart from the game
         good, problems = chat_problems(doc["chat"], entries[-1].version)
         report.passed(SETUP, CHAT, good)
@@ -487,47 +474,6 @@ def _check_header(
     head = doc.get("head")
     if head != {"version": entries[-1].version, "hash": entries[-1].hash}:
         report.fail(rounds[-1], HEADER, f"head {head!r} is not the last entry's version and hash")
-
-
-def _check_receipts(
-    report: Report,
-    entries: Sequence[Entry],
-    rounds: Sequence[int],
-    receipts: Sequence[tuple[int, str] | KeptReceipt],
-    game_id: str | None,
-) -> None:
-    """A receipt signed by the service proves a rewrite: the history must still hold that hash at
-    that version. One without a valid signature of the service (unsigned, forged, under a key it
-    never published, of another game) that disagrees proves nothing: it is named as unproven."""
-    by_version: dict[int, tuple[Entry, int]] = {}
-    for entry, number in zip(entries, rounds, strict=True):
-        by_version.setdefault(entry.version, (entry, number))
-    for item in receipts:
-        kept = item if isinstance(item, KeptReceipt) else KeptReceipt(*item)
-        version, hash_ = kept.version, kept.hash
-        number = by_version[version][1] if version in by_version else rounds[-1]
-        name = f"the receipt of version {version}"
-        if kept.signature is not None and kept.signature != "ok":
-            problem = SIGNATURE_PROBLEMS.get(kept.signature, "cannot be checked")
-            report.disregard(number, RECEIPTS, f"{name} {problem.format(key=kept.key_id)}{NO_PROOF}")
-            continue
-        if kept.game_id is not None and game_id is not None and kept.game_id != game_id:
-            report.disregard(
-                number, RECEIPTS, f"{name} is of game {kept.game_id}, not of this game {game_id}{NO_PROOF}"
-            )
-            continue
-        signed = kept.signature == "ok"
-        if version not in by_version:
-            problem = f"the history has no version {version}, yet a receipt holds it"
-        elif by_version[version][0].hash != hash_:
-            problem = f"the history no longer holds hash {hash_[:16]}… at version {version}"
-        else:
-            report.passed(number, RECEIPTS)
-            continue
-        if signed:
-            report.fail(number, RECEIPTS, f"{problem} (its signature is valid: proof of a rewritten history)")
-        else:
-            report.disregard(number, RECEIPTS, f"{problem}, by an unsigned receipt{NO_PROOF}")
 
 
 def _tag(event: Any) -> str:
