@@ -1,5 +1,10 @@
 """The table: what every game shares around its rules.
 
+Longer than 500 lines because it is one aggregate: the table's events, its state and every rule
+of its lifecycle (seats, the start, timeouts, bots, leaving and reclaiming a seat, closing, the seed
+reveals and the final result) decide and fold over one state with shared invariants; split, each
+part would reach into the others' private state.
+
 A table is created with options and a seed commitment, fills its seats, starts by itself when the
 last seat is taken, and keeps the fairness bookkeeping (seed reveals at round ends, fresh chains,
 the final result) in the same batch as the game events that triggered it. Game rules never see

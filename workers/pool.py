@@ -3,6 +3,10 @@ hand-over stream, projecting what the appends hand over), a pool of RQ ``SimpleW
 (``PipelinedWorker``) on the projection (the sweeper's repairs), lifecycle, bots and review queues,
 the lag sweeper, the timer loop and the bots' pacing loop (``workers.lifecycle``).
 
+Longer than 500 lines because it is one process's life: the queue layout, the pool of workers,
+one worker run and started again after an outage, the loops beside them and the signals that stop
+them all share the same stop events and restart rules.
+
     python -m workers.pool --redis-url URL [--queue-url URL] [--redis-cluster auto|yes|no]
                            [--workers 2] [--sweep-seconds 5] [--bots auto|all|none|only]
 

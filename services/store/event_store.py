@@ -3,6 +3,10 @@
 HTTP command path) or on plain redis-py (``SyncEventStore``, RQ workers and the CLI). Each method is
 one line over the shared operation; only ``run`` differs.
 
+Longer than 500 lines because it is one set of operations behind two drivers: every operation of
+``operations`` and ``indexes`` appears once on ``EventStore`` and once on ``SyncEventStore``, one line
+each, with the routing both share; split, the two twins that must stay alike would drift apart.
+
 Each request goes where its keys live (``services.store.connection``): a game's keys to the store
 (one server, or the node of the game's slot on a cluster), the global indexes to ``index`` (the
 queue's server when the store is a cluster, else the store). A pipeline or a script of the store

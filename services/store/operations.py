@@ -2,6 +2,10 @@
 and run by either driver (``services.store.event_store``; the request types are in
 ``services.store.requests``, the global indexes beside the streams in ``services.store.indexes``).
 
+Longer than 500 lines because it is the one place that knows a game's own keys: the create and
+append scripts and their replies, the reads of the stream, records and secret, and the views and
+live channel all share one key layout and one slot; the sections below keep them apart.
+
 The stream: one never-trimmed stream per game, appended only through one Lua script. Versions are
 stream ids ``0-<version>``: the head is read from the last id, never from XLEN, and an append lands
 only on the exact expected head, so a stream is always contiguous from 1.

@@ -1,5 +1,9 @@
 """The RQ queues: JSON serializer, jobs that carry ids only.
 
+Longer than 500 lines because it is both sides of one contract: the queues, the job ids that
+deduplicate them and the leases that tell a lost job from a running one, with the RQ worker
+classes that take those jobs; the enqueuers and the workers must read the same ids and leases.
+
 The projections are not RQ jobs on the command path: an append hands its game over to the projection
 consumers (``services.store.indexes``: a memory-only stream a consumer thread of the worker process
 blocks on, ``workers.handover``), only when it set the game's pending flag, and queues nothing. The
