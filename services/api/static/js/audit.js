@@ -3,7 +3,7 @@
 // kept checked against the export (their Ed25519 signatures, their hashes in the history).
 import { api, disputes, games } from "./api.js";
 import { disputeForm } from "./dispute_form.js";
-import { chainIntact, headInLog, seedsReach } from "./history_check.js";
+import { chainIntact, headInLog, seedReachesCommitment, seedsReach } from "./history_check.js";
 import { checkAgainstExport, download, receiptsOf } from "./receipts.js";
 import { checkGameLeaves, checkLog } from "./tlog.js";
 import { lang, t, onLangChange } from "./i18n.js";
@@ -11,23 +11,6 @@ import { gamesKnown, gameTitle } from "./game_info.js";
 import { h, mount } from "./ui.js";
 
 const CHAIN_LENGTH = 64;
-
-function hexToBytes(hex) {
-  const out = new Uint8Array(hex.length / 2);
-  for (let i = 0; i < out.length; i++) out[i] = parseInt(hex.substr(i * 2, 2), 16);
-  return out;
-}
-
-function bytesToHex(bytes) {
-  return Array.from(new Uint8Array(bytes), (b) => b.toString(16).padStart(2, "0")).join("");
-}
-
-/** True when SHA-256 applied ``index`` times to the revealed seed gives ``commitment`` (docs/fairness.md "Seeds"). */
-export async function seedReachesCommitment(seedHex, index, commitment) {
-  let value = hexToBytes(seedHex);
-  for (let i = 0; i < index; i++) value = new Uint8Array(await crypto.subtle.digest("SHA-256", value));
-  return bytesToHex(value) === commitment;
-}
 
 function mark(state) {
   const cls = state === true ? "ok" : state === false ? "bad" : "wait";

@@ -4,7 +4,6 @@
 // service's published key (WebCrypto Ed25519), and the RFC 9162 inclusion proof of the head's
 // leaf (docs/fairness.md, "Transparency log"). A history handed to one player that differs from
 // the one the service logged (a fork) has a head the log does not hold.
-import { seedReachesCommitment } from "./audit.js";
 
 const CHAIN_LENGTH = 64;
 const LEAF_LABEL = "tablestream-head/v1\0";
@@ -36,6 +35,13 @@ async function sha256(bytes) {
 
 function equal(a, b) {
   return a.length === b.length && a.every((x, i) => x === b[i]);
+}
+
+/** True when SHA-256 applied ``index`` times to the revealed seed gives ``commitment`` (docs/fairness.md "Seeds"). */
+export async function seedReachesCommitment(seedHex, index, commitment) {
+  let value = hexToBytes(seedHex);
+  for (let i = 0; i < index; i++) value = await sha256(value);
+  return hex(value) === commitment;
 }
 
 /** Every link of the export's hash chain: SHA-256(previous hash bytes || stored bytes). */
