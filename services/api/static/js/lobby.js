@@ -9,24 +9,9 @@ import { h, mount, randomHex, store, toast } from "./ui.js";
 import { navigate } from "./app.js";
 import { followLobby } from "./lobby_live.js";
 import { closeQuickPlay, quickPlayPanel, resumeQuickPlay } from "./quickplay.js";
+import { fillWithBots, hosted, rememberHosted } from "./hosted.js";
 import { account, accountError, joinRefused, login, logout, onAccountChange, playerHref, register, setPassword,
   whoami } from "./account.js";
-
-export function hosted() {
-  return store("tablestream.hosted") || [];
-}
-
-export function rememberHosted(id) {
-  store("tablestream.hosted", [id, ...hosted().filter((x) => x !== id)].slice(0, 50));
-}
-
-export async function fillWithBots(id, level, count) {
-  try {
-    await games.bots(id, level, count);
-  } catch (error) {
-    toast(error instanceof ApiError && error.status === 404 ? t("lobby.botsMissing") : error.message);
-  }
-}
 
 /** A game's player counts in words: "3–6 players (up to 12 with two boxes)". */
 function playersText({ min, max, max_with_two_sets: more }) {

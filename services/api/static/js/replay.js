@@ -8,7 +8,7 @@ import { has, lang, t, onLangChange } from "./i18n.js";
 import { gameTitle } from "./game_info.js";
 import { loadGame } from "./game_board.js";
 import { h, mount, store } from "./ui.js";
-import { playersPanel } from "./table.js";
+import { playersPanel } from "./table_players.js";
 import { replayChat } from "./table_chat.js";
 
 const SPEEDS = [0.5, 1, 2, 4, 8];

@@ -6,7 +6,7 @@
 import { api, ApiError } from "./api.js";
 import { t } from "./i18n.js";
 import { h, mount, store, toast } from "./ui.js";
-import { hosted } from "./lobby.js";
+import { hosted } from "./hosted.js";
 
 export const REACTIONS = [
   { key: "gg", icon: "👏" },

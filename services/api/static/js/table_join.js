@@ -4,7 +4,7 @@
 import { games } from "./api.js";
 import { t } from "./i18n.js";
 import { h, store, toast } from "./ui.js";
-import { hosted, fillWithBots } from "./lobby.js";
+import { hosted, fillWithBots } from "./hosted.js";
 
 let botLevel = "normal"; // the host's pick in the waiting panel's level menu, while this page lives
 import { account, joinRefused } from "./account.js";
