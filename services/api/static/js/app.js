@@ -1,7 +1,9 @@
-// The shell's router: one page module per path; the header's language switcher and account link.
+// The entry: the table of page modules per path (routed by router.js); the header's language
+// switcher and account link.
 import { applyStatic, lang, ready, setLang, t, onLangChange } from "./i18n.js";
 import { account, onAccountChange, playerHref, whoami } from "./account.js";
 import { followYourTables, refreshTables } from "./your_tables_live.js";
+import { register, route } from "./router.js";
 
 const ROUTES = [
   [/^\/$/, () => import("./lobby.js")],
@@ -16,54 +18,12 @@ const ROUTES = [
   [/^\/operator\/?$/, () => import("./operator.js")],
 ];
 
-let teardown = null;
-let generation = 0; // one per navigation: a page still loading when the next one starts is stale
-
-export async function navigate(path, replace = false) {
-  if (replace) history.replaceState(null, "", path);
-  else history.pushState(null, "", path);
-  await route();
-}
-
-// Each navigation renders into a fresh element of <main>: a page whose data arrives after the user
-// has moved on draws into its own detached element, never over the page now shown, and its
-// teardown runs at once instead of replacing the current page's.
-async function route() {
-  const mine = ++generation;
-  if (mine > 1) refreshTables(); // a seat taken on the page just left: the stream reads the cookies anew
-  if (teardown) {
-    teardown();
-    teardown = null;
-  }
-  const view = document.createElement("div");
-  view.className = "view";
-  document.getElementById("main").replaceChildren(view);
-  const path = location.pathname;
-  for (const [pattern, load] of ROUTES) {
-    const match = path.match(pattern);
-    if (match) {
-      const page = await load();
-      if (mine !== generation) return;
-      const done = (await page.render(view, match[1])) || null;
-      if (mine !== generation) {
-        if (done) done();
-        return;
-      }
-      teardown = done;
-      return;
-    }
-  }
-  const page = await import("./not_found.js"); // no route: a page that says so, with the way back
-  if (mine === generation) teardown = page.render(view) || null;
-}
-
-document.addEventListener("click", (event) => {
-  const link = event.target.closest("a[data-nav]");
-  if (!link || event.metaKey || event.ctrlKey || event.shiftKey || event.button !== 0) return;
-  event.preventDefault();
-  navigate(link.getAttribute("href"));
+// The router (router.js) imports no page: this table is the one place that does, each page when
+// its path is routed to; the pages import router.js for `navigate`, never this module.
+register(ROUTES, {
+  missing: () => import("./not_found.js"), // no route: a page that says so, with the way back
+  navigated: refreshTables, // a seat taken on the page just left: the stream reads the cookies anew
 });
-window.addEventListener("popstate", route);
 
 // The header says who you are (a link to your page) once logged in.
 function showWho() {

@@ -2,7 +2,7 @@
 // round (or the whole game) and what looks wrong; the receipts this browser kept for the table go
 // along as evidence, and the dispute's own page opens (dispute.js).
 import { disputes } from "./api.js";
-import { navigate as go } from "./app.js";
+import { navigate as go } from "./router.js";
 import { t } from "./i18n.js";
 import { receiptsOf } from "./receipts.js";
 import { h, toast } from "./ui.js";

@@ -6,7 +6,7 @@ import { blurb, gameTitle, loadGames } from "./game_info.js";
 import { turnBasedChoice } from "./lobby_turn_based.js";
 import { optionField, seatChoices } from "./option_texts.js";
 import { h, mount, randomHex, store, toast } from "./ui.js";
-import { navigate } from "./app.js";
+import { navigate } from "./router.js";
 import { followLobby } from "./lobby_live.js";
 import { closeQuickPlay, quickPlayPanel, resumeQuickPlay } from "./quickplay.js";
 import { fillWithBots, hosted, rememberHosted } from "./hosted.js";

@@ -11,7 +11,7 @@ import { api, ApiError } from "./api.js";
 import { t } from "./i18n.js";
 import { gameTitle } from "./game_info.js";
 import { h, mount, store, toast } from "./ui.js";
-import { navigate } from "./app.js";
+import { navigate } from "./router.js";
 import { joinRefused } from "./account.js";
 
 const POLL_SECONDS = 20;

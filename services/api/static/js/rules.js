@@ -10,7 +10,7 @@ import { gameList, gameOf, gamesKnown, gameTitle } from "./game_info.js";
 import { loadGame } from "./game_board.js";
 import { choiceLabel, optionHelp, optionLabel } from "./option_texts.js";
 import { h, mount, store } from "./ui.js";
-import { navigate } from "./app.js";
+import { navigate } from "./router.js";
 
 // Options about the table rather than the game: the "Playing online" section says what they do.
 const ONLINE = new Set(["turn_seconds", "expire_minutes", "takeover_after", "turn_based", "private"]);

@@ -5,7 +5,7 @@
 // The game's live stream ends with the game, so the end screen reads the rematch by itself: every
 // few seconds while the end screen is shown and the rematch is still open, for at most 15 minutes.
 import { api } from "./api.js";
-import { navigate } from "./app.js";
+import { navigate } from "./router.js";
 import { t } from "./i18n.js";
 import { h, patch, toast } from "./ui.js";
 

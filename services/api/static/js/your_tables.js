@@ -8,7 +8,7 @@ import { account } from "./account.js";
 import { t, onLangChange } from "./i18n.js";
 import { gamesKnown, gameTitle } from "./game_info.js";
 import { h, mount, store, toast } from "./ui.js";
-import { navigate } from "./app.js";
+import { navigate } from "./router.js";
 import { onTables, refreshTables } from "./your_tables_live.js";
 import { longTimeLeft } from "./time_left.js";
 
