@@ -19,7 +19,7 @@ from services.fairness.signing import raw_public
 from services.fairness.transparency import checkpoint as cp
 from services.fairness.transparency import leaves, merkle
 from services.fairness.transparency.log import TransparencyLog, note_loggable
-from tests.services.transparency.support import (
+from tests.services.fairness.transparency.support import (
     T0,
     WITNESS,
     WITNESS_KEY,

@@ -17,7 +17,7 @@ from services.fairness.transparency.log import TransparencyLog, note_loggable
 from services.history.export import build_export
 from services.store.event_store import SyncEventStore
 from services.store.keys import TLOG, TLOG_TAG
-from tests.services.transparency.support import finished_game, store_entries
+from tests.services.fairness.transparency.support import finished_game, store_entries
 
 pytestmark = pytest.mark.redis
 

@@ -33,7 +33,7 @@ from services.store.tokens import TokenStore
 from services.table.commands import GameCommands
 from services.table.lifecycle import wall_clock_ms
 from tests.conftest import Clients, IndexClients
-from tests.services.test_commands import FLOWER, no_poke, started_table
+from tests.services.table.test_commands import FLOWER, no_poke, started_table
 from tests.support.dying_archiver import STEPS as DYING_STEPS
 from tests.support.waiting import wait_until
 from tests.workers.test_retention import finished_game, open_dispute, resolve_dispute

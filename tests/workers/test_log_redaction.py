@@ -13,7 +13,7 @@ import workers.projector
 from services.store.event_store import SyncEventStore
 from services.telemetry.structured_logging import configure_logging
 from tests.conftest import Clients
-from tests.services.test_commands import handler_on
+from tests.services.table.test_commands import handler_on
 from workers.projector import Projector
 
 pytestmark = pytest.mark.anyio

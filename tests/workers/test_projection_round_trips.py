@@ -14,7 +14,7 @@ from services.store.event_store import SyncEventStore
 from services.store.keys import DIRTY
 from services.telemetry import metrics
 from tests.conftest import Clients, IndexClients
-from tests.services.test_commands import FLOWER, handler_on
+from tests.services.table.test_commands import FLOWER, handler_on
 from workers.projector import Projector
 
 pytestmark = pytest.mark.anyio

@@ -15,7 +15,7 @@ from services.store.keys import ACTIVITY, DIRTY, LOBBY, LOBBY_CHANNEL, LOBBY_ORD
 from services.store.projection import ProjectionWrite, project_views
 from services.store.queue import enqueue_projection, lifecycle_queue, projection_queue, run_burst
 from tests.conftest import Clients, IndexClients
-from tests.services.test_commands import FLOWER, handler_on, started_table
+from tests.services.table.test_commands import FLOWER, handler_on, started_table
 from tests.support.cluster import LocalCluster
 from workers.projector import Projector
 from workers.sweeper import sweep

@@ -48,7 +48,7 @@ from services.table.commands import GameCommands
 from services.table.lifecycle import wall_clock_ms
 from tests.api.conftest import ADMIN_TOKEN, UNLIMITED
 from tests.conftest import Clients, IndexClients
-from tests.services.test_commands import FLOWER, handler_on, started_table
+from tests.services.table.test_commands import FLOWER, handler_on, started_table
 from workers.projector import Projector
 from workers.sweeper import Sweeper, backfill_retention, retire
 

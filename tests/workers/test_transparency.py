@@ -10,7 +10,7 @@ from services.fairness.transparency.log import TransparencyLog, note_loggable
 from services.operating.config import Settings
 from services.store.event_store import SyncEventStore
 from services.store.keys import TLOG
-from tests.services.transparency.support import WITNESS_KEY, finished_game, store_entries
+from tests.services.fairness.transparency.support import WITNESS_KEY, finished_game, store_entries
 from workers.transparency import TransparencyLoop
 
 T0_MS = 1_800_000_000_000

@@ -23,7 +23,7 @@ from services.store.timer_record import pack, timer_fields
 from services.table.commands import GameCommands
 from tests.conftest import Clients, IndexClients, make_batch
 from tests.services.store.test_event_store_contract import start
-from tests.services.test_commands import FLOWER, handler_on, started_table
+from tests.services.table.test_commands import FLOWER, handler_on, started_table
 
 pytestmark = pytest.mark.anyio
 

@@ -20,7 +20,7 @@ from services.fairness.transparency.verify import check_log
 from services.history.export import build_export
 from services.history.verify import verify_export
 from services.store.event_store import SyncEventStore
-from tests.services.transparency.support import store_entries
+from tests.services.fairness.transparency.support import store_entries
 from tests.support.play import play_random
 from tests.support.recorded import RecordedGame, new_recorded_game
 

@@ -11,7 +11,7 @@ from services.fairness.receipts import ensure_keys
 from services.fairness.signing import KeyRing
 from services.fairness.transparency import checkpoint as cp
 from services.store.keys import TLOG
-from tests.services.transparency.support import T0, logged, publish, served_app
+from tests.services.fairness.transparency.support import T0, logged, publish, served_app
 
 
 @pytest.fixture

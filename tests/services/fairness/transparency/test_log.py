@@ -8,7 +8,7 @@ from services.fairness.transparency import leaves, merkle
 from services.fairness.transparency.log import TransparencyLog, note_loggable
 from services.store.event_store import SyncEventStore
 from services.store.keys import TLOG
-from tests.services.transparency.support import batch_ends, finished_game, store_entries
+from tests.services.fairness.transparency.support import batch_ends, finished_game, store_entries
 
 
 @pytest.fixture

@@ -1,7 +1,7 @@
 """An appender process for the kill test: appends one game per batch and publishes a checkpoint
 after each, recording every checkpoint it published under ``PUBLISHED`` (a test-only key).
 
-``python -m tests.services.transparency.appender_process REDIS_URL``; runs until killed."""
+``python -m tests.services.fairness.transparency.appender_process REDIS_URL``; runs until killed."""
 
 from __future__ import annotations
 

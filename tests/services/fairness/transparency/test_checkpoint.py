@@ -12,7 +12,7 @@ from services.fairness.transparency import checkpoint as cp
 from services.fairness.transparency import merkle
 from services.fairness.transparency.log import TransparencyLog, note_loggable
 from services.store.event_store import SyncEventStore
-from tests.services.transparency.support import finished_game, store_entries
+from tests.services.fairness.transparency.support import finished_game, store_entries
 
 T0 = 1_800_000_000
 

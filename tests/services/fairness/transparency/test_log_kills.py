@@ -22,19 +22,19 @@ from services.fairness.transparency.log import TransparencyLog, note_loggable
 from services.store.embedded import EmbeddedRedis
 from services.store.event_store import SyncEventStore
 from services.store.keys import TLOG
-from tests.services.transparency.appender_process import PUBLISHED
-from tests.services.transparency.support import batch_ends, finished_game, store_entries
+from tests.services.fairness.transparency.appender_process import PUBLISHED
+from tests.services.fairness.transparency.support import batch_ends, finished_game, store_entries
 from tests.support.waiting import wait_until
 
 pytestmark = pytest.mark.redis
 
-ROOT = Path(__file__).resolve().parents[3]
+ROOT = Path(__file__).resolve().parents[4]
 
 
 def appender(url: str) -> subprocess.Popen[bytes]:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     return subprocess.Popen(
-        [sys.executable, "-m", "tests.services.transparency.appender_process", url],
+        [sys.executable, "-m", "tests.services.fairness.transparency.appender_process", url],
         cwd=ROOT,
         env=env,
         stdout=subprocess.DEVNULL,
