@@ -7,15 +7,20 @@ no ``Authorization`` header."""
 
 from __future__ import annotations
 
+from typing import Annotated
+
+import msgspec
+from msgspec import UNSET, Meta, UnsetType
 from starlette.convertors import Convertor, register_url_convertor
 from starlette.requests import Request
-from starlette.routing import Route
 
 from domain.accounts import AccountState
+from projections.ratings import DISPLAY_BASE, DISPLAY_SCALE, PROVISIONAL_GAMES, PROVISIONAL_OPPONENTS
 from services.accounts.names import RESERVED, normalise
 from services.accounts.players import public_account
 from services.api.bodies import Empty, Login, Register, SetPassword
 from services.api.context import app_context
+from services.api.contract import ACCOUNT, Answer, Operation, errors
 from services.api.http import (
     MAX_VERSION,
     JSONResponse,
@@ -170,13 +175,137 @@ class ProfileRef(Convertor[str]):
 
 register_url_convertor("profile_ref", ProfileRef())
 
-routes = [
-    Route("/accounts", register, methods=["POST"]),
-    Route("/accounts/login", login, methods=["POST"]),
-    Route("/accounts/logout", logout, methods=["POST"]),
-    Route("/accounts/me", me, methods=["GET"]),
-    Route("/accounts/me/password", set_password, methods=["POST"]),
-    Route("/accounts/{account_id}/history", history, methods=["GET"]),
-    Route("/accounts/{name_or_id:profile_ref}", profile, methods=["GET"]),
-    Route("/leaderboards/{game}", leaderboard, methods=["GET"]),
+
+class HistoryQuery(msgspec.Struct):
+    offset: Annotated[int, Meta(ge=0, le=MAX_VERSION, description="Skip this many")] | UnsetType = UNSET
+    limit: (
+        Annotated[int, Meta(ge=1, le=MAX_PAGE, description="At most this many (default 20)")] | UnsetType
+    ) = UNSET
+
+
+RATING_FIELDS = (
+    "Every rating is {rating, mu, sigma, games, display, provisional}: 'rating' is the ordinal "
+    "mu - 3 sigma that leaderboards sort by (0 for a new player, below 0 after one loss); 'display' "
+    f"is the number to show people, max(0, round({DISPLAY_BASE} + {DISPLAY_SCALE} * rating)), in the "
+    f"same order; 'provisional' is true until {PROVISIONAL_GAMES} rated games in that game against "
+    f"{PROVISIONAL_OPPONENTS} distinct established opponents."
+)
+
+BROWSER_COOKIE = (
+    "With 'cookie': true (browsers) the token is not in the body: the answer sets it as the HttpOnly,"
+    " SameSite=Strict cookie 'ts_account' (Max-Age 180 days), which /accounts/me, "
+    "/accounts/me/password, /accounts/logout and joining a table accept without a header."
+)
+
+operations = [
+    Operation(
+        "POST",
+        "/accounts",
+        register,
+        answers={201: Answer("account_id, name and the account token (not with 'cookie': true)")},
+        summary="Register a display name (unique up to case, width and lookalike characters)",
+        description=BROWSER_COOKIE,
+        body=Register,
+        errors=errors(
+            409,
+            422,
+            s409="name_taken",
+            s422=(
+                "invalid_name, name_confusable (its 'like' names the registered name), name_mixed_script, "
+                "invalid_password"
+            ),
+        ),
+        rate_limited=True,
+    ),
+    Operation(
+        "POST",
+        "/accounts/login",
+        login,
+        answers={200: Answer("account_id, name and a new token (not with 'cookie': true)")},
+        summary="A fresh account token for a name and its password",
+        description=BROWSER_COOKIE + " Limited per client address and per account name (429 'rate_limited' "
+        "or 'login_throttled' with Retry-After); 503 'password_check_busy' when too many passwords are being "
+        "checked at once.",
+        body=Login,
+        errors=errors(401, s401="invalid_credentials"),
+        rate_limited=True,
+    ),
+    Operation(
+        "POST",
+        "/accounts/logout",
+        logout,
+        answers={200: Answer("account_id, name, logged_out")},
+        summary="Revoke the caller's account token (its other tokens keep working)",
+        description=(
+            "By the bearer header, else the 'ts_account' cookie, which the answer clears; a cookie whose "
+            "token no longer works is only cleared (200 {'logged_out': true})."
+        ),
+        security=ACCOUNT,
+        body=Empty,
+        errors=errors(401, s401="No account token, or a bad bearer token"),
+    ),
+    Operation(
+        "GET",
+        "/accounts/me",
+        me,
+        answers={200: Answer("The account")},
+        summary="The token's account: public profile, ratings, has_password",
+        description=RATING_FIELDS,
+        security=ACCOUNT,
+        errors=errors(401, s401="Bad or missing account token"),
+    ),
+    Operation(
+        "POST",
+        "/accounts/me/password",
+        set_password,
+        answers={200: Answer("Done")},
+        summary="Set or change the password (Argon2id-hashed; enables /accounts/login)",
+        description=(
+            "An account that has a password must send it as 'current_password' (checked within the login "
+            "limits). Every other token of the account is revoked; the caller's keeps working."
+        ),
+        security=ACCOUNT,
+        body=SetPassword,
+        errors=errors(
+            401,
+            403,
+            422,
+            s401="Bad account token",
+            s403="wrong_current_password",
+            s422="invalid_password, current_password_required",
+        ),
+        rate_limited=True,
+    ),
+    Operation(
+        "GET",
+        "/accounts/{account_id}/history",
+        history,
+        answers={200: Answer("total, offset, limit, games")},
+        summary="Finished games of an account, newest first: seats, result, rating change, links",
+        description=RATING_FIELDS,
+        query=HistoryQuery,
+        errors=errors(404, 422, s404="account_not_found"),
+    ),
+    Operation(
+        "GET",
+        "/accounts/{name_or_id}",
+        profile,
+        answers={200: Answer("The profile")},
+        summary="A public profile: account id, display name, rating per game",
+        description=RATING_FIELDS,
+        errors=errors(404, s404="account_not_found"),
+        route_path="/accounts/{name_or_id:profile_ref}",
+    ),
+    Operation(
+        "GET",
+        "/leaderboards/{game}",
+        leaderboard,
+        answers={200: Answer("total (listed), offset, limit, entries, provisional_hidden")},
+        summary="Established rated accounts of a game, best first (rating = mu - 3 sigma)",
+        description=(
+            RATING_FIELDS + " Provisional players are not listed: 'provisional_hidden' counts them."
+        ),
+        query=HistoryQuery,
+        errors=errors(404, 422, s404="unknown_game"),
+    ),
 ]

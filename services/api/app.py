@@ -13,46 +13,31 @@ from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import Response
-from starlette.routing import Route
 from starlette.types import ASGIApp
 
 from services.accounts.players import PlayerQueries
 from services.accounts.registry import Accounts, HashPool
-from services.api.account_routes import routes as account_routes
+from services.api import operator_routes
 from services.api.asset_routes import page_response, wants_page
 from services.api.assets import AssetTree
-from services.api.chat_routes import routes as chat_routes
 from services.api.compression import CompressLargeAnswers
-from services.api.context import AppContext, app_context
-from services.api.dispute_routes import routes as dispute_routes
+from services.api.context import AppContext
 from services.api.drain import Drain, on_stop_signals
 from services.api.error_responses import EXCEPTION_HANDLERS, http_error
-from services.api.hint_routes import routes as hint_routes
-from services.api.history_routes import routes as history_routes
-from services.api.http import JSONResponse
 from services.api.invite_gate import InviteGate
-from services.api.invite_routes import routes as invite_routes
 from services.api.lanes import Lanes
-from services.api.live import live
-from services.api.lobby_live import lobby_live
-from services.api.log_routes import routes as log_routes
-from services.api.metrics_route import RequestMetrics, metrics_endpoint, route_methods, route_templates
+from services.api.metrics_route import RequestMetrics, route_methods, route_templates
 from services.api.middleware import DrainGuard, RequestGuard, SecurityHeaders
 from services.api.openapi import openapi_document
-from services.api.operator_routes import routes as operator_routes
-from services.api.probes import RETRY_AFTER, Readiness
-from services.api.quickplay_routes import routes as quickplay_routes
+from services.api.operations import OPERATIONS
+from services.api.probes import Readiness
 from services.api.rate_limits import RateLimits
-from services.api.rematch_routes import routes as rematch_routes
 from services.api.request_log import RequestLog
-from services.api.review_routes import routes as review_routes
-from services.api.routes import routes as game_routes
 from services.api.shell import Shell
 from services.api.stream_slots import StreamSlots
 from services.api.view_cache import ViewCache
 from services.api.view_lane import ViewLane
 from services.api.web import web_routes
-from services.api.your_tables_routes import routes as your_tables_routes
 from services.fairness.receipts import ReceiptSigner
 from services.history.folding import StateCache
 from services.operating.config import Settings
@@ -69,26 +54,6 @@ from services.table.lifecycle import Lifecycle
 from services.table.queries import GameQueries
 from services.table.tracing import TracedAppendNotifier
 from services.telemetry import metrics
-
-
-async def healthz(request: Request) -> Response:
-    """Readiness: 200 when Redis answers and the process is not shutting down, else 503 with the
-    reason (``services.api.probes``: a ``GET`` is answered there, before the middleware). A load
-    balancer sends traffic only to a ready process. The workers' progress is not read: a lag is an
-    alert (docs/alerts.md), not a reason to take every API process out of the load balancer."""
-    answer = await app_context(request).readiness.answer()
-    headers = None if answer.ready else {"Retry-After": RETRY_AFTER.decode()}
-    return Response(answer.body, status_code=answer.status, headers=headers, media_type="application/json")
-
-
-async def livez(request: Request) -> JSONResponse:
-    """Liveness: the process answers HTTP (whatever Redis and the workers do); restart it only when
-    this fails."""
-    return JSONResponse({"status": "alive"})
-
-
-async def openapi(request: Request) -> JSONResponse:
-    return JSONResponse(openapi_document())
 
 
 async def http_error_or_page(request: Request, exc: Exception) -> Response:
@@ -219,28 +184,8 @@ def create_app(
             await store.aclose()
             await clients.aclose()
 
-    routes = [  # matched in order: the hot paths (commands, views) first; no two overlap
-        *game_routes,
-        Route("/games/{game_id}/live", live, methods=["GET"]),
-        Route("/lobby/live", lobby_live, methods=["GET"]),
-        *your_tables_routes,
-        *history_routes,
-        *log_routes,
-        *hint_routes,
-        *review_routes,
-        *chat_routes,
-        *invite_routes,
-        *rematch_routes,
-        *account_routes,
-        *quickplay_routes,
-        *dispute_routes,
-        *operator_routes,
-        Route("/openapi.json", openapi, methods=["GET"]),
-        Route("/healthz", healthz, methods=["GET"]),
-        Route("/livez", livez, methods=["GET"]),
-        Route("/metrics", metrics_endpoint, methods=["GET"]),
-        *web_routes(),
-    ]
+    # matched in order: the declared operations (the hot paths first; no two overlap), then the pages
+    routes = [*(operation.route() for operation in OPERATIONS), *operator_routes.pages, *web_routes()]
     app = GuardedStarlette(
         settings,
         routes=routes,
@@ -256,4 +201,5 @@ def create_app(
         lifespan=lifespan,
     )
     app.state.shell = Shell(assets or AssetTree())
+    app.state.openapi = openapi_document  # /openapi.json (services.api.service_routes)
     return app

@@ -12,14 +12,16 @@ import json
 import math
 import re
 import secrets
-from typing import Any
+from typing import Annotated, Any
 
+import msgspec
+from msgspec import UNSET, Meta, UnsetType
 from starlette.requests import Request
 from starlette.responses import Response
-from starlette.routing import Route
 
 from services.api.bodies import ChatPost, ChatReport, ChatSettings
 from services.api.context import AppContext, app_context
+from services.api.contract import BEARER, TOKEN, Answer, Operation, errors
 from services.api.http import (
     ACCOUNT_COOKIE,
     MAX_VERSION,
@@ -246,9 +248,91 @@ async def export_with_chat(request: Request) -> JSONResponse:
     return JSONResponse(document)
 
 
-routes = [
-    Route("/games/{game_id}/chat", post_chat, methods=["POST"]),
-    Route("/games/{game_id}/chat", get_chat, methods=["GET"]),
-    Route("/games/{game_id}/chat/report", report_chat, methods=["POST"]),
-    Route("/games/{game_id}/chat/settings", chat_settings, methods=["POST"]),
+class GetChatQuery(msgspec.Struct):
+    after: (
+        Annotated[
+            int, Meta(ge=0, le=MAX_VERSION, description="Records after this number (0: from the first)")
+        ]
+        | UnsetType
+    ) = UNSET
+    limit: Annotated[int, Meta(ge=1, le=500, description="Read at most this many records")] | UnsetType = (
+        UNSET
+    )
+
+
+operations = [
+    Operation(
+        "POST",
+        "/games/{game_id}/chat",
+        post_chat,
+        answers={
+            201: Answer(
+                "The stored record: {'message': {n, kind, channel, from, name, seat, text | reaction, at, "
+                "version, numbering?}} (numbering 'table': n is the speaker's table number, a person at the "
+                "table while the game runs)"
+            )
+        },
+        summary="Send a chat message or a reaction to the table",
+        description=(
+            "A seat (its token, or the browser's ts_seat_<id> cookie) speaks in channel 'table'; anyone else "
+            "in channel 'rail': an account (its token as the bearer, or the ts_account cookie), else this "
+            "browser (an HttpOnly ts_rail cookie, set by its first message)."
+        ),
+        security=BEARER,
+        body=ChatPost,
+        errors=errors(
+            401,
+            403,
+            404,
+            409,
+            413,
+            422,
+            s403=(
+                "chat_off: the host turned chat off; rail_closed_at_table: a person at the table may not "
+                "speak on the rail while the game runs (or cross_origin)"
+            ),
+            s409="chat_full: the table's chat holds its cap of messages",
+            s413="chat_message_too_long (past the message limit) or body_too_large",
+            s422="chat_message_empty, chat_control_characters, invalid_request",
+        ),
+        rate_limited=True,
+    ),
+    Operation(
+        "GET",
+        "/games/{game_id}/chat",
+        get_chat,
+        answers={200: Answer("{messages, next, more, merged, enabled}")},
+        summary="The chat this caller may see: a person at the table sees no 'rail' message until the game "
+        "ended",
+        security=BEARER,
+        query=GetChatQuery,
+        errors=errors(401, 404, 422),
+    ),
+    Operation(
+        "POST",
+        "/games/{game_id}/chat/report",
+        report_chat,
+        answers={201: Answer("{'report': <id of the record in the operators' stream>}")},
+        summary="Report chat messages (by number) to the operators",
+        security=BEARER,
+        body=ChatReport,
+        errors=errors(
+            401,
+            404,
+            409,
+            s404="game_not_found, chat_message_not_found (not one you can see)",
+            s409="chat_reports_full: the table's chat was reported chat_max_reports times",
+        ),
+        rate_limited=True,
+    ),
+    Operation(
+        "POST",
+        "/games/{game_id}/chat/settings",
+        chat_settings,
+        answers={200: Answer("{enabled, n}")},
+        summary="The host turns the table's chat off or on (host token or ts_host_<id> cookie)",
+        security=TOKEN,
+        body=ChatSettings,
+        errors=errors(401, 403, 404, s401="Missing token", s403="Not the host"),
+    ),
 ]

@@ -6,15 +6,17 @@ else is refused with 403 ``not_a_player`` before anything of the dispute is read
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Annotated, Any
 
+import msgspec
+from msgspec import UNSET, Meta, UnsetType
 from starlette.requests import Request
 from starlette.responses import Response
-from starlette.routing import Route
 
 from domain.disputes import Party
 from services.api.bodies import AddEvidence, OpenDispute, ResolveDispute
 from services.api.context import app_context
+from services.api.contract import Answer, Operation, errors
 from services.api.http import JSONResponse, caller_of, client_address, game_id_of, int_query, read_body
 from services.api.operator_routes import acting_operator, operator_of
 from services.disputes.cases import Disputes
@@ -146,13 +148,194 @@ def _open_cursor(request: Request) -> tuple[int, str] | None:
     return int(found.group(1)), f"{found.group(2)}/{found.group(3)}"
 
 
-routes = [
-    Route("/games/{game_id}/disputes", open_dispute, methods=["POST"]),
-    Route("/games/{game_id}/disputes", list_disputes, methods=["GET"]),
-    Route("/games/{game_id}/disputes/{dispute_id}", read_dispute, methods=["GET"]),
-    Route("/games/{game_id}/disputes/{dispute_id}/evidence", add_evidence, methods=["POST"]),
-    Route("/games/{game_id}/disputes/{dispute_id}/resolve", resolve, methods=["POST"]),
-    Route("/games/{game_id}/disputes/{dispute_id}/bundle", bundle, methods=["GET"]),
-    Route("/games/{game_id}/disputes/{dispute_id}/verdict", verdict, methods=["GET"]),
-    Route("/operator/disputes", open_list, methods=["GET"]),
+class OpenListQuery(msgspec.Struct):
+    limit: Annotated[int, Meta(ge=1, le=100)] | UnsetType = UNSET
+    cursor: (
+        Annotated[
+            str,
+            Meta(
+                pattern="^\\d{1,20}/[A-Za-z0-9_-]{1,64}/[0-9a-f]{16}$",
+                description="The 'next' of the page before: <opened ms>/<game id>/<dispute id>",
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
+
+
+WHO = (
+    "A seated player of the game (their seat token as a bearer, or the browser's ts_seat_<id> cookie)"
+    " or an operator (the admin token, or an operator account's token). Anyone else: 403 "
+    "not_a_player."
+)
+UNAUTHORIZED = "unauthorized: the token sent is no seat's of this game nor an operator's"
+NOT_A_PLAYER = "not_a_player: neither a seated player of this game nor an operator"
+SEALED = (
+    "dispute_sealed: the bundle would show what is still hidden (the round's seed is secret, or the "
+    "game runs and the round's last batch deals the next round); the message says which"
+)
+
+operations = [
+    Operation(
+        "POST",
+        "/games/{game_id}/disputes",
+        open_dispute,
+        answers={201: Answer("The dispute's record")},
+        summary="Open a dispute on a round (or the whole game), saying what is disputed; recorded at once",
+        description=WHO,
+        body=OpenDispute,
+        errors=errors(
+            401,
+            403,
+            404,
+            409,
+            422,
+            s401=UNAUTHORIZED,
+            s403=NOT_A_PLAYER,
+            s404="game_not_found",
+            s409=(
+                "not_started (nothing played at the table yet), too_many_disputes (the table holds its cap, "
+                "or the player has two open there)"
+            ),
+            s422="invalid_round, invalid_dispute_text, invalid_party",
+        ),
+        rate_limited=True,
+    ),
+    Operation(
+        "GET",
+        "/games/{game_id}/disputes",
+        list_disputes,
+        answers={200: Answer("{disputes: [summary]}")},
+        summary="The game's disputes, oldest first",
+        description=WHO,
+        errors=errors(
+            401,
+            403,
+            404,
+            s401=UNAUTHORIZED,
+            s403=NOT_A_PLAYER,
+            s404="game_not_found",
+        ),
+    ),
+    Operation(
+        "GET",
+        "/games/{game_id}/disputes/{dispute_id}",
+        read_dispute,
+        answers={200: Answer("The dispute's record")},
+        summary="A dispute: what is disputed, by whom, its events, its resolution, whether its bundle is "
+        "ready",
+        description=WHO,
+        errors=errors(
+            401,
+            403,
+            404,
+            s401=UNAUTHORIZED,
+            s403=NOT_A_PLAYER,
+            s404="game_not_found, dispute_not_found",
+        ),
+    ),
+    Operation(
+        "POST",
+        "/games/{game_id}/disputes/{dispute_id}/evidence",
+        add_evidence,
+        answers={200: Answer("The dispute's record")},
+        summary="Add evidence while the dispute is open: the player's kept receipts (JSON) or a note",
+        description=WHO,
+        body=AddEvidence,
+        errors=errors(
+            401,
+            403,
+            404,
+            409,
+            422,
+            s401=UNAUTHORIZED,
+            s403=NOT_A_PLAYER,
+            s404="game_not_found, dispute_not_found",
+            s409="dispute_resolved, too_much_evidence, dispute_busy",
+            s422="invalid_evidence, not_disputant",
+        ),
+        rate_limited=True,
+    ),
+    Operation(
+        "POST",
+        "/games/{game_id}/disputes/{dispute_id}/resolve",
+        resolve,
+        answers={200: Answer("The dispute's record")},
+        summary="Resolve the dispute with a verdict and a reason (operators only, once)",
+        description=WHO,
+        body=ResolveDispute,
+        errors=errors(
+            401,
+            403,
+            404,
+            409,
+            422,
+            s401=UNAUTHORIZED,
+            s403="not_an_operator",
+            s404="game_not_found, dispute_not_found",
+            s409="dispute_resolved, dispute_busy",
+            s422="invalid_reason, invalid_verdict",
+        ),
+    ),
+    Operation(
+        "GET",
+        "/games/{game_id}/disputes/{dispute_id}/bundle",
+        bundle,
+        answers={200: Answer("The bundle, as an attachment")},
+        summary=(
+            "The dispute's bundle (tablestream-dispute-bundle/1): the export cut at the end of the round's "
+            "reveal, the keys, the log's proofs, the player's receipts, the seat's views; tablestream verify "
+            "checks it offline"
+        ),
+        description=WHO,
+        errors=errors(
+            401,
+            403,
+            404,
+            409,
+            s401=UNAUTHORIZED,
+            s403=NOT_A_PLAYER,
+            s404="game_not_found, dispute_not_found",
+            s409=SEALED,
+        ),
+    ),
+    Operation(
+        "GET",
+        "/games/{game_id}/disputes/{dispute_id}/verdict",
+        verdict,
+        answers={200: Answer("{ok, checks: [{name, outcome, sentence}]}")},
+        summary=(
+            "The verifier's verdict on the bundle: each check (deal, commands, scores, receipts, views, log, "
+            "export) passed, failed or not checked, with a sentence"
+        ),
+        description=WHO,
+        errors=errors(
+            401,
+            403,
+            404,
+            409,
+            s401=UNAUTHORIZED,
+            s403=NOT_A_PLAYER,
+            s404="game_not_found, dispute_not_found",
+            s409=SEALED,
+        ),
+    ),
+    Operation(
+        "GET",
+        "/operator/disputes",
+        open_list,
+        answers={200: Answer("{disputes: [summary], next}")},
+        summary=(
+            "Open disputes of every game, oldest first, a page at a time (operators only: 403 "
+            "not_an_operator); 'next' is the cursor of the following page, null on the last"
+        ),
+        query=OpenListQuery,
+        errors=errors(
+            401,
+            403,
+            422,
+            s401=UNAUTHORIZED,
+            s403="not_an_operator",
+            s422="invalid_query, invalid_cursor",
+        ),
+    ),
 ]

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from starlette.requests import Request
 from starlette.responses import Response
-from starlette.routing import Route
 
+from services.api.answers import SigningKeys
 from services.api.asset_routes import accepts_gzip
 from services.api.chat_routes import export_with_chat
 from services.api.context import app_context
+from services.api.contract import BEARER, Answer, Operation, errors
 from services.api.http import JSONResponse, caller_of, game_id_of
 
 
@@ -42,8 +43,36 @@ async def get_signing_keys(request: Request) -> JSONResponse:
     return JSONResponse(ring.public_document(), headers={"Cache-Control": KEYS_CACHE})
 
 
-routes = [
-    Route("/.well-known/tablestream-keys", get_signing_keys, methods=["GET"]),
-    Route("/games/{game_id}/audit", get_audit, methods=["GET"]),
-    Route("/games/{game_id}/export", get_export, methods=["GET"]),
+operations = [
+    Operation(
+        "GET",
+        "/.well-known/tablestream-keys",
+        get_signing_keys,
+        answers={200: Answer("The keys", SigningKeys)},
+        summary=(
+            "The public keys that sign receipts, with their validity periods and signed-note vkeys (cacheable"
+            " for 5 minutes; old keys stay listed after a rotation)"
+        ),
+    ),
+    Operation(
+        "GET",
+        "/games/{game_id}/audit",
+        get_audit,
+        answers={200: Answer("The audit")},
+        summary="Per finished round: seed, chain check, chance outcomes, events",
+        security=BEARER,
+        errors=errors(401, 404),
+    ),
+    Operation(
+        "GET",
+        "/games/{game_id}/export",
+        get_export,
+        answers={200: Answer("The export; its 'keys' are those of /.well-known/tablestream-keys")},
+        summary="A finished game as one self-contained document for the offline verifier",
+        description=(
+            "With the query 'chat=1': plus a 'chat' section (the table's chat, its own hash chain, checked by"
+            " 'tablestream verify')"
+        ),
+        errors=errors(404, 409, s409="Game not finished"),
+    ),
 ]

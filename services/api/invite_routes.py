@@ -8,8 +8,9 @@ from __future__ import annotations
 from typing import Any
 
 from starlette.requests import Request
-from starlette.routing import Route
 
+from services.api.answers import InviteAnswer
+from services.api.contract import Answer, Operation, errors
 from services.api.http import JSONResponse, game_id_of
 from services.api.invite_gate import invitations_of
 from services.errors import game_not_found
@@ -35,4 +36,17 @@ async def get_invite(request: Request) -> JSONResponse:
     return JSONResponse({"game_id": game_id, **await invite_of(request, game_id)})
 
 
-routes = [Route("/games/{game_id}/invite", get_invite, methods=["GET"])]
+operations = [
+    Operation(
+        "GET",
+        "/games/{game_id}/invite",
+        get_invite,
+        answers={200: Answer("private, invite, link", InviteAnswer)},
+        summary="The link that seats a friend (a private table's carries its invite code)",
+        description=(
+            "A private table's only for its code's holders and its own tokens' (a seat's or the host's, as "
+            "the bearer or the browser's cookie); for anyone else it is an unknown game."
+        ),
+        errors=errors(404),
+    ),
+]

@@ -21,8 +21,11 @@ from starlette.requests import Request
 from starlette.responses import StreamingResponse
 from starlette.types import Receive, Scope, Send
 
+from services.api.answers import View
+from services.api.answers_people import ChatRecord
 from services.api.chat_routes import rail_hidden
 from services.api.context import AppContext, app_context
+from services.api.contract import BEARER, Event, Operation, Stream, errors
 from services.api.http import MAX_VERSION, caller_of, client_address, game_id_of, int_query
 from services.api.live_chat import LiveChat
 from services.api.stream_slots import Slot
@@ -217,3 +220,37 @@ async def _stream(
             if time.monotonic() - quiet_since >= settings.live_heartbeat_seconds:
                 yield b": keep-alive\n\n"
                 quiet_since = time.monotonic()
+
+
+GAME_EVENT_ID = r"^[0-9]+(\.[0-9]+)?$"
+"""A game stream's event id: the version, and on a chat stream ``<version>.<chat n>``."""
+
+operations = [
+    Operation(
+        "GET",
+        "/games/{game_id}/live",
+        live,
+        answers={
+            200: Stream(
+                "One event 'view' per version with the caller's view (its id the version). With the query "
+                "'chat=1' the table's chat comes too, one event 'chat' per record (a person at the table "
+                "(seat, host or seated account) gets no 'rail' record until the game ended), every id is "
+                "'<version>.<chat n>', and 'chat_after=<n>' resumes the chat of a new stream. Resumes from "
+                "Last-Event-ID; ends when the game is over (a chat stream a little later), or the seat's "
+                "player left",
+                (
+                    Event("view", View, id_pattern=GAME_EVENT_ID),
+                    Event("chat", ChatRecord, id_pattern=GAME_EVENT_ID),
+                ),
+            )
+        },
+        summary="Server-sent events: one message per version with the caller's view",
+        security=BEARER,
+        errors=errors(401, 404, 422),
+        capped=True,
+    ),
+]
+"""The schema of a ``text/event-stream`` answer describes one event (``services.api.contract.Stream``):
+its ``event`` name, its ``id`` where the stream sends one, and its ``data``, a JSON document whose
+shape is the ``contentSchema``. A comment line (``: keep-alive``) is no event
+(``tests/api/test_live_schema.py`` checks every event of played games against it)."""

@@ -25,7 +25,9 @@ import structlog
 from starlette.requests import Request
 from starlette.types import Receive, Scope, Send
 
+from services.api.answers import Lobby, LobbyTable
 from services.api.context import AppContext, app_context
+from services.api.contract import Event, Operation, Stream
 from services.api.http import client_address
 from services.api.live import LiveResponse
 from services.api.stream_slots import Slot
@@ -111,3 +113,22 @@ async def _stream(
         if time.monotonic() - quiet_since >= settings.live_heartbeat_seconds:
             yield b": keep-alive\n\n"
             quiet_since = time.monotonic()
+
+
+operations = [
+    Operation(
+        "GET",
+        "/lobby/live",
+        lobby_live,
+        answers={
+            200: Stream(
+                "Every (re)connection starts with the whole lobby (event 'lobby', the first with 'retry'), "
+                "then one event 'table' per table whose summary changed; the whole lobby again after the "
+                "server lost its feed",
+                (Event("lobby", Lobby, retry=True), Event("table", LobbyTable)),
+            )
+        },
+        summary="Server-sent events: the whole lobby, then each table that changed",
+        capped=True,
+    ),
+]

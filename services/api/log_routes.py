@@ -14,11 +14,13 @@ import base64
 from typing import Annotated, Any
 
 import msgspec
+from msgspec import UNSET, Meta, UnsetType
 from starlette.requests import Request
 from starlette.responses import Response
-from starlette.routing import Route
 
+from services.api.answers_people import MAX_TREE_SIZE, GameLogProofs
 from services.api.context import app_context
+from services.api.contract import Answer, Operation, errors
 from services.api.http import JSONResponse, client_address, game_id_of, network_of, read_body
 from services.errors import ConflictError, InvalidError, NotFoundError
 from services.fairness.transparency import log as tlog
@@ -26,15 +28,41 @@ from services.fairness.transparency.checkpoint import CheckpointError
 
 MAX_NOTE = 4096  # a checkpoint with its signatures
 MAX_LINE = 512  # one cosignature line or witness key
-MAX_TREE_SIZE = 2**63 - 1  # the largest tree size a query may name (Redis integers are signed 64-bit)
 
 _CONFLICTS = {"checkpoint_unknown", "cosignatures_full", "cosignature_from_network_taken"}
 
 
 class CosignaturePost(msgspec.Struct, forbid_unknown_fields=True):
-    checkpoint: Annotated[str, msgspec.Meta(min_length=1, max_length=MAX_NOTE)]
-    cosignature: Annotated[str, msgspec.Meta(min_length=1, max_length=MAX_LINE)]
-    vkey: Annotated[str, msgspec.Meta(min_length=1, max_length=MAX_LINE)] | None = None
+    """A witness's C2SP tlog-cosignature of a checkpoint this log published"""
+
+    checkpoint: Annotated[
+        str,
+        msgspec.Meta(
+            min_length=1,
+            max_length=MAX_NOTE,
+            description="The checkpoint cosigned: its text, or the signed note",
+        ),
+    ]
+    cosignature: Annotated[
+        str,
+        msgspec.Meta(
+            min_length=1,
+            max_length=MAX_LINE,
+            description="The signature line: — <witness name> base64(key ID || timestamp || sig)",
+        ),
+    ]
+    vkey: (
+        Annotated[
+            str,
+            msgspec.Meta(
+                min_length=1,
+                max_length=MAX_LINE,
+                description="The witness's key (<name>+<key ID>+base64(0x04 || key)); required unless the "
+                "service is configured with it (log_witnesses)",
+            ),
+        ]
+        | None
+    ) = None
 
 
 def _size_param(request: Request, name: str) -> int | None:
@@ -121,10 +149,96 @@ async def post_cosignature(request: Request) -> JSONResponse:
     return JSONResponse({"cosignature": doc}, status_code=201)
 
 
-routes = [
-    Route("/log/checkpoint", get_checkpoint, methods=["GET"]),
-    Route("/log/consistency", get_consistency, methods=["GET"]),
-    Route("/log/cosignatures", get_cosignatures, methods=["GET"]),
-    Route("/log/cosignatures", post_cosignature, methods=["POST"]),
-    Route("/games/{game_id}/log", get_game_log, methods=["GET"]),
+class GetGameLogQuery(msgspec.Struct):
+    size: (
+        Annotated[int, Meta(ge=0, le=MAX_TREE_SIZE, description="A published checkpoint's size")] | UnsetType
+    ) = UNSET
+
+
+class GetConsistencyQuery(msgspec.Struct, rename={"from_": "from"}):
+    from_: Annotated[int, Meta(ge=0, le=MAX_TREE_SIZE, description="The older size")]
+    to: (
+        Annotated[int, Meta(ge=0, le=MAX_TREE_SIZE, description="The newer size (default: the log's size)")]
+        | UnsetType
+    ) = UNSET
+
+
+class GetCosignaturesQuery(msgspec.Struct):
+    size: (
+        Annotated[
+            int,
+            Meta(
+                ge=0,
+                le=MAX_TREE_SIZE,
+                description="The checkpoint published at this size (default: the latest)",
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
+
+
+operations = [
+    Operation(
+        "GET",
+        "/log/checkpoint",
+        get_checkpoint,
+        answers={200: Answer("The signed note", str, media_type="text/plain")},
+        summary=(
+            "The latest signed checkpoint of the log of game heads (C2SP tlog-checkpoint as a signed note, "
+            "with the configured witnesses' cosignatures)"
+        ),
+        errors=errors(404, s404="checkpoint_not_found: none published yet"),
+    ),
+    Operation(
+        "GET",
+        "/log/consistency",
+        get_consistency,
+        answers={200: Answer("{from, to, proof: [base64 hashes]}")},
+        summary="An RFC 9162 consistency proof between two tree sizes",
+        query=GetConsistencyQuery,
+        errors=errors(422, s422="log_size_invalid: not from <= to <= the log's size"),
+    ),
+    Operation(
+        "GET",
+        "/log/cosignatures",
+        get_cosignatures,
+        answers={200: Answer("{checkpoint, cosignatures: [{witness, line, known, vkey, timestamp}]}")},
+        summary="The witnesses' cosignatures received for a checkpoint",
+        query=GetCosignaturesQuery,
+        errors=errors(404, 422, s404="checkpoint_not_found", s422="log_size_invalid"),
+    ),
+    Operation(
+        "POST",
+        "/log/cosignatures",
+        post_cosignature,
+        answers={201: Answer("{cosignature: {witness, line, known, vkey, timestamp}}")},
+        summary="A witness sends its cosignature of a checkpoint this log published",
+        body=CosignaturePost,
+        errors=errors(
+            409,
+            422,
+            s409=(
+                "checkpoint_unknown (never published here), cosignatures_full (too many unknown witnesses on "
+                "this checkpoint), cosignature_from_network_taken (this client network already added an "
+                "unknown witness to it)"
+            ),
+            s422=(
+                "checkpoint_malformed, cosignature_malformed, witness_key_malformed, cosignature_invalid (it "
+                "does not verify, or an unknown witness sent no vkey)"
+            ),
+        ),
+        rate_limited=True,
+    ),
+    Operation(
+        "GET",
+        "/games/{game_id}/log",
+        get_game_log,
+        answers={200: Answer("The proofs (also in exports and dispute bundles)", GameLogProofs)},
+        summary=(
+            "The game's leaves in the log (its creation, round ends and final head) with their inclusion "
+            "proofs against the latest checkpoint or the one published at 'size'"
+        ),
+        query=GetGameLogQuery,
+        errors=errors(404, 422, s404="checkpoint_not_found (at that size)", s422="log_size_invalid"),
+    ),
 ]

@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
+from typing import Annotated, Any
 
+import msgspec
+from msgspec import UNSET, Meta, UnsetType
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
@@ -16,6 +18,7 @@ from starlette.routing import Route
 from services.api.asset_routes import SHELL_VARY, page_response, shell_of
 from services.api.bodies import VISIBLE, OperatorReason
 from services.api.context import app_context
+from services.api.contract import Answer, Handler, Operation, errors
 from services.api.http import JSONResponse, account_token, game_id_of, int_query, read_body
 from services.api.shell import LANG_COOKIE, LOADING
 from services.errors import AppError, ForbiddenError, InvalidError
@@ -210,18 +213,226 @@ async def audit(request: Request) -> JSONResponse:
     return JSONResponse({"entries": entries, "next": following})
 
 
-routes = [
-    Route("/operator", page, methods=["GET"]),
-    Route("/operator/me", me, methods=["GET"]),
-    Route("/operator/figures", figures, methods=["GET"]),
-    Route("/operator/tables", find_tables, methods=["GET"]),
-    Route("/operator/tables/{game_id}", table, methods=["GET"]),
-    Route("/operator/tables/{game_id}/close", close_table, methods=["POST"]),
-    Route("/operator/players", find_players, methods=["GET"]),
-    Route("/operator/players/{account}", player, methods=["GET"]),
-    Route("/operator/accounts/{account}/ban", ban, methods=["POST"]),
-    Route("/operator/accounts/{account}/unban", unban, methods=["POST"]),
-    Route("/operator/reports", reports, methods=["GET"]),
-    Route("/operator/reports/{report_id}/handled", handle_report, methods=["POST"]),
-    Route("/operator/audit", audit, methods=["GET"]),
+LogId = Annotated[str, Meta(pattern=r"^\d{1,20}-\d{1,20}$")]
+Search = Annotated[str, Meta(min_length=1, max_length=MAX_QUERY, pattern=VISIBLE)]
+Cursor = Annotated[str, Meta(min_length=1, max_length=MAX_CURSOR)]
+Page = Annotated[int, Meta(ge=1, le=MAX_PAGE)]
+LOG_CURSOR = "The 'next' of the page before: the id of the last entry shown; only older entries follow"
+BEFORE = "Only entries older than this id (the older name of 'cursor')"
+
+
+class AuditQuery(msgspec.Struct):
+    cursor: Annotated[LogId, Meta(description=LOG_CURSOR)] | UnsetType = UNSET
+    before: Annotated[LogId, Meta(description=BEFORE)] | UnsetType = UNSET
+    limit: Annotated[Page, Meta(description="At most this many (default 50)")] | UnsetType = UNSET
+
+
+class ReportsQuery(msgspec.Struct):
+    cursor: Annotated[LogId, Meta(description=LOG_CURSOR)] | UnsetType = UNSET
+    before: Annotated[LogId, Meta(description=BEFORE)] | UnsetType = UNSET
+    limit: Annotated[Page, Meta(description="At most this many (default 20)")] | UnsetType = UNSET
+
+
+class FindPlayersQuery(msgspec.Struct):
+    q: Search
+    cursor: Annotated[Cursor, Meta(description="The 'next' of the page before: the last account shown")] | (
+        UnsetType
+    ) = UNSET
+    limit: Annotated[Page, Meta(description="At most this many (default 20)")] | UnsetType = UNSET
+
+
+class FindTablesQuery(msgspec.Struct):
+    q: Search
+    cursor: (
+        Annotated[
+            Cursor,
+            Meta(
+                description="The 'next' of the page before: where the following page starts in the open "
+                "tables"
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
+    limit: Annotated[Page, Meta(description="At most this many (default 20)")] | UnsetType = UNSET
+
+
+OPERATORS_ONLY = (
+    "Operators only: 'Authorization: Bearer <admin token>', or the token (bearer or the 'ts_account' "
+    "cookie) of an account granted the role with 'tablestream operator grant NAME'. Anyone else: 403 "
+    "not_an_operator."
+)
+PAGING = (
+    "One page: 'next' is the cursor of the following page, null on the last; send it back as "
+    "'cursor' (422 invalid_cursor for one that is not a 'next' of this list)."
+)
+
+
+def console(
+    method: str,
+    path: str,
+    handler: Handler,
+    summary: str,
+    *,
+    query: type[msgspec.Struct] | None = None,
+    body: type[msgspec.Struct] | None = None,
+    **refusals: str,
+) -> Operation:
+    """An operation of the console: operators only (no 'security' object: that promises a 401 for a
+    bad token, and the console answers every caller who is not an operator 403 'not_an_operator',
+    whatever was sent); its 200 is described as its summary; ``refusals`` as ``s404="..."``."""
+    statuses = sorted(int(name[1:]) for name in refusals)
+    return Operation(
+        method,
+        path,
+        handler,
+        answers={200: Answer(summary)},
+        summary=summary,
+        description=OPERATORS_ONLY,
+        query=query,
+        body=body,
+        errors=errors(
+            403,
+            *statuses,
+            s403="not_an_operator: no token, or one that is neither the admin token nor an operator's",
+            **refusals,
+        ),
+    )
+
+
+operations = [
+    console(
+        "GET",
+        "/operator/me",
+        me,
+        "The operator asking: {operator: 'admin' or an account id, name}",
+    ),
+    console(
+        "GET",
+        "/operator/figures",
+        figures,
+        (
+            "Live figures: ready, health (ok or /healthz's reason), lag_ms, tables_waiting, "
+            "tables_running, games_lagging, chat_reports, queue_projections, queue_lifecycle, queue_bots,"
+            " queue_review"
+        ),
+    ),
+    console(
+        "GET",
+        "/operator/tables",
+        find_tables,
+        (
+            "Find tables: {tables, next}: on the first page the one with this id, then the waiting or "
+            "running tables, most recently changed first, where a seat's name contains it "
+            "(case-insensitive)."
+        )
+        + " "
+        + PAGING,
+        query=FindTablesQuery,
+        s422="invalid_query, invalid_cursor",
+    ),
+    console(
+        "GET",
+        "/operator/tables/{game_id}",
+        table,
+        "A table: status, seats, names, accounts",
+        s404="game_not_found",
+    ),
+    console(
+        "POST",
+        "/operator/tables/{game_id}/close",
+        close_table,
+        (
+            "Close a waiting or running table: table_closed in its stream (with the reason and the "
+            "operator), its seeds revealed, its timers stopped; answers the signed receipt (as a command)"
+        ),
+        body=OperatorReason,
+        s404="game_not_found",
+        s409="table_closed, game_over",
+        s422="invalid_reason",
+    ),
+    console(
+        "GET",
+        "/operator/players",
+        find_players,
+        (
+            "Find accounts: {players: [{account_id, name, banned, ban_reason, match}], next}: the "
+            "accounts whose name begins with 'q' or with a name that looks like it (confusables folded as"
+            " for the names' claims), in that folded order; match is exact, prefix, lookalike, or id for "
+            "an account id."
+        )
+        + " "
+        + PAGING,
+        query=FindPlayersQuery,
+        s422="invalid_query, invalid_cursor",
+    ),
+    console(
+        "GET",
+        "/operator/players/{account}",
+        player,
+        (
+            "An account's card, by name or id: banned, ban_reason, operator, has_password, games_played, "
+            "recent_games (the last ten finished: game_id, game, title, finished_at, rated, rank, score, "
+            "players, replay)"
+        ),
+        s404="account_not_found",
+    ),
+    console(
+        "POST",
+        "/operator/accounts/{account}/ban",
+        ban,
+        (
+            "Ban an account (by name or id): account_banned in its stream; its logins and tokens are "
+            "refused with 403 account_banned"
+        ),
+        body=OperatorReason,
+        s404="account_not_found",
+        s409="already_banned",
+        s422="invalid_reason",
+    ),
+    console(
+        "POST",
+        "/operator/accounts/{account}/unban",
+        unban,
+        "Lift a ban: account_unbanned in its stream",
+        body=OperatorReason,
+        s404="account_not_found",
+        s409="not_banned",
+        s422="invalid_reason",
+    ),
+    console(
+        "GET",
+        "/operator/reports",
+        reports,
+        (
+            "Chat reports, newest first, with the reported messages' text and who handled each: {reports,"
+            " next}."
+        )
+        + " "
+        + PAGING,
+        query=ReportsQuery,
+        s422="invalid_query, invalid_cursor",
+    ),
+    console(
+        "POST",
+        "/operator/reports/{report_id}/handled",
+        handle_report,
+        "Mark a chat report handled, with a note (the reason field)",
+        body=OperatorReason,
+        s404="report_not_found",
+        s409="report_handled",
+        s422="invalid_reason",
+    ),
+    console(
+        "GET",
+        "/operator/audit",
+        audit,
+        "The audit log, newest first: {entries: [{id, at, operator, name, action, target, reason}], next}."
+        + " "
+        + PAGING,
+        query=AuditQuery,
+        s422="invalid_query, invalid_cursor",
+    ),
 ]
+
+pages = [Route("/operator", page, methods=["GET"])]
+"""The operator's page (HTML, not the API's)."""

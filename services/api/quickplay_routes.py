@@ -12,15 +12,18 @@ from __future__ import annotations
 import asyncio
 import re
 import time
+from typing import Annotated
 
+import msgspec
+from msgspec import UNSET, Meta, UnsetType
 from starlette.requests import Request
 from starlette.responses import Response
-from starlette.routing import Route
 
 from domain.table import Account
 from services.accounts.seat_names import seat_name
 from services.api.bodies import Empty, QuickPlayRequest
 from services.api.context import app_context
+from services.api.contract import MAYBE_ACCOUNT, TICKET, Answer, Operation, errors
 from services.api.http import (
     JSONResponse,
     account_token,
@@ -148,9 +151,92 @@ async def cancel_ticket(request: Request) -> JSONResponse:
     return response
 
 
-routes = [
-    Route("/quickplay", open_ticket, methods=["POST"]),
-    Route("/quickplay/{ticket}", read_ticket, methods=["GET"]),
-    Route("/quickplay/{ticket}", cancel_ticket, methods=["DELETE"]),
-    Route("/quickplay/{ticket}/bots", agree_to_bots, methods=["POST"]),
+class ReadTicketQuery(msgspec.Struct):
+    wait: (
+        Annotated[
+            int,
+            Meta(ge=0, le=25, description="Seconds to hold the answer while the ticket waits (default 0)"),
+        ]
+        | UnsetType
+    ) = UNSET
+
+
+operations = [
+    Operation(
+        "POST",
+        "/quickplay",
+        open_ticket,
+        answers={
+            200: Answer("The browser's live ticket, answered again"),
+            201: Answer("The new ticket, its state and its ticket_token"),
+        },
+        summary="Play now: queue for a table of this game and player count",
+        description=(
+            "With an account token (header or 'ts_account' cookie) the ticket carries the account and its "
+            "rating (seated as the account's seat). A browser holding a live ticket (its 'ts_quickplay' "
+            "cookie) gets the same ticket again (200); an account with a live ticket elsewhere, or a browser "
+            "queued for another game, is 409 already_queued. The ticket's token as 'Authorization: Bearer "
+            "<ticket_token>', else the browser's HttpOnly 'ts_quickplay' cookie set by POST /quickplay. A "
+            "ticket reads as {ticket, state (queued, matched, seated, timed_out), game, players, "
+            "bots_after_wait, waited_ms, wait_bound_seconds, max_wait_seconds, position (while queued), "
+            "game_id and seat (once seated), token (the seat's, in the first answer that shows it seated "
+            "only; the answer also sets the seat cookie)}."
+        ),
+        security=MAYBE_ACCOUNT,
+        body=QuickPlayRequest,
+        errors=errors(
+            401,
+            409,
+            422,
+            s401="Bad account token (header or cookie)",
+            s409="already_queued (the live ticket's id is in 'ticket')",
+            s422="unknown_game, bad_player_count, invalid_name, name_not_yours",
+        ),
+        rate_limited=True,
+    ),
+    Operation(
+        "GET",
+        "/quickplay/{ticket}",
+        read_ticket,
+        answers={200: Answer("The ticket")},
+        summary="The ticket's state; with 'wait' a long-poll",
+        description=(
+            "The ticket's token as 'Authorization: Bearer <ticket_token>', else the browser's HttpOnly "
+            "'ts_quickplay' cookie set by POST /quickplay. A ticket reads as {ticket, state (queued, matched,"
+            " seated, timed_out), game, players, bots_after_wait, waited_ms, wait_bound_seconds, "
+            "max_wait_seconds, position (while queued), game_id and seat (once seated), token (the seat's, in"
+            " the first answer that shows it seated only; the answer also sets the seat cookie)}."
+        ),
+        security=TICKET,
+        query=ReadTicketQuery,
+        errors=errors(401, 404, 422, s401="No ticket token", s404="ticket_not_found"),
+    ),
+    Operation(
+        "DELETE",
+        "/quickplay/{ticket}",
+        cancel_ticket,
+        answers={200: Answer("{ticket, state: cancelled}")},
+        summary="Cancel a queued ticket: nothing of it is left",
+        security=TICKET,
+        errors=errors(
+            401,
+            403,
+            404,
+            409,
+            s401="No ticket token",
+            s403="A browser's request from a page of another site (cross_origin)",
+            s404="ticket_not_found",
+            s409="already_matched: the table is being set (or is set)",
+        ),
+    ),
+    Operation(
+        "POST",
+        "/quickplay/{ticket}/bots",
+        agree_to_bots,
+        answers={200: Answer("The ticket")},
+        summary="Agree to bots filling the table once the wait bound has passed",
+        security=TICKET,
+        body=Empty,
+        errors=errors(401, 404, s401="No ticket token", s404="ticket_not_found"),
+    ),
 ]

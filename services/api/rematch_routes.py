@@ -6,11 +6,13 @@ the finished game (its seat token, or the browser's seat cookie)."""
 from __future__ import annotations
 
 from starlette.requests import Request
-from starlette.routing import Route
 
 from domain.table import Account
+from services.api.answers import Rematch
 from services.api.bodies import Empty
 from services.api.context import app_context
+from services.api.contract import BEARER, Operation, errors
+from services.api.contract import Answer as Returns
 from services.api.http import JSONResponse, caller_of, client_address, game_id_of, read_body, set_token_cookie
 from services.people.rematch import Answer, Rematches
 from services.store import retention, your_tables
@@ -67,8 +69,80 @@ async def decline_rematch(request: Request) -> JSONResponse:
     return answered(request, await rematches(request).decline(game_id, seat))
 
 
-routes = [
-    Route("/games/{game_id}/rematch", get_rematch, methods=["GET"]),
-    Route("/games/{game_id}/rematch", accept_rematch, methods=["POST"]),
-    Route("/games/{game_id}/rematch/decline", decline_rematch, methods=["POST"]),
+NOT_A_SEAT = "Not a seat's token (the game's seat token or 'ts_seat_<game_id>' cookie)"
+NOT_A_PLAYER = "not_a_player: the seat was a bot's, or its player left during the game"
+NOT_NOW = (
+    "game_not_finished; rematch_declined (accepting after a decline); rematch_made (declining once "
+    "every player accepted)"
+)
+
+operations = [
+    Operation(
+        "GET",
+        "/games/{game_id}/rematch",
+        get_rematch,
+        answers={200: Returns("The rematch", Rematch)},
+        summary=(
+            "The rematch of a finished game: each human seat's answer, who declined, the new table once made "
+            "(and to a seat's own caller its new seat and token, also set as the 'ts_seat_<new id>' cookie)"
+        ),
+        security=BEARER,
+        errors=errors(401, 404, s401="A bad token"),
+    ),
+    Operation(
+        "POST",
+        "/games/{game_id}/rematch",
+        accept_rematch,
+        answers={200: Returns("The rematch (with the caller's new token once the table exists)", Rematch)},
+        summary=(
+            "Play again (a seated player of the finished game): the last human seat to accept makes exactly "
+            "one new table with the same game, options and seats"
+        ),
+        security=BEARER,
+        body=Empty,
+        errors=errors(
+            400,
+            401,
+            403,
+            404,
+            409,
+            413,
+            415,
+            422,
+            s400="Bad request body",
+            s401=NOT_A_SEAT,
+            s403=NOT_A_PLAYER,
+            s409=NOT_NOW,
+            s413="Bad request body",
+            s415="Bad request body",
+            s422="Bad request body",
+        ),
+        rate_limited="Rate limited: too many tables made from this client",
+    ),
+    Operation(
+        "POST",
+        "/games/{game_id}/rematch/decline",
+        decline_rematch,
+        answers={200: Returns("The rematch", Rematch)},
+        summary="Decline the rematch: no new table is made, and everyone sees who declined",
+        security=BEARER,
+        body=Empty,
+        errors=errors(
+            400,
+            401,
+            403,
+            404,
+            409,
+            413,
+            415,
+            422,
+            s400="Bad request body",
+            s401=NOT_A_SEAT,
+            s403=NOT_A_PLAYER,
+            s409=NOT_NOW,
+            s413="Bad request body",
+            s415="Bad request body",
+            s422="Bad request body",
+        ),
+    ),
 ]

@@ -8,16 +8,17 @@ with its words (``played_text``, ``strong_text``, each share's ``text``)."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 import anyio.to_thread
 import msgspec
+from msgspec import UNSET, Meta, UnsetType
 from starlette.requests import Request
 from starlette.responses import Response
-from starlette.routing import Route
 
 from projections.narration import describe_move
 from services.api.context import app_context
+from services.api.contract import Answer, Operation, ReasonLanguage, errors
 from services.api.http import JSONResponse, game_id_of, int_query
 from services.errors import ConflictError, UnavailableError
 from services.store.queue import enqueue_review, review_key, review_queue
@@ -63,4 +64,44 @@ def worded(review: dict[str, Any], game: str, lang: str) -> dict[str, Any]:
     return review
 
 
-routes = [Route("/games/{game_id}/review", get_review, methods=["GET"])]
+class GetReviewQuery(msgspec.Struct):
+    seat: Annotated[int, Meta(ge=0, description="The seat reviewed (default 0)")] | UnsetType = UNSET
+    lang: ReasonLanguage | UnsetType = UNSET
+
+
+operations = [
+    Operation(
+        "GET",
+        "/games/{game_id}/review",
+        get_review,
+        answers={
+            200: Answer(
+                "{'game_id', 'seat', 'level': 'strong', 'head', 'differs': count, 'moves': [{'version', "
+                "'played', 'played_text', 'strong', 'strong_text', 'differs', 'played_share', 'reason', "
+                "'shares': [{'command', 'text', 'share'}]}]}"
+            ),
+            202: Answer(
+                "Being built: {'status': 'computing', 'retry_after': s}",
+                headers={"Retry-After": "Seconds to wait before asking again"},
+            ),
+        },
+        summary="The strong bot's review of one seat's moves, once the game is over",
+        description=(
+            "For each move the seat's player made: what was played, what the 'strong' level would have played"
+            " from the seat's view then, whether they differ, and the share of its simulations behind each "
+            "candidate. Built off the request by an RQ job (queue 'review') and cached; while it is built the"
+            " answer is 202 with Retry-After."
+        ),
+        query=GetReviewQuery,
+        errors=errors(
+            404,
+            409,
+            422,
+            s409=(
+                "game_not_finished (a review waits for the end), not_a_person (a bot sat there from the "
+                "start)"
+            ),
+            s422="invalid_query (seat or lang)",
+        ),
+    ),
+]

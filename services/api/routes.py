@@ -7,15 +7,19 @@ joining seats an account by its token in the ``Authorization`` header, else in t
 from __future__ import annotations
 
 import secrets
+from typing import Annotated
 
+import msgspec
+from msgspec import UNSET, Meta, UnsetType
 from starlette.requests import Request
-from starlette.routing import Route
 
 from domain.table import Account
 from services.accounts.seat_names import seat_name
+from services.api.answers import CommandAnswer, Created, Lobby, Seated, SeatOnly, SeatsFilled, View
 from services.api.bodies import CreateGame, Empty, FillBots, JoinGame, SendCommand
 from services.api.command_lane import command_answer
 from services.api.context import app_context
+from services.api.contract import BEARER, COOKIES, MAYBE_ACCOUNT, TOKEN, Answer, Narration, Operation, errors
 from services.api.http import (
     MAX_VERSION,
     JSONResponse,
@@ -33,7 +37,7 @@ from services.api.http import (
     read_body,
     set_token_cookie,
 )
-from services.api.idempotency import idempotency_key
+from services.api.idempotency import MAX_KEY, MIN_KEY, idempotency_key
 from services.api.invite_routes import invite_of
 from services.api.view_cache import viewer_of
 from services.errors import ForbiddenError, InvalidError, UnauthorizedError
@@ -213,15 +217,215 @@ async def reclaim_seat(request: Request) -> JSONResponse:
     return JSONResponse({"seat": await app_context(request).commands.reclaim(game_id, seat)})
 
 
-routes = [  # the hottest first (the router tries them in order)
-    Route("/games/{game_id}/view", get_view, methods=["GET"]),
-    Route("/games/{game_id}/commands", send_command, methods=["POST"]),
-    Route("/games", create_game, methods=["POST"]),
-    Route("/games", lobby, methods=["GET"]),
-    Route("/games/{game_id}/players", join_game, methods=["POST"]),
-    Route("/games/{game_id}/events", get_events, methods=["GET"]),
-    Route("/games/{game_id}/scores", get_scores, methods=["GET"]),
-    Route("/games/{game_id}/bots", fill_with_bots, methods=["POST"]),
-    Route("/games/{game_id}/leave", leave_game, methods=["POST"]),
-    Route("/games/{game_id}/reclaim", reclaim_seat, methods=["POST"]),
+IdempotencyKey = Annotated[str, Meta(min_length=MIN_KEY, max_length=MAX_KEY, pattern="^[!-~]+$")]
+Version = Annotated[int, Meta(ge=1, le=MAX_VERSION)]
+
+
+class LobbyQuery(msgspec.Struct):
+    limit: Annotated[int, Meta(ge=1, le=MAX_LOBBY_PAGE, description="At most this many tables")] | (
+        UnsetType
+    ) = UNSET
+
+
+class CreateGameHeaders(msgspec.Struct, rename={"idempotency_key": "Idempotency-Key"}):
+    idempotency_key: (
+        Annotated[
+            IdempotencyKey,
+            Meta(
+                description="A secret of the client (16-128 visible ASCII characters): the same key and body "
+                "within 24 hours answer with the same table and host token, creating nothing."
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
+
+
+class JoinGameHeaders(msgspec.Struct, rename={"idempotency_key": "Idempotency-Key"}):
+    idempotency_key: (
+        Annotated[
+            IdempotencyKey,
+            Meta(
+                description="A secret of the client (16-128 visible ASCII characters): the same key and body "
+                "within 24 hours answer with the same seat and token (also after a 503 not_replicated), "
+                "seating nobody again; another body: 409 idempotency_key_reused; while a request with the "
+                "key runs: 409 idempotency_key_in_use."
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
+
+
+class GetEventsQuery(msgspec.Struct):
+    after: Annotated[int, Meta(ge=0, le=MAX_VERSION, description="Only versions after this")] | (
+        UnsetType
+    ) = UNSET
+    limit: Annotated[int, Meta(ge=1, le=MAX_EVENTS_PAGE, description="At most this many")] | UnsetType = UNSET
+    lang: Narration | UnsetType = UNSET
+
+
+class GetViewQuery(msgspec.Struct):
+    at: Annotated[Version, Meta(description="Time travel: the view at this version")] | UnsetType = UNSET
+
+
+# A table's life in order: create, list, join, play, watch. The views and commands the clients poll
+# are answered ahead of the router (``services.api.view_lane``, ``services.api.command_lane``), so the
+# router's order costs them little; schemathesis tries the operations in this order too
+# (tests/api/test_schemathesis.py), and its requests that seat players come before its first view.
+operations = [
+    Operation(
+        "POST",
+        "/games",
+        create_game,
+        answers={201: Answer("The table id and the host token", Created)},
+        summary="Create a table",
+        description=(
+            "A waiting table counts against its creator's budgets: with 'Authorization: Bearer <account "
+            "token>' (a browser: its ts_account cookie) the account's allowance, which grows with its rated "
+            "games (429 'too_many_tables_from_account'); as a guest its address's, its network's (429 "
+            "'too_many_tables_from_address', 'too_many_tables_from_network') and the guests' pool (503 "
+            "'too_many_tables'). Turn-based tables are counted apart."
+        ),
+        body=CreateGame,
+        headers=CreateGameHeaders,
+        errors=errors(409, s409="The Idempotency-Key was used with another body"),
+        rate_limited=True,
+    ),
+    Operation(
+        "GET",
+        "/games",
+        lobby,
+        answers={200: Answer("Tables", Lobby)},
+        summary="The lobby: open and running tables",
+        query=LobbyQuery,
+        errors=errors(422),
+    ),
+    Operation(
+        "POST",
+        "/games/{game_id}/players",
+        join_game,
+        answers={201: Answer("The seat and its token", Seated)},
+        summary="Take the next seat; the last seat starts the game",
+        description=(
+            "With 'Authorization: Bearer <account token>' (a browser: its 'ts_account' cookie) the seat is "
+            "the account's (name optional, defaults to the display name); without either the seat is "
+            "anonymous."
+        ),
+        security=MAYBE_ACCOUNT,
+        body=JoinGame,
+        headers=JoinGameHeaders,
+        errors=errors(
+            401,
+            404,
+            409,
+            s401="Bad account token (header or cookie)",
+            s409=(
+                "Full, started, the account already sits here, or the Idempotency-Key was used with another "
+                "body"
+            ),
+        ),
+        rate_limited=True,
+    ),
+    Operation(
+        "POST",
+        "/games/{game_id}/commands",
+        send_command,
+        answers={
+            200: Answer("Version, the events as this seat sees them, and a signed receipt", CommandAnswer)
+        },
+        summary="Send a command as the token's seat",
+        security=TOKEN,
+        body=SendCommand,
+        errors=errors(401, 403, 404, 409, s409="Conflict, reuse or game over"),
+        rate_limited=True,
+    ),
+    Operation(
+        "GET",
+        "/games/{game_id}/view",
+        get_view,
+        answers={200: Answer("The view", View)},
+        summary="The caller's view (a spectator's without a token)",
+        description=COOKIES,
+        security=BEARER,
+        query=GetViewQuery,
+        errors=errors(401, 404, 422),
+    ),
+    Operation(
+        "GET",
+        "/games/{game_id}/events",
+        get_events,
+        answers={
+            200: Answer(
+                "Events and the head version; each event says 'by' whom its batch came: 'player', 'bot' or "
+                "'timeout'"
+            )
+        },
+        summary="Events as the caller may see them",
+        description=COOKIES,
+        security=BEARER,
+        query=GetEventsQuery,
+        errors=errors(401, 404, 422),
+    ),
+    Operation(
+        "GET",
+        "/games/{game_id}/scores",
+        get_scores,
+        answers={200: Answer("Per round and totals")},
+        summary="The scoreboard",
+        errors=errors(404),
+    ),
+    Operation(
+        "POST",
+        "/games/{game_id}/bots",
+        fill_with_bots,
+        answers={200: Answer("The seats the bots took: {'seats': [..]}", SeatsFilled)},
+        summary=(
+            "The host seats bots of a level in every empty seat, or in 'count' of them (host token or "
+            "ts_host_<id> cookie); body {} or {'level': 'easy'|'normal'|'strong', 'count': n} (default "
+            "normal, every free seat; 422 invalid_bot_level, invalid_bot_count)"
+        ),
+        security=TOKEN,
+        body=FillBots,
+        errors=errors(
+            401, 403, 404, 409, s401="Missing token", s403="Not the host", s409="The table is not waiting"
+        ),
+    ),
+    Operation(
+        "POST",
+        "/games/{game_id}/leave",
+        leave_game,
+        answers={200: Answer("The seat left: {'seat': i}", SeatOnly)},
+        summary="Leave the table: while waiting the seat is freed; during play a bot takes it",
+        description="The seat's token, or a browser's 'ts_seat_<game_id>' cookie (then cleared).",
+        security=BEARER,
+        body=Empty,
+        errors=errors(
+            401, 403, 404, 409, s401="Bad or missing token", s409="Already left, or the game is over"
+        ),
+    ),
+    Operation(
+        "POST",
+        "/games/{game_id}/reclaim",
+        reclaim_seat,
+        answers={200: Answer("The seat taken back: {'seat': i}", SeatOnly)},
+        summary="Take back your seat from the bot that took it over after your timeouts",
+        description=(
+            "The seat's token, or a browser's 'ts_seat_<game_id>' cookie. The seat's turn timer starts again "
+            "for you, with a fresh run of timeouts before the next takeover; the game stays unrated (a bot "
+            "played for the seat). Recorded as 'seat_reclaimed'."
+        ),
+        security=BEARER,
+        body=Empty,
+        errors=errors(
+            401,
+            403,
+            404,
+            409,
+            s401="Bad or missing token",
+            s403="Not a seat's token (the host's)",
+            s409=(
+                "not_taken_over (no bot plays the seat), cannot_reclaim (the seat was left, or a bot sits "
+                "there from the start), game_over, not_started, table_expired"
+            ),
+        ),
+    ),
 ]

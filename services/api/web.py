@@ -11,10 +11,11 @@ browser. How the files and the shell are served (fingerprinted, compressed, prel
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import msgspec
 import swagger_ui_bundle
+from msgspec import UNSET, Meta, UnsetType
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
 from starlette.routing import BaseRoute, Mount, Route
@@ -24,8 +25,10 @@ from starlette.types import Scope
 from domain.games import spec, specs
 from domain.table import MAX_EXPIRE_MINUTES, MAX_TURN_SECONDS, PUBLIC_TURN_SECONDS, TableTimers
 from projections.narration import LANGUAGES
+from services.api.answers import ReplayIndex
 from services.api.asset_routes import REVALIDATE, favicon, page_response, static_file
 from services.api.context import app_context
+from services.api.contract import BEARER, COOKIES, Answer, Narration, Operation, errors
 from services.api.http import MAX_VERSION, JSONResponse, caller_of, game_id_of, optional_int_query
 
 # Swagger UI's files change only with the package version, which is in their path.
@@ -194,11 +197,58 @@ async def get_replay_index(request: Request) -> JSONResponse:
     return JSONResponse(await app_context(request).queries.replay_index(game_id, you))
 
 
+class GetReplayQuery(msgspec.Struct):
+    at: (
+        Annotated[int, Meta(ge=1, le=MAX_VERSION, description="The version (default: the last)")] | UnsetType
+    ) = UNSET
+    lang: Narration | UnsetType = UNSET
+
+
+operations = [
+    Operation(
+        "GET",
+        "/games/options",
+        game_options,
+        answers={200: Answer("games, practice_seed, languages")},
+        summary=(
+            "Per game: title, player counts and every table option with its meaning; the narration's "
+            "languages"
+        ),
+    ),
+    Operation(
+        "GET",
+        "/games/{game_id}/replay",
+        get_replay,
+        answers={200: Answer("version, head, spectator, seats, events")},
+        summary=(
+            "A finished game at one version: the spectator's and every seat's view, and that version's events"
+            " in full"
+        ),
+        query=GetReplayQuery,
+        errors=errors(404, 409, 422, s409="Game not finished", s422="Bad 'at' or 'lang'"),
+    ),
+    Operation(
+        "GET",
+        "/games/{game_id}/replay/index",
+        get_replay_index,
+        answers={200: Answer("game, head, players, rounds, steps, moves, you", ReplayIndex)},
+        summary=(
+            "A finished game's table of contents: where each round and each step (Skull King's bidding and "
+            "tricks, 6 nimmt!'s draft and turns, Skull's placing, auction and challenge) begins and ends, "
+            "every seat's moves, and the caller's seat"
+        ),
+        description=COOKIES,
+        security=BEARER,
+        errors=errors(401, 404, 409, s409="Game not finished"),
+    ),
+]
+
+
 def web_routes() -> list[BaseRoute]:
     """The routes of the web client: its pages (the lobby, a table, a replay, an audit, a game's
     leaderboard at ``/rankings/<game>``, a player at ``/players/<name>``), its assets and favicon,
-    the docs page, options and replay. The pages' paths are not the API's (``/leaderboards/<game>`` and
-    ``/accounts/<name>`` answer JSON)."""
+    the docs page. The pages' paths are not the API's (``/leaderboards/<game>`` and ``/accounts/<name>``
+    answer JSON); the API's operations of the client (options and replay) are ``operations``."""
     return [
         Route("/", shell, methods=["GET"]),
         Route("/tables/{game_id}", shell, methods=["GET"]),
@@ -211,9 +261,6 @@ def web_routes() -> list[BaseRoute]:
         Route("/rules/{game}", shell, methods=["GET"]),
         Route("/your-tables", shell, methods=["GET"]),
         Route("/docs", docs, methods=["GET"]),
-        Route("/games/options", game_options, methods=["GET"]),
-        Route("/games/{game_id}/replay", get_replay, methods=["GET"]),
-        Route("/games/{game_id}/replay/index", get_replay_index, methods=["GET"]),
         Route("/favicon.ico", favicon, methods=["GET"]),
         Route("/static/{path:path}", static_file, methods=["GET"], name="static"),
         Mount(

@@ -25,11 +25,13 @@ from collections.abc import AsyncIterator
 import msgspec
 import structlog
 from starlette.requests import Request
-from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
+from services.api.answers import Seated
+from services.api.answers_people import YourTables
 from services.api.bodies import Empty
 from services.api.context import AppContext, app_context
+from services.api.contract import ACCOUNT, MAYBE_ACCOUNT, Answer, Event, Operation, Stream, errors
 from services.api.http import (
     JSONResponse,
     account_token,
@@ -246,8 +248,78 @@ async def _stream(
             return
 
 
-routes = [
-    Route("/me/tables", my_tables, methods=["GET"]),
-    Route("/me/tables/{game_id}/seat", open_seat, methods=["POST"]),
-    Route("/me/live", my_live, methods=["GET"]),
+BAD_ACCOUNT_TOKEN = "invalid_account_token: a bad account token in the header"
+
+operations = [
+    Operation(
+        "GET",
+        "/me/tables",
+        my_tables,
+        answers={200: Answer("The tables", YourTables)},
+        summary="Your tables: every table where you hold a seat, those awaiting you first",
+        description=(
+            "The caller is the account of the Authorization header or the browser's 'ts_account' cookie (a "
+            "cookie that no longer works counts as none) plus the seats of the browser's 'ts_seat_<id>' "
+            "cookies. Tables awaiting your move first (the nearest deadline first), then running, then "
+            "waiting ones; tables that ended are left out."
+        ),
+        security=MAYBE_ACCOUNT,
+        errors=errors(401, s401=BAD_ACCOUNT_TOKEN),
+    ),
+    Operation(
+        "POST",
+        "/me/tables/{game_id}/seat",
+        open_seat,
+        answers={200: Answer("{'seat': i, 'token': '...'}", Seated)},
+        summary="Open your account's seat at this table on this device",
+        description=(
+            "A new token for the seat the account holds (also set as the browser's 'ts_seat_<game_id>' "
+            "cookie), while the game runs: a game begun on one device goes on from another where the account "
+            "is logged in."
+        ),
+        security=ACCOUNT,
+        body=Empty,
+        errors=errors(
+            400,
+            401,
+            403,
+            404,
+            409,
+            413,
+            415,
+            422,
+            s400="A malformed body",
+            s401="unauthorized (no account token), invalid_account_token",
+            s403="no_seat_here: the account holds no seat at this table",
+            s404="game_not_found",
+            s409="not_started (the table still waits for players), game_over",
+            s413="A malformed body",
+            s415="A malformed body",
+            s422="A malformed body",
+        ),
+        rate_limited=True,
+    ),
+    Operation(
+        "GET",
+        "/me/live",
+        my_live,
+        answers={
+            200: Stream(
+                "retry: 1000, then an event 'tables' (the body of GET /me/tables) at once and per change",
+                (Event("tables", YourTables),),
+            )
+        },
+        summary="Server-sent events: 'tables' (the body of GET /me/tables) at once and on change",
+        description=(
+            "The caller is the account of the Authorization header or the browser's 'ts_account' cookie (a "
+            "cookie that no longer works counts as none) plus the seats of the browser's 'ts_seat_<id>' "
+            "cookies. Tables awaiting your move first (the nearest deadline first), then running, then "
+            "waiting ones; tables that ended are left out. Woken by the tables' own live channels; the list "
+            "is read again every 10 s besides (a seat taken on another device). Counted in the live-stream "
+            "caps."
+        ),
+        security=MAYBE_ACCOUNT,
+        errors=errors(401, s401=BAD_ACCOUNT_TOKEN),
+        capped=True,
+    ),
 ]

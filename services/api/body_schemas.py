@@ -1,5 +1,6 @@
 """The request bodies of ``/openapi.json`` as tight as the server's own checks, so that every body
-the schema calls valid is one the server accepts (schemathesis' "schema-valid refusal" check):
+the schema calls valid is one the server accepts (schemathesis' "schema-valid refusal" check). The
+bodies are msgspec Structs (``services.api.bodies``); ``refine`` replaces what msgspec cannot state:
 
 - ``CreateGame``: one alternative per game and player count, with that game's options (their
   bounds, a seat option's range, and beyond ``max_players`` the spec's ``widening_option``, as
@@ -39,6 +40,8 @@ from services.accounts.names import MAX_LENGTH, MIN_LENGTH, MIN_SEAT_LENGTH, RES
 from services.accounts.registry import MAX_PASSWORD, MIN_PASSWORD
 from services.api.http import MAX_VERSION
 from services.errors import AppError
+from services.people.chat import MAX_TEXT, REACTIONS
+from services.table.commands import RESERVED_PREFIXES
 
 _SCRIPTS: dict[str, tuple[frozenset[str], tuple[tuple[int, int], ...]]] = {
     "Latin": (frozenset({"LATIN"}), ((0x41, 0x5A), (0x61, 0x7A), (0xC0, 0x24F), (0x1E00, 0x1EFF))),
@@ -226,3 +229,68 @@ def tighten(components: dict[str, Any]) -> None:
         "anyOf": [{"type": "string", "maxLength": MAX_CLIENT_SEED}, {"type": "null"}],
         "default": None,
     }
+
+
+REF = "#/components/schemas/{name}"
+# A subset of what the server takes: letters, digits, spaces and common punctuation, not blank (the
+# server also takes any other printable character, and refuses control characters: 422).
+_CHAT_TEXT = r"^[ ]*[\p{L}\p{N}.,!?'()\-:;][\p{L}\p{N} .,!?'()\-:;]*$"
+OPTIONS_TEXT = (
+    "The game's options, plus the table's: 'seed' (a practice table), 'turn_seconds' (0 = no "
+    "turn timer; default 0 for practice tables, 60 otherwise), 'expire_minutes' (a waiting "
+    "table expires after this, default 30, at most 60), 'takeover_after' (timeouts in a row before a bot "
+    "takes the seat, default 3), 'bot_pace_ms' (0-5000: how long a bot waits before it acts while "
+    "a person sits at the table, so that its moves can be followed; 0 = at once; default: the "
+    "server's TABLESTREAM_BOT_PACE_MS, 1000), 'turn_based' (true: turns up to 604800 s, a "
+    "week, and a wait for players up to 1440 minutes, default 1440; else turns up to 86400 s: "
+    "422 turn_too_long), 'private' (default false: never listed in the "
+    "lobby, seen and joined only with its invite link; the create answer then has 'invite' and "
+    "'link'), 'bot_level' (easy, normal or strong: the level of a bot that takes a seat over, "
+    "default normal)"
+)
+
+
+def chat_post_schema() -> dict[str, Any]:
+    """``ChatPost``: a text or a reaction, exactly one (a text the schema calls valid is stored)."""
+    text = {"type": "string", "minLength": 1, "maxLength": MAX_TEXT, "pattern": _CHAT_TEXT}
+    return {
+        "title": "ChatPost",
+        "description": f"A text (trimmed, 1-{MAX_TEXT} characters, no control characters) or a "
+        "reaction key, exactly one",
+        "oneOf": [
+            {
+                "type": "object",
+                "required": ["text"],
+                "properties": {"text": text},
+                "additionalProperties": False,
+            },
+            {
+                "type": "object",
+                "required": ["reaction"],
+                "properties": {"reaction": {"enum": list(REACTIONS)}},
+                "additionalProperties": False,
+            },
+        ],
+    }
+
+
+def refine(components: dict[str, Any], commands: list[dict[str, Any]]) -> None:
+    """The bodies' components as tight as the server (see the module); ``commands``: the schemas of
+    every game's command union, together the ``Command`` of ``SendCommand``."""
+    components["Command"] = {"anyOf": commands}
+    send = components["SendCommand"]
+    send["properties"]["command"] = {"$ref": REF.format(name="Command")}
+    send["properties"]["command_id"] |= {
+        "pattern": "^(?!" + "|".join(RESERVED_PREFIXES) + ")",
+        "description": "The seat's own id for this command (a retry sends the same one); ids "
+        "beginning like the server's own (" + ", ".join(RESERVED_PREFIXES) + ") are refused: 422 "
+        "reserved_command_id",
+    }
+    tighten(components)
+    components["CreateGame"]["description"] = OPTIONS_TEXT
+    components["QuickPlayRequest"] = quickplay_schema()
+    if "ChatPost" in components:
+        components["ChatPost"] = chat_post_schema()
+    if "ChatReport" in components:
+        items = components["ChatReport"]["properties"]["messages"]["items"]
+        items["maximum"] = MAX_VERSION

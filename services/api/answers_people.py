@@ -1,0 +1,94 @@
+"""The answers of people's capabilities (chat, "Your tables") and of the public log as msgspec
+Structs: the types of ``/openapi.json``'s answers (see ``services.api.answers``)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+import msgspec
+from msgspec import UNSET, Meta, UnsetType
+
+from services.people.chat import REACTIONS
+
+MAX_TREE_SIZE = 2**63 - 1  # the largest tree size a query may name (Redis integers are signed 64-bit)
+TreeSize = Annotated[int, Meta(ge=0, le=MAX_TREE_SIZE)]
+
+
+class ChatRecord(msgspec.Struct):
+    """A record of the table's chat: a message or reaction ('message'), or the host turning chat off
+    or on ('settings'). 'n' numbers it in the table's chat, or, with 'numbering': 'table', among the
+    messages a person at the table sees while the game runs"""
+
+    n: Annotated[int, Meta(ge=1)]
+    kind: Literal["message", "settings"]
+    at: Annotated[int, Meta(description="The server's time, ms since the epoch")]
+    version: Annotated[int, Meta(ge=0, description="The game's head then")]
+    channel: Literal["table", "rail"] | UnsetType = UNSET
+    name: str | UnsetType = UNSET
+    seat: int | UnsetType | None = UNSET
+    text: str | UnsetType = UNSET
+    reaction: Annotated[str, Meta(extra_json_schema={"enum": list(REACTIONS)})] | UnsetType = UNSET
+    enabled: bool | UnsetType = UNSET
+    numbering: Literal["table"] | UnsetType = UNSET
+
+
+class Opponent(msgspec.Struct):
+    seat: int
+    name: str
+    bot: bool
+
+
+class YourTable(msgspec.Struct):
+    game_id: str
+    game: str
+    status: Literal["waiting", "playing"]
+    version: int
+    seat: Annotated[int, Meta(ge=0)]
+    name: str
+    opponents: list[Opponent]
+    seats: int
+    seats_taken: int
+    awaiting: Annotated[bool, Meta(description="The game waits for your move")]
+    taken_over: Literal["left", "timeouts", "host"] | None
+    turn_based: bool
+    practice: bool
+    turn_seconds: int | None
+    deadline_ms: int | None
+    account: Annotated[bool, Meta(description="The account's seat (playable from any device)")]
+    here: Annotated[bool, Meta(description="This browser holds the seat's token (its cookie)")]
+
+
+class YourTables(msgspec.Struct):
+    """``GET /me/tables`` and each event of ``/me/live``."""
+
+    tables: list[YourTable]
+    awaiting: Annotated[int, Meta(ge=0)]
+    now_ms: int
+    account: bool
+
+
+class LogLeaf(msgspec.Struct):
+    index: TreeSize
+    version: Annotated[int, Meta(ge=1)]
+    hash: Annotated[str, Meta(pattern="^[0-9a-f]{64}$")]
+    leaf: Annotated[str, Meta(description="The leaf's bytes, base64")]
+    proof: list[str]
+
+
+class GameLogProofs(msgspec.Struct):
+    format: Literal["tablestream-log-proofs/1"]
+    checkpoint: Annotated[str | None, Meta(description="The signed checkpoint")]
+    size: TreeSize
+    leaves: list[LogLeaf]
+    pending: list[int]
+    next_checkpoint: (
+        Annotated[
+            int,
+            Meta(
+                description="Unix seconds by which the log's next checkpoint is due: a head not in this "
+                "checkpoint yet is provable after it (against the latest checkpoint only; in an export, only "
+                "while its newest head is not proven)"
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
