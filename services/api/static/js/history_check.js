@@ -68,7 +68,7 @@ export async function seedsReach(exportDoc) {
   return true;
 }
 
-/** The leaf bytes of a head (services/transparency/leaves.py). */
+/** The leaf bytes of a head (services/fairness/transparency/leaves.py). */
 export function leafBytes(gameId, version, hashHex) {
   const game = new TextEncoder().encode(gameId);
   const numbers = new DataView(new ArrayBuffer(10));

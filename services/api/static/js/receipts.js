@@ -117,7 +117,7 @@ function fromBase64(text) {
   return Uint8Array.from(raw, (c) => c.charCodeAt(0));
 }
 
-/** The exact bytes a receipt's signature covers (services/signing.py). */
+/** The exact bytes a receipt's signature covers (services/fairness/signing.py). */
 export function receiptMessage(r) {
   return new TextEncoder().encode(
     `tablestream-receipt-v1\n${r.key_id}\n${r.game_id}\n${r.version}\n${r.hash}\n${r.signed_at}\n`);

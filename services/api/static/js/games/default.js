@@ -8,7 +8,7 @@ import { action, dock } from "./common.js";
 
 export const stylesheet = true; // css/games/default.css
 
-// The fields every table's view has (projections/views.py, services/queries.py): the table page
+// The fields every table's view has (projections/views.py, services/table/queries.py): the table page
 // shows them itself. Whatever else the view holds is the game's.
 const TABLE_FIELDS = new Set(["game", "game_id", "version", "status", "phase", "practice", "seats", "options",
   "bot_pace_ms", "turn_based", "players", "to_act", "scores", "winners", "hints_used", "fairness", "seat", "legal",
