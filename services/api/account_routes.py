@@ -309,3 +309,6 @@ operations = [
         errors=errors(404, 422, s404="unknown_game"),
     ),
 ]
+
+routes = [operation.route() for operation in operations]
+"""The routes of these declarations (``services.api.app`` builds every route the same way)."""

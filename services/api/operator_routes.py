@@ -275,11 +275,14 @@ def console(
     *,
     query: type[msgspec.Struct] | None = None,
     body: type[msgspec.Struct] | None = None,
+    paged: bool = False,
     **refusals: str,
 ) -> Operation:
     """An operation of the console: operators only (no 'security' object: that promises a 401 for a
     bad token, and the console answers every caller who is not an operator 403 'not_an_operator',
-    whatever was sent); its 200 is described as its summary; ``refusals`` as ``s404="..."``."""
+    whatever was sent); its 200 is described as its summary (a ``paged`` list's with ``PAGING``);
+    ``refusals`` as ``s404="..."``."""
+    summary = f"{summary} {PAGING}" if paged else summary
     statuses = sorted(int(name[1:]) for name in refusals)
     return Operation(
         method,
@@ -324,9 +327,8 @@ operations = [
             "Find tables: {tables, next}: on the first page the one with this id, then the waiting or "
             "running tables, most recently changed first, where a seat's name contains it "
             "(case-insensitive)."
-        )
-        + " "
-        + PAGING,
+        ),
+        paged=True,
         query=FindTablesQuery,
         s422="invalid_query, invalid_cursor",
     ),
@@ -359,9 +361,8 @@ operations = [
             "accounts whose name begins with 'q' or with a name that looks like it (confusables folded as"
             " for the names' claims), in that folded order; match is exact, prefix, lookalike, or id for "
             "an account id."
-        )
-        + " "
-        + PAGING,
+        ),
+        paged=True,
         query=FindPlayersQuery,
         s422="invalid_query, invalid_cursor",
     ),
@@ -406,9 +407,8 @@ operations = [
         (
             "Chat reports, newest first, with the reported messages' text and who handled each: {reports,"
             " next}."
-        )
-        + " "
-        + PAGING,
+        ),
+        paged=True,
         query=ReportsQuery,
         s422="invalid_query, invalid_cursor",
     ),
@@ -426,9 +426,8 @@ operations = [
         "GET",
         "/operator/audit",
         audit,
-        "The audit log, newest first: {entries: [{id, at, operator, name, action, target, reason}], next}."
-        + " "
-        + PAGING,
+        "The audit log, newest first: {entries: [{id, at, operator, name, action, target, reason}], next}.",
+        paged=True,
         query=AuditQuery,
         s422="invalid_query, invalid_cursor",
     ),
@@ -436,3 +435,6 @@ operations = [
 
 pages = [Route("/operator", page, methods=["GET"])]
 """The operator's page (HTML, not the API's)."""
+
+routes = [*(operation.route() for operation in operations), *pages]
+"""Every route of the console, its page included."""

@@ -37,7 +37,7 @@ from services.api.http import (
     read_body,
     set_token_cookie,
 )
-from services.api.idempotency import MAX_KEY, MIN_KEY, idempotency_key
+from services.api.idempotency import CreateGameHeaders, JoinGameHeaders, idempotency_key
 from services.api.invite_routes import invite_of
 from services.api.view_cache import viewer_of
 from services.errors import ForbiddenError, InvalidError, UnauthorizedError
@@ -217,41 +217,12 @@ async def reclaim_seat(request: Request) -> JSONResponse:
     return JSONResponse({"seat": await app_context(request).commands.reclaim(game_id, seat)})
 
 
-IdempotencyKey = Annotated[str, Meta(min_length=MIN_KEY, max_length=MAX_KEY, pattern="^[!-~]+$")]
 Version = Annotated[int, Meta(ge=1, le=MAX_VERSION)]
 
 
 class LobbyQuery(msgspec.Struct):
     limit: Annotated[int, Meta(ge=1, le=MAX_LOBBY_PAGE, description="At most this many tables")] | (
         UnsetType
-    ) = UNSET
-
-
-class CreateGameHeaders(msgspec.Struct, rename={"idempotency_key": "Idempotency-Key"}):
-    idempotency_key: (
-        Annotated[
-            IdempotencyKey,
-            Meta(
-                description="A secret of the client (16-128 visible ASCII characters): the same key and body "
-                "within 24 hours answer with the same table and host token, creating nothing."
-            ),
-        ]
-        | UnsetType
-    ) = UNSET
-
-
-class JoinGameHeaders(msgspec.Struct, rename={"idempotency_key": "Idempotency-Key"}):
-    idempotency_key: (
-        Annotated[
-            IdempotencyKey,
-            Meta(
-                description="A secret of the client (16-128 visible ASCII characters): the same key and body "
-                "within 24 hours answer with the same seat and token (also after a 503 not_replicated), "
-                "seating nobody again; another body: 409 idempotency_key_reused; while a request with the "
-                "key runs: 409 idempotency_key_in_use."
-            ),
-        ]
-        | UnsetType
     ) = UNSET
 
 
