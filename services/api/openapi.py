@@ -179,7 +179,7 @@ def generate(operations: Iterable[Operation]) -> dict[str, Any]:
     commands = [table_for(name).command_type for name in game_names()]
     schemas, components = msgspec.json.schema_components([*types, *commands], ref_template=REF)
     schema_of = dict(zip(types, schemas, strict=False))
-    refine(components, schemas[len(types) :])
+    refine(components, list(schemas[len(types) :]))
     for schema in components.values():  # a type's docstring, as one line
         if isinstance(schema.get("description"), str):
             schema["description"] = " ".join(schema["description"].split())
