@@ -57,13 +57,7 @@ from services.store.connection import AsyncStoreClient
 from services.store.event_store import EventStore, SyncEventStore
 from services.store.lean import lean_scripts
 from services.store.packing import with_hiredis_packing
-from services.store.queue import (
-    BotJobs,
-    bot_queue,
-    enqueue_bot,
-    enqueue_timer,
-    projection_queue,
-)
+from services.store.queue import BotJobs, bot_queue, enqueue_bot, enqueue_timer, projection_queue
 from services.store.tokens import TokenStore
 from services.table import tracing
 from services.table.commands import GameCommands

@@ -73,12 +73,11 @@ from services.store.queue import (
     QUEUE_NAME,
     QUEUES,
     REVIEW_QUEUE,
-    STOP_SIGNALS,
-    PipelinedWorker,
     bot_queue,
     lifecycle_queue,
     projection_queue,
 )
+from services.store.rq_workers import STOP_SIGNALS, PipelinedWorker
 from services.table.tracing import configure_tracing
 from services.telemetry import metrics
 from services.telemetry.structured_logging import configure_logging

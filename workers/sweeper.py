@@ -53,12 +53,7 @@ from services.store import archive as archived_games
 from services.store import indexes, retention
 from services.store.archive import Archive, Archived, ArchivePolicy
 from services.store.event_store import SyncEventStore
-from services.store.queue import (
-    bot_job_id,
-    enqueue_projections,
-    enqueue_settle,
-    jobs_under_way,
-)
+from services.store.queue import bot_job_id, enqueue_projections, enqueue_settle, jobs_under_way
 from services.store.retention import RetentionPolicy, Retired
 from services.table.lifecycle import Clock, bot_to_move, lifecycle_behind, timer_behind, wall_clock_ms
 from workers.name_index import backfill_names

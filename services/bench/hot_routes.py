@@ -39,7 +39,7 @@ from services.history.folding import StateCache
 from services.operating.config import Settings
 from services.store.embedded import EmbeddedRedis
 from services.store.operations import Handover
-from services.store.queue import run_queued_projections
+from services.store.rq_workers import run_queued_projections
 from services.table.commands import GameCommands
 from services.telemetry import metrics
 from services.telemetry.structured_logging import configure_logging

@@ -30,7 +30,8 @@ from pyinstrument import Profiler
 from services.history.folding import StateCache
 from services.store.embedded import EmbeddedRedis
 from services.store.event_store import EventStore
-from services.store.queue import AppendNotifier, projection_queue, run_queued_projections
+from services.store.queue import AppendNotifier, projection_queue
+from services.store.rq_workers import run_queued_projections
 from services.store.tokens import TokenStore
 from services.table.commands import GameCommands
 from services.telemetry.structured_logging import configure_logging

@@ -19,7 +19,7 @@ from services.bench.report import Row, cpu_split, millis
 from services.bench.stack import Stack
 from services.history.folding import advance, decode_event, table_of
 from services.history.records import decode_stored
-from services.store import queue
+from services.store import rq_workers
 from services.store.event_store import SyncEventStore
 from services.store.keys import LOBBY_ORDER, game_keys
 
@@ -148,10 +148,10 @@ def drain(stack: Stack, tables: list[list[Table]], timeout: float = 120.0) -> No
 
 
 def jobs_done(url: str) -> int:
-    """RQ jobs the stack's workers have finished so far (``services.store.queue.jobs_done``)."""
+    """RQ jobs the stack's workers have finished so far (``services.store.rq_workers.jobs_done``)."""
     client = redis.Redis.from_url(url)
     try:
-        return queue.jobs_done(client)
+        return rq_workers.jobs_done(client)
     finally:
         client.close()
 

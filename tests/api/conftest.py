@@ -19,12 +19,8 @@ from services.api.app import create_app
 from services.operating.config import Settings
 from services.store.connection import connect_to
 from services.store.embedded import EmbeddedRedis
-from services.store.queue import (
-    bot_queue,
-    lifecycle_queue,
-    run_burst,
-    run_queued_projections,
-)
+from services.store.queue import bot_queue, lifecycle_queue
+from services.store.rq_workers import run_burst, run_queued_projections
 from workers import lifecycle as lifecycle_jobs
 
 ADMIN_TOKEN = "operator-secret-token"

@@ -13,13 +13,8 @@ from rq.serializers import JSONSerializer
 
 from bots import choose
 from domain.games import game_names, spec
-from services.store.queue import (
-    PipelinedWorker,
-    bot_queue,
-    enqueue_handovers,
-    lifecycle_queue,
-    projection_queue,
-)
+from services.store.queue import bot_queue, enqueue_handovers, lifecycle_queue, projection_queue
+from services.store.rq_workers import PipelinedWorker
 from services.telemetry import metrics
 from tests.api.conftest import ADMIN_TOKEN, Api
 from tests.support.promql import family_of, named_metrics

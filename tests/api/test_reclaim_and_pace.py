@@ -16,7 +16,8 @@ from bots import choose
 from services.api.app import create_app
 from services.history.verify import verify_export
 from services.operating.config import Settings
-from services.store.queue import bot_queue, lifecycle_queue, run_burst
+from services.store.queue import bot_queue, lifecycle_queue
+from services.store.rq_workers import run_burst
 from services.store.timer_record import timer_fields
 from tests.api.conftest import ADMIN_TOKEN, UNLIMITED, Api, bearer_only
 from workers import lifecycle

@@ -12,7 +12,8 @@ from bots import choose
 from bots.levels import advise
 from bots.search import Budget
 from services.store.event_store import SyncEventStore
-from services.store.queue import review_key, review_queue, run_burst
+from services.store.queue import review_key, review_queue
+from services.store.rq_workers import run_burst
 from tests.api.conftest import Api, practice
 from workers import review as review_job
 from workers.review import review_rng

@@ -21,7 +21,8 @@ from rq.job import Job
 from rq.serializers import JSONSerializer
 
 from bots import choose
-from services.store.queue import TRACE_LINKS, enqueue_projections, projection_queue, run_burst
+from services.store.queue import TRACE_LINKS, enqueue_projections, projection_queue
+from services.store.rq_workers import run_burst
 from services.table import tracing
 from tests.api.conftest import Api
 

@@ -2,7 +2,7 @@
 
     python -m tests.support.dying_worker --redis-url URL --die-at STEP
 
-It is the production worker (``services.store.queue.PipelinedWorker`` on the bots' queue, the
+It is the production worker (``services.store.rq_workers.PipelinedWorker`` on the bots' queue, the
 store configured as ``workers.pool`` configures it, the same job function): only the kill is
 added, at a point no outside signal could hit reliably:
 
@@ -30,7 +30,8 @@ from rq.queue import Queue
 from rq.serializers import JSONSerializer
 
 from services.store.connection import topology
-from services.store.queue import PipelinedWorker, bot_queue
+from services.store.queue import bot_queue
+from services.store.rq_workers import PipelinedWorker
 from workers import lifecycle
 from workers.stores import configure
 

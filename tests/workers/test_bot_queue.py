@@ -30,14 +30,13 @@ from services.store.queue import (
     LIFECYCLE_QUEUE,
     QUEUE_NAME,
     REVIEW_QUEUE,
-    PipelinedWorker,
     bot_queue,
     enqueue_bot,
     lifecycle_queue,
     queue_figures,
     review_queue,
-    run_burst,
 )
+from services.store.rq_workers import PipelinedWorker, run_burst
 from tests.support.jobs import RELEASE_KEY, hold_until
 from tests.workers.conftest import FakeClock
 from tests.workers.test_lifecycle import accepted, records, table, wait_for

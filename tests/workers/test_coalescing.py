@@ -24,8 +24,9 @@ from services.history.folding import StateCache, advance
 from services.store.event_store import EventStore, SyncEventStore
 from services.store.keys import DIRTY, HANDOVER, game_keys
 from services.store.operations import Handover
-from services.store.queue import AppendNotifier, lifecycle_queue, projection_queue, run_burst
+from services.store.queue import AppendNotifier, lifecycle_queue, projection_queue
 from services.store.requests import Operation
+from services.store.rq_workers import run_burst
 from services.store.tokens import TokenStore
 from services.table.commands import GameCommands
 from services.telemetry import metrics

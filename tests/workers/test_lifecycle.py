@@ -40,8 +40,8 @@ from services.store.queue import (
     enqueue_timer,
     lifecycle_queue,
     projection_queue,
-    run_burst,
 )
+from services.store.rq_workers import run_burst
 from services.store.tokens import TokenStore
 from services.table.commands import GameCommands
 from services.table.queries import GameQueries

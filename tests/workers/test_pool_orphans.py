@@ -19,7 +19,7 @@ import pytest
 from rq import Worker
 from rq.serializers import JSONSerializer
 
-from services.store.queue import PipelinedWorker
+from services.store.rq_workers import PipelinedWorker
 from tests.support.waiting import Deadline, scaled, wait_until
 from workers.pool import LayoutPool, layout
 

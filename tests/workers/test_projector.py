@@ -13,7 +13,8 @@ from services.store.embedded import EmbeddedRedis
 from services.store.event_store import SyncEventStore
 from services.store.keys import ACTIVITY, DIRTY, LOBBY, LOBBY_CHANNEL, LOBBY_ORDER, WAITING
 from services.store.projection import ProjectionWrite, project_views
-from services.store.queue import enqueue_projection, lifecycle_queue, projection_queue, run_burst
+from services.store.queue import enqueue_projection, lifecycle_queue, projection_queue
+from services.store.rq_workers import run_burst
 from tests.conftest import Clients, IndexClients
 from tests.services.table.test_commands import FLOWER, handler_on, started_table
 from tests.support.cluster import LocalCluster

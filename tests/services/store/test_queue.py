@@ -19,18 +19,16 @@ from rq.serializers import JSONSerializer
 from rq.utils import utcformat
 from rq.worker_registration import WORKERS_BY_QUEUE_KEY
 
-from services.store import queue as queue_module
+from services.store import rq_workers
 from services.store.queue import (
     HANDOVER_JOB,
     QUEUES,
-    WORKER_TTL,
-    PipelinedWorker,
-    PromptWorker,
     enqueue_handovers,
     lifecycle_queue,
     projection_queue,
     queue_figures,
 )
+from services.store.rq_workers import WORKER_TTL, PipelinedWorker, PromptWorker
 from tests.support.waiting import Deadline, scaled, wait_until
 
 
@@ -188,7 +186,7 @@ def test_a_stopping_workers_pub_sub_is_closed_by_its_listener_or_after_it_never_
     yet on a loaded machine: closed under it, the listener's read failed, and RQ logged "could not
     connect to Redis" with a traceback from a pool that was only stopping (seen in a ``serve``
     stopped while busy). Here the listener has no time at all to end first."""
-    monkeypatch.setattr(queue_module, "LISTENER_JOIN_SECONDS", 0.0)
+    monkeypatch.setattr(rq_workers, "LISTENER_JOIN_SECONDS", 0.0)
     worker = PromptWorker([projection_queue(real_redis)], connection=real_redis, serializer=JSONSerializer)
     closes: list[bool] = []  # for each close: whether the listener could no longer be reading
     close = redis_py.client.PubSub.close
