@@ -241,7 +241,7 @@ class GetViewQuery(msgspec.Struct):
 # A table's life in order: create, list, join, play, watch. The views and commands the clients poll
 # are answered ahead of the router (``services.api.view_lane``, ``services.api.command_lane``), so the
 # router's order costs them little; schemathesis tries the operations in this order too
-# (tests/api/test_schemathesis.py), and its requests that seat players come before its first view.
+# (tests/api/test_schemathesis.py).
 operations = [
     Operation(
         "POST",

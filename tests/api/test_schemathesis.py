@@ -28,13 +28,13 @@ from schemathesis.checks import not_a_server_error
 from schemathesis.generation.drivers import CoverageGenerator
 from schemathesis.generation.feedback import FeedbackSources
 from schemathesis.generation.overrides import Override
+from schemathesis.python import asgi
 from schemathesis.specs.openapi.checks import (
     content_type_conformance,
     response_headers_conformance,
     response_schema_conformance,
     status_code_conformance,
 )
-from starlette.testclient import TestClient
 
 from services.api.app import create_app
 from services.operating.config import Settings
@@ -122,8 +122,11 @@ CHECKS.append(no_schema_valid_refusal)
 
 @pytest.fixture(scope="module")
 def table() -> Iterator[tuple[str, str]]:
-    """A started Skull table and seat 0's token."""
-    with TestClient(APP) as client:
+    """A started Skull table and seat 0's token, made through schemathesis's own in-process client:
+    the same event loop and the same run of the app's lifespan as every generated request, as one
+    server process has. (Made in a loop of its own, the table's lifespan ended in that loop while
+    the live hub's reader, started by a generated view request, ran in schemathesis's.)"""
+    with asgi.get_client(APP) as client:
         game_id = client.post("/games", json={"game": "skull", "players": 3}).json()["game_id"]
         tokens = [
             client.post(f"/games/{game_id}/players", json={"name": f"P{seat}"}).json()["token"]
