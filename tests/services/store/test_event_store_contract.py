@@ -587,7 +587,7 @@ def test_a_game_id_with_braces_is_refused() -> None:
 def test_nothing_in_services_can_trim_or_delete_stream_entries() -> None:
     """Trimming an event stream is silent data loss (docs/design.md): no MAXLEN, MINID, XTRIM, XDEL."""
     root = Path(services.__file__).parent
-    # whole words: a JSON Schema's "maxLength" (services/api/openapi_bodies.py) is not XADD's MAXLEN
+    # whole words: a JSON Schema's "maxLength" (services/api/body_schemas.py) is not XADD's MAXLEN
     forbidden = re.compile(r"\b(maxlen|minid|xtrim|xdel|xackdel|xdelex)\b", re.IGNORECASE)
     offenders = [
         f"{path.relative_to(root)}:{n}"
