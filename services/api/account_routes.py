@@ -18,6 +18,15 @@ from domain.accounts import AccountState
 from projections.ratings import DISPLAY_BASE, DISPLAY_SCALE, PROVISIONAL_GAMES, PROVISIONAL_OPPONENTS
 from services.accounts.names import RESERVED, normalise
 from services.accounts.players import public_account
+from services.api.answers_accounts import (
+    AccountAnswer,
+    AccountHistory,
+    Leaderboard,
+    LoggedOut,
+    OwnProfile,
+    PasswordSet,
+    Profile,
+)
 from services.api.bodies import Empty, Login, Register, SetPassword
 from services.api.context import app_context
 from services.api.contract import ACCOUNT, Answer, Operation, errors
@@ -202,7 +211,9 @@ operations = [
         "POST",
         "/accounts",
         register,
-        answers={201: Answer("account_id, name and the account token (not with 'cookie': true)")},
+        answers={
+            201: Answer("account_id, name and the account token (not with 'cookie': true)", AccountAnswer)
+        },
         summary="Register a display name (unique up to case, width and lookalike characters)",
         description=BROWSER_COOKIE,
         body=Register,
@@ -221,7 +232,7 @@ operations = [
         "POST",
         "/accounts/login",
         login,
-        answers={200: Answer("account_id, name and a new token (not with 'cookie': true)")},
+        answers={200: Answer("account_id, name and a new token (not with 'cookie': true)", AccountAnswer)},
         summary="A fresh account token for a name and its password",
         description=BROWSER_COOKIE + " Limited per client address and per account name (429 'rate_limited' "
         "or 'login_throttled' with Retry-After); 503 'password_check_busy' when too many passwords are being "
@@ -234,7 +245,7 @@ operations = [
         "POST",
         "/accounts/logout",
         logout,
-        answers={200: Answer("account_id, name, logged_out")},
+        answers={200: Answer("account_id, name, logged_out", LoggedOut)},
         summary="Revoke the caller's account token (its other tokens keep working)",
         description=(
             "By the bearer header, else the 'ts_account' cookie, which the answer clears; a cookie whose "
@@ -248,7 +259,7 @@ operations = [
         "GET",
         "/accounts/me",
         me,
-        answers={200: Answer("The account")},
+        answers={200: Answer("The account", OwnProfile)},
         summary="The token's account: public profile, ratings, has_password",
         description=RATING_FIELDS,
         security=ACCOUNT,
@@ -258,7 +269,7 @@ operations = [
         "POST",
         "/accounts/me/password",
         set_password,
-        answers={200: Answer("Done")},
+        answers={200: Answer("Done: the account", PasswordSet)},
         summary="Set or change the password (Argon2id-hashed; enables /accounts/login)",
         description=(
             "An account that has a password must send it as 'current_password' (checked within the login "
@@ -280,7 +291,7 @@ operations = [
         "GET",
         "/accounts/{account_id}/history",
         history,
-        answers={200: Answer("total, offset, limit, games")},
+        answers={200: Answer("total, offset, limit, games", AccountHistory)},
         summary="Finished games of an account, newest first: seats, result, rating change, links",
         description=RATING_FIELDS,
         query=HistoryQuery,
@@ -290,7 +301,7 @@ operations = [
         "GET",
         "/accounts/{name_or_id}",
         profile,
-        answers={200: Answer("The profile")},
+        answers={200: Answer("The profile", Profile)},
         summary="A public profile: account id, display name, rating per game",
         description=RATING_FIELDS,
         errors=errors(404, s404="account_not_found"),
@@ -300,7 +311,7 @@ operations = [
         "GET",
         "/leaderboards/{game}",
         leaderboard,
-        answers={200: Answer("total (listed), offset, limit, entries, provisional_hidden")},
+        answers={200: Answer("total (listed), offset, limit, entries, provisional_hidden", Leaderboard)},
         summary="Established rated accounts of a game, best first (rating = mu - 3 sigma)",
         description=(
             RATING_FIELDS + " Provisional players are not listed: 'provisional_hidden' counts them."
