@@ -14,6 +14,13 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from domain.disputes import Party
+from services.api.answers_disputes import (
+    BundleVerdict,
+    DisputeBundle,
+    DisputeRecord,
+    GameDisputes,
+    OpenDisputes,
+)
 from services.api.bodies import AddEvidence, OpenDispute, ResolveDispute
 from services.api.context import app_context
 from services.api.contract import Answer, Operation, errors
@@ -179,7 +186,7 @@ operations = [
         "POST",
         "/games/{game_id}/disputes",
         open_dispute,
-        answers={201: Answer("The dispute's record")},
+        answers={201: Answer("The dispute's record", DisputeRecord)},
         summary="Open a dispute on a round (or the whole game), saying what is disputed; recorded at once",
         description=WHO,
         body=OpenDispute,
@@ -204,7 +211,7 @@ operations = [
         "GET",
         "/games/{game_id}/disputes",
         list_disputes,
-        answers={200: Answer("{disputes: [summary]}")},
+        answers={200: Answer("{disputes: [summary]}", GameDisputes)},
         summary="The game's disputes, oldest first",
         description=WHO,
         errors=errors(
@@ -220,7 +227,7 @@ operations = [
         "GET",
         "/games/{game_id}/disputes/{dispute_id}",
         read_dispute,
-        answers={200: Answer("The dispute's record")},
+        answers={200: Answer("The dispute's record", DisputeRecord)},
         summary="A dispute: what is disputed, by whom, its events, its resolution, whether its bundle is "
         "ready",
         description=WHO,
@@ -237,7 +244,7 @@ operations = [
         "POST",
         "/games/{game_id}/disputes/{dispute_id}/evidence",
         add_evidence,
-        answers={200: Answer("The dispute's record")},
+        answers={200: Answer("The dispute's record", DisputeRecord)},
         summary="Add evidence while the dispute is open: the player's kept receipts (JSON) or a note",
         description=WHO,
         body=AddEvidence,
@@ -259,7 +266,7 @@ operations = [
         "POST",
         "/games/{game_id}/disputes/{dispute_id}/resolve",
         resolve,
-        answers={200: Answer("The dispute's record")},
+        answers={200: Answer("The dispute's record", DisputeRecord)},
         summary="Resolve the dispute with a verdict and a reason (operators only, once)",
         description=WHO,
         body=ResolveDispute,
@@ -280,7 +287,7 @@ operations = [
         "GET",
         "/games/{game_id}/disputes/{dispute_id}/bundle",
         bundle,
-        answers={200: Answer("The bundle, as an attachment")},
+        answers={200: Answer("The bundle, as an attachment", DisputeBundle)},
         summary=(
             "The dispute's bundle (tablestream-dispute-bundle/1): the export cut at the end of the round's "
             "reveal, the keys, the log's proofs, the player's receipts, the seat's views; tablestream verify "
@@ -302,7 +309,7 @@ operations = [
         "GET",
         "/games/{game_id}/disputes/{dispute_id}/verdict",
         verdict,
-        answers={200: Answer("{ok, checks: [{name, outcome, sentence}]}")},
+        answers={200: Answer("{ok, checks: [{name, outcome, sentence}]}", BundleVerdict)},
         summary=(
             "The verifier's verdict on the bundle: each check (deal, commands, scores, receipts, views, log, "
             "export) passed, failed or not checked, with a sentence"
@@ -323,7 +330,7 @@ operations = [
         "GET",
         "/operator/disputes",
         open_list,
-        answers={200: Answer("{disputes: [summary], next}")},
+        answers={200: Answer("{disputes: [summary], next}", OpenDisputes)},
         summary=(
             "Open disputes of every game, oldest first, a page at a time (operators only: 403 "
             "not_an_operator); 'next' is the cursor of the following page, null on the last"
