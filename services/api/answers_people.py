@@ -11,6 +11,13 @@ from msgspec import UNSET, Meta, UnsetType
 from services.people.chat import REACTIONS
 
 MAX_TREE_SIZE = 2**63 - 1  # the largest tree size a query may name (Redis integers are signed 64-bit)
+Sender = Annotated[
+    str,
+    Meta(
+        pattern="^(seat:[0-9]+|rail:[0-9a-f]{8})$",
+        description="Who sent it: 'seat:<n>' or 'rail:<tag>' (what a reader mutes)",
+    ),
+]
 TreeSize = Annotated[int, Meta(ge=0, le=MAX_TREE_SIZE)]
 
 
@@ -24,12 +31,44 @@ class ChatRecord(msgspec.Struct):
     at: Annotated[int, Meta(description="The server's time, ms since the epoch")]
     version: Annotated[int, Meta(ge=0, description="The game's head then")]
     channel: Literal["table", "rail"] | UnsetType = UNSET
+    from_: Sender | UnsetType = msgspec.field(default=UNSET, name="from")
     name: str | UnsetType = UNSET
     seat: int | UnsetType | None = UNSET
     text: str | UnsetType = UNSET
     reaction: Annotated[str, Meta(extra_json_schema={"enum": list(REACTIONS)})] | UnsetType = UNSET
     enabled: bool | UnsetType = UNSET
     numbering: Literal["table"] | UnsetType = UNSET
+
+
+class PostedChat(msgspec.Struct):
+    """``POST /games/{id}/chat``: the stored record ('numbering': 'table' for a person at the table
+    while the game runs: 'n' is its table number)."""
+
+    message: ChatRecord
+
+
+class ChatPage(msgspec.Struct):
+    """``GET /games/{id}/chat``: the records this caller may see; 'next': the number to ask after for
+    more; 'merged': the game ended (the rail and the table in one list); 'enabled': chat is on."""
+
+    messages: list[ChatRecord]
+    next: Annotated[int, Meta(ge=0)]
+    more: bool
+    merged: bool
+    enabled: bool
+
+
+class ChatReported(msgspec.Struct):
+    report: Annotated[
+        str, Meta(pattern=r"^\d{1,20}-\d{1,20}$", description="The report's id in the operators' log")
+    ]
+
+
+class ChatSwitched(msgspec.Struct):
+    """The chat's setting now, and the number of its last record."""
+
+    enabled: bool
+    n: Annotated[int, Meta(ge=0)]
 
 
 class Opponent(msgspec.Struct):

@@ -19,6 +19,7 @@ from msgspec import UNSET, Meta, UnsetType
 from starlette.requests import Request
 from starlette.responses import Response
 
+from services.api.answers_people import ChatPage, ChatReported, ChatSwitched, PostedChat
 from services.api.bodies import ChatPost, ChatReport, ChatSettings
 from services.api.context import AppContext, app_context
 from services.api.contract import BEARER, TOKEN, Answer, Operation, errors
@@ -269,7 +270,8 @@ operations = [
             201: Answer(
                 "The stored record: {'message': {n, kind, channel, from, name, seat, text | reaction, at, "
                 "version, numbering?}} (numbering 'table': n is the speaker's table number, a person at the "
-                "table while the game runs)"
+                "table while the game runs)",
+                PostedChat,
             )
         },
         summary="Send a chat message or a reaction to the table",
@@ -301,7 +303,7 @@ operations = [
         "GET",
         "/games/{game_id}/chat",
         get_chat,
-        answers={200: Answer("{messages, next, more, merged, enabled}")},
+        answers={200: Answer("{messages, next, more, merged, enabled}", ChatPage)},
         summary="The chat this caller may see: a person at the table sees no 'rail' message until the game "
         "ended",
         security=BEARER,
@@ -312,7 +314,7 @@ operations = [
         "POST",
         "/games/{game_id}/chat/report",
         report_chat,
-        answers={201: Answer("{'report': <id of the record in the operators' stream>}")},
+        answers={201: Answer("{'report': <id of the record in the operators' stream>}", ChatReported)},
         summary="Report chat messages (by number) to the operators",
         security=BEARER,
         body=ChatReport,
@@ -329,7 +331,7 @@ operations = [
         "POST",
         "/games/{game_id}/chat/settings",
         chat_settings,
-        answers={200: Answer("{enabled, n}")},
+        answers={200: Answer("{enabled, n}", ChatSwitched)},
         summary="The host turns the table's chat off or on (host token or ts_host_<id> cookie)",
         security=TOKEN,
         body=ChatSettings,
