@@ -15,6 +15,19 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
+from services.api.answers_operator import (
+    AccountSummary,
+    AuditLog,
+    ChatReports,
+    ClosedTable,
+    Figures,
+    FoundPlayers,
+    FoundTables,
+    HandledReport,
+    OperatorMe,
+    OperatorTable,
+    PlayerCard,
+)
 from services.api.asset_routes import SHELL_VARY, page_response, shell_of
 from services.api.bodies import VISIBLE, OperatorReason
 from services.api.context import app_context
@@ -276,11 +289,13 @@ def console(
     query: type[msgspec.Struct] | None = None,
     body: type[msgspec.Struct] | None = None,
     paged: bool = False,
+    answer: Any = None,
     **refusals: str,
 ) -> Operation:
     """An operation of the console: operators only (no 'security' object: that promises a 401 for a
     bad token, and the console answers every caller who is not an operator 403 'not_an_operator',
-    whatever was sent); its 200 is described as its summary (a ``paged`` list's with ``PAGING``);
+    whatever was sent); its 200 (of type ``answer``) is described as its summary (a ``paged`` list's with
+    ``PAGING``);
     ``refusals`` as ``s404="..."``."""
     summary = f"{summary} {PAGING}" if paged else summary
     statuses = sorted(int(name[1:]) for name in refusals)
@@ -288,7 +303,7 @@ def console(
         method,
         path,
         handler,
-        answers={200: Answer(summary)},
+        answers={200: Answer(summary, answer)},
         summary=summary,
         description=OPERATORS_ONLY,
         query=query,
@@ -308,6 +323,7 @@ operations = [
         "/operator/me",
         me,
         "The operator asking: {operator: 'admin' or an account id, name}",
+        answer=OperatorMe,
     ),
     console(
         "GET",
@@ -318,6 +334,7 @@ operations = [
             "tables_running, games_lagging, chat_reports, queue_projections, queue_lifecycle, queue_bots,"
             " queue_review"
         ),
+        answer=Figures,
     ),
     console(
         "GET",
@@ -331,6 +348,7 @@ operations = [
         paged=True,
         query=FindTablesQuery,
         s422="invalid_query, invalid_cursor",
+        answer=FoundTables,
     ),
     console(
         "GET",
@@ -338,6 +356,7 @@ operations = [
         table,
         "A table: status, seats, names, accounts",
         s404="game_not_found",
+        answer=OperatorTable,
     ),
     console(
         "POST",
@@ -351,6 +370,7 @@ operations = [
         s404="game_not_found",
         s409="table_closed, game_over",
         s422="invalid_reason",
+        answer=ClosedTable,
     ),
     console(
         "GET",
@@ -365,6 +385,7 @@ operations = [
         paged=True,
         query=FindPlayersQuery,
         s422="invalid_query, invalid_cursor",
+        answer=FoundPlayers,
     ),
     console(
         "GET",
@@ -376,6 +397,7 @@ operations = [
             "players, replay)"
         ),
         s404="account_not_found",
+        answer=PlayerCard,
     ),
     console(
         "POST",
@@ -389,6 +411,7 @@ operations = [
         s404="account_not_found",
         s409="already_banned",
         s422="invalid_reason",
+        answer=AccountSummary,
     ),
     console(
         "POST",
@@ -399,6 +422,7 @@ operations = [
         s404="account_not_found",
         s409="not_banned",
         s422="invalid_reason",
+        answer=AccountSummary,
     ),
     console(
         "GET",
@@ -411,6 +435,7 @@ operations = [
         paged=True,
         query=ReportsQuery,
         s422="invalid_query, invalid_cursor",
+        answer=ChatReports,
     ),
     console(
         "POST",
@@ -421,6 +446,7 @@ operations = [
         s404="report_not_found",
         s409="report_handled",
         s422="invalid_reason",
+        answer=HandledReport,
     ),
     console(
         "GET",
@@ -430,6 +456,7 @@ operations = [
         paged=True,
         query=AuditQuery,
         s422="invalid_query, invalid_cursor",
+        answer=AuditLog,
     ),
 ]
 
