@@ -21,6 +21,7 @@ from starlette.responses import Response
 
 from domain.table import Account
 from services.accounts.seat_names import seat_name
+from services.api.answers_quickplay import CancelledTicket, OpenedTicket, Ticket
 from services.api.bodies import Empty, QuickPlayRequest
 from services.api.context import app_context
 from services.api.contract import MAYBE_ACCOUNT, TICKET, Answer, Operation, errors
@@ -167,8 +168,8 @@ operations = [
         "/quickplay",
         open_ticket,
         answers={
-            200: Answer("The browser's live ticket, answered again"),
-            201: Answer("The new ticket, its state and its ticket_token"),
+            200: Answer("The browser's live ticket, answered again", OpenedTicket),
+            201: Answer("The new ticket, its state and its ticket_token", OpenedTicket),
         },
         summary="Play now: queue for a table of this game and player count",
         description=(
@@ -198,7 +199,7 @@ operations = [
         "GET",
         "/quickplay/{ticket}",
         read_ticket,
-        answers={200: Answer("The ticket")},
+        answers={200: Answer("The ticket", Ticket)},
         summary="The ticket's state; with 'wait' a long-poll",
         description=(
             "The ticket's token as 'Authorization: Bearer <ticket_token>', else the browser's HttpOnly "
@@ -215,7 +216,7 @@ operations = [
         "DELETE",
         "/quickplay/{ticket}",
         cancel_ticket,
-        answers={200: Answer("{ticket, state: cancelled}")},
+        answers={200: Answer("{ticket, state: cancelled}", CancelledTicket)},
         summary="Cancel a queued ticket: nothing of it is left",
         security=TICKET,
         errors=errors(
@@ -233,7 +234,7 @@ operations = [
         "POST",
         "/quickplay/{ticket}/bots",
         agree_to_bots,
-        answers={200: Answer("The ticket")},
+        answers={200: Answer("The ticket", Ticket)},
         summary="Agree to bots filling the table once the wait bound has passed",
         security=TICKET,
         body=Empty,
