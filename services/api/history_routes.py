@@ -6,6 +6,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from services.api.answers import SigningKeys
+from services.api.answers_history import Export
 from services.api.asset_routes import accepts_gzip
 from services.api.chat_routes import export_with_chat
 from services.api.context import app_context
@@ -67,7 +68,7 @@ operations = [
         "GET",
         "/games/{game_id}/export",
         get_export,
-        answers={200: Answer("The export; its 'keys' are those of /.well-known/tablestream-keys")},
+        answers={200: Answer("The export; its 'keys' are those of /.well-known/tablestream-keys", Export)},
         summary="A finished game as one self-contained document for the offline verifier",
         description=(
             "With the query 'chat=1': plus a 'chat' section (the table's chat, its own hash chain, checked by"
