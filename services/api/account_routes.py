@@ -263,7 +263,12 @@ operations = [
         summary="The token's account: public profile, ratings, has_password",
         description=RATING_FIELDS,
         security=ACCOUNT,
-        errors=errors(401, s401="Bad or missing account token"),
+        errors=errors(
+            401,
+            403,
+            s401="Bad or missing account token",
+            s403="account_banned: an operator banned the account",
+        ),
     ),
     Operation(
         "POST",

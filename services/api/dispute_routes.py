@@ -25,7 +25,7 @@ from services.api.bodies import AddEvidence, OpenDispute, ResolveDispute
 from services.api.context import app_context
 from services.api.contract import Answer, Operation, errors
 from services.api.http import JSONResponse, caller_of, client_address, game_id_of, int_query, read_body
-from services.api.operator_routes import acting_operator, operator_of
+from services.api.operator_routes import OPERATOR_RATE, acting_operator, operator_of
 from services.disputes.cases import Disputes
 from services.errors import ForbiddenError
 from services.fairness.transparency.log import proofs_for_game
@@ -282,6 +282,7 @@ operations = [
             s409="dispute_resolved, dispute_busy",
             s422="invalid_reason, invalid_verdict",
         ),
+        rate_limited=OPERATOR_RATE,
     ),
     Operation(
         "GET",

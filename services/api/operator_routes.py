@@ -278,6 +278,11 @@ PAGING = (
     "One page: 'next' is the cursor of the following page, null on the last; send it back as "
     "'cursor' (422 invalid_cursor for one that is not a 'next' of this list)."
 )
+OPERATOR_RATE = (
+    "rate_limited: too many operator actions by this operator (TABLESTREAM_OPERATOR_RATE, counted per "
+    "operator whatever its address: acting_operator)"
+)
+"""The 429 of an operator's change (a close, a ban, a report handled, a verdict)."""
 
 
 def console(
@@ -290,12 +295,13 @@ def console(
     body: type[msgspec.Struct] | None = None,
     paged: bool = False,
     answer: Any = None,
+    acting: bool = False,
     **refusals: str,
 ) -> Operation:
     """An operation of the console: operators only (no 'security' object: that promises a 401 for a
     bad token, and the console answers every caller who is not an operator 403 'not_an_operator',
     whatever was sent); its 200 (of type ``answer``) is described as its summary (a ``paged`` list's with
-    ``PAGING``);
+    ``PAGING``); an ``acting`` one (a change, through ``acting_operator``) is rate limited per operator;
     ``refusals`` as ``s404="..."``."""
     summary = f"{summary} {PAGING}" if paged else summary
     statuses = sorted(int(name[1:]) for name in refusals)
@@ -314,6 +320,7 @@ def console(
             s403="not_an_operator: no token, or one that is neither the admin token nor an operator's",
             **refusals,
         ),
+        rate_limited=OPERATOR_RATE if acting else False,
     )
 
 
@@ -371,6 +378,7 @@ operations = [
         s409="table_closed, game_over",
         s422="invalid_reason",
         answer=ClosedTable,
+        acting=True,
     ),
     console(
         "GET",
@@ -412,6 +420,7 @@ operations = [
         s409="already_banned",
         s422="invalid_reason",
         answer=AccountSummary,
+        acting=True,
     ),
     console(
         "POST",
@@ -423,6 +432,7 @@ operations = [
         s409="not_banned",
         s422="invalid_reason",
         answer=AccountSummary,
+        acting=True,
     ),
     console(
         "GET",
@@ -447,6 +457,7 @@ operations = [
         s409="report_handled",
         s422="invalid_reason",
         answer=HandledReport,
+        acting=True,
     ),
     console(
         "GET",
