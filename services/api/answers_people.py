@@ -131,3 +131,38 @@ class GameLogProofs(msgspec.Struct):
         ]
         | UnsetType
     ) = UNSET
+
+
+class ConsistencyProof(msgspec.Struct, rename={"from_": "from"}):
+    """``GET /log/consistency``: an RFC 9162 consistency proof from tree size 'from' to 'to'."""
+
+    from_: TreeSize
+    to: TreeSize
+    proof: Annotated[list[str], Meta(description="The proof's hashes, each base64")]
+
+
+class Cosignature(msgspec.Struct):
+    """A witness's cosignature of a checkpoint (C2SP tlog-cosignature); 'known': the witness is one the
+    service is configured with (only those are added to ``GET /log/checkpoint``'s note)."""
+
+    witness: Annotated[str, Meta(description="The witness's name")]
+    line: Annotated[
+        str, Meta(description="The signature line: — <witness name> base64(key ID || timestamp || sig)")
+    ]
+    known: bool
+    vkey: Annotated[str, Meta(description="The witness's key: <name>+<key ID>+base64(0x04 || key)")]
+    timestamp: Annotated[int, Meta(ge=0, description="Unix seconds, as the witness signed it")]
+
+
+class Cosignatures(msgspec.Struct):
+    """``GET /log/cosignatures``: the checkpoint (the signed note) and the cosignatures received for
+    it, the configured witnesses' first."""
+
+    checkpoint: str
+    cosignatures: list[Cosignature]
+
+
+class CosignatureAdded(msgspec.Struct):
+    """``POST /log/cosignatures``: the cosignature as recorded."""
+
+    cosignature: Cosignature

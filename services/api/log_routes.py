@@ -18,7 +18,13 @@ from msgspec import UNSET, Meta, UnsetType
 from starlette.requests import Request
 from starlette.responses import Response
 
-from services.api.answers_people import MAX_TREE_SIZE, GameLogProofs
+from services.api.answers_people import (
+    MAX_TREE_SIZE,
+    ConsistencyProof,
+    CosignatureAdded,
+    Cosignatures,
+    GameLogProofs,
+)
 from services.api.context import app_context
 from services.api.contract import Answer, Operation, errors
 from services.api.http import JSONResponse, client_address, game_id_of, network_of, read_body
@@ -193,7 +199,7 @@ operations = [
         "GET",
         "/log/consistency",
         get_consistency,
-        answers={200: Answer("{from, to, proof: [base64 hashes]}")},
+        answers={200: Answer("{from, to, proof: [base64 hashes]}", ConsistencyProof)},
         summary="An RFC 9162 consistency proof between two tree sizes",
         query=GetConsistencyQuery,
         errors=errors(422, s422="log_size_invalid: not from <= to <= the log's size"),
@@ -202,7 +208,9 @@ operations = [
         "GET",
         "/log/cosignatures",
         get_cosignatures,
-        answers={200: Answer("{checkpoint, cosignatures: [{witness, line, known, vkey, timestamp}]}")},
+        answers={
+            200: Answer("{checkpoint, cosignatures: [{witness, line, known, vkey, timestamp}]}", Cosignatures)
+        },
         summary="The witnesses' cosignatures received for a checkpoint",
         query=GetCosignaturesQuery,
         errors=errors(404, 422, s404="checkpoint_not_found", s422="log_size_invalid"),
@@ -211,7 +219,7 @@ operations = [
         "POST",
         "/log/cosignatures",
         post_cosignature,
-        answers={201: Answer("{cosignature: {witness, line, known, vkey, timestamp}}")},
+        answers={201: Answer("{cosignature: {witness, line, known, vkey, timestamp}}", CosignatureAdded)},
         summary="A witness sends its cosignature of a checkpoint this log published",
         body=CosignaturePost,
         errors=errors(
