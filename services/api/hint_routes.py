@@ -8,6 +8,7 @@ from msgspec import UNSET, UnsetType
 from starlette.requests import Request
 
 from projections.narration import LANGUAGES, pick_language
+from services.api.answers_play import Hint
 from services.api.bodies import Empty
 from services.api.context import app_context
 from services.api.contract import BEARER, Answer, Operation, ReasonLanguage, errors
@@ -44,7 +45,8 @@ operations = [
             200: Answer(
                 "The hint: {'version': the hint's version, 'command': one of the seat's legal commands, "
                 "'command_text': it in words, 'reason': null or {'key': glossary key, 'params': {...}, "
-                "'text': the reason in the language}, 'receipt': {...}}"
+                "'text': the reason in the language}, 'receipt': {...}}",
+                Hint,
             )
         },
         summary="Ask the strong bot what it would play from your seat (practice tables only)",

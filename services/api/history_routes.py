@@ -6,7 +6,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from services.api.answers import SigningKeys
-from services.api.answers_history import Export
+from services.api.answers_history import Export, GameAudit
 from services.api.asset_routes import accepts_gzip
 from services.api.chat_routes import export_with_chat
 from services.api.context import app_context
@@ -59,7 +59,7 @@ operations = [
         "GET",
         "/games/{game_id}/audit",
         get_audit,
-        answers={200: Answer("The audit")},
+        answers={200: Answer("The audit", GameAudit)},
         summary="Per finished round: seed, chain check, chance outcomes, events",
         security=BEARER,
         errors=errors(401, 404),

@@ -17,6 +17,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from projections.narration import describe_move
+from services.api.answers_play import Review, ReviewComputing
 from services.api.context import app_context
 from services.api.contract import Answer, Operation, ReasonLanguage, errors
 from services.api.http import JSONResponse, game_id_of, int_query
@@ -78,10 +79,12 @@ operations = [
             200: Answer(
                 "{'game_id', 'seat', 'level': 'strong', 'head', 'differs': count, 'moves': [{'version', "
                 "'played', 'played_text', 'strong', 'strong_text', 'differs', 'played_share', 'reason', "
-                "'shares': [{'command', 'text', 'share'}]}]}"
+                "'shares': [{'command', 'text', 'share'}]}]}",
+                Review,
             ),
             202: Answer(
                 "Being built: {'status': 'computing', 'retry_after': s}",
+                ReviewComputing,
                 headers={"Retry-After": "Seconds to wait before asking again"},
             ),
         },

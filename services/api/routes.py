@@ -16,6 +16,7 @@ from starlette.requests import Request
 from domain.table import Account
 from services.accounts.seat_names import seat_name
 from services.api.answers import CommandAnswer, Created, Lobby, Seated, SeatOnly, SeatsFilled, View
+from services.api.answers_history import GameEvents, Scoreboard
 from services.api.bodies import CreateGame, Empty, FillBots, JoinGame, SendCommand
 from services.api.command_lane import command_answer
 from services.api.context import app_context
@@ -327,7 +328,8 @@ operations = [
         answers={
             200: Answer(
                 "Events and the head version; each event says 'by' whom its batch came: 'player', 'bot' or "
-                "'timeout'"
+                "'timeout'",
+                GameEvents,
             )
         },
         summary="Events as the caller may see them",
@@ -340,7 +342,7 @@ operations = [
         "GET",
         "/games/{game_id}/scores",
         get_scores,
-        answers={200: Answer("Per round and totals")},
+        answers={200: Answer("Per round and totals", Scoreboard)},
         summary="The scoreboard",
         errors=errors(404),
     ),

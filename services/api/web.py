@@ -26,6 +26,8 @@ from domain.games import spec, specs
 from domain.table import MAX_EXPIRE_MINUTES, MAX_TURN_SECONDS, PUBLIC_TURN_SECONDS, TableTimers
 from projections.narration import LANGUAGES
 from services.api.answers import ReplayIndex
+from services.api.answers_history import Replay
+from services.api.answers_play import Options
 from services.api.asset_routes import REVALIDATE, favicon, page_response, static_file
 from services.api.context import app_context
 from services.api.contract import BEARER, COOKIES, Answer, Narration, Operation, errors
@@ -209,7 +211,7 @@ operations = [
         "GET",
         "/games/options",
         game_options,
-        answers={200: Answer("games, practice_seed, languages")},
+        answers={200: Answer("games, practice_seed, languages", Options)},
         summary=(
             "Per game: title, player counts and every table option with its meaning; the narration's "
             "languages"
@@ -219,7 +221,7 @@ operations = [
         "GET",
         "/games/{game_id}/replay",
         get_replay,
-        answers={200: Answer("version, head, spectator, seats, events")},
+        answers={200: Answer("version, head, spectator, seats, events", Replay)},
         summary=(
             "A finished game at one version: the spectator's and every seat's view, and that version's events"
             " in full"
