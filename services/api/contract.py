@@ -48,6 +48,12 @@ COOKIES = (
     "Without the header, a browser's 'ts_seat_<game_id>' cookie (else its 'ts_host_<game_id>' cookie) "
     "identifies it; creating and joining set these HttpOnly cookies."
 )
+BANNED_OR_CROSS_SITE = (
+    "account_banned (an operator banned the account of the header or cookie), or cross_origin (a "
+    "browser's request from a page of another site)"
+)
+"""The 403 of an operation open to anyone that takes an account when one is sent: the refusal of a
+banned account beside the cross-site guard's (which any POST may give)."""
 
 GAME_ID_PATTERN = "^[A-Za-z0-9_-]{1,64}$"
 HEX16 = "^[0-9a-f]{16}$"

@@ -24,7 +24,7 @@ from services.accounts.seat_names import seat_name
 from services.api.answers_quickplay import CancelledTicket, OpenedTicket, Ticket
 from services.api.bodies import Empty, QuickPlayRequest
 from services.api.context import app_context
-from services.api.contract import MAYBE_ACCOUNT, TICKET, Answer, Operation, errors
+from services.api.contract import BANNED_OR_CROSS_SITE, MAYBE_ACCOUNT, TICKET, Answer, Operation, errors
 from services.api.http import (
     JSONResponse,
     account_token,
@@ -187,9 +187,11 @@ operations = [
         body=QuickPlayRequest,
         errors=errors(
             401,
+            403,
             409,
             422,
             s401="Bad account token (header or cookie)",
+            s403=BANNED_OR_CROSS_SITE,
             s409="already_queued (the live ticket's id is in 'ticket')",
             s422="unknown_game, bad_player_count, invalid_name, name_not_yours",
         ),

@@ -20,7 +20,17 @@ from services.api.answers_history import GameEvents, Scoreboard
 from services.api.bodies import CreateGame, Empty, FillBots, JoinGame, SendCommand
 from services.api.command_lane import command_answer
 from services.api.context import app_context
-from services.api.contract import BEARER, COOKIES, MAYBE_ACCOUNT, TOKEN, Answer, Narration, Operation, errors
+from services.api.contract import (
+    BANNED_OR_CROSS_SITE,
+    BEARER,
+    COOKIES,
+    MAYBE_ACCOUNT,
+    TOKEN,
+    Answer,
+    Narration,
+    Operation,
+    errors,
+)
 from services.api.http import (
     MAX_VERSION,
     JSONResponse,
@@ -287,9 +297,11 @@ operations = [
         headers=JoinGameHeaders,
         errors=errors(
             401,
+            403,
             404,
             409,
             s401="Bad account token (header or cookie)",
+            s403=BANNED_OR_CROSS_SITE,
             s409=(
                 "Full, started, the account already sits here, or the Idempotency-Key was used with another "
                 "body"

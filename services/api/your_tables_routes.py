@@ -75,9 +75,15 @@ def seat_cookies(request: Request) -> dict[str, str]:
     }
 
 
+BANNED_IN_HEADER = (
+    "account_banned: the Authorization header's account was banned by an operator (a banned account's "
+    "cookie counts as no account)"
+)
+
+
 async def account_of(request: Request) -> str | None:
-    """The caller's account id: a bad token in the header is a 401; a cookie that no longer works
-    is no account (the browser's own seats still count)."""
+    """The caller's account id: a bad token in the header is a 401, a banned account's a 403; a cookie
+    that no longer works is no account (the browser's own seats still count)."""
     found = account_token(request)
     if found is None:
         return None
@@ -264,7 +270,7 @@ operations = [
             "waiting ones; tables that ended are left out."
         ),
         security=MAYBE_ACCOUNT,
-        errors=errors(401, s401=BAD_ACCOUNT_TOKEN),
+        errors=errors(401, 403, s401=BAD_ACCOUNT_TOKEN, s403=BANNED_IN_HEADER),
     ),
     Operation(
         "POST",
@@ -319,7 +325,7 @@ operations = [
             "caps."
         ),
         security=MAYBE_ACCOUNT,
-        errors=errors(401, s401=BAD_ACCOUNT_TOKEN),
+        errors=errors(401, 403, s401=BAD_ACCOUNT_TOKEN, s403=BANNED_IN_HEADER),
         capped=True,
     ),
 ]
