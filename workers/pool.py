@@ -56,6 +56,9 @@ from rq import Queue
 from rq.serializers import JSONSerializer
 from rq.worker_pool import ForkProcess, WorkerPool, run_worker
 
+from bots import bot_for
+from domain.games import game_names
+from projections.registry import narration_for, views_for
 from services.operating.config import Settings, settings_or_exit
 from services.store.connection import (
     CLUSTER_MODES,
@@ -358,6 +361,19 @@ def run_pool(
     return 0
 
 
+def import_every_game() -> None:
+    """Import each registered game's views, narration and bot now, in the pool's process before it
+    starts a thread or forks a worker. They are imported on first use (``projections.registry``,
+    ``bots``), and a fork copies a module's import lock as it is: forked while the consumer thread
+    was importing a game's views (the first hand-over of a new table, as the pool started), a worker
+    inherited that lock held by a thread it does not have, and each of its bot moves and timers
+    waited on it until RQ killed the job (30 s), so no table moved again."""
+    for game in game_names():
+        views_for(game)
+        narration_for(game)
+        bot_for(game)
+
+
 def _run_pool(
     redis_url: str,
     workers: int,
@@ -369,6 +385,7 @@ def _run_pool(
     stop_asked: threading.Event,
 ) -> None:
     queues = layout(workers, bots)
+    import_every_game()  # before any thread or fork: see its docstring
     # Every thread this process starts (the consumer, the loops, the metrics server) is started with
     # the stop signals blocked, so that the kernel gives a stop to the main thread: given to another
     # thread, it only flagged Python's handler for the main thread, which went on waiting in its
