@@ -23,7 +23,7 @@ from redis.exceptions import NoScriptError, ResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from services.store.connection import PoolLimits, async_client, sync_client
-from services.store.embedded import EmbeddedRedis, server_port
+from services.store.embedded import EmbeddedRedis
 from services.store.lean import LeanScripts, lean_pipelines, lean_scripts
 
 pytestmark = pytest.mark.redis
@@ -127,8 +127,10 @@ def test_every_caller_gets_its_own_reply_however_many_wait_and_some_give_up(
 
 @pytest.fixture
 def own_server(tmp_path: Path) -> Iterator[EmbeddedRedis]:
-    """A server of the test's own, on a port it can restart on."""
-    with EmbeddedRedis(tmp_path / "redis", port=server_port(random.Random(SEED)), durable=False) as server:
+    """A server of the test's own: it takes a free port below the ephemeral range, and a restart keeps
+    that port (``EmbeddedRedis.start``). A port chosen by the test was fixed: taken meanwhile by
+    another worker's server, the start failed instead of trying another."""
+    with EmbeddedRedis(tmp_path / "redis", durable=False) as server:
         yield server
 
 
