@@ -99,7 +99,7 @@ class PromptWorker(SimpleWorker):
         # The listener closes the pub/sub as it ends, perhaps while UNSUBSCRIBE's call is still on
         # the connection here (fakeredis's connection is not for two threads): until that call is
         # done its close does nothing.
-        pubsub.close = lambda: None  # type: ignore[method-assign]
+        pubsub.close = lambda: None
         listener.stop(timeout=0)  # the flag only: the thread ends on its next wake
         pubsub.unsubscribe()  # its reply is that wake
         listener.join(timeout=LISTENER_JOIN_SECONDS)
@@ -115,7 +115,7 @@ class PromptWorker(SimpleWorker):
                     closed.append(True)
                     type(pubsub).close(pubsub)
 
-        pubsub.close = close_once  # type: ignore[method-assign]
+        pubsub.close = close_once
         if not listener.is_alive():
             close_once()
 
