@@ -16,12 +16,12 @@ import msgspec
 
 from domain.fairness import SecretSeeds
 from domain.kernel import Command, Event
-from domain.table import Account, Table
+from domain.table import Table
 from services.errors import AppError, ConflictError, InvalidError
 from services.history.folding import Folded
 from services.history.records import CommandRecord
 from services.store.event_store import EventStore
-from services.store.idempotency import IdempotencyStore, JoinAttempt, JoinIdempotency
+from services.store.idempotency import IdempotencyStore, JoinIdempotency
 from services.store.operations import Handover
 from services.store.tokens import TokenStore
 from services.table.callers import TokenCheck
@@ -92,20 +92,6 @@ class WriteSide(Protocol):
     async def load(self, game_id: str) -> Folded: ...
 
     async def seeds(self, game_id: str) -> SecretSeeds: ...
-
-    async def join(
-        self,
-        game_id: str,
-        name: str,
-        client_seed: str = "",
-        account: Account | None = None,
-        idempotency_key: str | None = None,
-        *,
-        token: str | None = None,
-        attempt: JoinAttempt | None = None,
-    ) -> tuple[int, str]: ...
-
-    async def leave(self, game_id: str, seat: int, token: str | None = None) -> int: ...
 
     async def _append(
         self,

@@ -255,7 +255,7 @@ async def _join_once(
             await commands.store.confirm_record(game_id, begun.record_id, seat=None)
             log.info("player_joined", game_id=game_id, seat=begun.seat, outcome="dup")
             return begun.seat, begun.token
-        return await commands.join(game_id, name, client_seed, account, attempt=begun)
+        return await join(commands, game_id, name, client_seed, account, attempt=begun)
     finally:
         await commands.join_idempotency.end(key)
 

@@ -86,7 +86,7 @@ async def unseat_account(commands: WriteSide, game_id: str, account_id: str) -> 
         await commands.tokens.revoke_role(game_id, str(seat))
         if folded.state.status in ("waiting", "playing") and folded.state.holds(seat):
             with contextlib.suppress(ConflictError):  # left, or the game ended, meanwhile
-                await commands.leave(game_id, seat)
+                await leave(commands, game_id, seat)
     return seats
 
 
