@@ -36,7 +36,7 @@ import structlog
 from redis.crc import key_slot
 from redis.exceptions import AskError, MovedError, NoScriptError
 
-from services.history.folding import Folded, StateCache, advance
+from services.history.folding import Folded, StateCache, advance, decode_events
 from services.history.records import Entry
 from services.store import archive as archived_games
 from services.store import indexes
@@ -230,6 +230,7 @@ def _archived_command_load(
     command_id: str,
     token_digest: str | None,
     cache: StateCache,
+    secret: bool,
 ) -> ops.CommandLoad:
     """``CommandLoad`` of an archived game, as ``operations.command_load`` answers it: nothing but the
     table for a token that holds no role (the tokens stay in Redis, whose answer ``load`` holds)."""
@@ -237,7 +238,9 @@ def _archived_command_load(
     if token_digest is not None and load.token_role is None:
         return ops.CommandLoad(folded, None, {}, None)
     record = archived_games.command_entry(game, command_id, seat)
-    return ops.CommandLoad(folded, record, {}, load.token_role)
+    return ops.CommandLoad(
+        folded, record, {}, load.token_role, (dict(game.secret) or None) if secret else None
+    )
 
 
 class EventStore:
@@ -430,11 +433,40 @@ class EventStore:
         command_id: str,
         cache: StateCache,
         token_digest: str | None = None,
+        secret: bool = False,
     ) -> ops.CommandLoad:
-        load = await self.run(ops.command_load(game_id, seat, command_id, cache, token_digest))
+        load = await self.run(ops.command_load(game_id, seat, command_id, cache, token_digest, secret))
         if load.folded is not None or (game := await self.archived(game_id)) is None:
             return load
-        return _archived_command_load(game, load, seat, command_id, token_digest, cache)
+        return _archived_command_load(game, load, seat, command_id, token_digest, cache, secret)
+
+    async def recorded(
+        self,
+        game_id: str,
+        entry: tuple[str, int, int],
+        cache: StateCache,
+        confirm: tuple[int | None, str, bool] | None = None,
+    ) -> ops.Recorded | None:
+        """A recorded command's batch (``entry``: its record) with the table folded to the head, as a
+        duplicate of it is answered (``None``: no such game). ``confirm`` (seat, command id, system):
+        with replica acks, first wait until the replicas have the record (``confirm_record``)."""
+        if confirm is not None:
+            seat, command_id, system = confirm
+            await self.confirm_record(game_id, command_id, seat=seat, system=system)
+        _, first, last = entry
+        folded, entries = await self.run(ops.recorded(game_id, first, last, cache))
+        if not (_settled(folded) and _whole(entries, last - first + 1)):
+            game = await self.archived(game_id)
+            if game is not None:
+                folded = folded if _settled(folded) else _archived_fold(game, cache)
+                entries = (
+                    entries
+                    if _whole(entries, last - first + 1)
+                    else _archived_entries(game, entries, first - 1, last - first + 1)
+                )
+        if folded is None:
+            return None
+        return ops.Recorded(folded, decode_events(folded.table, entries), entries[-1].hash)
 
     async def archived(self, game_id: str) -> ArchivedGame | None:
         """The game's archive, for a read that found nothing of it in Redis (``None``: not

@@ -19,6 +19,7 @@ from typing import Any, Literal
 
 import msgspec
 
+from domain.kernel import Event
 from projections.views import PUBLIC_FIELD, compose
 from services.history.folding import Folded, StateCache, advance
 from services.history.records import Entry, decode_stored, stored_fingerprint
@@ -255,7 +256,7 @@ def append(
         ]
         keys = [k.events, k.commands, k.seats, k.seat_commands, k.pending, k.timer, k.tokens, k.views]
         reply = yield ScriptCall("append", keys, args, durable=True, index_keys=HANDOVER_KEYS)
-        if text(reply[0]) == "legacy" and not (yield from _legacy_owned(game_id, reply[1], seat)):
+        if text(reply[0]) == "legacy" and not (yield from _legacy_owned(k.events, reply[1], seat)):
             legacy = ""  # another seat's id from before ids were scoped: free for this seat
             continue
         return parse_append(reply)
@@ -265,7 +266,7 @@ def _seat_arg(seat: int | None) -> str | int:
     return "" if seat is None else seat
 
 
-def _legacy_owned(game_id: str, value: bytes | str | None, seat: int | None) -> Operation[bool]:
+def _legacy_owned(events: str, value: bytes | str | None, seat: int | None) -> Operation[bool]:
     """Whether a legacy (unscoped) dedup record was written by ``seat``: the first entry of the batch
     it names holds the command record with its acting seat. Such records never change, so the
     answer never goes stale."""
@@ -273,7 +274,7 @@ def _legacy_owned(game_id: str, value: bytes | str | None, seat: int | None) -> 
     if record is None:
         return False
     _, first, _ = record
-    reply = yield Call(("XRANGE", game_keys(game_id).events, f"0-{first}", f"0-{first}"))
+    reply = yield Call(("XRANGE", events, f"0-{first}", f"0-{first}"))
     if not reply:
         return False
     try:
@@ -287,13 +288,14 @@ def _legacy_owned(game_id: str, value: bytes | str | None, seat: int | None) -> 
 
 
 class RangeReader:
-    """Pages through ``XRANGE`` (exclusive start) after version ``after``, checking contiguity:
-    ``request()`` gives the next call (``None`` when done), ``feed`` takes its reply."""
+    """Pages through ``XRANGE`` (exclusive start) of a game's stream (``key``) after version
+    ``after``, checking contiguity: ``request()`` gives the next call (``None`` when done), ``feed``
+    takes its reply."""
 
-    def __init__(self, game_id: str, after: int, limit: int | None) -> None:
+    def __init__(self, key: str, after: int, limit: int | None) -> None:
         if after < 0 or (limit is not None and limit < 0):
             raise ValueError("after and limit must not be negative")
-        self.key = game_keys(game_id).events
+        self.key = key
         self.entries: list[Entry] = []
         self._after = after
         self._remaining = limit
@@ -326,28 +328,10 @@ class RangeReader:
 
 def read(game_id: str, after: int = 0, limit: int | None = None) -> Operation[list[Entry]]:
     """Entries after version ``after`` (at most ``limit``), contiguous, oldest first."""
-    reader = RangeReader(game_id, after, limit)
+    reader = RangeReader(game_keys(game_id).events, after, limit)
     while (call := reader.request()) is not None:
         reader.feed((yield call))
     return reader.entries
-
-
-def _load_with(
-    game_id: str, cache: StateCache, calls: Sequence[Call]
-) -> Operation[tuple[list[Any], Folded | None]]:
-    """``calls`` (of the game's slot, or on the indexes) and the stream's tail after the cached fold,
-    in one round trip (more pages only when the fold is far behind); then the table folded to the
-    head and cached (``None``: no such game). The tail is read last."""
-    cached = cache.get(game_id)
-    reader = RangeReader(game_id, cached.version if cached else 0, None)
-    tail = reader.request()
-    assert tail is not None
-    if calls:
-        *replies, page = yield Pipelined((*calls, tail))
-    else:
-        replies, page = [], (yield tail)
-    folded = yield from _folded_tail(game_id, cache, cached, reader, page)
-    return replies, folded
 
 
 def _folded_tail(
@@ -365,11 +349,15 @@ def _folded_tail(
 
 
 def load(game_id: str, cache: StateCache) -> Operation[Folded | None]:
-    """The table folded to the newest stored version, from the cached fold plus
-    the events after it (``None``: no such game). The one loading path of commands, reads and
-    projections (``view_reads`` and ``command_load`` add their reads to its round trip)."""
-    _, folded = yield from _load_with(game_id, cache, ())
-    return folded
+    """The table folded to the newest stored version, from the cached fold plus the events after it
+    (``None``: no such game): one round trip, more only when the fold is far behind. Commands, views
+    and projections read the same tail beside what else they need (``command_load``,
+    ``view_reads``, ``begin_projection``)."""
+    cached = cache.get(game_id)
+    reader = RangeReader(game_keys(game_id).events, cached.version if cached else 0, None)
+    tail = reader.request()
+    assert tail is not None
+    return (yield from _folded_tail(game_id, cache, cached, reader, (yield tail)))
 
 
 @dataclass(frozen=True, slots=True)
@@ -386,14 +374,6 @@ class ViewReads:
     token_role: str | None = None
 
 
-def _token_call(game_id: str, token_digest: str | None) -> tuple[Call, ...]:
-    """The read of a token digest's role, to verify an identity assumed from a cache in the same
-    round trip as the reads made for it (``services.table.callers``); nothing when not asked."""
-    if token_digest is None:
-        return ()
-    return (Call(("HGET", game_keys(game_id).tokens, token_digest)),)
-
-
 def view_reads(
     game_id: str, field: str, seat: int | None, cache: StateCache, token_digest: str | None = None
 ) -> Operation[ViewReads]:
@@ -404,7 +384,7 @@ def view_reads(
     k = game_keys(game_id)
     cached = cache.get(game_id)
     timed = cached is None or cached.state.timers is not None  # fixed at creation
-    reader = RangeReader(game_id, cached.version if cached else 0, None)
+    reader = RangeReader(k.events, cached.version if cached else 0, None)
     start, count = reader.page()
     args = [
         CHECKPOINT_FIELD,
@@ -437,40 +417,90 @@ class CommandLoad:
     """What a command needs before it is decided, from one round trip: the table folded to the head
     (``None``: no such game), the record of the seat's command id if it was used before
     (``command_entry``), the game's timer as it was (the lifecycle plans the next one from it) and,
-    when asked, the role a token digest holds now."""
+    when asked, the role a token digest holds now and the game's secret seed material."""
 
     folded: Folded | None
     record: tuple[str, int, int] | None
     timer: dict[str, str]
     token_role: str | None = None
+    secret: dict[str, str] | None = None
 
 
 def command_load(
-    game_id: str, seat: int | None, command_id: str, cache: StateCache, token_digest: str | None = None
+    game_id: str,
+    seat: int | None,
+    command_id: str,
+    cache: StateCache,
+    token_digest: str | None = None,
+    secret: bool = False,
 ) -> Operation[CommandLoad]:
     """``CommandLoad`` in one round trip, which also marks the game dirty (it is about to be
-    appended to: a crash right after the append still leaves the mark)."""
-    k = game_keys(game_id)
+    appended to: a crash right after the append still leaves the mark). The stream's tail is read
+    before the command id's records, and read again after the tail when it took more than one page:
+    an append writes a command's events and its record in one atomic step, so a head that holds the
+    events of this command id's first send is never loaded without its record, and a retry refused
+    by the state its original made is always answered as that duplicate."""
     cached = cache.get(game_id)
+    k = game_keys(game_id)
     timed = cached is None or cached.state.timers is not None  # fixed at creation
-    calls = (
-        Call(("ZADD", DIRTY, "NX", clock_ms(), check_game_id(game_id)), index=True, apart=True),
+    reader = RangeReader(k.events, cached.version if cached else 0, None)
+    tail = reader.request()
+    assert tail is not None
+    records = (
         Call(("HGET", k.seat_commands, dedup_field(seat, command_id))),
         Call(("HGET", k.commands, command_id)),
-        *((Call(("HGETALL", k.timer)),) if timed else ()),
-        *_token_call(game_id, token_digest),
     )
-    replies, folded = yield from _load_with(game_id, cache, calls)
-    read = iter(replies[1:])
-    scoped, legacy = next(read), next(read)
+    calls = (
+        Call(("ZADD", DIRTY, "NX", clock_ms(), game_id), index=True, apart=True),
+        tail,
+        *records,
+        *((Call(("HGETALL", k.timer)),) if timed else ()),
+        *((Call(("HGET", k.tokens, token_digest)),) if token_digest is not None else ()),
+        *((Call(("HGETALL", k.secret)),) if secret else ()),
+    )
+    _, page, scoped, legacy, *rest = yield Pipelined(calls)
+    read = iter(rest)
     timer = timer_fields(next(read)) if timed else {}
     role = next(read) if token_digest is not None else None
+    stored = {text(field): text(value) for field, value in next(read).items()} if secret else {}
+    folded = yield from _folded_tail(game_id, cache, cached, reader, page)
     if token_digest is not None and role is None:
         return CommandLoad(folded, None, {}, None)  # an unknown token: nothing else read may be used
+    if len(page) >= PAGE:  # the tail took more pages, read after the records: read them again
+        scoped, legacy = yield Pipelined(records)
     record = parse_command(scoped)
-    if record is None and legacy is not None and (yield from _legacy_owned(game_id, legacy, seat)):
+    if record is None and legacy is not None and (yield from _legacy_owned(k.events, legacy, seat)):
         record = parse_command(legacy)
-    return CommandLoad(folded, record, timer, text(role) if role is not None else None)
+    return CommandLoad(folded, record, timer, text(role) if role is not None else None, stored or None)
+
+
+@dataclass(frozen=True, slots=True)
+class Recorded:
+    """What a duplicate of a recorded command is answered with: the table folded to the head, the
+    batch's events (version, event) and the chain hash at its last version."""
+
+    folded: Folded
+    events: list[tuple[int, Event]]
+    hash: str
+
+
+def recorded(
+    game_id: str, first: int, last: int, cache: StateCache
+) -> Operation[tuple[Folded | None, list[Entry]]]:
+    """A recorded command's batch (versions ``first`` to ``last``) and the table folded to the head,
+    in one round trip (more only when either is long)."""
+    cached = cache.get(game_id)
+    k = game_keys(game_id)
+    batch = RangeReader(k.events, first - 1, last - first + 1)
+    reader = RangeReader(k.events, cached.version if cached else 0, None)
+    asked, tail = batch.request(), reader.request()
+    assert asked is not None and tail is not None
+    pages = yield Pipelined((asked, tail))
+    batch.feed(pages[0])
+    while (call := batch.request()) is not None:
+        batch.feed((yield call))
+    folded = yield from _folded_tail(game_id, cache, cached, reader, pages[1])
+    return folded, batch.entries
 
 
 def head(game_id: str) -> Operation[int]:
@@ -490,7 +520,7 @@ def command_entry(
     if scoped is not None or system:
         return parse_command(scoped)
     legacy = yield Call(("HGET", k.commands, command_id))
-    if legacy is not None and (yield from _legacy_owned(game_id, legacy, seat)):
+    if legacy is not None and (yield from _legacy_owned(k.events, legacy, seat)):
         return parse_command(legacy)
     return None
 
@@ -618,7 +648,7 @@ def begin_projection(game_id: str, cache: StateCache) -> Operation[ProjectionSta
     projector reads."""
     k = game_keys(game_id)
     cached = cache.get(game_id)
-    reader = RangeReader(game_id, cached.version if cached else 0, None)
+    reader = RangeReader(k.events, cached.version if cached else 0, None)
     start, count = reader.page()
     claimed, checkpoint, timer, page = yield ScriptCall(
         "begin_projection", [k.pending, k.views, k.timer, k.events], [CHECKPOINT_FIELD, start, count]

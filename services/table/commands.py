@@ -15,8 +15,9 @@ a scope no player reaches (``services.store.keys.dedup_field``), and a player's 
 one (``RESERVED_PREFIXES``: 422 ``reserved_command_id``), so an export never shows a player's command
 under a system id either.
 
-This module holds the move path, the hot one (``GameCommands.command`` -> ``_fast_command`` ->
-``_append`` -> the hand-over), and the append every other write uses; creating a table and joining it
+This module holds the move path, the hot one, walked once down (``GameCommands.command``: the
+head, ``outcomes.decide`` for the rules, ``_append``, the hand-over), and the append every other
+write uses; creating a table and joining it
 are in ``services.table.seating``, the commands the system plays and the lifecycle requests in
 ``services.table.system_commands``, what they all share in ``services.table.outcomes``.
 """
@@ -27,14 +28,13 @@ import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
-import msgspec
 import structlog
 
 from domain.fairness import SecretSeeds
-from domain.kernel import Event, Rejected
+from domain.kernel import Event
 from domain.table import Account, BotSeated, BotTookOver
-from services.errors import AppError, ConflictError, InvalidError, from_rejection, game_not_found
-from services.history.folding import Folded, StateCache, advance, decode_events
+from services.errors import AppError, ConflictError, InvalidError, game_not_found
+from services.history.folding import Folded, StateCache, advance
 from services.history.records import CommandRecord, command_fingerprint, encode_batch, stored_fingerprint
 from services.store.event_store import EventStore
 from services.store.idempotency import IdempotencyStore, JoinAttempt, JoinIdempotency
@@ -52,7 +52,7 @@ from services.table.outcomes import (
 )
 from services.table.outcomes import (
     contention,
-    decode_command,
+    decide,
     version_conflict,
 )
 from services.table.outcomes import (
@@ -120,7 +120,7 @@ class GameCommands:
         self.cache = cache if cache is not None else StateCache()
         self.lifecycle = lifecycle  # timers and bots; None: neither is scheduled
         self.bot_pace_ms = bot_pace_ms  # a new table's bot pace unless its options say (the server's)
-        self.fast_path = fast_path  # a command on a cached head: one round trip (``_fast_command``)
+        self.fast_path = fast_path  # a command on a held head: one round trip (``command``)
         self._seeds: LRU[str, SecretSeeds] = LRU(SEEDS_KEPT)  # as many games as the fold cache holds
         self.idempotency = IdempotencyStore(store.redis)
         self.join_idempotency = JoinIdempotency(store.redis)
@@ -136,13 +136,7 @@ class GameCommands:
         """The game's secret seeds (and the draws derived from them so far), kept for the games
         played lately: a game dropped from memory reads its secret again."""
         seeds = self._seeds.get(game_id)
-        if seeds is None:
-            secret = await self.store.secret(game_id)
-            if secret is None:
-                raise game_not_found(game_id)
-            seeds = SecretSeeds(bytes.fromhex(secret["root"]), bytes.fromhex(secret["master"]))
-            self._seeds.put(game_id, seeds)
-        return seeds
+        return seeds if seeds is not None else self._kept_seeds(game_id, await self.store.secret(game_id))
 
     async def command(
         self,
@@ -153,83 +147,82 @@ class GameCommands:
         expected_version: int | None,
         check: TokenCheck | None = None,
     ) -> CommandOutcome:
-        """Decide and append one player command (see the module docstring for the retry rules).
-        ``check``: the seat was assumed from memory; its token is verified before anything else."""
+        """Decide and append one player command (see the module docstring for the retry rules), in one
+        pass: the head, the rules, the append, the hand-over.
+
+        The head is first the one this process holds (its fold cache and the game's seeds), the
+        command appended on it in one round trip: the append script checks ``check`` (the seat was
+        assumed from memory), the command id and the expected head, and arms the timer planned blind
+        (it keeps a stored turn deadline as ``plan_timer`` would). When that head was behind (the
+        append found another, or the rules or the expected version refused the command: a newer head
+        may answer otherwise; nothing was written), the head is loaded with the command id's record,
+        the timer, the token's role and, when not held, the seeds, in one round trip
+        (``command_load``), and the command decided again on it."""
         started = time.perf_counter()
         outcome_name = "rejected"
-        game = "other"  # until the stream is loaded
+        game = "other"  # until the head is known
+        path = ""  # which head the command was decided on: fast (held), fallback (held, then loaded), load
         try:
             check_command_id(command_id)
             fingerprint = command_fingerprint(seat, {"command": body, "expected_version": expected_version})
-            cached = self.cache.get(game_id) if self.fast_path else None
-            if cached is not None:
-                game = cached.table.name
-                try:
-                    fast = await self._fast_command(
-                        cached, seat, command_id, body, expected_version, fingerprint, check
+            folded = self.cache.get(game_id) if self.fast_path else None
+            seeds = self._seeds.get(game_id)
+            held = folded is not None and seeds is not None
+            path = "fast" if held else "load"
+            timer: dict[str, str] | None = None
+            for _ in range(MAX_ATTEMPTS + held):
+                if not held:
+                    load = await self.store.command_load(
+                        game_id, seat, command_id, self.cache, check.digest if check else None, seeds is None
                     )
-                except TokenChanged:
-                    outcome_name = "token_changed"
-                    raise
-                if fast is not None:
-                    metrics.command_path("fast")
-                    outcome_name = "dup" if fast.duplicate else "ok"
-                    return fast
-            metrics.command_path("fallback" if cached is not None else "load")
-            token = check.digest if check is not None else None
-            load = await self.store.command_load(game_id, seat, command_id, self.cache, token)  # one trip
-            outcome_name = "token_changed"
-            verify(check, load.token_role)
-            outcome_name = "rejected"
-            loaded, entry = load.folded, load.record
-            if loaded is not None:
-                game = loaded.table.name
-            if entry is not None:
-                outcome_name = "dup"
-                return await self._replayed(game_id, entry, fingerprint, (seat, command_id, False))
-            if loaded is None:
-                raise game_not_found(game_id)
-            seeds = await self.seeds(game_id)
-            timer: dict[str, str] | None = load.timer  # as loaded; a retry reads it again
-            for attempt in range(MAX_ATTEMPTS):
-                folded = loaded if attempt == 0 else await self.load(game_id)
-                timer = timer if attempt == 0 else None
-                try:
-                    command = decode_command(folded, body)
-                    if expected_version is not None and expected_version != folded.version:
-                        outcome_name = "conflict"
-                        raise version_conflict(folded.version)
-                    try:
-                        events = folded.table.decide(folded.state, command, seat, seeds)
-                    except Rejected as rejected:
-                        raise from_rejection(rejected) from None
-                except AppError:
-                    # An identical retry racing its original may have loaded the state the original
-                    # made (and be refused by it: "already placed"). The append script writes the
-                    # dedup record in the same atomic step as the events, so if the loaded state
-                    # holds them, the record is visible now: answer as the original did.
-                    previous = await self._replay(game_id, seat, command_id, fingerprint)
-                    if previous is not None:
+                    verify(check, load.token_role)
+                    if load.folded is not None:
+                        game = load.folded.table.name
+                    if load.record is not None:
                         outcome_name = "dup"
-                        return previous
+                        return await self._replayed(
+                            game_id, load.record, fingerprint, (seat, command_id, False)
+                        )
+                    if load.folded is None:
+                        raise game_not_found(game_id)
+                    folded, timer = load.folded, load.timer
+                    seeds = seeds or self._kept_seeds(game_id, load.secret)
+                assert folded is not None and seeds is not None
+                game = folded.table.name
+                try:
+                    decided = decide(folded, seat, command_id, body, expected_version, seeds)
+                except AppError as refused:
+                    if held:  # the held head may be behind: load it and decide again
+                        held, path = False, "fallback"
+                        continue
+                    outcome_name = "conflict" if refused.code == "version_conflict" else outcome_name
                     raise
-                record = CommandRecord(
-                    id=command_id, kind="command", seat=seat, body=msgspec.to_builtins(command)
-                )
-                # marked by command_load before the first try; a retry marks again (the projector
-                # may have cleared the mark meanwhile)
                 outcome = await self._append(
-                    folded, record, events, seat, fingerprint, marked=attempt == 0, timer=timer
+                    folded,
+                    decided.record,
+                    decided.events,
+                    seat,
+                    fingerprint,
+                    marked=self.store.append_marks if held else True,  # command_load marked it
+                    timer=timer,
+                    check=check if held else None,
+                    blind=held,
                 )
                 if isinstance(outcome, CommandOutcome):
                     outcome_name = "dup" if outcome.duplicate else "ok"
                     return outcome
-                if expected_version is not None:
+                if expected_version is not None and not held:
                     outcome_name = "conflict"
                     raise version_conflict(outcome)
+                held, path = False, "fallback" if held else path
             outcome_name = "conflict"
             raise contention()
+        except TokenChanged:
+            outcome_name = "token_changed"
+            raise
         finally:
+            if path:
+                metrics.command_path(path)
             metrics.command(game, outcome_name)
             # on the request's one log line (services.api.request_log), not a line of its own
             structlog.contextvars.bind_contextvars(
@@ -240,35 +233,13 @@ class GameCommands:
                 command_ms=round((time.perf_counter() - started) * 1000, 3),
             )
 
-    async def _fast_command(
-        self,
-        folded: Folded,
-        seat: int,
-        command_id: str,
-        body: Mapping[str, Any],
-        expected_version: int | None,
-        fingerprint: str,
-        check: TokenCheck | None,
-    ) -> CommandOutcome | None:
-        """A command decided on this process's cached fold of the game (``folded``, the head as this
-        process last saw it) and appended in one round trip: the append script checks the assumed
-        token's role, the seat's command id, the expected head and arms the timer (planned blind:
-        the script keeps a stored turn deadline as ``plan_timer`` would). ``None`` when the slow
-        path must decide: the cache was behind (the append found another head, or the cached state
-        refused the command or its expected version: a newer state may answer otherwise). The slow
-        path then answers exactly as it would have without this try, since nothing was written."""
-        if expected_version is not None and expected_version != folded.version:
-            return None
-        try:
-            command = decode_command(folded, body)
-            events = folded.table.decide(folded.state, command, seat, await self.seeds(folded.game_id))
-        except (AppError, Rejected):
-            return None
-        record = CommandRecord(id=command_id, kind="command", seat=seat, body=msgspec.to_builtins(command))
-        outcome = await self._append(
-            folded, record, events, seat, fingerprint, marked=self.store.append_marks, check=check, blind=True
-        )
-        return outcome if isinstance(outcome, CommandOutcome) else None
+    def _kept_seeds(self, game_id: str, secret: Mapping[str, str] | None) -> SecretSeeds:
+        """The game's secret seeds from its stored ``secret``, kept for the games played lately."""
+        if secret is None:
+            raise game_not_found(game_id)
+        seeds = SecretSeeds(bytes.fromhex(secret["root"]), bytes.fromhex(secret["master"]))
+        self._seeds.put(game_id, seeds)
+        return seeds
 
     async def _append(
         self,
@@ -405,19 +376,17 @@ class GameCommands:
             raise ConflictError(
                 "command_id_reused", "This command id was already used for a different command."
             )
-        if confirm is not None:
-            seat, command_id, system = confirm
-            await self.store.confirm_record(game_id, command_id, seat=seat, system=system)
-        folded = await self.load(game_id)
-        entries = await self.store.read(game_id, after=first - 1, limit=last - first + 1)
+        batch = await self.store.recorded(game_id, entry, self.cache, confirm)
+        if batch is None:
+            raise game_not_found(game_id)
         return CommandOutcome(
             game_id,
-            folded.table,
+            batch.folded.table,
             first,
             last,
-            decode_events(folded.table, entries),
-            entries[-1].hash,
-            folded.state.status == "finished",
+            batch.events,
+            batch.hash,
+            batch.folded.state.status == "finished",
             duplicate=True,
         )
 

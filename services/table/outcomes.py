@@ -1,6 +1,7 @@
 """What every write of the table's write side shares (``services.table.commands``, ``seating``,
 ``system_commands``): the outcome of an appended batch, how many times a lost race is retried, the
-salts of a new batch, a command decoded for its game's rules, the conflicts a write answers with;
+salts of a new batch, a command decoded for its game's rules and decided, the conflicts a write
+answers with;
 and ``WriteSide``, what of the ``GameCommands`` they serve the functions of ``seating`` and
 ``system_commands`` use (typed here so that they never import it back).
 """
@@ -15,9 +16,9 @@ from typing import Any, Protocol
 import msgspec
 
 from domain.fairness import SecretSeeds
-from domain.kernel import Command, Event
+from domain.kernel import Command, Event, Rejected
 from domain.table import Table
-from services.errors import AppError, ConflictError, InvalidError
+from services.errors import AppError, ConflictError, InvalidError, from_rejection
 from services.history.folding import Folded
 from services.history.records import CommandRecord
 from services.store.event_store import EventStore
@@ -65,6 +66,37 @@ def decode_command(folded: Folded, body: Mapping[str, Any]) -> Command:
             ) from None
         raise InvalidError("invalid_command", f"The command is malformed: {message}.") from None
     return command
+
+
+@dataclass(frozen=True, slots=True)
+class Decided:
+    """A player's command as the rules took it: the record to store with its batch, and the batch."""
+
+    record: CommandRecord
+    events: Sequence[Event]
+
+
+def decide(
+    folded: Folded,
+    seat: int,
+    command_id: str,
+    body: Mapping[str, Any],
+    expected_version: int | None,
+    seeds: SecretSeeds,
+) -> Decided:
+    """A player's command (``body``, sent as ``command_id``) decoded for the game's rules and decided
+    on ``folded``. Refused in this order: a malformed command (422), a head other than
+    ``expected_version`` (409 ``version_conflict``), the rules (``from_rejection``)."""
+    command = decode_command(folded, body)
+    if expected_version is not None and expected_version != folded.version:
+        raise version_conflict(folded.version)
+    try:
+        events = folded.table.decide(folded.state, command, seat, seeds)
+    except Rejected as rejected:
+        raise from_rejection(rejected) from None
+    return Decided(
+        CommandRecord(id=command_id, kind="command", seat=seat, body=msgspec.to_builtins(command)), events
+    )
 
 
 def version_conflict(current: int) -> AppError:

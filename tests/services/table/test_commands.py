@@ -172,13 +172,20 @@ async def test_a_process_keeps_the_seeds_of_the_games_played_lately_and_reads_a_
     handler = handler_on(store_backend)
     games = [await started_table(handler, 3) for _ in range(3)]
     read: list[str] = []
-    secret = handler.store.secret
+    secret, command_load = handler.store.secret, handler.store.command_load
 
     async def counted(game_id: str) -> Any:
         read.append(game_id)
         return await secret(game_id)
 
+    async def counted_with_load(game_id: str, *args: Any) -> Any:
+        load = await command_load(game_id, *args)
+        if load.secret is not None:  # a command's load reads the secret beside the head when not kept
+            read.append(game_id)
+        return load
+
     monkeypatch.setattr(handler.store, "secret", counted)
+    monkeypatch.setattr(handler.store, "command_load", counted_with_load)
     first = await handler.seeds(games[2])
     assert await handler.seeds(games[2]) is first and await handler.seeds(games[1]) is not None
     assert read == []  # the two played last are kept

@@ -1,5 +1,6 @@
-"""The one-round-trip command path (``GameCommands._fast_command``): a command decided on the head an
-API process holds is appended in one round trip, and answers exactly as the path that loads first.
+"""The one-round-trip command path (``GameCommands.command`` on a held head): a command decided on
+the head an API process holds is appended in one round trip, and answers exactly as the path that
+loads first.
 
 The property plays the same random steps on two tables dealt alike (one practice seed) on one real
 Redis: on one, two API processes take the fast path (each with its own cache, so each often holds a
