@@ -88,6 +88,15 @@ class StateCache:
             self._items.move_to_end(game_id)
         return folded
 
+    def fold(self, game_id: str, cached: Folded | None, entries: Sequence[Entry]) -> Folded | None:
+        """``entries`` (read after ``cached``, this cache's fold of the game when they were read)
+        folded onto it and kept; ``None`` when there is neither: no such game."""
+        if cached is None and not entries:
+            return None
+        folded = advance(game_id, cached, entries)
+        self.put(folded)
+        return folded
+
     def put(self, folded: Folded) -> None:
         current = self._items.get(folded.game_id)
         if current is not None and current.version > folded.version:

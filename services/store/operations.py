@@ -21,7 +21,7 @@ import msgspec
 
 from domain.kernel import Event
 from projections.views import PUBLIC_FIELD, compose
-from services.history.folding import Folded, StateCache, advance
+from services.history.folding import Folded, StateCache
 from services.history.records import Entry, decode_stored, stored_fingerprint
 from services.store.keys import (
     AT_FIELD,
@@ -334,18 +334,13 @@ def read(game_id: str, after: int = 0, limit: int | None = None) -> Operation[li
     return reader.entries
 
 
-def _folded_tail(
-    game_id: str, cache: StateCache, cached: Folded | None, reader: RangeReader, page: Any
-) -> Operation[Folded | None]:
-    """The first page of the tail after ``cached`` read; the rest read, folded and cached."""
+def _tail(reader: RangeReader, page: Any) -> Operation[list[Entry]]:
+    """The tail after a cached fold, from its first page (``page``, read beside other reads) and the
+    rest read now (more pages only when the fold is far behind)."""
     reader.feed(page)
     while (call := reader.request()) is not None:
         reader.feed((yield call))
-    if cached is None and not reader.entries:
-        return None
-    folded = advance(game_id, cached, reader.entries)
-    cache.put(folded)
-    return folded
+    return reader.entries
 
 
 def load(game_id: str, cache: StateCache) -> Operation[Folded | None]:
@@ -357,7 +352,8 @@ def load(game_id: str, cache: StateCache) -> Operation[Folded | None]:
     reader = RangeReader(game_keys(game_id).events, cached.version if cached else 0, None)
     tail = reader.request()
     assert tail is not None
-    return (yield from _folded_tail(game_id, cache, cached, reader, (yield tail)))
+    entries = yield from _tail(reader, (yield tail))
+    return cache.fold(game_id, cached, entries)
 
 
 @dataclass(frozen=True, slots=True)
@@ -401,7 +397,7 @@ def view_reads(
     )
     view = composed(checkpoint, at, public, own)
     entries = [(stream_id, dict(zip(fields[::2], fields[1::2], strict=True))) for stream_id, fields in page]
-    folded = yield from _folded_tail(game_id, cache, cached, reader, entries)
+    folded = cache.fold(game_id, cached, (yield from _tail(reader, entries)))
     return ViewReads(
         int_or_zero(checkpoint),
         view,
@@ -463,14 +459,16 @@ def command_load(
     timer = timer_fields(next(read)) if timed else {}
     role = next(read) if token_digest is not None else None
     stored = {text(field): text(value) for field, value in next(read).items()} if secret else {}
-    folded = yield from _folded_tail(game_id, cache, cached, reader, page)
-    if token_digest is not None and role is None:
-        return CommandLoad(folded, None, {}, None)  # an unknown token: nothing else read may be used
-    if len(page) >= PAGE:  # the tail took more pages, read after the records: read them again
+    entries = yield from _tail(reader, page)
+    known = token_digest is None or role is not None  # an unknown token: nothing else read may be used
+    if known and len(page) >= PAGE:  # the tail took more pages, read after the records: read them again
         scoped, legacy = yield Pipelined(records)
-    record = parse_command(scoped)
-    if record is None and legacy is not None and (yield from _legacy_owned(k.events, legacy, seat)):
+    record = parse_command(scoped) if known else None
+    if known and record is None and legacy is not None and (yield from _legacy_owned(k.events, legacy, seat)):
         record = parse_command(legacy)
+    folded = cache.fold(game_id, cached, entries)
+    if not known:
+        return CommandLoad(folded, None, {}, None)
     return CommandLoad(folded, record, timer, text(role) if role is not None else None, stored or None)
 
 
@@ -499,8 +497,7 @@ def recorded(
     batch.feed(pages[0])
     while (call := batch.request()) is not None:
         batch.feed((yield call))
-    folded = yield from _folded_tail(game_id, cache, cached, reader, pages[1])
-    return folded, batch.entries
+    return cache.fold(game_id, cached, (yield from _tail(reader, pages[1]))), batch.entries
 
 
 def head(game_id: str) -> Operation[int]:
@@ -654,7 +651,7 @@ def begin_projection(game_id: str, cache: StateCache) -> Operation[ProjectionSta
         "begin_projection", [k.pending, k.views, k.timer, k.events], [CHECKPOINT_FIELD, start, count]
     )
     entries = [(stream_id, dict(zip(fields[::2], fields[1::2], strict=True))) for stream_id, fields in page]
-    folded = yield from _folded_tail(game_id, cache, cached, reader, entries)
+    folded = cache.fold(game_id, cached, (yield from _tail(reader, entries)))
     pairs = dict(zip(timer[::2], timer[1::2], strict=True))
     return ProjectionStart(int_or_zero(checkpoint), timer_fields(pairs), folded, bool(int(claimed)))
 

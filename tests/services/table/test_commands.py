@@ -9,6 +9,7 @@ import pytest
 import structlog
 
 from services.errors import AppError
+from services.store import operations as ops
 from services.store.event_store import EventStore
 from services.store.operations import Handover
 from services.store.tokens import TokenStore
@@ -198,3 +199,30 @@ async def test_a_process_keeps_the_seeds_of_the_games_played_lately_and_reads_a_
     assert played.version > 0 and read == [games[0], games[2]]  # games[0] is kept: no read
     await handler.command(games[1], 0, "c1", FLOWER, None)
     assert read == [games[0], games[2], games[1]]
+
+
+async def test_a_retry_whose_load_reads_its_originals_events_also_reads_its_record(
+    store_backend: Clients, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A command's load reads the stream's tail before the command id's records, and reads them again
+    when the tail took more pages: the append writes events and record in one step, so a load that
+    holds the original's events holds its record too, and the retry answers as the original did
+    instead of being refused by the state the original made. Here the original lands between the
+    load's first page and the next, as it would in a race."""
+    monkeypatch.setattr(ops, "PAGE", 2)  # a cold load of this table takes several pages
+    setup = handler_on(store_backend)
+    game_id = await started_table(setup, 3)
+    retry = handler_on(store_backend)
+    load = ops.command_load(game_id, 0, "c1", retry.cache)
+    request = next(load)
+    reply = await retry.store._execute(request)  # the first page and the records: none yet
+    original = await setup.command(game_id, 0, "c1", FLOWER, None)
+    with pytest.raises(StopIteration) as done:
+        while True:
+            request = load.send(reply)
+            reply = await retry.store._execute(request)
+    loaded = done.value.value
+    assert loaded.folded.version == original.version  # the original's events were read ...
+    assert loaded.record == (loaded.record[0], original.first, original.version)  # ... with its record
+    answer = await retry.command(game_id, 0, "c1", FLOWER, None)
+    assert answer.duplicate and answer.hash == original.hash
