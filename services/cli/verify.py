@@ -1,10 +1,17 @@
-"""``tablestream verify FILE [--receipt VERSION:HASH ...] [--receipts FILE ...] [--keys FILE]``:
-check an exported game, or a dispute bundle (``services.disputes.bundle``, told apart by its
-``format``), offline, with the receipts a player kept (services.disputes.receipt_check).
+"""``tablestream verify FILE [--receipt VERSION:HASH ...] [--receipts FILE ...] [--keys FILE]
+[--require log,receipts,keys,witnesses]``: check an exported game, or a dispute bundle
+(``services.disputes.bundle``, told apart by its ``format``), offline, with the receipts a player
+kept (services.disputes.receipt_check).
 
-Exit codes: 0 verified; 1 a check failed; 2 a file cannot be read; 3 pending: nothing failed, but
-the export was made before the public log's checkpoint held its newest head, so it is not verified
-yet (the report says when to export again; docs/fairness.md, "Checking a game as an outsider")."""
+Every verdict says what it rests on (``services.disputes.grounds``): the receipts, the public log,
+the keys the signatures were checked with and where they came from, and witnesses, each passed,
+failed, pending, unproven or not checked, with a sentence. What was not checked is named beside
+VERIFIED; ``--require`` makes the verdict fail instead when a ground it names did not pass.
+
+Exit codes: 0 verified; 1 a check failed, or a required ground did not pass; 2 a file cannot be
+read; 3 pending: nothing failed, but the export was made before the public log's checkpoint held
+its newest head, so it is not verified yet (the report says when to export again;
+docs/fairness.md, "Checking a game as an outsider")."""
 
 from __future__ import annotations
 
@@ -13,11 +20,12 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from services.disputes.bundle import is_bundle, verify_bundle
+from services.disputes.bundle import bundle_keys, is_bundle, verify_bundle
+from services.disputes.grounds import REQUIRABLE, Keys, export_grounds, keys_ground, witnesses_ground
 from services.disputes.receipt_check import keys_of, receipts_of, verify_with_receipts
 from services.fairness.transparency.verify import check_log
 from services.history.verify import HEX64, UnreadableExport, parse_entries, read_json
-from services.history.verify_report import Report
+from services.history.verify_report import unmet
 
 PENDING_EXIT = 3  # every check passed but one still waits (the public log): not verified yet
 
@@ -28,6 +36,17 @@ def parse_receipt(text: str) -> tuple[int, str]:
     if not version.isdigit() or not HEX64.fullmatch(hash_):
         raise argparse.ArgumentTypeError(f"a receipt is VERSION:HASH (64 hex digits), not {text!r}")
     return int(version), hash_
+
+
+def parse_required(text: str) -> frozenset[str]:
+    """``--require``'s comma-separated grounds, each one of ``REQUIRABLE``."""
+    names = frozenset(name.strip() for name in text.split(",") if name.strip())
+    unknown = sorted(names - set(REQUIRABLE))
+    if unknown or not names:
+        raise argparse.ArgumentTypeError(
+            f"--require takes a comma-separated list of {', '.join(REQUIRABLE)}, not {text!r}"
+        )
+    return names
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -62,6 +81,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="the service's public keys (GET /.well-known/tablestream-keys, kept apart from the "
         "export); default: the export's own keys",
     )
+    parser.add_argument(
+        "--require",
+        type=parse_required,
+        default=frozenset(),
+        metavar="GROUNDS",
+        help="fail unless each of these grounds passed (comma-separated: log, receipts, keys, "
+        "witnesses); without it a verdict names what it did not check",
+    )
     args = parser.parse_args(argv)
     reading = args.file
     try:
@@ -76,18 +103,22 @@ def main(argv: Sequence[str] | None = None) -> int:
             keys_of(keys)  # unreadable keys stop here, named as such
         reading = args.file
         if is_bundle(doc):
-            report: Any = verify_bundle(doc, receipts, keys)
-        else:
-            report = verify_with_receipts(doc, receipts, keys)
-            if isinstance(doc, dict) and "log" in doc:
-                # the public log: the game's heads in the signed checkpoint
-                # (services.fairness.transparency.verify)
-                log_keys = keys_of(keys if keys is not None else doc.get("keys"))
-                check_log(report, doc, parse_entries(doc), log_keys)
+            bundle = verify_bundle(doc, receipts, keys)
+            grounds = [keys_ground(Keys(bundle_keys(doc, keys), args.keys)), witnesses_ground()]
+            print(bundle.render(grounds, args.require))
+            failed = not bundle.ok or bool(unmet([*bundle.checks, *grounds], args.require))
+            return 1 if failed else 0
+        report = verify_with_receipts(doc, receipts, keys)
+        source = keys if keys is not None else (doc.get("keys") if isinstance(doc, dict) else None)
+        own = keys_of(source) if source is not None else []
+        if isinstance(doc, dict) and "log" in doc:
+            # the game's heads in the signed checkpoint (services.fairness.transparency.verify)
+            check_log(report, doc, parse_entries(doc), own)
+        grounds = export_grounds(report, doc, len(receipts), Keys(own, args.keys))
     except UnreadableExport as exc:
         print(f"tablestream verify: cannot read {reading}: {exc}", file=sys.stderr)
         return 2
-    print(report.render())
-    if not report.ok:
+    print(report.render(grounds, args.require))
+    if not report.ok or unmet(grounds, args.require):
         return 1
-    return PENDING_EXIT if isinstance(report, Report) and not report.verified else 0
+    return PENDING_EXIT if not report.verified else 0

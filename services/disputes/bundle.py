@@ -26,9 +26,9 @@ checks the browser makes itself.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
 import msgspec
 
@@ -50,12 +50,16 @@ from services.history.verify_report import (
     RERUN,
     SCORES,
     SEED_CHAIN,
+    Ground,
+    Outcome,
     Report,
+    qualified,
+    render_grounds,
+    unmet,
 )
 
 FORMAT = "tablestream-dispute-bundle/1"
 HEX64 = re.compile(r"[0-9a-f]{64}")
-Outcome = Literal["passed", "failed", "not checked", "unproven"]
 _ROUND_CHECKS = (SEED_CHAIN, CHANCE, HASH_CHAIN, RECORDS, RERUN, SCORES, RECEIPTS)
 
 
@@ -145,20 +149,13 @@ def build_bundle(
 
 
 @dataclass
-class BundleCheck:
-    name: str
-    outcome: Outcome
-    sentence: str
-
-
-@dataclass
 class BundleReport:
     """The verdict on one round: every check with its outcome and sentence, and the export's report."""
 
     game_id: str | None
     round: int | None
     seat: int | None
-    checks: list[BundleCheck] = field(default_factory=list)
+    checks: list[Ground] = field(default_factory=list)
     export: Report | None = None
 
     @property
@@ -174,16 +171,23 @@ class BundleReport:
             "checks": [{"name": c.name, "outcome": c.outcome, "sentence": c.sentence} for c in self.checks],
         }
 
-    def render(self) -> str:
+    def render(self, grounds: Sequence[Ground] = (), required: Collection[str] = ()) -> str:
+        """The verdict in words, each check with its outcome; ``grounds``: what else it rests on
+        (``services.disputes.grounds``: the keys, witnesses); ``required``: the checks a strict
+        verdict needs passed (any other outcome makes it NOT VERIFIED)."""
         what = "the whole game" if self.round is None else f"round {self.round}"
-        lines = [f"Tablestream dispute bundle of game {self.game_id}, {what}:"]
-        for check in self.checks:
-            lines.append(f"  {check.outcome.upper():<12} {check.name}: {check.sentence}")
-        if self.ok:
-            lines.append(f"VERIFIED: {what} was played as the rules and the committed seeds say.")
-        else:
-            failed = [c.name for c in self.checks if c.outcome == "failed"]
+        checks = [*self.checks, *grounds]
+        lines = [f"Tablestream dispute bundle of game {self.game_id}, {what}:", *render_grounds(checks)]
+        qualification = qualified(checks, required)
+        if any(check.outcome == "failed" for check in checks):
+            failed = [c.name for c in checks if c.outcome == "failed"]
             lines.append(f"NOT VERIFIED: {len(failed)} failed checks ({', '.join(failed)}).")
+        elif unmet(checks, required):
+            lines.append(qualification)
+        else:
+            lines.append(f"VERIFIED: {what} was played as the rules and the committed seeds say.")
+            if qualification:
+                lines.append(qualification)
         return "\n".join(lines)
 
 
@@ -200,15 +204,23 @@ def _failures(
     ]
 
 
-def _check(
-    name: str, failures: list[str], passed: str, applies: bool = True, absent: str = ""
-) -> BundleCheck:
+def _check(name: str, failures: list[str], passed: str, applies: bool = True, absent: str = "") -> Ground:
     if failures:
         more = f" (and {len(failures) - 1} more)" if len(failures) > 1 else ""
-        return BundleCheck(name, "failed", f"{failures[0]}{more}.")
+        return Ground(name, "failed", f"{failures[0]}{more}.")
     if not applies:
-        return BundleCheck(name, "not checked", absent)
-    return BundleCheck(name, "passed", passed)
+        return Ground(name, "not checked", absent)
+    return Ground(name, "passed", passed)
+
+
+def bundle_keys(doc: Mapping[str, Any], keys_document: Any | None = None) -> list[PublicKey]:
+    """The keys a bundle's signatures are checked with: ``keys_document`` (fetched apart) when given,
+    else the bundle's own ``keys``, else its export's."""
+    source = keys_document if keys_document is not None else doc.get("keys")
+    export = doc.get("export")
+    if source is None and isinstance(export, Mapping):
+        source = export.get("keys")
+    return keys_of(source) if source is not None else []
 
 
 def verify_bundle(
@@ -224,16 +236,13 @@ def verify_bundle(
     seat = doc.get("seat")
     if round_number is not None and (not isinstance(round_number, int) or isinstance(round_number, bool)):
         raise UnreadableExport("the bundle's round is not a number")
-    receipts = [
+    receipts: list[Mapping[str, Any]] = [
         r
         for r in (doc.get("receipts") if isinstance(doc.get("receipts"), list) else [])
         if isinstance(r, dict)
     ]
     receipts += list(extra_receipts)
-    source = keys_document if keys_document is not None else doc.get("keys")
-    if source is None and isinstance(export, dict):
-        source = export.get("keys")
-    keys = keys_of(source) if source is not None else []
+    keys = bundle_keys(doc, keys_document)
     pairs = [kept(receipt, keys) for receipt in receipts]
     report = verify_export(export, pairs)
     result = BundleReport(report.game_id, round_number, seat, export=report)
@@ -281,7 +290,7 @@ def verify_bundle(
     return result
 
 
-def _check_receipts(report: Report, rounds: Sequence[int], count: int, signed: bool) -> BundleCheck:
+def _check_receipts(report: Report, rounds: Sequence[int], count: int, signed: bool) -> Ground:
     """Failed only by a receipt the service signed that the history contradicts; a contradicting
     receipt without a valid signature of the service proves nothing and is named so (``unproven``):
     one fabricated receipt must not turn the service's verdict against it."""
@@ -297,7 +306,7 @@ def _check_receipts(report: Report, rounds: Sequence[int], count: int, signed: b
             absent="The bundle carries no receipts of the player's.",
         )
     more = f" (and {len(unproven) - 1} more)" if len(unproven) > 1 else ""
-    return BundleCheck("receipts", "unproven", f"{unproven[0]}{more}.")
+    return Ground("receipts", "unproven", f"{unproven[0]}{more}.")
 
 
 _LOG_UNUSABLE: dict[Unusable, tuple[Outcome, str]] = {
@@ -307,46 +316,46 @@ _LOG_UNUSABLE: dict[Unusable, tuple[Outcome, str]] = {
 }
 
 
-def _check_log(proofs: Any, keys: Sequence[PublicKey], report: Report) -> BundleCheck:
+def _check_log(proofs: Any, keys: Sequence[PublicKey], report: Report) -> Ground:
     """The bundle's head must be a leaf of the public log, under a checkpoint the service signed
     (``services.fairness.transparency.verify.read_proofs``): another history of the same game (a fork
     handed to someone else) has another head."""
     if not isinstance(proofs, dict):
-        return BundleCheck("log", "not checked", "The bundle carries no proofs from the public log.")
+        return Ground("log", "not checked", "The bundle carries no proofs from the public log.")
     head = Head(report.game_id or "", report.head_version or 0, report.head_hash or "")
     try:
         log = read_proofs(proofs, keys)
     except LogUnusable as unusable:
         outcome, sentence = _LOG_UNUSABLE[unusable.kind]
-        return BundleCheck("log", outcome, sentence.format(detail=unusable.detail))
+        return Ground("log", outcome, sentence.format(detail=unusable.detail))
     leaf = log.at(head.version)
     if leaf is None or leaf.head is None:
         if log.unreadable_at(head.version):
-            return BundleCheck("log", *_LOG_UNUSABLE["unreadable"])
+            return Ground("log", *_LOG_UNUSABLE["unreadable"])
         if head.version in log.pending:
-            return BundleCheck(
+            return Ground(
                 "log",
                 "not checked",
                 f"The head at version {head.version} was appended to the log after its latest checkpoint.",
             )
-        return BundleCheck(
+        return Ground(
             "log",
             "failed",
             f"The public log holds no head of this game at version {head.version}: this history is not "
             "the one the service published.",
         )
     if not leaf.included:
-        return BundleCheck(
+        return Ground(
             "log", "failed", f"The proof does not put the head at version {head.version} in the signed log."
         )
     if leaf.head != head:
-        return BundleCheck(
+        return Ground(
             "log",
             "failed",
             f"The public log holds another head at version {head.version} (hash {leaf.head.hash[:16]}…, "
             f"this history has {head.hash[:16]}…): the history was forked or rewritten.",
         )
-    return BundleCheck(
+    return Ground(
         "log",
         "passed",
         f"The head at version {head.version} is leaf {leaf.index} of the public log of "
@@ -354,29 +363,29 @@ def _check_log(proofs: Any, keys: Sequence[PublicKey], report: Report) -> Bundle
     )
 
 
-def _check_views(doc: dict[str, Any], export: Any, seat: Any) -> BundleCheck:
+def _check_views(doc: dict[str, Any], export: Any, seat: Any) -> Ground:
     """The bundle's views must be the seat's views folded from the export, version by version."""
     views = doc.get("views")
     if not isinstance(views, list) or not views:
-        return BundleCheck("views", "not checked", "The bundle carries no views of the seat.")
+        return Ground("views", "not checked", "The bundle carries no views of the seat.")
     try:
         entries = parse_entries(export)
         versions = [v.get("version") for v in views if isinstance(v, dict)]
         if len(versions) != len(views) or not all(isinstance(v, int) for v in versions):
-            return BundleCheck("views", "failed", "A view of the bundle names no version.")
+            return Ground("views", "failed", "A view of the bundle names no version.")
         ints = [v for v in versions if isinstance(v, int)]
         recomputed = views_at(entries, seat if isinstance(seat, int) else None, min(ints), max(ints))
     except (UnreadableExport, ValueError, TypeError, KeyError, AttributeError) as exc:
-        return BundleCheck("views", "failed", f"The seat's views cannot be rebuilt from the export: {exc}.")
+        return Ground("views", "failed", f"The seat's views cannot be rebuilt from the export: {exc}.")
     shown = {v["version"]: v.get("view") for v in views}
     expected = {v["version"]: msgspec.json.decode(msgspec.json.encode(v["view"])) for v in recomputed}
     wrong = sorted(v for v in shown if shown[v] != expected.get(v))
     who = f"seat {seat}" if isinstance(seat, int) else "a spectator"
     if wrong:
-        return BundleCheck(
+        return Ground(
             "views", "failed", f"The view of {who} at version {wrong[0]} is not what the history shows then."
         )
-    return BundleCheck(
+    return Ground(
         "views", "passed", f"The {len(shown)} views of {who} are what the history showed at each version."
     )
 

@@ -16,7 +16,9 @@ history makes them.
 
 from __future__ import annotations
 
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
+from typing import Literal
 
 from services.history.replay import round_label
 
@@ -38,6 +40,43 @@ _UNITS = {
     CHAT: "chat records chained",
 }
 _SHOWN_FAILURES = 8
+
+
+Outcome = Literal["passed", "failed", "pending", "not checked", "unproven"]
+
+
+@dataclass(frozen=True)
+class Ground:
+    """One thing a verdict rests on (``log``, ``receipts``, ``keys``, ``witnesses``; a bundle's own
+    checks too), with its outcome and a sentence saying why: what a verdict did *not* check is said
+    as plainly as what it did (``Report.render``)."""
+
+    name: str
+    outcome: Outcome
+    sentence: str
+
+
+def unmet(grounds: Sequence[Ground], required: Collection[str]) -> list[Ground]:
+    """The grounds a strict verdict requires (``required``: their names) that did not pass."""
+    return [ground for ground in grounds if ground.name in required and ground.outcome != "passed"]
+
+
+def render_grounds(grounds: Sequence[Ground]) -> list[str]:
+    """The lines that say what a verdict rests on, one a ground."""
+    return [f"  {ground.outcome.upper():<12} {ground.name}: {ground.sentence}" for ground in grounds]
+
+
+def qualified(grounds: Sequence[Ground], required: Collection[str]) -> str:
+    """The sentence a verdict ends with: which required grounds did not pass (it is then NOT
+    VERIFIED), or which grounds it does not cover; empty when every ground passed."""
+    missing = unmet(grounds, required)
+    if missing:
+        named = ", ".join(f"{g.name} ({g.outcome})" for g in missing)
+        return f"NOT VERIFIED: required but not passed: {named}."
+    open_ = [g.name for g in grounds if g.outcome in ("not checked", "unproven", "pending")]
+    if open_:
+        return f"Not checked, so not covered by this verdict: {', '.join(open_)} (see above)."
+    return ""
 
 
 @dataclass(frozen=True)
@@ -161,7 +200,10 @@ class Report:
             for check, detail in r.failures
         ]
 
-    def render(self) -> str:
+    def render(self, grounds: Sequence[Ground] = (), required: Collection[str] = ()) -> str:
+        """The report in words; ``grounds``: what the verdict rests on beyond the history (said before
+        the verdict, which names what it does not cover); ``required``: the grounds a strict verdict
+        needs passed (any other outcome makes it NOT VERIFIED)."""
         head = f"head version {self.head_version} (hash {(self.head_hash or '?')[:16]}…)"
         lines = [f"Tablestream export of {self.game} game {self.game_id}: {head}"]
         for _, bucket in sorted(self.rounds.items()):
@@ -174,9 +216,15 @@ class Report:
                 lines.append(f"    PENDING {check}: {detail}")
             for check, detail in bucket.unproven:
                 lines.append(f"    UNPROVEN {check}: {detail}")
+        if grounds:
+            lines.append("What this verdict rests on:")
+            lines += render_grounds(grounds)
         failures = self.failures()
+        qualification = qualified(grounds, required)
         if failures:
             lines.append(f"NOT VERIFIED: {len(failures)} failed checks; the first: {failures[0]}")
+        elif unmet(grounds, required):
+            lines.append(qualification)
         elif self.pending():
             waiting = self.waiting or "a check is pending"
             lines.append(f"PENDING, not yet verified: every other check passed, but {waiting}.")
@@ -185,4 +233,6 @@ class Report:
                 "VERIFIED: the history is intact, every seed matches its commitment, every chance "
                 "outcome and event is what the rules produce, and the final scores are right."
             )
+            if qualification:
+                lines.append(qualification)
         return "\n".join(lines)

@@ -353,3 +353,28 @@ def test_a_bundle_without_a_log_section_says_the_log_was_not_checked() -> None:
     del doc["log"]
     assert outcomes(doc)["log"] == "not checked"
     assert sentence(doc, "log") == "The bundle carries no proofs from the public log."
+
+
+def test_a_bundle_s_verdict_names_its_keys_and_witnesses_and_a_required_log_it_lacks_fails_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "bundle.json"
+    path.write_text(json.dumps(bundle_of("skull")))
+    assert main([str(path)]) == 0
+    out = capsys.readouterr().out
+    assert f"NOT CHECKED  keys: The signing keys are the file's own (key ids: {RING.current.key_id})" in out
+    assert "NOT CHECKED  witnesses:" in out
+    assert out.splitlines()[-2] == "VERIFIED: round 2 was played as the rules and the committed seeds say."
+    assert out.splitlines()[-1] == "Not checked, so not covered by this verdict: keys, witnesses (see above)."
+    keys = tmp_path / "keys.json"
+    keys.write_text(json.dumps(RING.public_document()))
+    assert main([str(path), "--keys", str(keys), "--require", "log,receipts,keys"]) == 0
+    assert f"PASSED       keys: The signing keys are those of {keys}" in capsys.readouterr().out
+    doc = bundle_of("skull")
+    del doc["log"]
+    path.write_text(json.dumps(doc))
+    assert main([str(path), "--keys", str(keys), "--require", "log,keys"]) == 1
+    assert (
+        capsys.readouterr().out.splitlines()[-1]
+        == "NOT VERIFIED: required but not passed: log (not checked)."
+    )

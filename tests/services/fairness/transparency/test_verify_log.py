@@ -219,3 +219,77 @@ def test_a_head_missing_before_a_logged_one_still_fails(tmp_path, tlog, ring, ca
     proofs["leaves"].pop(1)
     code, out = verified(tmp_path, build_export(g.entries, ring.public_document(), proofs), capsys)
     assert code == 1 and "has no proof that it is in the public log" in out
+
+
+def verdict(tmp_path: Path, doc: dict, capsys, *args: str) -> tuple[int, str]:
+    """``tablestream verify`` of ``doc`` with ``args``: its exit code and what it printed."""
+    path = tmp_path / "doc.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    code = verify_main([str(path), *args])
+    return code, capsys.readouterr().out
+
+
+def test_a_forked_export_without_its_log_section_is_never_verified_without_saying_the_log_was_not_checked(
+    tmp_path, tlog, ring, capsys
+) -> None:
+    honest, forked = played(1), played(2)
+    logged(tlog, ring, honest)  # the log holds the honest history; the fork drops its section
+    code, out = verdict(tmp_path, build_export(forked.entries, ring.public_document()), capsys)
+    assert code == 0  # the forked history is consistent on its own ...
+    assert "NOT CHECKED  log: The export carries no log section" in out  # ... and that is all it shows
+    assert out.splitlines()[-1].startswith("Not checked, so not covered by this verdict:")
+    assert "log" in out.splitlines()[-1]
+    code, out = verdict(
+        tmp_path, build_export(forked.entries, ring.public_document()), capsys, "--require", "log"
+    )
+    assert code == 1 and out.splitlines()[-1] == "NOT VERIFIED: required but not passed: log (not checked)."
+
+
+def test_an_export_re_keyed_by_an_outsider_names_the_keys_it_trusted_and_fails_with_the_published_ones(
+    tmp_path, tlog, ring, capsys
+) -> None:
+    outsider = KeyRing.generate(T0, "tables.example")
+    g = played(2)
+    export = build_export(g.entries, outsider.public_document(), logged(tlog, outsider, g))
+    code, out = verdict(tmp_path, export, capsys)
+    assert code == 0  # the file is consistent with the keys it carries ...
+    own = outsider.public_keys()[0].key_id
+    assert f"NOT CHECKED  keys: The signing keys are the file's own (key ids: {own})" in out
+    code, out = verdict(tmp_path, export, capsys, "--require", "keys")
+    assert code == 1 and "required but not passed: keys (not checked)" in out
+    published = tmp_path / "published-keys.json"
+    published.write_text(json.dumps(ring.public_document()), encoding="utf-8")
+    code, out = verdict(tmp_path, export, capsys, "--keys", str(published))
+    assert code == 1 and "No known key of the log signed this checkpoint" in out  # ... not with the service's
+    assert f"PASSED       keys: The signing keys are those of {published}" in out
+
+
+def test_an_honest_export_with_receipts_and_keys_apart_passes_every_ground_but_witnesses_which_it_names(
+    tmp_path, tlog, ring, capsys
+) -> None:
+    g = played(1)
+    export = build_export(g.entries, ring.public_document(), logged(tlog, ring, g))
+    keys = tmp_path / "keys.json"
+    keys.write_text(json.dumps(ring.public_document()), encoding="utf-8")
+    head = g.entries[-1]
+    args = ("--keys", str(keys), "--receipt", f"{head.version}:{head.hash}")
+    code, out = verdict(tmp_path, export, capsys, *args, "--require", "log,receipts,keys")
+    assert code == 0
+    for ground in ("receipts", "log", "keys"):
+        assert f"PASSED       {ground}:" in out
+    assert "NOT CHECKED  witnesses: No witness cosignature was checked" in out
+    assert out.splitlines()[-1] == "Not checked, so not covered by this verdict: witnesses (see above)."
+    code, out = verdict(tmp_path, export, capsys, *args, "--require", "log,witnesses")
+    assert (
+        code == 1
+        and out.splitlines()[-1] == "NOT VERIFIED: required but not passed: witnesses (not checked)."
+    )
+
+
+def test_require_takes_only_the_grounds_it_knows(tmp_path, capsys) -> None:
+    with pytest.raises(SystemExit) as refused:
+        verify_main([str(tmp_path / "any.json"), "--require", "log,trust"])
+    assert refused.value.code == 2
+    assert (
+        "--require takes a comma-separated list of log, receipts, keys, witnesses" in capsys.readouterr().err
+    )

@@ -1,0 +1,141 @@
+"""What a verdict of ``tablestream verify`` rests on beyond the history itself, said check by check.
+
+A history can be intact and still not be the one the service played: an operator (or a player
+handing files around) can write another consistent history, re-sign it and put its own keys in the
+file. What tells the two apart lies outside the history, and a verdict names each of those grounds
+with its outcome, ``passed``, ``failed``, ``pending``, ``unproven`` or ``not checked``, and a
+sentence (``services.history.verify_report.Ground``):
+
+- ``receipts``: the receipts a player kept, which the history must hold at their versions;
+- ``log``: the game's heads in the public log, under a checkpoint the service signed;
+- ``keys``: which keys the signatures were checked with, and where they came from: the file's own
+  keys prove nothing about the service (whoever made the file chose them), keys fetched apart do;
+- ``witnesses``: cosignatures of the log's checkpoint by witnesses; this verifier reads none yet,
+  so it always says so.
+
+A verdict that did not check a ground says so beside VERIFIED; a strict one (``--require``) fails
+instead (docs/fairness.md, "Checking a game as an outsider").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from services.fairness.signing import PublicKey
+from services.fairness.transparency.verify import LOG
+from services.history.verify_report import RECEIPTS, Ground, Report
+
+REQUIRABLE = ("log", "receipts", "keys", "witnesses")
+"""The grounds ``tablestream verify --require`` can ask for."""
+
+
+@dataclass(frozen=True)
+class Keys:
+    """The keys a verdict checked signatures with, and where they came from: ``apart``, the path of a
+    keys document given apart from the file (``--keys``); ``None``: the file's own ``keys``."""
+
+    keys: Sequence[PublicKey]
+    apart: str | None = None
+
+    def ids(self) -> str:
+        return ", ".join(key.key_id for key in self.keys) or "none"
+
+
+def keys_ground(keys: Keys) -> Ground:
+    """Where the keys came from: kept apart (passed) or the file's own (not checked)."""
+    if keys.apart is not None:
+        return Ground(
+            "keys",
+            "passed",
+            f"The signing keys are those of {keys.apart} (key ids: {keys.ids()}), given apart from the file.",
+        )
+    if not keys.keys:
+        return Ground(
+            "keys", "not checked", "The file holds no signing keys and none were given with --keys."
+        )
+    return Ground(
+        "keys",
+        "not checked",
+        f"The signing keys are the file's own (key ids: {keys.ids()}): whoever made the file chose them, "
+        "so a signature checked with them proves nothing about the service. Fetch "
+        "/.well-known/tablestream-keys from the service apart and give it with --keys FILE.",
+    )
+
+
+def witnesses_ground() -> Ground:
+    """Witness cosignatures are not read by this verifier: said, never implied."""
+    return Ground(
+        "witnesses",
+        "not checked",
+        "No witness cosignature was checked: the public log's checkpoint is trusted on the service's own "
+        "key. Compare it with a checkpoint a witness you trust has kept (tablestream witness).",
+    )
+
+
+def _found(report: Report, check: str, name: str) -> Ground | None:
+    """``name``'s ground from the first failure, else the first pending entry, of ``check`` in
+    ``report``; ``None`` when it has neither."""
+    buckets = [report.rounds[number] for number in sorted(report.rounds)]
+    for bucket in buckets:
+        for failed, detail in bucket.failures:
+            if failed == check:
+                return Ground(name, "failed", f"{bucket.label}: {detail}.")
+    for bucket in buckets:
+        for waiting, detail in bucket.pending:
+            if waiting == check:
+                return Ground(name, "pending", f"{bucket.label}: {detail}.")
+    return None
+
+
+def _count(report: Report, check: str) -> int:
+    return sum(bucket.checked.get(check, 0) for bucket in report.rounds.values())
+
+
+def export_grounds(report: Report, doc: Any, receipts: int, keys: Keys) -> list[Ground]:
+    """The grounds of an export's verdict (``report``, with the log checked when ``doc`` has a section;
+    ``receipts``: how many the player gave)."""
+    grounds = []
+    if receipts == 0:
+        grounds.append(
+            Ground(
+                "receipts",
+                "not checked",
+                "No receipts were given (--receipt VERSION:HASH, --receipts FILE): nothing shows that the "
+                "service answered a player with these versions.",
+            )
+        )
+    elif found := _found(report, RECEIPTS, "receipts"):
+        grounds.append(found)
+    elif unproven := report.unproven():
+        more = f" (and {len(unproven) - 1} more)" if len(unproven) > 1 else ""
+        grounds.append(Ground("receipts", "unproven", f"{unproven[0]}{more}."))
+    else:
+        grounds.append(
+            Ground(
+                "receipts", "passed", f"All {receipts} receipts given are in the history at their versions."
+            )
+        )
+    if not isinstance(doc, Mapping) or doc.get("log") is None:
+        grounds.append(
+            Ground(
+                "log",
+                "not checked",
+                "The export carries no log section: nothing shows that the service published these heads, "
+                "so another history of this game would pass as well (an export made before the public log "
+                "existed, or one whose section was removed).",
+            )
+        )
+    elif found := _found(report, LOG, "log"):
+        grounds.append(found)
+    else:
+        grounds.append(
+            Ground(
+                "log",
+                "passed",
+                f"{_count(report, LOG)} heads of this game are in the public log, each with an inclusion "
+                "proof to the checkpoint the service signed.",
+            )
+        )
+    return [*grounds, keys_ground(keys), witnesses_ground()]
