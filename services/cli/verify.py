@@ -21,11 +21,19 @@ from collections.abc import Sequence
 from typing import Any
 
 from services.disputes.bundle import bundle_keys, is_bundle, verify_bundle
-from services.disputes.grounds import REQUIRABLE, Keys, export_grounds, keys_ground, witnesses_ground
+from services.disputes.grounds import (
+    REQUIRABLE,
+    Keys,
+    Witnesses,
+    export_grounds,
+    keys_ground,
+    witnesses_ground,
+)
 from services.disputes.receipt_check import keys_of, receipts_of, verify_with_receipts
+from services.fairness.transparency.checkpoint import CheckpointError, WitnessKey, parse_witness_vkey
 from services.fairness.transparency.verify import check_log
 from services.history.verify import HEX64, UnreadableExport, parse_entries, read_json
-from services.history.verify_report import unmet
+from services.history.verify_report import unmet, waiting_on
 
 PENDING_EXIT = 3  # every check passed but one still waits (the public log): not verified yet
 
@@ -47,6 +55,14 @@ def parse_required(text: str) -> frozenset[str]:
             f"--require takes a comma-separated list of {', '.join(REQUIRABLE)}, not {text!r}"
         )
     return names
+
+
+def parse_witness(text: str) -> WitnessKey:
+    """``--witness``: a witness's C2SP tlog-cosignature key, ``<name>+<key ID>+<base64>``."""
+    try:
+        return parse_witness_vkey(text)
+    except CheckpointError as error:
+        raise argparse.ArgumentTypeError(f"{text!r}: {error.message}") from None
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -89,7 +105,26 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="fail unless each of these grounds passed (comma-separated: log, receipts, keys, "
         "witnesses); without it a verdict names what it did not check",
     )
+    parser.add_argument(
+        "--witness",
+        type=parse_witness,
+        action="append",
+        default=[],
+        metavar="VKEY",
+        help="a witness you trust (its tlog-cosignature key, <name>+<key ID>+<base64>); the log's "
+        "checkpoint must be cosigned by --quorum of them",
+    )
+    parser.add_argument(
+        "--quorum",
+        type=int,
+        default=1,
+        metavar="N",
+        help="how many of the --witness keys must have cosigned the checkpoint (default 1)",
+    )
     args = parser.parse_args(argv)
+    if args.witness and not 1 <= args.quorum <= len(args.witness):
+        parser.error(f"--quorum is between 1 and the {len(args.witness)} witnesses given, not {args.quorum}")
+    witnesses = Witnesses(args.witness, args.quorum)
     reading = args.file
     try:
         doc = read_json(args.file)
@@ -104,21 +139,23 @@ def main(argv: Sequence[str] | None = None) -> int:
         reading = args.file
         if is_bundle(doc):
             bundle = verify_bundle(doc, receipts, keys)
-            grounds = [keys_ground(Keys(bundle_keys(doc, keys), args.keys)), witnesses_ground()]
+            grounds = [keys_ground(Keys(bundle_keys(doc, keys), args.keys)), witnesses_ground(doc, witnesses)]
             print(bundle.render(grounds, args.require))
-            failed = not bundle.ok or bool(unmet([*bundle.checks, *grounds], args.require))
-            return 1 if failed else 0
+            checks = [*bundle.checks, *grounds]
+            if any(check.outcome == "failed" for check in checks) or unmet(checks, args.require):
+                return 1
+            return PENDING_EXIT if waiting_on(checks) else 0
         report = verify_with_receipts(doc, receipts, keys)
         source = keys if keys is not None else (doc.get("keys") if isinstance(doc, dict) else None)
         own = keys_of(source) if source is not None else []
         if isinstance(doc, dict) and "log" in doc:
             # the game's heads in the signed checkpoint (services.fairness.transparency.verify)
             check_log(report, doc, parse_entries(doc), own)
-        grounds = export_grounds(report, doc, len(receipts), Keys(own, args.keys))
+        grounds = export_grounds(report, doc, len(receipts), Keys(own, args.keys), witnesses)
     except UnreadableExport as exc:
         print(f"tablestream verify: cannot read {reading}: {exc}", file=sys.stderr)
         return 2
     print(report.render(grounds, args.require))
-    if not report.ok or unmet(grounds, args.require):
+    if not report.ok or unmet(grounds, args.require) or any(g.outcome == "failed" for g in grounds):
         return 1
-    return PENDING_EXIT if not report.verified else 0
+    return PENDING_EXIT if not report.verified or waiting_on(grounds) else 0

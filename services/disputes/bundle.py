@@ -56,6 +56,7 @@ from services.history.verify_report import (
     qualified,
     render_grounds,
     unmet,
+    waiting_on,
 )
 
 FORMAT = "tablestream-dispute-bundle/1"
@@ -184,6 +185,8 @@ class BundleReport:
             lines.append(f"NOT VERIFIED: {len(failed)} failed checks ({', '.join(failed)}).")
         elif unmet(checks, required):
             lines.append(qualification)
+        elif waiting_on(checks):
+            lines.append(f"PENDING, not yet verified: every other check passed, but {waiting_on(checks)}.")
         else:
             lines.append(f"VERIFIED: {what} was played as the rules and the committed seeds say.")
             if qualification:

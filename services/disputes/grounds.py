@@ -10,8 +10,9 @@ sentence (``services.history.verify_report.Ground``):
 - ``log``: the game's heads in the public log, under a checkpoint the service signed;
 - ``keys``: which keys the signatures were checked with, and where they came from: the file's own
   keys prove nothing about the service (whoever made the file chose them), keys fetched apart do;
-- ``witnesses``: cosignatures of the log's checkpoint by witnesses; this verifier reads none yet,
-  so it always says so.
+- ``witnesses``: cosignatures of the log's checkpoint by a quorum of the witnesses the reader trusts
+  (``--witness VKEY``, ``--quorum N``): a witness cosigns only a checkpoint that extends the ones it
+  kept, so a fork shown to one reader goes without them.
 
 A verdict that did not check a ground says so beside VERIFIED; a strict one (``--require``) fails
 instead (docs/fairness.md, "Checking a game as an outsider").
@@ -24,6 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from services.fairness.signing import PublicKey
+from services.fairness.transparency.checkpoint import CheckpointError, WitnessKey, cosigners
 from services.fairness.transparency.verify import LOG
 from services.history.verify_report import RECEIPTS, Ground, Report
 
@@ -64,13 +66,46 @@ def keys_ground(keys: Keys) -> Ground:
     )
 
 
-def witnesses_ground() -> Ground:
-    """Witness cosignatures are not read by this verifier: said, never implied."""
+@dataclass(frozen=True)
+class Witnesses:
+    """The witnesses a verdict trusts (their C2SP tlog-cosignature keys, ``--witness``) and how many of
+    them must have cosigned the log's checkpoint (``quorum``, ``--quorum``)."""
+
+    keys: Sequence[WitnessKey] = ()
+    quorum: int = 1
+
+
+def witnesses_ground(doc: Any, witnesses: Witnesses) -> Ground:
+    """Whether a quorum of the trusted witnesses cosigned the checkpoint of ``doc``'s log section: a
+    witness cosigns a checkpoint only when it extends the last one it kept, so a quorum's cosignature
+    shows that this checkpoint is the one everyone else is shown, not a fork made for one reader."""
+    if not witnesses.keys:
+        return Ground(
+            "witnesses",
+            "not checked",
+            "No witness keys were given (--witness VKEY): the public log's checkpoint is trusted on the "
+            "service's own key. A witness you trust cosigns only a checkpoint that extends the ones it kept.",
+        )
+    section = doc.get("log") if isinstance(doc, Mapping) else None
+    note = section.get("checkpoint") if isinstance(section, Mapping) else None
+    if not isinstance(note, str):
+        return Ground("witnesses", "not checked", "The file holds no checkpoint of the public log to cosign.")
+    try:
+        signed = cosigners(note, witnesses.keys)
+    except CheckpointError as error:
+        return Ground("witnesses", "failed", f"The log's checkpoint cannot be read: {error.message}")
+    names = ", ".join(key.name for key in signed) or "none"
+    counted = (
+        f"{len(signed)} of the {len(witnesses.keys)} witnesses given (quorum {witnesses.quorum}: {names})"
+    )
+    if len(signed) >= witnesses.quorum:
+        return Ground("witnesses", "passed", f"The log's checkpoint is cosigned by {counted}.")
     return Ground(
         "witnesses",
-        "not checked",
-        "No witness cosignature was checked: the public log's checkpoint is trusted on the service's own "
-        "key. Compare it with a checkpoint a witness you trust has kept (tablestream witness).",
+        "pending",
+        f"The log's checkpoint is cosigned by only {counted}. A witness cosigns a checkpoint when it next "
+        "polls the log: export again later. A checkpoint your witnesses never cosign may be a fork shown "
+        "only to you.",
     )
 
 
@@ -93,7 +128,9 @@ def _count(report: Report, check: str) -> int:
     return sum(bucket.checked.get(check, 0) for bucket in report.rounds.values())
 
 
-def export_grounds(report: Report, doc: Any, receipts: int, keys: Keys) -> list[Ground]:
+def export_grounds(
+    report: Report, doc: Any, receipts: int, keys: Keys, witnesses: Witnesses = Witnesses()
+) -> list[Ground]:
     """The grounds of an export's verdict (``report``, with the log checked when ``doc`` has a section;
     ``receipts``: how many the player gave)."""
     grounds = []
@@ -138,4 +175,4 @@ def export_grounds(report: Report, doc: Any, receipts: int, keys: Keys) -> list[
                 "proof to the checkpoint the service signed.",
             )
         )
-    return [*grounds, keys_ground(keys), witnesses_ground()]
+    return [*grounds, keys_ground(keys), witnesses_ground(doc, witnesses)]

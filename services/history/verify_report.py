@@ -61,6 +61,14 @@ def unmet(grounds: Sequence[Ground], required: Collection[str]) -> list[Ground]:
     return [ground for ground in grounds if ground.name in required and ground.outcome != "passed"]
 
 
+def waiting_on(grounds: Sequence[Ground]) -> str:
+    """What a verdict waits for among its grounds, in words; empty when none is pending."""
+    pending = [ground.name for ground in grounds if ground.outcome == "pending"]
+    return (
+        f"{', '.join(pending)} {'is' if len(pending) == 1 else 'are'} pending (see above)" if pending else ""
+    )
+
+
 def render_grounds(grounds: Sequence[Ground]) -> list[str]:
     """The lines that say what a verdict rests on, one a ground."""
     return [f"  {ground.outcome.upper():<12} {ground.name}: {ground.sentence}" for ground in grounds]
@@ -73,7 +81,7 @@ def qualified(grounds: Sequence[Ground], required: Collection[str]) -> str:
     if missing:
         named = ", ".join(f"{g.name} ({g.outcome})" for g in missing)
         return f"NOT VERIFIED: required but not passed: {named}."
-    open_ = [g.name for g in grounds if g.outcome in ("not checked", "unproven", "pending")]
+    open_ = [g.name for g in grounds if g.outcome in ("not checked", "unproven")]
     if open_:
         return f"Not checked, so not covered by this verdict: {', '.join(open_)} (see above)."
     return ""
@@ -225,8 +233,8 @@ class Report:
             lines.append(f"NOT VERIFIED: {len(failures)} failed checks; the first: {failures[0]}")
         elif unmet(grounds, required):
             lines.append(qualification)
-        elif self.pending():
-            waiting = self.waiting or "a check is pending"
+        elif self.pending() or waiting_on(grounds):
+            waiting = self.waiting or waiting_on(grounds) or "a check is pending"
             lines.append(f"PENDING, not yet verified: every other check passed, but {waiting}.")
         else:
             lines.append(

@@ -232,3 +232,22 @@ def verify_cosignature(text: str, cosignature: Cosignature, key: WitnessKey) -> 
 
 def text_digest(text: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
+
+
+def cosigners(note: str, witnesses: Iterable[WitnessKey]) -> list[WitnessKey]:
+    """The witnesses of ``witnesses`` whose cosignature of ``note``'s checkpoint is among its signature
+    lines and verifies; lines that are not cosignatures (the log's own signature) are passed over.
+    ``CheckpointError`` when ``note`` is not a signed note."""
+    try:
+        text, _ = parse_note(note)
+    except NoteError as error:
+        raise CheckpointError(
+            "checkpoint_malformed", f"The checkpoint is not a signed note: {error}"
+        ) from None
+    found = []
+    for line in note[len(text) + 1 :].splitlines():
+        try:
+            found.append(parse_cosignature(line))
+        except CheckpointError:
+            continue  # a signature of another type
+    return [key for key in witnesses if any(verify_cosignature(text, c, key) for c in found)]

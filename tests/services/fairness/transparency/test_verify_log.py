@@ -9,10 +9,11 @@ import random
 from pathlib import Path
 
 import pytest
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from services.cli.verify import PENDING_EXIT
 from services.cli.verify import main as verify_main
-from services.fairness.signing import KeyRing
+from services.fairness.signing import KeyRing, parse_note, raw_public
 from services.fairness.transparency import checkpoint as cp
 from services.fairness.transparency import leaves
 from services.fairness.transparency.log import TransparencyLog, note_loggable, with_next_checkpoint
@@ -277,7 +278,7 @@ def test_an_honest_export_with_receipts_and_keys_apart_passes_every_ground_but_w
     assert code == 0
     for ground in ("receipts", "log", "keys"):
         assert f"PASSED       {ground}:" in out
-    assert "NOT CHECKED  witnesses: No witness cosignature was checked" in out
+    assert "NOT CHECKED  witnesses: No witness keys were given (--witness VKEY)" in out
     assert out.splitlines()[-1] == "Not checked, so not covered by this verdict: witnesses (see above)."
     code, out = verdict(tmp_path, export, capsys, *args, "--require", "log,witnesses")
     assert (
@@ -293,3 +294,52 @@ def test_require_takes_only_the_grounds_it_knows(tmp_path, capsys) -> None:
     assert (
         "--require takes a comma-separated list of log, receipts, keys, witnesses" in capsys.readouterr().err
     )
+    with pytest.raises(SystemExit) as refused:
+        verify_main([str(tmp_path / "any.json"), "--witness", "alice+00000000+AAAA"])
+    assert refused.value.code == 2 and "--witness" in capsys.readouterr().err
+
+
+def witness(name: str) -> tuple[Ed25519PrivateKey, str]:
+    """A witness's private key and its vkey."""
+    private = Ed25519PrivateKey.generate()
+    return private, cp.witness_key(name, raw_public(private.public_key())).vkey
+
+
+def cosigned(export: dict, name: str, private: Ed25519PrivateKey) -> dict:
+    """``export`` with witness ``name``'s cosignature of its checkpoint, as the service adds it."""
+    note = export["log"]["checkpoint"]
+    text, _ = parse_note(note)
+    line = cp.cosign(text, name, private, T0 + 30)
+    return {**export, "log": {**export["log"], "checkpoint": f"{note}{line}\n"}}
+
+
+def test_a_checkpoint_cosigned_by_a_quorum_of_the_witnesses_given_passes_and_one_short_of_it_waits(
+    tmp_path, tlog, ring, capsys
+) -> None:
+    g = played(1)
+    (alice, alice_vkey), (_, bob_vkey) = witness("alice.example"), witness("bob.example")
+    logged_export = build_export(g.entries, ring.public_document(), logged(tlog, ring, g))
+    export = cosigned(logged_export, "alice.example", alice)
+    code, out = verdict(tmp_path, export, capsys, "--witness", alice_vkey, "--require", "witnesses")
+    assert code == 0, out
+    assert "PASSED       witnesses: The log's checkpoint is cosigned by 1 of the 1 witnesses given" in out
+    both = ("--witness", alice_vkey, "--witness", bob_vkey, "--quorum", "2")
+    code, out = verdict(tmp_path, export, capsys, *both)
+    assert code == PENDING_EXIT
+    assert (
+        "PENDING      witnesses: The log's checkpoint is cosigned by only 1 of the 2 witnesses given" in out
+    )
+    assert out.splitlines()[-1] == (
+        "PENDING, not yet verified: every other check passed, but witnesses is pending (see above)."
+    )
+    code, out = verdict(tmp_path, export, capsys, *both, "--require", "witnesses")
+    assert code == 1 and out.splitlines()[-1] == "NOT VERIFIED: required but not passed: witnesses (pending)."
+
+
+def test_a_cosignature_by_a_witness_not_given_counts_for_nothing(tmp_path, tlog, ring, capsys) -> None:
+    g = played(1)
+    (mallory, _), (_, alice_vkey) = witness("alice.example"), witness("alice.example")  # the same name
+    logged_export = build_export(g.entries, ring.public_document(), logged(tlog, ring, g))
+    export = cosigned(logged_export, "alice.example", mallory)
+    code, out = verdict(tmp_path, export, capsys, "--witness", alice_vkey)
+    assert code == PENDING_EXIT and "cosigned by only 0 of the 1 witnesses given (quorum 1: none)" in out
