@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import tempfile
 from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -39,6 +40,9 @@ os.environ.setdefault("TABLESTREAM_BOT_NICENESS", "0")
 # the cost's bounds with hashers of their own
 os.environ.setdefault("TABLESTREAM_PASSWORD_HASH_MEMORY_KIB", "32")
 os.environ.setdefault("TABLESTREAM_PASSWORD_HASH_TIME_COST", "1")
+# Every worker pool a test starts keeps the public log's newest checkpoint (outside Redis, one file
+# per log) in a directory of this run, not in the user's own data directory.
+os.environ.setdefault("TABLESTREAM_LOG_PUBLISHED_DIR", tempfile.mkdtemp(prefix="tablestream-tests-log-"))
 
 # The tests' own fourth game (tests/games/high_card) is registered like the real three, here for
 # this process and through TABLESTREAM_EXTRA_GAMES for every server a test starts, so every suite

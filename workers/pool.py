@@ -463,6 +463,7 @@ def _run_loops(
         settings.signing_key_name,
         settings.log_append_seconds,
         settings.log_checkpoint_seconds,
+        kept_in=settings.log_published_directory,
     )
     transparency.start()  # the public log of game heads: appends and signs checkpoints
     started.append(transparency)

@@ -155,6 +155,7 @@ class Settings:
     log_witnesses: str = (
         ""  # witnesses' cosigner vkeys (type 0x04), comma-separated: their cosignatures count
     )
+    log_published_dir: str = ""  # keeps the newest checkpoint published, outside Redis; empty: the archive's
 
     # -- readiness -------------------------------------------------------------------------------------
     ready_check_seconds: float = 0.5  # /healthz checks Redis at most this often (0: always)
@@ -169,6 +170,13 @@ class Settings:
     @property
     def trusted_networks(self) -> tuple[IPNetwork, ...]:
         return trusted_networks(self.trusted_proxies)
+
+    @property
+    def log_published_directory(self) -> Path:
+        """Where the log keeps the newest checkpoint it published, outside Redis
+        (``services.fairness.transparency.published``): ``log_published_dir``, else the archive's
+        directory (the volume the worker pools share)."""
+        return Path(self.log_published_dir) if self.log_published_dir else self.archive_directory
 
     @property
     def witness_keys(self) -> tuple[WitnessKey, ...]:

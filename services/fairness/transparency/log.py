@@ -41,6 +41,7 @@ from services.fairness.transparency.checkpoint import (
     verify_cosignature,
 )
 from services.fairness.transparency.leaves import Head
+from services.fairness.transparency.published import PublishedCheckpoint
 from services.history.folding import Folded
 from services.store.event_store import SyncEventStore
 from services.store.keys import TLOG, tlog_cosignatures_key, tlog_cosigners_key
@@ -407,18 +408,28 @@ class TransparencyLog:
 
     # -- checkpoints ---------------------------------------------------------------------------
 
-    def publish(self, ring: KeyRing, now: int) -> str:
+    def publish(self, ring: KeyRing, now: int, kept_in: Path | None = None) -> str:
         """Sign a checkpoint of the current tree (unless the latest is of this size and by the current
-        key) and make it the latest (never going back to a smaller size); returns the latest note."""
+        key) and make it the latest (never going back to a smaller size); returns the latest note.
+        ``kept_in``: the directory where the newest checkpoint published is kept, outside Redis
+        (``PublishedCheckpoint``); a tree that does not extend it is signed nothing
+        (``LogContradiction``), and each new latest is kept there."""
+        published = PublishedCheckpoint.of(kept_in, ring) if kept_in is not None else None
         size = self.size()
+        if published is not None:
+            published.check(size, self.root)
         latest = self.redis.hmget(TLOG.checkpoint, ["size", "note"])
+        note = None
         if latest[0] is not None and int(latest[0]) == size and latest[1] is not None:
             note = latest[1].decode()
             try:
                 open_checkpoint(note, [ring.current.public])
-                return note
             except CheckpointError:
-                pass  # signed by an older key: sign it again with the current one
-        note = sign_checkpoint(ring, size, self.root(size), now)
-        self._publish(keys=[TLOG.checkpoint, TLOG.checkpoints], args=[size, note])
-        return self.latest_checkpoint() or note
+                note = None  # signed by an older key: sign it again with the current one
+        if note is None:
+            note = sign_checkpoint(ring, size, self.root(size), now)
+            self._publish(keys=[TLOG.checkpoint, TLOG.checkpoints], args=[size, note])
+            note = self.latest_checkpoint() or note
+        if published is not None:
+            published.keep(note)
+        return note
