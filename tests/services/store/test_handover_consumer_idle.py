@@ -52,16 +52,19 @@ def test_a_named_connection_that_stops_reading_shows_a_growing_idle_and_the_live
     try:
         frozen.xread({"ts:handover": "0-0"}, count=1, block=10)
         assert (store.handover_consumer_idle() or 0.0) <= 1
-        time.sleep(2.2)  # the server counts idle in whole seconds
-        stopped = store.handover_consumer_idle()
-        assert stopped is not None and stopped >= 2
+        # the server counts idle in whole seconds: it grows while the connection reads nothing
+        stopped = wait_until(
+            lambda: (idle := store.handover_consumer_idle()) is not None and idle >= 2 and idle,
+            10,
+            "idle 2 s",
+        )
         assert scraped_idle(stopped) == stopped
         live.ping()  # another consumer reads: the smallest idle is the figure
         assert (store.handover_consumer_idle() or 0.0) <= 1
-        live.connection_pool.disconnect()
-        assert (store.handover_consumer_idle() or 0.0) >= 2  # the frozen one alone again
+        live.connection_pool.disconnect()  # the server drops it as it reads the close: wait for that
+        wait_until(lambda: (store.handover_consumer_idle() or 0.0) >= 2, 10, "the frozen one alone again")
         frozen.connection_pool.disconnect()  # killed: its connection is gone
-        assert store.handover_consumer_idle() is None
+        wait_until(lambda: store.handover_consumer_idle() is None, 10, "no consumer connection left")
     finally:
         frozen.connection_pool.disconnect()
         live.connection_pool.disconnect()
