@@ -120,6 +120,16 @@ class GameLogProofs(msgspec.Struct):
     size: TreeSize
     leaves: list[LogLeaf]
     pending: list[int]
+    chat: Annotated[
+        list[LogLeaf] | UnsetType,
+        Meta(
+            description="The chat's leaves: at each game head, the chat as it stood then (game id "
+            "<game>/chat; only where the log holds the game's chat)"
+        ),
+    ] = UNSET
+    chat_pending: Annotated[
+        list[int] | UnsetType, Meta(description="The versions of chat leaves appended after the checkpoint")
+    ] = UNSET
     next_checkpoint: (
         Annotated[
             int,

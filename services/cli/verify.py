@@ -1,5 +1,5 @@
 """``tablestream verify FILE [--receipt VERSION:HASH ...] [--receipts FILE ...] [--keys FILE]
-[--require log,receipts,keys,witnesses]``: check an exported game, or a dispute bundle
+[--require log,receipts,chat,keys,witnesses]``: check an exported game, or a dispute bundle
 (``services.disputes.bundle``, told apart by its ``format``), offline, with the receipts a player
 kept (services.disputes.receipt_check).
 
@@ -102,7 +102,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         type=parse_required,
         default=frozenset(),
         metavar="GROUNDS",
-        help="fail unless each of these grounds passed (comma-separated: log, receipts, keys, "
+        help="fail unless each of these grounds passed (comma-separated: log, receipts, chat, keys, "
         "witnesses); without it a verdict names what it did not check",
     )
     parser.add_argument(

@@ -8,6 +8,7 @@ sentence (``services.history.verify_report.Ground``):
 
 - ``receipts``: the receipts a player kept, which the history must hold at their versions;
 - ``log``: the game's heads in the public log, under a checkpoint the service signed;
+- ``chat``: the table's chat as the log fixed it beside each of those heads;
 - ``keys``: which keys the signatures were checked with, and where they came from: the file's own
   keys prove nothing about the service (whoever made the file chose them), keys fetched apart do;
 - ``witnesses``: cosignatures of the log's checkpoint by a quorum of the witnesses the reader trusts
@@ -26,10 +27,10 @@ from typing import Any
 
 from services.fairness.signing import PublicKey
 from services.fairness.transparency.checkpoint import CheckpointError, WitnessKey, cosigners
-from services.fairness.transparency.verify import LOG
+from services.fairness.transparency.verify import CHAT_LOG, LOG
 from services.history.verify_report import RECEIPTS, Ground, Report
 
-REQUIRABLE = ("log", "receipts", "keys", "witnesses")
+REQUIRABLE = ("log", "receipts", "chat", "keys", "witnesses")
 """The grounds ``tablestream verify --require`` can ask for."""
 
 
@@ -175,4 +176,31 @@ def export_grounds(
                 "proof to the checkpoint the service signed.",
             )
         )
-    return [*grounds, keys_ground(keys), witnesses_ground(doc, witnesses)]
+    return [*grounds, _chat_ground(report, doc), keys_ground(keys), witnesses_ground(doc, witnesses)]
+
+
+def _chat_ground(report: Report, doc: Any) -> Ground:
+    """Whether the public log fixes the export's chat as it stood at each head it proves."""
+    if not isinstance(doc, Mapping) or doc.get("chat") is None:
+        return Ground(
+            "chat",
+            "not checked",
+            "The export carries no chat (GET /games/{id}/export?chat=1 adds it).",
+        )
+    section = doc.get("log")
+    if not isinstance(section, Mapping) or not isinstance(section.get("chat"), list):
+        return Ground(
+            "chat",
+            "not checked",
+            "The log section holds no leaf of the chat (a game logged before the chat was, or its proofs "
+            "removed): the chat's own chain was checked, but another chat of this game would pass as well.",
+        )
+    found = _found(report, CHAT_LOG, "chat")
+    if found is not None:
+        return found
+    return Ground(
+        "chat",
+        "passed",
+        f"The public log fixes the chat as it stood at each of the {_count(report, CHAT_LOG)} heads it "
+        "proves.",
+    )

@@ -8,6 +8,14 @@ SHA-256(0x00 || these bytes))::
     u64 big-endian version
     32 bytes                           the chain hash at that version (services.history.records)
 
+The same leaf logs the game's chat (``services.store.chat``) as it stood at each logged head: named
+``<game id>/chat`` (``chat_stream``; a game id holds no ``/``), at the game head's version, with the
+chain hash of the last chat record sent before that version (64 zeros before any: ``chat_head_at``).
+Each record names the game version it was sent at, so that hash is fixed once the game reached the
+version, and anyone holding the chat can compute it: the appender logs it with the game's head, and
+a verifier asks the log for the chat's leaf beside each game head it proves. A chat cut, or chained
+again, before a logged head is caught like a game rewritten.
+
 A game's logged heads are the ends of the batches (the entries one command produced) that hold
 ``table_created`` (the creation, with its seed-chain commitment), ``seed_revealed`` (a round is
 over: its seed is out), a round's end (the events each game's spec names in ``replay_cut.round_ends``:
@@ -25,6 +33,7 @@ from typing import NamedTuple
 import msgspec
 
 from domain.games import specs
+from services.history.chat_export import GENESIS
 from services.history.records import Entry
 
 LABEL = b"tablestream-head/v1\x00"
@@ -36,6 +45,37 @@ def logged_events() -> frozenset[str]:
     of the registry at use (a game registered later is logged alike)."""
     round_ends = {tag for game in specs() for tag in game.replay_cut.round_ends}
     return frozenset({"table_created", "seed_revealed", *round_ends, *ENDINGS})
+
+
+CHAT_SUFFIX = "/chat"
+
+
+def chat_stream(game_id: str) -> str:
+    """The name a game's chat is logged under (a game id holds no ``/``: never another game's)."""
+    return game_id + CHAT_SUFFIX
+
+
+def chat_records(stored: Sequence[tuple[int, bytes, str]]) -> list[tuple[int, int, str]]:
+    """Chat records (number, stored bytes, chain hash), in order, as (number, the game version each
+    was sent at, chain hash); ``ValueError`` when a record names no version."""
+    records = []
+    for n, data, digest in stored:
+        version = msgspec.json.decode(data).get("version")
+        if type(version) is not int:
+            raise ValueError(f"chat record {n} names no game version")
+        records.append((n, version, digest))
+    return records
+
+
+def chat_head_at(game_id: str, records: Sequence[tuple[int, int, str]], version: int) -> Head:
+    """The chat's leaf at the game's head ``version``: the chain hash of its last record sent before
+    that version (``records`` as ``chat_records`` gives them), 64 zeros before any."""
+    digest = GENESIS
+    for _, sent_at, record_hash in records:
+        if sent_at >= version:
+            break
+        digest = record_hash
+    return Head(chat_stream(game_id), version, digest)
 
 
 class Head(NamedTuple):

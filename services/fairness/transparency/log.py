@@ -43,6 +43,7 @@ from services.fairness.transparency.checkpoint import (
 from services.fairness.transparency.leaves import Head
 from services.fairness.transparency.published import PublishedCheckpoint
 from services.history.folding import Folded
+from services.store.chat import stored_bytes as chat_stored_bytes
 from services.store.event_store import SyncEventStore
 from services.store.keys import TLOG, tlog_cosignatures_key, tlog_cosigners_key
 from services.store.requests import Call, Operation, Pipelined
@@ -167,7 +168,9 @@ def proof_document(index: int, head: Head, proof: Sequence[bytes]) -> dict[str, 
 def proofs_for_game_op(game_id: str, size: int | None = None) -> Operation[dict[str, Any]]:
     """The inclusion proofs of the game's leaves against the latest checkpoint (or the one first
     published at ``size``): what exports and dispute bundles carry (``FORMAT``). Leaves appended
-    after that checkpoint are listed under ``pending`` (versions only), without a proof yet.
+    after that checkpoint are listed under ``pending`` (versions only), without a proof yet. Where the
+    log holds the game's chat (``leaves.chat_head_at``), its proven leaves are under ``chat`` and the
+    versions of the others under ``chat_pending``; a game logged before chat was has neither.
     ``checkpoint`` is ``None`` while the log has published none."""
     note = (yield from latest_checkpoint_op()) if size is None else (yield from checkpoint_at_op(size))
     leaves = yield from leaves_of_op(game_id)
@@ -181,19 +184,27 @@ def proofs_for_game_op(game_id: str, size: int | None = None) -> Operation[dict[
         }
     checkpoint = parse_text(parse_note(note)[0])
     cosigned = yield from cosigned_op(note)
-    proven, pending = [], []
+    proven, pending, chat = [], [], []
     for index, head in leaves:
         if index < checkpoint.size:
             proven.append(proof_document(index, head, (yield from inclusion_op(index, checkpoint.size))))
         else:
             pending.append(head.version)
-    return {
+    chat_pending = []
+    chat_leaves = yield from leaves_of_op(leaf_format.chat_stream(game_id))
+    for index, head in chat_leaves:
+        if index < checkpoint.size:
+            chat.append(proof_document(index, head, (yield from inclusion_op(index, checkpoint.size))))
+        else:
+            chat_pending.append(head.version)
+    section = {
         "format": PROOFS_FORMAT,
         "checkpoint": cosigned,
         "size": checkpoint.size,
         "leaves": proven,
         "pending": pending,
     }
+    return {**section, "chat": chat, "chat_pending": chat_pending} if chat_leaves else section
 
 
 def next_checkpoint_due(now_ms: int, checkpoint_seconds: float, append_seconds: float) -> int:
@@ -365,6 +376,8 @@ class TransparencyLog:
                 continue
             heads, _ended = leaf_format.logged_heads(game_id, entries)
             candidates += heads
+            if heads:  # the chat as it stood at each head (services.fairness.transparency.leaves)
+                candidates += self._chat_heads(game_id, heads)
             scanned.append((game_id, entries[-1].version))
         fresh = self._fresh(candidates)
         datas = [leaf_format.encode(head) for head in fresh]
@@ -385,6 +398,15 @@ class TransparencyLog:
         if fresh:
             log.info("log_appended", leaves=len(fresh), size=result)
         return len(fresh)
+
+    def _chat_heads(self, game_id: str, heads: Sequence[Head]) -> list[Head]:
+        """The chat's leaves at ``heads`` and at the game's heads logged before (those logged before the
+        chat was are completed so: a verifier asks for one beside every head it proves)."""
+        records = leaf_format.chat_records(self.store.run(chat_stored_bytes(game_id)))
+        versions = sorted(
+            {*(head.version for _, head in self.leaves_of(game_id)), *(h.version for h in heads)}
+        )
+        return [leaf_format.chat_head_at(game_id, records, version) for version in versions]
 
     def _fresh(self, candidates: Sequence[Head]) -> list[Head]:
         """The candidates not in the log: by content, and by game and version (a second, different

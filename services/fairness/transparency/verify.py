@@ -76,6 +76,9 @@ class LogProofs:
     signer: PublicKey
     leaves: tuple[LeafProof, ...]
     pending: frozenset[int]
+    chat: tuple[LeafProof, ...] | None = None
+    """The chat's leaves (``None``: the section holds none: a game logged before chat was)."""
+    chat_pending: frozenset[int] = frozenset()
 
     def at(self, version: int) -> LeafProof | None:
         """The first readable leaf whose head is at ``version`` (of whichever game it names)."""
@@ -100,13 +103,19 @@ def read_proofs(section: Any, keys: Sequence[PublicKey]) -> LogProofs:
         checkpoint, signer = open_checkpoint(str(note), keys)
     except CheckpointError as error:
         raise LogUnusable("refused", error.message) from None
-    pending = section.get("pending")
+    chat = section.get("chat")
     return LogProofs(
         checkpoint,
         signer,
         tuple(_read_leaf(item, checkpoint) for item in section["leaves"]),
-        frozenset(v for v in (pending if isinstance(pending, list) else []) if isinstance(v, int)),
+        _versions(section.get("pending")),
+        tuple(_read_leaf(item, checkpoint) for item in chat) if isinstance(chat, list) else None,
+        _versions(section.get("chat_pending")),
     )
+
+
+def _versions(listed: Any) -> frozenset[int]:
+    return frozenset(v for v in (listed if isinstance(listed, list) else []) if isinstance(v, int))
 
 
 def _read_leaf(item: Any, checkpoint: Checkpoint) -> LeafProof:
@@ -198,6 +207,7 @@ def check_log(
         else:
             proven.add(head.version)
             report.passed(number, LOG)
+    _check_chat(report, doc, log, sorted(proven), rounds, last)
     for head in leaf_format.heads_of_stream(game_id, entries):
         if head.version in proven:
             continue
@@ -212,3 +222,75 @@ def check_log(
             )
             continue
         report.waiting = not_yet_published(section, now)
+
+
+# -- the chat in the log --------------------------------------------------------------------------
+
+CHAT_LOG = "chat in the public log"
+
+
+def _chat_of(doc: Any) -> list[tuple[int, int, str]] | None:
+    """The export's chat records as (number, game version sent at, chain hash); ``None`` without a
+    chat section or with one that cannot be read (the ``chat`` check names why)."""
+    section = doc.get("chat") if isinstance(doc, dict) else None
+    records = section.get("records") if isinstance(section, dict) else None
+    if not isinstance(records, list):
+        return None
+    try:
+        stored = [(item["n"], item["data"].encode("utf-8"), item["hash"]) for item in records]
+        return leaf_format.chat_records(stored)
+    except (KeyError, TypeError, AttributeError, ValueError):
+        return None
+
+
+def _check_chat(
+    report: Report, doc: Any, log: LogProofs, proven: Sequence[int], rounds: dict[int, int], last: int
+) -> None:
+    """The ``chat in the public log`` check: beside each game head the section proves, the log holds
+    the chat as it stood then (``leaves.chat_head_at``), and it is this export's chat. Nothing is
+    checked without a chat section (an export without ``?chat=1``) or without chat leaves in the log
+    section (a game logged before chat was); the verdict says so (``services.disputes.grounds``)."""
+    records = _chat_of(doc)
+    if records is None or log.chat is None:
+        return
+    game_id = report.game_id or ""
+    stream = leaf_format.chat_stream(game_id)
+    logged: dict[int, LeafProof] = {}
+    for proof in log.chat:
+        if proof.head is None or proof.head.game_id != stream:
+            report.fail(
+                last, CHAT_LOG, "a chat leaf of the log section is not readable, or not this game's chat"
+            )
+        else:
+            logged.setdefault(proof.head.version, proof)
+    for version in proven:
+        number = rounds.get(version, last)
+        expected = leaf_format.chat_head_at(game_id, records, version)
+        leaf = logged.get(version)
+        if leaf is None:
+            if version in log.chat_pending:
+                report.pend(
+                    number, CHAT_LOG, f"the chat at version {version} was logged after the checkpoint"
+                )
+            else:
+                report.fail(
+                    number,
+                    CHAT_LOG,
+                    f"the log section proves no leaf of the chat at version {version}: its proof was removed",
+                )
+        elif leaf.head is not None and leaf.head.hash != expected.hash:
+            report.fail(
+                number,
+                CHAT_LOG,
+                f"the public log fixed the chat as it stood at version {version} ({leaf.head.hash[:16]}…), "
+                "which this export's chat does not hold: records were cut, removed or chained again",
+            )
+        elif not leaf.included:
+            report.fail(
+                number,
+                CHAT_LOG,
+                f"the chat at version {version} is not in the log: its inclusion proof does not lead to the "
+                f"root of checkpoint {log.checkpoint.size}",
+            )
+        else:
+            report.passed(number, CHAT_LOG)

@@ -12,6 +12,7 @@ from services.api.app import create_app
 from services.fairness.receipts import ensure_keys
 from services.fairness.signing import raw_public
 from services.fairness.transparency import checkpoint as cp
+from services.fairness.transparency import leaves
 from services.fairness.transparency.log import TransparencyLog, note_loggable
 from services.history.records import Entry, decode_stored
 from services.operating.config import Settings
@@ -24,6 +25,13 @@ from tests.support.recorded import RecordedGame, recorded_random_game
 def finished_game(seed: int, game: str = "skull", players: int = 3) -> tuple[str, RecordedGame]:
     """A whole random game (its id is ``test-<game>-<seed>``) and its recording."""
     return f"test-{game}-{seed}", recorded_random_game(game, players, seed=seed)
+
+
+def chat_leaves(game_id: str, entries: Sequence[Entry]) -> list[leaves.Head]:
+    """The chat's leaves a game without chat logs: its empty chat at each of its heads."""
+    return [
+        leaves.chat_head_at(game_id, [], head.version) for head in leaves.heads_of_stream(game_id, entries)
+    ]
 
 
 def batch_ends(entries: Sequence[Entry]) -> list[int]:

@@ -8,7 +8,7 @@ from services.fairness.transparency import leaves, merkle
 from services.fairness.transparency.log import TransparencyLog, note_loggable
 from services.store.event_store import SyncEventStore
 from services.store.keys import TLOG
-from tests.services.fairness.transparency.support import batch_ends, finished_game, store_entries
+from tests.services.fairness.transparency.support import batch_ends, chat_leaves, finished_game, store_entries
 
 
 @pytest.fixture
@@ -28,8 +28,10 @@ def test_a_finished_game_logs_its_creation_every_round_end_and_its_final_head(tl
     note_loggable(fake_redis, game_id, g.entries[-1].version)
     appended = tlog.append_pending()
     logged = [head for _, head in tlog.leaves_of(game_id)]
-    assert appended == len(logged) >= 3
+    chat = [head for _, head in tlog.leaves_of(leaves.chat_stream(game_id))]
+    assert appended == len(logged) + len(chat) and len(logged) >= 3
     assert logged == leaves.heads_of_stream(game_id, g.entries)
+    assert chat == chat_leaves(game_id, g.entries)  # the (empty) chat as it stood at each head
     assert logged[0].version == batch_ends(g.entries)[0]  # the creation batch, with the commitment
     assert logged[-1] == leaves.Head(game_id, g.entries[-1].version, g.entries[-1].hash)
     assert fake_redis.zcard(TLOG.pending) == 0
@@ -56,7 +58,10 @@ def test_a_game_logged_as_it_is_played_logs_the_same_heads_once(tlog, fake_redis
     tlog.append_pending()
     for game_id, g in games:
         assert [head for _, head in tlog.leaves_of(game_id)] == leaves.heads_of_stream(game_id, g.entries)
-    total = sum(len(leaves.heads_of_stream(game_id, g.entries)) for game_id, g in games)
+        assert sorted(h for _, h in tlog.leaves_of(leaves.chat_stream(game_id))) == chat_leaves(
+            game_id, g.entries
+        )
+    total = sum(2 * len(leaves.heads_of_stream(game_id, g.entries)) for game_id, g in games)  # and the chat's
     assert tlog.size() == total == fake_redis.hlen(TLOG.leafset)
 
 
@@ -92,4 +97,5 @@ def test_an_appender_that_lost_the_race_for_the_size_computes_again(tlog, fake_r
     tlog.append_pending()
     tlog.append_pending()
     expected = leaves.heads_of_stream(first, g1.entries) + leaves.heads_of_stream(second, g2.entries)
-    assert tlog.size() == len(expected) == fake_redis.hlen(TLOG.leafset)
+    chat = chat_leaves(first, g1.entries) + chat_leaves(second, g2.entries)
+    assert tlog.size() == len(expected) + len(chat) == fake_redis.hlen(TLOG.leafset)

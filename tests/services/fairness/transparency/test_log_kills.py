@@ -23,7 +23,7 @@ from services.store.embedded import EmbeddedRedis
 from services.store.event_store import SyncEventStore
 from services.store.keys import TLOG
 from tests.services.fairness.transparency.appender_process import PUBLISHED
-from tests.services.fairness.transparency.support import batch_ends, finished_game, store_entries
+from tests.services.fairness.transparency.support import batch_ends, chat_leaves, finished_game, store_entries
 from tests.support.waiting import wait_until
 
 pytestmark = pytest.mark.redis
@@ -83,10 +83,12 @@ def test_appenders_killed_mid_append_lose_no_leaf_duplicate_none_and_stay_consis
     expected = {game_id: leaves.heads_of_stream(game_id, g.entries) for game_id, g in games}
     for game_id, heads in expected.items():
         assert [head for _, head in tlog.leaves_of(game_id)] == heads  # none lost, none twice
+        chat = sorted(head for _, head in tlog.leaves_of(leaves.chat_stream(game_id)))
+        assert chat == chat_leaves(game_id, dict(games)[game_id].entries)  # the chat's at each, once
     size = tlog.size()
     assert (
         size
-        == sum(map(len, expected.values()))
+        == 2 * sum(map(len, expected.values()))
         == real_redis.hlen(TLOG.leafset)
         == real_redis.hlen(TLOG.heads)
     )

@@ -18,10 +18,12 @@ from services.fairness.transparency import checkpoint as cp
 from services.fairness.transparency import leaves
 from services.fairness.transparency.log import TransparencyLog, note_loggable, with_next_checkpoint
 from services.fairness.transparency.verify import check_log
+from services.history.chat_export import GENESIS, chat_section
 from services.history.export import build_export
 from services.history.verify import verify_export
+from services.store import chat
 from services.store.event_store import SyncEventStore
-from tests.services.fairness.transparency.support import store_entries
+from tests.services.fairness.transparency.support import batch_ends, store_entries
 from tests.support.play import play_random
 from tests.support.recorded import RecordedGame, new_recorded_game
 
@@ -279,7 +281,7 @@ def test_an_honest_export_with_receipts_and_keys_apart_passes_every_ground_but_w
     for ground in ("receipts", "log", "keys"):
         assert f"PASSED       {ground}:" in out
     assert "NOT CHECKED  witnesses: No witness keys were given (--witness VKEY)" in out
-    assert out.splitlines()[-1] == "Not checked, so not covered by this verdict: witnesses (see above)."
+    assert out.splitlines()[-1] == "Not checked, so not covered by this verdict: chat, witnesses (see above)."
     code, out = verdict(tmp_path, export, capsys, *args, "--require", "log,witnesses")
     assert (
         code == 1
@@ -291,9 +293,8 @@ def test_require_takes_only_the_grounds_it_knows(tmp_path, capsys) -> None:
     with pytest.raises(SystemExit) as refused:
         verify_main([str(tmp_path / "any.json"), "--require", "log,trust"])
     assert refused.value.code == 2
-    assert (
-        "--require takes a comma-separated list of log, receipts, keys, witnesses" in capsys.readouterr().err
-    )
+    said = capsys.readouterr().err
+    assert "--require takes a comma-separated list of log, receipts, chat, keys, witnesses" in said
     with pytest.raises(SystemExit) as refused:
         verify_main([str(tmp_path / "any.json"), "--witness", "alice+00000000+AAAA"])
     assert refused.value.code == 2 and "--witness" in capsys.readouterr().err
@@ -343,3 +344,63 @@ def test_a_cosignature_by_a_witness_not_given_counts_for_nothing(tmp_path, tlog,
     export = cosigned(logged_export, "alice.example", mallory)
     code, out = verdict(tmp_path, export, capsys, "--witness", alice_vkey)
     assert code == PENDING_EXIT and "cosigned by only 0 of the 1 witnesses given (quorum 1: none)" in out
+
+
+def with_chat(tlog: TransparencyLog, ring: KeyRing) -> dict:
+    """``played(1)`` with chat sent as it went (a message every third batch), logged and checkpointed,
+    exported with its chat section as ``GET /games/{id}/export?chat=1`` gives it."""
+    g = played(1)
+    store = SyncEventStore(tlog.redis)
+    for step, cut in enumerate(batch_ends(g.entries)):
+        store_entries(tlog.redis, GAME_ID, g.entries[:cut])
+        if step % 3 == 1:
+            fields = {"seat": step % 3, "text": f"message {step}"}
+            store.run(chat.append(GAME_ID, "message", fields, T0 * 1000 + step, cap=200))
+    export = build_export(g.entries, ring.public_document(), logged(tlog, ring, g))
+    return {**export, "chat": chat_section(store.run(chat.stored_bytes(GAME_ID)))}
+
+
+def rechained(section: dict, keep: list[int]) -> dict:
+    """The chat section with only the records at positions ``keep``, renumbered and chained again
+    from the start: a chat whose own chain verifies."""
+    records, previous = [], GENESIS
+    for number, position in enumerate(keep, start=1):
+        record = {**json.loads(section["records"][position]["data"]), "n": number}
+        data = chat.canonical(record)
+        previous = chat.chain(previous, data)
+        records.append({"n": number, "hash": previous, "data": data.decode()})
+    head = {"n": len(records), "hash": previous}
+    return {**section, "records": records, "head": head}
+
+
+def test_a_chat_cut_or_chained_again_after_the_log_fixed_it_is_caught(tmp_path, tlog, ring, capsys) -> None:
+    export = with_chat(tlog, ring)
+    count = len(export["chat"]["records"])
+    assert count >= 3 and export["log"]["chat"]
+    code, out = verdict(tmp_path, export, capsys, "--require", "log,chat")
+    assert code == 0, out
+    assert "PASSED       chat: The public log fixes the chat as it stood at each of the" in out
+
+    cut = {**export, "chat": rechained(export["chat"], list(range(count - 1)))}  # the last message cut
+    code, out = verdict(tmp_path, cut, capsys)
+    assert code == 1 and "FAILED       chat:" in out
+    assert "which this export's chat does not hold: records were cut, removed or chained again" in out
+
+    removed = {**export, "chat": rechained(export["chat"], [0, *range(2, count)])}  # the second one
+    assert verdict(tmp_path, removed, capsys)[0] == 1
+
+
+def test_a_log_section_stripped_of_its_chat_leaves_says_the_chat_was_not_checked_or_fails(
+    tmp_path, tlog, ring, capsys
+) -> None:
+    export = with_chat(tlog, ring)
+    stripped = {
+        **export,
+        "log": {k: v for k, v in export["log"].items() if k not in ("chat", "chat_pending")},
+    }
+    code, out = verdict(tmp_path, stripped, capsys)
+    assert code == 0 and "NOT CHECKED  chat: The log section holds no leaf of the chat" in out
+    assert verdict(tmp_path, stripped, capsys, "--require", "chat")[0] == 1
+    one_less = {**export, "log": {**export["log"], "chat": export["log"]["chat"][:-1]}}
+    code, out = verdict(tmp_path, one_less, capsys)
+    assert code == 1 and "proves no leaf of the chat at version" in out and "its proof was removed" in out
