@@ -18,7 +18,10 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
+from datetime import UTC, datetime
 from typing import Any
+
+import httpx
 
 from services.disputes.bundle import bundle_keys, is_bundle, verify_bundle
 from services.disputes.grounds import (
@@ -57,6 +60,21 @@ def parse_required(text: str) -> frozenset[str]:
     return names
 
 
+def read_keys(source: str, timeout: float = 10.0) -> tuple[Any, str]:
+    """The keys document ``--keys`` names, and where it came from in words: a file's path, or the
+    URL it was fetched from and when (``UnreadableExport`` when it cannot be had)."""
+    if not source.startswith(("https://", "http://")):
+        return read_json(source), source
+    try:
+        answer = httpx.get(source, timeout=timeout, follow_redirects=False)
+        answer.raise_for_status()
+        document = answer.json()
+    except (httpx.HTTPError, ValueError) as error:
+        raise UnreadableExport(f"the keys could not be fetched: {error}") from None
+    when = datetime.now(UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
+    return document, f"{source}, fetched at {when}"
+
+
 def parse_witness(text: str) -> WitnessKey:
     """``--witness``: a witness's C2SP tlog-cosignature key, ``<name>+<key ID>+<base64>``."""
     try:
@@ -93,9 +111,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument(
         "--keys",
-        metavar="FILE",
-        help="the service's public keys (GET /.well-known/tablestream-keys, kept apart from the "
-        "export); default: the export's own keys",
+        metavar="FILE|URL",
+        help="the service's public keys, kept apart from the export: a file, or the URL to fetch them "
+        "from (https://<service>/.well-known/tablestream-keys); default: the export's own keys",
     )
     parser.add_argument(
         "--require",
@@ -131,15 +149,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         receipts: list[Any] = [{"version": v, "hash": h} for v, h in args.receipt]
         for reading in args.receipts:
             receipts += receipts_of(read_json(reading))
-        keys = None
+        keys, keys_from = None, None
         if args.keys:
             reading = args.keys
-            keys = read_json(args.keys)
+            keys, keys_from = read_keys(args.keys)
             keys_of(keys)  # unreadable keys stop here, named as such
         reading = args.file
         if is_bundle(doc):
             bundle = verify_bundle(doc, receipts, keys)
-            grounds = [keys_ground(Keys(bundle_keys(doc, keys), args.keys)), witnesses_ground(doc, witnesses)]
+            grounds = [keys_ground(Keys(bundle_keys(doc, keys), keys_from)), witnesses_ground(doc, witnesses)]
             print(bundle.render(grounds, args.require))
             checks = [*bundle.checks, *grounds]
             if any(check.outcome == "failed" for check in checks) or unmet(checks, args.require):
@@ -151,7 +169,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if isinstance(doc, dict) and "log" in doc:
             # the game's heads in the signed checkpoint (services.fairness.transparency.verify)
             check_log(report, doc, parse_entries(doc), own)
-        grounds = export_grounds(report, doc, len(receipts), Keys(own, args.keys), witnesses)
+        grounds = export_grounds(report, doc, len(receipts), Keys(own, keys_from), witnesses)
     except UnreadableExport as exc:
         print(f"tablestream verify: cannot read {reading}: {exc}", file=sys.stderr)
         return 2

@@ -4,8 +4,10 @@ signed by a key valid then; two different exports of one game cannot both pass."
 from __future__ import annotations
 
 import base64
+import http.server
 import json
 import random
+import threading
 from pathlib import Path
 
 import pytest
@@ -404,3 +406,37 @@ def test_a_log_section_stripped_of_its_chat_leaves_says_the_chat_was_not_checked
     one_less = {**export, "log": {**export["log"], "chat": export["log"]["chat"][:-1]}}
     code, out = verdict(tmp_path, one_less, capsys)
     assert code == 1 and "proves no leaf of the chat at version" in out and "its proof was removed" in out
+
+
+def test_keys_fetched_from_the_service_s_url_are_named_with_where_and_when_they_came_from(
+    tmp_path, tlog, ring, capsys
+) -> None:
+    g = played(1)
+    export = build_export(g.entries, ring.public_document(), logged(tlog, ring, g))
+    body = json.dumps(ring.public_document()).encode()
+
+    class Keys(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            found = self.path == "/.well-known/tablestream-keys"
+            self.send_response(200 if found else 404)
+            self.send_header("Content-Type", "application/json")
+            self.end_headers()
+            self.wfile.write(body if found else b"{}")
+
+        def log_message(self, *args: object) -> None:
+            return None
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Keys)
+    serving = threading.Thread(target=server.serve_forever, daemon=True)
+    serving.start()
+    try:
+        url = f"http://127.0.0.1:{server.server_address[1]}/.well-known/tablestream-keys"
+        code, out = verdict(tmp_path, export, capsys, "--keys", url, "--require", "keys")
+        assert code == 0, out
+        assert f"PASSED       keys: The signing keys are those of {url}, fetched at " in out
+        missing = url.replace("tablestream-keys", "nothing")
+        assert verify_main([str(tmp_path / "doc.json"), "--keys", missing]) == 2
+        assert f"cannot read {missing}: the keys could not be fetched" in capsys.readouterr().err
+    finally:
+        server.shutdown()
+        server.server_close()
