@@ -1,5 +1,6 @@
 """``tablestream verify FILE [--receipt VERSION:HASH ...] [--receipts FILE ...] [--keys FILE]
-[--require log,receipts,chat,keys,witnesses]``: check an exported game, or a dispute bundle
+[--witness VKEY --quorum N] [--trusted-checkpoint NOTE --consistency FILE]
+[--require log,receipts,chat,keys,witnesses,consistency]``: check an exported game, or a dispute bundle
 (``services.disputes.bundle``, told apart by its ``format``), offline, with the receipts a player
 kept (services.disputes.receipt_check).
 
@@ -19,6 +20,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -27,7 +29,9 @@ from services.disputes.bundle import bundle_keys, is_bundle, verify_bundle
 from services.disputes.grounds import (
     REQUIRABLE,
     Keys,
+    Trusted,
     Witnesses,
+    consistency_ground,
     export_grounds,
     keys_ground,
     witnesses_ground,
@@ -73,6 +77,14 @@ def read_keys(source: str, timeout: float = 10.0) -> tuple[Any, str]:
         raise UnreadableExport(f"the keys could not be fetched: {error}") from None
     when = datetime.now(UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
     return document, f"{source}, fetched at {when}"
+
+
+def read_text(path: str) -> str:
+    """A text file (a signed note); ``UnreadableExport`` when it cannot be read."""
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise UnreadableExport(str(error)) from None
 
 
 def parse_witness(text: str) -> WitnessKey:
@@ -121,7 +133,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         default=frozenset(),
         metavar="GROUNDS",
         help="fail unless each of these grounds passed (comma-separated: log, receipts, chat, keys, "
-        "witnesses); without it a verdict names what it did not check",
+        "witnesses, consistency); without it a verdict names what it did not check",
     )
     parser.add_argument(
         "--witness",
@@ -139,6 +151,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         metavar="N",
         help="how many of the --witness keys must have cosigned the checkpoint (default 1)",
     )
+    parser.add_argument(
+        "--trusted-checkpoint",
+        metavar="NOTE",
+        help="a checkpoint of the public log you already hold (its signed note: GET /log/checkpoint "
+        "earlier, or a witness's): the file's must extend it, or the log forked",
+    )
+    parser.add_argument(
+        "--consistency",
+        metavar="FILE",
+        help="the log's consistency proof between the two checkpoints (GET /log/consistency?from=&to=)",
+    )
     args = parser.parse_args(argv)
     if args.witness and not 1 <= args.quorum <= len(args.witness):
         parser.error(f"--quorum is between 1 and the {len(args.witness)} witnesses given, not {args.quorum}")
@@ -154,10 +177,22 @@ def main(argv: Sequence[str] | None = None) -> int:
             reading = args.keys
             keys, keys_from = read_keys(args.keys)
             keys_of(keys)  # unreadable keys stop here, named as such
+        trusted = Trusted()
+        if args.trusted_checkpoint:
+            reading = args.trusted_checkpoint
+            trusted = Trusted(read_text(args.trusted_checkpoint))
+        if args.consistency:
+            reading = args.consistency
+            trusted = Trusted(trusted.note, read_json(args.consistency))
         reading = args.file
         if is_bundle(doc):
             bundle = verify_bundle(doc, receipts, keys)
-            grounds = [keys_ground(Keys(bundle_keys(doc, keys), keys_from)), witnesses_ground(doc, witnesses)]
+            signing = bundle_keys(doc, keys)
+            grounds = [
+                keys_ground(Keys(signing, keys_from)),
+                witnesses_ground(doc, witnesses),
+                consistency_ground(doc, trusted, signing),
+            ]
             print(bundle.render(grounds, args.require))
             checks = [*bundle.checks, *grounds]
             if any(check.outcome == "failed" for check in checks) or unmet(checks, args.require):
@@ -169,7 +204,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         if isinstance(doc, dict) and "log" in doc:
             # the game's heads in the signed checkpoint (services.fairness.transparency.verify)
             check_log(report, doc, parse_entries(doc), own)
-        grounds = export_grounds(report, doc, len(receipts), Keys(own, keys_from), witnesses)
+        grounds = [
+            *export_grounds(report, doc, len(receipts), Keys(own, keys_from), witnesses),
+            consistency_ground(doc, trusted, own),
+        ]
     except UnreadableExport as exc:
         print(f"tablestream verify: cannot read {reading}: {exc}", file=sys.stderr)
         return 2

@@ -11,6 +11,8 @@ sentence (``services.history.verify_report.Ground``):
 - ``chat``: the table's chat as the log fixed it beside each of those heads;
 - ``keys``: which keys the signatures were checked with, and where they came from: the file's own
   keys prove nothing about the service (whoever made the file chose them), keys fetched apart do;
+- ``consistency``: the log's checkpoint extends one the reader already holds (``--trusted-checkpoint``,
+  with the consistency proof the log serves between the two: ``--consistency``), or it is a fork;
 - ``witnesses``: cosignatures of the log's checkpoint by a quorum of the witnesses the reader trusts
   (``--witness VKEY``, ``--quorum N``): a witness cosigns only a checkpoint that extends the ones it
   kept, so a fork shown to one reader goes without them.
@@ -21,16 +23,19 @@ instead (docs/fairness.md, "Checking a game as an outsider").
 
 from __future__ import annotations
 
+import base64
+import binascii
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from services.fairness.signing import PublicKey
-from services.fairness.transparency.checkpoint import CheckpointError, WitnessKey, cosigners
+from services.fairness.transparency import merkle
+from services.fairness.transparency.checkpoint import CheckpointError, WitnessKey, cosigners, open_checkpoint
 from services.fairness.transparency.verify import CHAT_LOG, LOG
 from services.history.verify_report import RECEIPTS, Ground, Report
 
-REQUIRABLE = ("log", "receipts", "chat", "keys", "witnesses")
+REQUIRABLE = ("log", "receipts", "chat", "keys", "witnesses", "consistency")
 """The grounds ``tablestream verify --require`` can ask for."""
 
 
@@ -204,3 +209,82 @@ def _chat_ground(report: Report, doc: Any) -> Ground:
         f"The public log fixes the chat as it stood at each of the {_count(report, CHAT_LOG)} heads it "
         "proves.",
     )
+
+
+@dataclass(frozen=True)
+class Trusted:
+    """A checkpoint the reader already holds (its signed note, ``--trusted-checkpoint``) and the
+    consistency proof between it and the file's (``GET /log/consistency``'s answer, ``--consistency``)."""
+
+    note: str | None = None
+    proof: Any = None
+
+
+def consistency_ground(doc: Any, trusted: Trusted, keys: Sequence[PublicKey]) -> Ground:
+    """Whether the file's checkpoint extends the one the reader trusts (or the other way round): the
+    same root at the same size, or an RFC 9162 consistency proof between them. Two notes the log
+    signed that no proof joins are the proof of a fork, for anyone who holds them."""
+    if trusted.note is None:
+        return Ground(
+            "consistency",
+            "not checked",
+            "No checkpoint you already hold was given (--trusted-checkpoint NOTE): nothing shows this one "
+            "extends the ones you saw.",
+        )
+    section = doc.get("log") if isinstance(doc, Mapping) else None
+    note = section.get("checkpoint") if isinstance(section, Mapping) else None
+    if not isinstance(note, str):
+        return Ground("consistency", "not checked", "The file holds no checkpoint of the public log.")
+    try:
+        theirs, _ = open_checkpoint(trusted.note, keys)
+        ours, _ = open_checkpoint(note, keys)
+    except CheckpointError as error:
+        return Ground(
+            "consistency", "failed", f"A checkpoint is not one the log's keys signed: {error.message}"
+        )
+    if ours.size == theirs.size:
+        if ours.root == theirs.root:
+            return Ground(
+                "consistency", "passed", f"The file's checkpoint is the one you hold (size {ours.size})."
+            )
+        return Ground(
+            "consistency",
+            "failed",
+            f"The file's checkpoint and the one you hold are both of size {ours.size}, with different "
+            "roots: the log signed two trees, a fork (the two notes prove it to anyone).",
+        )
+    old, new = sorted((theirs, ours), key=lambda checkpoint: checkpoint.size)
+    proof = _consistency_proof(trusted.proof, old.size, new.size)
+    if proof is None:
+        return Ground(
+            "consistency",
+            "not checked",
+            f"The checkpoints are of sizes {theirs.size} (yours) and {ours.size} (the file's): give the "
+            f"proof between them, GET /log/consistency?from={old.size}&to={new.size}, with "
+            "--consistency FILE.",
+        )
+    if merkle.verify_consistency(old.size, new.size, proof, old.root, new.root):
+        return Ground(
+            "consistency",
+            "passed",
+            f"The checkpoint of size {new.size} extends the one of size {old.size}: the log only grew.",
+        )
+    return Ground(
+        "consistency",
+        "failed",
+        f"The consistency proof does not join the checkpoint of size {old.size} to the one of size "
+        f"{new.size}: unless the proof is damaged, the log forked.",
+    )
+
+
+def _consistency_proof(document: Any, old: int, new: int) -> list[bytes] | None:
+    """The proof's hashes when ``document`` is the log's answer for sizes ``old`` to ``new``."""
+    if not isinstance(document, Mapping) or (document.get("from"), document.get("to")) != (old, new):
+        return None
+    hashes = document.get("proof")
+    try:
+        return (
+            [base64.b64decode(item, validate=True) for item in hashes] if isinstance(hashes, list) else None
+        )
+    except (TypeError, ValueError, binascii.Error):
+        return None

@@ -365,7 +365,9 @@ def test_a_bundle_s_verdict_names_its_keys_and_witnesses_and_a_required_log_it_l
     assert f"NOT CHECKED  keys: The signing keys are the file's own (key ids: {RING.current.key_id})" in out
     assert "NOT CHECKED  witnesses:" in out
     assert out.splitlines()[-2] == "VERIFIED: round 2 was played as the rules and the committed seeds say."
-    assert out.splitlines()[-1] == "Not checked, so not covered by this verdict: keys, witnesses (see above)."
+    assert out.splitlines()[-1] == (
+        "Not checked, so not covered by this verdict: keys, witnesses, consistency (see above)."
+    )
     keys = tmp_path / "keys.json"
     keys.write_text(json.dumps(RING.public_document()))
     assert main([str(path), "--keys", str(keys), "--require", "log,receipts,keys"]) == 0

@@ -10,6 +10,7 @@ import random
 import threading
 from pathlib import Path
 
+import fakeredis
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
@@ -269,7 +270,7 @@ def test_an_export_re_keyed_by_an_outsider_names_the_keys_it_trusted_and_fails_w
     assert f"PASSED       keys: The signing keys are those of {published}" in out
 
 
-def test_an_honest_export_with_receipts_and_keys_apart_passes_every_ground_but_witnesses_which_it_names(
+def test_an_honest_export_with_receipts_and_keys_apart_passes_those_grounds_and_names_the_others(
     tmp_path, tlog, ring, capsys
 ) -> None:
     g = played(1)
@@ -283,7 +284,9 @@ def test_an_honest_export_with_receipts_and_keys_apart_passes_every_ground_but_w
     for ground in ("receipts", "log", "keys"):
         assert f"PASSED       {ground}:" in out
     assert "NOT CHECKED  witnesses: No witness keys were given (--witness VKEY)" in out
-    assert out.splitlines()[-1] == "Not checked, so not covered by this verdict: chat, witnesses (see above)."
+    assert out.splitlines()[-1] == (
+        "Not checked, so not covered by this verdict: chat, witnesses, consistency (see above)."
+    )
     code, out = verdict(tmp_path, export, capsys, *args, "--require", "log,witnesses")
     assert (
         code == 1
@@ -296,7 +299,9 @@ def test_require_takes_only_the_grounds_it_knows(tmp_path, capsys) -> None:
         verify_main([str(tmp_path / "any.json"), "--require", "log,trust"])
     assert refused.value.code == 2
     said = capsys.readouterr().err
-    assert "--require takes a comma-separated list of log, receipts, chat, keys, witnesses" in said
+    assert "--require takes a comma-separated list of log, receipts, chat, keys, witnesses, consistency" in (
+        said
+    )
     with pytest.raises(SystemExit) as refused:
         verify_main([str(tmp_path / "any.json"), "--witness", "alice+00000000+AAAA"])
     assert refused.value.code == 2 and "--witness" in capsys.readouterr().err
@@ -440,3 +445,77 @@ def test_keys_fetched_from_the_service_s_url_are_named_with_where_and_when_they_
     finally:
         server.shutdown()
         server.server_close()
+
+
+def consistency_file(tmp_path: Path, tlog: TransparencyLog, old: int, new: int) -> str:
+    """The log's answer to ``GET /log/consistency?from=old&to=new``, saved."""
+    proof = [base64.b64encode(h).decode() for h in tlog.consistency(old, new)]
+    path = tmp_path / "consistency.json"
+    path.write_text(json.dumps({"from": old, "to": new, "proof": proof}), encoding="utf-8")
+    return str(path)
+
+
+def saved(tmp_path: Path, note: str) -> str:
+    path = tmp_path / "trusted.note"
+    path.write_text(note, encoding="utf-8")
+    return str(path)
+
+
+def test_a_checkpoint_held_before_is_joined_to_the_file_s_by_the_log_s_consistency_proof(
+    tmp_path, tlog, ring, capsys
+) -> None:
+    earlier = played(3)
+    store_entries(tlog.redis, "g-earlier", earlier.entries)
+    note_loggable(tlog.redis, "g-earlier", earlier.entries[-1].version)
+    tlog.append_pending()
+    held = tlog.publish(ring, T0)  # a checkpoint a player saw before this game was logged
+    g = played(1)
+    export = build_export(g.entries, ring.public_document(), logged(tlog, ring, g, at=T0 + 20))
+    old, new = cp.parse_text(parse_note(held)[0]).size, export["log"]["size"]
+    trusted = ("--trusted-checkpoint", saved(tmp_path, held))
+    code, out = verdict(tmp_path, export, capsys, *trusted, "--require", "consistency")
+    assert code == 1 and f"GET /log/consistency?from={old}&to={new}, with --consistency FILE" in out
+    proof = ("--consistency", consistency_file(tmp_path, tlog, old, new))
+    code, out = verdict(tmp_path, export, capsys, *trusted, *proof, "--require", "consistency")
+    assert code == 0, out
+    assert f"PASSED       consistency: The checkpoint of size {new} extends the one of size {old}" in out
+    code, out = verdict(
+        tmp_path, export, capsys, "--trusted-checkpoint", saved(tmp_path, export["log"]["checkpoint"])
+    )
+    assert code == 0 and f"The file's checkpoint is the one you hold (size {new})" in out
+
+
+def test_two_checkpoints_the_log_signed_that_no_proof_joins_prove_a_fork(tmp_path, ring, capsys) -> None:
+    honest, forked = a_log_on_its_own(), a_log_on_its_own()
+    first, second = played(1), played(2)
+    for tlog, g in ((honest, first), (forked, second)):  # one log shown to one player, another to another
+        store_entries(tlog.redis, GAME_ID, g.entries)
+        note_loggable(tlog.redis, GAME_ID, g.entries[-1].version)
+        tlog.append_pending()
+    held = honest.publish(ring, T0 + 10)
+    export = build_export(second.entries, ring.public_document(), forked_proofs(forked, ring))
+    assert cp.parse_text(parse_note(held)[0]).size == export["log"]["size"]
+    code, out = verdict(tmp_path, export, capsys, "--trusted-checkpoint", saved(tmp_path, held))
+    assert code == 1
+    assert "with different roots: the log signed two trees, a fork (the two notes prove it to anyone)" in out
+    logged_more(forked, played(4))  # the forked log grows: its proof from the held size cannot join them
+    export = build_export(second.entries, ring.public_document(), forked_proofs(forked, ring))
+    old, new = cp.parse_text(parse_note(held)[0]).size, export["log"]["size"]
+    proof = ("--consistency", consistency_file(tmp_path, forked, old, new))
+    code, out = verdict(tmp_path, export, capsys, "--trusted-checkpoint", saved(tmp_path, held), *proof)
+    assert code == 1 and "unless the proof is damaged, the log forked" in out
+
+
+def a_log_on_its_own() -> TransparencyLog:
+    return TransparencyLog(SyncEventStore(fakeredis.FakeRedis(server=fakeredis.FakeServer())))
+
+
+def forked_proofs(tlog: TransparencyLog, ring: KeyRing) -> dict:
+    tlog.publish(ring, T0 + 20)
+    return tlog.proofs_for_game(GAME_ID)
+
+
+def logged_more(tlog: TransparencyLog, g: RecordedGame) -> None:
+    store_entries(tlog.redis, "g-more", g.entries)
+    note_loggable(tlog.redis, "g-more", g.entries[-1].version)
+    tlog.append_pending()
