@@ -460,7 +460,7 @@ def _run_loops(
     started.append(paced)
     transparency = TransparencyLoop(
         SyncEventStore(clients.store, clients.index, acks, archive),
-        settings.signing_key_name,
+        settings.key_name,
         settings.log_append_seconds,
         settings.log_checkpoint_seconds,
         kept_in=settings.log_published_directory,

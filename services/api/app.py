@@ -124,7 +124,7 @@ def create_app(
         tokens = TokenStore(aclient)
         cache = StateCache()  # one fold per game for both sides of this process
         hub = LiveHub(aclient, settings.live_queue_size)
-        signer = ReceiptSigner(store, settings.signing_key_name)
+        signer = ReceiptSigner(store, settings.key_name)
         lobby = app.state.lobby = LobbyHub.of(clients)
         loop = asyncio.get_running_loop()
 

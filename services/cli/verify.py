@@ -190,7 +190,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             signing = bundle_keys(doc, keys)
             grounds = [
                 keys_ground(Keys(signing, keys_from)),
-                witnesses_ground(doc, witnesses),
+                witnesses_ground(doc, witnesses, signing),
                 consistency_ground(doc, trusted, signing),
             ]
             print(bundle.render(grounds, args.require))

@@ -81,10 +81,21 @@ class Witnesses:
     quorum: int = 1
 
 
-def witnesses_ground(doc: Any, witnesses: Witnesses) -> Ground:
+COSIGNED_WITHIN_SECONDS = 3600
+"""How long after its signing key's period closed a witness may still cosign a checkpoint it signed
+(a witness polls every few seconds or minutes; the checkpoint was signed inside the period)."""
+
+
+def witnesses_ground(doc: Any, witnesses: Witnesses, keys: Sequence[PublicKey] = ()) -> Ground:
     """Whether a quorum of the trusted witnesses cosigned the checkpoint of ``doc``'s log section: a
     witness cosigns a checkpoint only when it extends the last one it kept, so a quorum's cosignature
-    shows that this checkpoint is the one everyone else is shown, not a fork made for one reader."""
+    shows that this checkpoint is the one everyone else is shown, not a fork made for one reader.
+
+    A cosignature counts only when the witness's own time of cosigning falls in the period of the
+    key that signed the checkpoint (``keys``; within ``COSIGNED_WITHIN_SECONDS`` after it closed): a
+    retired key that leaked signs a checkpoint with any timestamp line it likes, but no witness
+    cosigns it inside that key's period, which is over. So the period of a key rests on the
+    witnesses' clocks, not on the timestamp line alone."""
     if not witnesses.keys:
         return Ground(
             "witnesses",
@@ -97,13 +108,24 @@ def witnesses_ground(doc: Any, witnesses: Witnesses) -> Ground:
     if not isinstance(note, str):
         return Ground("witnesses", "not checked", "The file holds no checkpoint of the public log to cosign.")
     try:
-        signed = cosigners(note, witnesses.keys)
+        cosigned = cosigners(note, witnesses.keys)
     except CheckpointError as error:
         return Ground("witnesses", "failed", f"The log's checkpoint cannot be read: {error.message}")
+    try:
+        signer: PublicKey | None = open_checkpoint(note, keys)[1]
+    except CheckpointError:
+        signer = None  # the log's ground says why; the cosignatures are counted as they are
+    signed = [key for key, at in cosigned if signer is None or _in_period(signer, at)]
+    late = len(cosigned) - len(signed)
     names = ", ".join(key.name for key in signed) or "none"
     counted = (
         f"{len(signed)} of the {len(witnesses.keys)} witnesses given (quorum {witnesses.quorum}: {names})"
     )
+    if late:
+        counted += (
+            f"; {late} more cosigned it outside the period of the key that signed it, {signer_id(signer)}: a "
+            "key used after its rotation"
+        )
     if len(signed) >= witnesses.quorum:
         return Ground("witnesses", "passed", f"The log's checkpoint is cosigned by {counted}.")
     return Ground(
@@ -113,6 +135,14 @@ def witnesses_ground(doc: Any, witnesses: Witnesses) -> Ground:
         "polls the log: export again later. A checkpoint your witnesses never cosign may be a fork shown "
         "only to you.",
     )
+
+
+def _in_period(key: PublicKey, at: int) -> bool:
+    return key.not_before <= at and (key.not_after is None or at < key.not_after + COSIGNED_WITHIN_SECONDS)
+
+
+def signer_id(key: PublicKey | None) -> str:
+    return key.key_id if key is not None else "unknown"
 
 
 def _found(report: Report, check: str, name: str) -> Ground | None:
@@ -181,7 +211,12 @@ def export_grounds(
                 "proof to the checkpoint the service signed.",
             )
         )
-    return [*grounds, _chat_ground(report, doc), keys_ground(keys), witnesses_ground(doc, witnesses)]
+    return [
+        *grounds,
+        _chat_ground(report, doc),
+        keys_ground(keys),
+        witnesses_ground(doc, witnesses, keys.keys),
+    ]
 
 
 def _chat_ground(report: Report, doc: Any) -> Ground:

@@ -4,6 +4,7 @@ and then (a rotation by ``tablestream keys rotate`` reaches every process within
 
 from __future__ import annotations
 
+import secrets
 import time
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -31,11 +32,18 @@ def load_keys() -> Operation[KeyRing | None]:
     return None if raw is None else KeyRing.from_secret(raw)
 
 
-def ensure_keys(now: int, name: str = DEFAULT_KEY_NAME) -> Operation[KeyRing]:
-    """The stored ring; created (one new key valid from ``now``) when there is none."""
+def unique_name() -> str:
+    """A key name no other deployment carries, for a ring made without a configured or derived one
+    (``Settings.key_name``): the log's origin must tell deployments apart (C2SP tlog-checkpoint)."""
+    return f"{DEFAULT_KEY_NAME}/{secrets.token_hex(8)}"
+
+
+def ensure_keys(now: int, name: str = "") -> Operation[KeyRing]:
+    """The stored ring; created (one new key valid from ``now``, named ``name``, else a unique name)
+    when there is none. A ring keeps its name: a name given later names only keys rotated in."""
     raw = yield from load_secret()
     if raw is None:
-        raw = yield from create_secret(KeyRing.generate(now, name).to_secret())
+        raw = yield from create_secret(KeyRing.generate(now, name or unique_name()).to_secret())
     return KeyRing.from_secret(raw)
 
 
@@ -47,7 +55,7 @@ def rotate_keys(
     ``RotationRaced`` when another rotation won."""
     raw = yield from load_secret()
     if raw is None:
-        raw = yield from create_secret(KeyRing.generate(now, name or DEFAULT_KEY_NAME).to_secret())
+        raw = yield from create_secret(KeyRing.generate(now, name or unique_name()).to_secret())
     rotated = KeyRing.from_secret(raw).rotate(now, max(overlap, MIN_OVERLAP_SECONDS), name)
     if not (yield from swap_secret(raw, rotated.to_secret())):
         raise RotationRaced("another rotation replaced the signing keys first; run it again")
@@ -60,7 +68,7 @@ class ReceiptSigner:
     def __init__(
         self,
         store: EventStore,
-        name: str = DEFAULT_KEY_NAME,
+        name: str = "",
         clock: Callable[[], float] = time.time,
         reload_seconds: float = RELOAD_SECONDS,
     ) -> None:

@@ -146,7 +146,7 @@ class Settings:
     hsts_seconds: int = 15_552_000  # Strict-Transport-Security max-age when served over https (0: none)
 
     # -- signed receipts (services.fairness.signing; keys in Redis: services.store.signing_keys) -------------
-    signing_key_name: str = "tablestream"  # the keys' signed-note name (a schema-less URL is best)
+    signing_key_name: str = ""  # the keys' signed-note name, the log's origin; empty: derived (key_name)
 
     # -- the public log of game heads (services.fairness.transparency; docs/fairness.md "Transparency log")
     log_append_seconds: float = 1.0  # how often the worker pool appends the queued heads
@@ -170,6 +170,15 @@ class Settings:
     @property
     def trusted_networks(self) -> tuple[IPNetwork, ...]:
         return trusted_networks(self.trusted_proxies)
+
+    @property
+    def key_name(self) -> str:
+        """The name a new key ring's keys carry, the public log's origin: ``signing_key_name``, else
+        the public origin's host (``tables.example``: a schema-less URL, as C2SP asks), else empty
+        (a ring made then takes a unique name: ``services.fairness.receipts.unique_name``)."""
+        if self.signing_key_name:
+            return self.signing_key_name
+        return urlsplit(self.public_origin).netloc.lower() if self.public_origin else ""
 
     @property
     def log_published_directory(self) -> Path:
@@ -389,7 +398,7 @@ def _text_reason(name: str, value: Any) -> str | None:
     try:
         if name == "public_origin" and value and not value.lower().startswith(("http://", "https://")):
             return "must be an http(s) origin such as https://tables.example."
-        if name == "signing_key_name":
+        if name == "signing_key_name" and value:
             check_key_name(value)
         elif name == "trusted_proxies":
             trusted_networks(value)

@@ -234,10 +234,11 @@ def text_digest(text: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-def cosigners(note: str, witnesses: Iterable[WitnessKey]) -> list[WitnessKey]:
+def cosigners(note: str, witnesses: Iterable[WitnessKey]) -> list[tuple[WitnessKey, int]]:
     """The witnesses of ``witnesses`` whose cosignature of ``note``'s checkpoint is among its signature
-    lines and verifies; lines that are not cosignatures (the log's own signature) are passed over.
-    ``CheckpointError`` when ``note`` is not a signed note."""
+    lines and verifies, each with the time it cosigned (its own clock, not the log's); lines that are
+    not cosignatures (the log's own signature) are passed over. ``CheckpointError`` when ``note`` is
+    not a signed note."""
     try:
         text, _ = parse_note(note)
     except NoteError as error:
@@ -250,4 +251,9 @@ def cosigners(note: str, witnesses: Iterable[WitnessKey]) -> list[WitnessKey]:
             found.append(parse_cosignature(line))
         except CheckpointError:
             continue  # a signature of another type
-    return [key for key in witnesses if any(verify_cosignature(text, c, key) for c in found)]
+    signed = []
+    for key in witnesses:
+        match = next((c for c in found if verify_cosignature(text, c, key)), None)
+        if match is not None:
+            signed.append((key, match.timestamp))
+    return signed

@@ -2,16 +2,18 @@
 the log appender, read for proofs (keys: ``services.store.keys.TLOG``, one Redis Cluster slot).
 
 Off the command path: a projection that sees something worth logging (a table created, a round's
-seed revealed, the game over) only records the game in ``pending`` (``note_loggable``, ZADD GT of the
-version it saw). The appender (``TransparencyLog.append_pending``, run by the worker pool's
+seed revealed, the game over) only records the game in ``pending`` (``note_loggable``, ZADD GT of
+the version it saw). The appender (``TransparencyLog.append_pending``, run by the worker pool's
 transparency thread, ``workers.transparency``) takes a batch of those games, reads each stream after
-the version it last scanned, picks the heads to log (``services.fairness.transparency.leaves``), computes the
-new leaf and subtree hashes in Python (Lua has no SHA-256) and hands them to one script
-(``lua/tlog_append.lua``) which appends them only if the tree still has the size they were computed
-against. A leaf's identity is its content (``leafset``) and a game has one head per version
-(``heads``): a candidate already in either is dropped before the batch is built, and the size check
-makes the whole batch land at most once. An appender killed at any point leaves either nothing or
-the whole batch; the games stay pending until a script has recorded them as scanned.
+the version it last scanned, picks the heads to log (``services.fairness.transparency.leaves``) and
+the chat as it stood at each (``leaves.chat_head_at``: the chat's leaves at the game's earlier heads
+too, the first time), computes the new leaf and subtree hashes in Python (Lua has no SHA-256) and
+hands them to one script (``lua/tlog_append.lua``) which appends them only if the tree still has the
+size they were computed against. A leaf's identity is its content (``leafset``) and a game has one
+head per version (``heads``): a candidate already in either is dropped before the batch is built,
+and the size check makes the whole batch land at most once. An appender killed at any point leaves
+either nothing or the whole batch; the games stay pending until a script has recorded them as
+scanned.
 """
 
 from __future__ import annotations

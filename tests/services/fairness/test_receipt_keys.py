@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import fakeredis
 import pytest
 import redis
 
@@ -10,6 +11,7 @@ from services.cli import main
 from services.fairness import receipts
 from services.fairness.receipts import ReceiptSigner
 from services.fairness.signing import KeyRing, ReceiptCheck, sign_receipt, verify_receipt
+from services.operating.config import Settings
 from services.store import signing_keys
 from services.store.embedded import EmbeddedRedis
 from services.store.event_store import EventStore, SyncEventStore
@@ -133,3 +135,25 @@ async def test_a_process_signs_with_the_rotated_key_once_it_reloads_the_ring(rea
     assert late["key_id"] == rotated.current.key_id
     for signed in (first, late):
         assert verify_receipt(signed, rotated.public_keys()) is ReceiptCheck.OK
+
+
+def test_a_ring_made_without_a_name_takes_a_unique_one_so_two_deployments_logs_never_share_an_origin() -> (
+    None
+):
+    names = set()
+    for _ in range(2):  # two deployments, each on a Redis of its own
+        store = SyncEventStore(fakeredis.FakeRedis(server=fakeredis.FakeServer()))
+        ring = store.run(receipts.ensure_keys(T0))
+        assert store.run(receipts.ensure_keys(T0 + 10)).current.public.name == ring.current.public.name
+        names.add(ring.current.public.name)
+    assert len(names) == 2 and all(name.startswith("tablestream/") for name in names)
+
+
+def test_the_key_name_is_the_setting_else_the_public_origin_s_host_else_left_to_the_ring() -> None:
+    assert Settings(signing_key_name="keys.example/log", public_origin="https://x.example").key_name == (
+        "keys.example/log"
+    )
+    assert Settings(public_origin="https://Tables.Example:8443").key_name == "tables.example:8443"
+    assert Settings().key_name == ""
+    with pytest.raises(ValueError, match="TABLESTREAM_SIGNING_KEY_NAME"):
+        Settings(signing_key_name="two words")

@@ -313,11 +313,12 @@ def witness(name: str) -> tuple[Ed25519PrivateKey, str]:
     return private, cp.witness_key(name, raw_public(private.public_key())).vkey
 
 
-def cosigned(export: dict, name: str, private: Ed25519PrivateKey) -> dict:
-    """``export`` with witness ``name``'s cosignature of its checkpoint, as the service adds it."""
+def cosigned(export: dict, name: str, private: Ed25519PrivateKey, at: int = T0 + 30) -> dict:
+    """``export`` with witness ``name``'s cosignature (made at ``at``) of its checkpoint, as the
+    service adds it."""
     note = export["log"]["checkpoint"]
     text, _ = parse_note(note)
-    line = cp.cosign(text, name, private, T0 + 30)
+    line = cp.cosign(text, name, private, at)
     return {**export, "log": {**export["log"], "checkpoint": f"{note}{line}\n"}}
 
 
@@ -519,3 +520,22 @@ def logged_more(tlog: TransparencyLog, g: RecordedGame) -> None:
     store_entries(tlog.redis, "g-more", g.entries)
     note_loggable(tlog.redis, "g-more", g.entries[-1].version)
     tlog.append_pending()
+
+
+def test_a_cosignature_made_after_the_signing_key_retired_does_not_count_whatever_the_checkpoint_says(
+    tmp_path, tlog, ring, capsys
+) -> None:
+    """A retired key that leaked signs a checkpoint with a timestamp line inside its old period; the
+    witness cosigns it by its own clock, long after that period: the period rests on that clock."""
+    g = played(1)
+    rotated = ring.rotate(T0 + 100, overlap=10)  # the first key's period ends at T0 + 110
+    backdated = logged(tlog, KeyRing((rotated.keys[0],)), g, at=T0 + 50)
+    alice, vkey = witness("alice.example")
+    export = build_export(g.entries, rotated.public_document(), backdated)
+    late = cosigned(export, "alice.example", alice, at=T0 + 100_000)
+    code, out = verdict(tmp_path, late, capsys, "--witness", vkey)
+    assert code == PENDING_EXIT
+    assert "cosigned by only 0 of the 1 witnesses given" in out
+    assert f"1 more cosigned it outside the period of the key that signed it, {rotated.keys[0].key_id}" in out
+    in_time = cosigned(export, "alice.example", alice, at=T0 + 60)
+    assert verdict(tmp_path, in_time, capsys, "--witness", vkey, "--require", "witnesses")[0] == 0
