@@ -143,6 +143,20 @@ class GameLogProofs(msgspec.Struct):
     ) = UNSET
 
 
+class WitnessEntry(msgspec.Struct):
+    name: str
+    vkey: Annotated[
+        str, Meta(description="Its C2SP tlog-cosignature key: <name>+<key ID>+base64(0x04 || key)")
+    ]
+
+
+class WitnessList(msgspec.Struct):
+    """``GET /log/witnesses``: the witnesses this log is configured with (``log_witnesses``), whose
+    cosignatures its checkpoints carry."""
+
+    witnesses: list[WitnessEntry]
+
+
 class ConsistencyProof(msgspec.Struct, rename={"from_": "from"}):
     """``GET /log/consistency``: an RFC 9162 consistency proof from tree size 'from' to 'to'."""
 

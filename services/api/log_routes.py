@@ -4,7 +4,8 @@
 cosignatures of the configured witnesses); ``GET /log/consistency?from=&to=``: an RFC 9162
 consistency proof; ``GET /games/{game_id}/log``: the game's leaves with their inclusion proofs
 against the latest checkpoint (or the one published at ``size``); ``GET /log/cosignatures``: those
-received for a checkpoint; ``POST /log/cosignatures``: a witness sends one. Public: the log holds
+received for a checkpoint; ``POST /log/cosignatures``: a witness sends one; ``GET /log/witnesses``:
+the witnesses the log is configured with. Public: the log holds
 only chain hashes (each salted: docs/fairness.md "Hiding"), nothing the rules hide.
 """
 
@@ -24,6 +25,7 @@ from services.api.answers_people import (
     CosignatureAdded,
     Cosignatures,
     GameLogProofs,
+    WitnessList,
 )
 from services.api.context import app_context
 from services.api.contract import Answer, Operation, errors
@@ -133,6 +135,11 @@ async def get_game_log(request: Request) -> JSONResponse:
     return JSONResponse(tlog.with_next_checkpoint(proofs, due))
 
 
+async def get_witnesses(request: Request) -> JSONResponse:
+    keys = app_context(request).settings.witness_keys
+    return JSONResponse({"witnesses": [{"name": key.name, "vkey": key.vkey} for key in keys]})
+
+
 async def get_cosignatures(request: Request) -> JSONResponse:
     note = await _note(request, _size_param(request, "size"))
     docs = await app_context(request).store.run(tlog.cosignatures_op(note))
@@ -203,6 +210,16 @@ operations = [
         summary="An RFC 9162 consistency proof between two tree sizes",
         query=GetConsistencyQuery,
         errors=errors(422, s422="log_size_invalid: not from <= to <= the log's size"),
+    ),
+    Operation(
+        "GET",
+        "/log/witnesses",
+        get_witnesses,
+        answers={200: Answer("{witnesses: [{name, vkey}]}", WitnessList)},
+        summary=(
+            "The witnesses this log is configured with, whose cosignatures its checkpoints carry (a "
+            "verifier may take them as its own: tablestream verify --witnesses URL)"
+        ),
     ),
     Operation(
         "GET",

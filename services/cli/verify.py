@@ -17,6 +17,7 @@ docs/fairness.md, "Checking a game as an outsider")."""
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from collections.abc import Sequence
 from datetime import UTC, datetime
@@ -77,6 +78,29 @@ def read_keys(source: str, timeout: float = 10.0) -> tuple[Any, str]:
         raise UnreadableExport(f"the keys could not be fetched: {error}") from None
     when = datetime.now(UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
     return document, f"{source}, fetched at {when}"
+
+
+def read_witnesses(source: str) -> list[WitnessKey]:
+    """The witnesses ``--witnesses`` names: ``GET /log/witnesses``'s answer, or vkeys one a line (a
+    file's path, or a URL fetched now); ``UnreadableExport`` when they cannot be read."""
+    if source.startswith(("https://", "http://")):
+        try:
+            answer = httpx.get(source, timeout=10.0, follow_redirects=False)
+            answer.raise_for_status()
+            text = answer.text
+        except httpx.HTTPError as error:
+            raise UnreadableExport(f"the witnesses could not be fetched: {error}") from None
+    else:
+        text = read_text(source)
+    try:
+        listed = json.loads(text)
+        vkeys = [entry["vkey"] for entry in listed["witnesses"]]
+    except (ValueError, TypeError, KeyError):
+        vkeys = [line.strip() for line in text.splitlines() if line.strip() and not line.startswith("#")]
+    try:
+        return [parse_witness_vkey(vkey) for vkey in vkeys]
+    except (CheckpointError, AttributeError) as error:
+        raise UnreadableExport(f"a witness key cannot be read: {getattr(error, 'message', error)}") from None
 
 
 def read_text(path: str) -> str:
@@ -145,6 +169,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         "checkpoint must be cosigned by --quorum of them",
     )
     parser.add_argument(
+        "--witnesses",
+        metavar="FILE|URL",
+        help="more witnesses you trust: a list of vkeys (one a line), or GET /log/witnesses's answer, "
+        "from a file or fetched from its URL (the service's own list: trust it as you trust the service)",
+    )
+    parser.add_argument(
         "--quorum",
         type=int,
         default=1,
@@ -163,11 +193,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="the log's consistency proof between the two checkpoints (GET /log/consistency?from=&to=)",
     )
     args = parser.parse_args(argv)
-    if args.witness and not 1 <= args.quorum <= len(args.witness):
-        parser.error(f"--quorum is between 1 and the {len(args.witness)} witnesses given, not {args.quorum}")
-    witnesses = Witnesses(args.witness, args.quorum)
     reading = args.file
     try:
+        trusted_witnesses = list(args.witness)
+        if args.witnesses:
+            reading = args.witnesses
+            trusted_witnesses += read_witnesses(args.witnesses)
+        if trusted_witnesses and not 1 <= args.quorum <= len(trusted_witnesses):
+            parser.error(
+                f"--quorum is between 1 and the {len(trusted_witnesses)} witnesses given, not {args.quorum}"
+            )
+        witnesses = Witnesses(trusted_witnesses, args.quorum)
         doc = read_json(args.file)
         receipts: list[Any] = [{"version": v, "hash": h} for v, h in args.receipt]
         for reading in args.receipts:

@@ -19,6 +19,7 @@ from services.fairness.signing import raw_public
 from services.fairness.transparency import checkpoint as cp
 from services.fairness.transparency import leaves, merkle
 from services.fairness.transparency.log import TransparencyLog, note_loggable
+from services.history.export import build_export
 from tests.services.fairness.transparency.support import (
     T0,
     WITNESS,
@@ -256,3 +257,34 @@ def test_a_tree_size_past_the_documented_maximum_is_422_with_the_range_in_words(
         answer = client.get(path)
         assert answer.status_code == 422 and answer.json()["error"]["code"] == "log_size_invalid"
         assert f"0 to {2**63 - 1}" in answer.json()["error"]["message"]
+
+
+def test_the_served_witness_list_is_what_tablestream_verify_counts_a_quorum_of(
+    served, tmp_path, capsys
+) -> None:
+    client, tlog = served
+    game_id = logged(tlog, 1)
+    note = publish(tlog, T0)
+    text = note.split("\n\n")[0] + "\n"
+    line = cp.cosign(text, WITNESS_KEY.name, WITNESS, T0 + 3)
+    assert client.post("/log/cosignatures", json={"checkpoint": note, "cosignature": line}).status_code == 201
+    listed = client.get("/log/witnesses")
+    assert listed.status_code == 200
+    assert listed.json() == {"witnesses": [{"name": WITNESS_KEY.name, "vkey": WITNESS_KEY.vkey}]}
+    witnesses = tmp_path / "witnesses.json"
+    witnesses.write_text(listed.text)
+    entries = tlog.store.read(game_id)
+    export = build_export(
+        entries, tlog.store.run(ensure_keys(T0)).public_document(), tlog.proofs_for_game(game_id)
+    )
+    path = tmp_path / "export.json"
+    path.write_text(json.dumps(export))
+    assert verify_main([str(path), "--witnesses", str(witnesses), "--require", "witnesses"]) == 0
+    assert "PASSED       witnesses: The log's checkpoint is cosigned by 1 of the 1 witnesses given" in (
+        capsys.readouterr().out
+    )
+    vkeys = tmp_path / "witnesses.txt"
+    other = cp.witness_key("other.example", raw_public(Ed25519PrivateKey.generate().public_key()))
+    vkeys.write_text(f"# the witnesses I trust\n{WITNESS_KEY.vkey}\n{other.vkey}\n")
+    assert verify_main([str(path), "--witnesses", str(vkeys), "--quorum", "2"]) == PENDING_EXIT
+    assert "cosigned by only 1 of the 2 witnesses given" in capsys.readouterr().out
