@@ -5,6 +5,7 @@ and one handed the genuine export before the log holds its final head is told wh
 
 from __future__ import annotations
 
+import base64
 import json
 from pathlib import Path
 
@@ -77,7 +78,8 @@ def test_a_dispute_on_round_two_from_the_end_screen_gets_a_verdict_and_a_forked_
     assert "Round 2" in page.inner_text("[data-testid=dispute-summary]")
     page.wait_for_selector("[data-testid=dispute-browser-chain][data-result=passed]", timeout=ms(60))
     assert page.get_attribute("[data-testid=dispute-browser-seeds]", "data-result") == "passed"
-    assert page.get_attribute("[data-testid=dispute-browser-log]", "data-result") == "included"
+    # the bundle's history is cut at round 2's end: the start of the one published, not all of it
+    assert page.get_attribute("[data-testid=dispute-browser-log]", "data-result") == "prefix"
     assert page.locator("[data-testid=dispute-browser-receipts] .mark.ok").count() == 1
     assert "Brook took the row" in page.inner_text("[data-testid=dispute-text-shown]")
     expect(page.locator("[data-testid=dispute-page]")).to_contain_text("Opened by Ada")  # a name, not a seat
@@ -138,6 +140,37 @@ def test_a_dispute_on_round_two_from_the_end_screen_gets_a_verdict_and_a_forked_
     assert said.startswith("The public log has not yet published this head; export again after "), said
     assert "not verified" in said
     assert other.get_attribute("[data-testid=file-check-log]", "data-result") == "pending"
+    other.unroute(f"**/games/{game_id}/log")
+
+    # The dispute's bundle, handed over: its history is the published one up to round 2's end (said
+    # so, not "the history the service published"), and its receipts are checked with the published
+    # keys against that history.
+    bundle = tmp_path / "bundle.json"
+    path = f"/games/{game_id}/disputes/{dispute_id}/bundle"  # the disputing player's, with her cookie
+    bundle.write_text(page.evaluate(f"fetch('{path}').then(r => r.text())"))
+    other.set_input_files("[data-testid=file-check-input]", str(bundle))
+    other.wait_for_selector("[data-testid=file-check-summary][data-ok=true]", timeout=ms(60))
+    assert other.get_attribute("[data-testid=file-check-log]", "data-result") == "prefix"
+    said = other.inner_text("[data-testid=file-check-summary]")
+    assert said.startswith("This file is the start of the history the service published"), said
+    assert other.get_attribute("[data-testid=file-check-receipts]", "data-result") == "passed"
+    other.locator("[data-testid=file-check]").screenshot(path=screenshots / "audit-bundle-check.png")
+
+    # A log whose inclusion proof does not lead to its own signed checkpoint is named as such: a
+    # failure, not a round still pending.
+    def broken_proof(route) -> None:
+        proofs = route.fetch().json()
+        for leaf in proofs["leaves"]:
+            leaf["proof"] = [base64.b64encode(bytes(32)).decode() for _ in leaf["proof"]] or [
+                base64.b64encode(bytes(32)).decode()
+            ]
+        route.fulfill(json=proofs)
+
+    other.route(f"**/games/{game_id}/log", broken_proof)
+    other.set_input_files("[data-testid=file-check-input]", str(genuine))
+    other.wait_for_selector("[data-testid=file-check-summary][data-ok=false]", timeout=ms(60))
+    assert other.get_attribute("[data-testid=file-check-log]", "data-result") == "bad_proof"
+    assert "the log contradicts itself" in other.inner_text("[data-testid=file-check-log]")
     other.unroute(f"**/games/{game_id}/log")
     other.context.close()
     page.context.close()

@@ -113,7 +113,7 @@ function disputesPanel(id, listed, form) {
     form);
 }
 
-const LOG_OK = { included: true, fork: false, unsigned: false };
+const LOG_OK = { included: true, prefix: true, fork: false, unsigned: false, bad_proof: false };
 
 /** "Check a file": an export or a dispute bundle someone handed you, checked here against the
  * public log (and its chain, seeds and your kept receipts). Made once; it redraws itself. */
@@ -147,19 +147,29 @@ function fileCheck(id) {
     } catch {
       log = "unchecked";
     }
-    const bad = !chain || !seeds || LOG_OK[log] === false;
+    // a bundle's receipts, against the published keys (not the bundle's own) and its history
+    const receipts = exportDoc !== doc && Array.isArray(doc.receipts) && doc.receipts.length && found.keys
+      ? await checkAgainstExport(doc.receipts, { ...exportDoc, keys: { keys: found.keys } })
+      : null;
+    const present = receipts ? receipts.results.filter((r) => r.verdict === "present").length : 0;
+    const rewritten = receipts ? receipts.results.some((r) => r.verdict === "rewritten") : false;
+    const bad = !chain || !seeds || LOG_OK[log] === false || rewritten;
     // a head the log has not published yet: not a failure, not verified either; when to ask again
     const waiting = !bad && log === "pending";
     const due = found.nextCheckpoint
       ? new Intl.DateTimeFormat(lang(), { dateStyle: "medium", timeStyle: "medium" }).format(new Date(found.nextCheckpoint * 1000))
       : null;
+    const summary = waiting ? (due ? t("audit.file.pending", { time: due }) : t("dispute.browserLog.pending"))
+      : bad ? t("audit.file.bad") : log === "prefix" ? t("audit.file.prefix", { version: found.logged }) : t("audit.file.ok");
     mount(result,
       h("p", { class: "summary" + (bad ? " bad" : waiting ? "" : " ok"), "data-testid": "file-check-summary",
-        "data-ok": bad ? "false" : waiting ? "pending" : "true",
-        text: waiting ? (due ? t("audit.file.pending", { time: due }) : t("dispute.browserLog.pending")) : t(bad ? "audit.file.bad" : "audit.file.ok") }),
+        "data-ok": bad ? "false" : waiting ? "pending" : "true", text: summary }),
       line(t("dispute.browserChain"), chain, "file-check-chain", chain ? "passed" : "failed"),
       line(t("dispute.browserSeeds"), seeds, "file-check-seeds", seeds ? "passed" : "failed"),
-      line(t(`dispute.browserLog.${log}`), LOG_OK[log] ?? null, "file-check-log", log));
+      line(t(`dispute.browserLog.${log}`), LOG_OK[log] ?? null, "file-check-log", log),
+      receipts ? line(rewritten ? t("audit.file.receiptsRewritten") : t("audit.file.receipts", { ok: present, n: receipts.results.length }),
+        rewritten ? false : present === receipts.results.length ? true : null, "file-check-receipts",
+        rewritten ? "failed" : present === receipts.results.length ? "passed" : "unproven") : null);
   };
   return h("section", { class: "panel", "data-testid": "file-check" },
     h("h2", { text: t("audit.file.title") }),

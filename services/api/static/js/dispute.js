@@ -133,7 +133,7 @@ export async function render(main, path) {
       h("h3", { text: t("dispute.browser") }),
       line(t("dispute.browserChain"), local.chain, { "data-testid": "dispute-browser-chain", "data-result": local.chain ? "passed" : "failed" }),
       line(t("dispute.browserSeeds"), local.seeds, { "data-testid": "dispute-browser-seeds", "data-result": local.seeds ? "passed" : "failed" }),
-      line(t(`dispute.browserLog.${local.log}`), local.log === "included" ? true : ["fork", "unsigned"].includes(local.log) ? false : null,
+      line(t(`dispute.browserLog.${local.log}`), ["included", "prefix"].includes(local.log) ? true : ["fork", "unsigned", "bad_proof"].includes(local.log) ? false : null,
         { "data-testid": "dispute-browser-log", "data-result": local.log }),
       r ? line(t("dispute.browserReceipts", { n: r.n }), r.bad ? false : r.canVerify ? true : null, { "data-testid": "dispute-browser-receipts" })
         : h("p", { class: "muted", text: t("dispute.browserNoReceipts") }),

@@ -125,29 +125,42 @@ export async function openCheckpoint(note, keys) {
   return null;
 }
 
-/** The export's head against the public log as the service publishes it now (``GET /games/{id}/log``,
- * the keys from ``/.well-known/tablestream-keys``): "included", "fork" (the log holds another head
- * at that version, or a later one and not this), "pending" (appended after the latest checkpoint, or
- * newer than every leaf of the game: the appender has not reached it yet), "unsigned" (no
- * checkpoint that verifies), or "unchecked" (no log yet, or no Ed25519 in this browser). ``found``
- * gets ``nextCheckpoint``: the unix time the log's next checkpoint is due (docs/fairness.md, "Proofs
- * in exports and dispute bundles"). */
+/** The export against the public log as the service publishes it now (``GET /games/{id}/log``, the
+ * keys from ``/.well-known/tablestream-keys``): "included" (its head is in the log), "prefix" (its
+ * head is, and the log holds the game further: the start of the published history, a round's cut),
+ * "fork" (the log holds another head at a version the file holds, or a later one and not its head:
+ * a second history of the game), "bad_proof" (the log's inclusion proof for the head does not lead
+ * to its signed checkpoint), "pending" (appended after the latest checkpoint, or newer than every
+ * leaf of the game: the appender has not reached it yet), "unsigned" (no checkpoint that verifies),
+ * or "unchecked" (no log yet, or no Ed25519 in this browser). ``found`` gets ``nextCheckpoint`` (the
+ * unix time the log's next checkpoint is due), ``logged`` (the newest version the log holds of the
+ * game) and ``keys`` (the published keys) (docs/fairness.md, "Proofs in exports and dispute
+ * bundles"). */
 export async function headInLog(exportDoc, fetchJson, found = {}) {
   const [proofs, keys] = await Promise.all([
     fetchJson(`/games/${encodeURIComponent(exportDoc.game_id)}/log`),
     fetchJson("/.well-known/tablestream-keys"),
   ]);
   found.nextCheckpoint = proofs.next_checkpoint;
+  found.keys = keys.keys || [];
   if (!proofs.checkpoint) return "unchecked";
-  const checkpoint = await openCheckpoint(proofs.checkpoint, keys.keys || []);
+  const checkpoint = await openCheckpoint(proofs.checkpoint, found.keys);
   if (!checkpoint) return "unsigned";
+  const leaves = proofs.leaves || [];
+  const held = new Map(exportDoc.entries.map((e) => [e.version, e.hash]));
+  // every head the log holds of this game, at a version the file holds too, must be the file's
+  for (const leaf of leaves) {
+    const hash = held.get(leaf.version);
+    if (hash !== undefined && !equal(fromBase64(leaf.leaf), leafBytes(exportDoc.game_id, leaf.version, hash))) return "fork";
+  }
   const head = exportDoc.head;
-  const leaf = (proofs.leaves || []).find((l) => l.version === head.version);
-  const later = [...(proofs.leaves || []).map((l) => l.version), ...(proofs.pending || [])].some((v) => v > head.version);
-  if (!leaf) return (proofs.pending || []).includes(head.version) || !later ? "pending" : "fork";
+  const later = [...leaves.map((l) => l.version), ...(proofs.pending || [])].filter((v) => v > head.version);
+  found.logged = Math.max(head.version, ...later);
+  const leaf = leaves.find((l) => l.version === head.version);
+  if (!leaf) return (proofs.pending || []).includes(head.version) || !later.length ? "pending" : "fork";
   const mine = leafBytes(exportDoc.game_id, head.version, head.hash);
-  if (!equal(fromBase64(leaf.leaf), mine)) return "fork";
   const ok = await verifyInclusion(await sha256(concat(Uint8Array.of(0), mine)), leaf.index, checkpoint.size,
     leaf.proof.map(fromBase64), checkpoint.root);
-  return ok ? "included" : "unsigned";
+  if (!ok) return "bad_proof";
+  return later.length ? "prefix" : "included";
 }
