@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from collections.abc import Sequence
 from datetime import UTC, datetime
@@ -43,6 +44,7 @@ from services.fairness.transparency.verify import check_log
 from services.history.verify import HEX64, UnreadableExport, parse_entries, read_json
 from services.history.verify_report import unmet, waiting_on
 
+HEX16 = re.compile(r"[0-9a-f]{16}")
 PENDING_EXIT = 3  # every check passed but one still waits (the public log): not verified yet
 
 
@@ -69,7 +71,7 @@ def read_keys(source: str, timeout: float = 10.0) -> tuple[Any, str]:
     """The keys document ``--keys`` names, and where it came from in words: a file's path, or the
     URL it was fetched from and when (``UnreadableExport`` when it cannot be had)."""
     if not source.startswith(("https://", "http://")):
-        return read_json(source), source
+        return read_json(source), f"those of {source}, given apart from the file"
     try:
         answer = httpx.get(source, timeout=timeout, follow_redirects=False)
         answer.raise_for_status()
@@ -77,7 +79,7 @@ def read_keys(source: str, timeout: float = 10.0) -> tuple[Any, str]:
     except (httpx.HTTPError, ValueError) as error:
         raise UnreadableExport(f"the keys could not be fetched: {error}") from None
     when = datetime.now(UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
-    return document, f"{source}, fetched at {when}"
+    return document, f"those of {source}, fetched at {when}, apart from the file"
 
 
 def read_witnesses(source: str) -> list[WitnessKey]:
@@ -101,6 +103,31 @@ def read_witnesses(source: str) -> list[WitnessKey]:
         return [parse_witness_vkey(vkey) for vkey in vkeys]
     except (CheckpointError, AttributeError) as error:
         raise UnreadableExport(f"a witness key cannot be read: {getattr(error, 'message', error)}") from None
+
+
+def pinned(document: Any, pins: frozenset[str], source: str | None) -> tuple[dict[str, Any], str]:
+    """The keys document holding only the keys ``--pin`` names (by key id: the first 8 bytes of the
+    key's SHA-256, so an id pins its key), and that trust in words; ``UnreadableExport`` when a
+    pinned key is not among them."""
+    keys = document.get("keys") if isinstance(document, dict) else None
+    if not isinstance(keys, list):
+        raise UnreadableExport("there are no signing keys to pin")
+    kept = [key for key in keys if isinstance(key, dict) and key.get("key_id") in pins]
+    missing = sorted(pins - {key["key_id"] for key in kept})
+    if missing:
+        raise UnreadableExport(f"the pinned key {', '.join(missing)} is not among the signing keys")
+    where = "the file" if source is None else "the keys given with --keys"
+    return {**document, "keys": kept}, f"the ones pinned with --pin, found in {where}"
+
+
+def parse_pins(text: str) -> frozenset[str]:
+    """``--pin``'s comma-separated key ids, each 16 hex digits."""
+    pins = frozenset(part.strip() for part in text.split(",") if part.strip())
+    if not pins or not all(HEX16.fullmatch(pin) for pin in pins):
+        raise argparse.ArgumentTypeError(
+            f"--pin takes key ids of 16 hex digits, comma-separated, not {text!r}"
+        )
+    return pins
 
 
 def read_text(path: str) -> str:
@@ -150,6 +177,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         metavar="FILE|URL",
         help="the service's public keys, kept apart from the export: a file, or the URL to fetch them "
         "from (https://<service>/.well-known/tablestream-keys); default: the export's own keys",
+    )
+    parser.add_argument(
+        "--pin",
+        type=parse_pins,
+        metavar="KEY_ID,...",
+        help="trust only the signing keys with these ids (as you noted them from the service, or as "
+        "tablestream keys list prints them), whether the keys come from the file or from --keys",
     )
     parser.add_argument(
         "--require",
@@ -213,6 +247,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             reading = args.keys
             keys, keys_from = read_keys(args.keys)
             keys_of(keys)  # unreadable keys stop here, named as such
+        if args.pin:
+            own_keys = doc.get("keys") if isinstance(doc, dict) else None
+            if own_keys is None and isinstance(doc, dict) and isinstance(doc.get("export"), dict):
+                own_keys = doc["export"].get("keys")  # a bundle's export's
+            keys, keys_from = pinned(keys if keys is not None else own_keys, args.pin, keys_from)
         trusted = Trusted()
         if args.trusted_checkpoint:
             reading = args.trusted_checkpoint

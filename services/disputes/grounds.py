@@ -41,8 +41,9 @@ REQUIRABLE = ("log", "receipts", "chat", "keys", "witnesses", "consistency")
 
 @dataclass(frozen=True)
 class Keys:
-    """The keys a verdict checked signatures with, and where they came from: ``apart``, the path of a
-    keys document given apart from the file (``--keys``); ``None``: the file's own ``keys``."""
+    """The keys a verdict checked signatures with, and where they came from: ``apart``, in words, the
+    keys document given apart from the file (``--keys``) or the key ids pinned (``--pin``); ``None``:
+    the file's own ``keys``."""
 
     keys: Sequence[PublicKey]
     apart: str | None = None
@@ -57,7 +58,7 @@ def keys_ground(keys: Keys) -> Ground:
         return Ground(
             "keys",
             "passed",
-            f"The signing keys are those of {keys.apart} (key ids: {keys.ids()}), given apart from the file.",
+            f"The signing keys are {keys.apart} (key ids: {keys.ids()}).",
         )
     if not keys.keys:
         return Ground(

@@ -539,3 +539,34 @@ def test_a_cosignature_made_after_the_signing_key_retired_does_not_count_whateve
     assert f"1 more cosigned it outside the period of the key that signed it, {rotated.keys[0].key_id}" in out
     in_time = cosigned(export, "alice.example", alice, at=T0 + 60)
     assert verdict(tmp_path, in_time, capsys, "--witness", vkey, "--require", "witnesses")[0] == 0
+
+
+def test_a_pinned_key_is_the_only_one_trusted_even_in_the_file_s_own_keys(
+    tmp_path, tlog, ring, capsys
+) -> None:
+    g = played(1)
+    real = ring.current.key_id
+    export = build_export(g.entries, ring.public_document(), logged(tlog, ring, g))
+    code, out = verdict(tmp_path, export, capsys, "--pin", real, "--require", "keys")
+    assert code == 0, out
+    pinned = (
+        "PASSED       keys: The signing keys are the ones pinned with --pin, found in the file (key ids: "
+    )
+    assert f"{pinned}{real})" in out
+    outsider = KeyRing.generate(T0, "tables.example")
+    both = {
+        **ring.public_document(),
+        "keys": [*ring.public_document()["keys"], *outsider.public_document()["keys"]],
+    }
+    checkpoint = cp.parse_text(parse_note(export["log"]["checkpoint"])[0])
+    resigned = cp.sign_checkpoint(outsider, checkpoint.size, checkpoint.root, T0 + 60)
+    forged = {**export, "keys": both, "log": {**export["log"], "checkpoint": resigned}}
+    assert verdict(tmp_path, forged, capsys)[0] == 0  # the outsider's key in the file is trusted ...
+    code, out = verdict(tmp_path, forged, capsys, "--pin", real)  # ... unless the real one is pinned
+    assert code == 1 and "No known key of the log signed this checkpoint" in out
+    alone = {**forged, "keys": outsider.public_document()}
+    capsys.readouterr()
+    path = tmp_path / "alone.json"
+    path.write_text(json.dumps(alone))
+    assert verify_main([str(path), "--pin", real]) == 2
+    assert f"the pinned key {real} is not among the signing keys" in capsys.readouterr().err
