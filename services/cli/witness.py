@@ -1,5 +1,6 @@
-"""``tablestream witness URL [--state DIR] [--name NAME] [--interval SECONDS] [--once]``: a witness of
-a Tablestream service's public log of game heads (docs/fairness.md "Transparency log").
+"""``tablestream witness URL [--state DIR] [--name NAME] [--interval SECONDS] [--once] [--serve
+HOST:PORT]``: a witness of a Tablestream service's public log of game heads (docs/fairness.md
+"Transparency log").
 
 Anyone can run one. Each poll it fetches the latest checkpoint (``GET URL/log/checkpoint``) and the
 service's keys (``GET URL/.well-known/tablestream-keys``), checks the checkpoint's signature, then
@@ -11,17 +12,20 @@ the evidence (both notes and the proof) in its state directory, and exits with c
 
 State (a directory, default: the platform's user state directory for ``tablestream-witness``):
 ``key`` (its signer key, made on first run; 0600), ``checkpoint`` (the last consistent checkpoint),
-``forks/`` (evidence of each refusal). Exit codes: 0 stopped (``--once``: polled fine), 2 the
-service cannot be reached or answers nonsense, 3 a checkpoint with a bad signature, 4 a fork.
+``forks/`` (evidence of each refusal), served to anyone with ``--serve`` (``Evidence``). Exit codes:
+0 stopped (``--once``: polled fine), 2 the service cannot be reached or answers nonsense, 3 a
+checkpoint with a bad signature, 4 a fork.
 """
 
 from __future__ import annotations
 
 import argparse
 import base64
+import http.server
 import json
 import os
 import sys
+import threading
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -152,6 +156,54 @@ class Witness:
         )
 
 
+class Evidence(http.server.ThreadingHTTPServer):
+    """What a witness shows anyone (``--serve HOST:PORT``): ``GET /checkpoint``, the last checkpoint it
+    kept (a reader's ``tablestream verify --trusted-checkpoint``), ``GET /forks``, the names of the
+    forks it refused, and ``GET /forks/<name>``, one's evidence: the checkpoint it kept, the one the
+    log served, the consistency proof the log gave, and why. Two checkpoints of one size with
+    different roots, both signed by the log, prove the fork to anyone who holds them."""
+
+    daemon_threads = True
+
+    def __init__(self, address: tuple[str, int], state: Path) -> None:
+        self.state = state
+        super().__init__(address, _EvidenceHandler)
+
+
+class _EvidenceHandler(http.server.BaseHTTPRequestHandler):
+    server: Evidence
+
+    def do_GET(self) -> None:
+        forks = self.server.state / "forks"
+        names = sorted(p.name for p in forks.glob("fork-*.json")) if forks.is_dir() else []
+        if self.path == "/checkpoint" and (self.server.state / "checkpoint").is_file():
+            self._answer(200, "text/plain; charset=utf-8", (self.server.state / "checkpoint").read_bytes())
+        elif self.path == "/forks":
+            self._answer(200, "application/json", json.dumps({"forks": names}).encode())
+        elif self.path.startswith("/forks/") and self.path.removeprefix("/forks/") in names:
+            self._answer(200, "application/json", (forks / self.path.removeprefix("/forks/")).read_bytes())
+        else:
+            self._answer(404, "application/json", b'{"error": "not_found"}')
+
+    def _answer(self, status: int, media_type: str, body: bytes) -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", media_type)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args: object) -> None:
+        return None  # the witness prints its own lines
+
+
+def serve_evidence(state: Path, address: str) -> Evidence:
+    """The witness's evidence served on ``address`` (``HOST:PORT``) from a thread of its own."""
+    host, _, port = address.rpartition(":")
+    server = Evidence((host or "127.0.0.1", int(port)), state)
+    threading.Thread(target=server.serve_forever, name="witness-evidence", daemon=True).start()
+    return server
+
+
 def _get(client: httpx.Client, path: str) -> httpx.Response:
     try:
         answer = client.get(path)
@@ -177,10 +229,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--name", default="witness.local", help="the witness's key name, on first run")
     parser.add_argument("--interval", type=float, default=30.0, help="seconds between polls")
     parser.add_argument("--once", action="store_true", help="poll once and exit")
+    parser.add_argument(
+        "--serve",
+        metavar="HOST:PORT",
+        help="also serve what it kept to anyone: GET /checkpoint, GET /forks, GET /forks/<name>",
+    )
     args = parser.parse_args(argv)
     state = args.state or default_state() / httpx.URL(args.url).host
     witness = Witness(state, args.name)
     print(f"witness {witness.name}, key {witness.key.vkey}, state {state}")
+    if args.serve:
+        serve_evidence(state, args.serve)  # a daemon thread: it ends with the witness
+        print(f"serving its checkpoint and evidence on http://{args.serve}")
     with httpx.Client(base_url=args.url, timeout=10.0) as client:
         while True:
             try:

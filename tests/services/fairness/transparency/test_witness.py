@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import json
 
+import httpx
 import pytest
 
-from services.cli.witness import BAD_SIGNATURE, FORK, Witness, WitnessRefusal
+from services.cli.witness import BAD_SIGNATURE, FORK, Witness, WitnessRefusal, serve_evidence
+from services.disputes.grounds import Trusted, consistency_ground
 from services.fairness.receipts import ensure_keys
 from services.fairness.signing import KeyRing
 from services.fairness.transparency import checkpoint as cp
@@ -90,3 +92,36 @@ def open_kept(witness: Witness) -> str:
     note = witness.kept_note
     assert note is not None
     return note.split("\n\n")[0] + "\n"
+
+
+def test_a_witness_serves_the_checkpoint_it_kept_and_the_evidence_of_a_fork_which_proves_it_to_anyone(
+    served, tmp_path, capsys
+) -> None:
+    client, tlog = served
+    witness = Witness(tmp_path / "w", "witness.example/a")
+    logged(tlog, 1)
+    publish(tlog, T0)
+    size = witness.poll(client).checkpoint.size
+    ring = tlog.store.run(ensure_keys(T0, "tables.example"))
+    forged = cp.sign_checkpoint(ring, size, b"\x07" * 32, T0 + 5)  # another tree of the same size
+    tlog.redis.hset(TLOG.checkpoint, mapping={"size": size, "note": forged})
+    with pytest.raises(WitnessRefusal):
+        witness.poll(client)
+    evidence = serve_evidence(tmp_path / "w", "127.0.0.1:0")
+    try:
+        base = f"http://127.0.0.1:{evidence.server_address[1]}"
+        kept = httpx.get(f"{base}/checkpoint")
+        assert kept.status_code == 200 and kept.text == witness.kept_note
+        names = httpx.get(f"{base}/forks").json()["forks"]
+        assert len(names) == 1
+        fork = httpx.get(f"{base}/forks/{names[0]}").json()
+        assert fork["kept"] == witness.kept_note and fork["served"] == forged
+        assert httpx.get(f"{base}/forks/../key").status_code == 404  # nothing else of its state
+    finally:
+        evidence.shutdown()
+        evidence.server_close()
+    # anyone holding the two notes proves the fork: the verifier calls them two trees of one size
+    proven = consistency_ground(
+        {"log": {"checkpoint": fork["served"]}}, Trusted(fork["kept"]), ring.public_keys()
+    )
+    assert proven.outcome == "failed" and "the log signed two trees, a fork" in proven.sentence
