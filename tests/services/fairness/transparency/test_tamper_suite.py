@@ -1,8 +1,8 @@
 """The tamper suite: one honest export of a finished game (its heads and chat in the public log, its
-players' signed receipts, the service's keys kept apart), then each way an operator or a player
-handing files around could change it, every one consistent where it can be made so (hash chains
-recomputed). ``tablestream verify --require log,receipts,chat,keys`` must call none of them
-VERIFIED, and the honest one VERIFIED.
+players' signed receipts, the service's keys kept apart) and the bundle of a dispute on its second
+round, then each way an operator or a player handing files around could change them, every one
+consistent where it can be made so (hash chains recomputed). ``tablestream verify --require
+log,receipts,chat,keys`` must call none of the 27 VERIFIED, and the honest two VERIFIED.
 """
 
 from __future__ import annotations
@@ -65,14 +65,18 @@ def honest() -> tuple[str, str, str]:
     return json.dumps(export), json.dumps(ring.public_document()), json.dumps(receipts)
 
 
-def verdict(doc: Doc, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
-    """``tablestream verify`` of ``doc`` with the keys and receipts kept apart, every ground required."""
-    _, keys, receipts = honest()
-    paths = {name: tmp_path / f"{name}.json" for name in ("export", "keys", "receipts")}
-    paths["export"].write_text(json.dumps(doc))
+def verdict(
+    doc: Doc, tmp_path: Path, capsys: pytest.CaptureFixture[str], receipts: bool = True
+) -> tuple[int, str]:
+    """``tablestream verify`` of ``doc`` with the keys kept apart (and the player's receipts, for an
+    export: a bundle carries its own), every ground required."""
+    _, keys, kept = honest()
+    paths = {name: tmp_path / f"{name}.json" for name in ("doc", "keys", "receipts")}
+    paths["doc"].write_text(json.dumps(doc))
     paths["keys"].write_text(keys)
-    paths["receipts"].write_text(receipts)
-    args = [str(paths["export"]), "--keys", str(paths["keys"]), "--receipts", str(paths["receipts"])]
+    paths["receipts"].write_text(kept)
+    args = [str(paths["doc"]), "--keys", str(paths["keys"])]
+    args += ["--receipts", str(paths["receipts"])] if receipts else []
     code = verify_main([*args, *REQUIRED])
     return code, capsys.readouterr().out
 
@@ -249,5 +253,65 @@ def test_no_tampered_export_is_called_verified(name, tmp_path, capsys) -> None:
     tampered = TAMPERS[name](doc)
     assert tampered != doc
     code, out = verdict(tampered, tmp_path, capsys)
+    assert code in (1, 2), (name, code, out)
+    assert not any(line.startswith("VERIFIED") for line in out.splitlines()), (name, out)
+
+
+# -- dispute bundles -------------------------------------------------------------------------------
+
+
+@cache
+def honest_bundle() -> str:
+    """The bundle of a dispute on round 2 by seat 1 of the same game, as the service builds it."""
+    from services.disputes.bundle import build_bundle
+
+    export = json.loads(honest()[0])
+    entries = parse_entries(export)
+    receipts = json.loads(honest()[2])
+    extra = {"keys": export["keys"], "log": export["log"]}
+    return json.dumps(build_bundle(entries, {"round": 2, "seat": 1}, receipts, extra))
+
+
+def in_bundle(change: Callable[[Doc], Doc]) -> Callable[[Doc], Doc]:
+    """A tamper of the bundle's export, kept a bundle."""
+    return lambda bundle: {**bundle, "export": change(bundle["export"])}
+
+
+def changed_view(bundle: Doc) -> Doc:
+    changed = copy.deepcopy(bundle)
+    view = changed["views"][-1]
+    view["view"]["version"] = view["view"].get("version", 0) + 1 if isinstance(view.get("view"), dict) else 0
+    changed["views"][-1] = {**view, "version": view["version"]}
+    if changed == bundle:
+        changed["views"] = changed["views"][:-1]
+    return changed
+
+
+BUNDLE_TAMPERS: dict[str, Callable[[Doc], Doc]] = {
+    "the bundle's history: a placed disc changed, the chain recomputed": in_bundle(rewritten(changed_disc)),
+    "the bundle's history: a command dropped, the chain recomputed": in_bundle(rewritten(dropped_command)),
+    "the bundle's history: the last entry salted again": in_bundle(rewritten(resalted_last)),
+    "the bundle's log section removed": lambda bundle: without(bundle, "log"),
+    "the bundle's receipts removed": lambda bundle: {**bundle, "receipts": []},
+    "the bundle's keys and checkpoint replaced by an outsider's": lambda bundle: {
+        **rekeyed(bundle),
+        "export": {**bundle["export"], "keys": rekeyed(bundle)["keys"]},
+    },
+    "the seat's views: one changed": changed_view,
+    "the disputed seat changed": lambda bundle: {**bundle, "seat": (bundle["seat"] + 1) % 3},
+}
+
+
+def test_the_honest_bundle_is_verified_on_every_ground_required(tmp_path, capsys) -> None:
+    code, out = verdict(json.loads(honest_bundle()), tmp_path, capsys, receipts=False)
+    assert code == 0, out
+
+
+@pytest.mark.parametrize("name", sorted(BUNDLE_TAMPERS))
+def test_no_tampered_bundle_is_called_verified(name, tmp_path, capsys) -> None:
+    bundle = json.loads(honest_bundle())
+    tampered = BUNDLE_TAMPERS[name](bundle)
+    assert tampered != bundle
+    code, out = verdict(tampered, tmp_path, capsys, receipts=False)
     assert code in (1, 2), (name, code, out)
     assert not any(line.startswith("VERIFIED") for line in out.splitlines()), (name, out)
