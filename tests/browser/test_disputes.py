@@ -13,6 +13,7 @@ import httpx
 import pytest
 from playwright.sync_api import expect
 
+from services.cli.witness import Witness
 from services.history.records import chain_hash
 from tests.browser.conftest import Server
 from tests.browser.http_games import create, finished, join, seat_cookie
@@ -97,6 +98,30 @@ def test_a_dispute_on_round_two_from_the_end_screen_gets_a_verdict_and_a_forked_
     ]
     page.goto(f"/audit/{game_id}")
     page.wait_for_selector("[data-testid=audit-dispute-link]")
+
+    # A witness cosigns the log's checkpoint; the player names it among the witnesses she trusts, and
+    # the page counts its cosignature; with a second, silent witness and a quorum of two it waits.
+    witnesses = (Witness(tmp_path / f"witness-{n}", "witness.example/ours") for n in range(64))
+    # a key whose base64 holds a "+", the vkey's own separator: it must still be read
+    ours = next(w for w in witnesses if "+" in w.key.vkey.split("+", 2)[2])
+    with httpx.Client(base_url=server.url, timeout=10) as client:
+        assert ours.poll(client).cosigned
+    silent = Witness(tmp_path / "silent", "witness.example/silent")
+    page.click("[data-testid=witness-trust] summary")
+    page.fill("[data-testid=witness-keys]", ours.key.vkey)
+    page.fill("[data-testid=witness-quorum]", "1")
+    page.click("[data-testid=witness-save]")
+    page.wait_for_selector("[data-testid=log-witnesses][data-result=passed]", timeout=ms(30))
+    assert "cosigned by 1 of the 1 witnesses you trust" in page.inner_text("[data-testid=log-witnesses]")
+    page.click("[data-testid=witness-trust] summary")
+    page.fill("[data-testid=witness-keys]", f"{ours.key.vkey}\n{silent.key.vkey}")
+    page.fill("[data-testid=witness-quorum]", "2")
+    page.click("[data-testid=witness-save]")
+    page.wait_for_selector("[data-testid=log-witnesses][data-result=pending]", timeout=ms(30))
+    assert "cosigned by 1 of the 2 witnesses you trust (needed: 2)" in page.inner_text(
+        "[data-testid=log-witnesses]"
+    )
+    page.locator("[data-testid=log-panel]").screenshot(path=screenshots / "audit-witnesses.png")
 
     # A second person is handed an export of the same game that differs from the one logged: one
     # entry re-salted at the end, every hash recomputed (a consistent history that verifies alone).

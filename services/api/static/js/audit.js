@@ -5,7 +5,7 @@ import { api, disputes, games } from "./api.js";
 import { disputeForm } from "./dispute_form.js";
 import { chainIntact, headInLog, seedReachesCommitment, seedsReach } from "./history_check.js";
 import { checkAgainstExport, download, receiptsOf } from "./receipts.js";
-import { checkGameLeaves, checkLog } from "./tlog.js";
+import { checkGameLeaves, checkLog, checkWitnesses, trustedWitnesses, trustWitnesses } from "./tlog.js";
 import { lang, t, onLangChange } from "./i18n.js";
 import { gamesKnown, gameTitle } from "./game_info.js";
 import { h, mount } from "./ui.js";
@@ -38,8 +38,47 @@ const SIGNATURE_WORDS = {
   forged: "tlog.badSignature.forged",
 };
 
-/** The public log panel: the checkpoint against the one this browser saw before; the game's heads in it. */
-function logPanel(state) {
+/** The witnesses the reader trusts, kept in this browser: their vkeys, one a line, and how many must
+ * have cosigned the log's checkpoint (``onTrust`` keeps them and checks again). */
+function witnessForm(onTrust) {
+  const { vkeys, quorum } = trustedWitnesses();
+  const keys = h("textarea", { rows: 3, class: "mono", "data-testid": "witness-keys", "aria-label": t("tlog.witnesses.keys"),
+    placeholder: "witness.example+01234567+BAAA…" });
+  keys.value = vkeys.join("\n");
+  const needed = h("input", { type: "number", min: 1, value: String(quorum), "data-testid": "witness-quorum",
+    "aria-label": t("tlog.witnesses.quorum") });
+  const save = h("button", { type: "submit", class: "button small", "data-testid": "witness-save", text: t("tlog.witnesses.save") });
+  const form = h("form", { class: "witness-form" },
+    h("p", { class: "muted", text: t("tlog.witnesses.explain") }),
+    h("label", { class: "field" }, h("span", { class: "label", text: t("tlog.witnesses.keys") }), keys),
+    h("label", { class: "field" }, h("span", { class: "label", text: t("tlog.witnesses.quorum") }), needed),
+    save);
+  form.onsubmit = (event) => {
+    event.preventDefault();
+    const listed = keys.value.split("\n").map((line) => line.trim()).filter(Boolean);
+    onTrust(listed, Math.max(1, Math.min(listed.length || 1, Number(needed.value) || 1)));
+  };
+  return h("details", { "data-testid": "witness-trust" },
+    h("summary", { text: t("tlog.witnesses.title") }), form);
+}
+
+/** The line saying how many of the witnesses the reader trusts cosigned the checkpoint. */
+function witnessLine(witnesses) {
+  if (!witnesses) return null;
+  if (witnesses.unreadable.length) {
+    return check(t("tlog.witnesses.unreadable", { key: witnesses.unreadable[0] }), false,
+      { "data-testid": "log-witnesses", "data-result": "failed" });
+  }
+  const enough = witnesses.k !== null && witnesses.k >= witnesses.quorum;
+  const line = check(t("tlog.witnesses.cosigned", { k: witnesses.k ?? 0, n: witnesses.n, quorum: witnesses.quorum }),
+    enough ? true : null, { "data-testid": "log-witnesses", "data-result": enough ? "passed" : "pending" });
+  if (!enough) line.querySelector(".mark").textContent = t("tlog.witnesses.waiting");
+  return line;
+}
+
+/** The public log panel: the checkpoint against the one this browser saw before; the game's heads in
+ * it; the witnesses the reader trusts. */
+function logPanel(state, onTrust) {
   if (state === undefined) {
     return h("section", { class: "panel", "data-testid": "log-panel" }, h("h2", { text: t("tlog.title") }), check(t("audit.checking"), null));
   }
@@ -57,7 +96,9 @@ function logPanel(state) {
     h("h2", { text: t("tlog.title") }),
     h("p", { class: fork ? "summary bad" : "muted", role: fork ? "alert" : null, "data-testid": "log-words", text: words }),
     check(t("tlog.consistency"), logOk),
-    leaves.n ? check(t("tlog.included", { ok: leaves.ok, n: leaves.n }), leaves.ok === leaves.n ? true : null, { "data-testid": "log-leaves" }) : null);
+    leaves.n ? check(t("tlog.included", { ok: leaves.ok, n: leaves.n }), leaves.ok === leaves.n ? true : null, { "data-testid": "log-leaves" }) : null,
+    witnessLine(state.witnesses),
+    witnessForm(onTrust));
 }
 
 /** The receipts panel: what this browser kept for the table, each checked against the export. */
@@ -211,8 +252,14 @@ export async function render(main, id) {
     const log = await checkLog();
     let leaves = { ok: 0, n: 0 };
     try { leaves = await checkGameLeaves(await games.log(id)); } catch { /* the panel says what it could check */ }
-    logState = { log, leaves };
+    const witnesses = await checkWitnesses(api);
+    logState = { log, leaves, witnesses };
     draw();
+  }
+
+  async function trust(vkeys, quorum) {
+    trustWitnesses(vkeys, quorum);
+    await runLogCheck();
   }
 
   async function runReceiptChecks() {
@@ -285,7 +332,7 @@ export async function render(main, id) {
         check(t("audit.hashChain"), doc.hash_chain.ok, { "data-testid": "hash-chain" }),
         doc.commitments.map((c) => h("p", {}, h("span", { class: "muted", text: t("audit.commitment") + ": " }), h("span", { class: "mono", text: c })))),
       receiptsPanel(id, receiptState),
-      logPanel(logState),
+      logPanel(logState, trust),
       disputesPanel(id, listed, form),
       handed,
       h("div", { class: "audit-rounds" }, sections)));

@@ -157,3 +157,70 @@ export async function checkGameLeaves(proofs) {
   }
   return { ok, n: proofs.leaves.length + proofs.pending.length };
 }
+
+const TRUSTED = "tablestream.tlog.witnesses";
+
+/** The witnesses this browser's reader trusts: their vkeys and how many must have cosigned. */
+export function trustedWitnesses() {
+  try {
+    const saved = JSON.parse(localStorage.getItem(TRUSTED) || "null");
+    if (saved && Array.isArray(saved.vkeys)) return { vkeys: saved.vkeys, quorum: saved.quorum || 1 };
+  } catch { /* storage may be off */ }
+  return { vkeys: [], quorum: 1 };
+}
+
+export function trustWitnesses(vkeys, quorum) {
+  localStorage.setItem(TRUSTED, JSON.stringify({ vkeys, quorum }));
+}
+
+/** A witness's C2SP tlog-cosignature key, ``<name>+<key ID>+base64(0x04 || key)``: {name, id, key},
+ * or null when it cannot be read (its key ID must be SHA-256(name || 0x0A || 0x04 || key)[:4]). */
+export async function parseWitnessKey(vkey) {
+  const parts = /^([^+\s]+)\+([0-9a-f]{8})\+(\S+)$/.exec(vkey.trim()); // base64 may hold "+" itself
+  if (!parts) return null;
+  const [, name, id, material] = parts;
+  let raw;
+  try { raw = b64(material); } catch { return null; }
+  if (raw.length !== 33 || raw[0] !== 4) return null;
+  const digest = await sha256(new TextEncoder().encode(name + "\n"), raw);
+  const keyId = new DataView(digest.buffer).getUint32(0);
+  return keyId === parseInt(id, 16) ? { name, id: keyId, key: raw.slice(1) } : null;
+}
+
+/** How many of the ``trusted`` witnesses (parsed keys) cosigned the checkpoint ``note``, from the
+ * cosignatures the log received for it (``GET /log/cosignatures``): each line's Ed25519 signature over
+ * ``cosignature/v1\ntime <t>\n`` and the checkpoint's text. ``null`` without Ed25519 here. */
+export async function countCosigners(note, cosignatures, trusted) {
+  const text = note.slice(0, note.indexOf("\n\n") + 1);
+  let signed = 0;
+  for (const key of trusted) {
+    for (const { line } of cosignatures) {
+      if (!line.startsWith(`— ${key.name} `)) continue;
+      const blob = b64(line.slice(key.name.length + 3));
+      if (blob.length !== 76 || new DataView(blob.buffer).getUint32(0) !== key.id) continue;
+      const time = new DataView(blob.buffer).getBigUint64(4);
+      const message = new TextEncoder().encode(`cosignature/v1\ntime ${time}\n${text}`);
+      try {
+        const publicKey = await crypto.subtle.importKey("raw", key.key, { name: "Ed25519" }, false, ["verify"]);
+        if (await crypto.subtle.verify({ name: "Ed25519" }, publicKey, blob.slice(12), message)) { signed++; break; }
+      } catch { return null; }
+    }
+  }
+  return signed;
+}
+
+/** The latest checkpoint against the witnesses the reader trusts: {k, n, quorum, unreadable}, or
+ * null when none is trusted (``unreadable``: the vkeys that cannot be read; ``k`` null: no Ed25519). */
+export async function checkWitnesses(fetchJson) {
+  const { vkeys, quorum } = trustedWitnesses();
+  if (!vkeys.length) return null;
+  const parsed = await Promise.all(vkeys.map(parseWitnessKey));
+  const trusted = parsed.filter(Boolean);
+  const unreadable = vkeys.filter((_, i) => !parsed[i]);
+  let k = 0;
+  try {
+    const answer = await fetchJson("/log/cosignatures");
+    k = await countCosigners(answer.checkpoint, answer.cosignatures || [], trusted);
+  } catch { k = 0; }
+  return { k, n: vkeys.length, quorum, unreadable };
+}
