@@ -82,6 +82,13 @@ class Witnesses:
     quorum: int = 1
 
 
+def checkpoint_of(doc: Any) -> str | None:
+    """The signed checkpoint note of a file's log section (an export's or a bundle's), if any."""
+    section = doc.get("log") if isinstance(doc, Mapping) else None
+    note = section.get("checkpoint") if isinstance(section, Mapping) else None
+    return note if isinstance(note, str) else None
+
+
 COSIGNED_WITHIN_SECONDS = 3600
 """How long after its signing key's period closed a witness may still cosign a checkpoint it signed
 (a witness polls every few seconds or minutes; the checkpoint was signed inside the period)."""
@@ -104,9 +111,8 @@ def witnesses_ground(doc: Any, witnesses: Witnesses, keys: Sequence[PublicKey] =
             "No witness keys were given (--witness VKEY): the public log's checkpoint is trusted on the "
             "service's own key. A witness you trust cosigns only a checkpoint that extends the ones it kept.",
         )
-    section = doc.get("log") if isinstance(doc, Mapping) else None
-    note = section.get("checkpoint") if isinstance(section, Mapping) else None
-    if not isinstance(note, str):
+    note = checkpoint_of(doc)
+    if note is None:
         return Ground("witnesses", "not checked", "The file holds no checkpoint of the public log to cosign.")
     try:
         cosigned = cosigners(note, witnesses.keys)
@@ -267,9 +273,8 @@ def consistency_ground(doc: Any, trusted: Trusted, keys: Sequence[PublicKey]) ->
             "No checkpoint you already hold was given (--trusted-checkpoint NOTE): nothing shows this one "
             "extends the ones you saw.",
         )
-    section = doc.get("log") if isinstance(doc, Mapping) else None
-    note = section.get("checkpoint") if isinstance(section, Mapping) else None
-    if not isinstance(note, str):
+    note = checkpoint_of(doc)
+    if note is None:
         return Ground("consistency", "not checked", "The file holds no checkpoint of the public log.")
     try:
         theirs, _ = open_checkpoint(trusted.note, keys)

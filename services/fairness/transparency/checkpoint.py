@@ -34,6 +34,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey,
 from services.fairness.signing import (
     KeyRing,
     NoteError,
+    NoteSignature,
     PublicKey,
     check_key_name,
     key_hash,
@@ -106,15 +107,20 @@ def sign_checkpoint(ring: KeyRing, size: int, root: bytes, now: int) -> str:
     return sign_note(checkpoint_text(key.public.name, size, root, now), key.public.name, key.private)
 
 
-def open_checkpoint(note: str, keys: Iterable[PublicKey]) -> tuple[Checkpoint, PublicKey]:
-    """The checkpoint of ``note`` and the key that signed it; ``CheckpointError`` unless a key of
-    ``keys`` named as the origin signed it and was valid at its timestamp."""
+def _parts(note: str) -> tuple[str, list[NoteSignature]]:
+    """A checkpoint note's text and signature lines; ``CheckpointError`` when it is no signed note."""
     try:
-        text, signatures = parse_note(note)
+        return parse_note(note)
     except NoteError as error:
         raise CheckpointError(
             "checkpoint_malformed", f"The checkpoint is not a signed note: {error}"
         ) from None
+
+
+def open_checkpoint(note: str, keys: Iterable[PublicKey]) -> tuple[Checkpoint, PublicKey]:
+    """The checkpoint of ``note`` and the key that signed it; ``CheckpointError`` unless a key of
+    ``keys`` named as the origin signed it and was valid at its timestamp."""
+    text, signatures = _parts(note)
     checkpoint = parse_text(text)
     candidates = {(k.name, key_hash(k.name, k.public_key)): k for k in keys if k.name == checkpoint.origin}
     signer: PublicKey | None = None
@@ -239,12 +245,7 @@ def cosigners(note: str, witnesses: Iterable[WitnessKey]) -> list[tuple[WitnessK
     lines and verifies, each with the time it cosigned (its own clock, not the log's); lines that are
     not cosignatures (the log's own signature) are passed over. ``CheckpointError`` when ``note`` is
     not a signed note."""
-    try:
-        text, _ = parse_note(note)
-    except NoteError as error:
-        raise CheckpointError(
-            "checkpoint_malformed", f"The checkpoint is not a signed note: {error}"
-        ) from None
+    text, _ = _parts(note)
     found = []
     for line in note[len(text) + 1 :].splitlines():
         try:
