@@ -13,6 +13,7 @@ import pytest
 
 from domain.games import game_names
 from services.fairness.signing import KeyRing
+from services.fairness.transparency.leaves import chat_stream
 from services.fairness.transparency.log import TransparencyLog, note_loggable
 from services.history.export import build_export
 from services.store.event_store import SyncEventStore
@@ -54,9 +55,13 @@ def test_the_log_costs_per_finished_game_are_printed(real_redis) -> None:
         plain = len(json.dumps(build_export(g.entries, ring.public_document())))
         export_sizes.append(plain)
         proof_sizes.append(len(json.dumps(build_export(g.entries, ring.public_document(), proofs))) - plain)
-    assert leaves == sum(len(tlog.leaves_of(game_id)) for game_id, _ in games) and note
+    logged = sum(
+        len(tlog.leaves_of(game_id)) + len(tlog.leaves_of(chat_stream(game_id))) for game_id, _ in games
+    )
+    assert leaves == logged and note  # each head, and the chat as it stood at it
     print(
-        f"\ntransparency log, {GAMES} finished games, {leaves} leaves ({leaves / GAMES:.1f} per game):"
+        f"\ntransparency log, {GAMES} finished games, {leaves} leaves ({leaves / GAMES:.1f} per game, "
+        "half of them the chat's):"
         f"\n  Redis: {(after - before) / GAMES:,.0f} bytes per game "
         f"({(after - before) / leaves:,.0f} per leaf)"
         f"\n  appender CPU: {cpu / GAMES * 1e3:.2f} ms per game (read the stream, hash, one script)"
