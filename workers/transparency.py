@@ -24,6 +24,7 @@ from services.fairness.transparency.published import LogContradiction
 from services.store.event_store import SyncEventStore
 from services.store.keys import TLOG
 from services.table.lifecycle import wall_clock_ms
+from services.telemetry import metrics
 
 log = structlog.get_logger("tablestream.transparency")
 
@@ -75,6 +76,7 @@ class TransparencyLoop(threading.Thread):
             try:
                 self.pass_once()
             except LogContradiction as refused:  # nothing signed: an operator must restore the log
+                metrics.log_checkpoint_refused()
                 log.error("log_checkpoint_refused", reason=str(refused))
             except Exception as exc:  # a flaky connection must not kill the thread; the next pass retries
                 log.warning("transparency_pass_failed", error=f"{type(exc).__name__}: {exc}")

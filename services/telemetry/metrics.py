@@ -156,6 +156,12 @@ class Metrics:
         self.bot_moves = Counter(
             "tablestream_bot_moves", "Moves the server's bots played", ["game"], registry=registry
         )
+        self.log_refusals = Counter(
+            "tablestream_log_checkpoints_refused",
+            "Checkpoints the public log did not sign: its tree does not extend the newest one it "
+            "published (a restore from an older snapshot)",
+            registry=registry,
+        )
         self.refusals = Counter(
             "tablestream_rate_limit_refusals", "Requests refused by a rate limit (429), by limit "
             "(create, join, command, login, register, ...)", ["limit"], registry=registry,
@@ -350,6 +356,10 @@ def timeout(game: str) -> None:
 
 def takeover(game: str, reason: str) -> None:
     metrics().takeovers.labels(_game(game), reason if reason.isidentifier() else "other").inc()
+
+
+def log_checkpoint_refused() -> None:
+    metrics().log_refusals.inc()
 
 
 def bot_move(game: str) -> None:

@@ -23,7 +23,7 @@ import yaml
 from services.cli import main as tablestream_main
 from services.cli.backup import COMMANDS as BACKUP_COMMANDS
 from tests.browser.http_games import create, join, played_by_server_bots
-from tests.support.serving import DEADLINE, serving, stop, tablestream, tablestream_here
+from tests.support.serving import DEADLINE, ENV, serving, stop, tablestream, tablestream_here
 from tests.support.waiting import wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -128,6 +128,73 @@ def test_the_serve_runbook_restores_a_lost_data_directory_with_every_game_back(t
     offline = tablestream_here("export-all", f"{backups}/", "--data-dir", str(data))
     assert offline.returncode == 0, offline.stderr
     assert "exported 2 games (1 finished)" in offline.stdout
+
+
+# -- docs/operations.md, "The public log after a restore" -------------------------------------------
+
+OPERATOR_TOKEN = "runbook-operator-token"
+
+
+def proven(client: httpx.Client, game_id: str) -> bool:
+    """The game's final head is under the log's latest checkpoint."""
+    head = client.get(f"/games/{game_id}/export").json()["head"]["version"]
+    return head in {leaf["version"] for leaf in client.get(f"/games/{game_id}/log").json()["leaves"]}
+
+
+def refusals(client: httpx.Client) -> float:
+    """``tablestream_log_checkpoints_refused_total``, as the operator's scrape of /metrics sums it."""
+    text = client.get("/metrics", headers={"Authorization": f"Bearer {OPERATOR_TOKEN}"}).text
+    found = re.search(r"^tablestream_log_checkpoints_refused_total (\S+)$", text, re.MULTILINE)
+    return float(found.group(1)) if found else 0.0
+
+
+def checkpoint_size(client: httpx.Client) -> int:
+    return int(client.get("/log/checkpoint").text.split("\n")[1])
+
+
+def test_a_log_restored_from_an_older_backup_signs_nothing_until_the_newer_backup_restores_it(
+    tmp_path: Path,
+) -> None:
+    """The published checkpoint is kept outside the store (``TABLESTREAM_LOG_PUBLISHED_DIR``). Restored
+    from a backup older than it, the service plays on and signs no checkpoint (the refusals are
+    counted); the newer backup imported, the log extends it again and signing resumes."""
+    env = {
+        **ENV,
+        "TABLESTREAM_LOG_PUBLISHED_DIR": str(tmp_path / "published"),
+        "TABLESTREAM_ADMIN_TOKEN": OPERATOR_TOKEN,
+        "TABLESTREAM_LOG_APPEND_SECONDS": "0.2",
+        "TABLESTREAM_LOG_CHECKPOINT_SECONDS": "0.5",
+    }
+    older, newer = tmp_path / "older", tmp_path / "newer"
+    older.mkdir()
+    newer.mkdir()
+    with serving(tmp_path / "data", env) as (client, url, process):
+        first = played_by_server_bots(client, "six-nimmt", 2, {"rounds": 1})
+        wait_until(lambda: proven(client, first), DEADLINE, "the first game in a checkpoint")
+        assert tablestream("export-all", f"{older}/", "--redis-url", url, env=env).returncode == 0
+        second = played_by_server_bots(client, "six-nimmt", 2, {"rounds": 1})
+        wait_until(lambda: proven(client, second), DEADLINE, "the second game in a checkpoint")
+        published = checkpoint_size(client)
+        assert tablestream("export-all", f"{newer}/", "--redis-url", url, env=env).returncode == 0
+        stop(process)
+
+    restored = tmp_path / "restored"  # the store as the older backup holds it
+    assert tablestream("import-all", f"{older}/", "--data-dir", str(restored), env=env).returncode == 0
+    with serving(restored, env) as (client, _, process):
+        wait_until(lambda: refusals(client) > 0, DEADLINE, "the publisher's refusal, counted")
+        assert checkpoint_size(client) < published  # nothing newer was signed
+        assert client.get(f"/games/{first}/view").json()["status"] == "finished"  # the service plays on
+        stop(process)
+
+    # the way back: the newer backup adds the leaves the restored log lacks
+    imported = tablestream("import-all", f"{newer}/", "--data-dir", str(restored), env=env)
+    assert imported.returncode == 0, imported.stderr
+    with serving(restored, env) as (client, _, process):
+        wait_until(
+            lambda: checkpoint_size(client) >= published, DEADLINE, "a checkpoint extending the kept one"
+        )
+        assert proven(client, second)
+        stop(process)
 
 
 # -- Compose and Kubernetes: what the runbook names exists -------------------------------------------
