@@ -180,6 +180,18 @@ def test_a_pool_stopped_as_a_service_manager_stops_it_ends_at_once_whatever_thre
         wait_until(registered, 60, "the pool's workers to register")
         processes = [pool.pid, *(int(p) for p in Path(f"/proc/{pool.pid}/task/{pool.pid}/children")
                                  .read_text().split())]  # fmt: skip
+
+        def main_threads_take_the_stop() -> bool:
+            # a worker registers inside RQ's bootstrap, just before its own handler is in and it
+            # unblocks the stop signals (services.store.rq_workers.PromptWorker.bootstrap)
+            return all(
+                not blocked
+                for pid in processes
+                for name, blocked in stop_signals_blocked(pid).items()
+                if name.endswith(f"/{pid}")
+            )
+
+        wait_until(main_threads_take_the_stop, 30, "every worker's handler in, the stop unblocked")
         for pid in processes:
             threads = stop_signals_blocked(pid)
             main = next(name for name in threads if name.endswith(f"/{pid}"))
