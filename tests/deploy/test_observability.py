@@ -122,6 +122,7 @@ WATCHED = {
     "TablestreamBotQueueLag": "tablestream_job_lag_seconds_bucket",
     "TablestreamBotJobAmplification": "tablestream_bot_moves_total",
     "TablestreamLoginFailureSpike": "tablestream_login_failures_total",
+    "TablestreamLogCheckpointRefused": "tablestream_log_checkpoints_refused_total",
 }
 
 
