@@ -67,16 +67,28 @@ def parse_required(text: str) -> frozenset[str]:
     return names
 
 
-def read_keys(source: str, timeout: float = 10.0) -> tuple[Any, str]:
+def is_url(source: str) -> bool:
+    return source.startswith(("https://", "http://"))
+
+
+def fetched(url: str, what: str) -> str:
+    """The text ``url`` answers (a GET, no redirect), ``UnreadableExport`` naming ``what`` when not."""
+    try:
+        answer = httpx.get(url, timeout=10.0, follow_redirects=False)
+        answer.raise_for_status()
+    except httpx.HTTPError as error:
+        raise UnreadableExport(f"the {what} could not be fetched: {error}") from None
+    return answer.text
+
+
+def read_keys(source: str) -> tuple[Any, str]:
     """The keys document ``--keys`` names, and where it came from in words: a file's path, or the
     URL it was fetched from and when (``UnreadableExport`` when it cannot be had)."""
-    if not source.startswith(("https://", "http://")):
+    if not is_url(source):
         return read_json(source), f"those of {source}, given apart from the file"
     try:
-        answer = httpx.get(source, timeout=timeout, follow_redirects=False)
-        answer.raise_for_status()
-        document = answer.json()
-    except (httpx.HTTPError, ValueError) as error:
+        document = json.loads(fetched(source, "keys"))
+    except ValueError as error:
         raise UnreadableExport(f"the keys could not be fetched: {error}") from None
     when = datetime.now(UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
     return document, f"those of {source}, fetched at {when}, apart from the file"
@@ -85,15 +97,7 @@ def read_keys(source: str, timeout: float = 10.0) -> tuple[Any, str]:
 def read_witnesses(source: str) -> list[WitnessKey]:
     """The witnesses ``--witnesses`` names: ``GET /log/witnesses``'s answer, or vkeys one a line (a
     file's path, or a URL fetched now); ``UnreadableExport`` when they cannot be read."""
-    if source.startswith(("https://", "http://")):
-        try:
-            answer = httpx.get(source, timeout=10.0, follow_redirects=False)
-            answer.raise_for_status()
-            text = answer.text
-        except httpx.HTTPError as error:
-            raise UnreadableExport(f"the witnesses could not be fetched: {error}") from None
-    else:
-        text = read_text(source)
+    text = fetched(source, "witnesses") if is_url(source) else read_text(source)
     try:
         listed = json.loads(text)
         vkeys = [entry["vkey"] for entry in listed["witnesses"]]
